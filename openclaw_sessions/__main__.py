@@ -1,0 +1,5 @@
+"""`python -m openclaw_sessions` is the same program as `openclaw-sessions`."""
+
+from .cli import main
+
+main()

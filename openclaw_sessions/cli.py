@@ -1,0 +1,296 @@
+"""Typer app: parse options, call the core once, render, map errors to exit codes."""
+
+from __future__ import annotations
+
+import json
+import sqlite3
+import sys
+from collections.abc import Callable
+from pathlib import Path
+from typing import Annotated, Any, NoReturn, TypeVar
+
+import typer
+
+from . import __version__, paths
+from .errors import ExitCode, ForbiddenError, NotFoundError, OpenClawError
+
+T = TypeVar("T")
+
+app = typer.Typer(
+    name="openclaw-sessions",
+    help="Search, read and maintain OpenClaw session transcripts (per-agent SQLite + FTS5).",
+    no_args_is_help=True,
+    pretty_exceptions_enable=False,
+    pretty_exceptions_show_locals=False,
+    add_completion=True,
+    rich_markup_mode=None,
+    context_settings={"help_option_names": ["-h", "--help"]},
+)
+
+StateDirOpt = Annotated[
+    Path | None,
+    typer.Option("--state-dir", help="State root (default: $OPENCLAW_STATE_DIR, else ~/.openclaw).",
+                 envvar="OPENCLAW_STATE_DIR", show_envvar=True),
+]  # fmt: skip
+AgentOpt = Annotated[str, typer.Option("--agent", help="Agent id.", envvar="OPENCLAW_AGENT")]
+AllAgentsOpt = Annotated[bool, typer.Option("--all-agents", help="Every agent with a store.")]
+JsonOpt = Annotated[bool, typer.Option("--json", help="Machine-readable JSON on stdout.")]
+QuietOpt = Annotated[bool, typer.Option("--quiet", "-q", help="Print nothing on success.")]
+UtcOpt = Annotated[bool, typer.Option("--utc", help="Show times in UTC instead of local time.")]
+AsOpt = Annotated[str | None, typer.Option("--as", help="Act as this session key (visibility rules apply).")]  # fmt: skip
+VisOpt = Annotated[str | None, typer.Option("--visibility", help="self|tree|agent|all (with --as; default: config, else tree).")]  # fmt: skip
+SandboxOpt = Annotated[bool, typer.Option("--sandboxed", help="Caller is sandboxed (with --as).")]
+
+
+def _version(value: bool) -> None:
+    if value:
+        typer.echo(f"openclaw-sessions {__version__}")
+        raise typer.Exit()
+
+
+@app.callback()
+def _main(
+    version: Annotated[
+        bool, typer.Option("--version", callback=_version, is_eager=True, help="Show the version.")
+    ] = False,
+) -> None:
+    """Search, read and maintain OpenClaw session transcripts from the shell."""
+
+
+def _fail(exc: OpenClawError, as_json: bool) -> NoReturn:
+    if as_json and isinstance(exc, ForbiddenError | NotFoundError):
+        status = "forbidden" if isinstance(exc, ForbiddenError) else "error"
+        typer.echo(json.dumps({"status": status, "error": exc.message}, ensure_ascii=False))
+    from . import render
+
+    render.error(exc.message, exc.hint)
+    raise typer.Exit(int(exc.exit_code))
+
+
+def guarded(as_json: bool, fn: Callable[[], T]) -> T:
+    """Run the core; every failure becomes one `error:` line and a documented exit code."""
+    from .db import translate
+
+    try:
+        return fn()
+    except OpenClawError as exc:
+        _fail(exc, as_json)
+    except sqlite3.Error as exc:
+        _fail(translate(exc), as_json)
+    except KeyboardInterrupt:
+        from . import render
+
+        render.error("interrupted; work done so far is committed, the rest rolled back", None)
+        raise typer.Exit(int(ExitCode.INTERRUPTED)) from None
+    except OSError as exc:
+        from .errors import StoreError
+
+        _fail(StoreError(f"{exc.strerror or exc}: {exc.filename or ''}".rstrip(": ")), as_json)
+
+
+def _ctx(state_dir: Path | None, agent: str, all_agents: bool = False) -> Any:
+    from .service import Context
+
+    return Context(paths.state_root(state_dir), agent, all_agents)
+
+
+def _echo_json(obj: Any) -> None:
+    typer.echo(json.dumps(obj, ensure_ascii=False))
+
+
+@app.command("import")
+def import_cmd(
+    sources: Annotated[list[Path] | None, typer.Argument(help="State roots, sessions dirs or .jsonl files (default: every <root>/agents/*/sessions).", show_default=False)] = None,  # fmt: skip
+    state_dir: StateDirOpt = None,
+    agent: AgentOpt = paths.DEFAULT_AGENT,
+    dry_run: Annotated[bool, typer.Option("--dry-run", help="Parse and count; write nothing.")] = False,  # fmt: skip
+    include_archives: Annotated[bool, typer.Option("--include-archives", help="Also import .deleted archives and backups.")] = False,  # fmt: skip
+    reindex: Annotated[bool, typer.Option("--reindex", help="Run the reconciliation right after.")] = False,  # fmt: skip
+    as_json: JsonOpt = False,
+    quiet: QuietOpt = False,
+) -> None:
+    """Bulk-load legacy JSONL transcripts (idempotent, doctor-style)."""
+    from . import render
+    from .importer import Options, run_import
+
+    ctx = _ctx(state_dir, agent)
+
+    def work() -> Any:
+        redactor = ctx.redactor()
+        with render.progress("importing", enabled=not quiet and not as_json, unit="B") as bar:
+            report = run_import(ctx.root, sources or [], agent=paths.check_agent_id(agent),
+                                redactor=redactor, options=Options(dry_run, include_archives),
+                                progress=bar)  # fmt: skip
+        reindexed = []
+        if reindex and not dry_run:
+            from .service import reindex_agent
+
+            reindexed = [reindex_agent(ctx.root, a, redactor) for a in report.agents]
+        return report, reindexed
+
+    report, reindexed = guarded(as_json, work)
+    if as_json:
+        out = report.to_json()
+        if reindexed:
+            out["reindex"] = [r.to_json() for r in reindexed]
+        _echo_json(out)
+    elif not quiet or report.problems:
+        render.import_report(report, reindexed)
+    raise typer.Exit(int(ExitCode.PROBLEMS if report.problems else ExitCode.OK))
+
+
+@app.command("reindex")
+def reindex_cmd(
+    state_dir: StateDirOpt = None,
+    agent: AgentOpt = paths.DEFAULT_AGENT,
+    all_agents: AllAgentsOpt = False,
+    full: Annotated[bool, typer.Option("--full", help="Rebuild every session's index.")] = False,
+    as_json: JsonOpt = False,
+    quiet: QuietOpt = False,
+    background: Annotated[bool, typer.Option("--background", hidden=True)] = False,
+) -> None:
+    """Run the reconciliation in the foreground (cron-safe)."""
+    from . import render, workers
+    from .service import reindex_agent
+
+    ctx = _ctx(state_dir, agent, all_agents)
+
+    def work() -> list[Any]:
+        redactor = ctx.redactor()
+        out = []
+        for a in ctx.agents():
+            if background:
+                with workers.background_slot(paths.agent_dir(ctx.root, a)) as mine:
+                    if mine:
+                        out.append(reindex_agent(ctx.root, a, redactor, full=full))
+                continue
+            with render.progress(f"indexing {a}", enabled=not quiet and not as_json) as bar:
+                out.append(reindex_agent(ctx.root, a, redactor, full=full, progress=bar))
+        return out
+
+    reports = guarded(as_json, work)
+    if as_json:
+        _echo_json({"agents": [r.to_json() for r in reports]})
+    elif not quiet:
+        render.reindex_reports(reports)
+
+
+@app.command("search")
+def search_cmd(
+    query: Annotated[str, typer.Argument(help="Words to find (each is matched as a phrase; all must match).")],  # fmt: skip
+    state_dir: StateDirOpt = None,
+    agent: AgentOpt = paths.DEFAULT_AGENT,
+    all_agents: AllAgentsOpt = False,
+    limit: Annotated[int, typer.Option("--limit", "-n", help="Most results to return.")] = 10,
+    session: Annotated[str | None, typer.Option("--session", help="Only this session key or id.")] = None,  # fmt: skip
+    role: Annotated[str | None, typer.Option("--role", help="user or assistant.")] = None,
+    since: Annotated[str | None, typer.Option("--since", help="ISO date/time or span (7d, 12h).")] = None,  # fmt: skip
+    until: Annotated[str | None, typer.Option("--until", help="ISO date/time or span (7d, 12h).")] = None,  # fmt: skip
+    order: Annotated[str, typer.Option("--order", help="relevance or recent.")] = "relevance",
+    prefix: Annotated[bool, typer.Option("--prefix", help="The last term matches as a prefix.")] = False,  # fmt: skip
+    as_key: AsOpt = None,
+    visibility: VisOpt = None,
+    sandboxed: SandboxOpt = False,
+    wait: Annotated[bool, typer.Option("--wait", help="Finish pending indexing first.")] = False,
+    max_bytes: Annotated[int, typer.Option("--max-bytes", help="Cap on the results' JSON size (0: none; fixed at 32768 with --as).")] = 32768,  # fmt: skip
+    explain: Annotated[bool, typer.Option("--explain", help="Say how the query was routed and why nothing matched.")] = False,  # fmt: skip
+    as_json: JsonOpt = False,
+    jsonl: Annotated[bool, typer.Option("--jsonl", help="One result object per line.")] = False,
+    utc: UtcOpt = False,
+) -> None:
+    """Full-text search of user and assistant text on the active branch."""
+    from . import render
+    from .service import SearchOptions, run_search
+    from .when import parse_when
+
+    ctx = _ctx(state_dir, agent, all_agents)
+    machine = as_json or jsonl
+
+    def work() -> Any:
+        opts = SearchOptions(
+            query=query, limit=limit, session=session, role=role,
+            since_ms=parse_when(since, option="--since") if since else None,
+            until_ms=parse_when(until, option="--until") if until else None,
+            order=order, prefix=prefix, as_key=as_key, visibility=visibility,
+            sandboxed=sandboxed, wait=wait, max_bytes=max_bytes or None, explain=explain,
+        )  # fmt: skip
+        return run_search(ctx, opts)
+
+    result = guarded(machine, work)
+    if as_json:
+        _echo_json(result.to_json())
+    elif jsonl:
+        for h in result.hits:
+            _echo_json(h.to_json())
+        render.search_footer(result)
+    else:
+        render.search_table(result, utc=utc)
+    raise typer.Exit(int(ExitCode.OK if result.hits else ExitCode.NOTHING))
+
+
+@app.command("status")
+def status_cmd(
+    state_dir: StateDirOpt = None,
+    agent: AgentOpt = paths.DEFAULT_AGENT,
+    all_agents: AllAgentsOpt = False,
+    as_json: JsonOpt = False,
+    utc: UtcOpt = False,
+) -> None:
+    """Show each agent's store and index state, with a health verdict."""
+    from . import render
+    from .status import agent_status
+
+    ctx = _ctx(state_dir, agent, all_agents)
+
+    def work() -> list[dict[str, Any]]:
+        redactor = ctx.redactor()
+        return [agent_status(ctx.root, a, redactor) for a in ctx.agents()]
+
+    stats = guarded(as_json, work)
+    if as_json:
+        _echo_json(stats if all_agents else stats[0])
+    else:
+        render.status_table(stats, utc=utc)
+    raise typer.Exit(max(s["exitCode"] for s in stats))
+
+
+@app.command("delete")
+def delete_cmd(
+    target: Annotated[str, typer.Argument(help="Session key or session id.")],
+    state_dir: StateDirOpt = None,
+    agent: AgentOpt = paths.DEFAULT_AGENT,
+    yes: Annotated[bool, typer.Option("--yes", "-y", help="Do not ask for confirmation.")] = False,
+    as_json: JsonOpt = False,
+) -> None:
+    """Delete a session's transcripts and index rows in one transaction."""
+    from .errors import UsageError
+    from .service import delete_session, preview_delete
+
+    ctx = _ctx(state_dir, agent)
+    if not yes:
+        key = guarded(as_json, lambda: preview_delete(ctx, target))
+        if not sys.stdin.isatty():
+            guarded(as_json, _raise(UsageError("refusing to prompt: stdin is not a terminal",
+                                               hint="pass --yes to delete without asking")))  # fmt: skip
+        if not typer.confirm(f"Delete {key} and all its transcripts?"):
+            raise typer.Exit(int(ExitCode.NOTHING))
+    out = guarded(as_json, lambda: delete_session(ctx, target))
+    if as_json:
+        _echo_json(out)
+    else:
+        from . import render
+
+        render.info(f"deleted {out['sessionKey']}: {out['transcripts']} transcript(s), "
+                    f"{out['events']} events, {out['indexRows']} index rows")  # fmt: skip
+
+
+def _raise(exc: Exception) -> Callable[[], NoReturn]:
+    def go() -> NoReturn:
+        raise exc
+
+    return go
+
+
+def main() -> None:
+    """Console-script entry point."""
+    app(prog_name="openclaw-sessions")

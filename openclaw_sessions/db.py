@@ -1,0 +1,182 @@
+"""Connections (WAL, busy_timeout, foreign keys), the transaction helper and migrations."""
+
+from __future__ import annotations
+
+import shutil
+import sqlite3
+import time
+from collections.abc import Iterator
+from contextlib import contextmanager
+from importlib import resources
+from pathlib import Path
+
+from .errors import StoreError
+
+SCHEMA_VERSION = 1
+APP_ID = 0x4F43_5353  # "OCSS": marks the file as ours
+BUSY_TIMEOUT_MS = 5000
+
+# Migrations from version N-1 to N: each runs in one transaction with its version bump.
+MIGRATIONS: dict[int, str] = {}
+
+
+def schema_sql() -> str:
+    return resources.files("openclaw_sessions").joinpath("schema.sql").read_text("utf-8")
+
+
+def busy_timeout_ms() -> int:
+    import os
+
+    raw = os.environ.get("OPENCLAW_SESSIONS_BUSY_TIMEOUT_MS")
+    return int(raw) if raw and raw.isdigit() else BUSY_TIMEOUT_MS
+
+
+def _configure(conn: sqlite3.Connection, *, readonly: bool) -> None:
+    conn.execute(f"PRAGMA busy_timeout = {busy_timeout_ms()}")
+    conn.execute("PRAGMA foreign_keys = ON")
+    if not readonly:
+        conn.execute("PRAGMA synchronous = NORMAL")
+
+
+def _raw_connect(path: Path, *, readonly: bool) -> sqlite3.Connection:
+    uri = path.resolve().as_uri() + ("?mode=ro" if readonly else "")
+    # isolation_level=None: we issue BEGIN ourselves (BEGIN IMMEDIATE for writers).
+    conn = sqlite3.connect(uri, uri=True, isolation_level=None, check_same_thread=False)
+    conn.row_factory = sqlite3.Row
+    return conn
+
+
+def connect(path: Path, *, create: bool = False, readonly: bool = False) -> sqlite3.Connection:
+    """Open an agent store, creating or migrating it when allowed; StoreError otherwise."""
+    if not path.exists():
+        if not create:
+            raise StoreError(
+                f"no database at {path}",
+                hint="run `openclaw-sessions import` first (or check --state-dir/--agent)",
+            )
+        path.parent.mkdir(parents=True, exist_ok=True)
+    try:
+        conn = _raw_connect(path, readonly=readonly)
+        _configure(conn, readonly=readonly)
+        version = _check_header(conn, path)
+        if version == 0 and not readonly:
+            _create(conn)
+        elif version < SCHEMA_VERSION and not readonly:
+            _migrate(conn, path, version)
+        elif version == 0 or version < SCHEMA_VERSION:
+            raise StoreError(
+                f"database {path} needs a migration", hint="run any write command once"
+            )
+        if not readonly:
+            mode = conn.execute("PRAGMA journal_mode = WAL").fetchone()[0]
+            if str(mode).lower() != "wal":
+                conn.execute("PRAGMA journal_mode = DELETE")
+    except sqlite3.DatabaseError as exc:
+        raise translate(exc, path) from None
+    return conn
+
+
+def _check_header(conn: sqlite3.Connection, path: Path) -> int:
+    version = int(conn.execute("PRAGMA user_version").fetchone()[0])
+    app_id = int(conn.execute("PRAGMA application_id").fetchone()[0])
+    if version > SCHEMA_VERSION:
+        raise StoreError(
+            f"database {path} has schema version {version}, newer than this tool's "
+            f"{SCHEMA_VERSION}",
+            hint="upgrade openclaw-sessions",
+        )
+    if version == 0 and app_id == 0:
+        tables = conn.execute("SELECT count(*) FROM sqlite_master").fetchone()[0]
+        if tables:
+            raise StoreError(f"{path} is not an openclaw-sessions database")
+    elif app_id != APP_ID:
+        raise StoreError(f"{path} is not an openclaw-sessions database")
+    return version
+
+
+def _create(conn: sqlite3.Connection) -> None:
+    with transaction(conn):
+        if int(conn.execute("PRAGMA user_version").fetchone()[0]) != 0:
+            return  # another process created it while we waited for the lock
+        for stmt in _statements(schema_sql()):
+            conn.execute(stmt)
+        conn.execute(f"PRAGMA application_id = {APP_ID}")
+        conn.execute(f"PRAGMA user_version = {SCHEMA_VERSION}")
+
+
+def _statements(sql: str) -> list[str]:
+    """Split a script into complete statements (triggers contain ';')."""
+    out, buf = [], ""
+    for line in sql.splitlines(keepends=True):
+        if not buf and line.lstrip().startswith("--"):
+            continue
+        buf += line
+        if sqlite3.complete_statement(buf):
+            out.append(buf.strip())
+            buf = ""
+    return [s for s in out if s]
+
+
+def _migrate(conn: sqlite3.Connection, path: Path, version: int) -> None:
+    """Back up the file, then apply each migration atomically with its version bump."""
+    backup = path.with_name(f"{path.name}.v{version}.bak")
+    if not backup.exists():
+        conn.execute("PRAGMA wal_checkpoint(TRUNCATE)")
+        shutil.copy2(path, backup)
+    for target in range(version + 1, SCHEMA_VERSION + 1):
+        with transaction(conn):
+            current = int(conn.execute("PRAGMA user_version").fetchone()[0])
+            if current >= target:
+                continue
+            for stmt in _statements(MIGRATIONS[target]):
+                conn.execute(stmt)
+            conn.execute(f"PRAGMA user_version = {target}")
+
+
+@contextmanager
+def transaction(conn: sqlite3.Connection, *, write: bool = True) -> Iterator[sqlite3.Connection]:
+    """BEGIN IMMEDIATE (writers) or DEFERRED (readers); commit, or roll back on any error."""
+    conn.execute("BEGIN IMMEDIATE" if write else "BEGIN")
+    try:
+        yield conn
+    except BaseException:
+        if conn.in_transaction:
+            conn.rollback()
+        raise
+    else:
+        conn.commit()
+
+
+def translate(exc: sqlite3.Error, path: Path | None = None) -> StoreError:
+    """Map SQLite failures to one-line store errors with a hint."""
+    where = f" ({path})" if path else ""
+    text = str(exc)
+    low = text.lower()
+    if "locked" in low or "busy" in low:
+        return StoreError(
+            f"database is locked{where}: another process held it past the timeout",
+            hint="retry later, or raise OPENCLAW_SESSIONS_BUSY_TIMEOUT_MS",
+        )
+    if "full" in low:
+        return StoreError(f"disk or database full{where}; nothing was written", hint="free space")
+    if "readonly" in low or "read-only" in low:
+        return StoreError(f"database is read-only{where}", hint="check file permissions")
+    if "malformed" in low or "not a database" in low or "corrupt" in low:
+        return StoreError(
+            f"database is corrupt{where}: {text}",
+            hint="restore a backup, or delete the file and re-import",
+        )
+    return StoreError(f"database error{where}: {text}")
+
+
+def now_ms() -> int:
+    return int(time.time() * 1000)
+
+
+def connect_memory() -> sqlite3.Connection:
+    """A throwaway store (dry runs against an agent that has no database yet)."""
+    conn = sqlite3.connect(":memory:", isolation_level=None)
+    conn.row_factory = sqlite3.Row
+    conn.execute("PRAGMA foreign_keys = ON")
+    _create(conn)
+    return conn

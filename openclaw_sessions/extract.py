@@ -1,0 +1,42 @@
+"""Which text of an entry is indexed (upstream's rules, facts §2) — pure."""
+
+from __future__ import annotations
+
+from typing import Any
+
+INDEXED_ROLES = frozenset({"user", "assistant"})
+_TEXT_BLOCKS = frozenset({"text", "input_text", "output_text"})
+
+
+def message_text(message: Any) -> str:
+    """content if a string, else message.text if a string, else the non-blank text blocks."""
+    if not isinstance(message, dict):
+        return ""
+    content = message.get("content")
+    if isinstance(content, str):
+        return content
+    text = message.get("text")
+    if isinstance(text, str):
+        return text
+    if not isinstance(content, list):
+        return ""
+    parts = []
+    for block in content:
+        if isinstance(block, dict) and block.get("type") in _TEXT_BLOCKS:
+            value = block.get("text")
+            if isinstance(value, str) and value.strip():
+                parts.append(value)
+    return "\n".join(parts)
+
+
+def indexable_text(obj: dict[str, Any], entry_id: str | None) -> str | None:
+    """The text to index for one entry (entry_id: its id, assigned for v1), or None."""
+    if obj.get("type") != "message":
+        return None
+    message = obj.get("message")
+    if not isinstance(message, dict) or message.get("role") not in INDEXED_ROLES:
+        return None
+    if not entry_id:
+        return None
+    text = message_text(message)
+    return text if text.strip() else None

@@ -1,0 +1,229 @@
+"""`import`: every transcript of the sources into each agent's store, doctor-style.
+
+One transaction per transcript: an interrupted run leaves each session fully stored or
+untouched, and a rerun finishes the job. Nothing in the sources is ever modified.
+"""
+
+from __future__ import annotations
+
+import json
+import sqlite3
+from collections.abc import Callable, Iterable
+from dataclasses import dataclass
+from pathlib import Path
+
+from . import db, paths, sources
+from .ingest import Target, import_file
+from .models import ImportReport, Issue
+from .redact import Redactor
+
+Progress = Callable[[int, int], None]  # (bytes done, bytes total)
+
+_IMPORTED_KINDS = {"current", "reset"}
+_ARCHIVE_KINDS = {"deleted", "backup"}
+
+
+@dataclass
+class Options:
+    dry_run: bool = False
+    include_archives: bool = False
+
+
+def run_import(
+    root: Path,
+    srcs: Iterable[Path],
+    *,
+    agent: str,
+    redactor: Redactor,
+    options: Options,
+    progress: Progress | None = None,
+) -> ImportReport:
+    report = ImportReport(dry_run=options.dry_run)
+    plan = _plan(root, list(srcs), agent, report, options)
+    total = sum(_size(t.path) for _, targets in plan for t in targets)
+    done = 0
+    for agent_id, targets in plan:
+        conn = _open(root, agent_id, options.dry_run)
+        try:
+            report.agents.append(agent_id)
+            for target in targets:
+                done += _size(target.path)
+                _one(conn, target, redactor, options, report)
+                if progress:
+                    progress(done, total)
+            if not options.dry_run:
+                _set_meta(conn, "last_import_at", str(db.now_ms()))
+        finally:
+            conn.close()
+    return report
+
+
+def _open(root: Path, agent_id: str, dry_run: bool) -> sqlite3.Connection:
+    path = paths.db_path(root, agent_id)
+    if dry_run and not path.exists():
+        return db.connect_memory()
+    return db.connect(path, create=True)
+
+
+def _one(
+    conn: sqlite3.Connection, t: Target, redactor: Redactor, o: Options, r: ImportReport
+) -> None:
+    r.files += 1
+    try:
+        res = import_file(conn, t, redactor, dry_run=o.dry_run)
+    except OSError as exc:
+        r.issues.append(Issue("transcript_unreadable", f"cannot read: {exc.strerror or exc}",
+                              str(t.path), None, t.session_key))  # fmt: skip
+        return
+    r.events += res.events
+    r.bytes_read += res.bytes_read
+    r.malformed_lines += res.malformed
+    r.issues.extend(res.issues)
+    if res.status == "imported":
+        r.imported += 1
+    elif res.status in ("updated", "rewritten"):
+        r.updated += 1
+        if res.status == "rewritten":
+            r.rewritten += 1
+            r.issues.append(Issue("transcript_rewritten", "already-imported lines changed: "
+                                  "stored as a new revision, session marked for reindex",
+                                  str(t.path), None, t.session_key))  # fmt: skip
+    else:
+        r.unchanged += 1
+
+
+def _size(p: Path) -> int:
+    try:
+        return p.stat().st_size
+    except OSError:
+        return 0
+
+
+def _plan(
+    root: Path, srcs: list[Path], agent: str, report: ImportReport, options: Options
+) -> list[tuple[str, list[Target]]]:
+    """Group targets by agent; reads session stores and writes their entries."""
+    by_agent: dict[str, list[Target]] = {}
+    if not srcs:
+        srcs = [root]
+    for src in srcs:
+        if not src.exists():
+            report.issues.append(Issue("source_missing", "no such file or directory", str(src)))
+        elif src.is_file():
+            by_agent.setdefault(agent, []).append(_single_target(src, agent))
+        else:
+            for agent_id, sdir_path in sources.discover(src, agent):
+                targets = _dir_targets(root, agent_id, sdir_path, report, options)
+                by_agent.setdefault(agent_id, []).extend(targets)
+    return sorted(by_agent.items())
+
+
+def _single_target(path: Path, agent: str) -> Target:
+    kind = sources.classify(path.name)
+    sid = kind.session_id or path.stem
+    return Target(path, path.name, f"agent:{agent}:orphan:{sid.lower()}", sid, "orphan")
+
+
+def _dir_targets(
+    root: Path, agent_id: str, path: Path, report: ImportReport, options: Options
+) -> list[Target]:
+    sdir = sources.SessionsDir(agent_id, path)
+    sources.read_store(sdir)
+    report.issues.extend(sdir.issues)
+    by_file: dict[str, tuple[str, str]] = {}
+    by_sid: dict[str, str] = {}
+    for e in sdir.entries:
+        by_sid.setdefault(e.session_id, e.key)
+        if e.file is None:
+            continue
+        if e.file.exists():
+            by_file[e.file.name] = (e.key, e.session_id)
+        else:
+            report.issues.append(Issue("transcript_missing", "transcript file not found",
+                                       str(e.file), None, e.key))  # fmt: skip
+    report.sessions += _write_store(root, agent_id, sdir.entries, report.dry_run)
+    return _targets(sdir, by_file, by_sid, report, options.include_archives)
+
+
+def _targets(
+    sdir: sources.SessionsDir,
+    by_file: dict[str, tuple[str, str]],
+    by_sid: dict[str, str],
+    report: ImportReport,
+    include_archives: bool,
+) -> list[Target]:
+    out: list[Target] = []
+    for f in sorted(sdir.path.iterdir()):
+        if not f.is_file():
+            continue
+        kind = sources.classify(f.name)
+        if kind.kind in _ARCHIVE_KINDS and not include_archives:
+            _skip(report, f, kind.kind)
+            continue
+        if kind.kind not in _IMPORTED_KINDS | _ARCHIVE_KINDS or kind.session_id is None:
+            continue
+        if f.name in by_file:
+            key, sid = by_file[f.name]
+            out.append(Target(f, f.name, key, sid, kind.kind, kind.archived_at))
+            continue
+        sid = kind.session_id
+        key = by_sid.get(sid)
+        if key is None:
+            key = f"agent:{sdir.agent_id}:orphan:{sid.lower()}"
+            if kind.kind == "current":
+                report.issues.append(Issue("transcript_unreferenced", "no store entry references "
+                                           f"this file: imported as {key}", str(f), None, key))  # fmt: skip
+        out.append(Target(f, f.name, key, sid, kind.kind, kind.archived_at))
+    return out
+
+
+def _skip(report: ImportReport, f: Path, kind: str) -> None:
+    report.skipped += 1
+    report.issues.append(Issue(f"{kind}_skipped", f"{kind} file skipped "
+                               "(use --include-archives to import it)", str(f)))  # fmt: skip
+
+
+def _write_store(root: Path, agent_id: str, entries: list[sources.StoreEntry], dry: bool) -> int:
+    if dry or not entries:
+        return len(entries)
+    conn = db.connect(paths.db_path(root, agent_id), create=True)
+    try:
+        with db.transaction(conn):
+            for e in entries:
+                upsert_session(conn, e.key, e.session_id, e.entry)
+    finally:
+        conn.close()
+    return len(entries)
+
+
+def upsert_session(
+    conn: sqlite3.Connection, key: str, session_id: str, entry: dict[str, object]
+) -> None:
+    def text(name: str) -> str | None:
+        v = entry.get(name)
+        return v.strip().lower() if isinstance(v, str) and v.strip() else None
+
+    label = entry.get("label") or entry.get("displayName")
+    updated = entry.get("updatedAt")
+    conn.execute(
+        "INSERT INTO sessions (session_key, session_id, spawned_by, parent_session_key,"
+        " owner_session_key, label, updated_at, entry_json, derived)"
+        " VALUES (?, ?, ?, ?, ?, ?, ?, ?, 0) ON CONFLICT(session_key) DO UPDATE SET"
+        " session_id = excluded.session_id, spawned_by = excluded.spawned_by,"
+        " parent_session_key = excluded.parent_session_key,"
+        " owner_session_key = excluded.owner_session_key, label = excluded.label,"
+        " updated_at = excluded.updated_at, entry_json = excluded.entry_json, derived = 0",
+        (key, session_id, text("spawnedBy"), text("parentSessionKey"), text("ownerSessionKey"),
+         label if isinstance(label, str) else None,
+         updated if isinstance(updated, int) and not isinstance(updated, bool) else None,
+         json.dumps(entry, ensure_ascii=False)),
+    )  # fmt: skip
+
+
+def _set_meta(conn: sqlite3.Connection, key: str, value: str) -> None:
+    with db.transaction(conn):
+        conn.execute(
+            "INSERT INTO meta (key, value) VALUES (?, ?)"
+            " ON CONFLICT(key) DO UPDATE SET value = excluded.value",
+            (key, value),
+        )

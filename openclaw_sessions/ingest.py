@@ -1,0 +1,334 @@
+"""One transcript file → events, in one transaction: new, appended, unchanged or rewritten.
+
+Only complete lines (ending in "\\n") are consumed; a trailing partial line waits for the next
+run. The consumed prefix is fingerprinted (sha256), so an append is told from a rewrite by
+content, not by size or mtime.
+"""
+
+from __future__ import annotations
+
+import hashlib
+import sqlite3
+from collections.abc import Iterator
+from dataclasses import dataclass, field, replace
+from pathlib import Path
+from typing import IO, TYPE_CHECKING, Any
+
+from . import indexer, transcript
+from .db import now_ms, transaction
+from .models import Issue
+
+if TYPE_CHECKING:
+    from .redact import Redactor
+
+CHUNK = 1 << 20
+BATCH = 2000
+
+
+@dataclass(frozen=True)
+class Target:
+    """Where a file goes: its identity in the store and its session."""
+
+    path: Path
+    source_name: str
+    session_key: str
+    session_id: str
+    kind: str  # current | reset | deleted | backup | orphan
+    archived_at: str | None = None
+
+
+@dataclass
+class FileResult:
+    status: str = "unchanged"  # imported | updated | rewritten | unchanged
+    events: int = 0
+    malformed: int = 0
+    bytes_read: int = 0
+    issues: list[Issue] = field(default_factory=list)
+
+
+@dataclass
+class _Known:
+    transcript_id: int
+    revision: int
+    bytes_consumed: int
+    prefix_sha256: str
+    lines_consumed: int
+    next_seq: int
+    version: int | None
+
+
+def _known(conn: sqlite3.Connection, source_name: str) -> _Known | None:
+    row = conn.execute(
+        "SELECT transcript_id, revision, bytes_consumed, prefix_sha256, lines_consumed,"
+        " next_seq, version FROM transcripts WHERE source_name = ?",
+        (source_name,),
+    ).fetchone()
+    return _Known(*row) if row else None
+
+
+def _hash_prefix(f: IO[bytes], size: int) -> Any:
+    h = hashlib.sha256()
+    left = size
+    while left > 0:
+        chunk = f.read(min(CHUNK, left))
+        if not chunk:
+            break
+        h.update(chunk)
+        left -= len(chunk)
+    return h
+
+
+class _Lines:
+    """Complete lines only, each with its "\\n"; a trailing partial line is held back."""
+
+    def __init__(self, f: IO[bytes]) -> None:
+        self.f = f
+        self.partial = False
+
+    def __iter__(self) -> Iterator[bytes]:
+        for line in self.f:
+            if not line.endswith(b"\n"):
+                self.partial = True
+                return
+            yield line
+
+
+def import_file(
+    conn: sqlite3.Connection, target: Target, redactor: Redactor, *, dry_run: bool = False
+) -> FileResult:
+    """Store new lines of one file in one write transaction (rolled back on dry runs)."""
+    result = FileResult()
+    with open(target.path, "rb") as f:
+        conn.execute("BEGIN IMMEDIATE")
+        try:
+            _import_locked(conn, f, target, redactor, result)
+        except BaseException:
+            conn.rollback()
+            raise
+        if dry_run:
+            conn.rollback()
+        else:
+            conn.commit()
+    return result
+
+
+def _import_locked(
+    conn: sqlite3.Connection, f: IO[bytes], target: Target, redactor: Redactor, result: FileResult
+) -> None:
+    known = _known(conn, target.source_name)
+    hasher = None
+    if known is not None and known.bytes_consumed > 0:
+        hasher = _hash_prefix(f, known.bytes_consumed)
+        if f.tell() < known.bytes_consumed or hasher.hexdigest() != known.prefix_sha256:
+            _new_revision(conn, known)
+            result.status = "rewritten"
+            f.seek(0)
+            hasher = None
+    target = replace(target, session_key=_owner_key(conn, target))
+    _ensure_session(conn, target)
+    if known is None:
+        known = _create(conn, target)
+        result.status = "imported"
+    if hasher is None:
+        hasher = hashlib.sha256()
+        known.bytes_consumed = known.lines_consumed = known.next_seq = 0
+    _update_meta(conn, known, target)
+    _consume(conn, f, known, target, redactor, hasher, result)
+
+
+def _owner_key(conn: sqlite3.Connection, target: Target) -> str:
+    """A derived key yields to the real key an earlier generation of this id was stored under
+    (a transcript imported while current, later renamed to a reset archive)."""
+    if ":orphan:" not in target.session_key:
+        return target.session_key
+    row = conn.execute(
+        "SELECT session_key FROM transcripts WHERE session_id = ?"
+        " AND session_key NOT LIKE '%:orphan:%' LIMIT 1",
+        (target.session_id,),
+    ).fetchone()
+    return str(row[0]) if row else target.session_key
+
+
+def _ensure_session(conn: sqlite3.Connection, target: Target) -> None:
+    conn.execute(
+        "INSERT INTO sessions (session_key, session_id, derived) VALUES (?, ?, 1)"
+        " ON CONFLICT(session_key) DO NOTHING",
+        (target.session_key, target.session_id),
+    )
+
+
+def _create(conn: sqlite3.Connection, target: Target) -> _Known:
+    cur = conn.execute(
+        "INSERT INTO transcripts (source_name, session_key, session_id, kind, archived_at,"
+        " source_path, imported_at) VALUES (?, ?, ?, ?, ?, ?, ?)",
+        (
+            target.source_name,
+            target.session_key,
+            target.session_id,
+            target.kind,
+            target.archived_at,
+            str(target.path),
+            now_ms(),
+        ),
+    )
+    assert cur.lastrowid is not None
+    return _Known(cur.lastrowid, 1, 0, "", 0, 0, None)
+
+
+def _update_meta(conn: sqlite3.Connection, known: _Known, target: Target) -> None:
+    conn.execute(
+        "UPDATE transcripts SET session_key = ?, session_id = ?, kind = ?, archived_at = ?,"
+        " source_path = ? WHERE transcript_id = ?",
+        (
+            target.session_key,
+            target.session_id,
+            target.kind,
+            target.archived_at,
+            str(target.path),
+            known.transcript_id,
+        ),
+    )
+
+
+def _new_revision(conn: sqlite3.Connection, known: _Known) -> None:
+    """Keep the superseded lines in archived_events; the session must be reconciled."""
+    tid = known.transcript_id
+    conn.execute(
+        "INSERT OR IGNORE INTO archived_events (transcript_id, revision, seq, line_no, raw)"
+        " SELECT transcript_id, ?, seq, line_no, raw FROM events WHERE transcript_id = ?",
+        (known.revision, tid),
+    )
+    conn.execute("DELETE FROM events WHERE transcript_id = ?", (tid,))
+    conn.execute("UPDATE transcripts SET revision = revision + 1 WHERE transcript_id = ?", (tid,))
+    indexer.mark_dirty(conn, tid)
+    known.revision += 1
+    known.version = None
+
+
+def _consume(
+    conn: sqlite3.Connection,
+    f: IO[bytes],
+    known: _Known,
+    target: Target,
+    redactor: Redactor,
+    hasher: Any,
+    result: FileResult,
+) -> None:
+    tid = known.transcript_id
+    appending = known.next_seq > 0
+    legacy = known.version is None and known.next_seq > 0 and _legacy_from_db(conn, tid)
+    line_no, seq = known.lines_consumed, known.next_seq
+    batch: list[tuple[Any, ...]] = []
+    appended: list[tuple[transcript.Entry, dict[str, Any]]] = []
+    first_ts: int | None = None
+    last_ts: int | None = None
+    lines = _Lines(f)
+    for line in lines:
+        line_no += 1
+        hasher.update(line)
+        known.bytes_consumed += len(line)
+        result.bytes_read += len(line)
+        body = line[:-1]
+        if not body.strip():
+            continue
+        try:
+            text = body.decode("utf-8")
+            obj = transcript.parse_line(text)
+        except (UnicodeDecodeError, transcript.LineError) as exc:
+            _quarantine(conn, tid, target, line_no, body, exc, result)
+            continue
+        if seq == 0 and obj.get("type") == "session":
+            known.version = transcript.header_version(obj)
+            legacy = known.version is None
+        elif seq == 0:
+            legacy = "id" not in obj
+        e = transcript.make_entry(obj, seq, legacy=legacy)
+        batch.append(
+            (tid, seq, line_no, e.entry_id, e.parent_id, e.flags, e.target_id, e.type, e.role,
+             e.ts, text)
+        )  # fmt: skip
+        if e.ts is not None and not e.is_header:
+            first_ts = e.ts if first_ts is None else first_ts
+            last_ts = e.ts
+        if appending:
+            appended.append((e, obj))
+        seq += 1
+        if len(batch) >= BATCH:
+            _flush(conn, batch, appended, tid, redactor)
+    _flush(conn, batch, appended, tid, redactor)
+    result.events = seq - known.next_seq
+    if result.status == "unchanged" and result.events:
+        result.status = "updated"
+    if result.status == "unchanged" and result.malformed:
+        result.status = "updated"
+    conn.execute(
+        "UPDATE transcripts SET bytes_consumed = ?, prefix_sha256 = ?, lines_consumed = ?,"
+        " next_seq = ?, version = ?, first_ts = coalesce(first_ts, ?),"
+        " last_ts = coalesce(?, last_ts) WHERE transcript_id = ?",
+        (known.bytes_consumed, hasher.hexdigest(), line_no, seq, known.version, first_ts,
+         last_ts, tid),
+    )  # fmt: skip
+    if lines.partial:
+        _note_partial(target, result)
+
+
+def _flush(
+    conn: sqlite3.Connection,
+    batch: list[tuple[Any, ...]],
+    appended: list[tuple[transcript.Entry, dict[str, Any]]],
+    tid: int,
+    redactor: Redactor,
+) -> None:
+    if batch:
+        conn.executemany(
+            "INSERT INTO events (transcript_id, seq, line_no, entry_id, parent_id, flags,"
+            " target_id, type, role, ts, raw) VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)",
+            batch,
+        )
+        batch.clear()
+    if appended:
+        indexer.append_indexed(conn, tid, appended, redactor)
+        appended.clear()
+
+
+def _legacy_from_db(conn: sqlite3.Connection, tid: int) -> bool:
+    row = conn.execute(
+        "SELECT entry_id FROM events WHERE transcript_id = ? AND seq = 1", (tid,)
+    ).fetchone()
+    return bool(row and row[0] and str(row[0]).startswith("v1-"))
+
+
+def _quarantine(
+    conn: sqlite3.Connection,
+    tid: int,
+    target: Target,
+    line_no: int,
+    body: bytes,
+    exc: Exception,
+    result: FileResult,
+) -> None:
+    bad_utf8 = isinstance(exc, UnicodeDecodeError)
+    code = "line_invalid_utf8" if bad_utf8 else "line_malformed"
+    reason = "invalid UTF-8" if bad_utf8 else str(exc)
+    conn.execute(
+        "INSERT OR IGNORE INTO quarantine (transcript_id, path, line_no, code, error, raw)"
+        " VALUES (?, ?, ?, ?, ?, ?)",
+        (tid, target.source_name, line_no, code, reason, body),
+    )
+    result.malformed += 1
+    result.issues.append(
+        Issue(code, f"line {line_no}: {reason}; kept in quarantine", str(target.path),
+              line_no, target.session_key)
+    )  # fmt: skip
+
+
+def _note_partial(target: Target, result: FileResult) -> None:
+    result.issues.append(
+        Issue(
+            "line_incomplete",
+            "last line has no newline yet (file being written?): it waits for the next run",
+            str(target.path),
+            None,
+            target.session_key,
+        )
+    )

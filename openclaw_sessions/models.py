@@ -1,0 +1,156 @@
+"""Frozen values the core returns to the CLI (and the CLI renders)."""
+
+from __future__ import annotations
+
+from dataclasses import asdict, dataclass, field
+from typing import Any
+
+ERROR_CODES = frozenset(
+    {
+        "line_malformed",
+        "line_invalid_utf8",
+        "transcript_missing",
+        "transcript_unreadable",
+        "entry_invalid",
+        "store_invalid",
+        "path_escape",
+        "source_missing",
+        "upstream_unknown_layout",
+    }
+)
+
+
+@dataclass(frozen=True)
+class Issue:
+    """One thing an import or reindex met; `code` is stable, `message` is for people."""
+
+    code: str
+    message: str
+    path: str | None = None
+    line: int | None = None
+    session_key: str | None = None
+
+    @property
+    def severity(self) -> str:
+        return "error" if self.code in ERROR_CODES else "notice"
+
+    def to_json(self) -> dict[str, Any]:
+        out: dict[str, Any] = {"code": self.code, "message": self.message, "path": self.path}
+        if self.line is not None:
+            out["line"] = self.line
+        if self.session_key is not None:
+            out["sessionKey"] = self.session_key
+        out["severity"] = self.severity
+        return out
+
+
+@dataclass
+class ImportReport:
+    """Counts and issues of one `import` run (mutable while it runs, then handed out)."""
+
+    dry_run: bool = False
+    agents: list[str] = field(default_factory=list)
+    files: int = 0
+    imported: int = 0  # transcripts new to the store
+    updated: int = 0  # transcripts with new lines, or rewritten
+    unchanged: int = 0
+    rewritten: int = 0
+    sessions: int = 0  # session store entries written
+    events: int = 0  # events stored by this run
+    bytes_read: int = 0
+    malformed_lines: int = 0
+    skipped: int = 0  # archives, backups, lock files…
+    issues: list[Issue] = field(default_factory=list)
+
+    @property
+    def problems(self) -> int:
+        return sum(1 for i in self.issues if i.severity == "error")
+
+    def to_json(self) -> dict[str, Any]:
+        out = asdict(self)
+        out = {
+            "dryRun": self.dry_run,
+            "agents": self.agents,
+            "files": self.files,
+            "sessionsImported": self.imported,
+            "sessionsUpdated": self.updated,
+            "sessionsUnchanged": self.unchanged,
+            "sessionsRewritten": self.rewritten,
+            "storeEntries": self.sessions,
+            "eventsStored": self.events,
+            "bytesRead": self.bytes_read,
+            "malformedLines": self.malformed_lines,
+            "skippedFiles": self.skipped,
+            "problems": self.problems,
+            "issues": [i.to_json() for i in self.issues],
+        }
+        return out
+
+
+@dataclass(frozen=True)
+class ReindexReport:
+    agent_id: str
+    sessions: int  # transcripts rebuilt
+    messages: int  # index rows written
+    swept: int  # orphan rows removed
+    skipped: int  # claimed by another worker
+    retried: int  # changed while planning: planned again
+    seconds: float
+
+    def to_json(self) -> dict[str, Any]:
+        return {
+            "agentId": self.agent_id,
+            "sessionsIndexed": self.sessions,
+            "messagesIndexed": self.messages,
+            "orphanRowsSwept": self.swept,
+            "sessionsSkipped": self.skipped,
+            "retries": self.retried,
+            "seconds": round(self.seconds, 3),
+        }
+
+
+@dataclass(frozen=True)
+class Hit:
+    session_key: str
+    session_id: str
+    message_id: str
+    role: str
+    timestamp: int
+    snippet: str
+    score: float
+    highlights: tuple[tuple[int, int], ...] = ()  # for tables only; never in JSON
+
+    def to_json(self) -> dict[str, Any]:
+        return {
+            "sessionKey": self.session_key,
+            "sessionId": self.session_id,
+            "messageId": self.message_id,
+            "role": self.role,
+            "timestamp": self.timestamp,
+            "snippet": self.snippet,
+            "score": self.score,
+        }
+
+
+INDEXING_WARNING = (
+    "Transcript indexing is in progress; results may be incomplete. Retry sessions_search shortly."
+)
+
+
+@dataclass(frozen=True)
+class SearchResult:
+    hits: tuple[Hit, ...]
+    indexing: bool = False
+    truncated: bool = False
+    explain: dict[str, Any] | None = None
+
+    def to_json(self) -> dict[str, Any]:
+        out: dict[str, Any] = {"results": [h.to_json() for h in self.hits]}
+        if self.indexing:
+            out["indexing"] = True
+            out["warning"] = INDEXING_WARNING
+        if self.truncated:
+            out["truncated"] = True
+        if self.explain is not None:
+            out["explain"] = self.explain
+        return out

@@ -1,0 +1,137 @@
+"""User query → FTS5 expressions, with CJK routing (pure).
+
+Every whitespace term becomes a quoted FTS5 phrase, so operators and punctuation are literal
+text (upstream's rule). Runs of CJK-like script (Han, kana, Hangul, Thai, Lao, Khmer, Myanmar:
+scripts written without spaces, which unicode61 keeps as one token) are routed apart:
+3+ characters to the trigram index, 1–2 characters to the bigram index.
+"""
+
+from __future__ import annotations
+
+import re
+import unicodedata
+from dataclasses import dataclass, field
+
+from .errors import UsageError
+
+MAX_QUERY_CHARS = 4096
+
+_CJK_CLASS = (
+    "\u0e00-\u0eff"  # Thai, Lao
+    "\u1000-\u109f"  # Myanmar
+    "\u1100-\u11ff"  # Hangul Jamo
+    "\u1780-\u17ff"  # Khmer
+    "\u2e80-\u2fdf"  # CJK radicals
+    "\u3005-\u3007\u3021-\u3029\u3031-\u3035"  # ideographic marks and numbers
+    "\u3040-\u30ff"  # Hiragana, Katakana
+    "\u3130-\u318f"  # Hangul compatibility Jamo
+    "\u31f0-\u31ff"  # Katakana extensions
+    "\u3400-\u4dbf"  # CJK extension A
+    "\u4e00-\u9fff"  # CJK unified ideographs
+    "\uac00-\ud7af"  # Hangul syllables
+    "\uf900-\ufaff"  # CJK compatibility ideographs
+    "\uff66-\uff9f"  # halfwidth Katakana
+    "\U00020000-\U0003ffff"  # CJK extensions B…
+)
+CJK_RUN = re.compile(f"[{_CJK_CLASS}]+")
+_HAS_WORD = re.compile(r"\w")
+
+
+def has_cjk(text: str) -> bool:
+    return CJK_RUN.search(text) is not None
+
+
+def cjk_bigram_text(text: str) -> str | None:
+    """The bigram column: each CJK run as overlapping bigrams plus its last character."""
+    runs = CJK_RUN.findall(text)
+    if not runs:
+        return None
+    tokens: list[str] = []
+    for run in runs:
+        run = unicodedata.normalize("NFC", run)
+        tokens.extend(run[i : i + 2] for i in range(len(run) - 1))
+        tokens.append(run[-1])
+    return " ".join(tokens)
+
+
+def phrase(term: str) -> str:
+    return '"' + term.replace('"', '""') + '"'
+
+
+@dataclass(frozen=True)
+class Term:
+    text: str
+    route: str  # "primary" | "trigram" | "bigram" | "ignored"
+
+
+@dataclass(frozen=True)
+class Plan:
+    """How a query runs: one FTS5 expression per index, ANDed together."""
+
+    query: str
+    terms: tuple[Term, ...]
+    primary: str | None = None
+    trigram: str | None = None
+    bigram: str | None = None
+    cjk_terms: tuple[str, ...] = field(default=())
+
+    @property
+    def empty(self) -> bool:
+        return self.primary is None and self.trigram is None and self.bigram is None
+
+
+_CONTROL = re.compile(r"[\x00-\x08\x0b\x0c\x0e-\x1f\x7f]")
+
+
+def validate(query: str) -> str:
+    # Control characters (NUL ends an FTS5 string) are separators; lone surrogates (from a
+    # broken terminal or argv) cannot be encoded for SQLite and become U+FFFD.
+    q = _CONTROL.sub(" ", query)
+    q = q.encode("utf-8", "surrogatepass").decode("utf-8", "replace").strip()
+    if not q:
+        raise UsageError("query must not be empty")
+    if len(q) > MAX_QUERY_CHARS:
+        raise UsageError(f"query must not exceed {MAX_QUERY_CHARS} characters")
+    return q
+
+
+def _split(term: str) -> list[Term]:
+    """One whitespace term → its Latin-ish and CJK parts."""
+    out: list[Term] = []
+    pos = 0
+    for m in CJK_RUN.finditer(term):
+        if m.start() > pos:
+            out.append(_latin(term[pos : m.start()]))
+        run = unicodedata.normalize("NFC", m.group())
+        out.append(Term(run, "trigram" if len(run) >= 3 else "bigram"))
+        pos = m.end()
+    if pos < len(term):
+        out.append(_latin(term[pos:]))
+    return out
+
+
+def _latin(text: str) -> Term:
+    # A term with no word character has no token: upstream would match nothing at all.
+    return Term(text, "primary" if _HAS_WORD.search(text) else "ignored")
+
+
+def build(query: str, *, prefix: bool = False) -> Plan:
+    """Validate and route a query."""
+    q = validate(query)
+    terms = [t for raw in q.split() for t in _split(raw)]
+    primary = [phrase(t.text) for t in terms if t.route == "primary"]
+    if prefix and primary and terms and terms[-1].route == "primary":
+        primary[-1] += "*"
+    trigram = [phrase(t.text) for t in terms if t.route == "trigram"]
+    bigram = []
+    for t in terms:
+        if t.route == "bigram":
+            bigram.append(phrase(t.text) + ("*" if len(t.text) == 1 else ""))
+    return Plan(
+        query=q,
+        terms=tuple(terms),
+        primary=" AND ".join(primary) or None,
+        trigram=" AND ".join(trigram) or None,
+        bigram=" AND ".join(bigram) or None,
+        cjk_terms=tuple(t.text for t in terms if t.route in ("trigram", "bigram")),
+    )

@@ -1,0 +1,262 @@
+"""Reconciliation: find stale transcripts, plan outside the write lock, claim, rebuild in
+short batched write transactions, publish only if nothing changed meanwhile, sweep orphans.
+
+Concurrency: any number of reconcilers may run (cron + background); a lease-bearing claim per
+transcript keeps them off each other's rows. A claim whose process is gone (same host) or whose
+lease ran out is taken over.
+"""
+
+from __future__ import annotations
+
+import json
+import os
+import socket
+import sqlite3
+import time
+import uuid
+from collections.abc import Callable
+from dataclasses import dataclass
+
+from . import indexer, transcript
+from .db import now_ms, transaction
+from .models import ReindexReport
+from .redact import Redactor
+
+LEASE_MS = 5 * 60 * 1000
+BATCH_ROWS = 256
+MAX_RETRIES = 3
+_HOST = socket.gethostname()
+
+Progress = Callable[[int, int], None]
+
+
+class ClaimLost(Exception):
+    """Another worker took the transcript (our lease ran out): stop writing to it."""
+
+
+def stale_ids(conn: sqlite3.Connection, fingerprint: str) -> list[int]:
+    rows = conn.execute(
+        "SELECT t.transcript_id FROM transcripts t"
+        " LEFT JOIN index_state s ON s.transcript_id = t.transcript_id"
+        " WHERE s.transcript_id IS NULL OR s.needs_rebuild != 0"
+        " OR s.indexed_seq < t.next_seq - 1 OR s.redaction_fp != ? OR s.claim_token IS NOT NULL"
+        " ORDER BY t.transcript_id",
+        (fingerprint,),
+    ).fetchall()
+    return [r[0] for r in rows]
+
+
+@dataclass
+class Planned:
+    transcript_id: int
+    next_seq: int
+    revision: int
+    leaf: str | None
+    rows: list[indexer.IndexRow]
+
+
+def plan(conn: sqlite3.Connection, tid: int, redactor: Redactor) -> Planned | None:
+    """Read the transcript in one read transaction and compute its index rows."""
+    with transaction(conn, write=False):
+        head = conn.execute(
+            "SELECT next_seq, revision FROM transcripts WHERE transcript_id = ?", (tid,)
+        ).fetchone()
+        if head is None:
+            return None
+        tree = transcript.TreeState.empty()
+        for r in conn.execute(
+            "SELECT seq, entry_id, parent_id, flags, type, role, ts, target_id FROM events"
+            " WHERE transcript_id = ? ORDER BY seq",
+            (tid,),
+        ):
+            tree.feed(transcript.Entry(*r))
+        active = {tree.seqs[i] for i in tree.active_path()}
+        rows: list[indexer.IndexRow] = []
+        for r in conn.execute(
+            "SELECT seq, entry_id, parent_id, flags, type, role, ts, target_id, raw FROM events"
+            " WHERE transcript_id = ? AND type = 'message' AND role IN ('user', 'assistant')"
+            " ORDER BY seq",
+            (tid,),
+        ):
+            if r[0] in active:
+                e = transcript.Entry(*r[:8])
+                row = indexer.make_row(tid, e, json.loads(r[8]), redactor)
+                if row is not None:
+                    rows.append(row)
+    return Planned(tid, head[0], head[1], tree.leaf, rows)
+
+
+def _token() -> str:
+    return f"{os.getpid()}@{_HOST}:{uuid.uuid4().hex[:12]}"
+
+
+def _holder_alive(token: str) -> bool:
+    pid_s, _, rest = token.partition("@")
+    host = rest.split(":", 1)[0]
+    if host != _HOST or not pid_s.isdigit():
+        return True  # cannot tell: trust the lease
+    try:
+        os.kill(int(pid_s), 0)
+    except ProcessLookupError:
+        return False
+    except PermissionError:
+        return True
+    return True
+
+
+def claim(conn: sqlite3.Connection, tid: int, token: str) -> bool:
+    now = now_ms()
+    with transaction(conn):
+        row = conn.execute(
+            "SELECT claim_token, claim_expires FROM index_state WHERE transcript_id = ?", (tid,)
+        ).fetchone()
+        if row is None:
+            if conn.execute("SELECT 1 FROM transcripts WHERE transcript_id = ?", (tid,)).fetchone():
+                conn.execute(
+                    "INSERT INTO index_state (transcript_id, needs_rebuild, claim_token,"
+                    " claim_expires, updated_at) VALUES (?, 1, ?, ?, ?)",
+                    (tid, token, now + LEASE_MS, now),
+                )
+                return True
+            return False
+        held, expires = row
+        if held and held != token and (expires or 0) > now and _holder_alive(held):
+            return False
+        conn.execute(
+            "UPDATE index_state SET claim_token = ?, claim_expires = ?, updated_at = ?"
+            " WHERE transcript_id = ?",
+            (token, now + LEASE_MS, now, tid),
+        )
+    return True
+
+
+def _check_claim(conn: sqlite3.Connection, tid: int, token: str) -> None:
+    row = conn.execute(
+        "SELECT claim_token FROM index_state WHERE transcript_id = ?", (tid,)
+    ).fetchone()
+    if row is None or row[0] != token:
+        raise ClaimLost(tid)
+
+
+def _rewrite(conn: sqlite3.Connection, p: Planned, token: str) -> None:
+    """Replace the transcript's rows in short write transactions (readers never wait long)."""
+    while True:
+        with transaction(conn):
+            _check_claim(conn, p.transcript_id, token)
+            n = conn.execute(
+                "DELETE FROM index_rows WHERE row_id IN (SELECT row_id FROM index_rows"
+                " WHERE transcript_id = ? LIMIT ?)",
+                (p.transcript_id, BATCH_ROWS * 4),
+            ).rowcount
+        if n < BATCH_ROWS * 4:
+            break
+    for start in range(0, len(p.rows), BATCH_ROWS):
+        with transaction(conn):
+            _check_claim(conn, p.transcript_id, token)
+            conn.executemany(indexer.INSERT_ROW, p.rows[start : start + BATCH_ROWS])
+
+
+def _publish(conn: sqlite3.Connection, p: Planned, token: str, fp: str) -> bool:
+    """Make the rows visible, unless the transcript changed since it was planned."""
+    with transaction(conn):
+        _check_claim(conn, p.transcript_id, token)
+        head = conn.execute(
+            "SELECT next_seq, revision FROM transcripts WHERE transcript_id = ?",
+            (p.transcript_id,),
+        ).fetchone()
+        unchanged = head is not None and tuple(head) == (p.next_seq, p.revision)
+        if unchanged:
+            conn.execute(
+                "UPDATE index_state SET indexed_seq = ?, leaf_event_id = ?, needs_rebuild = 0,"
+                " claim_token = NULL, claim_expires = NULL, redaction_fp = ?, updated_at = ?"
+                " WHERE transcript_id = ?",
+                (p.next_seq - 1, p.leaf, fp, now_ms(), p.transcript_id),
+            )
+        else:
+            conn.execute(
+                "UPDATE index_state SET needs_rebuild = 1, claim_token = NULL,"
+                " claim_expires = NULL, updated_at = ? WHERE transcript_id = ?",
+                (now_ms(), p.transcript_id),
+            )
+    return unchanged
+
+
+def release(conn: sqlite3.Connection, tid: int, token: str) -> None:
+    with transaction(conn):
+        conn.execute(
+            "UPDATE index_state SET claim_token = NULL, claim_expires = NULL, needs_rebuild = 1"
+            " WHERE transcript_id = ? AND claim_token = ?",
+            (tid, token),
+        )
+
+
+def rebuild_one(conn: sqlite3.Connection, tid: int, redactor: Redactor, token: str) -> int | None:
+    """Rebuild one transcript; rows written, or None when another worker holds it."""
+    for _ in range(MAX_RETRIES):
+        if not claim(conn, tid, token):
+            return None
+        try:
+            p = plan(conn, tid, redactor)
+            if p is None:
+                release(conn, tid, token)
+                return 0
+            _rewrite(conn, p, token)
+            if _publish(conn, p, token, redactor.fingerprint):
+                return len(p.rows)
+        except ClaimLost:
+            return None
+        except BaseException:
+            release(conn, tid, token)
+            raise
+    return None
+
+
+def sweep(conn: sqlite3.Connection) -> int:
+    with transaction(conn):
+        return conn.execute(
+            "DELETE FROM index_rows WHERE transcript_id NOT IN (SELECT transcript_id FROM"
+            " transcripts)"
+        ).rowcount
+
+
+def mark_all_dirty(conn: sqlite3.Connection) -> None:
+    with transaction(conn):
+        conn.execute("UPDATE index_state SET needs_rebuild = 1 WHERE claim_token IS NULL")
+
+
+def reconcile(
+    conn: sqlite3.Connection,
+    agent_id: str,
+    redactor: Redactor,
+    *,
+    full: bool = False,
+    progress: Progress | None = None,
+) -> ReindexReport:
+    started = time.monotonic()
+    if full:
+        mark_all_dirty(conn)
+    ids = stale_ids(conn, redactor.fingerprint)
+    token = _token()
+    done = rows = skipped = 0
+    for i, tid in enumerate(ids):
+        n = rebuild_one(conn, tid, redactor, token)
+        if n is None:
+            skipped += 1
+        else:
+            done += 1
+            rows += n
+        if progress:
+            progress(i + 1, len(ids))
+    swept = sweep(conn)
+    with transaction(conn):
+        conn.execute(
+            "INSERT INTO meta (key, value) VALUES ('last_reconcile_at', ?)"
+            " ON CONFLICT(key) DO UPDATE SET value = excluded.value",
+            (str(now_ms()),),
+        )
+        conn.execute(
+            "INSERT INTO meta (key, value) VALUES ('redaction_fp', ?)"
+            " ON CONFLICT(key) DO UPDATE SET value = excluded.value",
+            (redactor.fingerprint,),
+        )
+    return ReindexReport(agent_id, done, rows, swept, skipped, 0, time.monotonic() - started)

@@ -1,0 +1,139 @@
+-- The one schema of an agent's store. Version lives in PRAGMA user_version (db.SCHEMA_VERSION);
+-- migrations in db.py take an older file to exactly this.
+
+-- Key/value facts about the store: last import/reconcile times, redaction fingerprint.
+CREATE TABLE meta (
+    key   TEXT PRIMARY KEY,
+    value TEXT NOT NULL
+);
+
+-- The session store (upstream sessions.json), one row per session key.
+CREATE TABLE sessions (
+    session_key        TEXT PRIMARY KEY,
+    session_id         TEXT,             -- the current generation's session id
+    spawned_by         TEXT,
+    parent_session_key TEXT,
+    owner_session_key  TEXT,
+    label              TEXT,
+    updated_at         INTEGER,          -- epoch ms (entry updatedAt)
+    entry_json         TEXT,             -- the raw store entry, NULL for derived keys
+    derived            INTEGER NOT NULL DEFAULT 0  -- 1: no store entry referenced the file
+);
+
+-- Transcript generations: a session key owns one current transcript and any number of
+-- archived ones (resets, opted-in deleted archives and backups).
+CREATE TABLE transcripts (
+    transcript_id  INTEGER PRIMARY KEY,  -- explicit id: rowids change on VACUUM
+    source_name    TEXT NOT NULL UNIQUE, -- file name inside the agent's sessions dir
+    session_key    TEXT NOT NULL REFERENCES sessions(session_key) ON DELETE CASCADE,
+    session_id     TEXT NOT NULL,
+    kind           TEXT NOT NULL,        -- current | reset | deleted | backup | orphan
+    archived_at    TEXT,                 -- the ISO stamp of an archive's name
+    source_path    TEXT NOT NULL,        -- where it was last read from
+    revision       INTEGER NOT NULL DEFAULT 1,
+    version        INTEGER,              -- header version (NULL: v1)
+    bytes_consumed INTEGER NOT NULL DEFAULT 0,  -- prefix of the file already stored
+    prefix_sha256  TEXT NOT NULL DEFAULT '',    -- fingerprint of that prefix
+    lines_consumed INTEGER NOT NULL DEFAULT 0,
+    next_seq       INTEGER NOT NULL DEFAULT 0,
+    first_ts       INTEGER,
+    last_ts        INTEGER,
+    imported_at    INTEGER NOT NULL
+);
+CREATE INDEX transcripts_by_key ON transcripts(session_key);
+CREATE INDEX transcripts_by_session_id ON transcripts(session_id);
+
+-- One row per stored JSONL line, seq from 0 (header included). raw is the line as it was,
+-- minus its "\n": the file's bytes are raw + "\n", in line_no order with the quarantine.
+CREATE TABLE events (
+    transcript_id INTEGER NOT NULL REFERENCES transcripts(transcript_id) ON DELETE CASCADE,
+    seq           INTEGER NOT NULL,
+    line_no       INTEGER NOT NULL,      -- 1-based line number in the file
+    entry_id      TEXT,                  -- entry id (v1: assigned in order)
+    parent_id     TEXT,
+    flags         INTEGER NOT NULL DEFAULT 0,  -- transcript.FLAG_*: parentId absent, side append
+    target_id     TEXT,                  -- leaf control target
+    type          TEXT,
+    role          TEXT,
+    ts            INTEGER,               -- epoch ms
+    raw           TEXT NOT NULL,
+    PRIMARY KEY (transcript_id, seq)
+) WITHOUT ROWID;
+
+-- Events of superseded revisions (a rewritten file): kept, never searched.
+CREATE TABLE archived_events (
+    transcript_id INTEGER NOT NULL REFERENCES transcripts(transcript_id) ON DELETE CASCADE,
+    revision      INTEGER NOT NULL,
+    seq           INTEGER NOT NULL,
+    line_no       INTEGER NOT NULL,
+    raw           TEXT NOT NULL,
+    PRIMARY KEY (transcript_id, revision, seq)
+) WITHOUT ROWID;
+
+-- Lines that could not be stored as events (bad JSON, bad UTF-8), kept verbatim.
+CREATE TABLE quarantine (
+    quarantine_id INTEGER PRIMARY KEY,
+    transcript_id INTEGER REFERENCES transcripts(transcript_id) ON DELETE CASCADE,
+    path          TEXT NOT NULL,
+    line_no       INTEGER NOT NULL,
+    code          TEXT NOT NULL,
+    error         TEXT NOT NULL,
+    raw           BLOB NOT NULL,
+    UNIQUE (path, line_no, raw)
+);
+
+-- Index state per transcript (upstream: one row per session id).
+-- needs_rebuild: 0 clean, 1 dirty; claims are explicit columns instead of upstream's >1 codes.
+CREATE TABLE index_state (
+    transcript_id INTEGER PRIMARY KEY REFERENCES transcripts(transcript_id) ON DELETE CASCADE,
+    indexed_seq   INTEGER NOT NULL DEFAULT -1,
+    leaf_event_id TEXT,
+    needs_rebuild INTEGER NOT NULL DEFAULT 0,
+    claim_token   TEXT,
+    claim_expires INTEGER,               -- epoch ms
+    redaction_fp  TEXT NOT NULL DEFAULT '',
+    updated_at    INTEGER NOT NULL
+);
+
+-- The indexed text (redacted), one row per active user/assistant message.
+CREATE TABLE index_rows (
+    row_id        INTEGER PRIMARY KEY,
+    transcript_id INTEGER NOT NULL REFERENCES transcripts(transcript_id) ON DELETE CASCADE,
+    seq           INTEGER NOT NULL,
+    message_id    TEXT NOT NULL,
+    role          TEXT NOT NULL,
+    ts            INTEGER NOT NULL,
+    text          TEXT NOT NULL,
+    cjk           TEXT,                  -- CJK bigram text, NULL when the text has no CJK
+    UNIQUE (transcript_id, seq)
+);
+
+-- Primary index: upstream's tokenizer (Latin, Cyrillic, Greek…; accents folded both ways).
+CREATE VIRTUAL TABLE index_fts USING fts5(
+    text, content='index_rows', content_rowid='row_id',
+    tokenize='unicode61 remove_diacritics 2'
+);
+-- CJK substring index for runs of 3+ characters.
+CREATE VIRTUAL TABLE index_trigram USING fts5(
+    text, content='index_rows', content_rowid='row_id', tokenize='trigram'
+);
+-- CJK bigram index: 1-2 character CJK terms (see query.py).
+CREATE VIRTUAL TABLE index_bigram USING fts5(
+    cjk, content='index_rows', content_rowid='row_id', tokenize='unicode61'
+);
+
+-- External-content FTS kept in step by triggers; never INSERT OR REPLACE into index_rows.
+CREATE TRIGGER index_rows_ai AFTER INSERT ON index_rows BEGIN
+    INSERT INTO index_fts(rowid, text) VALUES (new.row_id, new.text);
+END;
+CREATE TRIGGER index_rows_ai_cjk AFTER INSERT ON index_rows WHEN new.cjk IS NOT NULL BEGIN
+    INSERT INTO index_trigram(rowid, text) VALUES (new.row_id, new.text);
+    INSERT INTO index_bigram(rowid, cjk) VALUES (new.row_id, new.cjk);
+END;
+CREATE TRIGGER index_rows_ad AFTER DELETE ON index_rows BEGIN
+    INSERT INTO index_fts(index_fts, rowid, text) VALUES ('delete', old.row_id, old.text);
+END;
+CREATE TRIGGER index_rows_ad_cjk AFTER DELETE ON index_rows WHEN old.cjk IS NOT NULL BEGIN
+    INSERT INTO index_trigram(index_trigram, rowid, text) VALUES ('delete', old.row_id, old.text);
+    INSERT INTO index_bigram(index_bigram, rowid, cjk) VALUES ('delete', old.row_id, old.cjk);
+END;

@@ -1,0 +1,168 @@
+"""The search query: one SQL statement per call, every filter inside it, before LIMIT.
+
+Visibility, dirty sessions, role, time and session filters all sit in the WHERE clause, so a
+hidden or stale match never changes what the caller sees, counts or pages. Snippets are
+redacted again on the way out (the index holds redacted text already) and cut after that.
+"""
+
+from __future__ import annotations
+
+import json
+import re
+import sqlite3
+from collections.abc import Sequence
+from dataclasses import dataclass
+from typing import Any
+
+from . import query
+from .models import Hit
+from .redact import Redactor, safe_cut
+
+SNIPPET_CHARS = 300
+MAX_RESULT_BYTES = 32768
+_OPEN, _CLOSE = "\x02", "\x03"
+_MARKS = re.compile("[\x02\x03]")
+_CJK_CONTEXT = (30, 90)  # characters before and after the first CJK match
+
+
+@dataclass(frozen=True)
+class Filters:
+    visible_keys: Sequence[str] | None = None  # None: operator mode (all but incognito)
+    hidden_keys: Sequence[str] = ()  # incognito keys, excluded in every mode
+    session: str | None = None  # a key or a session id
+    role: str | None = None
+    since_ms: int | None = None
+    until_ms: int | None = None
+
+
+def _base(plan: query.Plan) -> tuple[str, str]:
+    """(FTS table driving the query, its MATCH expression)."""
+    if plan.primary is not None:
+        return "index_fts", plan.primary
+    if plan.trigram is not None:
+        return "index_trigram", plan.trigram
+    assert plan.bigram is not None
+    return "index_bigram", plan.bigram
+
+
+def _sql(plan: query.Plan, f: Filters, order: str, fp: str) -> tuple[str, list[Any]]:
+    table, expr = _base(plan)
+    snip = (
+        f"snippet(index_fts, 0, '{_OPEN}', '{_CLOSE}', ' … ', 48)"
+        if table == "index_fts"
+        else "NULL"
+    )
+    where = [f"{table} MATCH ?", "s.needs_rebuild = 0", "s.claim_token IS NULL",
+             "s.redaction_fp = ?"]  # fmt: skip
+    params: list[Any] = [expr, fp]
+    for other, oexpr in (("index_trigram", plan.trigram), ("index_bigram", plan.bigram)):
+        if oexpr is not None and other != table:
+            where.append(f"r.row_id IN (SELECT rowid FROM {other} WHERE {other} MATCH ?)")
+            params.append(oexpr)
+    if f.visible_keys is not None:
+        where.append("t.session_key IN (SELECT value FROM json_each(?))")
+        params.append(json.dumps(list(f.visible_keys)))
+    if f.hidden_keys:
+        where.append("t.session_key NOT IN (SELECT value FROM json_each(?))")
+        params.append(json.dumps(list(f.hidden_keys)))
+    if f.session is not None:
+        where.append("(t.session_key = ? OR t.session_id = ?)")
+        params += [f.session.lower(), f.session]
+    if f.role is not None:
+        where.append("r.role = ?")
+        params.append(f.role)
+    if f.since_ms is not None:
+        where.append("r.ts >= ?")
+        params.append(f.since_ms)
+    if f.until_ms is not None:
+        where.append("r.ts < ?")
+        params.append(f.until_ms)
+    order_by = (
+        "r.ts DESC, t.session_key, r.message_id"
+        if order == "recent"
+        else "rank ASC, r.ts DESC, t.session_key, r.message_id"
+    )
+    sql = (
+        f"SELECT t.session_key, t.session_id, r.message_id, r.role, r.ts, bm25({table}) AS rank,"
+        f" {snip} AS snip, r.text FROM {table}"
+        f" JOIN index_rows r ON r.row_id = {table}.rowid"
+        " JOIN transcripts t ON t.transcript_id = r.transcript_id"
+        " JOIN index_state s ON s.transcript_id = r.transcript_id"
+        f" WHERE {' AND '.join(where)} ORDER BY {order_by} LIMIT ?"
+    )
+    return sql, params
+
+
+def run(
+    conn: sqlite3.Connection,
+    plan: query.Plan,
+    filters: Filters,
+    redactor: Redactor,
+    *,
+    limit: int,
+    order: str = "relevance",
+    snippet_chars: int = SNIPPET_CHARS,
+    max_bytes: int | None = MAX_RESULT_BYTES,
+) -> tuple[list[Hit], bool]:
+    """(hits, truncated). Fetches limit+1 rows to know whether more exist."""
+    if plan.empty:
+        return [], False
+    sql, params = _sql(plan, filters, order, redactor.fingerprint)
+    rows = conn.execute(sql, [*params, limit + 1]).fetchall()
+    truncated = len(rows) > limit
+    hits = [_hit(r, plan, redactor, snippet_chars) for r in rows[:limit]]
+    if max_bytes is not None:
+        hits, cut = cap_bytes(hits, max_bytes)
+        truncated = truncated or cut
+    return hits, truncated
+
+
+def cap_bytes(hits: list[Hit], max_bytes: int) -> tuple[list[Hit], bool]:
+    """Upstream's count: '[' and ']', the commas, each item's UTF-8 JSON."""
+    total = 2
+    for i, h in enumerate(hits):
+        size = len(json.dumps(h.to_json(), ensure_ascii=False).encode("utf-8")) + (1 if i else 0)
+        if total + size > max_bytes:
+            return hits[:i], True
+        total += size
+    return hits, False
+
+
+def _hit(row: sqlite3.Row, plan: query.Plan, redactor: Redactor, limit: int) -> Hit:
+    key, sid, mid, role, ts, rank, snip, text = tuple(row)
+    if snip is None:
+        snip = cjk_snippet(text, plan.cjk_terms)
+    plain = _MARKS.sub("", snip)
+    red = redactor.redact(plain)
+    highlights: tuple[tuple[int, int], ...] = ()
+    if not red.changed:
+        highlights = _marked_spans(snip)
+    cut = safe_cut(red.text, limit, red.spans)
+    visible = len(cut) - (1 if len(cut) != len(red.text) else 0)
+    highlights = tuple((a, min(b, visible)) for a, b in highlights if a < visible)
+    score = -float(rank) if rank is not None else 0.0
+    return Hit(key, sid, mid, role, int(ts), cut, score, highlights)
+
+
+def _marked_spans(snip: str) -> tuple[tuple[int, int], ...]:
+    spans, out_pos, start = [], 0, 0
+    for ch in snip:
+        if ch == _OPEN:
+            start = out_pos
+        elif ch == _CLOSE:
+            spans.append((start, out_pos))
+        else:
+            out_pos += 1
+    return tuple(spans)
+
+
+def cjk_snippet(text: str, terms: Sequence[str]) -> str:
+    """A window of characters around the first CJK match, with markers on every match."""
+    low = text.casefold()
+    first = min((p for t in terms if (p := low.find(t.casefold())) >= 0), default=0)
+    before, after = _CJK_CONTEXT
+    start, end = max(0, first - before), min(len(text), first + after)
+    window = text[start:end]
+    for t in sorted(set(terms), key=len, reverse=True):
+        window = re.sub(re.escape(t), lambda m: _OPEN + m.group() + _CLOSE, window, flags=re.I)
+    return ("… " if start else "") + window + (" …" if end < len(text) else "")

@@ -1,0 +1,164 @@
+"""Transcript lines → entries, the entry tree and the active branch (pure: no I/O)."""
+
+from __future__ import annotations
+
+import json
+from collections.abc import Iterable, Sequence
+from dataclasses import dataclass
+from datetime import datetime
+from typing import Any
+
+FLAG_NO_PARENT = 1  # the line had no parentId key: it continues from the current leaf
+FLAG_SIDE = 2  # appendMode "side": stored, but does not move the leaf
+
+
+@dataclass(frozen=True, slots=True)
+class Entry:
+    """What the tree needs of one stored line; the full object stays in the raw text."""
+
+    seq: int
+    entry_id: str | None
+    parent_id: str | None
+    flags: int
+    type: str | None
+    role: str | None
+    ts: int | None
+    target_id: str | None = None
+
+    @property
+    def is_header(self) -> bool:
+        return self.type == "session"
+
+
+class LineError(ValueError):
+    """A line that is not a JSON object."""
+
+
+def parse_line(text: str) -> dict[str, Any]:
+    try:
+        obj = json.loads(text)
+    except (json.JSONDecodeError, RecursionError) as exc:
+        raise LineError(f"invalid JSON: {exc}") from None
+    if not isinstance(obj, dict):
+        raise LineError(f"expected a JSON object, got {type(obj).__name__}")
+    return obj
+
+
+def to_epoch_ms(value: Any) -> int | None:
+    """ISO-8601 string or epoch (s or ms) → epoch ms; None when unusable."""
+    if isinstance(value, bool):
+        return None
+    if isinstance(value, int | float):
+        v = float(value)
+        return int(v if v > 1e11 else v * 1000)
+    if isinstance(value, str) and value:
+        try:
+            return int(datetime.fromisoformat(value.replace("Z", "+00:00")).timestamp() * 1000)
+        except ValueError:
+            return None
+    return None
+
+
+def header_version(obj: dict[str, Any]) -> int | None:
+    v = obj.get("version")
+    return v if isinstance(v, int) and not isinstance(v, bool) else None
+
+
+def synthetic_id(seq: int) -> str:
+    """v1 entries have no ids: number them by position, as upstream's migration does."""
+    return f"v1-{seq:06d}"
+
+
+def make_entry(obj: dict[str, Any], seq: int, *, legacy: bool) -> Entry:
+    """Build the tree view of one parsed line. legacy: v1 file (ids assigned in order)."""
+    etype = obj.get("type") if isinstance(obj.get("type"), str) else None
+    raw_id = obj.get("id")
+    entry_id = raw_id if isinstance(raw_id, str) and raw_id else None
+    flags = 0
+    if "parentId" not in obj:
+        flags |= FLAG_NO_PARENT
+    parent = obj.get("parentId")
+    parent_id = parent if isinstance(parent, str) and parent else None
+    if etype == "session":
+        entry_id, parent_id, flags = None, None, 0
+    elif legacy and entry_id is None:
+        entry_id, parent_id, flags = synthetic_id(seq), None, FLAG_NO_PARENT
+    if obj.get("appendMode") == "side":
+        flags |= FLAG_SIDE
+    msg = obj.get("message")
+    role = msg.get("role") if isinstance(msg, dict) and isinstance(msg.get("role"), str) else None
+    target = obj.get("targetId") if etype == "leaf" else None
+    return Entry(
+        seq=seq,
+        entry_id=entry_id,
+        parent_id=parent_id,
+        flags=flags,
+        type=etype,
+        role=role,
+        ts=to_epoch_ms(obj.get("timestamp")),
+        target_id=target if isinstance(target, str) else None,
+    )
+
+
+@dataclass(slots=True)
+class TreeState:
+    """Incremental tree: parents by id and the current leaf, fed entries in seq order."""
+
+    parents: dict[str, str | None]
+    seqs: dict[str, int]
+    leaf: str | None = None
+
+    @classmethod
+    def empty(cls) -> TreeState:
+        return cls({}, {})
+
+    def feed(self, e: Entry) -> bool:
+        """Apply one entry; True when it moved the leaf along a plain extension."""
+        if e.type == "leaf":
+            if e.target_id is not None and e.target_id in self.parents:
+                self.leaf = e.target_id
+            return False
+        if e.entry_id is None:
+            return False
+        parent = self.leaf if e.flags & FLAG_NO_PARENT else e.parent_id
+        self.parents[e.entry_id] = parent
+        self.seqs[e.entry_id] = e.seq
+        if e.flags & FLAG_SIDE:
+            return False
+        extends = parent == self.leaf
+        self.leaf = e.entry_id
+        return extends
+
+    def active_path(self) -> list[str]:
+        """Entry ids root → leaf; a cycle gives an empty path, a missing parent ends it."""
+        path: list[str] = []
+        seen: set[str] = set()
+        node = self.leaf
+        while node is not None and node in self.parents:
+            if node in seen:
+                return []
+            seen.add(node)
+            path.append(node)
+            node = self.parents[node]
+        path.reverse()
+        return path
+
+
+def active_seqs(entries: Iterable[Entry]) -> list[int]:
+    """The seqs on the active branch, oldest first."""
+    tree = TreeState.empty()
+    for e in entries:
+        tree.feed(e)
+    return [tree.seqs[i] for i in tree.active_path()]
+
+
+def parse_entries(lines: Sequence[str]) -> list[Entry]:
+    """Convenience for tests and small inputs: JSONL text lines → entries."""
+    out: list[Entry] = []
+    legacy = False
+    for seq, line in enumerate(lines):
+        obj = parse_line(line)
+        if seq == 0 and obj.get("type") == "session":
+            legacy = header_version(obj) is None
+        out.append(make_entry(obj, seq, legacy=legacy))
+    return out

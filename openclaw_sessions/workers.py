@@ -1,0 +1,93 @@
+"""Who is reconciling: lock files per agent, and the detached background reconciler.
+
+`reconcile.lock` is held shared by every running reconciler, so "is one running?" is a
+non-blocking exclusive probe. `background.lock` is held exclusively by the background one,
+so a search never starts two per agent. Locks die with their process (kill -9 included).
+"""
+
+from __future__ import annotations
+
+import fcntl
+import os
+import subprocess
+import sys
+from collections.abc import Iterator
+from contextlib import contextmanager
+from pathlib import Path
+
+RUNNING = "reconcile.lock"
+BACKGROUND = "background.lock"
+
+
+def _open(agent_dir: Path, name: str) -> int:
+    agent_dir.mkdir(parents=True, exist_ok=True)
+    return os.open(agent_dir / name, os.O_RDWR | os.O_CREAT, 0o644)
+
+
+@contextmanager
+def reconciling(agent_dir: Path) -> Iterator[None]:
+    """Mark this process as a running reconciler for the agent."""
+    fd = _open(agent_dir, RUNNING)
+    try:
+        fcntl.flock(fd, fcntl.LOCK_SH)
+        yield
+    finally:
+        os.close(fd)
+
+
+def is_running(agent_dir: Path) -> bool:
+    if not (agent_dir / RUNNING).exists():
+        return False
+    fd = _open(agent_dir, RUNNING)
+    try:
+        fcntl.flock(fd, fcntl.LOCK_EX | fcntl.LOCK_NB)
+    except BlockingIOError:
+        return True
+    finally:
+        os.close(fd)
+    return False
+
+
+def wait_idle(agent_dir: Path) -> None:
+    """Block until no reconciler runs for the agent (used by --wait and tests)."""
+    fd = _open(agent_dir, RUNNING)
+    try:
+        fcntl.flock(fd, fcntl.LOCK_EX)
+    finally:
+        os.close(fd)
+
+
+@contextmanager
+def background_slot(agent_dir: Path) -> Iterator[bool]:
+    """Yield True when this process is the agent's one background reconciler."""
+    fd = _open(agent_dir, BACKGROUND)
+    try:
+        try:
+            fcntl.flock(fd, fcntl.LOCK_EX | fcntl.LOCK_NB)
+        except BlockingIOError:
+            yield False
+            return
+        yield True
+    finally:
+        os.close(fd)
+
+
+def background_busy(agent_dir: Path) -> bool:
+    with background_slot(agent_dir) as mine:
+        return not mine
+
+
+def spawn(state_root: Path, agent_id: str) -> None:
+    """Start a detached `reindex --background` that outlives this process."""
+    if os.environ.get("OPENCLAW_SESSIONS_NO_BACKGROUND") == "1":
+        return
+    args = [sys.executable, "-m", "openclaw_sessions", "reindex", "--background", "--quiet",
+            "--state-dir", str(state_root), "--agent", agent_id]  # fmt: skip
+    subprocess.Popen(
+        args,
+        stdin=subprocess.DEVNULL,
+        stdout=subprocess.DEVNULL,
+        stderr=subprocess.DEVNULL,
+        start_new_session=True,
+        close_fds=True,
+    )
