@@ -1,0 +1,220 @@
+"""Reads upstream OpenClaw's config file, ``openclaw.json`` (JSON5), for the keys we honour.
+
+Owns: locating the file (``$OPENCLAW_CONFIG_PATH``, else ``<state_root>/openclaw.json``,
+as upstream does), parsing it with line:column errors, and validating the few settings
+this tool uses: session-tool visibility, agent-to-agent policy, the sandbox clamp
+(defaults and per agent), ``session.mainKey`` and ``logging.redactPatterns``. Every
+other key is upstream's business and is ignored. A missing file means defaults; a
+malformed one is a ConfigError, never a traceback and never silently skipped.
+"""
+
+from __future__ import annotations
+
+import os
+import re
+from collections.abc import Mapping
+from dataclasses import dataclass, field
+from pathlib import Path
+from types import MappingProxyType
+from typing import Any
+
+import json5
+
+from openclaw_sessions.errors import ConfigError
+from openclaw_sessions.visibility import (
+    DEFAULT_MAIN_KEY,
+    DEFAULT_SANDBOX_VISIBILITY,
+    SANDBOX_VISIBILITIES,
+    VISIBILITIES,
+)
+
+CONFIG_FILENAME = "openclaw.json"
+CONFIG_PATH_ENV = "OPENCLAW_CONFIG_PATH"
+
+_SYNTAX_HINT = "fix the JSON5 syntax (comments and trailing commas are fine)"
+# json5 reports "<string>:LINE <reason> at column COL"; we re-anchor it on the file.
+_JSON5_ERROR = re.compile(r"^<string>:(\d+) (.*) at column (\d+)$", re.DOTALL)
+
+
+@dataclass(frozen=True)
+class Config:
+    """The settings we read; every field has upstream's default."""
+
+    visibility: str | None = None  # tools.sessions.visibility; None = unset (tree)
+    agent_to_agent_enabled: bool = False  # tools.agentToAgent.enabled
+    agent_to_agent_allow: tuple[str, ...] = ()  # tools.agentToAgent.allow
+    sandbox_visibility_default: str = DEFAULT_SANDBOX_VISIBILITY
+    # agents.list[].sandbox / agents.entries.<id>.sandbox .sessionToolsVisibility
+    sandbox_visibility_by_agent: Mapping[str, str] = field(
+        default_factory=lambda: MappingProxyType({}), hash=False
+    )
+    redact_patterns: tuple[str, ...] = ()  # logging.redactPatterns
+    path: Path | None = None  # the file read, None when there was none
+    main_key: str = DEFAULT_MAIN_KEY  # session.mainKey: agent:<id>:<mainKey> is "main"
+
+    def sandbox_visibility_for(self, agent_id: str) -> str:
+        """The sandbox clamp for one agent: its own setting, else the defaults'."""
+        key = agent_id.strip().lower()
+        return self.sandbox_visibility_by_agent.get(key, self.sandbox_visibility_default)
+
+
+def config_path(state_root: Path, env: Mapping[str, str] | None = None) -> Path:
+    """Where upstream would read its config: ``$OPENCLAW_CONFIG_PATH`` wins."""
+    override = (os.environ if env is None else env).get(CONFIG_PATH_ENV, "").strip()
+    if override:
+        return Path(os.path.expanduser(override))
+    return state_root / CONFIG_FILENAME
+
+
+def load_config(state_root: Path, env: Mapping[str, str] | None = None) -> Config:
+    """Read and validate the config; a missing file gives the defaults."""
+    path = config_path(state_root, env)
+    try:
+        raw = path.read_bytes()
+    except FileNotFoundError:
+        return Config()
+    except OSError as exc:
+        raise ConfigError(
+            f"cannot read config {path}: {exc.strerror or exc}",
+            hint=f"check the file's permissions, or set ${CONFIG_PATH_ENV} to another file",
+        ) from None
+    try:
+        text = raw.decode("utf-8-sig")  # tolerate a BOM, as editors on Windows write one
+    except UnicodeDecodeError as exc:
+        raise ConfigError(
+            f"invalid config {path}: not UTF-8 (byte {exc.start})", hint="save it as UTF-8"
+        ) from None
+    return _validate(_parse(text, path), path)
+
+
+def _parse(text: str, path: Path) -> object:
+    if not text.strip():
+        raise ConfigError(
+            f"invalid config {path}:1:1: the file is empty", hint="write {} or delete it"
+        )
+    try:
+        return json5.loads(text)
+    except (ValueError, RecursionError) as exc:
+        reason = str(exc) or type(exc).__name__
+        match = _JSON5_ERROR.match(reason)
+        where = f"{path}:{match[1]}:{match[3]}" if match else str(path)
+        detail = match[2] if match else reason
+        detail = " ".join(detail.split())  # keep the message on one line
+        raise ConfigError(f"invalid config {where}: {detail}", hint=_SYNTAX_HINT) from None
+
+
+class _Checker:
+    """Type checks that name the offending setting by its dotted path."""
+
+    def __init__(self, path: Path) -> None:
+        self.path = path
+
+    def fail(self, where: str, problem: str, hint: str) -> ConfigError:
+        return ConfigError(f"invalid config {self.path}: {where} {problem}", hint=hint)
+
+    def obj(self, value: object, where: str) -> dict[str, Any]:
+        if value is None:
+            return {}
+        if not isinstance(value, dict):
+            raise self.fail(where, f"must be an object, not {_kind(value)}", "use { ... }")
+        return value
+
+    def choice(self, value: object, where: str, allowed: tuple[str, ...]) -> str | None:
+        if value is None:
+            return None
+        norm = value.strip().lower() if isinstance(value, str) else None
+        if norm not in allowed:
+            raise self.fail(
+                where,
+                f"must be one of {', '.join(allowed)} (got {value!r})",
+                f"use one of: {', '.join(allowed)}",
+            )
+        return norm
+
+    def boolean(self, value: object, where: str, default: bool) -> bool:
+        if value is None:
+            return default
+        if not isinstance(value, bool):
+            raise self.fail(where, f"must be true or false (got {value!r})", "use true or false")
+        return value
+
+    def strings(self, value: object, where: str) -> tuple[str, ...]:
+        if value is None:
+            return ()
+        if not isinstance(value, list) or not all(isinstance(v, str) for v in value):
+            raise self.fail(where, "must be a list of strings", 'e.g. ["main", "ops-*"]')
+        return tuple(value)
+
+
+def _validate(data: object, path: Path) -> Config:
+    check = _Checker(path)
+    root = check.obj(data, "the top level")
+    tools = check.obj(root.get("tools"), "tools")
+    sessions = check.obj(tools.get("sessions"), "tools.sessions")
+    a2a = check.obj(tools.get("agentToAgent"), "tools.agentToAgent")
+    agents = check.obj(root.get("agents"), "agents")
+    defaults = check.obj(agents.get("defaults"), "agents.defaults")
+    sandbox = check.obj(defaults.get("sandbox"), "agents.defaults.sandbox")
+    logging = check.obj(root.get("logging"), "logging")
+    session = check.obj(root.get("session"), "session")
+    main_key = session.get("mainKey")
+    if main_key is not None and not isinstance(main_key, str):
+        raise check.fail("session.mainKey", "must be a string", 'e.g. "main"')
+    sandbox_default = check.choice(
+        sandbox.get("sessionToolsVisibility"),
+        "agents.defaults.sandbox.sessionToolsVisibility",
+        SANDBOX_VISIBILITIES,
+    )
+    return Config(
+        visibility=check.choice(
+            sessions.get("visibility"), "tools.sessions.visibility", VISIBILITIES
+        ),
+        agent_to_agent_enabled=check.boolean(
+            a2a.get("enabled"), "tools.agentToAgent.enabled", False
+        ),
+        agent_to_agent_allow=check.strings(a2a.get("allow"), "tools.agentToAgent.allow"),
+        sandbox_visibility_default=sandbox_default or DEFAULT_SANDBOX_VISIBILITY,
+        sandbox_visibility_by_agent=MappingProxyType(_per_agent_sandbox(check, agents)),
+        redact_patterns=check.strings(logging.get("redactPatterns"), "logging.redactPatterns"),
+        path=path,
+        main_key=(main_key or "").strip().lower() or DEFAULT_MAIN_KEY,
+    )
+
+
+def _per_agent_sandbox(check: _Checker, agents: dict[str, Any]) -> dict[str, str]:
+    """Per-agent clamps from both shapes upstream has used.
+
+    ``agents.list[]`` (``{id, sandbox}`` entries) is the long-standing shape;
+    ``agents.entries.<id>`` is the newer map. Agent ids are lowercased like upstream's.
+    """
+    found: list[tuple[object, object, str]] = []
+    items = agents.get("list")
+    if items is not None and not isinstance(items, list):
+        raise check.fail("agents.list", f"must be a list, not {_kind(items)}", "use [ ... ]")
+    for i, item in enumerate(items or []):
+        entry = check.obj(item, f"agents.list[{i}]")
+        found.append((entry.get("id"), entry.get("sandbox"), f"agents.list[{i}]"))
+    for name, item in check.obj(agents.get("entries"), "agents.entries").items():
+        entry = check.obj(item, f"agents.entries.{name}")
+        found.append((name, entry.get("sandbox"), f"agents.entries.{name}"))
+    result: dict[str, str] = {}
+    for agent_id, sandbox_value, where in found:
+        sandbox = check.obj(sandbox_value, f"{where}.sandbox")
+        value = check.choice(
+            sandbox.get("sessionToolsVisibility"),
+            f"{where}.sandbox.sessionToolsVisibility",
+            SANDBOX_VISIBILITIES,
+        )
+        if value is None:
+            continue
+        if not isinstance(agent_id, str) or not agent_id.strip():
+            raise check.fail(f"{where}.id", "must be a non-empty string", 'e.g. "main"')
+        result[agent_id.strip().lower()] = value
+    return result
+
+
+def _kind(value: object) -> str:
+    names = {list: "a list", str: "a string", bool: "a boolean", dict: "an object"}
+    if value is None:
+        return "null"
+    return names.get(type(value), "a number" if isinstance(value, int | float) else "a value")

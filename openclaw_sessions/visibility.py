@@ -1,0 +1,383 @@
+"""Session-tool visibility: which sessions a caller may search or read (pure, no I/O).
+
+Owns upstream OpenClaw's policy for ``sessions_search``/``sessions_history``: the
+``tools.sessions.visibility`` modes (self/tree/agent/all), the sandbox "spawned" clamp,
+``tools.agentToAgent`` allow globs, the absolute incognito ban, resolution of caller and
+target references (aliases, bare keys, session ids), and upstream's user-facing denial
+texts. Semantics follow upstream's ``createSessionVisibilityDecisionChecker``
+(plugin-sdk/session-visibility-internal.ts) and ``resolveVisibleSessionReference``
+(agents/tools/sessions-resolution.ts); the texts are upstream's, byte for byte.
+"""
+
+from __future__ import annotations
+
+import re
+from collections.abc import Iterable
+from dataclasses import dataclass
+
+from openclaw_sessions.errors import ForbiddenError, NotFoundError, UsageError
+
+VISIBILITIES = ("self", "tree", "agent", "all")
+DEFAULT_VISIBILITY = "tree"
+SANDBOX_VISIBILITIES = ("spawned", "all")
+DEFAULT_SANDBOX_VISIBILITY = "spawned"
+DEFAULT_MAIN_KEY = "main"
+ACTIONS = ("search", "history")
+_MODES = {(v, s) for v in VISIBILITIES for s in SANDBOX_VISIBILITIES}
+
+# Upstream routing/session-key.ts: process-only sessions that session tools never reach.
+_INCOGNITO_RE = re.compile(
+    r"agent:[^:]+:(?:dashboard|subagent|internal-session-effects):incognito-[^:]+"
+)
+
+_NOT_FOUND_HINT = (
+    "pass a full session key (agent:<id>:<rest>), a bare key like 'main', or a session id"
+)
+
+
+def is_incognito(key: str) -> bool:
+    """True for incognito keys, which no mode (not even operator mode) may see."""
+    return _INCOGNITO_RE.fullmatch(key.strip().lower()) is not None
+
+
+def parse_key(key: str) -> tuple[str, str] | None:
+    """``agent:<id>:<rest>`` → (id, rest), lowercased, else None (upstream drops empty
+    segments too, so ``agent::main:x`` is agent ``main``, rest ``x``)."""
+    parts = [p for p in key.strip().lower().split(":") if p]
+    if len(parts) < 3 or parts[0] != "agent" or not parts[1].strip():
+        return None
+    return parts[1].strip(), ":".join(parts[2:])
+
+
+def agent_of(key: str) -> str | None:
+    """The agent id of an ``agent:<id>:...`` key, else None."""
+    parsed = parse_key(key)
+    return parsed[0] if parsed else None
+
+
+def _kind_is(key: str, prefix: str) -> bool:
+    raw = key.strip().lower()
+    return raw.startswith(prefix) or (parse_key(raw) or ("", ""))[1].startswith(prefix)
+
+
+def is_subagent_key(key: str) -> bool:
+    return _kind_is(key, "subagent:")
+
+
+def is_acp_key(key: str) -> bool:
+    return _kind_is(key, "acp:")
+
+
+def allow_pattern_matches(pattern: str, agent_id: str) -> bool:
+    """One ``tools.agentToAgent.allow`` entry vs an agent id, matched as upstream does.
+
+    Only ``*`` is special (not fnmatch's ``?``/``[]``); blank entries match nothing; exact
+    ids are case-sensitive, wildcards are not; a linear scan, so no backtracking.
+    """
+    raw = pattern.strip()
+    if not raw:
+        return False
+    if raw == "*":
+        return True
+    if "*" not in raw:
+        return raw == agent_id
+    parts = raw.lower().split("*")
+    first, last = parts[0], parts[-1]
+    lower = agent_id.lower()
+    pos = len(first)
+    if first and not lower.startswith(first):
+        return False
+    end = len(lower) - len(last)
+    if last and (not lower.endswith(last) or end < pos):
+        return False
+    for part in (p for p in parts[1:-1] if p):
+        idx = lower.find(part, pos)
+        if idx == -1 or idx + len(part) > end:
+            return False
+        pos = idx + len(part)
+    return True
+
+
+def agent_pair_allowed(
+    requester: str, target: str, *, enabled: bool, allow: tuple[str, ...]
+) -> bool:
+    """Upstream ``isAllowed``: same agent always; else enabled and both ids match.
+
+    An empty allow list counts as unset (every agent matches), as upstream documents.
+    """
+    if requester == target:
+        return True
+    if not enabled:
+        return False
+
+    def matches(agent: str) -> bool:
+        return not allow or any(allow_pattern_matches(p, agent) for p in allow)
+
+    return matches(requester) and matches(target)
+
+
+def effective_visibility(visibility: str, *, sandboxed: bool, sandbox_visibility: str) -> str:
+    """Apply upstream's sandbox clamp: a sandboxed caller under "spawned" is forced to tree."""
+    if sandboxed and sandbox_visibility == "spawned" and visibility != "tree":
+        return "tree"
+    return visibility
+
+
+@dataclass(frozen=True)
+class SessionRef:
+    """One session store entry, as far as visibility cares (keys lowercased)."""
+
+    key: str
+    agent_id: str
+    session_id: str | None = None
+    spawned_by: str | None = None
+    parent_session_key: str | None = None
+    owner_session_key: str | None = None
+
+
+@dataclass(frozen=True)
+class Caller:
+    """Who is asking; ``key=None`` is operator mode (the shell user, not an agent)."""
+
+    key: str | None
+    agent_id: str
+    visibility: str = DEFAULT_VISIBILITY
+    sandboxed: bool = False
+    sandbox_visibility: str = DEFAULT_SANDBOX_VISIBILITY
+    agent_to_agent_enabled: bool = False
+    agent_to_agent_allow: tuple[str, ...] = ()
+    main_key: str = DEFAULT_MAIN_KEY  # upstream session.mainKey
+
+    def __post_init__(self) -> None:
+        # Bad values here are programming errors: config.py validates user input.
+        if (self.visibility, self.sandbox_visibility) not in _MODES:
+            raise ValueError(f"bad visibility: {self.visibility!r}/{self.sandbox_visibility!r}")
+
+
+def _not_found(shown: str) -> NotFoundError:
+    # Upstream's text for an unresolvable sessionId; we also use it for unknown keys.
+    return NotFoundError(
+        f"Session not found: {shown} (use the full sessionKey from sessions_list)",
+        hint=_NOT_FOUND_HINT,
+    )
+
+
+def resolve_session_key(
+    raw: str,
+    agent_id: str,
+    sessions: Iterable[SessionRef],
+    *,
+    current: str | None = None,
+    main_key: str = DEFAULT_MAIN_KEY,
+) -> str:
+    """A user reference → canonical key (existence of full keys is not checked here).
+
+    ``current`` → the caller's key (else the agent's main); ``main`` → that main key;
+    ``agent:...`` → itself; a bare rest → ``agent:<id>:<rest>`` if stored, else a session
+    id (keys first, like upstream). Unknown or ambiguous ids raise NotFoundError.
+    """
+    text = raw.strip()
+    if not text:
+        raise UsageError("session key must not be empty", hint=_NOT_FOUND_HINT)
+    lower, agent = text.lower(), agent_id.strip().lower()
+    refs = tuple(sessions)
+    keys = {ref.key for ref in refs}
+    main = f"agent:{agent}:{main_key}"
+    if lower == "current":
+        return current if current is not None else main
+    if lower in ("main", main_key):  # before stored keys: a legacy bare "main" is an alias
+        return main
+    if lower in keys:  # e.g. the "global" sentinel, when a store has it
+        return lower
+    parsed = parse_key(lower)
+    if parsed is not None:
+        return f"agent:{parsed[0]}:{parsed[1]}"
+    candidate = f"agent:{agent}:{lower}"
+    if candidate in keys:
+        return candidate
+    matches = sorted({r.key for r in refs if r.session_id and r.session_id.lower() == lower})
+    if len(matches) > 1:  # ids are per agent upstream; prefer the caller's agent
+        matches = [k for k in matches if agent_of(k) == agent] or matches
+    if len(matches) == 1:
+        return matches[0]
+    if matches:
+        raise NotFoundError(
+            f"Session id {text} matches several sessions: {', '.join(matches)}",
+            hint="pass the full session key instead",
+        )
+    if ":" in lower:  # key-shaped: let the policy decide forbidden vs not found
+        return candidate
+    raise _not_found(text)
+
+
+def resolve_caller_key(
+    raw: str, agent_id: str, sessions: Iterable[SessionRef], *, main_key: str = DEFAULT_MAIN_KEY
+) -> str:
+    """Resolve ``--as``: the caller's own session, which must exist (its main may be empty).
+
+    Upstream's "current" means "the session running this tool"; a shell has no enclosing
+    session, so here "current" and "main" both name the agent's main session.
+    """
+    refs = tuple(sessions)
+    key = resolve_session_key(raw, agent_id, refs, main_key=main_key)
+    parsed = parse_key(key)
+    if key not in {r.key for r in refs} and not (parsed and parsed[1] == main_key):
+        raise _not_found(raw.strip())
+    return key
+
+
+class Policy:
+    """Visibility decisions for one caller over one snapshot of the session stores."""
+
+    def __init__(self, caller: Caller, sessions: Iterable[SessionRef]) -> None:
+        self.caller = caller
+        self._sessions = tuple(sessions)
+        self._by_key: dict[str, list[SessionRef]] = {}
+        for ref in self._sessions:
+            self._by_key.setdefault(ref.key, []).append(ref)
+        self._key = caller.key.strip().lower() if caller.key is not None else None
+        self._agent = caller.agent_id.strip().lower()
+        self.visibility = effective_visibility(
+            caller.visibility,
+            sandboxed=caller.sandboxed,
+            sandbox_visibility=caller.sandbox_visibility,
+        )
+        # Upstream restrictToSpawned: sandboxed subagents are clamped to tree but not
+        # restricted to their own spawn list.
+        self.restrict_to_spawned = (
+            self._key is not None
+            and caller.sandboxed
+            and caller.sandbox_visibility == "spawned"
+            and not is_subagent_key(self._key)
+        )
+        # The canonical main session of the caller's agent sees its whole agent under
+        # tree; upstream drops this widening for spawn-restricted callers.
+        self._main = None if self.restrict_to_spawned else f"agent:{self._agent}:{caller.main_key}"
+
+    def _spawned_by_caller(self, ref: SessionRef) -> bool:
+        # Upstream's gateway spawnedBy filter matches spawnedBy or parentSessionKey.
+        return self._key in (_norm(ref.spawned_by), _norm(ref.parent_session_key))
+
+    def deny_reason(self, ref: SessionRef) -> str | None:
+        """Why ``ref`` is hidden (upstream reason code), or None when visible."""
+        key = ref.key.strip().lower()
+        if is_incognito(key):
+            return "incognito_session"
+        if self._key is None:
+            return None
+        is_self = key == self._key
+        if self.restrict_to_spawned and not is_self and not self._spawned_by_caller(ref):
+            return "sandbox_spawned_only"
+        target_agent = (ref.agent_id or agent_of(key) or self._agent).strip().lower()
+        cross = target_agent != self._agent
+        vis = self.visibility
+        owned = self._key in (
+            _norm(ref.owner_session_key),
+            _norm(ref.spawned_by),
+            _norm(ref.parent_session_key),
+        ) or (vis == "tree" and not cross and self._key == self._main)
+        # Ownership (direct children only: upstream does not walk grandchildren) beats
+        # agent ids, but only native subagent/ACP children may cross an agent boundary.
+        native = is_subagent_key(key) or is_acp_key(key)
+        if not is_self and owned and (not cross or native) and vis in ("tree", "all"):
+            return None
+        if cross:
+            if vis != "all":
+                return "cross_agent_visibility_restricted"
+            if not self.caller.agent_to_agent_enabled:
+                return "agent_to_agent_disabled"
+            if not agent_pair_allowed(
+                self._agent, target_agent, enabled=True, allow=self.caller.agent_to_agent_allow
+            ):
+                return "agent_to_agent_not_allowed"
+            return None
+        if vis == "self" and not is_self:
+            return "self_visibility_restricted"
+        if vis == "tree" and not is_self and not owned:
+            return "tree_visibility_restricted"
+        return None
+
+    def visible(self, ref: SessionRef) -> bool:
+        return self.deny_reason(ref) is None
+
+    def visible_keys(self, refs: Iterable[SessionRef] | None = None) -> list[str]:
+        """Sorted visible keys (default: the whole snapshot), for the SQL filter."""
+        pool = self._sessions if refs is None else refs
+        return sorted({ref.key for ref in pool if self.visible(ref)})
+
+    def check_target(
+        self, target_key: str, action: str = "history", shown: str | None = None
+    ) -> None:
+        """Raise ForbiddenError/NotFoundError unless the caller may open ``target_key``.
+
+        Visibility is decided before existence (as upstream, whose missing keys flow into
+        the same checks), so a hidden key answers "forbidden" whether or not it exists.
+        """
+        key = target_key.strip().lower()
+        label = shown if shown is not None else target_key
+        refs = self._by_key.get(key)
+        probe = refs or [SessionRef(key=key, agent_id=agent_of(key) or self._agent)]
+        reasons = [self.deny_reason(ref) for ref in probe]
+        if None not in reasons:
+            raise _forbidden(next(r for r in reasons if r is not None), action, label)
+        # Like upstream, a known agent's main session may be read before it has a transcript.
+        parsed = parse_key(key)
+        agents = {ref.agent_id for ref in self._sessions} | {self._agent}
+        if refs is None and not (
+            parsed and parsed[1] == self.caller.main_key and parsed[0] in agents
+        ):
+            raise _not_found(label)
+
+    def resolve_target(self, raw: str, action: str = "history") -> str:
+        """Resolve a user reference and check it; returns the canonical key."""
+        try:
+            key = resolve_session_key(
+                raw, self._agent, self._sessions, current=self._key, main_key=self.caller.main_key
+            )
+        except NotFoundError:
+            if not self.restrict_to_spawned:
+                raise
+            # Upstream never tells a sandboxed caller whether a session id exists.
+            raise _forbidden("sandbox_spawned_only", action, raw.strip()) from None
+        self.check_target(key, action, shown=raw.strip())
+        return key
+
+
+def _norm(value: str | None) -> str | None:
+    return value.strip().lower() if value is not None else None
+
+
+# Upstream's forbidden texts (renderSessionVisibilityDenial and sessions-resolution.ts),
+# keyed by its reason codes; {action} is "search" or "history".
+_DENIALS = {
+    "incognito_session": "Session not visible from session tools: {shown}",
+    "sandbox_spawned_only": "Session not visible from this sandboxed agent session: {shown}",
+    "cross_agent_visibility_restricted": "Session {action} visibility is restricted. "
+    "Set tools.sessions.visibility=all and tools.agentToAgent.enabled=true to allow "
+    "cross-agent access; use tools.agentToAgent.allow to restrict permitted agent pairs.",
+    "agent_to_agent_disabled": "Agent-to-agent {action} is disabled. "
+    "Set tools.agentToAgent.enabled=true to allow cross-agent access.",
+    "agent_to_agent_not_allowed": "Agent-to-agent {action} denied by tools.agentToAgent.allow.",
+    "self_visibility_restricted": "Session {action} visibility is restricted to the current "
+    "session (tools.sessions.visibility=self).",
+    "tree_visibility_restricted": "Session {action} visibility is restricted to the current "
+    "session tree (tools.sessions.visibility=tree).",
+}
+# Our own guidance (upstream gives none): what a shell user can change.
+_HINTS = {
+    "incognito_session": "incognito sessions are never searchable or readable",
+    "sandbox_spawned_only": "sandboxed callers see only themselves and the sessions they "
+    "spawned (agents.defaults.sandbox.sessionToolsVisibility)",
+    "agent_to_agent_disabled": "cross-agent access needs tools.agentToAgent.enabled=true",
+    "agent_to_agent_not_allowed": "both agent ids must match tools.agentToAgent.allow",
+}
+
+
+def denial_message(reason: str, action: str, shown: str) -> str:
+    """Upstream's forbidden text for a reason code and action ("search"/"history")."""
+    return _DENIALS[reason].format(action=action, shown=shown)
+
+
+def _forbidden(reason: str, action: str, shown: str) -> ForbiddenError:
+    hint = _HINTS.get(reason, "widen tools.sessions.visibility, or omit --as to act as operator")
+    return ForbiddenError(denial_message(reason, action, shown), hint=hint)
