@@ -1,0 +1,205 @@
+"""`import`: lossless, idempotent, incremental, rewrite-aware, malformed input kept."""
+
+from __future__ import annotations
+
+import json
+import os
+import signal
+import subprocess
+import sys
+import time
+from pathlib import Path
+
+from conftest import REPO, Session, json_out, run_cli, write_store
+from helpers import db_file, events_dump, integrity, query
+
+
+def _sessions(root: Path, agent: str = "main") -> Path:
+    return root / "agents" / agent / "sessions"
+
+
+def make_state(root: Path) -> dict[str, Session]:
+    d = _sessions(root)
+    a, b = Session("aaaa-1"), Session("bbbb-2")
+    a.user("hello alpha world")
+    a.assistant("reply about kubernetes")
+    b.user("second session text")
+    a.write(d / "aaaa-1.jsonl")
+    b.write(d / "bbbb-2.jsonl")
+    write_store(d, {"agent:main:main": {"sessionId": "aaaa-1", "updatedAt": 1},
+                    "agent:main:subagent:x": {"sessionId": "bbbb-2", "spawnedBy": "agent:main:main"}})  # fmt: skip
+    return {"a": a, "b": b}
+
+
+def test_import_stores_every_line_and_is_idempotent(tmp_path: Path, state: Path) -> None:
+    src = tmp_path / "src"
+    sessions = make_state(src)
+    r = run_cli("import", str(src), "--json")
+    assert r.exit_code == 0, r.output
+    rep = json_out(r)
+    assert rep["sessionsImported"] == 2 and rep["eventsStored"] == 3 + 2
+    dump = events_dump(state)
+    for name, s in (("aaaa-1.jsonl", sessions["a"]), ("bbbb-2.jsonl", sessions["b"])):
+        raws = [row[3] for row in dump if row[0] == name]
+        assert "".join(x + "\n" for x in raws) == s.text()
+    again = json_out(run_cli("import", str(src), "--json"))
+    assert again["eventsStored"] == 0 and again["sessionsUnchanged"] == 2
+    assert events_dump(state) == dump
+    keys = query(state, "SELECT session_key, spawned_by FROM sessions ORDER BY 1")
+    assert keys == [("agent:main:main", None), ("agent:main:subagent:x", "agent:main:main")]
+
+
+def test_dry_run_writes_nothing(tmp_path: Path, state: Path) -> None:
+    src = tmp_path / "src"
+    make_state(src)
+    rep = json_out(run_cli("import", str(src), "--dry-run", "--json"))
+    assert rep["dryRun"] and rep["eventsStored"] == 5
+    assert not db_file(state).exists()
+
+
+def test_incremental_append_and_partial_last_line(tmp_path: Path, state: Path) -> None:
+    src = tmp_path / "src"
+    s = make_state(src)["a"]
+    path = _sessions(src) / "aaaa-1.jsonl"
+    run_cli("import", str(src))
+    s.user("appended later")
+    text = s.text()
+    partial = json.dumps({"type": "message", "id": "zz", "parentId": s.leaf})[:20]
+    path.write_text(text + partial, encoding="utf-8")
+    rep = json_out(run_cli("import", str(src), "--json"))
+    assert rep["eventsStored"] == 1 and rep["sessionsUpdated"] == 1
+    assert any(i["code"] == "line_incomplete" for i in rep["issues"])
+    assert rep["problems"] == 0
+    raws = [r[3] for r in events_dump(state) if r[0] == "aaaa-1.jsonl"]
+    assert "".join(x + "\n" for x in raws) == text
+
+
+def test_rewritten_file_is_a_new_revision(tmp_path: Path, state: Path) -> None:
+    src = tmp_path / "src"
+    make_state(src)
+    run_cli("import", str(src), "--reindex")
+    other = Session("aaaa-1")
+    other.user("completely different history")
+    other.write(_sessions(src) / "aaaa-1.jsonl")
+    rep = json_out(run_cli("import", str(src), "--json"))
+    assert rep["sessionsRewritten"] == 1
+    raws = [r[3] for r in events_dump(state) if r[0] == "aaaa-1.jsonl"]
+    assert "".join(x + "\n" for x in raws) == other.text()  # nothing duplicated
+    assert query(state, "SELECT revision FROM transcripts WHERE source_name = 'aaaa-1.jsonl'") == [(2,)]
+    assert query(state, "SELECT count(*) FROM archived_events")[0][0] == 3
+    dirty = query(state, "SELECT s.needs_rebuild FROM index_state s JOIN transcripts t USING"
+                  " (transcript_id) WHERE t.source_name = 'aaaa-1.jsonl'")  # fmt: skip
+    assert dirty == [(1,)]
+
+
+def test_malformed_and_invalid_utf8_lines_are_quarantined(tmp_path: Path, state: Path) -> None:
+    src = tmp_path / "src"
+    s = make_state(src)["a"]
+    path = _sessions(src) / "aaaa-1.jsonl"
+    lines = s.text().encode().splitlines(keepends=True)
+    bad = lines[:2] + [b'{"type": "message", broken\n', b'{"x": "\xff\xfe"}\n', b"[1,2]\n"] + lines[2:]
+    path.write_bytes(b"".join(bad))
+    r = run_cli("import", str(src), "--json")
+    assert r.exit_code == 4
+    rep = json_out(r)
+    codes = sorted((i["code"], i["line"]) for i in rep["issues"] if i["severity"] == "error")
+    assert codes == [("line_invalid_utf8", 4), ("line_malformed", 3), ("line_malformed", 5)]
+    assert rep["malformedLines"] == 3
+    assert len([r for r in events_dump(state) if r[0] == "aaaa-1.jsonl"]) == len(lines)
+    kept = query(state, "SELECT line_no, raw FROM quarantine ORDER BY line_no")
+    assert kept[1] == (4, b'{"x": "\xff\xfe"}')
+    # a rerun does not duplicate the quarantine or the events
+    assert run_cli("import", str(src)).exit_code == 0
+    assert query(state, "SELECT count(*) FROM quarantine")[0][0] == 3
+
+
+def test_missing_invalid_and_escaping_entries_are_reported(tmp_path: Path, state: Path) -> None:
+    d = _sessions(tmp_path / "src")
+    Session("ok-1").write(d / "ok-1.jsonl")
+    (tmp_path / "outside.jsonl").write_text(Session("evil").text())
+    write_store(d, {
+        "agent:main:main": {"sessionId": "ok-1"},
+        "agent:main:gone": {"sessionId": "gone-1"},
+        "agent:main:bad": {"nope": 1},
+        "agent:main:escape": {"sessionId": "esc-1", "sessionFile": "../../../outside.jsonl"},
+    })  # fmt: skip
+    r = run_cli("import", str(tmp_path / "src"), "--json")
+    assert r.exit_code == 4
+    codes = {i["code"] for i in json_out(r)["issues"]}
+    assert {"transcript_missing", "entry_invalid", "path_escape"} <= codes
+    names = [r[0] for r in query(state, "SELECT source_name FROM transcripts")]
+    assert names == ["ok-1.jsonl"]
+
+
+def test_unreferenced_reset_and_archives(tmp_path: Path, state: Path) -> None:
+    d = _sessions(tmp_path / "src")
+    Session("cur-1").write(d / "cur-1.jsonl")
+    Session("old-0").write(d / "old-0.jsonl.reset.2026-01-01T00-00-00.000Z")
+    Session("del-9").write(d / "del-9.jsonl.deleted.2026-01-02T00-00-00.000Z")
+    Session("cur-1").write(d / "cur-1.jsonl.bak-123-456")
+    (d / "cur-1.jsonl.lock").write_text('{\n "pid": 1\n}')
+    Session("orph-7").write(d / "orph-7.jsonl")
+    write_store(d, {"agent:main:main": {"sessionId": "cur-1"}})
+    rep = json_out(run_cli("import", str(tmp_path / "src"), "--json"))
+    codes = sorted(i["code"] for i in rep["issues"])
+    assert codes == ["backup_skipped", "deleted_skipped", "transcript_unreferenced"]
+    rows = dict(query(state, "SELECT source_name, kind FROM transcripts"))
+    assert rows == {"cur-1.jsonl": "current", "old-0.jsonl.reset.2026-01-01T00-00-00.000Z": "reset",
+                    "orph-7.jsonl": "current"}  # fmt: skip
+    rep2 = json_out(run_cli("import", str(tmp_path / "src"), "--include-archives", "--json"))
+    assert rep2["sessionsImported"] == 2
+
+
+def test_corpus_every_line_stored_and_reproduced(corpus: Path, state: Path) -> None:
+    r = run_cli("import", str(corpus), "--include-archives", "--json")
+    assert r.exit_code in (0, 4), r.output
+    rep = json_out(r)
+    assert rep["malformedLines"] == 0
+    files = [p for p in corpus.rglob("*") if p.is_file() and ".jsonl" in p.name
+             and not p.name.endswith(".lock")]  # fmt: skip
+    agents = {p.parent.parent.name for p in files if p.parent.parent.parent.name == "agents"}
+    stored: dict[str, list[str]] = {}
+    for agent in agents | {"main"}:
+        for name, _seq, _ln, raw in events_dump(state, agent):
+            stored.setdefault(name, []).append(raw)
+    for p in files:
+        data = p.read_bytes()
+        nonblank = [ln for ln in data.decode().split("\n") if ln.strip()]
+        assert stored[p.name] == nonblank, p
+    again = json_out(run_cli("import", str(corpus), "--include-archives", "--json"))
+    assert again["eventsStored"] == 0
+
+
+def test_interrupted_import_then_rerun_equals_clean(tmp_path: Path) -> None:
+    src = tmp_path / "src"
+    d = _sessions(src)
+    for i in range(30):
+        s = Session(f"big-{i:02d}")
+        for j in range(400):
+            s.user(f"message {j} " + "lorem ipsum dolor " * 20)
+        s.write(d / f"big-{i:02d}.jsonl")
+    env = {**os.environ, "OPENCLAW_STATE_DIR": str(tmp_path / "killed")}
+    cmd = [sys.executable, "-m", "openclaw_sessions", "import", str(src), "--quiet"]
+    proc = subprocess.Popen(cmd, env=env, cwd=REPO)
+    killed_state = tmp_path / "killed"
+    deadline = time.monotonic() + 60
+    while time.monotonic() < deadline and proc.poll() is None:
+        if db_file(killed_state).exists():
+            try:
+                if query(killed_state, "SELECT count(*) FROM transcripts")[0][0] >= 3:
+                    break
+            except Exception:
+                pass
+        time.sleep(0.005)
+    proc.send_signal(signal.SIGKILL)
+    proc.wait()
+    integrity(killed_state)
+    partial = query(killed_state, "SELECT count(*) FROM transcripts")[0][0]
+    counts = query(killed_state, "SELECT t.transcript_id, count(e.seq), t.next_seq FROM"
+                   " transcripts t LEFT JOIN events e USING (transcript_id) GROUP BY 1")  # fmt: skip
+    assert all(n == nxt for _, n, nxt in counts)  # each transcript fully stored or absent
+    assert partial < 30 or proc.returncode == 0
+    subprocess.run(cmd, env=env, cwd=REPO, check=True)
+    env2 = {**env, "OPENCLAW_STATE_DIR": str(tmp_path / "clean")}
+    subprocess.run(cmd, env=env2, cwd=REPO, check=True)
+    assert events_dump(killed_state) == events_dump(tmp_path / "clean")
