@@ -10,6 +10,7 @@ from collections.abc import Iterator, Sequence
 from contextlib import contextmanager
 from dataclasses import dataclass, replace
 from pathlib import Path
+from typing import Any
 
 from . import config, db, paths, query, search, visibility, workers
 from .errors import NotFoundError, StoreError, UsageError
@@ -155,6 +156,7 @@ def run_search(ctx: Context, opts: SearchOptions) -> SearchResult:
     hits: list[Hit] = []
     truncated = indexing = False
     limit = opts.limit
+    explained: dict[str, Any] = {}
     for agent in scope.agents:
         with open_store(ctx.root, agent) as conn:
             keys = _visible_in(conn, agent, scope)
@@ -166,6 +168,11 @@ def run_search(ctx: Context, opts: SearchOptions) -> SearchResult:
             hits += found
             truncated = truncated or more
             indexing = _stale_kick(conn, ctx.root, agent, redactor) or indexing
+            if opts.explain:
+                from .explain import explain
+
+                explained[agent] = explain(conn, plan, keys=keys, operator=scope.policy is None,
+                                           fingerprint=redactor.fingerprint, matched=bool(found))  # fmt: skip
     hits.sort(key=_order_key(opts.order))
     if len(hits) > limit:
         hits, truncated = hits[:limit], True
@@ -173,7 +180,8 @@ def run_search(ctx: Context, opts: SearchOptions) -> SearchResult:
     if cap is not None:
         hits, cut = search.cap_bytes(hits, cap)
         truncated = truncated or cut
-    return SearchResult(tuple(hits), indexing, truncated)
+    return SearchResult(tuple(hits), indexing, truncated,
+                        {"agents": explained} if opts.explain else None)  # fmt: skip
 
 
 def _order_key(order: str):  # type: ignore[no-untyped-def]
