@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import os
 import shutil
 import sqlite3
 import time
@@ -25,8 +26,6 @@ def schema_sql() -> str:
 
 
 def busy_timeout_ms() -> int:
-    import os
-
     raw = os.environ.get("OPENCLAW_SESSIONS_BUSY_TIMEOUT_MS")
     return int(raw) if raw and raw.isdigit() else BUSY_TIMEOUT_MS
 
@@ -36,10 +35,17 @@ def _configure(conn: sqlite3.Connection, *, readonly: bool) -> None:
     conn.execute("PRAGMA foreign_keys = ON")
     if not readonly:
         conn.execute("PRAGMA synchronous = NORMAL")
+    pages = os.environ.get("OPENCLAW_SESSIONS_MAX_PAGES", "")
+    if pages.isdigit():  # a size quota (also how tests simulate a full disk)
+        conn.execute(f"PRAGMA max_page_count = {int(pages)}")
 
 
-def _raw_connect(path: Path, *, readonly: bool) -> sqlite3.Connection:
-    uri = path.resolve().as_uri() + ("?mode=ro" if readonly else "")
+def _raw_connect(path: Path, *, readonly: bool, immutable: bool = False) -> sqlite3.Connection:
+    uri = path.resolve().as_uri()
+    if immutable:
+        uri += "?immutable=1"  # read-only media: no -shm can be made, nothing will change
+    elif readonly:
+        uri += "?mode=ro"
     # isolation_level=None: we issue BEGIN ourselves (BEGIN IMMEDIATE for writers).
     conn = sqlite3.connect(uri, uri=True, isolation_level=None, check_same_thread=False)
     conn.row_factory = sqlite3.Row
@@ -47,7 +53,10 @@ def _raw_connect(path: Path, *, readonly: bool) -> sqlite3.Connection:
 
 
 def connect(path: Path, *, create: bool = False, readonly: bool = False) -> sqlite3.Connection:
-    """Open an agent store, creating or migrating it when allowed; StoreError otherwise."""
+    """Open an agent store, creating or migrating it when allowed; StoreError otherwise.
+
+    A store on read-only media still opens for reading (writes then fail with exit 3).
+    """
     if not path.exists():
         if not create:
             raise StoreError(
@@ -56,7 +65,24 @@ def connect(path: Path, *, create: bool = False, readonly: bool = False) -> sqli
             )
         path.parent.mkdir(parents=True, exist_ok=True)
     try:
-        conn = _raw_connect(path, readonly=readonly)
+        return _open(path, readonly=readonly, immutable=False)
+    except StoreError:
+        if readonly or os.access(path.parent, os.W_OK) and not _read_only_fs(path):
+            raise
+    return _open(path, readonly=True, immutable=True)
+
+
+def _read_only_fs(path: Path) -> bool:
+    try:
+        return bool(os.statvfs(path).f_flag & os.ST_RDONLY)
+    except OSError:
+        return False
+
+
+def _open(path: Path, *, readonly: bool, immutable: bool) -> sqlite3.Connection:
+    conn = None
+    try:
+        conn = _raw_connect(path, readonly=readonly, immutable=immutable)
         _configure(conn, readonly=readonly)
         version = _check_header(conn, path)
         if version == 0 and not readonly:
@@ -64,15 +90,19 @@ def connect(path: Path, *, create: bool = False, readonly: bool = False) -> sqli
         elif version < SCHEMA_VERSION and not readonly:
             _migrate(conn, path, version)
         elif version == 0 or version < SCHEMA_VERSION:
-            raise StoreError(
-                f"database {path} needs a migration", hint="run any write command once"
-            )
+            raise StoreError(f"database {path} needs a migration", hint="run any write command once")
         if not readonly:
             mode = conn.execute("PRAGMA journal_mode = WAL").fetchone()[0]
             if str(mode).lower() != "wal":
                 conn.execute("PRAGMA journal_mode = DELETE")
     except sqlite3.DatabaseError as exc:
+        if conn is not None:
+            conn.close()
         raise translate(exc, path) from None
+    except BaseException:
+        if conn is not None:
+            conn.close()
+        raise
     return conn
 
 

@@ -156,6 +156,10 @@ def _targets(
     for f in sorted(sdir.path.iterdir()):
         if not f.is_file():
             continue
+        if f.is_symlink() and not sources.inside(f, sdir.path):
+            report.issues.append(Issue("path_escape", "symlink points outside the sessions dir; "
+                                       "not followed", str(f)))  # fmt: skip
+            continue
         kind = sources.classify(f.name)
         if kind.kind in _ARCHIVE_KINDS and not include_archives:
             _skip(report, f, kind.kind)

@@ -1,27 +1,26 @@
-"""One transcript file → events, in one transaction: new, appended, unchanged or rewritten.
+"""One transcript → events, in one transaction: new, appended, unchanged or rewritten.
 
 Only complete lines (ending in "\\n") are consumed; a trailing partial line waits for the next
 run. The consumed prefix is fingerprinted (sha256), so an append is told from a rewrite by
-content, not by size or mtime.
+content, not by size or mtime. The lines come from a `linesrc.LineSource`: a JSONL file (plain
+or .zst) or the rows of an upstream agent database (`upstream.EventSource`, resumed by seq).
 """
 
 from __future__ import annotations
 
-import hashlib
 import sqlite3
-from collections.abc import Iterator
 from dataclasses import dataclass, field, replace
 from pathlib import Path
-from typing import IO, TYPE_CHECKING, Any
+from typing import TYPE_CHECKING, Any
 
 from . import indexer, transcript
 from .db import now_ms, transaction
+from .linesrc import BadLine, FileSource, LineSource
 from .models import Issue
 
 if TYPE_CHECKING:
     from .redact import Redactor
 
-CHUNK = 1 << 20
 BATCH = 2000
 
 
@@ -66,74 +65,61 @@ def _known(conn: sqlite3.Connection, source_name: str) -> _Known | None:
     return _Known(*row) if row else None
 
 
-def _hash_prefix(f: IO[bytes], size: int) -> Any:
-    h = hashlib.sha256()
-    left = size
-    while left > 0:
-        chunk = f.read(min(CHUNK, left))
-        if not chunk:
-            break
-        h.update(chunk)
-        left -= len(chunk)
-    return h
-
-
-class _Lines:
-    """Complete lines only, each with its "\\n"; a trailing partial line is held back."""
-
-    def __init__(self, f: IO[bytes]) -> None:
-        self.f = f
-        self.partial = False
-
-    def __iter__(self) -> Iterator[bytes]:
-        for line in self.f:
-            if not line.endswith(b"\n"):
-                self.partial = True
-                return
-            yield line
-
-
 def import_file(
     conn: sqlite3.Connection, target: Target, redactor: Redactor, *, dry_run: bool = False
 ) -> FileResult:
-    """Store new lines of one file in one write transaction (rolled back on dry runs)."""
+    """Store new lines of one file (plain or .zst) in one write transaction."""
+    src = FileSource(target.path)
+    try:
+        return import_lines(conn, target, src, redactor, dry_run=dry_run)
+    finally:
+        src.close()
+
+
+def import_lines(
+    conn: sqlite3.Connection,
+    target: Target,
+    src: LineSource,
+    redactor: Redactor,
+    *,
+    dry_run: bool = False,
+) -> FileResult:
+    """Store new lines of one source in one write transaction (rolled back on dry runs)."""
     result = FileResult()
-    with open(target.path, "rb") as f:
-        conn.execute("BEGIN IMMEDIATE")
-        try:
-            _import_locked(conn, f, target, redactor, result)
-        except BaseException:
-            conn.rollback()
-            raise
-        if dry_run:
-            conn.rollback()
-        else:
-            conn.commit()
+    conn.execute("BEGIN IMMEDIATE")
+    try:
+        _import_locked(conn, src, target, redactor, result)
+    except BaseException:
+        conn.rollback()
+        raise
+    if dry_run:
+        conn.rollback()
+    else:
+        conn.commit()
     return result
 
 
 def _import_locked(
-    conn: sqlite3.Connection, f: IO[bytes], target: Target, redactor: Redactor, result: FileResult
-) -> None:
+    conn: sqlite3.Connection, src: LineSource, target: Target, redactor: Redactor,
+    result: FileResult,
+) -> None:  # fmt: skip
     known = _known(conn, target.source_name)
-    hasher = None
+    resumed = False
     if known is not None and known.bytes_consumed > 0:
-        hasher = _hash_prefix(f, known.bytes_consumed)
-        if f.tell() < known.bytes_consumed or hasher.hexdigest() != known.prefix_sha256:
+        resumed = src.resume(known.bytes_consumed, known.lines_consumed, known.prefix_sha256)
+        if not resumed:
             _new_revision(conn, known)
             result.status = "rewritten"
-            f.seek(0)
-            hasher = None
+            src.restart()
     target = replace(target, session_key=_owner_key(conn, target))
     _ensure_session(conn, target)
     if known is None:
         known = _create(conn, target)
         result.status = "imported"
-    if hasher is None:
-        hasher = hashlib.sha256()
+    if not resumed:
         known.bytes_consumed = known.lines_consumed = known.next_seq = 0
     _update_meta(conn, known, target)
-    _consume(conn, f, known, target, redactor, hasher, result)
+    _consume(conn, src, known, target, redactor, result)
 
 
 def _owner_key(conn: sqlite3.Connection, target: Target) -> str:
@@ -207,11 +193,10 @@ def _new_revision(conn: sqlite3.Connection, known: _Known) -> None:
 
 def _consume(
     conn: sqlite3.Connection,
-    f: IO[bytes],
+    src: LineSource,
     known: _Known,
     target: Target,
     redactor: Redactor,
-    hasher: Any,
     result: FileResult,
 ) -> None:
     tid = known.transcript_id
@@ -222,18 +207,20 @@ def _consume(
     appended: list[tuple[transcript.Entry, dict[str, Any]]] = []
     first_ts: int | None = None
     last_ts: int | None = None
-    lines = _Lines(f)
-    for line in lines:
-        line_no += 1
-        hasher.update(line)
+    for line_no, line in src.lines(line_no):
         known.bytes_consumed += len(line)
         result.bytes_read += len(line)
+        if isinstance(line, BadLine):
+            _quarantine(conn, tid, target, line_no, line[:-1], transcript.LineError(line.reason),
+                        result)  # fmt: skip
+            continue
         body = line[:-1]
         if not body.strip():
             continue
         try:
             text = body.decode("utf-8")
-            obj = transcript.parse_line(text)
+            # A BOM on the first line is encoding noise, not content: parse past it, keep it.
+            obj = transcript.parse_line(text[1:] if line_no == 1 and text[:1] == "\ufeff" else text)
         except (UnicodeDecodeError, transcript.LineError) as exc:
             _quarantine(conn, tid, target, line_no, body, exc, result)
             continue
@@ -265,10 +252,10 @@ def _consume(
         "UPDATE transcripts SET bytes_consumed = ?, prefix_sha256 = ?, lines_consumed = ?,"
         " next_seq = ?, version = ?, first_ts = coalesce(first_ts, ?),"
         " last_ts = coalesce(?, last_ts) WHERE transcript_id = ?",
-        (known.bytes_consumed, hasher.hexdigest(), line_no, seq, known.version, first_ts,
+        (known.bytes_consumed, src.fingerprint(), line_no, seq, known.version, first_ts,
          last_ts, tid),
     )  # fmt: skip
-    if lines.partial:
+    if src.partial:
         _note_partial(target, result)
 
 

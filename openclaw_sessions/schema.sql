@@ -113,13 +113,17 @@ CREATE VIRTUAL TABLE index_fts USING fts5(
     text, content='index_rows', content_rowid='row_id',
     tokenize='unicode61 remove_diacritics 2'
 );
+-- The CJK indexes cover only rows with CJK text; their content views say so, which keeps
+-- FTS5's integrity-check and 'rebuild' consistent with what the triggers index.
+CREATE VIEW index_rows_cjk AS SELECT row_id, text, cjk FROM index_rows WHERE cjk IS NOT NULL;
 -- CJK substring index for runs of 3+ characters.
 CREATE VIRTUAL TABLE index_trigram USING fts5(
-    text, content='index_rows', content_rowid='row_id', tokenize='trigram'
+    text, content='index_rows_cjk', content_rowid='row_id', tokenize='trigram'
 );
 -- CJK bigram index: 1-2 character CJK terms (see query.py).
 CREATE VIRTUAL TABLE index_bigram USING fts5(
-    cjk, content='index_rows', content_rowid='row_id', tokenize='unicode61'
+    cjk, content='index_rows_cjk', content_rowid='row_id',
+    tokenize="unicode61 remove_diacritics 0 categories 'L* N* Co M*'"
 );
 
 -- External-content FTS kept in step by triggers; never INSERT OR REPLACE into index_rows.

@@ -108,7 +108,7 @@ def _resolve_file(sdir: SessionsDir, key: str, sid: str, entry: dict[str, Any]) 
     candidate = Path(posix)
     if not candidate.is_absolute() and not re.match(r"^[A-Za-z]:/", posix):
         resolved = (sdir.path / candidate).resolve()
-        if resolved.parent == base or base in resolved.parents:
+        if inside(resolved, base):
             return resolved
     else:
         # A state dir copied from another machine keeps absolute paths into its old home:
@@ -126,6 +126,12 @@ def _resolve_file(sdir: SessionsDir, key: str, sid: str, entry: dict[str, Any]) 
         )
     )
     return default if default.exists() else None
+
+
+def inside(path: Path, directory: Path) -> bool:
+    """Does path (symlinks resolved) stay inside directory?"""
+    base, resolved = directory.resolve(), path.resolve()
+    return resolved.parent == base or base in resolved.parents
 
 
 def infer_agent(path: Path, default: str) -> str:

@@ -38,7 +38,10 @@ def reconciling(agent_dir: Path) -> Iterator[None]:
 def is_running(agent_dir: Path) -> bool:
     if not (agent_dir / RUNNING).exists():
         return False
-    fd = _open(agent_dir, RUNNING)
+    try:
+        fd = os.open(agent_dir / RUNNING, os.O_RDONLY)
+    except OSError:
+        return False
     try:
         fcntl.flock(fd, fcntl.LOCK_EX | fcntl.LOCK_NB)
     except BlockingIOError:
@@ -73,8 +76,12 @@ def background_slot(agent_dir: Path) -> Iterator[bool]:
 
 
 def background_busy(agent_dir: Path) -> bool:
-    with background_slot(agent_dir) as mine:
-        return not mine
+    """True when a background reconciler already runs, or none can be started here."""
+    try:
+        with background_slot(agent_dir) as mine:
+            return not mine
+    except OSError:  # read-only media: nobody can reconcile, so do not try
+        return True
 
 
 def spawn(state_root: Path, agent_id: str) -> None:

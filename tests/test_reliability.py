@@ -1,0 +1,325 @@
+"""Crashes, interruptions, locks, full disks, read-only media, broken databases, hostile files."""
+
+from __future__ import annotations
+
+import json
+import os
+import signal
+import sqlite3
+import subprocess
+import sys
+import time
+from pathlib import Path
+
+import pytest
+from conftest import REPO, Session, json_out, run_cli, write_store
+from helpers import db_file, events_dump, index_dump, integrity, query
+
+
+def sdir(root: Path) -> Path:
+    return root / "agents" / "main" / "sessions"
+
+
+def small(root: Path) -> None:
+    s = Session("rel-1")
+    s.user("reliability words here")
+    s.assistant("an answer")
+    s.write(sdir(root) / "rel-1.jsonl")
+    write_store(sdir(root), {"agent:main:main": {"sessionId": "rel-1"}})
+
+
+def big(root: Path, files: int = 30, lines: int = 400) -> None:
+    for i in range(files):
+        s = Session(f"big-{i:02d}")
+        for j in range(lines):
+            s.user(f"line {j} of file {i} " + "filler words " * 15)
+        s.write(sdir(root) / f"big-{i:02d}.jsonl")
+
+
+def cli_proc(state: Path, *args: str) -> subprocess.Popen[bytes]:
+    env = {**os.environ, "OPENCLAW_STATE_DIR": str(state)}
+    return subprocess.Popen([sys.executable, "-m", "openclaw_sessions", *args], env=env, cwd=REPO,
+                            stderr=subprocess.PIPE)  # fmt: skip
+
+
+def wait_for(state: Path, sql: str, at_least: int, proc: subprocess.Popen[bytes]) -> None:
+    end = time.monotonic() + 60
+    while time.monotonic() < end and proc.poll() is None:
+        try:
+            if db_file(state).exists() and query(state, sql)[0][0] >= at_least:
+                return
+        except sqlite3.Error:
+            pass
+        time.sleep(0.003)
+
+
+@pytest.mark.parametrize("seed", range(4))
+def test_kill_import_at_random_points_then_rerun(tmp_path: Path, seed: int) -> None:
+    import random
+
+    big(tmp_path / "src", 20, 300)
+    killed, clean = tmp_path / "killed", tmp_path / "clean"
+    p = cli_proc(killed, "import", str(tmp_path / "src"), "--quiet")
+    wait_for(killed, "SELECT count(*) FROM transcripts", random.Random(seed).randint(1, 15), p)
+    p.kill()
+    p.wait()
+    if db_file(killed).exists():
+        integrity(killed)
+    assert cli_proc(killed, "import", str(tmp_path / "src"), "--quiet").wait() == 0
+    assert cli_proc(clean, "import", str(tmp_path / "src"), "--quiet").wait() == 0
+    assert events_dump(killed) == events_dump(clean)
+
+
+@pytest.mark.parametrize("seed", range(3))
+def test_kill_reindex_at_random_points_then_rerun(tmp_path: Path, seed: int) -> None:
+    import random
+
+    big(tmp_path / "src", 20, 300)
+    state = tmp_path / "state"
+    run_cli("import", str(tmp_path / "src"), "--quiet")
+    p = cli_proc(state, "reindex", "--quiet")
+    wait_for(state, "SELECT count(*) FROM index_rows", random.Random(seed).randint(1, 5000), p)
+    p.kill()
+    p.wait()
+    integrity(state)
+    assert run_cli("reindex", "--quiet").exit_code == 0
+    reference = tmp_path / "ref"
+    assert cli_proc(reference, "import", str(tmp_path / "src"), "--quiet", "--reindex").wait() == 0
+    assert index_dump(state) == index_dump(reference)
+    integrity(state)
+
+
+def test_sigint_exits_130_and_keeps_whole_transcripts(tmp_path: Path) -> None:
+    big(tmp_path / "src", 30, 400)
+    state = tmp_path / "state"
+    p = cli_proc(state, "import", str(tmp_path / "src"), "--quiet")
+    wait_for(state, "SELECT count(*) FROM transcripts", 2, p)
+    p.send_signal(signal.SIGINT)
+    _, err = p.communicate(timeout=60)
+    if p.returncode != 0:  # it may have finished before the signal landed
+        assert p.returncode == 130, err
+        assert b"Traceback" not in err and err.startswith(b"error: interrupted")
+    integrity(state)
+    for _tid, n, nxt in query(state, "SELECT t.transcript_id, count(e.seq), t.next_seq FROM"
+                              " transcripts t LEFT JOIN events e USING (transcript_id) GROUP BY 1"):  # fmt: skip
+        assert n == nxt
+
+
+def test_writer_blocked_past_timeout_fails_with_exit_3(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    small(tmp_path / "src")
+    state = tmp_path / "state"
+    run_cli("import", str(tmp_path / "src"))
+    (sdir(tmp_path / "src") / "rel-2.jsonl").write_text(Session("rel-2").text())
+    holder = sqlite3.connect(db_file(state), isolation_level=None)
+    holder.execute("BEGIN IMMEDIATE")
+    try:
+        monkeypatch.setenv("OPENCLAW_SESSIONS_BUSY_TIMEOUT_MS", "200")
+        r = run_cli("import", str(tmp_path / "src"))
+        assert r.exit_code == 3 and "database is locked" in r.stderr
+        # readers are not blocked by the writer
+        assert run_cli("search", "reliability", "--json").exit_code in (0, 1)
+    finally:
+        holder.rollback()
+        holder.close()
+
+
+def test_full_disk_rolls_back_with_exit_3(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    small(tmp_path / "src")
+    state = tmp_path / "state"
+    run_cli("import", str(tmp_path / "src"))
+    before = events_dump(state)
+    big(tmp_path / "src", 2, 2000)
+    pages = query(state, "PRAGMA page_count")[0][0]
+    monkeypatch.setenv("OPENCLAW_SESSIONS_MAX_PAGES", str(pages + 5))
+    r = run_cli("import", str(tmp_path / "src"))
+    assert r.exit_code == 3 and r.stderr.startswith("error: disk or database full")
+    monkeypatch.delenv("OPENCLAW_SESSIONS_MAX_PAGES")
+    integrity(state)
+    after = events_dump(state)
+    assert after[: len(before)] == before
+    names = {row[0] for row in after}
+    assert all(query(state, "SELECT count(*) FROM events e JOIN transcripts t USING"
+                     " (transcript_id) WHERE t.source_name = ?", n)[0][0]  # fmt: skip
+               == query(state, "SELECT next_seq FROM transcripts WHERE source_name = ?", n)[0][0]
+               for n in names)  # fmt: skip
+
+
+def test_read_only_media_search_works(tmp_path: Path) -> None:
+    small(tmp_path / "src")
+    state = tmp_path / "state"
+    run_cli("import", str(tmp_path / "src"), "--reindex")
+    mnt = tmp_path / "ro"
+    mnt.mkdir()
+    ok = subprocess.run(["mount", "--bind", str(state), str(mnt)], capture_output=True)
+    if ok.returncode != 0:
+        pytest.skip("cannot bind-mount here (needs root)")
+    try:
+        subprocess.run(["mount", "-o", "remount,bind,ro", str(mnt)], check=True)
+        r = run_cli("search", "reliability", "--json", "--state-dir", str(mnt))
+        assert r.exit_code == 0, r.stderr
+        assert json_out(r)["results"]
+        w = run_cli("import", str(tmp_path / "src"), "--state-dir", str(mnt))
+        assert w.exit_code in (0, 3)
+    finally:
+        subprocess.run(["umount", "-l", str(mnt)], check=False)
+
+
+@pytest.mark.parametrize("damage", ["garbage", "truncated", "newer", "foreign"])
+def test_broken_databases_exit_3(tmp_path: Path, damage: str) -> None:
+    small(tmp_path / "src")
+    state = tmp_path / "state"
+    run_cli("import", str(tmp_path / "src"), "--reindex")
+    path = db_file(state)
+    for suffix in ("-wal", "-shm"):
+        Path(str(path) + suffix).unlink(missing_ok=True)
+    if damage == "garbage":
+        path.write_bytes(b"this is not a database at all" * 100)
+    elif damage == "truncated":
+        data = path.read_bytes()
+        path.write_bytes(data[: len(data) // 3])
+    elif damage == "newer":
+        c = sqlite3.connect(path)
+        c.execute("PRAGMA user_version = 99")
+        c.close()
+    else:
+        path.unlink()
+        c = sqlite3.connect(path)
+        c.execute("CREATE TABLE t(x)")
+        c.close()
+    for args in (["search", "words"], ["status"], ["reindex"], ["import", str(tmp_path / "src")]):
+        r = run_cli(*args)
+        assert r.exit_code == 3, (args, r.output)
+        assert r.stderr.startswith("error: ") and "Traceback" not in r.stderr
+
+
+def test_missing_database_exit_3() -> None:
+    for args in (["search", "x"], ["status"], ["reindex"]):
+        r = run_cli(*args)
+        assert r.exit_code == 3 and "run `openclaw-sessions import` first" in r.stderr
+
+
+def test_older_schema_is_migrated_with_a_backup(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    from openclaw_sessions import db
+
+    small(tmp_path / "src")
+    state = tmp_path / "state"
+    run_cli("import", str(tmp_path / "src"))
+    monkeypatch.setattr(db, "SCHEMA_VERSION", 2)
+    monkeypatch.setitem(db.MIGRATIONS, 2, "CREATE TABLE extra_v2 (x INTEGER);")
+    assert run_cli("status", "--json").exit_code in (0, 4)
+    assert query(state, "PRAGMA user_version")[0][0] == 2
+    assert query(state, "SELECT count(*) FROM extra_v2")[0][0] == 0
+    backup = db_file(state).with_name(db_file(state).name + ".v1.bak")
+    assert backup.exists()
+    c = sqlite3.connect(backup)
+    assert c.execute("PRAGMA user_version").fetchone()[0] == 1
+    c.close()
+
+
+def hostile_dir(root: Path) -> dict[str, Path]:
+    d = sdir(root)
+    d.mkdir(parents=True)
+    files = {}
+    nested = "[" * 100_000 + "]" * 100_000
+    base = Session("h-base")
+    base.user("base words hostile")
+    lines = base.text().encode().splitlines(keepends=True)
+    files["nested"] = d / "h-nested.jsonl"
+    files["nested"].write_bytes(lines[0] + nested.encode() + b"\n" + b"".join(lines[1:]))
+    files["nul"] = d / "h-nul.jsonl"
+    files["nul"].write_bytes(lines[0] + b'{"type":"message","id":"a\x00b"}\n' + b"".join(lines[1:]))
+    files["bom"] = d / "h-bom.jsonl"
+    files["bom"].write_bytes(b"\xef\xbb\xbf" + b"".join(lines))
+    files["crlf"] = d / "h-crlf.jsonl"
+    files["crlf"].write_bytes(b"".join(ln[:-1] + b"\r\n" for ln in lines))
+    dup = Session("h-dup")
+    dup.user("dup one", id="samesame")
+    dup.assistant("dup two", id="samesame", parent=None)
+    files["dup"] = dup.write(d / "h-dup.jsonl")
+    cyc = Session("h-cyc")
+    cyc.user("cyclewords a", id="aaaa0001", parent="aaaa0002")
+    cyc.user("cyclewords b", id="aaaa0002", parent="aaaa0001")
+    files["cycle"] = cyc.write(d / "h-cyc.jsonl")
+    later = Session("h-later")
+    later.user("laterparent child", id="cccc0001", parent="cccc0002")
+    later.user("laterparent root", id="cccc0002", parent=None)
+    files["later"] = later.write(d / "h-later.jsonl")
+    uni = Session("séssion-\u00e9\u0301-日本")
+    uni.user("odd unicode id words")
+    files["unicode"] = uni.write(d / "séssion-\u00e9\u0301-日本.jsonl")
+    outside = root / "outside.jsonl"
+    Session("h-out").write(outside)
+    files["symlink"] = d / "h-link.jsonl"
+    os.symlink(outside, files["symlink"])
+    return files
+
+
+def test_hostile_files_are_handled_and_reported(tmp_path: Path, state: Path) -> None:
+    files = hostile_dir(tmp_path / "src")
+    r = run_cli("import", str(tmp_path / "src"), "--json")
+    assert r.exit_code == 4, r.output
+    rep = json_out(r)
+    issues = {(Path(i["path"]).name, i["code"]) for i in rep["issues"]}
+    assert ("h-nested.jsonl", "line_malformed") in issues
+    assert ("h-nul.jsonl", "line_malformed") in issues
+    assert ("h-link.jsonl", "path_escape") in issues
+    stored = {name for name, *_ in events_dump(state)}
+    assert "h-link.jsonl" not in stored
+    assert {"h-bom.jsonl", "h-crlf.jsonl", "h-dup.jsonl", "h-cyc.jsonl", "h-later.jsonl",
+            files["unicode"].name} <= stored  # fmt: skip
+    for name in ("h-bom.jsonl", "h-crlf.jsonl"):
+        raws = [raw for n, _s, _l, raw in events_dump(state) if n == name]
+        data = files["bom" if "bom" in name else "crlf"].read_bytes().decode()
+        assert "".join(x + "\n" for x in raws) == data
+    run_cli("reindex", "--quiet")
+    integrity(state)
+    assert run_cli("search", "base words hostile", "--json").exit_code == 0
+    assert run_cli("search", "cyclewords", "--json").exit_code == 1  # cycle: empty path
+    later = json_out(run_cli("search", "laterparent", "--json"))["results"]
+    assert {h["messageId"] for h in later} == {"cccc0002"}  # the leaf is the last append
+    dup = json_out(run_cli("search", "dup", "--json"))["results"]
+    assert len(dup) == 1 and "two" in dup[0]["snippet"]  # the later definition wins
+    assert run_cli("search", "odd unicode", "--json").exit_code == 0
+
+
+@pytest.mark.slow
+def test_huge_line_and_large_session(tmp_path: Path, state: Path) -> None:
+    d = sdir(tmp_path / "src")
+    s = Session("h-huge")
+    s.user("before the huge line")
+    s.tool("x" * (100 * 1024 * 1024))
+    s.assistant("after the huge line")
+    s.write(d / "h-huge.jsonl")
+    long = Session("h-long")
+    for i in range(50_000):
+        s_id = long.user(f"long session message {i}")
+        long.assistant(f"reply {i}")
+    assert s_id
+    long.write(d / "h-long.jsonl")
+    r = run_cli("import", str(tmp_path / "src"), "--reindex", "--json")
+    assert r.exit_code == 0, r.output
+    assert query(state, "SELECT count(*) FROM events")[0][0] == 4 + 100_001
+    assert run_cli("search", "after huge", "--json").exit_code == 0
+    assert run_cli("search", "message 49999", "--json").exit_code == 0
+
+
+def test_concurrent_imports_of_the_same_source_never_duplicate(tmp_path: Path, state: Path) -> None:
+    big(tmp_path / "src", 10, 200)
+    procs = [cli_proc(state, "import", str(tmp_path / "src"), "--quiet") for _ in range(3)]
+    assert [p.wait(timeout=120) for p in procs] == [0, 0, 0]
+    clean = tmp_path / "clean"
+    assert cli_proc(clean, "import", str(tmp_path / "src"), "--quiet").wait() == 0
+    assert events_dump(state) == events_dump(clean)
+
+
+def test_no_traceback_on_broken_inputs(tmp_path: Path) -> None:
+    (tmp_path / "openclaw.json").write_text("{ tools: { sessions: { visibility: 'banana' } } }")
+    for args in (["search", "x", "--state-dir", str(tmp_path)], ["status", "--state-dir", str(tmp_path)],
+                 ["import", "/nonexistent/path", "--state-dir", str(tmp_path)],
+                 ["search", "", "--json"], ["history", "nope"], ["delete", "nope", "--yes"],
+                 ["reindex", "--agent", "../evil"], ["search", "x", "--since", "garbage"]):  # fmt: skip
+        r = run_cli(*args)
+        assert r.exit_code in (2, 3, 4), (args, r.output)
+        assert "Traceback" not in r.output and r.stderr.strip().startswith("error:"), (args, r.output)
+        assert len(r.stderr.strip().splitlines()) == 1, (args, r.stderr)
+    _ = json
