@@ -90,7 +90,9 @@ def _open(path: Path, *, readonly: bool, immutable: bool) -> sqlite3.Connection:
         elif version < SCHEMA_VERSION and not readonly:
             _migrate(conn, path, version)
         elif version == 0 or version < SCHEMA_VERSION:
-            raise StoreError(f"database {path} needs a migration", hint="run any write command once")
+            raise StoreError(
+                f"database {path} needs a migration", hint="run any write command once"
+            )
         if not readonly:
             mode = conn.execute("PRAGMA journal_mode = WAL").fetchone()[0]
             if str(mode).lower() != "wal":

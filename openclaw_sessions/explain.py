@@ -31,9 +31,12 @@ def _occurrences(
     conn: sqlite3.Connection, plan: query.Plan, keys: Sequence[str] | None, fp: str
 ) -> int:
     table, expr = (
-        ("index_fts", plan.primary) if plan.primary else
-        ("index_trigram", plan.trigram) if plan.trigram else ("index_bigram", plan.bigram)
-    )  # fmt: skip
+        ("index_fts", plan.primary)
+        if plan.primary
+        else ("index_trigram", plan.trigram)
+        if plan.trigram
+        else ("index_bigram", plan.bigram)
+    )
     extra, params = _key_filter(keys)
     sql = (
         f"SELECT count(*) FROM {table} JOIN index_rows r ON r.row_id = {table}.rowid"

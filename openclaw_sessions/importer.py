@@ -72,8 +72,15 @@ def _one(
     try:
         res = import_file(conn, t, redactor, dry_run=o.dry_run)
     except OSError as exc:
-        r.issues.append(Issue("transcript_unreadable", f"cannot read: {exc.strerror or exc}",
-                              str(t.path), None, t.session_key))  # fmt: skip
+        r.issues.append(
+            Issue(
+                "transcript_unreadable",
+                f"cannot read: {exc.strerror or exc}",
+                str(t.path),
+                None,
+                t.session_key,
+            )
+        )
         return
     r.events += res.events
     r.bytes_read += res.bytes_read
@@ -85,9 +92,16 @@ def _one(
         r.updated += 1
         if res.status == "rewritten":
             r.rewritten += 1
-            r.issues.append(Issue("transcript_rewritten", "already-imported lines changed: "
-                                  "stored as a new revision, session marked for reindex",
-                                  str(t.path), None, t.session_key))  # fmt: skip
+            r.issues.append(
+                Issue(
+                    "transcript_rewritten",
+                    "already-imported lines changed: "
+                    "stored as a new revision, session marked for reindex",
+                    str(t.path),
+                    None,
+                    t.session_key,
+                )
+            )
     else:
         r.unchanged += 1
 
@@ -139,8 +153,9 @@ def _dir_targets(
         if e.file.exists():
             by_file[e.file.name] = (e.key, e.session_id)
         else:
-            report.issues.append(Issue("transcript_missing", "transcript file not found",
-                                       str(e.file), None, e.key))  # fmt: skip
+            report.issues.append(
+                Issue("transcript_missing", "transcript file not found", str(e.file), None, e.key)
+            )
     report.sessions += _write_store(root, agent_id, sdir.entries, report.dry_run)
     return _targets(sdir, by_file, by_sid, report, options.include_archives)
 
@@ -157,8 +172,11 @@ def _targets(
         if not f.is_file():
             continue
         if f.is_symlink() and not sources.inside(f, sdir.path):
-            report.issues.append(Issue("path_escape", "symlink points outside the sessions dir; "
-                                       "not followed", str(f)))  # fmt: skip
+            report.issues.append(
+                Issue(
+                    "path_escape", "symlink points outside the sessions dir; not followed", str(f)
+                )
+            )
             continue
         kind = sources.classify(f.name)
         if kind.kind in _ARCHIVE_KINDS and not include_archives:
@@ -175,16 +193,26 @@ def _targets(
         if key is None:
             key = f"agent:{sdir.agent_id}:orphan:{sid.lower()}"
             if kind.kind == "current":
-                report.issues.append(Issue("transcript_unreferenced", "no store entry references "
-                                           f"this file: imported as {key}", str(f), None, key))  # fmt: skip
+                report.issues.append(
+                    Issue(
+                        "transcript_unreferenced",
+                        f"no store entry references this file: imported as {key}",
+                        str(f),
+                        None,
+                        key,
+                    )
+                )
         out.append(Target(f, f.name, key, sid, kind.kind, kind.archived_at))
     return out
 
 
 def _skip(report: ImportReport, f: Path, kind: str) -> None:
     report.skipped += 1
-    report.issues.append(Issue(f"{kind}_skipped", f"{kind} file skipped "
-                               "(use --include-archives to import it)", str(f)))  # fmt: skip
+    report.issues.append(
+        Issue(
+            f"{kind}_skipped", f"{kind} file skipped (use --include-archives to import it)", str(f)
+        )
+    )
 
 
 def _write_store(root: Path, agent_id: str, entries: list[sources.StoreEntry], dry: bool) -> int:
@@ -217,11 +245,17 @@ def upsert_session(
         " parent_session_key = excluded.parent_session_key,"
         " owner_session_key = excluded.owner_session_key, label = excluded.label,"
         " updated_at = excluded.updated_at, entry_json = excluded.entry_json, derived = 0",
-        (key, session_id, text("spawnedBy"), text("parentSessionKey"), text("ownerSessionKey"),
-         label if isinstance(label, str) else None,
-         updated if isinstance(updated, int) and not isinstance(updated, bool) else None,
-         json.dumps(entry, ensure_ascii=False)),
-    )  # fmt: skip
+        (
+            key,
+            session_id,
+            text("spawnedBy"),
+            text("parentSessionKey"),
+            text("ownerSessionKey"),
+            label if isinstance(label, str) else None,
+            updated if isinstance(updated, int) and not isinstance(updated, bool) else None,
+            json.dumps(entry, ensure_ascii=False),
+        ),
+    )
 
 
 def _set_meta(conn: sqlite3.Connection, key: str, value: str) -> None:

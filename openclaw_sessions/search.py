@@ -52,8 +52,12 @@ def _sql(plan: query.Plan, f: Filters, order: str, fp: str) -> tuple[str, list[A
         if table == "index_fts"
         else "NULL"
     )
-    where = [f"{table} MATCH ?", "s.needs_rebuild = 0", "s.claim_token IS NULL",
-             "s.redaction_fp = ?"]  # fmt: skip
+    where = [
+        f"{table} MATCH ?",
+        "s.needs_rebuild = 0",
+        "s.claim_token IS NULL",
+        "s.redaction_fp = ?",
+    ]
     params: list[Any] = [expr, fp]
     for other, oexpr in (("index_trigram", plan.trigram), ("index_bigram", plan.bigram)):
         if oexpr is not None and other != table:

@@ -6,15 +6,15 @@ Returns values, raises OpenClawError; never prints, never exits.
 from __future__ import annotations
 
 import sqlite3
-from collections.abc import Iterator, Sequence
+from collections.abc import Callable, Iterator, Sequence
 from contextlib import contextmanager
-from dataclasses import dataclass, replace
+from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
 from . import config, db, paths, query, search, visibility, workers
 from .errors import NotFoundError, StoreError, UsageError
-from .models import Hit, SearchResult
+from .models import Hit, ReindexReport, SearchResult
 from .redact import Redactor, build_redactor
 
 AS_MAX_LIMIT = 25
@@ -37,8 +37,10 @@ class Context:
         if self.all_agents:
             found = paths.agents_with_db(self.root)
             if not found:
-                raise StoreError(f"no agent databases under {self.root / 'agents'}",
-                                 hint="run `openclaw-sessions import` first")  # fmt: skip
+                raise StoreError(
+                    f"no agent databases under {self.root / 'agents'}",
+                    hint="run `openclaw-sessions import` first",
+                )
             return found
         return [paths.check_agent_id(self.agent)]
 
@@ -88,25 +90,41 @@ class SearchOptions:
     explain: bool = False
 
 
-def _caller(ctx: Context, opts: SearchOptions, cfg: config.Config) -> visibility.Caller | None:
-    if opts.as_key is None:
-        return None
-    return visibility.Caller(
-        key=None,  # resolved below against the store
-        agent_id=ctx.agent,
-        visibility=opts.visibility or cfg.visibility or visibility.DEFAULT_VISIBILITY,
-        sandboxed=opts.sandboxed,
-        sandbox_visibility=cfg.sandbox_visibility_for(ctx.agent),
+def all_session_refs(ctx: Context) -> list[visibility.SessionRef]:
+    """Every agent store's session refs: the snapshot visibility decides over."""
+    refs: list[visibility.SessionRef] = []
+    for agent in paths.agents_with_db(ctx.root) or [ctx.agent]:
+        with open_store(ctx.root, agent) as conn:
+            refs += session_refs(conn, agent)
+    return refs
+
+
+def caller_policy(
+    ctx: Context, cfg: config.Config, *, as_key: str, visibility_mode: str | None, sandboxed: bool
+) -> visibility.Policy:
+    """The visibility policy of ``--as KEY`` (shared by search and history)."""
+    refs = all_session_refs(ctx)
+    key = visibility.resolve_caller_key(as_key, ctx.agent, refs, main_key=cfg.main_key)
+    caller_agent = visibility.agent_of(key) or ctx.agent
+    caller = visibility.Caller(
+        key=key,
+        agent_id=caller_agent,
+        visibility=visibility_mode or cfg.visibility or visibility.DEFAULT_VISIBILITY,
+        sandboxed=sandboxed,
+        sandbox_visibility=cfg.sandbox_visibility_for(caller_agent),
         agent_to_agent_enabled=cfg.agent_to_agent_enabled,
         agent_to_agent_allow=cfg.agent_to_agent_allow,
         main_key=cfg.main_key,
     )
+    return visibility.Policy(caller, refs)
 
 
 def _validate(opts: SearchOptions) -> None:
     if opts.limit < 1 or (opts.as_key is not None and opts.limit > AS_MAX_LIMIT):
-        raise UsageError("limit must be a positive integer",
-                         hint=f"with --as the limit is at most {AS_MAX_LIMIT}")  # fmt: skip
+        raise UsageError(
+            "limit must be a positive integer",
+            hint=f"with --as the limit is at most {AS_MAX_LIMIT}",
+        )
     if opts.role not in (None, "user", "assistant"):
         raise UsageError("role must be user or assistant")
     if opts.order not in ("relevance", "recent"):
@@ -125,19 +143,12 @@ class Scope:
 
 
 def _scope(ctx: Context, opts: SearchOptions, cfg: config.Config) -> Scope:
-    base = _caller(ctx, opts, cfg)
-    if base is None:
+    if opts.as_key is None:
         agents = ctx.agents()
         return Scope(agents, None, opts.session)
-    refs: list[visibility.SessionRef] = []
-    for agent in paths.agents_with_db(ctx.root) or [ctx.agent]:
-        with open_store(ctx.root, agent) as conn:
-            refs += session_refs(conn, agent)
-    key = visibility.resolve_caller_key(opts.as_key or "", ctx.agent, refs, main_key=cfg.main_key)
-    caller_agent = visibility.agent_of(key) or ctx.agent
-    caller = replace(base, key=key, agent_id=caller_agent,
-                     sandbox_visibility=cfg.sandbox_visibility_for(caller_agent))  # fmt: skip
-    policy = visibility.Policy(caller, refs)
+    policy = caller_policy(
+        ctx, cfg, as_key=opts.as_key, visibility_mode=opts.visibility, sandboxed=opts.sandboxed
+    )
     target = policy.resolve_target(opts.session, "search") if opts.session else None
     agents = sorted({visibility.agent_of(k) or ctx.agent for k in policy.visible_keys()})
     agents = [a for a in agents if paths.db_path(ctx.root, a).exists()]
@@ -161,18 +172,26 @@ def run_search(ctx: Context, opts: SearchOptions) -> SearchResult:
         with open_store(ctx.root, agent) as conn:
             keys = _visible_in(conn, agent, scope)
             hidden = _incognito_keys(conn)
-            filters = search.Filters(keys, hidden, scope.session_key, opts.role, opts.since_ms,
-                                     opts.until_ms)  # fmt: skip
-            found, more = search.run(conn, plan, filters, redactor, limit=limit,
-                                     order=opts.order, max_bytes=None)  # fmt: skip
+            filters = search.Filters(
+                keys, hidden, scope.session_key, opts.role, opts.since_ms, opts.until_ms
+            )
+            found, more = search.run(
+                conn, plan, filters, redactor, limit=limit, order=opts.order, max_bytes=None
+            )
             hits += found
             truncated = truncated or more
             indexing = _stale_kick(conn, ctx.root, agent, redactor) or indexing
             if opts.explain:
                 from .explain import explain
 
-                explained[agent] = explain(conn, plan, keys=keys, operator=scope.policy is None,
-                                           fingerprint=redactor.fingerprint, matched=bool(found))  # fmt: skip
+                explained[agent] = explain(
+                    conn,
+                    plan,
+                    keys=keys,
+                    operator=scope.policy is None,
+                    fingerprint=redactor.fingerprint,
+                    matched=bool(found),
+                )
     hits.sort(key=_order_key(opts.order))
     if len(hits) > limit:
         hits, truncated = hits[:limit], True
@@ -180,11 +199,12 @@ def run_search(ctx: Context, opts: SearchOptions) -> SearchResult:
     if cap is not None:
         hits, cut = search.cap_bytes(hits, cap)
         truncated = truncated or cut
-    return SearchResult(tuple(hits), indexing, truncated,
-                        {"agents": explained} if opts.explain else None)  # fmt: skip
+    return SearchResult(
+        tuple(hits), indexing, truncated, {"agents": explained} if opts.explain else None
+    )
 
 
-def _order_key(order: str):  # type: ignore[no-untyped-def]
+def _order_key(order: str) -> Callable[[Hit], tuple[Any, ...]]:
     if order == "recent":
         return lambda h: (-h.timestamp, h.session_key, h.message_id)
     return lambda h: (-h.score, -h.timestamp, h.session_key, h.message_id)
@@ -219,8 +239,9 @@ def reindex_agent(
     redactor: Redactor,
     *,
     full: bool = False,
-    progress=None,  # type: ignore[no-untyped-def]
-):  # type: ignore[no-untyped-def]
+    progress: Callable[[int, int], None] | None = None,
+) -> ReindexReport:
+    """Reconcile one agent in this process (holding the agent's 'reconciling' lock)."""
     from .reconcile import reconcile
 
     with open_store(root, agent) as conn, workers.reconciling(paths.agent_dir(root, agent)):
@@ -234,13 +255,15 @@ def resolve_delete_target(
     t = target.strip()
     candidates = [t.lower(), f"agent:{agent}:{t.lower()}"]
     for key in candidates:
-        rows = conn.execute("SELECT transcript_id FROM transcripts WHERE session_key = ?",
-                            (key,)).fetchall()  # fmt: skip
+        rows = conn.execute(
+            "SELECT transcript_id FROM transcripts WHERE session_key = ?", (key,)
+        ).fetchall()
         exists = conn.execute("SELECT 1 FROM sessions WHERE session_key = ?", (key,)).fetchone()
         if rows or exists:
             return key, [r[0] for r in rows]
-    rows = conn.execute("SELECT transcript_id, session_key FROM transcripts WHERE session_id = ?",
-                        (t,)).fetchall()  # fmt: skip
+    rows = conn.execute(
+        "SELECT transcript_id, session_key FROM transcripts WHERE session_id = ?", (t,)
+    ).fetchall()
     if rows:
         return rows[0][1], [r[0] for r in rows if r[1] == rows[0][1]]
     raise NotFoundError(f"Session not found: {t}", hint="see `openclaw-sessions status` or search")
@@ -255,19 +278,22 @@ def delete_session(
         with db.transaction(conn):
             key, tids = resolve_delete_target(conn, target, agent)
             n_rows = sum(
-                conn.execute("SELECT count(*) FROM index_rows WHERE transcript_id = ?", (t,))
-                .fetchone()[0] for t in tids
-            )  # fmt: skip
+                conn.execute(
+                    "SELECT count(*) FROM index_rows WHERE transcript_id = ?", (t,)
+                ).fetchone()[0]
+                for t in tids
+            )
             n_events = sum(
-                conn.execute("SELECT count(*) FROM events WHERE transcript_id = ?", (t,))
-                .fetchone()[0] for t in tids
-            )  # fmt: skip
+                conn.execute(
+                    "SELECT count(*) FROM events WHERE transcript_id = ?", (t,)
+                ).fetchone()[0]
+                for t in tids
+            )
             for tid in tids:
                 conn.execute("DELETE FROM index_rows WHERE transcript_id = ?", (tid,))
                 conn.execute("DELETE FROM transcripts WHERE transcript_id = ?", (tid,))
             conn.execute("DELETE FROM sessions WHERE session_key = ?", (key,))
-    return {"sessionKey": key, "transcripts": len(tids), "events": n_events,
-            "indexRows": n_rows}  # fmt: skip
+    return {"sessionKey": key, "transcripts": len(tids), "events": n_events, "indexRows": n_rows}
 
 
 def preview_delete(ctx: Context, target: str) -> str:

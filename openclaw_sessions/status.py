@@ -54,9 +54,7 @@ def agent_status(root: Path, agent: str, redactor: Redactor) -> dict[str, Any]:
             " OR s.claim_token IS NOT NULL",
             (fp,),
         ).fetchone()
-        mismatched = _one(
-            conn, "SELECT count(*) FROM index_state WHERE redaction_fp != ?", fp
-        )
+        mismatched = _one(conn, "SELECT count(*) FROM index_state WHERE redaction_fp != ?", fp)
         st: dict[str, Any] = {
             "agentId": agent,
             "database": str(path),
@@ -98,11 +96,16 @@ def verdict(st: dict[str, Any]) -> tuple[str, int]:
     if st["pendingSessions"] and not st["indexing"]:
         n = st["pendingSessions"]
         why = "" if st["redactionCurrent"] else " (redaction rules changed)"
-        return (f"{n} session{'s' if n != 1 else ''} pending{why}: run "
-                "`openclaw-sessions reindex`", int(ExitCode.PROBLEMS))  # fmt: skip
+        return (
+            f"{n} session{'s' if n != 1 else ''} pending{why}: run `openclaw-sessions reindex`",
+            int(ExitCode.PROBLEMS),
+        )
     if st["malformedLines"]:
-        return (f"{st['malformedLines']} malformed line(s) kept in quarantine: see "
-                "`openclaw-sessions import --json` issues", int(ExitCode.PROBLEMS))  # fmt: skip
+        return (
+            f"{st['malformedLines']} malformed line(s) kept in quarantine: see "
+            "`openclaw-sessions import --json` issues",
+            int(ExitCode.PROBLEMS),
+        )
     if st["indexing"]:
         return "reconciliation running", int(ExitCode.OK)
     return "healthy", int(ExitCode.OK)

@@ -88,8 +88,18 @@ def spawn(state_root: Path, agent_id: str) -> None:
     """Start a detached `reindex --background` that outlives this process."""
     if os.environ.get("OPENCLAW_SESSIONS_NO_BACKGROUND") == "1":
         return
-    args = [sys.executable, "-m", "openclaw_sessions", "reindex", "--background", "--quiet",
-            "--state-dir", str(state_root), "--agent", agent_id]  # fmt: skip
+    args = [
+        sys.executable,
+        "-m",
+        "openclaw_sessions",
+        "reindex",
+        "--background",
+        "--quiet",
+        "--state-dir",
+        str(state_root),
+        "--agent",
+        agent_id,
+    ]
     subprocess.Popen(
         args,
         stdin=subprocess.DEVNULL,

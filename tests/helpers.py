@@ -19,13 +19,21 @@ def query(state: Path, sql: str, *params: object, agent: str = "main") -> list[t
 
 
 def events_dump(state: Path, agent: str = "main") -> list[tuple]:
-    return query(state, "SELECT t.source_name, e.seq, e.line_no, e.raw FROM events e JOIN"
-                 " transcripts t USING (transcript_id) ORDER BY 1, 2", agent=agent)  # fmt: skip
+    return query(
+        state,
+        "SELECT t.source_name, e.seq, e.line_no, e.raw FROM events e JOIN"
+        " transcripts t USING (transcript_id) ORDER BY 1, 2",
+        agent=agent,
+    )
 
 
 def index_dump(state: Path, agent: str = "main") -> list[tuple]:
-    return query(state, "SELECT t.source_name, r.seq, r.message_id, r.role, r.text FROM index_rows"
-                 " r JOIN transcripts t USING (transcript_id) ORDER BY 1, 2", agent=agent)  # fmt: skip
+    return query(
+        state,
+        "SELECT t.source_name, r.seq, r.message_id, r.role, r.text FROM index_rows"
+        " r JOIN transcripts t USING (transcript_id) ORDER BY 1, 2",
+        agent=agent,
+    )
 
 
 def integrity(state: Path, agent: str = "main") -> None:

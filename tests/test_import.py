@@ -26,8 +26,13 @@ def make_state(root: Path) -> dict[str, Session]:
     b.user("second session text")
     a.write(d / "aaaa-1.jsonl")
     b.write(d / "bbbb-2.jsonl")
-    write_store(d, {"agent:main:main": {"sessionId": "aaaa-1", "updatedAt": 1},
-                    "agent:main:subagent:x": {"sessionId": "bbbb-2", "spawnedBy": "agent:main:main"}})  # fmt: skip
+    write_store(
+        d,
+        {
+            "agent:main:main": {"sessionId": "aaaa-1", "updatedAt": 1},
+            "agent:main:subagent:x": {"sessionId": "bbbb-2", "spawnedBy": "agent:main:main"},
+        },
+    )
     return {"a": a, "b": b}
 
 
@@ -85,10 +90,15 @@ def test_rewritten_file_is_a_new_revision(tmp_path: Path, state: Path) -> None:
     assert rep["sessionsRewritten"] == 1
     raws = [r[3] for r in events_dump(state) if r[0] == "aaaa-1.jsonl"]
     assert "".join(x + "\n" for x in raws) == other.text()  # nothing duplicated
-    assert query(state, "SELECT revision FROM transcripts WHERE source_name = 'aaaa-1.jsonl'") == [(2,)]
+    assert query(state, "SELECT revision FROM transcripts WHERE source_name = 'aaaa-1.jsonl'") == [
+        (2,)
+    ]
     assert query(state, "SELECT count(*) FROM archived_events")[0][0] == 3
-    dirty = query(state, "SELECT s.needs_rebuild FROM index_state s JOIN transcripts t USING"
-                  " (transcript_id) WHERE t.source_name = 'aaaa-1.jsonl'")  # fmt: skip
+    dirty = query(
+        state,
+        "SELECT s.needs_rebuild FROM index_state s JOIN transcripts t USING"
+        " (transcript_id) WHERE t.source_name = 'aaaa-1.jsonl'",
+    )
     assert dirty == [(1,)]
 
 
@@ -97,7 +107,11 @@ def test_malformed_and_invalid_utf8_lines_are_quarantined(tmp_path: Path, state:
     s = make_state(src)["a"]
     path = _sessions(src) / "aaaa-1.jsonl"
     lines = s.text().encode().splitlines(keepends=True)
-    bad = lines[:2] + [b'{"type": "message", broken\n', b'{"x": "\xff\xfe"}\n', b"[1,2]\n"] + lines[2:]
+    bad = (
+        lines[:2]
+        + [b'{"type": "message", broken\n', b'{"x": "\xff\xfe"}\n', b"[1,2]\n"]
+        + lines[2:]
+    )
     path.write_bytes(b"".join(bad))
     r = run_cli("import", str(src), "--json")
     assert r.exit_code == 4
@@ -117,12 +131,15 @@ def test_missing_invalid_and_escaping_entries_are_reported(tmp_path: Path, state
     d = _sessions(tmp_path / "src")
     Session("ok-1").write(d / "ok-1.jsonl")
     (tmp_path / "outside.jsonl").write_text(Session("evil").text())
-    write_store(d, {
-        "agent:main:main": {"sessionId": "ok-1"},
-        "agent:main:gone": {"sessionId": "gone-1"},
-        "agent:main:bad": {"nope": 1},
-        "agent:main:escape": {"sessionId": "esc-1", "sessionFile": "../../../outside.jsonl"},
-    })  # fmt: skip
+    write_store(
+        d,
+        {
+            "agent:main:main": {"sessionId": "ok-1"},
+            "agent:main:gone": {"sessionId": "gone-1"},
+            "agent:main:bad": {"nope": 1},
+            "agent:main:escape": {"sessionId": "esc-1", "sessionFile": "../../../outside.jsonl"},
+        },
+    )
     r = run_cli("import", str(tmp_path / "src"), "--json")
     assert r.exit_code == 4
     codes = {i["code"] for i in json_out(r)["issues"]}
@@ -144,8 +161,11 @@ def test_unreferenced_reset_and_archives(tmp_path: Path, state: Path) -> None:
     codes = sorted(i["code"] for i in rep["issues"])
     assert codes == ["backup_skipped", "deleted_skipped", "transcript_unreferenced"]
     rows = dict(query(state, "SELECT source_name, kind FROM transcripts"))
-    assert rows == {"cur-1.jsonl": "current", "old-0.jsonl.reset.2026-01-01T00-00-00.000Z": "reset",
-                    "orph-7.jsonl": "current"}  # fmt: skip
+    assert rows == {
+        "cur-1.jsonl": "current",
+        "old-0.jsonl.reset.2026-01-01T00-00-00.000Z": "reset",
+        "orph-7.jsonl": "current",
+    }
     rep2 = json_out(run_cli("import", str(tmp_path / "src"), "--include-archives", "--json"))
     assert rep2["sessionsImported"] == 2
 
@@ -155,8 +175,11 @@ def test_corpus_every_line_stored_and_reproduced(corpus: Path, state: Path) -> N
     assert r.exit_code in (0, 4), r.output
     rep = json_out(r)
     assert rep["malformedLines"] == 0
-    files = [p for p in corpus.rglob("*") if p.is_file() and ".jsonl" in p.name
-             and not p.name.endswith(".lock")]  # fmt: skip
+    files = [
+        p
+        for p in corpus.rglob("*")
+        if p.is_file() and ".jsonl" in p.name and not p.name.endswith(".lock")
+    ]
     agents = {p.parent.parent.name for p in files if p.parent.parent.parent.name == "agents"}
     stored: dict[str, list[str]] = {}
     for agent in agents | {"main"}:
@@ -195,8 +218,11 @@ def test_interrupted_import_then_rerun_equals_clean(tmp_path: Path) -> None:
     proc.wait()
     integrity(killed_state)
     partial = query(killed_state, "SELECT count(*) FROM transcripts")[0][0]
-    counts = query(killed_state, "SELECT t.transcript_id, count(e.seq), t.next_seq FROM"
-                   " transcripts t LEFT JOIN events e USING (transcript_id) GROUP BY 1")  # fmt: skip
+    counts = query(
+        killed_state,
+        "SELECT t.transcript_id, count(e.seq), t.next_seq FROM"
+        " transcripts t LEFT JOIN events e USING (transcript_id) GROUP BY 1",
+    )
     assert all(n == nxt for _, n, nxt in counts)  # each transcript fully stored or absent
     assert partial < 30 or proc.returncode == 0
     subprocess.run(cmd, env=env, cwd=REPO, check=True)

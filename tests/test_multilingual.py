@@ -33,8 +33,13 @@ def cjk_state(root: Path) -> None:
     inc = Session("cjk-2")
     inc.user("隐身模式的会话文本")
     inc.write(sdir(root) / "cjk-2.jsonl")
-    write_store(sdir(root), {"agent:main:main": {"sessionId": "cjk-1"},
-                             "agent:main:dashboard:incognito-abc": {"sessionId": "cjk-2"}})  # fmt: skip
+    write_store(
+        sdir(root),
+        {
+            "agent:main:main": {"sessionId": "cjk-1"},
+            "agent:main:dashboard:incognito-abc": {"sessionId": "cjk-2"},
+        },
+    )
     assert run_cli("import", str(root), "--reindex").exit_code == 0
 
 

@@ -38,8 +38,12 @@ def big(root: Path, files: int = 30, lines: int = 400) -> None:
 
 def cli_proc(state: Path, *args: str) -> subprocess.Popen[bytes]:
     env = {**os.environ, "OPENCLAW_STATE_DIR": str(state)}
-    return subprocess.Popen([sys.executable, "-m", "openclaw_sessions", *args], env=env, cwd=REPO,
-                            stderr=subprocess.PIPE)  # fmt: skip
+    return subprocess.Popen(
+        [sys.executable, "-m", "openclaw_sessions", *args],
+        env=env,
+        cwd=REPO,
+        stderr=subprocess.PIPE,
+    )
 
 
 def wait_for(state: Path, sql: str, at_least: int, proc: subprocess.Popen[bytes]) -> None:
@@ -100,12 +104,17 @@ def test_sigint_exits_130_and_keeps_whole_transcripts(tmp_path: Path) -> None:
         assert p.returncode == 130, err
         assert b"Traceback" not in err and err.startswith(b"error: interrupted")
     integrity(state)
-    for _tid, n, nxt in query(state, "SELECT t.transcript_id, count(e.seq), t.next_seq FROM"
-                              " transcripts t LEFT JOIN events e USING (transcript_id) GROUP BY 1"):  # fmt: skip
+    for _tid, n, nxt in query(
+        state,
+        "SELECT t.transcript_id, count(e.seq), t.next_seq FROM"
+        " transcripts t LEFT JOIN events e USING (transcript_id) GROUP BY 1",
+    ):
         assert n == nxt
 
 
-def test_writer_blocked_past_timeout_fails_with_exit_3(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+def test_writer_blocked_past_timeout_fails_with_exit_3(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
     small(tmp_path / "src")
     state = tmp_path / "state"
     run_cli("import", str(tmp_path / "src"))
@@ -138,10 +147,16 @@ def test_full_disk_rolls_back_with_exit_3(tmp_path: Path, monkeypatch: pytest.Mo
     after = events_dump(state)
     assert after[: len(before)] == before
     names = {row[0] for row in after}
-    assert all(query(state, "SELECT count(*) FROM events e JOIN transcripts t USING"
-                     " (transcript_id) WHERE t.source_name = ?", n)[0][0]  # fmt: skip
-               == query(state, "SELECT next_seq FROM transcripts WHERE source_name = ?", n)[0][0]
-               for n in names)  # fmt: skip
+    assert all(
+        query(
+            state,
+            "SELECT count(*) FROM events e JOIN transcripts t USING"
+            " (transcript_id) WHERE t.source_name = ?",
+            n,
+        )[0][0]
+        == query(state, "SELECT next_seq FROM transcripts WHERE source_name = ?", n)[0][0]
+        for n in names
+    )
 
 
 def test_read_only_media_search_works(tmp_path: Path) -> None:
@@ -198,7 +213,9 @@ def test_missing_database_exit_3() -> None:
         assert r.exit_code == 3 and "run `openclaw-sessions import` first" in r.stderr
 
 
-def test_older_schema_is_migrated_with_a_backup(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+def test_older_schema_is_migrated_with_a_backup(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
     from openclaw_sessions import db
 
     small(tmp_path / "src")
@@ -265,8 +282,14 @@ def test_hostile_files_are_handled_and_reported(tmp_path: Path, state: Path) -> 
     assert ("h-link.jsonl", "path_escape") in issues
     stored = {name for name, *_ in events_dump(state)}
     assert "h-link.jsonl" not in stored
-    assert {"h-bom.jsonl", "h-crlf.jsonl", "h-dup.jsonl", "h-cyc.jsonl", "h-later.jsonl",
-            files["unicode"].name} <= stored  # fmt: skip
+    assert {
+        "h-bom.jsonl",
+        "h-crlf.jsonl",
+        "h-dup.jsonl",
+        "h-cyc.jsonl",
+        "h-later.jsonl",
+        files["unicode"].name,
+    } <= stored
     for name in ("h-bom.jsonl", "h-crlf.jsonl"):
         raws = [raw for n, _s, _l, raw in events_dump(state) if n == name]
         data = files["bom" if "bom" in name else "crlf"].read_bytes().decode()
@@ -314,12 +337,21 @@ def test_concurrent_imports_of_the_same_source_never_duplicate(tmp_path: Path, s
 
 def test_no_traceback_on_broken_inputs(tmp_path: Path) -> None:
     (tmp_path / "openclaw.json").write_text("{ tools: { sessions: { visibility: 'banana' } } }")
-    for args in (["search", "x", "--state-dir", str(tmp_path)], ["status", "--state-dir", str(tmp_path)],
-                 ["import", "/nonexistent/path", "--state-dir", str(tmp_path)],
-                 ["search", "", "--json"], ["history", "nope"], ["delete", "nope", "--yes"],
-                 ["reindex", "--agent", "../evil"], ["search", "x", "--since", "garbage"]):  # fmt: skip
+    for args in (
+        ["search", "x", "--state-dir", str(tmp_path)],
+        ["status", "--state-dir", str(tmp_path)],
+        ["import", "/nonexistent/path", "--state-dir", str(tmp_path)],
+        ["search", "", "--json"],
+        ["history", "nope"],
+        ["delete", "nope", "--yes"],
+        ["reindex", "--agent", "../evil"],
+        ["search", "x", "--since", "garbage"],
+    ):
         r = run_cli(*args)
         assert r.exit_code in (2, 3, 4), (args, r.output)
-        assert "Traceback" not in r.output and r.stderr.strip().startswith("error:"), (args, r.output)
+        assert "Traceback" not in r.output and r.stderr.strip().startswith("error:"), (
+            args,
+            r.output,
+        )
         assert len(r.stderr.strip().splitlines()) == 1, (args, r.stderr)
     _ = json

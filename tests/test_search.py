@@ -26,17 +26,40 @@ def planted_state(root: Path) -> dict[str, str]:
     ids = {}
     s.add({"type": "model_change", "provider": "p", "modelId": "m"})
     ids["zyxuser"] = s.user("the zyxuser word in user text")
-    s.add({"type": "message", "message": {"role": "assistant", "content": [
-        {"type": "thinking", "thinking": "zyxthinking hidden"},
-        {"type": "toolCall", "id": "c", "name": "exec", "arguments": {"cmd": "zyxtoolcall"}},
-        {"type": "text", "text": "visible zyxassistant answer"}]}})  # fmt: skip
+    s.add(
+        {
+            "type": "message",
+            "message": {
+                "role": "assistant",
+                "content": [
+                    {"type": "thinking", "thinking": "zyxthinking hidden"},
+                    {
+                        "type": "toolCall",
+                        "id": "c",
+                        "name": "exec",
+                        "arguments": {"cmd": "zyxtoolcall"},
+                    },
+                    {"type": "text", "text": "visible zyxassistant answer"},
+                ],
+            },
+        }
+    )
     ids["zyxassistant"] = s.leaf or ""
     s.tool("zyxtoolresult output")
     s.add({"type": "custom_message", "customType": "x", "content": "zyxcustom", "display": True})
     s.add({"type": "compaction", "summary": "zyxcompaction", "firstKeptEntryId": "a"})
-    s.add({"type": "message", "message": {"role": "user", "content": [
-        {"type": "image", "data": "enl4aW1hZ2U=", "mimeType": "image/png"},
-        {"type": "text", "text": "Ünïcödé café crème"}]}})  # fmt: skip
+    s.add(
+        {
+            "type": "message",
+            "message": {
+                "role": "user",
+                "content": [
+                    {"type": "image", "data": "enl4aW1hZ2U=", "mimeType": "image/png"},
+                    {"type": "text", "text": "Ünïcödé café crème"},
+                ],
+            },
+        }
+    )
     ids["cafe"] = s.leaf or ""
     fork = s.leaf
     s.user("zyxabandoned branch text")
@@ -55,21 +78,39 @@ def search(*args: str) -> tuple[int, dict]:
 def test_planted_words_found_and_excluded(tmp_path: Path) -> None:
     ids = planted_state(tmp_path / "src")
     assert run_cli("import", str(tmp_path / "src"), "--reindex").exit_code == 0
-    for word, role in (("zyxuser", "user"), ("zyxassistant", "assistant"),
-                       ("zyxactive", "assistant"), ("cafe", "user")):  # fmt: skip
+    for word, role in (
+        ("zyxuser", "user"),
+        ("zyxassistant", "assistant"),
+        ("zyxactive", "assistant"),
+        ("cafe", "user"),
+    ):
         code, out = search(word)
         assert code == 0, word
         hit = out["results"][0]
-        assert (hit["sessionKey"], hit["messageId"], hit["role"]) == ("agent:main:main", ids[word], role)
+        assert (hit["sessionKey"], hit["messageId"], hit["role"]) == (
+            "agent:main:main",
+            ids[word],
+            role,
+        )
         assert hit["sessionId"] == "plant-1"
-    for word in ("zyxthinking", "zyxtoolcall", "zyxtoolresult", "zyxcustom", "zyxcompaction",
-                 "zyxabandoned", "enl4aW1hZ2U", "CAFÉ crème"[:0] or "zyximage"):  # fmt: skip
+    for word in (
+        "zyxthinking",
+        "zyxtoolcall",
+        "zyxtoolresult",
+        "zyxcustom",
+        "zyxcompaction",
+        "zyxabandoned",
+        "enl4aW1hZ2U",
+        "CAFÉ crème"[:0] or "zyximage",
+    ):
         code, out = search(word)
         assert (code, out["results"]) == (1, []), word
     assert search("CAFÉ")[0] == 0 and search("unicode")[0] == 0
 
 
-def test_fresh_import_is_unindexed_until_reconciled(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+def test_fresh_import_is_unindexed_until_reconciled(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
     planted_state(tmp_path / "src")
     run_cli("import", str(tmp_path / "src"))
     monkeypatch.delenv("OPENCLAW_SESSIONS_NO_BACKGROUND")
@@ -159,9 +200,24 @@ def test_delete_refuses_to_prompt_without_a_terminal(tmp_path: Path) -> None:
     assert r.exit_code == 2 and "refusing to prompt" in r.stderr
 
 
-@pytest.mark.parametrize("q", ['OR', 'NOT x', '"', '*', '(', 'a:b', '-x', '@me',
-                               '0b5c6f1e-1111-4a4a-9c9c-000000000001', '/etc/passwd',
-                               'NEAR(a b)', "x' OR 1=1 --", '^a'])  # fmt: skip
+@pytest.mark.parametrize(
+    "q",
+    [
+        "OR",
+        "NOT x",
+        '"',
+        "*",
+        "(",
+        "a:b",
+        "-x",
+        "@me",
+        "0b5c6f1e-1111-4a4a-9c9c-000000000001",
+        "/etc/passwd",
+        "NEAR(a b)",
+        "x' OR 1=1 --",
+        "^a",
+    ],
+)
 def test_operators_and_punctuation_never_error(tmp_path: Path, q: str) -> None:
     planted_state(tmp_path / "src")
     run_cli("import", str(tmp_path / "src"), "--reindex")
@@ -223,8 +279,7 @@ def test_byte_cap_counts_like_upstream(tmp_path: Path) -> None:
     many(tmp_path / "src", 80)
     run_cli("import", str(tmp_path / "src"), "--reindex")
     _, out = search("common", "--limit", "200", "--max-bytes", "4000")
-    size = len(json.dumps(out["results"], ensure_ascii=False, separators=(",", ":"))
-               .encode())  # fmt: skip
+    size = len(json.dumps(out["results"], ensure_ascii=False, separators=(",", ":")).encode())
     assert out["truncated"] is True and len(out["results"]) < 160
     items = sum(len(json.dumps(h, ensure_ascii=False).encode()) for h in out["results"])
     assert items + 2 + len(out["results"]) - 1 <= 4000 and size > 0
@@ -242,8 +297,9 @@ def test_jsonl_and_table_output(tmp_path: Path) -> None:
 
 def _reindex_proc(state: Path) -> subprocess.Popen[bytes]:
     env = {**os.environ, "OPENCLAW_STATE_DIR": str(state)}
-    return subprocess.Popen([sys.executable, "-m", "openclaw_sessions", "reindex", "--quiet"],
-                            env=env, cwd=REPO)  # fmt: skip
+    return subprocess.Popen(
+        [sys.executable, "-m", "openclaw_sessions", "reindex", "--quiet"], env=env, cwd=REPO
+    )
 
 
 def bulk(root: Path, sessions: int = 12, msgs: int = 300) -> int:
@@ -275,9 +331,14 @@ def test_killed_reconciler_is_taken_over(tmp_path: Path, state: Path) -> None:
     end = time.monotonic() + 60
     while time.monotonic() < end and p.poll() is None:
         try:
-            if query(state, "SELECT count(*) FROM index_state WHERE claim_token IS NOT NULL"
-                     " AND indexed_seq >= -1")[0][0] and query(  # fmt: skip
-                state, "SELECT count(*) FROM index_rows")[0][0] > 0:
+            if (
+                query(
+                    state,
+                    "SELECT count(*) FROM index_state WHERE claim_token IS NOT NULL"
+                    " AND indexed_seq >= -1",
+                )[0][0]
+                and query(state, "SELECT count(*) FROM index_rows")[0][0] > 0
+            ):
                 break
         except Exception:
             pass
@@ -326,9 +387,11 @@ def test_searches_answer_while_reindex_writes(tmp_path: Path, state: Path) -> No
             if r.exit_code not in (0, 1):
                 errors.append(r.stderr)
 
-    p = subprocess.Popen([sys.executable, "-m", "openclaw_sessions", "reindex", "--full",
-                          "--quiet"], env={**os.environ, "OPENCLAW_STATE_DIR": str(state)},
-                         cwd=REPO)  # fmt: skip
+    p = subprocess.Popen(
+        [sys.executable, "-m", "openclaw_sessions", "reindex", "--full", "--quiet"],
+        env={**os.environ, "OPENCLAW_STATE_DIR": str(state)},
+        cwd=REPO,
+    )
     t = threading.Thread(target=searcher)
     t.start()
     t.join()

@@ -16,8 +16,13 @@ HDR = {"type": "session", "version": 3, "id": "s", "timestamp": "2026-01-01T00:0
 
 
 def msg(eid: str, parent: str | None, role: str = "user", text: str = "x", **kw: Any) -> dict:
-    return {"type": "message", "id": eid, "parentId": parent,
-            "message": {"role": role, "content": [{"type": "text", "text": text}]}, **kw}  # fmt: skip
+    return {
+        "type": "message",
+        "id": eid,
+        "parentId": parent,
+        "message": {"role": role, "content": [{"type": "text", "text": text}]},
+        **kw,
+    }
 
 
 def active(*objs: dict[str, Any]) -> list[int]:
@@ -63,9 +68,11 @@ def test_parent_pointing_to_later_line() -> None:
 
 
 def test_v1_linear_ids_assigned() -> None:
-    v1 = [{"type": "session", "id": "x", "timestamp": "2025-01-01T00:00:00Z"},
-          {"type": "message", "message": {"role": "user", "content": "one"}},
-          {"type": "message", "message": {"role": "assistant", "content": "two"}}]  # fmt: skip
+    v1 = [
+        {"type": "session", "id": "x", "timestamp": "2025-01-01T00:00:00Z"},
+        {"type": "message", "message": {"role": "user", "content": "one"}},
+        {"type": "message", "message": {"role": "assistant", "content": "two"}},
+    ]
     entries = transcript.parse_entries(lines(*v1))
     assert [e.entry_id for e in entries] == [None, "v1-000001", "v1-000002"]
     assert transcript.active_seqs(entries) == [1, 2]
@@ -84,14 +91,23 @@ def test_extract_rules() -> None:
 
     assert text({"role": "user", "content": "plain"}) == "plain"
     assert text({"role": "assistant", "text": "t", "content": []}) == "t"
-    blocks = [{"type": "text", "text": "a"}, {"type": "thinking", "thinking": "secret plan"},
-              {"type": "toolCall", "name": "x", "arguments": {}}, {"type": "text", "text": " "},
-              {"type": "output_text", "text": "b"}, {"type": "image", "data": "AAAA"}]  # fmt: skip
+    blocks = [
+        {"type": "text", "text": "a"},
+        {"type": "thinking", "thinking": "secret plan"},
+        {"type": "toolCall", "name": "x", "arguments": {}},
+        {"type": "text", "text": " "},
+        {"type": "output_text", "text": "b"},
+        {"type": "image", "data": "AAAA"},
+    ]
     assert text({"role": "assistant", "content": blocks}) == "a\nb"
     assert text({"role": "toolResult", "content": "tool out"}) is None
     assert text({"role": "bashExecution", "content": "ls"}) is None
     assert text({"role": "user", "content": "x"}, etype="custom_message") is None
     assert text({"role": "user", "content": "   "}) is None
-    assert extract.indexable_text({"type": "message", "message": {"role": "user",
-                                   "content": "x"}}, None) is None  # fmt: skip
+    assert (
+        extract.indexable_text(
+            {"type": "message", "message": {"role": "user", "content": "x"}}, None
+        )
+        is None
+    )
     assert extract.indexable_text({"type": "compaction", "summary": "s"}, "c") is None
