@@ -59,8 +59,11 @@ class Session:
         ms = self.ts0 + self.n * 1000
         return datetime.fromtimestamp(ms / 1000, tz=UTC).isoformat(timespec="milliseconds")
 
-    def add(self, entry: dict[str, Any], *, parent: str | None | bool = True) -> str:
-        eid = entry.get("id") or f"{len(self.lines):08x}"
+    def add(
+        self, entry: dict[str, Any], *, parent: str | None | bool = True, id: str | None = None
+    ) -> str:
+        eid = id or entry.get("id") or f"{len(self.lines):08x}"
+        entry.pop("id", None)
         line = {"type": entry.pop("type", "message"), "id": eid, **entry}
         if parent is True:
             line["parentId"] = self.leaf

@@ -48,7 +48,7 @@ def in_pty(args: list[str], environment: dict[str, str]) -> tuple[str, int]:
 
 @pytest.mark.skipif(EXE is None, reason="the console script is not installed")
 def test_pty_shows_progress_bar_and_coloured_table(tmp_path: Path) -> None:
-    src = corpus(tmp_path, 60_000)
+    src = corpus(tmp_path, 30_000)
     out, code = in_pty(["import", str(src)], env(tmp_path))
     assert code == 0, out
     assert any(c in out for c in BAR_CHARS), out[-2000:]
@@ -60,8 +60,8 @@ def test_pty_shows_progress_bar_and_coloured_table(tmp_path: Path) -> None:
 
 @pytest.mark.skipif(EXE is None, reason="the console script is not installed")
 def test_no_color_and_pipes_disable_colour_and_bars(tmp_path: Path) -> None:
-    src = corpus(tmp_path, 60_000)
-    out, code = in_pty(["import", str(src)], env(tmp_path, NO_COLOR="1"))
+    src = corpus(tmp_path, 30_000)
+    out, code = in_pty(["import", str(src), "--reindex"], env(tmp_path, NO_COLOR="1"))
     assert code == 0 and not any(c in out for c in BAR_CHARS)
     out, _ = in_pty(["search", "deploy", "--limit", "3"], env(tmp_path, NO_COLOR="1"))
     assert not COLOUR.search(out)

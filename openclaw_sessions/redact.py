@@ -1,0 +1,757 @@
+"""Secret redaction for every text this tool indexes or shows, and the safe cut of redacted text.
+
+This module owns upstream OpenClaw's masking rule and its default secret families (ported as
+facts from its ``src/logging/redact-patterns.ts``), the user patterns of ``logging.redactPatterns``
+(run first), the redaction fingerprint that marks index rows built under other rules, and
+``safe_cut``. It is pure: no I/O, stdlib ``re`` only.
+
+Masking (upstream's): the token is the last non-empty capture group of a match, or the whole
+match; under 18 characters it becomes ``***``, otherwise its first 6 characters, ``…`` and its last
+4. Only the token is replaced. A PEM private key keeps its first and last line around ``…redacted…``.
+
+Speed: reindex redacts every message, and ``re`` has no multi-literal search, so the common
+no-secret text must not meet ~100 regexes. Each family therefore has a cheap necessary condition
+("anchor"): a pass that starts with one literal character (``-``, ``_``, ``=``…), which ``re``
+finds at memchr speed, and checks the rest with look-arounds. Assignment-style families
+(``KEY=value``, ``"token": "…"``, headers) are anchored on their separator in the reversed text,
+so the key before an ``=``/``:`` is a look-ahead; they are then evaluated at those separators
+only. Everything else runs as ordinary whole-text regexes, and only when one of its anchors hit.
+"""
+
+from __future__ import annotations
+
+import hashlib
+import re
+import unicodedata
+from bisect import bisect_right
+from collections.abc import Iterable, Sequence
+from dataclasses import dataclass
+from functools import lru_cache
+
+from .errors import ConfigError
+
+REDACTION_VERSION = 1
+_MIN_LEN, _KEEP_START, _KEEP_END = 18, 6, 4
+_PEM_MARK = "…redacted…"
+_A = re.ASCII  # JavaScript's \w, \d and \b are ASCII; so are ours
+_I = re.ASCII | re.IGNORECASE
+# JavaScript's \s is Unicode whitespace while re.ASCII's is not: "§" in a source stands for it.
+_WS = r"\s\u00a0\u1680\u2000-\u200a\u2028\u2029\u202f\u205f\u3000\ufeff"
+
+
+def _rx(src: str, flags: int) -> re.Pattern[str]:
+    return re.compile(src.replace("§", _WS), flags)
+
+
+def _x(*specs: str) -> tuple[str, ...]:
+    """Spell out keys: ``[-_]?`` gives three spellings, ``[-_]`` two."""
+    out: list[str] = []
+    for spec in specs:
+        forms = [""]
+        for part in re.split(r"(\[-_\]\??)", spec):
+            seps = ("-", "_", "") if part == "[-_]?" else ("-", "_") if part == "[-_]" else (part,)
+            forms = [f + s for f in forms for s in seps]
+        out.extend(forms)
+    return tuple(dict.fromkeys(out))
+
+
+def _alt(keys: Iterable[str], reverse: bool = False) -> str:
+    # Longest first, so a key that is a prefix of another never ends an alternation early.
+    words = sorted({k[::-1] if reverse else k for k in keys}, key=lambda w: (-len(w), w))
+    return "(?:" + "|".join(re.escape(w) for w in words) + ")"
+
+
+def _ci(text: str) -> str:
+    """A literal as explicit case classes: unlike re.I this keeps ``re``'s fast paths."""
+    return "".join(f"[{c.lower()}{c.upper()}]" if c.isalpha() else re.escape(c) for c in text)
+
+
+# --- key tables (upstream's, spelled out) -------------------------------------------------------
+PAY_Q = _x("card[-_]?number", "card[-_]?cvc", "card[-_]?cvv", "cvc", "cvv", "security[-_]?code",
+           "payment[-_]?credential", "shared[-_]?payment[-_]?token")  # fmt: skip
+AWS = _x("aws[-_]?secret[-_]?access[-_]?key") + ("awsSecretAccessKey", "SecretAccessKey")
+AUTH_HDR = ("authorization", "proxy-authorization", "cookie", "set-cookie", "x-api-key",
+            "x-auth-token")  # fmt: skip
+ENV = _x("KEY", "TOKEN", "SECRET", "PASSWORD", "PASSWD", "CARD[-_]?NUMBER", "CARD[-_]?CVC",
+         "CARD[-_]?CVV", "CVC", "CVV", "SECURITY[-_]?CODE", "PAYMENT[-_]?CREDENTIAL",
+         "SHARED[-_]?PAYMENT[-_]?TOKEN")  # fmt: skip
+JSON = ("apiKey", "api_key", "apiToken", "api_token", "bearerToken", "bearer_token", "token",
+        "secret", "password", "passwd", "credential", "accessToken", "access_token",
+        "refreshToken", "refresh_token", "idToken", "id_token", "authToken", "auth_token",
+        "clientSecret", "client_secret", "privateKey", "private_key", "secret_value",
+        "raw_secret", "secret_input", "key_material") + AWS + AUTH_HDR  # fmt: skip
+PAY_JSON = ("cardNumber", "card_number", "cardCvc", "card_cvc", "cardCvv", "card_cvv", "cvc",
+            "cvv", "securityCode", "security_code", "paymentCredential", "payment_credential",
+            "sharedPaymentToken", "shared_payment_token")  # fmt: skip
+QUOTED = _x("api[-_]key", "access[-_]token", "refresh[-_]token", "id[-_]token", "auth[-_]token",
+            "client[-_]secret", "app[-_]secret", "private[-_]key", "secret[-_]value",
+            "raw[-_]secret", "secret[-_]input", "key[-_]material") + (
+            "authToken", "clientSecret", "appSecret", "credential", "authorization")  # fmt: skip
+CLI = _x("api[-_]?key", "hook[-_]?token", "access[-_]?token", "refresh[-_]?token", "id[-_]?token",
+         "private[-_]?key", "client[-_]?secret") + (
+         "token", "secret", "password", "passwd", "credential") + AWS + PAY_Q  # fmt: skip
+STANDALONE = ("access_token", "refresh_token", "id_token", "authorization", "jwt", "token",
+              "secret", "password", "pass", "passwd", "credential") + _x(
+              "auth[-_]?token", "hook[-_]?token", "api[-_]?key", "client[-_]?secret",
+              "app[-_]?secret", "private[-_]?key") + PAY_Q  # fmt: skip
+CONFIG_Q = _x("access[-_]?token", "refresh[-_]?token", "id[-_]?token", "auth[-_]?token",
+              "hook[-_]?token", "api[-_]?key", "api[-_]?secret", "secret[-_]?key",
+              "key[-_]?material") + ("authorization", "jwt", "token", "secret", "password",
+              "passphrase", "pass", "passwd") + PAY_Q  # fmt: skip
+CONFIG_ALL = CONFIG_Q + _x("client[-_]?secret", "app[-_]?secret", "private[-_]?key") + (
+    "credential",)  # fmt: skip
+CONFIG_DIRECT = ("access-token", "refresh-token", "id-token", "auth-token", "hook-token",
+                 "passphrase") + _x("api[-_]?key", "api[-_]?secret", "secret[-_]?key",
+                 "key[-_]?material")  # fmt: skip
+PASSWORDISH = ("password", "passphrase", "pass", "passwd")
+FORM = _x("access[-_]?token", "auth[-_]?token", "hook[-_]?token", "refresh[-_]?token",
+          "id[-_]?token", "api[-_]?key", "client[-_]?secret", "app[-_]?secret",
+          "private[-_]?key", "x[-_]?amz[-_]?signature", "x[-_]?amz[-_]?security[-_]?token") + (
+          "apikey", "credential", "authorization", "token", "key", "secret", "password", "pass",
+          "passwd", "auth", "jwt", "session", "code", "signature") + AWS + PAY_Q  # fmt: skip
+
+# --- assignment families, evaluated at their separator --------------------------------------------
+# Each is upstream's "BOUNDARY KEY GAP SEP VALUE" regex cut at the separator: ``gap`` and ``edge``
+# are read right to left in the reversed text (``edge`` is what must precede the key), ``value``
+# left to right after the separator. The two halves meet at one character, so together they
+# accept exactly what the one regex accepts.
+_SERQ = r"(?:\\{1,64}[\"']|[\"'])?"  # a quote, possibly JSON-escaped (up to 6 levels)
+_SERQ_R = r"(?:[\"']\\{1,64}|[\"'])?"
+_OPT_WS = r"(?:[ \t]*\r?\n[ \t]+|[ \t]*\\{1,64}r\\{1,64}n[ \t]+|[ \t]*\\{1,64}n[ \t]+|[ \t]*)"
+_REQ_WS = r"(?:[ \t]*\r?\n[ \t]+|[ \t]*\\{1,64}r\\{1,64}n[ \t]+|[ \t]*\\{1,64}n[ \t]+|[ \t]+)"
+_LEG_WS = r"(?:[ \t\r\n]*|[ \t]*\\{1,64}r\\{1,64}n[ \t]*|[ \t]*\\{1,64}n[ \t]*)"
+_SCHEME = r"[A-Za-z0-9!#$%&'*+.^_`|~-]+"
+_CRED = r"([^§\\\"',;&#?<>)}\]]+)"
+_NOT_LEGACY = rf"(?!(?:Bearer|Basic|Bot){_REQ_WS})"
+_OPAQUE_END = rf"[ \t]*(?={_SERQ}(?:\Z|[,;)}}\]]|\r?\n(?![ \t])))"
+_HDR_EDGE = r"(?=\Z|[^A-Za-z0-9_-]|[rn]\\)"
+_LOG_EDGE = r"(?=\Z|[^A-Za-z0-9_?&-]|[rn]\\)"
+_QUOTED = r"([\"'`])((?:(?!\1)[^\r\n])+)\1"
+
+
+@dataclass(frozen=True)
+class _Field:
+    name: str
+    seps: str
+    keys: tuple[str, ...]
+    gap: str  # reversed: from the separator back to the key
+    edge: str  # reversed: what precedes the key (a look-ahead, or consumed prefix + look-ahead)
+    value: str  # forward, from after the separator; the token is its last non-empty group
+    flags: int = _I
+
+
+_FIELDS: tuple[_Field, ...] = (
+    # KEY=value in the environment style: an upper-case name ending in KEY, TOKEN, SECRET…
+    _Field("env", "=:", ENV, "[§]*", r"[A-Z0-9_]*(?![A-Za-z0-9_])",
+           r"[§]*([\"']?)([^§\"'\\]+)\1", _A),
+    _Field("env-escaped", "=:", ENV, "[§]*", r"[A-Z0-9_]*(?![A-Za-z0-9_])",
+           r"[§]*\\+([\"'])([^§\"'\\]+)\\+\1", _A),
+    _Field("json", ":", JSON, '[§]*"', '(?=")', r'[§]*"([^"]+)"'),
+    _Field("json-payment", ":", PAY_JSON, '[§]*"', '(?=")', r'[§]*"([^"]+)"'),
+    _Field("quoted-field", ":=", QUOTED, "[§]*[\"']?", r"(?=[\"']?(?:\Z|[§,{]))",
+           r"[§]*([\"'])([^\"'\r\n]+)\1"),
+    _Field("quoted-auth-field", ":=", AUTH_HDR, "[§]*[\"']?", r"(?=[\"']?(?:\Z|[§,{]))",
+           r"[§]*([\"'])([^\"'\r\n]+)\1"),
+    _Field("authorization", ":=", ("authorization",), "[ \t]*" + _SERQ_R, "",
+           rf"{_LEG_WS}{_SERQ}(?:Bearer|Basic|Bot){_REQ_WS}{_CRED}"),
+    _Field("proxy-authorization", ":=", ("proxy-authorization",), "[ \t]*" + _SERQ_R, _HDR_EDGE,
+           rf"{_OPT_WS}{_SERQ}{_SCHEME}{_REQ_WS}{_CRED}"),
+    _Field("proxy-authorization-opaque", ":=", ("proxy-authorization",), "[ \t]*" + _SERQ_R,
+           _HDR_EDGE, rf"{_OPT_WS}{_SERQ}{_CRED}{_OPAQUE_END}"),
+    _Field("authorization-scheme", ":=", ("authorization",), "[ \t]*" + _SERQ_R, _HDR_EDGE,
+           rf"{_OPT_WS}{_SERQ}{_NOT_LEGACY}{_SCHEME}{_REQ_WS}{_CRED}"),
+    _Field("authorization-opaque", ":=", ("authorization",), "[ \t]*" + _SERQ_R, _HDR_EDGE,
+           rf"{_OPT_WS}{_SERQ}{_NOT_LEGACY}{_CRED}{_OPAQUE_END}"),
+    _Field("api-key-header", ":=", ("x-goog-api-key", "api-key", "apikey", "x-api-token",
+           "x-access-token"), "[ \t]*" + _SERQ_R, _LOG_EDGE,
+           rf"{_OPT_WS}{_SERQ}([^§\\\"',;]+)"),
+    _Field("gateway-header", ":=", ("X-OpenClaw-Token", "x-pomerium-jwt-assertion", "X-Api-Key",
+           "X-Auth-Token"), "[§]*", _LOG_EDGE, r"[§]*([^§\"',;]+)"),
+    # Not upstream's: a raw Cookie/Set-Cookie header line keeps no cookie value.
+    _Field("cookie-header", ":", ("cookie", "set-cookie"), "[ \t]*", r"(?=\Z|[^A-Za-z0-9_-])",
+           r"[ \t]*([^\r\n\"'\\]{0,4095}[^§\"'\\])"),
+    _Field("assignment-quoted", "=", STANDALONE, "", r"(?=\Z|[§,;({\[])", _QUOTED),
+    _Field("assignment", "=", STANDALONE, "", r"(?=\Z|[§,;({\[])",
+           r"([\"'`]?[^§&#\"'`<>]+)"),
+    # Upstream's config patterns are case-sensitive; "[ \t]" (theirs: any \s) keeps a line's
+    # "password:" from swallowing the next line's first word.
+    _Field("config-quoted", ":=", CONFIG_Q, "[ \t]*", r"(?=\Z|[§,{])", "[ \t]*" + _QUOTED, _A),
+    _Field("config-password-quoted", ":=", PASSWORDISH, "[ \t]*",
+           r"[-_][a-z0-9._-]{0,79}[a-z0-9](?=\Z|[§,{])", "[ \t]*" + _QUOTED, _A),
+    _Field("config-dotted-quoted", ":=", CONFIG_ALL, "[ \t]*", r"\.[a-z0-9_.-]{1,80}(?=\Z|[§,{])",
+           "[ \t]*" + _QUOTED, _A),
+    _Field("config-direct", "=", CONFIG_DIRECT, "", r"(?=\Z|[§,{])", r"([^§#\"'`<>]+)", _A),
+    _Field("aws-secret-field", ":=", AWS, "[§]*[\"']?", r"(?=[\"']?(?:\Z|[§,{]))",
+           r"[§]*([\"']?)([A-Za-z0-9/+=]{40})(?![A-Za-z0-9/+=])\1"),
+)  # fmt: skip
+
+# Form bodies (``token=abc&next=1``) are anchored on the ``&`` that proves the form.
+_FORM = _rx(rf"{_alt(FORM)}=([^&§]+)(?=&[A-Za-z_][A-Za-z0-9_.-]*=)", _I)
+_RUN_R = _rx(r"[^&§]*", _A)  # reversed: back from an "&" over its pair
+_COMMA = re.compile(r"[,;]")
+_SPACE = frozenset(" \t\n\r\f\v\u00a0\u1680\u2028\u2029\u202f\u205f\u3000\ufeff") | frozenset(
+    chr(c) for c in range(0x2000, 0x200B))
+
+# --- anchors -----------------------------------------------------------------------------------
+# An anchor is a literal plus look-arounds, in the text ("f") or the reversed text ("r"). All
+# anchors of one buffer and literal form one pass; ``re`` finds a literal first character at memchr
+# speed, while a class or an alternation it must try at every position. A vendor prefix is a word
+# after its separator in the reversed text, so one pass branches on one character at a time (a
+# trie). Each anchor is a necessary condition of its rule (the tests compare gated and ungated).
+_T = r"[A-Za-z0-9_-]"
+
+
+@dataclass(frozen=True)
+class _Anchor:
+    buf: str  # "f": the text, "r": the reversed text
+    lit: str  # what the pass looks for
+    rest: str  # look-arounds after the literal
+    word: str = ""  # for prefix anchors: the prefix, reversed (the pass's trie holds it)
+
+
+def _pre(sep: str, *prefixes: str, bound: bool = False, then: str = "") -> tuple[_Anchor, ...]:
+    """A token that starts ``prefix`` + ``sep``; ``bound``: no word character before it; ``then``:
+    a look-behind on the reversed text, i.e. what must follow the separator."""
+    edge = "(?![A-Za-z0-9_])" if bound else ""
+    return tuple(
+        _Anchor("r", sep, f"(?={_ci(p[::-1])}{edge}){then}", p[::-1].lower()) for p in prefixes
+    )
+
+
+def _fw(lit: str, rest: str) -> tuple[_Anchor, ...]:
+    return (_Anchor("f", lit, rest),)
+
+
+def _min(n: int, sep: str, cls: str = _T) -> str:
+    """``then`` for "at least n token characters follow the separator"."""
+    return f"(?<={cls}{{{n}}}{re.escape(sep)})"
+
+
+def _trie(words: Iterable[str], ci: bool) -> str:
+    """A presence test for any of ``words`` that branches on one character at a time."""
+    root: dict[str, dict[str, object]] = {}
+    for w in words:
+        node = root
+        for ch in w.lower() if ci else w:
+            node = node.setdefault(ch, {})  # type: ignore[assignment]
+        node[""] = {}
+
+    def emit(node: dict[str, object]) -> str:
+        if "" in node:
+            return ""  # a shorter word already proves presence
+        alts = [(_ci(c) if ci else re.escape(c)) + emit(n) for c, n in sorted(node.items())]  # type: ignore[arg-type]
+        return alts[0] if len(alts) == 1 else "(?:" + "|".join(alts) + ")"
+
+    return emit(root)
+
+
+# --- whole-text families ---------------------------------------------------------------------------
+@dataclass(frozen=True)
+class _Rule:
+    name: str
+    regex: re.Pattern[str]
+    anchors: tuple[_Anchor, ...]
+    b64: bool = False  # upstream skips these inside a data URL's base64 payload
+
+
+_B64 = r"(?:\A|(?<=[^A-Za-z0-9]))"
+_B64_RUN_R = _rx(r"[A-Za-z0-9+/=]*", _A)
+_ID = r"(?:\A|(?<=[^A-Za-z0-9_]))"
+_TG = (_Anchor("r", ":", f"(?=[0-9]{{6}})(?<={_T}{{20}}:)"),)
+_CLI_GATE = _pre("-", "-", then="(?<=[A-Za-z]-)")  # "--" and a letter
+_URL_GATE = (_Anchor("r", ":", "(?=[^/§:@]*//)"),)  # the userinfo colon
+# Upstream matches every vendor prefix case-insensitively; the prefixes below that carry no
+# separator (AIza, AKIA, ASIA, AKID, LTAI, gAAAA, dapi, eyJ, ATBB, ATATT, ATCTT3) are matched in
+# the case their issuers use: a case-free anchor for them would cost ``re`` a pass over every
+# letter "a". Real tokens are issued in that case, so only made-up variants go unmasked.
+_CS = "(?-i:{})"
+# (name, regex, anchors[, b64]) in upstream's order; the token is the last non-empty group.
+_RULE_TABLE: tuple[tuple[str, str, tuple[_Anchor, ...]] | tuple[str, str, tuple[_Anchor, ...], bool], ...] = (
+    ("cli", rf"--{_alt(CLI)}=([^§\"']+)", _CLI_GATE),
+    ("cli-spaced", rf"--{_alt(CLI)}[§]+(?!(?:or|and)(?![A-Za-z0-9_])(?=[§]+--))([\"']?)([^§\"']+)\1",
+     _CLI_GATE),
+    ("bearer", r"(?<![A-Za-z0-9_])Bearer[§]+([-A-Za-z0-9._~+/=]{18,})(?![-A-Za-z0-9._~+/=])",
+     tuple(a for b in "bB" for a in _fw(b, f"(?=[eE][aA][rR][eE][rR][§]+[-A-Za-z0-9._~+/=]{{18}})"
+                                         f"(?<![A-Za-z0-9_]{b})"))),
+    ("url-password", r"(?<![A-Za-z0-9_])(?:https?|wss?|ftp)://[^/§:@]*:([^/§@]+)@", _URL_GATE),
+    ("db-password", r"(?<![A-Za-z0-9_])(?:postgres(?:ql)?|mysql|mongodb(?:\+srv)?|rediss?|amqps?)://"
+     r"[^:§/@]*:([^@§]+)@", _URL_GATE),
+    ("pem", r"-----BEGIN [A-Z ]{0,64}PRIVATE KEY-----[\s\S]{1,65536}?"
+     r"-----END [A-Z ]{0,64}PRIVATE KEY-----", _pre("-", "private key")),
+    ("openai", r"(?<![A-Za-z0-9_])(sk-[A-Za-z0-9_-]{8,})(?![A-Za-z0-9_])",
+     _pre("-", "sk", bound=True, then=_min(8, "-"))),
+    ("github", r"(gh[pousr]_[A-Za-z0-9]{10,})", _pre("_", "ghp", "gho", "ghu", "ghs", "ghr")),
+    ("github-pat", r"(github_pat_[A-Za-z0-9_]{10,})", _pre("_", "github_pat")),
+    ("gitlab-pat", r"(glpat-[A-Za-z0-9._=\-]{20,})", _pre("-", "glpat")),
+    ("gitlab-oauth", r"(gloas-(?:[A-Fa-f0-9]{65,}|[A-Za-z0-9_-]{64}|[A-Fa-f0-9]{32,}))",
+     _pre("-", "gloas")),
+    ("gitlab-deploy", r"(gldt-[A-Za-z0-9_-]{20,})", _pre("-", "gldt")),
+    ("gitlab-cibuild", r"(glcbt-[A-Za-z0-9]{1,5}_[A-Za-z0-9_-]{20,})", _pre("-", "glcbt")),
+    ("gitlab-trigger", r"(glptt-[A-Za-z0-9_-]{40,})", _pre("-", "glptt")),
+    ("gitlab-feed", r"(glft-(?:[A-Za-z0-9_-]{20,}|[a-h0-9]+-[0-9]+_))", _pre("-", "glft")),
+    ("gitlab-mail", r"(glimt-[A-Za-z0-9_-]{25,})", _pre("-", "glimt")),
+    ("gitlab-agent", r"(glagent-[A-Za-z0-9_-]{50,})", _pre("-", "glagent")),
+    ("gitlab-workspace", r"(glwt-[A-Za-z0-9_-]{20,})", _pre("-", "glwt")),
+    ("gitlab-scim", r"(glsoat-[A-Za-z0-9_-]{20,})", _pre("-", "glsoat")),
+    ("gitlab-flags", r"(glffct-[A-Za-z0-9_-]{20,})", _pre("-", "glffct")),
+    ("gitlab-runner", r"(glrt-[A-Za-z0-9._-]{20,})", _pre("-", "glrt")),
+    ("gitlab-runner-routed", r"(glrtr?-[A-Za-z0-9_-]{27,300}\.[0-9a-z]{2}\.[0-9a-z]{9})",
+     _pre("-", "glrt", "glrtr")),
+    ("gitlab-runner-reg", r"(GR1348941[A-Za-z0-9_-]{20,})", _fw("1", "(?<=[gG][rR]1)(?=348941)")),
+    ("gitlab-session", r"(_gitlab_session=[A-Za-z0-9%._-]{20,})", _pre("_", "_gitlab")),
+    ("slack", r"(xox[baprs]-[A-Za-z0-9-]{10,})", _pre("-", "xoxb", "xoxa", "xoxp", "xoxr", "xoxs")),
+    ("slack-app", r"(xapp-[A-Za-z0-9-]{10,})", _pre("-", "xapp")),
+    ("slack-webhook", r"(https://hooks\.slack\.com/(?:services/T[A-Z0-9]+/B[A-Z0-9]+"
+     r"|workflows/T[A-Z0-9]+/A[A-Z0-9]+/[0-9]{17,19})/[A-Za-z0-9]{20,})",
+     _pre(".", "hooks", then=r"(?<=\." + _ci("kcals") + r"\.)")),
+    ("discord-webhook", r"(https://discord(?:app)?\.com/api/webhooks/[0-9]{17,20}/[A-Za-z0-9_-]{60,})",
+     _pre(".", "discord", "discordapp")),
+    ("discord-bot", r"discord[\s\S]{0,40}?(?<![A-Za-z0-9_])([A-Za-z0-9_-]{24}\.[A-Za-z0-9_-]{6}\."
+     r"[A-Za-z0-9_-]{27})(?![A-Za-z0-9_])",
+     (_Anchor("r", ".", rf"(?<=\.{_T}{{6}}\.)(?={_T}{{24}})"),)),
+    ("groq", r"(gsk_[A-Za-z0-9_-]{10,})", _pre("_", "gsk")),
+    ("google", _CS.format(r"(AIza[0-9A-Za-z\-_]{20,})"), _fw("A", f"(?=Iza{_T}{{20}})")),
+    ("google-oauth", r"(ya29\.[0-9A-Za-z_\-./+=]{10,})", _pre(".", "ya29")),
+    ("google-refresh", r"(1//0[0-9A-Za-z_\-./+=]{10,})", _fw("1", "(?=//0)")),
+    ("jwt", _CS.format(r"(eyJ[A-Za-z0-9_-]{10,}\.[A-Za-z0-9_-]{10,}\.[A-Za-z0-9_-]{10,})"),
+     (_Anchor("r", ".", f"(?<={_T}{{10}}\\.)(?={_T}{{10}}{_T}*Jye)"),)),
+    ("perplexity", r"(pplx-[A-Za-z0-9_-]{10,})", _pre("-", "pplx")),
+    ("fal", r"(fal_[A-Za-z0-9_-]{10,})", _pre("_", "fal")),
+    ("firecrawl", _ID + r"(fc-[A-Za-z0-9]{10,})", _pre("-", "fc", bound=True)),
+    ("browserbase", r"(bb_live_[A-Za-z0-9_-]{10,})", _pre("_", "bb_live")),
+    ("fernet", _B64 + _CS.format(r"(gAAAA[A-Za-z0-9_=-]{20,})"), _fw("A", "(?<=gA)(?=AAA)"), True),
+    ("stripe", r"(sk_live_[A-Za-z0-9]{10,})", _pre("_", "sk_live")),
+    ("stripe-test", r"(sk_test_[A-Za-z0-9]{10,})", _pre("_", "sk_test")),
+    ("stripe-restricted", r"(rk_live_[A-Za-z0-9]{10,})", _pre("_", "rk_live")),
+    ("sendgrid", r"(SG\.[A-Za-z0-9_-]{10,}\.[A-Za-z0-9_-]{10,})", _pre(".", "sg", then=_min(10, "."))),
+    ("npm", r"(npm_[A-Za-z0-9]{10,})", _pre("_", "npm")),
+    ("pypi", r"(pypi-[A-Za-z0-9_-]{10,})", _pre("-", "pypi")),
+    ("digitalocean", r"(do[opr]_v1_[A-Za-z0-9]{10,})", _pre("_", "dop_v1", "doo_v1", "dor_v1")),
+    ("doppler", r"(dp\.(?:ct|pt|sa|scim|audit)\.[A-Za-z0-9]{40,44})", _pre(".", "dp")),
+    ("doppler-service", r"(dp\.st\.[A-Za-z0-9]{40,44})", _pre(".", "dp")),
+    ("doppler-service-named", r"(dp\.st\.[a-z0-9_-]{2,35}\.[A-Za-z0-9]{40,44})", _pre(".", "dp")),
+    ("docker", r"(dckr_(?:pat|oat)_[A-Za-z0-9_-]{27,32})", _pre("_", "dckr_pat", "dckr_oat")),
+    ("buildkite", r"(bkua_[a-z0-9]{40})", _pre("_", "bkua")),
+    ("circleci", r"(CCIPAT_[A-Za-z0-9]{22}_[A-Fa-f0-9]{40})", _pre("_", "ccipat")),
+    ("supabase", r"(sbp_[a-z0-9]{40})", _pre("_", "sbp")),
+    ("databricks", _B64 + _CS.format(r"(dapi[0-9a-f]{32}(?:-[0-9])?)"),
+     _fw("p", "(?<=dap)(?=i[0-9a-f]{32})"), True),
+    ("datadog", r"(dd[pw]_[A-Za-z0-9]{36})", _pre("_", "ddp", "ddw")),
+    ("grafana-sa", r"(glsa_[A-Za-z0-9_]{41})", _pre("_", "glsa")),
+    ("grafana-cloud", r"(glc_eyJ[A-Za-z0-9+/=]{60,160})", _pre("_", "glc")),
+    ("netlify", r"(nfp_[A-Za-z0-9_]{36})", _pre("_", "nfp")),
+    ("contentful", r"(CFPAT-[A-Za-z0-9_\-]{40,})", _pre("-", "cfpat")),
+    ("atlassian-cloud", _B64 + _CS.format(r"(ATCTT3xFfG[A-Za-z0-9+/=_-]+=[A-Za-z0-9]{8})"),
+     _fw("A", "(?=TCTT3xFfG)"), True),
+    ("atlassian", _B64 + _CS.format(r"(ATATT[A-Za-z0-9+/=_-]+=[A-Za-z0-9]{8})"),
+     _fw("A", "(?=TATT)"), True),
+    ("bitbucket", _B64 + _CS.format(r"(ATBB[A-Za-z0-9_=.-]{16,})"), _fw("A", "(?=TBB)"), True),
+    ("bitbucket-dc", r"(BBDC-[A-Za-z0-9+/@_-]{40,50})", _pre("-", "bbdc")),
+    ("heroku", r"(HRKU-AA[A-Za-z0-9_-]{20,})", _pre("-", "hrku")),
+    ("hubspot", r"(pat-(?:eu|na)1-[A-Za-z0-9]{8}-[A-Za-z0-9]{4}-[A-Za-z0-9]{4}-[A-Za-z0-9]{4}-"
+     r"[A-Za-z0-9]{12})", _pre("-", "pat-eu1", "pat-na1")),
+    ("apify", r"(apify_api_[A-Za-z0-9\-]{20,})", _pre("_", "apify_api")),
+    ("fly", r"(FlyV1 fm[0-9]+_[A-Za-z0-9+/=,_-]{100,})",
+     (_Anchor("r", "_", "(?=[0-9]+[mM][fF] 1[vV][yY][lL][fF])"),)),
+    ("fastly-io", r"(fio-u-[A-Za-z0-9_-]{40,})", _pre("-", "fio-u")),
+    ("agentmail", _ID + r"(am_[A-Za-z0-9_-]{10,})", _pre("_", "am", bound=True)),
+    ("elevenlabs", _ID + r"(sk_[A-Za-z0-9_]{10,})", _pre("_", "sk", bound=True)),
+    ("tavily", r"(tvly-[A-Za-z0-9]{10,})", _pre("-", "tvly")),
+    ("exa", r"(exa_[A-Za-z0-9]{10,})", _pre("_", "exa")),
+    ("matrix", r"(syt_[A-Za-z0-9]{10,})", _pre("_", "syt")),
+    ("retaindb", r"(retaindb_[A-Za-z0-9]{10,})", _pre("_", "retaindb")),
+    ("hsk", r"(hsk-[A-Za-z0-9]{10,})", _pre("-", "hsk")),
+    ("mem0", r"(mem0_[A-Za-z0-9]{10,})", _pre("_", "mem0")),
+    ("brv", r"(brv_[A-Za-z0-9]{10,})", _pre("_", "brv")),
+    ("xai", r"(xai-[A-Za-z0-9]{30,})", _pre("-", "xai", then=_min(30, "-", "[A-Za-z0-9]"))),
+    ("fireworks", _ID + r"(fw-[A-Za-z0-9]{30,})", _pre("-", "fw", bound=True)),
+    ("fireworks-2", _ID + r"(fw_[A-Za-z0-9]{30,})", _pre("_", "fw", bound=True)),
+    ("fpk", _ID + r"(fpk_[A-Za-z0-9]{30,})", _pre("_", "fpk", bound=True)),
+    ("aws-access-key", _B64 + _CS.format(r"(A[KS]IA[A-Z0-9]{16})"),
+     _fw("A", "(?=[KS]IA[A-Za-z0-9]{16})"), True),
+    ("tencent", _CS.format(r"(AKID[A-Za-z0-9]{10,})"), _fw("A", "(?=KID[A-Za-z0-9]{10})")),
+    ("alibaba", _CS.format(r"(LTAI[A-Za-z0-9]{10,})"), _fw("A", "(?<=LTA)(?=I[A-Za-z0-9]{10})")),
+    ("huggingface", r"(hf_[A-Za-z0-9]{10,})", _pre("_", "hf")),
+    ("huggingface-org", r"(api_org_[A-Za-z0-9]{20,})", _pre("_", "api_org")),
+    ("replicate", r"(r8_[A-Za-z0-9]{10,})", _pre("_", "r8")),
+    ("telegram-url", r"(?<![A-Za-z0-9_])bot([0-9]{6,}:[A-Za-z0-9_-]{20,})(?![A-Za-z0-9_])", _TG),
+    ("telegram", r"(?<![A-Za-z0-9_])([0-9]{6,}:[A-Za-z0-9_-]{20,})(?![A-Za-z0-9_])", _TG),
+)  # fmt: skip
+_RULES = tuple(_Rule(t[0], _rx(t[1], _I), t[2], len(t) > 3) for t in _RULE_TABLE)
+
+
+@dataclass(frozen=True)
+class _Site:
+    """An assignment family compiled: its value half (the key half lives in ``_TABLE``)."""
+
+    field: _Field
+    value: re.Pattern[str]
+
+
+_SITES = tuple(_Site(f, _rx(f.value, f.flags)) for f in _FIELDS)
+
+
+def _tree(words: Iterable[str], ci: bool) -> str:
+    """An exact alternation of ``words`` as a trie (``re`` then skips a branch on one character)."""
+    root: dict[str, dict[str, object]] = {}
+    for w in words:
+        node = root
+        for ch in w.lower() if ci else w:
+            node = node.setdefault(ch, {})  # type: ignore[assignment]
+        node[""] = {}
+
+    def emit(node: dict[str, object]) -> str:
+        alts = [(_ci(c) if ci else re.escape(c)) + emit(n) for c, n in sorted(node.items()) if c]  # type: ignore[arg-type]
+        if not alts:
+            return ""
+        body = alts[0] if len(alts) == 1 else "(?:" + "|".join(alts) + ")"
+        return f"(?:{body})?" if "" in node else body
+
+    return emit(root)
+
+
+def _keyside(f: _Field) -> str:
+    return f.gap + _tree((k[::-1] for k in f.keys), bool(f.flags & re.I)) + f.edge
+
+
+# The passes: one per buffer and literal. A hit consumes only the literal, so no anchor hides
+# inside another one's match; at a hit every anchor of that literal is tried.
+_FORM_GATE = "(?=[A-Za-z0-9_.-]*[A-Za-z_]&)"  # reversed: "=" of a pair that follows an "&"
+
+
+@dataclass(frozen=True)
+class _Pass:
+    buf: str
+    lit: str
+    regex: re.Pattern[str]
+    anchors: tuple[tuple[re.Pattern[str], int], ...]  # tried at every hit
+    by_word: dict[str, tuple[tuple[re.Pattern[str], int], ...]]  # tried when the trie says so
+
+
+def _passes() -> tuple[_Pass, ...]:
+    groups: dict[tuple[str, str], list[tuple[_Anchor, int]]] = {}
+    for i, rule in enumerate(_RULES):
+        for a in rule.anchors:
+            groups.setdefault((a.buf, a.lit), []).append((a, i))
+    for sep in "=:":
+        groups.setdefault(("r", sep), [])
+    out = []
+    for (buf, lit), items in groups.items():
+        alts, anchors, by_word = [], [], {}
+        words = {a.word for a, _ in items if a.word}
+        if words:  # prefix anchors: a trie of the reversed prefixes, its hit a capture
+            keys = [w for w in words if not any(w != v and w.startswith(v) for v in words)]
+            alts.append(f"(?=({_trie(keys, True)}))")
+            merged: dict[str, list[tuple[re.Pattern[str], int]]] = {}
+            for a, i in items:
+                if a.word:
+                    k = next(k for k in keys if a.word.startswith(k))
+                    merged.setdefault(k, []).append((_rx(re.escape(lit) + a.rest, _A), i))
+            by_word = {k: tuple(v) for k, v in merged.items()}
+        for a, i in items:
+            if not a.word:
+                alts.append(f"(?:{a.rest})")
+                anchors.append((_rx(re.escape(lit) + a.rest, _A), i))
+        if buf == "r" and lit in "=:":  # assignment families: a key before the separator
+            fams = [f for f in _FIELDS if lit in f.seps]
+            ci = {k.lower() for f in fams if f.flags & re.I for k in f.keys}
+            cs = {k for f in fams if not f.flags & re.I for k in f.keys} - ci
+            gate = _trie((k[::-1] for k in ci), True) + "|" + _trie((k[::-1] for k in cs), False)
+            alts.append(r"(?=[§\\\"'`]*(?:" + gate + "))")
+            if lit == "=":  # a capture, so the hit itself tells that a form pair follows
+                alts.insert(0, _FORM_GATE.replace("(?=", "(?=(?P<amp>", 1).replace("&)", ")&)"))
+        regex = _rx(re.escape(lit) + "(?:" + "|".join(dict.fromkeys(alts)) + ")", _A)
+        out.append(_Pass(buf, lit, regex, tuple(anchors), by_word))
+    return tuple(out)
+
+
+_PASSES = _passes()
+_FAMILIES = {sep: tuple(i for i, f in enumerate(_FIELDS) if sep in f.seps) for sep in "=:"}
+_PASS_CALLS = tuple((p.regex.search, p.buf == "r", p.lit, p.anchors, p.by_word) for p in _PASSES)
+# Per separator: one match tells which families have their key before it (group i+1: family i).
+_KEYSIDE = {
+    sep: _rx("".join(f"(?:(?=({_keyside(f)})))?" if sep in f.seps else "()" for f in _FIELDS), _A)
+    for sep in "=:"
+}
+
+
+# --- the redactor --------------------------------------------------------------------------------
+@dataclass(frozen=True)
+class Redacted:
+    """A redaction result: the text and where each inserted mask is (output coordinates)."""
+
+    text: str
+    spans: tuple[tuple[int, int], ...] = ()
+
+    @property
+    def changed(self) -> bool:
+        return bool(self.spans)
+
+
+# An edit: replace text[start:end] with `new`, whose mask is new[mask_at:mask_at + mask_len].
+_Edit = tuple[int, int, str, int, int]
+
+
+def _mask(token: str) -> str:
+    if token == "***" or ("…" in token and len(token) <= _KEEP_START + _KEEP_END + 1):
+        return token  # already a mask: redacting redacted text changes nothing
+    if len(token) < _MIN_LEN:
+        return "***"
+    return f"{token[:_KEEP_START]}…{token[-_KEEP_END:]}"
+
+
+def _token_edit(m: re.Match[str]) -> _Edit | None:
+    """Upstream's rule: a match holding a PEM key keeps its edge lines; otherwise mask the last
+    non-empty group (or the whole match), in place."""
+    whole = m.group(0)
+    if "PRIVATE KEY-----" in whole:
+        lines = [ln for ln in re.split(r"\r?\n", whole) if ln]
+        if len(lines) >= 2:
+            new = f"{lines[0]}\n{_PEM_MARK}\n{lines[-1]}"
+            return None if new == whole else (m.start(), m.end(), new, len(lines[0]) + 1, 10)
+    g = next((i for i in range(len(m.groups()), 0, -1) if m.group(i)), 0)
+    start, end = m.span(g)
+    token = m.string[start:end]
+    new = _mask(token)
+    return None if not token or new == token else (start, end, new, 0, len(new))
+
+
+def _in_data_url(text: str, start: int) -> bool:
+    """Upstream skips base64-looking tokens inside a ``;base64,`` payload."""
+    run = _B64_RUN_R.match(text[start - 1 :: -1]) if start else None
+    j = start - (run.end() if run else 0)
+    return text[max(0, j - 8) : j] == ";base64,"
+
+
+def _apply(text: str, spans: list[tuple[int, int]], edits: list[_Edit]) -> str:
+    """Apply sorted, disjoint edits to ``text``; move ``spans`` along (an old mask that an edit
+    touches merges into the new one)."""
+    if not edits:
+        return text
+    parts: list[str] = []
+    new_spans: list[tuple[int, int]] = []
+    starts, shifts, cur, shift = [], [], 0, 0  # shifts[i]: total growth before edit i
+    for start, end, new, at, n in edits:
+        parts += [text[cur:start], new]
+        starts.append(start)
+        shifts.append(shift)
+        new_spans.append((start + shift + at, start + shift + at + n))
+        shift += len(new) - (end - start)
+        cur = end
+    parts.append(text[cur:])
+    for s, e in spans:
+        i = bisect_right(starts, s) - 1  # last edit starting at or before s
+        if i >= 0 and s < edits[i][1]:
+            s2 = starts[i] + shifts[i]
+        else:
+            s2 = s + (shifts[i + 1] if i + 1 < len(shifts) else shift)
+        j = bisect_right(starts, e - 1) - 1  # last edit starting before e
+        if j >= 0 and e <= edits[j][1]:
+            e2 = starts[j] + shifts[j] + len(edits[j][2]) if e > starts[j] else e + shifts[j]
+        else:
+            e2 = e + (shifts[j + 1] if j + 1 < len(shifts) else shift)
+        new_spans.append((s2, max(e2, s2)))
+    new_spans.sort()
+    merged: list[tuple[int, int]] = []
+    for s, e in new_spans:
+        if merged and s < merged[-1][1]:
+            merged[-1] = (merged[-1][0], max(merged[-1][1], e))
+        else:
+            merged.append((s, e))
+    spans[:] = merged
+    return "".join(parts)
+
+
+class Redactor:
+    """Compiled user patterns plus the defaults; immutable. Build with ``build_redactor``."""
+
+    def __init__(self, user_patterns: Sequence[str] = ()) -> None:
+        self._user = tuple(_compile_user(p) for p in user_patterns if p.strip())
+        h = hashlib.sha256(f"openclaw-sessions redaction v{REDACTION_VERSION}\0".encode())
+        for src in _default_sources():
+            h.update(src.encode("utf-8", "surrogatepass") + b"\0")
+        h.update(b"\1")
+        for p in self._user:
+            h.update(f"{int(p.flags)}:{p.pattern}".encode("utf-8", "surrogatepass") + b"\0")
+        self.fingerprint: str = h.hexdigest()[:16]
+
+    def __setattr__(self, name: str, value: object) -> None:
+        if name in self.__dict__:
+            raise AttributeError("Redactor is immutable")
+        super().__setattr__(name, value)
+
+    def redact(self, text: str) -> Redacted:
+        spans: list[tuple[int, int]] = []
+        out = self._run(text, spans, gate=True)
+        return Redacted(out, tuple(spans))
+
+    def redact_text(self, text: str) -> str:
+        return self._run(text, [], gate=True)
+
+    def _run(self, text: str, spans: list[tuple[int, int]], *, gate: bool) -> str:
+        for p in self._user:
+            text = _apply(text, spans, [e for m in p.finditer(text) if (e := _token_edit(m))])
+        if not text:
+            return text
+        rev = text[::-1]
+        if gate:
+            rules, seps, amps = _scan(text, rev)
+        else:  # every rule, every separator: what the anchors must never change
+            rules = set(range(len(_RULES)))
+            seps = [i for i, c in enumerate(text) if c in "=:"]
+            amps = [i for i, c in enumerate(text) if c == "&"]
+        if seps or amps:
+            text = _apply(text, spans, _site_edits(text, rev, seps, amps))
+        for i in sorted(rules):
+            rule = _RULES[i]
+            edits = [
+                e
+                for m in rule.regex.finditer(text)
+                if not (rule.b64 and _in_data_url(text, m.start())) and (e := _token_edit(m))
+            ]
+            text = _apply(text, spans, edits)
+        return text
+
+
+def _scan(text: str, rev: str) -> tuple[set[int], list[int], list[int]]:
+    """Run the passes: the rules whose anchor holds, the separators with a key before them, and
+    the "&" before a form pair."""
+    rules: set[int] = set()
+    seps: list[int] = []
+    amps: list[int] = []
+    n1 = len(text) - 1
+    for search, reverse, lit, anchors, by_word in _PASS_CALLS:
+        buf = rev if reverse else text
+        m = search(buf)
+        while m:
+            p = m.start()
+            if reverse and lit in "=:":  # an assignment separator
+                seps.append(n1 - p)
+                if lit == "=":  # "=" carries no anchors
+                    if m.lastindex:
+                        amps.append(n1 - m.end("amp"))
+                    m = search(buf, p + 1)
+                    continue
+            cands = anchors
+            if m.lastindex:
+                cands += by_word.get(m.group(m.lastindex).lower(), ())
+            for rx, i in cands:
+                if i not in rules and rx.match(buf, p):
+                    rules.add(i)
+            m = search(buf, p + 1)
+    if seps:
+        seps.sort()
+    if amps:
+        amps.sort()
+    return rules, seps, amps
+
+
+def _site_edits(text: str, rev: str, seps: list[int], amps: list[int]) -> list[_Edit]:
+    """Assignment families at their separators, left to right; the first family that fits wins."""
+    n = len(text)
+    found: list[tuple[int, int, int, re.Match[str]]] = []  # key start, family, end, value match
+    for q in seps:
+        km = _KEYSIDE[text[q]].match(rev, n - q)
+        if not km or not km.lastindex:
+            continue
+        regs = km.regs
+        for i in _FAMILIES[text[q]]:
+            start, end = regs[i + 1]
+            if end > start and (vm := _SITES[i].value.match(text, q + 1)):
+                found.append((n - end, i, vm.end(), vm))
+                break
+    for a in amps:  # form bodies: the first pair of a run that goes on with "&key="
+        run = a - _RUN_R.match(rev, n - a).end()  # type: ignore[union-attr]
+        cands = [run] if run == 0 or text[run - 1] in _SPACE else []
+        cands += [c.end() for c in _COMMA.finditer(text, run, a)]
+        for c in cands:
+            if fm := _FORM.match(text, c):
+                found.append((c, len(_SITES), fm.end(), fm))
+                break
+    edits: list[_Edit] = []
+    last = 0
+    for start, _, end, m in sorted(found, key=lambda f: (f[0], f[1])):
+        if start >= last:
+            last = end
+            if e := _token_edit(m):
+                edits.append(e)
+    return edits
+
+
+def _compile_user(raw: str) -> re.Pattern[str]:
+    """Upstream's syntax: ``/source/flags`` or a bare source (then case-insensitive)."""
+    m = re.fullmatch(r"/(.+)/([gimsuy]*)", raw)
+    src, flags = (m.group(1), m.group(2)) if m else (raw, "gi")
+    # JavaScript spellings Python lacks: named groups and their back-references.
+    src = re.sub(r"\(\?<(?![=!])", "(?P<", src)
+    src = re.sub(r"\\k<([A-Za-z_][A-Za-z0-9_]*)>", r"(?P=\1)", src)
+    src = src.replace("[^]", r"[\s\S]")
+    fl = _A | (re.I if "i" in flags else 0) | (re.M if "m" in flags else 0)
+    fl |= re.S if "s" in flags else 0
+    try:
+        return re.compile(src, fl)
+    except (re.error, OverflowError, RecursionError) as exc:
+        raise ConfigError(
+            f"invalid redact pattern {raw!r}: {exc}",
+            hint="logging.redactPatterns takes JavaScript-style regexes, plain or as /source/flags",
+        ) from None
+
+
+def _default_sources() -> Iterable[str]:
+    for f in _FIELDS:
+        yield f"{f.name}|{f.seps}|{int(f.flags)}|{'|'.join(f.keys)}|{f.gap}|{f.edge}|{f.value}"
+    yield _FORM.pattern
+    for r in _RULES:
+        yield f"{r.name}|{int(r.regex.flags)}|{r.regex.pattern}|{r.b64}"
+
+
+@lru_cache(maxsize=32)
+def _cached(patterns: tuple[str, ...]) -> Redactor:
+    return Redactor(patterns)
+
+
+def build_redactor(user_patterns: Sequence[str] = ()) -> Redactor:
+    """The redactor for these ``logging.redactPatterns``; raises ConfigError on a bad pattern."""
+    return _cached(tuple(user_patterns))
+
+
+# --- cutting ------------------------------------------------------------------------------------
+def _extends(ch: str) -> bool:
+    """A character that belongs to the cluster before it (combining mark, ZWJ, selector…)."""
+    o = ord(ch)
+    return (
+        o == 0x200D
+        or 0xFE00 <= o <= 0xFE0F
+        or 0xE0100 <= o <= 0xE01EF
+        or 0x1F3FB <= o <= 0x1F3FF
+        or 0xE0020 <= o <= 0xE007F
+        or unicodedata.category(ch) in ("Mn", "Mc", "Me")
+    )
+
+
+def _is_ri(ch: str) -> bool:
+    return 0x1F1E6 <= ord(ch) <= 0x1F1FF
+
+
+def safe_cut(text: str, limit: int, spans: Sequence[tuple[int, int]] = ()) -> str:
+    """At most ``limit`` characters of ``text`` plus ``…`` when longer; never inside a mask span,
+    a surrogate pair or a grapheme cluster (it backs off to the cluster's start)."""
+    if len(text) <= limit:
+        return text
+    cut, moved = max(limit, 0), True
+    while moved and cut > 0:
+        before = cut
+        for s, e in spans:
+            if s < cut < e:
+                cut = s
+        while cut > 0 and 0xD800 <= ord(text[cut - 1]) <= 0xDBFF:
+            cut -= 1
+        while cut > 0 and (_extends(text[cut]) or text[cut - 1] == "\u200d"):
+            cut -= 1
+        if cut > 0 and _is_ri(text[cut]) and _is_ri(text[cut - 1]):
+            run = cut
+            while run > 0 and _is_ri(text[run - 1]):
+                run -= 1
+            cut -= (cut - run) % 2
+        moved = cut != before
+    return text[:cut] + "…"
