@@ -85,8 +85,9 @@ class Session:
         return self.add({"message": {"role": "assistant", "content": content}}, **kw)
 
     def tool(self, text: str, **kw: Any) -> str:
-        return self.add({"message": {"role": "toolResult", "toolCallId": "c1", "toolName": "exec",
-                                     "content": [{"type": "text", "text": text}]}}, **kw)  # fmt: skip
+        message = {"role": "toolResult", "toolCallId": "c1", "toolName": "exec",
+                   "content": [{"type": "text", "text": text}]}  # fmt: skip
+        return self.add({"message": message}, **kw)
 
     def text(self) -> str:
         return "".join(json.dumps(x, ensure_ascii=False) + "\n" for x in self.lines)

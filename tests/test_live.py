@@ -1,0 +1,40 @@
+"""The live-writer append API: same-transaction indexing, or dirty when the tree moves."""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+from conftest import json_out, run_cli
+from helpers import query
+
+from openclaw_sessions import live
+
+
+def msg(eid: str, parent: str | None, role: str, text: str) -> dict:
+    return {"type": "message", "id": eid, "parentId": parent, "timestamp": "2026-02-01T10:00:00Z",
+            "message": {"role": role, "content": [{"type": "text", "text": text}]}}  # fmt: skip
+
+
+def found(word: str) -> dict:
+    return json_out(run_cli("search", word, "--json"))
+
+
+def test_append_indexes_in_the_same_transaction(state: Path) -> None:
+    header = {"type": "session", "version": 3, "id": "live-1", "timestamp": "2026-02-01T10:00:00Z"}
+    live.append(state, "main", session_key="agent:main:main", session_id="live-1",
+                lines=[header, msg("a1", None, "user", "first livewordone")])  # fmt: skip
+    assert found("livewordone")["results"] == []  # never indexed yet: the reconciler backfills
+    assert run_cli("reindex", "--quiet").exit_code == 0
+    res = live.append(state, "main", session_key="agent:main:main", session_id="live-1",
+                      lines=[msg("a2", "a1", "assistant", "second livewordtwo")])  # fmt: skip
+    assert res.events == 1
+    out = found("livewordtwo")
+    assert out["results"][0]["messageId"] == "a2" and "indexing" not in out
+    # a branch change is not indexed in place: the session is dirty until reconciled
+    live.append(state, "main", session_key="agent:main:main", session_id="live-1",
+                lines=[msg("a3", "a1", "assistant", "rewound livewordthree")])  # fmt: skip
+    out = found("livewordtwo")
+    assert out["results"] == [] and out["indexing"] is True
+    run_cli("reindex", "--quiet")
+    assert found("livewordthree")["results"] and not found("livewordtwo")["results"]
+    assert query(state, "SELECT count(*) FROM events")[0][0] == 4
