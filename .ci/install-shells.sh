@@ -4,7 +4,7 @@
 set -u
 
 missing=()
-for shell in zsh fish; do
+for shell in zsh fish jq; do
     command -v "$shell" >/dev/null 2>&1 || missing+=("$shell")
 done
 [ "${#missing[@]}" -eq 0 ] && exit 0
