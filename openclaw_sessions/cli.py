@@ -12,6 +12,7 @@ from typing import Annotated, Any, NoReturn, TypeVar
 import typer
 
 from . import __version__, paths
+from .completion import complete_session_key
 from .errors import ExitCode, ForbiddenError, NotFoundError, OpenClawError
 
 T = TypeVar("T")
@@ -182,7 +183,7 @@ def search_cmd(
     agent: AgentOpt = paths.DEFAULT_AGENT,
     all_agents: AllAgentsOpt = False,
     limit: Annotated[int, typer.Option("--limit", "-n", help="Most results to return.")] = 10,
-    session: Annotated[str | None, typer.Option("--session", help="Only this session key or id.")] = None,  # fmt: skip
+    session: Annotated[str | None, typer.Option("--session", help="Only this session key or id.", autocompletion=complete_session_key)] = None,  # fmt: skip
     role: Annotated[str | None, typer.Option("--role", help="user or assistant.")] = None,
     since: Annotated[str | None, typer.Option("--since", help="ISO date/time or span (7d, 12h).")] = None,  # fmt: skip
     until: Annotated[str | None, typer.Option("--until", help="ISO date/time or span (7d, 12h).")] = None,  # fmt: skip
@@ -228,6 +229,39 @@ def search_cmd(
     raise typer.Exit(int(ExitCode.OK if result.hits else ExitCode.NOTHING))
 
 
+@app.command("history")
+def history_cmd(
+    key: Annotated[str, typer.Argument(help="Session key, session id, or main/current.", autocompletion=complete_session_key)],  # fmt: skip
+    state_dir: StateDirOpt = None,
+    agent: AgentOpt = paths.DEFAULT_AGENT,
+    limit: Annotated[int | None, typer.Option("--limit", "-n", help="Most messages per page or window (default 200).", show_default=False)] = None,  # fmt: skip
+    offset: Annotated[int | None, typer.Option("--offset", help="Skip this many newest messages (page back with nextOffset).", show_default=False)] = None,  # fmt: skip
+    around: Annotated[str | None, typer.Option("--around", help="Window centred on this message id (a search hit's messageId).")] = None,  # fmt: skip
+    session_id: Annotated[str | None, typer.Option("--session-id", help="Generation that owns the --around message (a hit's sessionId).")] = None,  # fmt: skip
+    include_tools: Annotated[bool, typer.Option("--include-tools", help="Also show tool results (redacted, capped).")] = False,  # fmt: skip
+    as_key: AsOpt = None,
+    visibility: VisOpt = None,
+    sandboxed: SandboxOpt = False,
+    as_json: JsonOpt = False,
+    utc: UtcOpt = False,
+) -> None:
+    """Read a session's conversation on its active branch, paged or around a message."""
+    from .history import HistoryOptions, read_history
+
+    ctx = _ctx(state_dir, agent)
+    opts = HistoryOptions(target=key, limit=limit, offset=offset, around=around,
+                          session_id=session_id, include_tools=include_tools, as_key=as_key,
+                          visibility=visibility, sandboxed=sandboxed)  # fmt: skip
+    result = guarded(as_json, lambda: read_history(ctx, opts))
+    if as_json:
+        _echo_json(result.to_json())
+    else:
+        from . import render
+
+        render.history_view(result, utc=utc)
+    raise typer.Exit(int(ExitCode.OK if result.messages else ExitCode.NOTHING))
+
+
 @app.command("status")
 def status_cmd(
     state_dir: StateDirOpt = None,
@@ -256,7 +290,7 @@ def status_cmd(
 
 @app.command("delete")
 def delete_cmd(
-    target: Annotated[str, typer.Argument(help="Session key or session id.")],
+    target: Annotated[str, typer.Argument(help="Session key or session id.", autocompletion=complete_session_key)],  # fmt: skip
     state_dir: StateDirOpt = None,
     agent: AgentOpt = paths.DEFAULT_AGENT,
     yes: Annotated[bool, typer.Option("--yes", "-y", help="Do not ask for confirmation.")] = False,
@@ -291,6 +325,16 @@ def _raise(exc: Exception) -> Callable[[], NoReturn]:
     return go
 
 
+def _interrupted(signum: int, frame: object) -> NoReturn:
+    # SystemExit unwinds like any exception: open transactions roll back on the way out.
+    print("error: interrupted; finished transcripts are kept, the current one rolled back",
+          file=sys.stderr)  # fmt: skip
+    raise SystemExit(int(ExitCode.INTERRUPTED))
+
+
 def main() -> None:
-    """Console-script entry point."""
+    """Console-script entry point; Ctrl-C anywhere exits 130 (Click alone would say 1)."""
+    import signal
+
+    signal.signal(signal.SIGINT, _interrupted)
     app(prog_name="openclaw-sessions")

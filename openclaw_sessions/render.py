@@ -16,6 +16,7 @@ from typing import TYPE_CHECKING, Any
 if TYPE_CHECKING:
     from rich.console import Console
 
+    from .history import HistoryResult
     from .models import ImportReport, ReindexReport, SearchResult
 
 
@@ -185,3 +186,92 @@ def status_table(stats: Sequence[dict[str, Any]], *, utc: bool = False) -> None:
         table.add_row("indexing now", "yes" if st["indexing"] else "no")
         table.add_row("health", st["health"])
         out.print(table)
+
+
+_ROLE_STYLE = {"user": "bold cyan", "assistant": "bold green"}
+
+
+def _one_line(text: str, width: int = 120) -> str:
+    lines = text.strip().splitlines() or [""]
+    head = lines[0][:width] + ("…" if len(lines[0]) > width else "")
+    return head + (f"  (+{len(lines) - 1} lines)" if len(lines) > 1 else "")
+
+
+def _history_parts(m: dict[str, Any]) -> list[Any]:
+    """A message's renderables: Markdown for assistant text, dim one-liners for the rest."""
+    import json
+
+    from rich.markdown import Markdown
+    from rich.text import Text
+
+    role = m.get("role")
+    tool = role in ("toolResult", "tool")
+    content = m.get("content")
+    blocks = [{"type": "text", "text": content}] if isinstance(content, str) else content or []
+    parts: list[Any] = []
+    if role == "bashExecution":
+        parts.append(Text(f"$ {m.get('command', '')}  → {_one_line(str(m.get('output', '')))}",
+                          style="dim"))  # fmt: skip
+    for b in blocks if isinstance(blocks, list) else []:
+        kind = b.get("type") if isinstance(b, dict) else None
+        if kind == "text" and isinstance(b.get("text"), str):
+            if tool:
+                name = m.get("toolName") or "tool"
+                style = "dim red" if m.get("isError") else "dim"
+                parts.append(Text(f"← {name}: {_one_line(b['text'])}", style=style))
+            elif role == "assistant":
+                parts.append(Markdown(b["text"]))
+            else:
+                parts.append(Text(b["text"], style="italic dim" if b["text"].startswith(
+                    "[sessions_history omitted") else ""))  # fmt: skip
+        elif kind == "thinking":
+            parts.append(Text(f"thinking: {_one_line(str(b.get('thinking', '')))}",
+                              style="dim italic"))  # fmt: skip
+        elif kind == "toolCall":
+            args = json.dumps(b.get("arguments"), ensure_ascii=False)
+            parts.append(Text(f"→ {b.get('name')}({_one_line(args, 100)})", style="dim"))
+        elif kind == "image":
+            size = f", {b['bytes']} bytes" if "bytes" in b else ""
+            parts.append(Text(f"[image {b.get('mimeType', '')}{size} omitted]", style="dim"))
+    if m.get("errorMessage"):
+        parts.append(Text(f"error: {_one_line(str(m['errorMessage']))}", style="red"))
+    return parts
+
+
+def history_view(result: HistoryResult, *, utc: bool = False) -> None:
+    """The conversation, oldest first: a header per message, its parts indented below."""
+    from rich.padding import Padding
+    from rich.text import Text
+
+    out = _console(False)
+    for m in result.messages:
+        marked = result.anchor is not None and m.get("id") == result.anchor
+        role = str(m.get("role"))
+        head = Text("▶ " if marked else "  ", style="bold yellow")
+        head.append(role, style=_ROLE_STYLE.get(role, "dim" if "tool" in role else "bold"))
+        head.append(f"  {fmt_time(m.get('timestamp'), utc=utc)}  {m.get('id', '')}", style="dim")
+        if marked:
+            head.append("  ◀ this message", style="bold yellow")
+        out.print(head)
+        for part in _history_parts(m):
+            out.print(Padding(part, (0, 0, 0, 4), expand=False))
+    history_footer(result)
+
+
+def history_footer(result: HistoryResult) -> None:
+    err = _console(True)
+    notes: list[str] = []
+    if result.total_messages is not None:
+        notes.append(f"{len(result.messages)} of {result.total_messages} messages shown"
+                     f" ({result.session_key}, session {result.session_id or '-'})")  # fmt: skip
+    if result.has_more:
+        notes.append(f"older messages: --offset {result.next_offset}")
+    if result.dropped_messages:
+        notes.append("some messages were left out to stay under 80 KiB")
+    if result.content_truncated:
+        notes.append("long texts, images or metadata were cut")
+    if not result.messages:
+        notes.append(f"message {result.anchor} is not on the active branch" if result.anchor
+                     else "no messages")  # fmt: skip
+    for note in notes:
+        err.print(note, markup=False, highlight=False)

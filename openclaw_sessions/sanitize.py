@@ -1,0 +1,277 @@
+"""What `history` does to a transcript message before showing it (pure: no I/O).
+
+Upstream's ``sessions_history`` rules (agents/tools/sessions-history-tool.ts): drop ``details``,
+``usage`` and ``cost``; drop thinking signatures; redact every text, thinking and partial-JSON
+string, then cut it at 4000 UTF-16 code units plus ``"\\n…(truncated)…"``; images lose their
+base64 ``data`` and gain ``omitted: true`` and the decoded ``bytes``. Each removal or cut sets
+the message's ``truncated`` flag, any redaction its ``redacted`` flag.
+
+Beyond upstream (which leaks them): tool-call arguments, bash command/output and error texts
+are redacted and cut too, and every ``*Signature`` field is dropped, not only thinking's.
+
+The byte caps (upstream ``capArrayByJsonBytes`` and ``enforceSessionsHistoryHardCap``) count
+the UTF-8 bytes of compact JSON, as ``JSON.stringify`` writes it: ``[``, ``]``, one comma
+between items, each item's own JSON.
+"""
+
+from __future__ import annotations
+
+import json
+import re
+from collections.abc import Sequence
+from dataclasses import dataclass
+from typing import Any, Protocol
+
+MAX_TEXT_UNITS = 4000  # UTF-16 code units, as JavaScript's String.length counts
+TRUNCATED_SUFFIX = "\n…(truncated)…"
+MAX_BYTES = 80 * 1024
+OMITTED_TEXT = "[sessions_history omitted: message too large]"
+TOOL_ROLES = frozenset({"toolResult", "tool"})
+
+_DROPPED_FIELDS = ("details", "usage", "cost")
+_SIGNATURES = ("thinkingSignature", "openclawReasoningReplay", "textSignature", "thoughtSignature")
+# Message-level strings that carry text (pi's bashExecution has command/output).
+_TEXT_FIELDS = ("text", "command", "output", "errorMessage")
+_DEEP_FIELDS = ("errorBody",)  # free-form values: every string inside is redacted
+_LONE_SURROGATE = re.compile("[\ud800-\udfff]")
+_B64_SPACE = re.compile(r"\s+")
+
+
+class TextRedactor(Protocol):
+    def redact_text(self, text: str) -> str: ...
+
+
+@dataclass(frozen=True, slots=True)
+class Sanitized:
+    message: dict[str, Any]
+    truncated: bool = False
+    redacted: bool = False
+    size: int = 0  # JSON bytes of message, once it is final
+
+
+class _Flags:
+    __slots__ = ("truncated", "redacted")
+
+    def __init__(self) -> None:
+        self.truncated = False
+        self.redacted = False
+
+
+def utf16_len(text: str) -> int:
+    """JavaScript's ``String.length``: astral characters count twice."""
+    if text.isascii():
+        return len(text)
+    return len(text) + sum(1 for ch in text if ord(ch) > 0xFFFF)
+
+
+def cut_utf16(text: str, units: int) -> str:
+    """The longest prefix of at most ``units`` UTF-16 code units, never half a pair."""
+    if text.isascii() or utf16_len(text) <= units:
+        return text[:units]
+    used = 0
+    for i, ch in enumerate(text):
+        used += 2 if ord(ch) > 0xFFFF else 1
+        if used > units:
+            return text[:i]
+    return text
+
+
+def cap_text(text: str, redactor: TextRedactor) -> tuple[str, bool, bool]:
+    """Redact, then cut: (text, truncated, redacted). Redacting first keeps cut secrets whole."""
+    clean = redactor.redact_text(text)
+    redacted = clean != text
+    if utf16_len(clean) <= MAX_TEXT_UNITS:
+        return clean, False, redacted
+    return cut_utf16(clean, MAX_TEXT_UNITS) + TRUNCATED_SUFFIX, True, redacted
+
+
+def base64_decoded_bytes(data: str) -> int:
+    """Upstream's estimate: whitespace ignored, 3 bytes per 4 characters minus padding."""
+    s = _B64_SPACE.sub("", data)
+    if not s:
+        return 0
+    pad = 2 if s.endswith("==") else 1 if s.endswith("=") else 0
+    return max(0, len(s) * 3 // 4 - pad)
+
+
+def _text(value: str, redactor: TextRedactor, flags: _Flags) -> str:
+    out, cut, red = cap_text(value, redactor)
+    flags.truncated |= cut
+    flags.redacted |= red
+    return out
+
+
+def _deep(value: Any, redactor: TextRedactor, flags: _Flags) -> Any:
+    if isinstance(value, str):
+        return _text(value, redactor, flags)
+    if isinstance(value, list):
+        return [_deep(v, redactor, flags) for v in value]
+    if isinstance(value, dict):
+        return {k: _deep(v, redactor, flags) for k, v in value.items()}
+    return value
+
+
+def sanitize_block(block: Any, redactor: TextRedactor, flags: _Flags) -> Any:
+    """One content block; non-objects pass through unchanged."""
+    if not isinstance(block, dict):
+        return block
+    out = dict(block)
+    btype = out.get("type")
+    if isinstance(out.get("text"), str):
+        out["text"] = _text(out["text"], redactor, flags)
+    if btype == "thinking" and isinstance(out.get("thinking"), str):
+        out["thinking"] = _text(out["thinking"], redactor, flags)
+    if isinstance(out.get("partialJson"), str):
+        out["partialJson"] = _text(out["partialJson"], redactor, flags)
+    if btype == "toolCall" and "arguments" in out:
+        out["arguments"] = _deep(out["arguments"], redactor, flags)
+    for key in _SIGNATURES:
+        if key in out:
+            del out[key]
+            flags.truncated = True
+    if btype == "image":
+        data = out.get("data")
+        size = base64_decoded_bytes(data) if isinstance(data, str) else out.get("bytes")
+        if "data" in out:
+            del out["data"]
+            flags.truncated = True
+        out["omitted"] = True
+        if isinstance(size, int | float) and not isinstance(size, bool):
+            out["bytes"] = size
+    return out
+
+
+def sanitize_message(message: dict[str, Any], redactor: TextRedactor) -> Sanitized:
+    """A copy of ``message`` with upstream's removals, redaction and cuts applied."""
+    flags = _Flags()
+    out = dict(message)
+    for key in _DROPPED_FIELDS:
+        if key in out:
+            del out[key]
+            flags.truncated = True
+    content = out.get("content")
+    if isinstance(content, str):
+        out["content"] = _text(content, redactor, flags)
+    elif isinstance(content, list):
+        out["content"] = [sanitize_block(b, redactor, flags) for b in content]
+    for key in _TEXT_FIELDS:
+        if isinstance(out.get(key), str):
+            out[key] = _text(out[key], redactor, flags)
+    for key in _DEEP_FIELDS:
+        if key in out:
+            out[key] = _deep(out[key], redactor, flags)
+    return Sanitized(out, flags.truncated, flags.redacted)
+
+
+def is_tool_message(message: Any) -> bool:
+    """Upstream ``stripToolMessages``: tool results (role toolResult or tool) are tool output."""
+    return isinstance(message, dict) and message.get("role") in TOOL_ROLES
+
+
+def dumps(value: Any) -> str:
+    """Compact JSON, as ``JSON.stringify`` writes it (non-ASCII kept as is)."""
+    return json.dumps(value, ensure_ascii=False, separators=(",", ":"))
+
+
+def json_bytes(value: Any) -> int:
+    """UTF-8 bytes of ``JSON.stringify(value)`` (a lone surrogate is a 6-byte escape there)."""
+    text = dumps(value)
+    if text.isascii():
+        return len(text)
+    try:
+        return len(text.encode("utf-8"))
+    except UnicodeEncodeError:
+        lone = len(_LONE_SURROGATE.findall(text))
+        return len(text.encode("utf-8", "surrogatepass")) + 3 * lone
+
+
+def well_formed(value: Any) -> tuple[Any, int]:
+    """(value, its JSON bytes), lone surrogates (from ``\\ud800`` escapes in a line) replaced by
+    U+FFFD so the output can be encoded; one serialisation serves both."""
+    text = dumps(value)
+    if text.isascii():
+        return value, len(text)
+    try:
+        return value, len(text.encode("utf-8"))
+    except UnicodeEncodeError:
+        text = _LONE_SURROGATE.sub("\ufffd", text)
+        return json.loads(text), len(text.encode("utf-8"))
+
+
+def array_bytes(sizes: Sequence[int]) -> int:
+    """Bytes of a JSON array whose items take ``sizes`` bytes: brackets plus commas."""
+    return 2 + sum(sizes) + max(0, len(sizes) - 1)
+
+
+def cap_newest(sizes: Sequence[int], max_bytes: int) -> tuple[int, int]:
+    """Upstream ``capArrayByJsonBytes``: drop the oldest items (always keeping the newest one)
+    until the array fits. Returns (index of the first kept item, array bytes)."""
+    if not sizes:
+        return 0, 2
+    total = array_bytes(sizes)
+    start = 0
+    while total > max_bytes and start < len(sizes) - 1:
+        total -= sizes[start] + 1
+        start += 1
+    return start, total
+
+
+def cap_around(sizes: Sequence[int], anchor: int, max_bytes: int) -> tuple[int, int, int]:
+    """Upstream's window around a message: start with it, then try one older and one newer
+    item in turn, each side stopping at the first item that would overflow.
+    Returns (start, end, array bytes) with ``sizes[start:end]`` kept."""
+    start, end = anchor, anchor + 1
+    total = array_bytes(sizes[start:end])
+    older, newer = start > 0, end < len(sizes)
+    while older or newer:
+        if older:
+            if total + sizes[start - 1] + 1 <= max_bytes:
+                start -= 1
+                total += sizes[start] + 1
+            else:
+                older = False
+        older = older and start > 0
+        if newer:
+            if total + sizes[end] + 1 <= max_bytes:
+                total += sizes[end] + 1
+                end += 1
+            else:
+                newer = False
+        newer = newer and end < len(sizes)
+    return start, end, total
+
+
+def placeholder(source: dict[str, Any]) -> dict[str, Any]:
+    """What stands in for a single message that alone exceeds the cap (keeps id and time)."""
+    out: dict[str, Any] = {"role": "assistant", "content": OMITTED_TEXT}
+    for key in ("timestamp", "id"):
+        if key in source:
+            out[key] = source[key]
+    return out
+
+
+def hard_cap(
+    items: list[dict[str, Any]], total: int, max_bytes: int
+) -> tuple[list[dict[str, Any]], int, bool]:
+    """Upstream ``enforceSessionsHistoryHardCap``: still over the cap → keep only the newest
+    item, or the placeholder when even that one is too big. Returns (items, bytes, capped)."""
+    if total <= max_bytes or not items:
+        return items, total, False
+    last = items[-1]
+    size = array_bytes([json_bytes(last)])
+    if size <= max_bytes:
+        return [last], size, True
+    stand_in = placeholder(last)
+    return [stand_in], array_bytes([json_bytes(stand_in)]), True
+
+
+def count_window(n: int, anchor: int, limit: int) -> tuple[int, int]:
+    """Upstream's count window: the anchor, then one older and one newer in turn, up to
+    ``limit`` messages. Returns (start, end)."""
+    start, end = anchor, anchor + 1
+    while end - start < limit and (start > 0 or end < n):
+        if start > 0:
+            start -= 1
+        if end - start < limit and end < n:
+            end += 1
+    return start, end
