@@ -30,16 +30,16 @@ app = typer.Typer(
 
 StateDirOpt = Annotated[
     Path | None,
-    typer.Option("--state-dir", help="State root (default: $OPENCLAW_STATE_DIR, else ~/.openclaw).",
+    typer.Option("--state-dir", metavar="PATH", help="State root (default: $OPENCLAW_STATE_DIR, else ~/.openclaw).",
                  envvar="OPENCLAW_STATE_DIR", show_envvar=True),
 ]  # fmt: skip
-AgentOpt = Annotated[str, typer.Option("--agent", help="Agent id.", envvar="OPENCLAW_AGENT")]
+AgentOpt = Annotated[str, typer.Option("--agent", metavar="ID", help="Agent id.", envvar="OPENCLAW_AGENT")]
 AllAgentsOpt = Annotated[bool, typer.Option("--all-agents", help="Every agent with a store.")]
 JsonOpt = Annotated[bool, typer.Option("--json", help="Machine-readable JSON on stdout.")]
 QuietOpt = Annotated[bool, typer.Option("--quiet", "-q", help="Print nothing on success.")]
 UtcOpt = Annotated[bool, typer.Option("--utc", help="Show times in UTC instead of local time.")]
-AsOpt = Annotated[str | None, typer.Option("--as", help="Act as this session key (visibility rules apply).")]  # fmt: skip
-VisOpt = Annotated[str | None, typer.Option("--visibility", help="self|tree|agent|all (with --as; default: config, else tree).")]  # fmt: skip
+AsOpt = Annotated[str | None, typer.Option("--as", metavar="KEY", help="Act as this session key (visibility rules apply).")]  # fmt: skip
+VisOpt = Annotated[str | None, typer.Option("--visibility", metavar="MODE", help="self|tree|agent|all (with --as; default: config, else tree).")]  # fmt: skip
 SandboxOpt = Annotated[bool, typer.Option("--sandboxed", help="Caller is sandboxed (with --as).")]
 
 
@@ -101,7 +101,7 @@ def _echo_json(obj: Any) -> None:
 
 @app.command("import")
 def import_cmd(
-    sources: Annotated[list[Path] | None, typer.Argument(help="State roots, sessions dirs or .jsonl files (default: every <root>/agents/*/sessions).", show_default=False)] = None,  # fmt: skip
+    sources: Annotated[list[Path] | None, typer.Argument(metavar="SOURCES", help="State roots, sessions dirs or .jsonl files (default: every <root>/agents/*/sessions).", show_default=False)] = None,  # fmt: skip
     state_dir: StateDirOpt = None,
     agent: AgentOpt = paths.DEFAULT_AGENT,
     dry_run: Annotated[bool, typer.Option("--dry-run", help="Parse and count; write nothing.")] = False,  # fmt: skip
@@ -178,22 +178,22 @@ def reindex_cmd(
 
 @app.command("search")
 def search_cmd(
-    query: Annotated[str, typer.Argument(help="Words to find (each is matched as a phrase; all must match).")],  # fmt: skip
+    query: Annotated[str, typer.Argument(metavar="QUERY", help="Words to find (each is matched as a phrase; all must match).")],  # fmt: skip
     state_dir: StateDirOpt = None,
     agent: AgentOpt = paths.DEFAULT_AGENT,
     all_agents: AllAgentsOpt = False,
-    limit: Annotated[int, typer.Option("--limit", "-n", help="Most results to return.")] = 10,
-    session: Annotated[str | None, typer.Option("--session", help="Only this session key or id.", autocompletion=complete_session_key)] = None,  # fmt: skip
-    role: Annotated[str | None, typer.Option("--role", help="user or assistant.")] = None,
-    since: Annotated[str | None, typer.Option("--since", help="ISO date/time or span (7d, 12h).")] = None,  # fmt: skip
-    until: Annotated[str | None, typer.Option("--until", help="ISO date/time or span (7d, 12h).")] = None,  # fmt: skip
-    order: Annotated[str, typer.Option("--order", help="relevance or recent.")] = "relevance",
+    limit: Annotated[int, typer.Option("--limit", "-n", metavar="N", help="Most results to return.")] = 10,
+    session: Annotated[str | None, typer.Option("--session", metavar="KEY|ID", help="Only this session key or id.", autocompletion=complete_session_key)] = None,  # fmt: skip
+    role: Annotated[str | None, typer.Option("--role", metavar="ROLE", help="user or assistant.")] = None,
+    since: Annotated[str | None, typer.Option("--since", metavar="WHEN", help="ISO date/time or span (7d, 12h).")] = None,  # fmt: skip
+    until: Annotated[str | None, typer.Option("--until", metavar="WHEN", help="ISO date/time or span (7d, 12h).")] = None,  # fmt: skip
+    order: Annotated[str, typer.Option("--order", metavar="ORDER", help="relevance or recent.")] = "relevance",
     prefix: Annotated[bool, typer.Option("--prefix", help="The last term matches as a prefix.")] = False,  # fmt: skip
     as_key: AsOpt = None,
     visibility: VisOpt = None,
     sandboxed: SandboxOpt = False,
     wait: Annotated[bool, typer.Option("--wait", help="Finish pending indexing first.")] = False,
-    max_bytes: Annotated[int, typer.Option("--max-bytes", help="Cap on the results' JSON size (0: none; fixed at 32768 with --as).")] = 32768,  # fmt: skip
+    max_bytes: Annotated[int, typer.Option("--max-bytes", metavar="BYTES", help="Cap on the results' JSON size (0: none; fixed at 32768 with --as).")] = 32768,  # fmt: skip
     explain: Annotated[bool, typer.Option("--explain", help="Say how the query was routed and why nothing matched.")] = False,  # fmt: skip
     as_json: JsonOpt = False,
     jsonl: Annotated[bool, typer.Option("--jsonl", help="One result object per line.")] = False,
@@ -231,13 +231,13 @@ def search_cmd(
 
 @app.command("history")
 def history_cmd(
-    key: Annotated[str, typer.Argument(help="Session key, session id, or main/current.", autocompletion=complete_session_key)],  # fmt: skip
+    key: Annotated[str, typer.Argument(metavar="KEY", help="Session key, session id, or main/current.", autocompletion=complete_session_key)],  # fmt: skip
     state_dir: StateDirOpt = None,
     agent: AgentOpt = paths.DEFAULT_AGENT,
-    limit: Annotated[int | None, typer.Option("--limit", "-n", help="Most messages per page or window (default 200).", show_default=False)] = None,  # fmt: skip
-    offset: Annotated[int | None, typer.Option("--offset", help="Skip this many newest messages (page back with nextOffset).", show_default=False)] = None,  # fmt: skip
-    around: Annotated[str | None, typer.Option("--around", help="Window centred on this message id (a search hit's messageId).")] = None,  # fmt: skip
-    session_id: Annotated[str | None, typer.Option("--session-id", help="Generation that owns the --around message (a hit's sessionId).")] = None,  # fmt: skip
+    limit: Annotated[int | None, typer.Option("--limit", "-n", metavar="N", help="Most messages per page or window (default 200).", show_default=False)] = None,  # fmt: skip
+    offset: Annotated[int | None, typer.Option("--offset", metavar="N", help="Skip this many newest messages (page back with nextOffset).", show_default=False)] = None,  # fmt: skip
+    around: Annotated[str | None, typer.Option("--around", metavar="MESSAGE_ID", help="Window centred on this message id (a search hit's messageId).")] = None,  # fmt: skip
+    session_id: Annotated[str | None, typer.Option("--session-id", metavar="ID", help="Generation that owns the --around message (a hit's sessionId).")] = None,  # fmt: skip
     include_tools: Annotated[bool, typer.Option("--include-tools", help="Also show tool results (redacted, capped).")] = False,  # fmt: skip
     as_key: AsOpt = None,
     visibility: VisOpt = None,
@@ -290,7 +290,7 @@ def status_cmd(
 
 @app.command("delete")
 def delete_cmd(
-    target: Annotated[str, typer.Argument(help="Session key or session id.", autocompletion=complete_session_key)],  # fmt: skip
+    target: Annotated[str, typer.Argument(metavar="TARGET", help="Session key or session id.", autocompletion=complete_session_key)],  # fmt: skip
     state_dir: StateDirOpt = None,
     agent: AgentOpt = paths.DEFAULT_AGENT,
     yes: Annotated[bool, typer.Option("--yes", "-y", help="Do not ask for confirmation.")] = False,
