@@ -67,6 +67,9 @@ def agent_status(root: Path, agent: str, redactor: Redactor) -> dict[str, Any]:
             "pendingSessions": stale["pending"] or 0,
             "dirtySessions": stale["dirty"] or 0,
             "oldestPendingAt": stale["oldest"],
+            "oldestPendingAgeSeconds": (
+                None if stale["oldest"] is None else max(0, (db.now_ms() - stale["oldest"]) // 1000)
+            ),
             "indexing": workers.is_running(paths.agent_dir(root, agent)),
             "lastImportAt": _meta(conn, "last_import_at"),
             "lastReconcileAt": _meta(conn, "last_reconcile_at"),

@@ -1,0 +1,57 @@
+"""`status`: fields, health verdict and exit codes cron and monitoring act on."""
+
+from __future__ import annotations
+
+import json
+from pathlib import Path
+
+from conftest import REPO, json_out, run_cli
+
+SAMPLE = REPO / "sample" / "state"
+
+
+def test_pending_then_healthy() -> None:
+    run_cli("import", str(SAMPLE))
+    r = run_cli("status", "--json")
+    st = json_out(r)
+    assert r.exit_code == 4
+    assert st["pendingSessions"] == 4 and "run `openclaw-sessions reindex`" in st["health"]
+    assert st["oldestPendingAgeSeconds"] >= 0 and st["lastImportAt"] and not st["lastReconcileAt"]
+    run_cli("reindex", "--quiet")
+    r = run_cli("status", "--json")
+    st = json_out(r)
+    assert r.exit_code == 0 and st["health"] == "healthy" and st["pendingSessions"] == 0
+    assert st["indexedMessages"] == 14 and st["events"] == 21 and st["schemaVersion"] == 1
+    assert st["indexes"]["trigram"]["rows"] == 2 and st["indexes"]["primary"]["rows"] == 14
+    assert st["redactionCurrent"] is True and len(st["redactionFingerprint"]) >= 8
+
+
+def test_all_agents_and_table(tmp_path: Path) -> None:
+    run_cli("import", str(SAMPLE), "--reindex")
+    r = run_cli("status", "--all-agents", "--json")
+    assert [a["agentId"] for a in json_out(r)] == ["main", "ops"]
+    t = run_cli("status", "--all-agents", "--utc")
+    assert "agent main" in t.stdout and "agent ops" in t.stdout and "healthy" in t.stdout
+
+
+def test_new_redaction_rule_makes_the_index_stale(tmp_path: Path, state: Path) -> None:
+    run_cli("import", str(SAMPLE), "--reindex")
+    before = json_out(run_cli("status", "--json"))["redactionFingerprint"]
+    (state / "openclaw.json").write_text(json.dumps({"logging": {"redactPatterns": ["Lyon"]}}))
+    r = run_cli("status", "--json")
+    st = json_out(r)
+    assert r.exit_code == 4 and st["redactionFingerprint"] != before
+    assert st["redactionCurrent"] is False and "redaction rules changed" in st["health"]
+    assert json_out(run_cli("search", "Lyon", "--json"))["results"] == []  # stale: excluded
+    run_cli("reindex", "--quiet")
+    assert json_out(run_cli("search", "Lyon", "--json"))["results"] == []  # redacted in index
+    assert json_out(run_cli("search", "train", "--json"))["results"]
+
+
+def test_quarantined_lines_need_attention(tmp_path: Path) -> None:
+    d = tmp_path / "src" / "agents" / "main" / "sessions"
+    d.mkdir(parents=True)
+    (d / "q-1.jsonl").write_text('{"type":"session","version":3,"id":"q-1"}\nnot json\n')
+    run_cli("import", str(tmp_path / "src"), "--reindex")
+    r = run_cli("status", "--json")
+    assert r.exit_code == 4 and "malformed" in json_out(r)["health"]
