@@ -12,8 +12,8 @@ from collections.abc import Callable, Iterable
 from dataclasses import dataclass
 from pathlib import Path
 
-from . import db, paths, sources
-from .ingest import Target, import_file
+from . import db, paths, sources, upstream
+from .ingest import FileResult, Target, import_file
 from .models import ImportReport, Issue
 from .redact import Redactor
 
@@ -38,8 +38,12 @@ def run_import(
     options: Options,
     progress: Progress | None = None,
 ) -> ImportReport:
+    from . import upstream_import  # lazy: it imports this module
+
     report = ImportReport(dry_run=options.dry_run)
-    plan = _plan(root, list(srcs), agent, report, options)
+    src_list = list(srcs)
+    ups = upstream_import.plan(root, src_list, agent, report)  # checked before any write
+    plan = upstream_import.merge(_plan(root, src_list, agent, report, options), ups, report)
     total = sum(_size(t.path) for _, targets in plan for t in targets)
     done = 0
     for agent_id, targets in plan:
@@ -51,6 +55,8 @@ def run_import(
                 _one(conn, target, redactor, options, report)
                 if progress:
                     progress(done, total)
+            mine = [u for u in ups if u.agent_id == agent_id]
+            upstream_import.run(conn, mine, redactor, options, report)
             if not options.dry_run:
                 _set_meta(conn, "last_import_at", str(db.now_ms()))
         finally:
@@ -82,6 +88,11 @@ def _one(
             )
         )
         return
+    account(r, t, res)
+
+
+def account(r: ImportReport, t: Target, res: FileResult) -> None:
+    """Add one transcript's result to the report (files and upstream databases alike)."""
     r.events += res.events
     r.bytes_read += res.bytes_read
     r.malformed_lines += res.malformed
@@ -124,7 +135,8 @@ def _plan(
         if not src.exists():
             report.issues.append(Issue("source_missing", "no such file or directory", str(src)))
         elif src.is_file():
-            by_agent.setdefault(agent, []).append(_single_target(src, agent))
+            if not upstream.is_database_file(src):  # databases: upstream_import
+                by_agent.setdefault(agent, []).append(_single_target(src, agent))
         else:
             for agent_id, sdir_path in sources.discover(src, agent):
                 targets = _dir_targets(root, agent_id, sdir_path, report, options)

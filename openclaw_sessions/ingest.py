@@ -14,7 +14,7 @@ from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
 from . import indexer, transcript
-from .db import now_ms, transaction
+from .db import now_ms
 from .linesrc import BadLine, FileSource, LineSource
 from .models import Issue
 
@@ -202,12 +202,12 @@ def _consume(
     tid = known.transcript_id
     appending = known.next_seq > 0
     legacy = known.version is None and known.next_seq > 0 and _legacy_from_db(conn, tid)
-    line_no, seq = known.lines_consumed, known.next_seq
+    line_no, seq = known.lines_consumed, known.next_seq  # line_no: the last line consumed
     batch: list[tuple[Any, ...]] = []
     appended: list[tuple[transcript.Entry, dict[str, Any]]] = []
     first_ts: int | None = None
     last_ts: int | None = None
-    for line_no, line in src.lines(line_no):
+    for line_no, line in src.lines(known.lines_consumed):
         known.bytes_consumed += len(line)
         result.bytes_read += len(line)
         if isinstance(line, BadLine):

@@ -60,6 +60,9 @@ class ImportReport:
     bytes_read: int = 0
     malformed_lines: int = 0
     skipped: int = 0  # archives, backups, lock files…
+    upstream_databases: int = 0  # upstream agent databases read (openclaw-agent.sqlite)
+    upstream_rows_read: int = 0  # their transcript_events rows read as new events
+    upstream_rows_checked: int = 0  # rows (and archive blobs) read only to verify a prefix
     issues: list[Issue] = field(default_factory=list)
 
     @property
@@ -81,6 +84,9 @@ class ImportReport:
             "bytesRead": self.bytes_read,
             "malformedLines": self.malformed_lines,
             "skippedFiles": self.skipped,
+            "upstreamDatabases": self.upstream_databases,
+            "upstreamRowsRead": self.upstream_rows_read,
+            "upstreamRowsChecked": self.upstream_rows_checked,
             "problems": self.problems,
             "issues": [i.to_json() for i in self.issues],
         }

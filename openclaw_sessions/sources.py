@@ -40,6 +40,11 @@ class FileKind:
 
 def classify(name: str) -> FileKind:
     """What a file in a sessions dir is, from its name alone."""
+    if name.endswith(".zst") and ".jsonl" in name:
+        # Upstream's zstd archives (`*.jsonl.deleted.<ts>.zst`, …): the kind of the plain name.
+        inner = classify(name[: -len(".zst")])
+        kept = inner.kind in ("current", "reset", "deleted", "backup")
+        return inner if kept else FileKind("other")
     if name.endswith(".jsonl.lock") or name == "sessions.json":
         return FileKind("lock" if name.endswith(".lock") else "other")
     if name.endswith(".trajectory.jsonl"):
