@@ -101,7 +101,7 @@ def _echo_json(obj: Any) -> None:
 
 @app.command("import")
 def import_cmd(
-    sources: Annotated[list[Path] | None, typer.Argument(metavar="SOURCES", help="State roots, sessions dirs or .jsonl files (default: every <root>/agents/*/sessions).", show_default=False)] = None,  # fmt: skip
+    sources: Annotated[list[Path] | None, typer.Argument(metavar="SOURCES", help="State roots, sessions dirs, .jsonl(.zst) files or upstream agent databases (default: every <root>/agents/*/sessions).", show_default=False)] = None,  # fmt: skip
     state_dir: StateDirOpt = None,
     agent: AgentOpt = paths.DEFAULT_AGENT,
     dry_run: Annotated[bool, typer.Option("--dry-run", help="Parse and count; write nothing.")] = False,  # fmt: skip

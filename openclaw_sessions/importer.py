@@ -201,9 +201,9 @@ def _targets(
             out.append(Target(f, f.name, key, sid, kind.kind, kind.archived_at))
             continue
         sid = kind.session_id
-        key = by_sid.get(sid)
-        if key is None:
-            key = f"agent:{sdir.agent_id}:orphan:{sid.lower()}"
+        found = by_sid.get(sid)
+        key = found or f"agent:{sdir.agent_id}:orphan:{sid.lower()}"
+        if found is None:
             if kind.kind == "current":
                 report.issues.append(
                     Issue(
