@@ -15,7 +15,6 @@ ERROR_CODES = frozenset(
         "store_invalid",
         "path_escape",
         "source_missing",
-        "upstream_unknown_layout",
     }
 )
 

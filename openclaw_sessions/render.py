@@ -97,6 +97,11 @@ def import_report(report: ImportReport, reindexed: Sequence[ReindexReport]) -> N
         f"transcripts; {report.events} events stored; {report.malformed_lines} malformed lines; "
         f"{report.skipped} files skipped"
     )
+    if report.upstream_databases:
+        out.print(
+            f"upstream databases: {report.upstream_databases} read; "
+            f"{report.upstream_rows_read} new rows, {report.upstream_rows_checked} rows checked"
+        )
     if not report.dry_run and not report.events and not report.imported:
         out.print("nothing new to import")
     for issue in report.issues:
