@@ -2,20 +2,22 @@
 
 This module owns upstream OpenClaw's masking rule and its default secret families (ported as
 facts from its ``src/logging/redact-patterns.ts``), the user patterns of ``logging.redactPatterns``
-(run first), the redaction fingerprint that marks index rows built under other rules, and
-``safe_cut``. It is pure: no I/O, stdlib ``re`` only.
+(run first), the fingerprint that tells index rows built under other rules, and ``safe_cut``.
+It is pure: no I/O, stdlib ``re`` only.
 
 Masking (upstream's): the token is the last non-empty capture group of a match, or the whole
-match; under 18 characters it becomes ``***``, otherwise its first 6 characters, ``…`` and its last
-4. Only the token is replaced. A PEM private key keeps its first and last line around ``…redacted…``.
+match; under 18 characters it becomes ``***``, otherwise its first 6 characters, ``…`` and its
+last 4. Only the token is replaced. A PEM private key keeps its first and last line around
+``…redacted…``.
 
-Speed: reindex redacts every message, and ``re`` has no multi-literal search, so the common
-no-secret text must not meet ~100 regexes. Each family therefore has a cheap necessary condition
-("anchor"): a pass that starts with one literal character (``-``, ``_``, ``=``…), which ``re``
-finds at memchr speed, and checks the rest with look-arounds. Assignment-style families
-(``KEY=value``, ``"token": "…"``, headers) are anchored on their separator in the reversed text,
-so the key before an ``=``/``:`` is a look-ahead; they are then evaluated at those separators
-only. Everything else runs as ordinary whole-text regexes, and only when one of its anchors hit.
+Speed: reindex redacts every message, and ``re`` has no multi-literal search, so text without
+secrets must not meet ~100 regexes. Each family has cheap necessary conditions ("anchors"),
+checked by a few passes that each start with one literal character (``-``, ``_``, ``=``…),
+which ``re`` finds at memchr speed, and test the rest with look-arounds. Assignment families
+(``KEY=value``, ``"token": "…"``, headers) are anchored on their separator in the reversed
+text, where the key before an ``=``/``:`` is a look-ahead, and are evaluated at those
+separators only. The other families are plain regexes over the text, run only when one of their
+anchors holds.
 """
 
 from __future__ import annotations
@@ -24,9 +26,9 @@ import hashlib
 import re
 import unicodedata
 from bisect import bisect_right
-from collections.abc import Iterable, Sequence
+from collections.abc import Callable, Iterable, Sequence
 from dataclasses import dataclass
-from functools import lru_cache
+from functools import cached_property, lru_cache
 
 from .errors import ConfigError
 
@@ -67,55 +69,55 @@ def _ci(text: str) -> str:
 
 
 # --- key tables (upstream's, spelled out) -------------------------------------------------------
-PAY_Q = _x("card[-_]?number", "card[-_]?cvc", "card[-_]?cvv", "cvc", "cvv", "security[-_]?code",
+_K_PAY_Q = _x("card[-_]?number", "card[-_]?cvc", "card[-_]?cvv", "cvc", "cvv", "security[-_]?code",
            "payment[-_]?credential", "shared[-_]?payment[-_]?token")  # fmt: skip
-AWS = _x("aws[-_]?secret[-_]?access[-_]?key") + ("awsSecretAccessKey", "SecretAccessKey")
-AUTH_HDR = ("authorization", "proxy-authorization", "cookie", "set-cookie", "x-api-key",
+_K_AWS = _x("aws[-_]?secret[-_]?access[-_]?key") + ("awsSecretAccessKey", "SecretAccessKey")
+_K_AUTH_HDR = ("authorization", "proxy-authorization", "cookie", "set-cookie", "x-api-key",
             "x-auth-token")  # fmt: skip
-ENV = _x("KEY", "TOKEN", "SECRET", "PASSWORD", "PASSWD", "CARD[-_]?NUMBER", "CARD[-_]?CVC",
+_K_ENV = _x("KEY", "TOKEN", "SECRET", "PASSWORD", "PASSWD", "CARD[-_]?NUMBER", "CARD[-_]?CVC",
          "CARD[-_]?CVV", "CVC", "CVV", "SECURITY[-_]?CODE", "PAYMENT[-_]?CREDENTIAL",
          "SHARED[-_]?PAYMENT[-_]?TOKEN")  # fmt: skip
-JSON = ("apiKey", "api_key", "apiToken", "api_token", "bearerToken", "bearer_token", "token",
+_K_JSON = ("apiKey", "api_key", "apiToken", "api_token", "bearerToken", "bearer_token", "token",
         "secret", "password", "passwd", "credential", "accessToken", "access_token",
         "refreshToken", "refresh_token", "idToken", "id_token", "authToken", "auth_token",
         "clientSecret", "client_secret", "privateKey", "private_key", "secret_value",
-        "raw_secret", "secret_input", "key_material") + AWS + AUTH_HDR  # fmt: skip
-PAY_JSON = ("cardNumber", "card_number", "cardCvc", "card_cvc", "cardCvv", "card_cvv", "cvc",
+        "raw_secret", "secret_input", "key_material") + _K_AWS + _K_AUTH_HDR  # fmt: skip
+_K_PAY_JSON = ("cardNumber", "card_number", "cardCvc", "card_cvc", "cardCvv", "card_cvv", "cvc",
             "cvv", "securityCode", "security_code", "paymentCredential", "payment_credential",
             "sharedPaymentToken", "shared_payment_token")  # fmt: skip
-QUOTED = _x("api[-_]key", "access[-_]token", "refresh[-_]token", "id[-_]token", "auth[-_]token",
+_K_QUOTED = _x("api[-_]key", "access[-_]token", "refresh[-_]token", "id[-_]token", "auth[-_]token",
             "client[-_]secret", "app[-_]secret", "private[-_]key", "secret[-_]value",
             "raw[-_]secret", "secret[-_]input", "key[-_]material") + (
             "authToken", "clientSecret", "appSecret", "credential", "authorization")  # fmt: skip
-CLI = _x("api[-_]?key", "hook[-_]?token", "access[-_]?token", "refresh[-_]?token", "id[-_]?token",
-         "private[-_]?key", "client[-_]?secret") + (
-         "token", "secret", "password", "passwd", "credential") + AWS + PAY_Q  # fmt: skip
-STANDALONE = ("access_token", "refresh_token", "id_token", "authorization", "jwt", "token",
+_K_CLI = _x("api[-_]?key", "hook[-_]?token", "access[-_]?token", "refresh[-_]?token",
+            "id[-_]?token", "private[-_]?key", "client[-_]?secret") + (
+            "token", "secret", "password", "passwd", "credential") + _K_AWS + _K_PAY_Q  # fmt: skip
+_K_STANDALONE = ("access_token", "refresh_token", "id_token", "authorization", "jwt", "token",
               "secret", "password", "pass", "passwd", "credential") + _x(
               "auth[-_]?token", "hook[-_]?token", "api[-_]?key", "client[-_]?secret",
-              "app[-_]?secret", "private[-_]?key") + PAY_Q  # fmt: skip
-CONFIG_Q = _x("access[-_]?token", "refresh[-_]?token", "id[-_]?token", "auth[-_]?token",
+              "app[-_]?secret", "private[-_]?key") + _K_PAY_Q  # fmt: skip
+_K_CONFIG_Q = _x("access[-_]?token", "refresh[-_]?token", "id[-_]?token", "auth[-_]?token",
               "hook[-_]?token", "api[-_]?key", "api[-_]?secret", "secret[-_]?key",
               "key[-_]?material") + ("authorization", "jwt", "token", "secret", "password",
-              "passphrase", "pass", "passwd") + PAY_Q  # fmt: skip
-CONFIG_ALL = CONFIG_Q + _x("client[-_]?secret", "app[-_]?secret", "private[-_]?key") + (
+              "passphrase", "pass", "passwd") + _K_PAY_Q  # fmt: skip
+_K_CONFIG_ALL = _K_CONFIG_Q + _x("client[-_]?secret", "app[-_]?secret", "private[-_]?key") + (
     "credential",)  # fmt: skip
-CONFIG_DIRECT = ("access-token", "refresh-token", "id-token", "auth-token", "hook-token",
+_K_CONFIG_DIRECT = ("access-token", "refresh-token", "id-token", "auth-token", "hook-token",
                  "passphrase") + _x("api[-_]?key", "api[-_]?secret", "secret[-_]?key",
                  "key[-_]?material")  # fmt: skip
-PASSWORDISH = ("password", "passphrase", "pass", "passwd")
-FORM = _x("access[-_]?token", "auth[-_]?token", "hook[-_]?token", "refresh[-_]?token",
+_K_PASSWORDISH = ("password", "passphrase", "pass", "passwd")
+_K_FORM = _x("access[-_]?token", "auth[-_]?token", "hook[-_]?token", "refresh[-_]?token",
           "id[-_]?token", "api[-_]?key", "client[-_]?secret", "app[-_]?secret",
           "private[-_]?key", "x[-_]?amz[-_]?signature", "x[-_]?amz[-_]?security[-_]?token") + (
           "apikey", "credential", "authorization", "token", "key", "secret", "password", "pass",
-          "passwd", "auth", "jwt", "session", "code", "signature") + AWS + PAY_Q  # fmt: skip
+          "passwd", "auth", "jwt", "session", "code", "signature") + _K_AWS + _K_PAY_Q  # fmt: skip
 
 # --- assignment families, evaluated at their separator --------------------------------------------
 # Each is upstream's "BOUNDARY KEY GAP SEP VALUE" regex cut at the separator: ``gap`` and ``edge``
 # are read right to left in the reversed text (``edge`` is what must precede the key), ``value``
 # left to right after the separator. The two halves meet at one character, so together they
 # accept exactly what the one regex accepts.
-_SERQ = r"(?:\\{1,64}[\"']|[\"'])?"  # a quote, possibly JSON-escaped (up to 6 levels)
+_SERQ = r"(?:\\{1,64}[\"']|[\"'])?"  # a quote, possibly _K_JSON-escaped (up to 6 levels)
 _SERQ_R = r"(?:[\"']\\{1,64}|[\"'])?"
 _OPT_WS = r"(?:[ \t]*\r?\n[ \t]+|[ \t]*\\{1,64}r\\{1,64}n[ \t]+|[ \t]*\\{1,64}n[ \t]+|[ \t]*)"
 _REQ_WS = r"(?:[ \t]*\r?\n[ \t]+|[ \t]*\\{1,64}r\\{1,64}n[ \t]+|[ \t]*\\{1,64}n[ \t]+|[ \t]+)"
@@ -142,15 +144,15 @@ class _Field:
 
 _FIELDS: tuple[_Field, ...] = (
     # KEY=value in the environment style: an upper-case name ending in KEY, TOKEN, SECRET…
-    _Field("env", "=:", ENV, "[§]*", r"[A-Z0-9_]*(?![A-Za-z0-9_])",
+    _Field("env", "=:", _K_ENV, "[§]*", r"[A-Z0-9_]*(?![A-Za-z0-9_])",
            r"[§]*([\"']?)([^§\"'\\]+)\1", _A),
-    _Field("env-escaped", "=:", ENV, "[§]*", r"[A-Z0-9_]*(?![A-Za-z0-9_])",
+    _Field("env-escaped", "=:", _K_ENV, "[§]*", r"[A-Z0-9_]*(?![A-Za-z0-9_])",
            r"[§]*\\+([\"'])([^§\"'\\]+)\\+\1", _A),
-    _Field("json", ":", JSON, '[§]*"', '(?=")', r'[§]*"([^"]+)"'),
-    _Field("json-payment", ":", PAY_JSON, '[§]*"', '(?=")', r'[§]*"([^"]+)"'),
-    _Field("quoted-field", ":=", QUOTED, "[§]*[\"']?", r"(?=[\"']?(?:\Z|[§,{]))",
+    _Field("json", ":", _K_JSON, '[§]*"', '(?=")', r'[§]*"([^"]+)"'),
+    _Field("json-payment", ":", _K_PAY_JSON, '[§]*"', '(?=")', r'[§]*"([^"]+)"'),
+    _Field("quoted-field", ":=", _K_QUOTED, "[§]*[\"']?", r"(?=[\"']?(?:\Z|[§,{]))",
            r"[§]*([\"'])([^\"'\r\n]+)\1"),
-    _Field("quoted-auth-field", ":=", AUTH_HDR, "[§]*[\"']?", r"(?=[\"']?(?:\Z|[§,{]))",
+    _Field("quoted-auth-field", ":=", _K_AUTH_HDR, "[§]*[\"']?", r"(?=[\"']?(?:\Z|[§,{]))",
            r"[§]*([\"'])([^\"'\r\n]+)\1"),
     _Field("authorization", ":=", ("authorization",), "[ \t]*" + _SERQ_R, "",
            rf"{_LEG_WS}{_SERQ}(?:Bearer|Basic|Bot){_REQ_WS}{_CRED}"),
@@ -170,27 +172,28 @@ _FIELDS: tuple[_Field, ...] = (
     # Not upstream's: a raw Cookie/Set-Cookie header line keeps no cookie value.
     _Field("cookie-header", ":", ("cookie", "set-cookie"), "[ \t]*", r"(?=\Z|[^A-Za-z0-9_-])",
            r"[ \t]*([^\r\n\"'\\]{0,4095}[^§\"'\\])"),
-    _Field("assignment-quoted", "=", STANDALONE, "", r"(?=\Z|[§,;({\[])", _QUOTED),
-    _Field("assignment", "=", STANDALONE, "", r"(?=\Z|[§,;({\[])",
+    _Field("assignment-quoted", "=", _K_STANDALONE, "", r"(?=\Z|[§,;({\[])", _QUOTED),
+    _Field("assignment", "=", _K_STANDALONE, "", r"(?=\Z|[§,;({\[])",
            r"([\"'`]?[^§&#\"'`<>]+)"),
     # Upstream's config patterns are case-sensitive; "[ \t]" (theirs: any \s) keeps a line's
     # "password:" from swallowing the next line's first word.
-    _Field("config-quoted", ":=", CONFIG_Q, "[ \t]*", r"(?=\Z|[§,{])", "[ \t]*" + _QUOTED, _A),
-    _Field("config-password-quoted", ":=", PASSWORDISH, "[ \t]*",
+    _Field("config-quoted", ":=", _K_CONFIG_Q, "[ \t]*", r"(?=\Z|[§,{])", "[ \t]*" + _QUOTED, _A),
+    _Field("config-password-quoted", ":=", _K_PASSWORDISH, "[ \t]*",
            r"[-_][a-z0-9._-]{0,79}[a-z0-9](?=\Z|[§,{])", "[ \t]*" + _QUOTED, _A),
-    _Field("config-dotted-quoted", ":=", CONFIG_ALL, "[ \t]*", r"\.[a-z0-9_.-]{1,80}(?=\Z|[§,{])",
-           "[ \t]*" + _QUOTED, _A),
-    _Field("config-direct", "=", CONFIG_DIRECT, "", r"(?=\Z|[§,{])", r"([^§#\"'`<>]+)", _A),
-    _Field("aws-secret-field", ":=", AWS, "[§]*[\"']?", r"(?=[\"']?(?:\Z|[§,{]))",
+    _Field("config-dotted-quoted", ":=", _K_CONFIG_ALL, "[ \t]*",
+           r"\.[a-z0-9_.-]{1,80}(?=\Z|[§,{])", "[ \t]*" + _QUOTED, _A),
+    _Field("config-direct", "=", _K_CONFIG_DIRECT, "", r"(?=\Z|[§,{])", r"([^§#\"'`<>]+)", _A),
+    _Field("aws-secret-field", ":=", _K_AWS, "[§]*[\"']?", r"(?=[\"']?(?:\Z|[§,{]))",
            r"[§]*([\"']?)([A-Za-z0-9/+=]{40})(?![A-Za-z0-9/+=])\1"),
 )  # fmt: skip
 
-# Form bodies (``token=abc&next=1``) are anchored on the ``&`` that proves the form.
-_FORM = _rx(rf"{_alt(FORM)}=([^&§]+)(?=&[A-Za-z_][A-Za-z0-9_.-]*=)", _I)
+# Upstream's form-body rule: the first pair of ``token=abc&next=1``; an "&" starts the search.
+_FORM = _rx(rf"{_alt(_K_FORM)}=([^&§]+)(?=&[A-Za-z_][A-Za-z0-9_.-]*=)", _I)
 _RUN_R = _rx(r"[^&§]*", _A)  # reversed: back from an "&" over its pair
 _COMMA = re.compile(r"[,;]")
 _SPACE = frozenset(" \t\n\r\f\v\u00a0\u1680\u2028\u2029\u202f\u205f\u3000\ufeff") | frozenset(
-    chr(c) for c in range(0x2000, 0x200B))
+    chr(c) for c in range(0x2000, 0x200B)
+)
 
 # --- anchors -----------------------------------------------------------------------------------
 # An anchor is a literal plus look-arounds, in the text ("f") or the reversed text ("r"). All
@@ -227,33 +230,48 @@ def _min(n: int, sep: str, cls: str = _T) -> str:
     return f"(?<={cls}{{{n}}}{re.escape(sep)})"
 
 
-def _trie(words: Iterable[str], ci: bool) -> str:
-    """A presence test for any of ``words`` that branches on one character at a time."""
-    root: dict[str, dict[str, object]] = {}
+_Node = dict[str, "_Node"]
+
+
+def _trie(words: Iterable[str], ci: bool, exact: bool = False) -> str:
+    """``words`` as a trie, so ``re`` drops a branch on its first character. Not ``exact``: a
+    presence test, that stops at the shortest word."""
+    root: _Node = {}
     for w in words:
         node = root
         for ch in w.lower() if ci else w:
-            node = node.setdefault(ch, {})  # type: ignore[assignment]
+            node = node.setdefault(ch, {})
         node[""] = {}
 
-    def emit(node: dict[str, object]) -> str:
-        if "" in node:
-            return ""  # a shorter word already proves presence
-        alts = [(_ci(c) if ci else re.escape(c)) + emit(n) for c, n in sorted(node.items())]  # type: ignore[arg-type]
-        return alts[0] if len(alts) == 1 else "(?:" + "|".join(alts) + ")"
+    def emit(node: _Node) -> str:
+        if "" in node and not exact:
+            return ""
+        alts = [(_ci(c) if ci else re.escape(c)) + emit(n) for c, n in sorted(node.items()) if c]
+        if not alts:
+            return ""
+        body = alts[0] if len(alts) == 1 else "(?:" + "|".join(alts) + ")"
+        return f"(?:{body})?" if "" in node else body
 
     return emit(root)
 
 
-# --- whole-text families ---------------------------------------------------------------------------
+# --- whole-text families ------------------------------------------------------------------------
 @dataclass(frozen=True)
 class _Rule:
     name: str
-    regex: re.Pattern[str]
+    src: str
     anchors: tuple[_Anchor, ...]
     b64: bool = False  # upstream skips these inside a data URL's base64 payload
 
+    @cached_property
+    def regex(self) -> re.Pattern[str]:  # compiled when first needed: most never are
+        return _rx(self.src, _I)
 
+
+_PEM_SRC = r"-----BEGIN [A-Z ]*PRIVATE KEY-----[\s\S]+?-----END [A-Z ]*PRIVATE KEY-----"
+_PEM = _rx(_PEM_SRC, _I)
+_PEM_BEGIN = _rx(r"-----BEGIN [A-Z ]*PRIVATE KEY-----", _I)
+_PEM_END = _rx(r"-----END [A-Z ]*PRIVATE KEY-----", _I)
 _B64 = r"(?:\A|(?<=[^A-Za-z0-9]))"
 _B64_RUN_R = _rx(r"[A-Za-z0-9+/=]*", _A)
 _ID = r"(?:\A|(?<=[^A-Za-z0-9_]))"
@@ -265,19 +283,24 @@ _URL_GATE = (_Anchor("r", ":", "(?=[^/§:@]*//)"),)  # the userinfo colon
 # the case their issuers use: a case-free anchor for them would cost ``re`` a pass over every
 # letter "a". Real tokens are issued in that case, so only made-up variants go unmasked.
 _CS = "(?-i:{})"
-# (name, regex, anchors[, b64]) in upstream's order; the token is the last non-empty group.
-_RULE_TABLE: tuple[tuple[str, str, tuple[_Anchor, ...]] | tuple[str, str, tuple[_Anchor, ...], bool], ...] = (
-    ("cli", rf"--{_alt(CLI)}=([^§\"']+)", _CLI_GATE),
-    ("cli-spaced", rf"--{_alt(CLI)}[§]+(?!(?:or|and)(?![A-Za-z0-9_])(?=[§]+--))([\"']?)([^§\"']+)\1",
-     _CLI_GATE),
+
+
+def _r(name: str, src: str, anchors: tuple[_Anchor, ...], b64: bool = False) -> _Rule:
+    return _Rule(name, src, anchors, b64)
+
+
+# In upstream's order; the token is the last non-empty group.
+_RULES = tuple(_r(*row) for row in (
+    ("cli", rf"--{_alt(_K_CLI)}=([^§\"']+)", _CLI_GATE),
+    ("cli-spaced", rf"--{_alt(_K_CLI)}[§]+(?!(?:or|and)(?![A-Za-z0-9_])(?=[§]+--))"
+     r"([\"']?)([^§\"']+)\1", _CLI_GATE),
     ("bearer", r"(?<![A-Za-z0-9_])Bearer[§]+([-A-Za-z0-9._~+/=]{18,})(?![-A-Za-z0-9._~+/=])",
      tuple(a for b in "bB" for a in _fw(b, f"(?=[eE][aA][rR][eE][rR][§]+[-A-Za-z0-9._~+/=]{{18}})"
                                          f"(?<![A-Za-z0-9_]{b})"))),
     ("url-password", r"(?<![A-Za-z0-9_])(?:https?|wss?|ftp)://[^/§:@]*:([^/§@]+)@", _URL_GATE),
     ("db-password", r"(?<![A-Za-z0-9_])(?:postgres(?:ql)?|mysql|mongodb(?:\+srv)?|rediss?|amqps?)://"
      r"[^:§/@]*:([^@§]+)@", _URL_GATE),
-    ("pem", r"-----BEGIN [A-Z ]{0,64}PRIVATE KEY-----[\s\S]{1,65536}?"
-     r"-----END [A-Z ]{0,64}PRIVATE KEY-----", _pre("-", "private key")),
+    ("pem", _PEM_SRC, _pre("-", "private key")),  # found by _pem_matches
     ("openai", r"(?<![A-Za-z0-9_])(sk-[A-Za-z0-9_-]{8,})(?![A-Za-z0-9_])",
      _pre("-", "sk", bound=True, then=_min(8, "-"))),
     ("github", r"(gh[pousr]_[A-Za-z0-9]{10,})", _pre("_", "ghp", "gho", "ghu", "ghs", "ghr")),
@@ -323,7 +346,8 @@ _RULE_TABLE: tuple[tuple[str, str, tuple[_Anchor, ...]] | tuple[str, str, tuple[
     ("stripe", r"(sk_live_[A-Za-z0-9]{10,})", _pre("_", "sk_live")),
     ("stripe-test", r"(sk_test_[A-Za-z0-9]{10,})", _pre("_", "sk_test")),
     ("stripe-restricted", r"(rk_live_[A-Za-z0-9]{10,})", _pre("_", "rk_live")),
-    ("sendgrid", r"(SG\.[A-Za-z0-9_-]{10,}\.[A-Za-z0-9_-]{10,})", _pre(".", "sg", then=_min(10, "."))),
+    ("sendgrid", r"(SG\.[A-Za-z0-9_-]{10,}\.[A-Za-z0-9_-]{10,})",
+     _pre(".", "sg", then=_min(10, "."))),
     ("npm", r"(npm_[A-Za-z0-9]{10,})", _pre("_", "npm")),
     ("pypi", r"(pypi-[A-Za-z0-9_-]{10,})", _pre("-", "pypi")),
     ("digitalocean", r"(do[opr]_v1_[A-Za-z0-9]{10,})", _pre("_", "dop_v1", "doo_v1", "dor_v1")),
@@ -376,47 +400,24 @@ _RULE_TABLE: tuple[tuple[str, str, tuple[_Anchor, ...]] | tuple[str, str, tuple[
     ("replicate", r"(r8_[A-Za-z0-9]{10,})", _pre("_", "r8")),
     ("telegram-url", r"(?<![A-Za-z0-9_])bot([0-9]{6,}:[A-Za-z0-9_-]{20,})(?![A-Za-z0-9_])", _TG),
     ("telegram", r"(?<![A-Za-z0-9_])([0-9]{6,}:[A-Za-z0-9_-]{20,})(?![A-Za-z0-9_])", _TG),
-)  # fmt: skip
-_RULES = tuple(_Rule(t[0], _rx(t[1], _I), t[2], len(t) > 3) for t in _RULE_TABLE)
+))  # fmt: skip
 
 
-@dataclass(frozen=True)
-class _Site:
-    """An assignment family compiled: its value half (the key half lives in ``_TABLE``)."""
-
-    field: _Field
-    value: re.Pattern[str]
-
-
-_SITES = tuple(_Site(f, _rx(f.value, f.flags)) for f in _FIELDS)
-
-
-def _tree(words: Iterable[str], ci: bool) -> str:
-    """An exact alternation of ``words`` as a trie (``re`` then skips a branch on one character)."""
-    root: dict[str, dict[str, object]] = {}
-    for w in words:
-        node = root
-        for ch in w.lower() if ci else w:
-            node = node.setdefault(ch, {})  # type: ignore[assignment]
-        node[""] = {}
-
-    def emit(node: dict[str, object]) -> str:
-        alts = [(_ci(c) if ci else re.escape(c)) + emit(n) for c, n in sorted(node.items()) if c]  # type: ignore[arg-type]
-        if not alts:
-            return ""
-        body = alts[0] if len(alts) == 1 else "(?:" + "|".join(alts) + ")"
-        return f"(?:{body})?" if "" in node else body
-
-    return emit(root)
+@lru_cache(maxsize=1)
+def _site_values() -> tuple[re.Pattern[str], ...]:
+    """The assignment families' value halves (the key halves: ``_keyside_rx``)."""
+    return tuple(_rx(f.value, f.flags) for f in _FIELDS)
 
 
 def _keyside(f: _Field) -> str:
-    return f.gap + _tree((k[::-1] for k in f.keys), bool(f.flags & re.I)) + f.edge
+    return f.gap + _trie((k[::-1] for k in f.keys), bool(f.flags & re.I), True) + f.edge
 
 
 # The passes: one per buffer and literal. A hit consumes only the literal, so no anchor hides
 # inside another one's match; at a hit every anchor of that literal is tried.
 _FORM_GATE = "(?=[A-Za-z0-9_.-]*[A-Za-z_]&)"  # reversed: "=" of a pair that follows an "&"
+_Hits = tuple[tuple[re.Pattern[str], int], ...]  # anchors to try at a hit, with their rule
+_PassCall = tuple[Callable[..., "re.Match[str] | None"], bool, str, _Hits, dict[str, _Hits]]
 
 
 @dataclass(frozen=True)
@@ -424,11 +425,13 @@ class _Pass:
     buf: str
     lit: str
     regex: re.Pattern[str]
-    anchors: tuple[tuple[re.Pattern[str], int], ...]  # tried at every hit
-    by_word: dict[str, tuple[tuple[re.Pattern[str], int], ...]]  # tried when the trie says so
+    anchors: _Hits  # tried at every hit
+    by_word: dict[str, _Hits]  # tried when the trie's word says so
 
 
+@lru_cache(maxsize=1)
 def _passes() -> tuple[_Pass, ...]:
+    """The passes, compiled on first use (a CLI run that redacts nothing never pays for them)."""
     groups: dict[tuple[str, str], list[tuple[_Anchor, int]]] = {}
     for i, rule in enumerate(_RULES):
         for a in rule.anchors:
@@ -465,14 +468,19 @@ def _passes() -> tuple[_Pass, ...]:
     return tuple(out)
 
 
-_PASSES = _passes()
 _FAMILIES = {sep: tuple(i for i, f in enumerate(_FIELDS) if sep in f.seps) for sep in "=:"}
-_PASS_CALLS = tuple((p.regex.search, p.buf == "r", p.lit, p.anchors, p.by_word) for p in _PASSES)
-# Per separator: one match tells which families have their key before it (group i+1: family i).
-_KEYSIDE = {
-    sep: _rx("".join(f"(?:(?=({_keyside(f)})))?" if sep in f.seps else "()" for f in _FIELDS), _A)
-    for sep in "=:"
-}
+
+
+@lru_cache(maxsize=1)
+def _pass_calls() -> tuple[_PassCall, ...]:
+    return tuple((p.regex.search, p.buf == "r", p.lit, p.anchors, p.by_word) for p in _passes())
+
+
+@lru_cache(maxsize=2)
+def _keyside_rx(sep: str) -> re.Pattern[str]:
+    """One match tells which families have their key before ``sep`` (group i+1: family i)."""
+    alts = (f"(?:(?=({_keyside(f)})))?" if sep in f.seps else "()" for f in _FIELDS)
+    return _rx("".join(alts), _A)
 
 
 # --- the redactor --------------------------------------------------------------------------------
@@ -506,9 +514,11 @@ def _token_edit(m: re.Match[str]) -> _Edit | None:
     whole = m.group(0)
     if "PRIVATE KEY-----" in whole:
         lines = [ln for ln in re.split(r"\r?\n", whole) if ln]
-        if len(lines) >= 2:
-            new = f"{lines[0]}\n{_PEM_MARK}\n{lines[-1]}"
-            return None if new == whole else (m.start(), m.end(), new, len(lines[0]) + 1, 10)
+        if len(lines) < 2:
+            return (m.start(), m.end(), "***", 0, 3)
+        new = f"{lines[0]}\n{_PEM_MARK}\n{lines[-1]}"
+        at = len(lines[0]) + 1
+        return None if new == whole else (m.start(), m.end(), new, at, len(_PEM_MARK))
     g = next((i for i in range(len(m.groups()), 0, -1) if m.group(i)), 0)
     start, end = m.span(g)
     token = m.string[start:end]
@@ -524,41 +534,39 @@ def _in_data_url(text: str, start: int) -> bool:
 
 
 def _apply(text: str, spans: list[tuple[int, int]], edits: list[_Edit]) -> str:
-    """Apply sorted, disjoint edits to ``text``; move ``spans`` along (an old mask that an edit
-    touches merges into the new one)."""
+    """Apply sorted, disjoint edits to ``text`` and move ``spans`` (earlier masks) along; an old
+    mask that an edit overlaps merges with the new one."""
     if not edits:
         return text
     parts: list[str] = []
-    new_spans: list[tuple[int, int]] = []
-    starts, shifts, cur, shift = [], [], 0, 0  # shifts[i]: total growth before edit i
-    for start, end, new, at, n in edits:
+    starts: list[int] = []
+    shifts = [0]  # shifts[k]: how much the text grew before edit k
+    cur = 0
+    for start, end, new, _, _ in edits:
         parts += [text[cur:start], new]
         starts.append(start)
-        shifts.append(shift)
-        new_spans.append((start + shift + at, start + shift + at + n))
-        shift += len(new) - (end - start)
+        shifts.append(shifts[-1] + len(new) - (end - start))
         cur = end
     parts.append(text[cur:])
-    for s, e in spans:
-        i = bisect_right(starts, s) - 1  # last edit starting at or before s
-        if i >= 0 and s < edits[i][1]:
-            s2 = starts[i] + shifts[i]
+
+    def moved(x: int, is_end: bool) -> int:
+        k = bisect_right(starts, x) - 1  # the last edit that starts at or before x
+        if k < 0 or x == starts[k]:
+            return x + shifts[max(k, 0)]
+        if x >= edits[k][1]:
+            return x + shifts[k + 1]
+        new_start = starts[k] + shifts[k]  # x is inside edit k: take all of its replacement
+        return new_start + len(edits[k][2]) if is_end else new_start
+
+    out = [(e[0] + shifts[k] + e[3], e[0] + shifts[k] + e[3] + e[4]) for k, e in enumerate(edits)]
+    out += [(moved(s, False), moved(e, True)) for s, e in spans]
+    out.sort()
+    spans.clear()
+    for s, e in out:
+        if spans and s < spans[-1][1]:
+            spans[-1] = (spans[-1][0], max(spans[-1][1], e))
         else:
-            s2 = s + (shifts[i + 1] if i + 1 < len(shifts) else shift)
-        j = bisect_right(starts, e - 1) - 1  # last edit starting before e
-        if j >= 0 and e <= edits[j][1]:
-            e2 = starts[j] + shifts[j] + len(edits[j][2]) if e > starts[j] else e + shifts[j]
-        else:
-            e2 = e + (shifts[j + 1] if j + 1 < len(shifts) else shift)
-        new_spans.append((s2, max(e2, s2)))
-    new_spans.sort()
-    merged: list[tuple[int, int]] = []
-    for s, e in new_spans:
-        if merged and s < merged[-1][1]:
-            merged[-1] = (merged[-1][0], max(merged[-1][1], e))
-        else:
-            merged.append((s, e))
-    spans[:] = merged
+            spans.append((s, e))
     return "".join(parts)
 
 
@@ -604,9 +612,10 @@ class Redactor:
             text = _apply(text, spans, _site_edits(text, rev, seps, amps))
         for i in sorted(rules):
             rule = _RULES[i]
+            found = _pem_matches(text) if rule.name == "pem" else rule.regex.finditer(text)
             edits = [
                 e
-                for m in rule.regex.finditer(text)
+                for m in found
                 if not (rule.b64 and _in_data_url(text, m.start())) and (e := _token_edit(m))
             ]
             text = _apply(text, spans, edits)
@@ -620,7 +629,9 @@ def _scan(text: str, rev: str) -> tuple[set[int], list[int], list[int]]:
     seps: list[int] = []
     amps: list[int] = []
     n1 = len(text) - 1
-    for search, reverse, lit, anchors, by_word in _PASS_CALLS:
+    for search, reverse, lit, anchors, by_word in _pass_calls():
+        if lit not in text:  # "in" is a memchr without the cost of a regex call
+            continue
         buf = rev if reverse else text
         m = search(buf)
         while m:
@@ -647,35 +658,55 @@ def _scan(text: str, rev: str) -> tuple[set[int], list[int], list[int]]:
 
 
 def _site_edits(text: str, rev: str, seps: list[int], amps: list[int]) -> list[_Edit]:
-    """Assignment families at their separators, left to right; the first family that fits wins."""
-    n = len(text)
-    found: list[tuple[int, int, int, re.Match[str]]] = []  # key start, family, end, value match
-    for q in seps:
-        km = _KEYSIDE[text[q]].match(rev, n - q)
-        if not km or not km.lastindex:
-            continue
-        regs = km.regs
-        for i in _FAMILIES[text[q]]:
-            start, end = regs[i + 1]
-            if end > start and (vm := _SITES[i].value.match(text, q + 1)):
-                found.append((n - end, i, vm.end(), vm))
-                break
-    for a in amps:  # form bodies: the first pair of a run that goes on with "&key="
-        run = a - _RUN_R.match(rev, n - a).end()  # type: ignore[union-attr]
-        cands = [run] if run == 0 or text[run - 1] in _SPACE else []
-        cands += [c.end() for c in _COMMA.finditer(text, run, a)]
-        for c in cands:
-            if fm := _FORM.match(text, c):
-                found.append((c, len(_SITES), fm.end(), fm))
-                break
+    """Assignment families at their separators and form pairs at their "&", left to right;
+    at a separator the first family that fits wins; nothing starts inside an earlier match."""
     edits: list[_Edit] = []
     last = 0
-    for start, _, end, m in sorted(found, key=lambda f: (f[0], f[1])):
-        if start >= last:
-            last = end
-            if e := _token_edit(m):
+    for pos, is_amp in sorted([(q, False) for q in seps] + [(a, True) for a in amps]):
+        if pos < last:
+            continue
+        found = _form_at(text, rev, pos) if is_amp else _field_at(text, rev, pos)
+        if found and found[0] >= last:
+            last = found[1].end()
+            if e := _token_edit(found[1]):
                 edits.append(e)
     return edits
+
+
+def _field_at(text: str, rev: str, q: int) -> tuple[int, re.Match[str]] | None:
+    n = len(text)
+    km = _keyside_rx(text[q]).match(rev, n - q)
+    if not km or not km.lastindex:
+        return None
+    regs = km.regs
+    values = _site_values()
+    for i in _FAMILIES[text[q]]:
+        start, end = regs[i + 1]
+        if end > start and (vm := values[i].match(text, q + 1)):
+            return n - end, vm
+    return None
+
+
+def _form_at(text: str, rev: str, a: int) -> tuple[int, re.Match[str]] | None:
+    """The first pair of a run that goes on with "&key=": upstream's form-body rule."""
+    back = _RUN_R.match(rev, len(text) - a)
+    run = a - (back.end() - back.start()) if back else a
+    cands = [run] if run == 0 or text[run - 1] in _SPACE else []
+    cands += [c.end() for c in _COMMA.finditer(text, run, a)]
+    for c in cands:
+        if fm := _FORM.match(text, c):
+            return c, fm
+    return None
+
+
+def _pem_matches(text: str) -> Iterable[re.Match[str]]:
+    """Upstream's lazy BEGIN…END match, found in linear time: with no END after a BEGIN there
+    is none after any later BEGIN either."""
+    pos = 0
+    while (b := _PEM_BEGIN.search(text, pos)) and (e := _PEM_END.search(text, b.end())):
+        if m := _PEM.match(text, b.start(), e.end()):
+            yield m
+        pos = e.end()
 
 
 def _compile_user(raw: str) -> re.Pattern[str]:
@@ -702,7 +733,7 @@ def _default_sources() -> Iterable[str]:
         yield f"{f.name}|{f.seps}|{int(f.flags)}|{'|'.join(f.keys)}|{f.gap}|{f.edge}|{f.value}"
     yield _FORM.pattern
     for r in _RULES:
-        yield f"{r.name}|{int(r.regex.flags)}|{r.regex.pattern}|{r.b64}"
+        yield f"{r.name}|{r.src}|{r.b64}"
 
 
 @lru_cache(maxsize=32)

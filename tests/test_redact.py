@@ -1,0 +1,445 @@
+"""Redaction: every default family, prose left alone, user patterns, fingerprint, spans, safe_cut.
+
+Secrets here are generated, realistic in shape and fake.
+"""
+
+from __future__ import annotations
+
+import random
+import subprocess
+import sys
+import time
+import unicodedata
+
+import pytest
+from hypothesis import HealthCheck, given, settings
+from hypothesis import strategies as st
+
+from openclaw_sessions import redact as R
+from openclaw_sessions.errors import ConfigError
+from openclaw_sessions.redact import REDACTION_VERSION, Redacted, build_redactor, safe_cut
+
+RNG = random.Random(20240611)
+UP, LOW, DIG = "ABCDEFGHIJKLMNOPQRSTUVWXYZ", "abcdefghijklmnopqrstuvwxyz", "0123456789"
+ALNUM, HEX = UP + LOW + DIG, "0123456789abcdef"
+URLSAFE = ALNUM + "_-"
+
+
+def r(alphabet: str, n: int) -> str:
+    return "".join(RNG.choice(alphabet) for _ in range(n))
+
+
+def mask(token: str) -> str:
+    return "***" if len(token) < 18 else f"{token[:6]}…{token[-4:]}"
+
+
+RED = build_redactor()
+
+
+def redact(text: str) -> str:
+    return RED.redact_text(text)
+
+
+# --- one planted secret per family: (family, text, secret that must not survive) -----------------
+def _cases() -> list[tuple[str, str, str]]:
+    c: list[tuple[str, str, str]] = []
+
+    def add(name: str, template: str, secret: str) -> None:
+        c.append((name, template.format(s=secret), secret))
+
+    add("env", "export OPENAI_API_KEY={s}", "sk-proj-" + r(URLSAFE, 48))
+    add("env-quoted", 'GITHUB_TOKEN="{s}" make release', "ghp_" + r(ALNUM, 36))
+    add("env-colon", "DB_PASSWORD: {s}", r(ALNUM, 14))
+    add("env-escaped", '{{"cmd": "STRIPE_SECRET=\\"{s}\\" node app.js"}}', r(ALNUM, 30))
+    add("json-apiKey", '{{"apiKey": "{s}", "model": "gpt"}}', r(ALNUM, 40))
+    add("json-refresh", '"refreshToken" : "{s}"', r(URLSAFE, 64))
+    add("json-password", '{{"user": "bob", "password": "{s}"}}', "hunter2!x")
+    add("json-card", '{{"cardNumber": "{s}"}}', "4242" + r(DIG, 12))
+    add("quoted-field", 'client_secret = "{s}"', r(ALNUM, 24))
+    add("quoted-field-colon", "private_key: '{s}'", r(ALNUM, 44))
+    add("quoted-auth-field", 'cookie: "sid={s}"', r(ALNUM, 32))
+    add("cli-spaced", "openclaw login --api-key {s} --verbose", "sk-" + r(ALNUM, 40))
+    add("cli-equals", "deploy --token={s}", r(ALNUM, 32))
+    add("cli-password", "mysql -u root --password {s} db", "S3cr3t!" + r(ALNUM, 3))
+    add("authorization-bearer", "Authorization: Bearer {s}", r(URLSAFE, 40))
+    add("authorization-basic", "authorization=Basic {s}", r(ALNUM, 28) + "==")
+    add("authorization-scheme", "Authorization: token {s}", r(HEX, 40))
+    add("authorization-opaque", "Authorization: {s}\n", r(ALNUM, 32))
+    add("proxy-authorization", "Proxy-Authorization: Digest-ish {s}", r(ALNUM, 30))
+    add("bearer", "got 401 with Bearer {s} from the proxy", r(URLSAFE, 30) + "." + r(ALNUM, 8))
+    add("x-api-key", "curl -H 'x-api-key: {s}' https://api.example.com", r(ALNUM, 32))
+    add("goog-api-key", "X-Goog-Api-Key: {s}", r(ALNUM, 30))
+    add("gateway-token", "X-OpenClaw-Token: {s}", r(HEX, 48))
+    add("cookie-header", "Cookie: sessionid={s}; theme=dark", r(ALNUM, 32))
+    add("set-cookie-header", "Set-Cookie: id={s}; Path=/; HttpOnly", r(ALNUM, 26))
+    add("assignment", "login password={s} user=bob", "hunter2" + r(DIG, 3))
+    add("assignment-quoted", "(token='{s}')", r(ALNUM, 28))
+    add("config-quoted", 'password: "{s}"', "correct horse " + r(LOW, 8))
+    add("config-prefixed", "smtp-password = '{s}'", r(ALNUM, 16))
+    add("config-dotted", 'db.secret: "{s}"', r(ALNUM, 22))
+    add("config-direct", "secret-key={s}", r(ALNUM, 30))
+    add("form-body", "body: token={s}&grant_type=refresh", r(ALNUM, 30))
+    add("url-password", "clone https://bob:{s}@git.example.com/x.git", r(ALNUM, 20))
+    add("wss-password", "wss://svc:{s}@ws.example.com/feed", r(ALNUM, 12))
+    add("db-password", "DATABASE_URL is postgres://app:{s}@db:5432/prod", r(ALNUM, 24))
+    add("mongodb-srv", "mongodb+srv://admin:{s}@cluster0.x.mongodb.net", r(ALNUM, 16) + "/+")
+    add("redis-no-user", "redis://:{s}@cache:6379/0", r(ALNUM, 20))
+    add("aws-access-key", "key id {s} in us-east-1", "AKIA" + r(UP + "234567", 16))
+    add("aws-session-key", "({s})", "ASIA" + r(UP + "234567", 16))
+    add("aws-secret-field", "aws_secret_access_key = {s}", r(ALNUM + "/+", 40))
+    add("aws-secret-json", '"SecretAccessKey": "{s}"', r(ALNUM + "/+", 40))
+    vendors = {
+        "openai": "sk-proj-" + r(URLSAFE, 40),
+        "anthropic": "sk-ant-api03-" + r(URLSAFE, 80),
+        "github": "ghp_" + r(ALNUM, 36),
+        "github-oauth": "gho_" + r(ALNUM, 36),
+        "github-pat": "github_pat_11" + r(ALNUM, 20) + "_" + r(ALNUM, 59),
+        "gitlab": "glpat-" + r(URLSAFE, 20),
+        "gitlab-deploy": "gldt-" + r(URLSAFE, 20),
+        "gitlab-runner-reg": "GR1348941" + r(URLSAFE, 20),
+        "slack-bot": "xoxb-" + r(DIG, 12) + "-" + r(DIG, 13) + "-" + r(ALNUM, 24),
+        "slack-user": "xoxp-" + r(DIG, 12) + "-" + r(ALNUM, 20),
+        "slack-app": "xapp-1-A" + r(UP + DIG, 10) + "-" + r(HEX, 40),
+        "groq": "gsk_" + r(ALNUM, 52),
+        "google": "AIza" + r(URLSAFE, 35),
+        "google-oauth": "ya29." + r(URLSAFE, 60),
+        "google-refresh": "1//0" + r(URLSAFE, 40),
+        "perplexity": "pplx-" + r(ALNUM, 48),
+        "npm": "npm_" + r(ALNUM, 36),
+        "stripe-live": "sk_live_" + r(ALNUM, 24),
+        "stripe-restricted": "rk_live_" + r(ALNUM, 24),
+        "stripe-test": "sk_test_" + r(ALNUM, 24),
+        "sendgrid": "SG." + r(URLSAFE, 22) + "." + r(URLSAFE, 43),
+        "jwt": "eyJ" + r(URLSAFE, 20) + "." + "eyJ" + r(URLSAFE, 40) + "." + r(URLSAFE, 43),
+        "huggingface": "hf_" + r(ALNUM, 34),
+        "xai": "xai-" + r(ALNUM, 80),
+        "pypi": "pypi-AgEIcHlwaS5vcmc" + r(URLSAFE, 60),
+        "digitalocean": "dop_v1_" + r(HEX, 64),
+        "fernet": "gAAAAA" + r(URLSAFE, 60) + "==",
+        "databricks": "dapi" + r(HEX, 32),
+        "fal": "fal_" + r(URLSAFE, 30),
+        "tavily": "tvly-" + r(ALNUM, 32),
+        "replicate": "r8_" + r(ALNUM, 37),
+        "hf-org": "api_org_" + r(ALNUM, 34),
+        "tencent": "AKID" + r(ALNUM, 32),
+        "alibaba": "LTAI" + r(ALNUM, 20),
+        "docker": "dckr_pat_" + r(URLSAFE, 27),
+        "contentful": "CFPAT-" + r(URLSAFE, 43),
+        "atlassian": "ATATT3xFfGF0" + r(URLSAFE, 180) + "=" + r(ALNUM, 8),
+        "bitbucket": "ATBB" + r(ALNUM, 32),
+        "heroku": "HRKU-AA" + r(URLSAFE, 58),
+        "elevenlabs": "sk_" + r(HEX, 48),
+        "agentmail": "am_" + r(URLSAFE, 40),
+        "fireworks": "fw_" + r(ALNUM, 32),
+        "exa": "exa_" + r(ALNUM, 32),
+        "matrix": "syt_" + r(ALNUM, 30),
+        "mem0": "mem0_" + r(ALNUM, 30),
+        "supabase": "sbp_" + r(LOW + DIG, 40),
+        "datadog": "ddp_" + r(ALNUM, 36),
+        "netlify": "nfp_" + r(ALNUM, 36),
+        "buildkite": "bkua_" + r(LOW + DIG, 40),
+        "hubspot": "pat-na1-" + "-".join(r(ALNUM, n) for n in (8, 4, 4, 4, 12)),
+        "apify": "apify_api_" + r(ALNUM, 36),
+        "fly": "FlyV1 fm2_" + r(ALNUM + "+/", 120),
+        "telegram": r(DIG, 10) + ":AA" + r(URLSAFE, 33),
+    }
+    for name, secret in vendors.items():
+        add(f"vendor-{name}", "here: {s} (keep it safe)", secret)
+    add(
+        "telegram-url",
+        "GET https://api.telegram.org/bot{s}/getUpdates",
+        r(DIG, 9) + ":AA" + r(URLSAFE, 33),
+    )
+    add(
+        "slack-webhook",
+        "post to {s} now",
+        "https://hooks.slack.com/services/T"
+        + r(UP + DIG, 8)
+        + "/B"
+        + r(UP + DIG, 10)
+        + "/"
+        + r(ALNUM, 24),
+    )
+    add(
+        "discord-webhook",
+        "hook {s}",
+        "https://discord.com/api/webhooks/" + r(DIG, 18) + "/" + r(URLSAFE, 68),
+    )
+    add(
+        "discord-bot",
+        "the discord bot token is {s}",
+        "MT" + r(ALNUM, 22) + "." + r(URLSAFE, 6) + "." + r(URLSAFE, 27),
+    )
+    return c
+
+
+CASES = _cases()
+
+
+@pytest.mark.parametrize(("name", "text", "secret"), CASES, ids=[c[0] for c in CASES])
+def test_family_secret_does_not_survive(name: str, text: str, secret: str) -> None:
+    out = redact(text)
+    assert secret not in out
+    # Nothing longer than upstream's kept edges survives either.
+    kept = secret[:6], secret[-4:]
+    for i in range(len(secret) - 10):
+        chunk = secret[i : i + 11]
+        assert chunk not in out or any(k in chunk for k in kept), (name, out)
+
+
+@pytest.mark.parametrize(("name", "text", "secret"), CASES, ids=[c[0] for c in CASES])
+def test_redaction_is_idempotent_and_gated_like_ungated(name: str, text: str, secret: str) -> None:
+    once = redact(text)
+    assert redact(once) == once
+    assert RED._run(text, [], gate=False) == once
+
+
+def test_openrouter_key_is_masked_as_upstream_masks_it() -> None:
+    hexes = r(HEX, 64)
+    out = redact(f"OPENROUTER_API_KEY=sk-or-v1-{hexes}")
+    assert out == f"OPENROUTER_API_KEY=sk-or-…{hexes[-4:]}"
+
+
+@pytest.mark.parametrize(
+    ("text", "expected"),
+    [
+        ("DB_PASSWORD=hunter2", "DB_PASSWORD=***"),
+        ('{"token": "abc"}', '{"token": "***"}'),
+        (
+            "Authorization: Bearer abcdefghijklmnopqrstuvwxyz0123",
+            "Authorization: Bearer abcdef…0123",
+        ),
+        ("https://bob:pa55word@example.com/x", "https://bob:***@example.com/x"),
+        ("key ghp_ABCDEFGHIJKLMNOPQRSTUVWXYZ0123456789 end", "key ghp_AB…6789 end"),
+        # Upstream's CLI rule: "or"/"and" before another flag is prose, any other word a value.
+        ("--token or --password flags", "--token or --password ***"),
+        ("id AKIAIOSFODNN7EXAMPLE.", "id AKIAIO…MPLE."),
+    ],
+)
+def test_masked_forms(text: str, expected: str) -> None:
+    assert redact(text) == expected
+
+
+def test_pem_block_keeps_its_edge_lines() -> None:
+    body = "\n".join(r(ALNUM + "+/", 64) for _ in range(6))
+    for eol in ("\n", "\r\n"):
+        for kind in ("RSA ", "EC ", "OPENSSH ", ""):
+            block = (
+                f"-----BEGIN {kind}PRIVATE KEY-----{eol}{body}{eol}-----END {kind}PRIVATE KEY-----"
+            )
+            red = RED.redact(f"key:\n{block}\ndone")
+            begin, end = f"-----BEGIN {kind}PRIVATE KEY-----", f"-----END {kind}PRIVATE KEY-----"
+            assert red.text == f"key:\n{begin}\n…redacted…\n{end}\ndone"
+            assert [red.text[s:e] for s, e in red.spans] == ["…redacted…"]
+
+
+def test_data_url_payloads_are_not_vendor_tokens() -> None:
+    payload = r(ALNUM, 40) + "/AKIA" + r(UP, 16) + "+" + r(ALNUM, 20)
+    assert (
+        redact(f"![x](data:image/png;base64,{payload})") == f"![x](data:image/png;base64,{payload})"
+    )
+    body = r(UP, 16)
+    assert body not in redact(f"see /AKIA{body} here")
+
+
+PROSE = [
+    "The token count was 4096 and the key insight is simple.",
+    "Click 'password reset' to get a new password by mail.",
+    "We need a secret handshake before the session starts.",
+    "Authorization is required for this endpoint, see the docs.",
+    "He was the bearer of bad news.",
+    "Use the --password-file flag or the --token-file option to pass credentials.",
+    "task-management-system and desk-booking work fine; so does sk-learn.",
+    "Shipping to Asia-Pacific and AKIA-like names are fine.",
+    "Join our discord server at discord.gg/openclaw for help.",
+    "def login(user: str, password: str, token: str | None = None) -> Session:",
+    "api_key = os.environ['OPENAI_API_KEY']  # read it from the environment",
+    'headers["Authorization"] = f"Bearer {token}"',
+    "if not token:\n    raise AuthError('missing token')",
+    "SELECT session_key, token_count FROM sessions WHERE key = ?",
+    "commit 3f2a9c1e8b7d6f5a4c3b2a1908e7d6c5b4a39281 fixed the key rotation",
+    "https://github.com/openclaw/openclaw/blob/main/src/logging/redact.ts#L42",
+    "npm install --save-dev typescript@5.4.2 && npm run build -- --watch",
+    "Das Passwort ist geheim; le mot de passe est secret; пароль: не скажу.",
+    "パスワードを忘れました。密钥在哪里？👍 👨‍👩‍👧 🇩🇪",
+    "Time: 12:30:45, ratio 16:9, see RFC 7235 section 2.1.",
+    "postgres://localhost:5432/db and http://localhost:3000/api?x=1&y=2",
+]
+
+
+@pytest.mark.parametrize("text", PROSE)
+def test_prose_and_code_are_left_alone(text: str) -> None:
+    out = RED.redact(text)
+    assert out == Redacted(text, ())
+    assert RED.redact_text(text) is text  # the fast path returns the very object
+
+
+def test_empty_and_plain_text() -> None:
+    assert RED.redact("") == Redacted("", ())
+    assert not RED.redact("hello").changed
+
+
+# --- user patterns -------------------------------------------------------------------------------
+def test_user_patterns_run_first() -> None:
+    text = "MY_KEY=abcdefghijklmnopqrstuvwxyz"
+    # The user's pattern masks the first four letters; the default then masks what it sees.
+    assert build_redactor(["MY_KEY=([a-z]{4})"]).redact_text(text) == "MY_KEY=***efg…wxyz"
+    assert redact(text) == "MY_KEY=abcdef…wxyz"
+
+
+def test_user_pattern_forms() -> None:
+    plain = build_redactor([r"internal-[a-z0-9]{6,}"])
+    assert plain.redact_text("id Internal-AB12xy ok") == "id *** ok"  # bare: case-insensitive
+    slashed = build_redactor([r"/Secret\d+/"])
+    assert slashed.redact_text("Secret123 secret456") == "*** secret456"
+    flagged = build_redactor([r"/Secret\d+/gi"])
+    assert flagged.redact_text("Secret123 secret456") == "*** ***"
+    named = build_redactor([r"/ticket=(?<t>\w{20,})/"])
+    assert named.redact_text("ticket=" + "x" * 24) == "ticket=xxxxxx…xxxx"
+    assert build_redactor(["", "   "]).fingerprint == RED.fingerprint  # blanks are ignored
+
+
+@pytest.mark.parametrize("bad", ["(unclosed", "[z-a]", "a{2,1}", "/(?<=a+)b/"])
+def test_invalid_user_pattern_is_a_config_error(bad: str) -> None:
+    with pytest.raises(ConfigError, match="invalid redact pattern"):
+        build_redactor([bad])
+
+
+# --- fingerprint ---------------------------------------------------------------------------------
+def test_fingerprint() -> None:
+    fp = RED.fingerprint
+    assert len(fp) == 16 and int(fp, 16) >= 0
+    assert build_redactor([]).fingerprint == fp == R.Redactor().fingerprint
+    a, b = build_redactor(["foo"]), build_redactor(["foo", "bar"])
+    assert len({fp, a.fingerprint, b.fingerprint, build_redactor(["/foo/"]).fingerprint}) == 4
+    assert build_redactor(["foo"]).fingerprint == a.fingerprint
+    code = "from openclaw_sessions.redact import build_redactor as b; print(b(['foo']).fingerprint)"
+    other = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, check=True)
+    assert other.stdout.strip() == a.fingerprint  # stable across processes (no hash seed)
+    assert REDACTION_VERSION >= 1
+
+
+def test_redactor_is_immutable() -> None:
+    with pytest.raises(AttributeError):
+        RED.fingerprint = "x"  # type: ignore[misc]
+
+
+# --- spans ---------------------------------------------------------------------------------------
+def _is_mask(s: str) -> bool:
+    """A mask: ``***``, ``abcdef…wxyz``, ``…redacted…``, or masks that later masks overlapped."""
+    return "***" in s or "…" in s
+
+
+@pytest.mark.parametrize(("name", "text", "secret"), CASES[::3], ids=[c[0] for c in CASES[::3]])
+def test_spans_point_at_the_masks(name: str, text: str, secret: str) -> None:
+    doc = f"{text}\nand then {text} again"
+    red = RED.redact(doc)
+    assert red.text == RED.redact_text(doc) and red.changed
+    assert list(red.spans) == sorted(red.spans)
+    for (_, e1), (s2, _) in zip(red.spans, red.spans[1:], strict=False):
+        assert e1 <= s2
+    assert all(_is_mask(red.text[s:e]) for s, e in red.spans), red
+
+
+def test_spans_survive_user_and_default_passes() -> None:
+    red = build_redactor([r"ticket-\d{4}"]).redact("ticket-1234 and password=hunter2 and ticket-9")
+    assert red.text == "*** and password=*** and ticket-9"
+    assert [red.text[s:e] for s, e in red.spans] == ["***", "***"]
+
+
+FRAGMENTS = [
+    "token", "TOKEN", "api_key", "API_KEY", "password", "secret", "Authorization", "Bearer",
+    "cookie", "x-api-key", "sk-", "ghp_", "xoxb-", "glpat-", "AKIA", "AIza", "eyJ", "hf_",
+    "SG.", "dop_v1_", "bot", "123456789", "https://", "postgres://", "@", ":", "=", "&", "--",
+    " ", "\n", '"', "'", ".", "_", "-", "/", "-----BEGIN RSA PRIVATE KEY-----",
+    "-----END RSA PRIVATE KEY-----", "discord", "ATBB", "dapi", "GR1348941", "1//0", "é", "…",
+] + [r(URLSAFE, n) for n in (4, 8, 12, 20, 24, 40)]  # fmt: skip
+
+
+@settings(max_examples=300, suppress_health_check=[HealthCheck.too_slow], deadline=None)
+@given(st.lists(st.sampled_from(FRAGMENTS), max_size=40))
+def test_anchors_never_hide_a_match(parts: list[str]) -> None:
+    """The anchors are only a shortcut: the result equals running every family everywhere."""
+    text = "".join(parts)
+    spans: list[tuple[int, int]] = []
+    gated = RED._run(text, spans, gate=True)
+    assert gated == RED._run(text, [], gate=False)
+    assert all(_is_mask(gated[s:e]) for s, e in spans)
+
+
+@pytest.mark.parametrize(
+    "evil",
+    [
+        "a" * 200_000 + "=",
+        "KEY=" * 50_000,
+        "-----BEGIN RSA PRIVATE KEY-----\n" + "A" * 300_000,
+        "-----BEGIN PRIVATE KEY-----" * 20_000,
+        "AKIA" * 50_000,
+        "xoxb-" + "-" * 200_000,
+        "https://" + "a:" * 100_000,
+        '"token": "' * 30_000,
+        "discord " * 30_000 + "." * 1000,
+        "eyJ" + "a" * 100_000 + "." * 50_000,
+        "password=" + "'" * 100_000,
+        "ATATT" + "+" * 100_000,
+        "1234567:" * 30_000,
+    ],
+    ids=lambda s: repr(s[:20]),
+)
+def test_no_catastrophic_backtracking(evil: str) -> None:
+    start = time.perf_counter()
+    RED.redact(evil)
+    assert time.perf_counter() - start < 5.0
+
+
+# --- safe_cut ------------------------------------------------------------------------------------
+CUT_ALPHABET = ["a", "b", " ", "é", "e\u0301", "\u0301", "\u200d", "\ufe0f", "👍", "👍🏽", "🇩🇪",
+                "\U0001f1e9", "👨\u200d👩\u200d👧", "\ud83d", "\ude00", "…", "中"]  # fmt: skip
+
+
+@st.composite
+def cut_cases(draw: st.DrawFn) -> tuple[str, int, list[tuple[int, int]]]:
+    text = "".join(draw(st.lists(st.sampled_from(CUT_ALPHABET), max_size=40)))
+    limit = draw(st.integers(min_value=0, max_value=len(text) + 2))
+    points = sorted(draw(st.sets(st.integers(0, len(text)), max_size=8)))
+    spans = [(a, b) for a, b in zip(points[::2], points[1::2], strict=False) if a < b]
+    return text, limit, spans
+
+
+def _extends(ch: str) -> bool:
+    return (
+        ch in "\u200d\ufe0f"
+        or unicodedata.category(ch) in ("Mn", "Mc", "Me")
+        or (0x1F3FB <= ord(ch) <= 0x1F3FF)
+    )
+
+
+@settings(max_examples=500)
+@given(cut_cases())
+def test_safe_cut_properties(case: tuple[str, int, list[tuple[int, int]]]) -> None:
+    text, limit, spans = case
+    out = safe_cut(text, limit, spans)
+    if len(text) <= limit:
+        assert out is text
+        return
+    assert out.endswith("…") and len(out) <= limit + 1
+    head = out[:-1]
+    cut = len(head)
+    assert text.startswith(head)
+    assert not any(s < cut < e for s, e in spans)
+    assert not head or not 0xD800 <= ord(head[-1]) <= 0xDBFF
+    assert not _extends(text[cut]) or cut == 0
+    assert not head or head[-1] != "\u200d"
+
+
+def test_safe_cut_examples() -> None:
+    assert safe_cut("hello", 10) == "hello"
+    assert safe_cut("hello world", 5) == "hello…"
+    assert safe_cut("cafe\u0301 au lait", 4) == "caf…"
+    assert safe_cut("ok 👨\u200d👩\u200d👧 yes", 6) == "ok …"
+    assert safe_cut("x🇩🇪🇫🇷", 2) == "x…"
+    assert safe_cut("a\ud83d\ude00b", 2) == "a…"
+    red = RED.redact("token=" + "z" * 30 + " then more text")
+    assert red.text.startswith("token=zzzzzz…zzzz")
+    assert safe_cut(red.text, 10, red.spans) == "token=…"
+    assert safe_cut("abc", 0) == "…"
