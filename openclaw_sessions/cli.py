@@ -1,7 +1,5 @@
 """Typer app: parse options, call the core once, render, map errors to exit codes."""
 
-from __future__ import annotations
-
 import json
 import sqlite3
 import sys
@@ -30,16 +28,33 @@ app = typer.Typer(
 
 StateDirOpt = Annotated[
     Path | None,
-    typer.Option("--state-dir", metavar="PATH", help="State root (default: $OPENCLAW_STATE_DIR, else ~/.openclaw).",
-                 envvar="OPENCLAW_STATE_DIR", show_envvar=True),
-]  # fmt: skip
-AgentOpt = Annotated[str, typer.Option("--agent", metavar="ID", help="Agent id.", envvar="OPENCLAW_AGENT")]
+    typer.Option(
+        "--state-dir",
+        metavar="PATH",
+        help="State root (default: $OPENCLAW_STATE_DIR, else ~/.openclaw).",
+        envvar="OPENCLAW_STATE_DIR",
+        show_envvar=True,
+    ),
+]
+AgentOpt = Annotated[
+    str, typer.Option("--agent", metavar="ID", help="Agent id.", envvar="OPENCLAW_AGENT")
+]
 AllAgentsOpt = Annotated[bool, typer.Option("--all-agents", help="Every agent with a store.")]
 JsonOpt = Annotated[bool, typer.Option("--json", help="Machine-readable JSON on stdout.")]
 QuietOpt = Annotated[bool, typer.Option("--quiet", "-q", help="Print nothing on success.")]
 UtcOpt = Annotated[bool, typer.Option("--utc", help="Show times in UTC instead of local time.")]
-AsOpt = Annotated[str | None, typer.Option("--as", metavar="KEY", help="Act as this session key (visibility rules apply).")]  # fmt: skip
-VisOpt = Annotated[str | None, typer.Option("--visibility", metavar="MODE", help="self|tree|agent|all (with --as; default: config, else tree).")]  # fmt: skip
+AsOpt = Annotated[
+    str | None,
+    typer.Option("--as", metavar="KEY", help="Act as this session key (visibility rules apply)."),
+]
+VisOpt = Annotated[
+    str | None,
+    typer.Option(
+        "--visibility",
+        metavar="MODE",
+        help="self|tree|agent|all (with --as; default: config, else tree).",
+    ),
+]
 SandboxOpt = Annotated[bool, typer.Option("--sandboxed", help="Caller is sandboxed (with --as).")]
 
 
@@ -101,12 +116,26 @@ def _echo_json(obj: Any) -> None:
 
 @app.command("import")
 def import_cmd(
-    sources: Annotated[list[Path] | None, typer.Argument(metavar="SOURCES", help="State roots, sessions dirs, .jsonl(.zst) files or upstream agent databases (default: every <root>/agents/*/sessions).", show_default=False)] = None,  # fmt: skip
+    sources: Annotated[
+        list[Path] | None,
+        typer.Argument(
+            metavar="SOURCES",
+            help="State roots, sessions dirs, .jsonl(.zst) files or upstream agent databases"
+            " (default: every <root>/agents/*/sessions).",
+            show_default=False,
+        ),
+    ] = None,
     state_dir: StateDirOpt = None,
     agent: AgentOpt = paths.DEFAULT_AGENT,
-    dry_run: Annotated[bool, typer.Option("--dry-run", help="Parse and count; write nothing.")] = False,  # fmt: skip
-    include_archives: Annotated[bool, typer.Option("--include-archives", help="Also import .deleted archives and backups.")] = False,  # fmt: skip
-    reindex: Annotated[bool, typer.Option("--reindex", help="Run the reconciliation right after.")] = False,  # fmt: skip
+    dry_run: Annotated[
+        bool, typer.Option("--dry-run", help="Parse and count; write nothing.")
+    ] = False,
+    include_archives: Annotated[
+        bool, typer.Option("--include-archives", help="Also import .deleted archives and backups.")
+    ] = False,
+    reindex: Annotated[
+        bool, typer.Option("--reindex", help="Run the reconciliation right after.")
+    ] = False,
     as_json: JsonOpt = False,
     quiet: QuietOpt = False,
 ) -> None:
@@ -119,9 +148,14 @@ def import_cmd(
     def work() -> Any:
         redactor = ctx.redactor()
         with render.progress("importing", enabled=not quiet and not as_json, unit="B") as bar:
-            report = run_import(ctx.root, sources or [], agent=paths.check_agent_id(agent),
-                                redactor=redactor, options=Options(dry_run, include_archives),
-                                progress=bar)  # fmt: skip
+            report = run_import(
+                ctx.root,
+                sources or [],
+                agent=paths.check_agent_id(agent),
+                redactor=redactor,
+                options=Options(dry_run, include_archives),
+                progress=bar,
+            )
         reindexed = []
         if reindex and not dry_run:
             from .service import reindex_agent
@@ -178,29 +212,63 @@ def reindex_cmd(
 
 @app.command("search")
 def search_cmd(
-    query: Annotated[str, typer.Argument(metavar="QUERY", help="Words to find (each is matched as a phrase; all must match).")],  # fmt: skip
+    query: Annotated[
+        str,
+        typer.Argument(
+            metavar="QUERY", help="Words to find (each is matched as a phrase; all must match)."
+        ),
+    ],
     state_dir: StateDirOpt = None,
     agent: AgentOpt = paths.DEFAULT_AGENT,
     all_agents: AllAgentsOpt = False,
-    limit: Annotated[int, typer.Option("--limit", "-n", metavar="N", help="Most results to return.")] = 10,
-    session: Annotated[str | None, typer.Option("--session", metavar="KEY|ID", help="Only this session key or id.", autocompletion=complete_session_key)] = None,  # fmt: skip
-    role: Annotated[str | None, typer.Option("--role", metavar="ROLE", help="user or assistant.")] = None,
-    since: Annotated[str | None, typer.Option("--since", metavar="WHEN", help="ISO date/time or span (7d, 12h).")] = None,  # fmt: skip
-    until: Annotated[str | None, typer.Option("--until", metavar="WHEN", help="ISO date/time or span (7d, 12h).")] = None,  # fmt: skip
-    order: Annotated[str, typer.Option("--order", metavar="ORDER", help="relevance or recent.")] = "relevance",
-    prefix: Annotated[bool, typer.Option("--prefix", help="The last term matches as a prefix.")] = False,  # fmt: skip
+    limit: Annotated[
+        int, typer.Option("--limit", "-n", metavar="N", help="Most results to return.")
+    ] = 10,
+    session: Annotated[
+        str | None,
+        typer.Option(
+            "--session",
+            metavar="KEY|ID",
+            help="Only this session key or id.",
+            autocompletion=complete_session_key,
+        ),
+    ] = None,
+    role: Annotated[
+        str | None, typer.Option("--role", metavar="ROLE", help="user or assistant.")
+    ] = None,
+    since: Annotated[
+        str | None, typer.Option("--since", metavar="WHEN", help="ISO date/time or span (7d, 12h).")
+    ] = None,
+    until: Annotated[
+        str | None, typer.Option("--until", metavar="WHEN", help="ISO date/time or span (7d, 12h).")
+    ] = None,
+    order: Annotated[
+        str, typer.Option("--order", metavar="ORDER", help="relevance or recent.")
+    ] = "relevance",
+    prefix: Annotated[
+        bool, typer.Option("--prefix", help="The last term matches as a prefix.")
+    ] = False,
     as_key: AsOpt = None,
     visibility: VisOpt = None,
     sandboxed: SandboxOpt = False,
     wait: Annotated[bool, typer.Option("--wait", help="Finish pending indexing first.")] = False,
-    max_bytes: Annotated[int, typer.Option("--max-bytes", metavar="BYTES", help="Cap on the results' JSON size (0: none; fixed at 32768 with --as).")] = 32768,  # fmt: skip
-    explain: Annotated[bool, typer.Option("--explain", help="Say how the query was routed and why nothing matched.")] = False,  # fmt: skip
+    max_bytes: Annotated[
+        int,
+        typer.Option(
+            "--max-bytes",
+            metavar="BYTES",
+            help="Cap on the results' JSON size (0: none; fixed at 32768 with --as).",
+        ),
+    ] = 32768,
+    explain: Annotated[
+        bool,
+        typer.Option("--explain", help="Say how the query was routed and why nothing matched."),
+    ] = False,
     as_json: JsonOpt = False,
     jsonl: Annotated[bool, typer.Option("--jsonl", help="One result object per line.")] = False,
     utc: UtcOpt = False,
 ) -> None:
     """Full-text search of user and assistant text on the active branch."""
-    from . import render
     from .service import SearchOptions, run_search
     from .when import parse_when
 
@@ -209,18 +277,30 @@ def search_cmd(
 
     def work() -> Any:
         opts = SearchOptions(
-            query=query, limit=limit, session=session, role=role,
+            query=query,
+            limit=limit,
+            session=session,
+            role=role,
             since_ms=parse_when(since, option="--since") if since else None,
             until_ms=parse_when(until, option="--until") if until else None,
-            order=order, prefix=prefix, as_key=as_key, visibility=visibility,
-            sandboxed=sandboxed, wait=wait, max_bytes=max_bytes or None, explain=explain,
-        )  # fmt: skip
+            order=order,
+            prefix=prefix,
+            as_key=as_key,
+            visibility=visibility,
+            sandboxed=sandboxed,
+            wait=wait,
+            max_bytes=max_bytes or None,
+            explain=explain,
+        )
         return run_search(ctx, opts)
 
     result = guarded(machine, work)
     if as_json:
         _echo_json(result.to_json())
-    elif jsonl:
+        raise typer.Exit(int(ExitCode.OK if result.hits else ExitCode.NOTHING))
+    from . import render
+
+    if jsonl:
         for h in result.hits:
             _echo_json(h.to_json())
         render.search_footer(result)
@@ -231,14 +311,54 @@ def search_cmd(
 
 @app.command("history")
 def history_cmd(
-    key: Annotated[str, typer.Argument(metavar="KEY", help="Session key, session id, or main/current.", autocompletion=complete_session_key)],  # fmt: skip
+    key: Annotated[
+        str,
+        typer.Argument(
+            metavar="KEY",
+            help="Session key, session id, or main/current.",
+            autocompletion=complete_session_key,
+        ),
+    ],
     state_dir: StateDirOpt = None,
     agent: AgentOpt = paths.DEFAULT_AGENT,
-    limit: Annotated[int | None, typer.Option("--limit", "-n", metavar="N", help="Most messages per page or window (default 200).", show_default=False)] = None,  # fmt: skip
-    offset: Annotated[int | None, typer.Option("--offset", metavar="N", help="Skip this many newest messages (page back with nextOffset).", show_default=False)] = None,  # fmt: skip
-    around: Annotated[str | None, typer.Option("--around", metavar="MESSAGE_ID", help="Window centred on this message id (a search hit's messageId).")] = None,  # fmt: skip
-    session_id: Annotated[str | None, typer.Option("--session-id", metavar="ID", help="Generation that owns the --around message (a hit's sessionId).")] = None,  # fmt: skip
-    include_tools: Annotated[bool, typer.Option("--include-tools", help="Also show tool results (redacted, capped).")] = False,  # fmt: skip
+    limit: Annotated[
+        int | None,
+        typer.Option(
+            "--limit",
+            "-n",
+            metavar="N",
+            help="Most messages per page or window (default 200).",
+            show_default=False,
+        ),
+    ] = None,
+    offset: Annotated[
+        int | None,
+        typer.Option(
+            "--offset",
+            metavar="N",
+            help="Skip this many newest messages (page back with nextOffset).",
+            show_default=False,
+        ),
+    ] = None,
+    around: Annotated[
+        str | None,
+        typer.Option(
+            "--around",
+            metavar="MESSAGE_ID",
+            help="Window centred on this message id (a search hit's messageId).",
+        ),
+    ] = None,
+    session_id: Annotated[
+        str | None,
+        typer.Option(
+            "--session-id",
+            metavar="ID",
+            help="Generation that owns the --around message (a hit's sessionId).",
+        ),
+    ] = None,
+    include_tools: Annotated[
+        bool, typer.Option("--include-tools", help="Also show tool results (redacted, capped).")
+    ] = False,
     as_key: AsOpt = None,
     visibility: VisOpt = None,
     sandboxed: SandboxOpt = False,
@@ -249,9 +369,17 @@ def history_cmd(
     from .history import HistoryOptions, read_history
 
     ctx = _ctx(state_dir, agent)
-    opts = HistoryOptions(target=key, limit=limit, offset=offset, around=around,
-                          session_id=session_id, include_tools=include_tools, as_key=as_key,
-                          visibility=visibility, sandboxed=sandboxed)  # fmt: skip
+    opts = HistoryOptions(
+        target=key,
+        limit=limit,
+        offset=offset,
+        around=around,
+        session_id=session_id,
+        include_tools=include_tools,
+        as_key=as_key,
+        visibility=visibility,
+        sandboxed=sandboxed,
+    )
     result = guarded(as_json, lambda: read_history(ctx, opts))
     if as_json:
         _echo_json(result.to_json())
@@ -290,7 +418,12 @@ def status_cmd(
 
 @app.command("delete")
 def delete_cmd(
-    target: Annotated[str, typer.Argument(metavar="TARGET", help="Session key or session id.", autocompletion=complete_session_key)],  # fmt: skip
+    target: Annotated[
+        str,
+        typer.Argument(
+            metavar="TARGET", help="Session key or session id.", autocompletion=complete_session_key
+        ),
+    ],
     state_dir: StateDirOpt = None,
     agent: AgentOpt = paths.DEFAULT_AGENT,
     yes: Annotated[bool, typer.Option("--yes", "-y", help="Do not ask for confirmation.")] = False,
@@ -304,8 +437,15 @@ def delete_cmd(
     if not yes:
         key = guarded(as_json, lambda: preview_delete(ctx, target))
         if not sys.stdin.isatty():
-            guarded(as_json, _raise(UsageError("refusing to prompt: stdin is not a terminal",
-                                               hint="pass --yes to delete without asking")))  # fmt: skip
+            guarded(
+                as_json,
+                _raise(
+                    UsageError(
+                        "refusing to prompt: stdin is not a terminal",
+                        hint="pass --yes to delete without asking",
+                    )
+                ),
+            )
         if not typer.confirm(f"Delete {key} and all its transcripts?"):
             raise typer.Exit(int(ExitCode.NOTHING))
     out = guarded(as_json, lambda: delete_session(ctx, target))
@@ -314,8 +454,10 @@ def delete_cmd(
     else:
         from . import render
 
-        render.info(f"deleted {out['sessionKey']}: {out['transcripts']} transcript(s), "
-                    f"{out['events']} events, {out['indexRows']} index rows")  # fmt: skip
+        render.info(
+            f"deleted {out['sessionKey']}: {out['transcripts']} transcript(s), "
+            f"{out['events']} events, {out['indexRows']} index rows"
+        )
 
 
 def _raise(exc: Exception) -> Callable[[], NoReturn]:
@@ -327,8 +469,10 @@ def _raise(exc: Exception) -> Callable[[], NoReturn]:
 
 def _interrupted(signum: int, frame: object) -> NoReturn:
     # SystemExit unwinds like any exception: open transactions roll back on the way out.
-    print("error: interrupted; finished transcripts are kept, the current one rolled back",
-          file=sys.stderr)  # fmt: skip
+    print(
+        "error: interrupted; finished transcripts are kept, the current one rolled back",
+        file=sys.stderr,
+    )
     raise SystemExit(int(ExitCode.INTERRUPTED))
 
 
@@ -337,4 +481,21 @@ def main() -> None:
     import signal
 
     signal.signal(signal.SIGINT, _interrupted)
-    app(prog_name="openclaw-sessions")
+    _app_for(sys.argv)(prog_name="openclaw-sessions")
+
+
+def _app_for(argv: list[str]) -> typer.Typer:
+    """The app with only the command being run: Typer builds the parameters of every command
+    it holds before running one (~15 ms of start-up for the others). Help, completion and
+    anything unusual get the whole app."""
+    import copy
+    import os
+
+    if len(argv) < 2 or any(k.endswith("_COMPLETE") for k in os.environ):
+        return app
+    chosen = [c for c in app.registered_commands if c.name == argv[1]]
+    if len(chosen) != 1:
+        return app
+    single = copy.copy(app)
+    single.registered_commands = chosen
+    return single

@@ -18,8 +18,6 @@ from pathlib import Path
 from types import MappingProxyType
 from typing import Any
 
-import json5
-
 from openclaw_sessions.errors import ConfigError
 from openclaw_sessions.visibility import (
     DEFAULT_MAIN_KEY,
@@ -28,12 +26,14 @@ from openclaw_sessions.visibility import (
     VISIBILITIES,
 )
 
+from . import recache
+
 CONFIG_FILENAME = "openclaw.json"
 CONFIG_PATH_ENV = "OPENCLAW_CONFIG_PATH"
 
 _SYNTAX_HINT = "fix the JSON5 syntax (comments and trailing commas are fine)"
 # json5 reports "<string>:LINE <reason> at column COL"; we re-anchor it on the file.
-_JSON5_ERROR = re.compile(r"^<string>:(\d+) (.*) at column (\d+)$", re.DOTALL)
+_JSON5_ERROR = recache.compile(r"^<string>:(\d+) (.*) at column (\d+)$", re.DOTALL)
 
 
 @dataclass(frozen=True)
@@ -93,6 +93,8 @@ def _parse(text: str, path: Path) -> object:
             f"invalid config {path}:1:1: the file is empty", hint="write {} or delete it"
         )
     try:
+        import json5  # only when a config file exists (start-up time)
+
         return json5.loads(text)
     except (ValueError, RecursionError) as exc:
         reason = str(exc) or type(exc).__name__

@@ -3,12 +3,10 @@
 from __future__ import annotations
 
 import os
-import shutil
 import sqlite3
 import time
 from collections.abc import Iterator
 from contextlib import contextmanager
-from importlib import resources
 from pathlib import Path
 
 from .errors import StoreError
@@ -22,6 +20,8 @@ MIGRATIONS: dict[int, str] = {}
 
 
 def schema_sql() -> str:
+    from importlib import resources
+
     return resources.files("openclaw_sessions").joinpath("schema.sql").read_text("utf-8")
 
 
@@ -151,6 +151,8 @@ def _statements(sql: str) -> list[str]:
 
 def _migrate(conn: sqlite3.Connection, path: Path, version: int) -> None:
     """Back up the file, then apply each migration atomically with its version bump."""
+    import shutil
+
     backup = path.with_name(f"{path.name}.v{version}.bak")
     if not backup.exists():
         conn.execute("PRAGMA wal_checkpoint(TRUNCATE)")

@@ -12,7 +12,7 @@ from collections.abc import Sequence
 from typing import Any
 
 from . import query
-from .reconcile import stale_ids
+from .stale import stale_ids
 
 
 def _term_plan(term: query.Term) -> query.Plan | None:

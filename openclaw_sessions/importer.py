@@ -14,8 +14,8 @@ from pathlib import Path
 
 from . import db, paths, sources, upstream
 from .ingest import FileResult, Target, import_file
-from .models import ImportReport, Issue
 from .redact import Redactor
+from .reports import ImportReport, Issue
 
 Progress = Callable[[int, int], None]  # (bytes done, bytes total)
 

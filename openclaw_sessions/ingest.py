@@ -16,7 +16,7 @@ from typing import TYPE_CHECKING, Any
 from . import indexer, transcript
 from .db import now_ms
 from .linesrc import BadLine, FileSource, LineSource
-from .models import Issue
+from .reports import Issue
 
 if TYPE_CHECKING:
     from .redact import Redactor

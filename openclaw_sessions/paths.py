@@ -3,14 +3,14 @@
 from __future__ import annotations
 
 import os
-import re
 from pathlib import Path
 
+from . import recache
 from .errors import UsageError
 
 DB_NAME = "openclaw-sessions.sqlite"
 DEFAULT_AGENT = "main"
-_AGENT_RE = re.compile(r"^[A-Za-z0-9][A-Za-z0-9._-]{0,63}$")
+_AGENT_RE = recache.compile(r"^[A-Za-z0-9][A-Za-z0-9._-]{0,63}$")
 
 
 def state_root(explicit: Path | None = None) -> Path:

@@ -8,10 +8,10 @@ scripts written without spaces, which unicode61 keeps as one token) are routed a
 
 from __future__ import annotations
 
-import re
 import unicodedata
 from dataclasses import dataclass, field
 
+from . import recache
 from .errors import UsageError
 
 MAX_QUERY_CHARS = 4096
@@ -33,8 +33,8 @@ _CJK_CLASS = (
     "\uff66-\uff9f"  # halfwidth Katakana
     "\U00020000-\U0003ffff"  # CJK extensions B…
 )
-CJK_RUN = re.compile(f"[{_CJK_CLASS}]+")
-_HAS_WORD = re.compile(r"\w")
+CJK_RUN = recache.compile(f"[{_CJK_CLASS}]+")
+_HAS_WORD = recache.compile(r"\w")
 
 
 def has_cjk(text: str) -> bool:
@@ -80,7 +80,7 @@ class Plan:
         return self.primary is None and self.trigram is None and self.bigram is None
 
 
-_CONTROL = re.compile(r"[\x00-\x08\x0b\x0c\x0e-\x1f\x7f]")
+_CONTROL = recache.compile(r"[\x00-\x08\x0b\x0c\x0e-\x1f\x7f]")
 
 
 def validate(query: str) -> str:

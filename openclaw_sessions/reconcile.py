@@ -10,40 +10,27 @@ from __future__ import annotations
 
 import json
 import os
-import socket
 import sqlite3
 import time
-import uuid
 from collections.abc import Callable
 from dataclasses import dataclass
 
 from . import indexer, transcript
 from .db import now_ms, transaction
-from .models import ReindexReport
 from .redact import Redactor
+from .reports import ReindexReport
+from .stale import stale_ids
 
 LEASE_MS = 5 * 60 * 1000
 BATCH_ROWS = 256
 MAX_RETRIES = 3
-_HOST = socket.gethostname()
+_HOST = os.uname().nodename  # no socket import: start-up time
 
 Progress = Callable[[int, int], None]
 
 
 class ClaimLost(Exception):
     """Another worker took the transcript (our lease ran out): stop writing to it."""
-
-
-def stale_ids(conn: sqlite3.Connection, fingerprint: str) -> list[int]:
-    rows = conn.execute(
-        "SELECT t.transcript_id FROM transcripts t"
-        " LEFT JOIN index_state s ON s.transcript_id = t.transcript_id"
-        " WHERE s.transcript_id IS NULL OR s.needs_rebuild != 0"
-        " OR s.indexed_seq < t.next_seq - 1 OR s.redaction_fp != ? OR s.claim_token IS NOT NULL"
-        " ORDER BY t.transcript_id",
-        (fingerprint,),
-    ).fetchall()
-    return [r[0] for r in rows]
 
 
 @dataclass
@@ -87,7 +74,7 @@ def plan(conn: sqlite3.Connection, tid: int, redactor: Redactor) -> Planned | No
 
 
 def _token() -> str:
-    return f"{os.getpid()}@{_HOST}:{uuid.uuid4().hex[:12]}"
+    return f"{os.getpid()}@{_HOST}:{os.urandom(6).hex()}"
 
 
 def _holder_alive(token: str) -> bool:

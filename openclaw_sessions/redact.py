@@ -22,14 +22,15 @@ anchors holds.
 
 from __future__ import annotations
 
-import hashlib
 import re
 import unicodedata
 from bisect import bisect_right
 from collections.abc import Callable, Iterable, Sequence
 from dataclasses import dataclass
 from functools import cached_property, lru_cache
+from typing import Any
 
+from . import recache
 from .errors import ConfigError
 
 REDACTION_VERSION = 1
@@ -41,8 +42,17 @@ _I = re.ASCII | re.IGNORECASE
 _WS = r"\s\u00a0\u1680\u2000-\u200a\u2028\u2029\u202f\u205f\u3000\ufeff"
 
 
+def _sha256(data: bytes) -> Any:
+    try:  # the builtin module: hashlib's OpenSSL set-up costs ~2 ms of every run
+        from _sha256 import sha256  # type: ignore[import-not-found]
+    except ImportError:  # pragma: no cover
+        from hashlib import sha256
+    return sha256(data)
+
+
 def _rx(src: str, flags: int) -> re.Pattern[str]:
-    return re.compile(src.replace("§", _WS), flags)
+    # recache: the compiled code is reused across runs (parsing these costs ~100 ms a run).
+    return recache.compile(src.replace("§", _WS), flags)
 
 
 def _x(*specs: str) -> tuple[str, ...]:
@@ -235,7 +245,12 @@ _Node = dict[str, "_Node"]
 
 def _trie(words: Iterable[str], ci: bool, exact: bool = False) -> str:
     """``words`` as a trie, so ``re`` drops a branch on its first character. Not ``exact``: a
-    presence test, that stops at the shortest word."""
+    presence test, that stops at the shortest word. Memoised across runs (start-up time)."""
+    key = tuple(sorted(set(words)))  # the trie does not depend on order; the cache key must not
+    return recache.memo(("trie", key, ci, exact), lambda: _build_trie(key, ci, exact))
+
+
+def _build_trie(words: Iterable[str], ci: bool, exact: bool) -> str:
     root: _Node = {}
     for w in words:
         node = root
@@ -443,7 +458,7 @@ def _passes() -> tuple[_Pass, ...]:
         alts, anchors, by_word = [], [], {}
         words = {a.word for a, _ in items if a.word}
         if words:  # prefix anchors: a trie of the reversed prefixes, its hit a capture
-            keys = [w for w in words if not any(w != v and w.startswith(v) for v in words)]
+            keys = sorted(w for w in words if not any(w != v and w.startswith(v) for v in words))
             alts.append(f"(?=({_trie(keys, True)}))")
             merged: dict[str, list[tuple[re.Pattern[str], int]]] = {}
             for a, i in items:
@@ -575,7 +590,7 @@ class Redactor:
 
     def __init__(self, user_patterns: Sequence[str] = ()) -> None:
         self._user = tuple(_compile_user(p) for p in user_patterns if p.strip())
-        h = hashlib.sha256(f"openclaw-sessions redaction v{REDACTION_VERSION}\0".encode())
+        h = _sha256(f"openclaw-sessions redaction v{REDACTION_VERSION}\0".encode())
         for src in _default_sources():
             h.update(src.encode("utf-8", "surrogatepass") + b"\0")
         h.update(b"\1")
@@ -720,7 +735,7 @@ def _compile_user(raw: str) -> re.Pattern[str]:
     fl = _A | (re.I if "i" in flags else 0) | (re.M if "m" in flags else 0)
     fl |= re.S if "s" in flags else 0
     try:
-        return re.compile(src, fl)
+        return recache.compile(src, fl)
     except (re.error, OverflowError, RecursionError) as exc:
         raise ConfigError(
             f"invalid redact pattern {raw!r}: {exc}",

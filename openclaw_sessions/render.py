@@ -17,7 +17,8 @@ if TYPE_CHECKING:
     from rich.console import Console
 
     from .history import HistoryResult
-    from .models import ImportReport, ReindexReport, SearchResult
+    from .models import SearchResult
+    from .reports import ImportReport, ReindexReport
 
 
 def _console(stderr: bool) -> Console:

@@ -14,14 +14,14 @@ from collections.abc import Sequence
 from dataclasses import dataclass
 from typing import Any
 
-from . import query
+from . import query, recache
 from .models import Hit
 from .redact import Redactor, safe_cut
 
 SNIPPET_CHARS = 300
 MAX_RESULT_BYTES = 32768
 _OPEN, _CLOSE = "\x02", "\x03"
-_MARKS = re.compile("[\x02\x03]")
+_MARKS = recache.compile("[\x02\x03]")
 _CJK_CONTEXT = (30, 90)  # characters before and after the first CJK match
 
 

@@ -10,11 +10,14 @@ from collections.abc import Callable, Iterator, Sequence
 from contextlib import contextmanager
 from dataclasses import dataclass
 from pathlib import Path
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 from . import config, db, paths, query, search, visibility, workers
 from .errors import NotFoundError, StoreError, UsageError
-from .models import Hit, ReindexReport, SearchResult
+from .models import Hit, SearchResult
+
+if TYPE_CHECKING:
+    from .reports import ReindexReport
 from .redact import Redactor, build_redactor
 
 AS_MAX_LIMIT = 25
@@ -223,7 +226,7 @@ def _incognito_keys(conn: sqlite3.Connection) -> list[str]:
 
 def _stale_kick(conn: sqlite3.Connection, root: Path, agent: str, redactor: Redactor) -> bool:
     """True when results may be incomplete; starts the background reconciler if needed."""
-    from .reconcile import stale_ids
+    from .stale import stale_ids
 
     agent_dir = paths.agent_dir(root, agent)
     if stale_ids(conn, redactor.fingerprint):

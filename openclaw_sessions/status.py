@@ -9,6 +9,7 @@ from typing import Any
 from . import db, paths, workers
 from .errors import ExitCode
 from .redact import Redactor
+from .stale import STALE_FROM, STALE_WHERE
 
 _TOKENIZER = "unicode61 remove_diacritics 2"
 _INDEX_TABLES = {
@@ -47,11 +48,8 @@ def agent_status(root: Path, agent: str, redactor: Redactor) -> dict[str, Any]:
         fp = redactor.fingerprint
         stale = conn.execute(
             "SELECT count(*) AS pending, sum(s.needs_rebuild != 0) AS dirty,"
-            " min(coalesce(s.updated_at, t.imported_at)) AS oldest FROM transcripts t"
-            " LEFT JOIN index_state s ON s.transcript_id = t.transcript_id"
-            " WHERE s.transcript_id IS NULL OR s.needs_rebuild != 0"
-            " OR s.indexed_seq < t.next_seq - 1 OR s.redaction_fp != ?"
-            " OR s.claim_token IS NOT NULL",
+            f" min(coalesce(s.updated_at, t.imported_at)) AS oldest FROM {STALE_FROM}"
+            f" WHERE {STALE_WHERE}",
             (fp,),
         ).fetchone()
         mismatched = _one(conn, "SELECT count(*) FROM index_state WHERE redaction_fp != ?", fp)

@@ -25,7 +25,7 @@ from . import db as store
 from . import linesrc, paths, sources, upstream
 from .importer import Options, account, upsert_session
 from .ingest import Target, import_lines
-from .models import ImportReport, Issue
+from .reports import ImportReport, Issue
 
 if TYPE_CHECKING:
     from .redact import Redactor

@@ -11,11 +11,12 @@ texts. Semantics follow upstream's ``createSessionVisibilityDecisionChecker``
 
 from __future__ import annotations
 
-import re
 from collections.abc import Iterable
 from dataclasses import dataclass
 
 from openclaw_sessions.errors import ForbiddenError, NotFoundError, UsageError
+
+from . import recache
 
 VISIBILITIES = ("self", "tree", "agent", "all")
 DEFAULT_VISIBILITY = "tree"
@@ -26,7 +27,7 @@ ACTIONS = ("search", "history")
 _MODES = {(v, s) for v in VISIBILITIES for s in SANDBOX_VISIBILITIES}
 
 # Upstream routing/session-key.ts: process-only sessions that session tools never reach.
-_INCOGNITO_RE = re.compile(
+_INCOGNITO_RE = recache.compile(
     r"agent:[^:]+:(?:dashboard|subagent|internal-session-effects):incognito-[^:]+"
 )
 

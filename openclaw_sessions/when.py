@@ -5,9 +5,10 @@ from __future__ import annotations
 import re
 from datetime import UTC, datetime, timedelta
 
+from . import recache
 from .errors import UsageError
 
-_REL = re.compile(r"^(\d+)\s*(s|m|min|h|d|w)$", re.IGNORECASE)
+_REL = recache.compile(r"^(\d+)\s*(s|m|min|h|d|w)$", re.IGNORECASE)
 _UNITS = {"s": 1, "m": 60, "min": 60, "h": 3600, "d": 86400, "w": 604800}
 
 

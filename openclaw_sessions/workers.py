@@ -9,7 +9,6 @@ from __future__ import annotations
 
 import fcntl
 import os
-import subprocess
 import sys
 from collections.abc import Iterator
 from contextlib import contextmanager
@@ -88,6 +87,8 @@ def spawn(state_root: Path, agent_id: str) -> None:
     """Start a detached `reindex --background` that outlives this process."""
     if os.environ.get("OPENCLAW_SESSIONS_NO_BACKGROUND") == "1":
         return
+    import subprocess
+
     args = [
         sys.executable,
         "-m",

@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import json
 import os
+import tempfile
 from collections.abc import Iterator
 from pathlib import Path
 from typing import Any
@@ -123,3 +124,5 @@ def json_out(result: Any) -> Any:
 
 
 os.environ.setdefault("OPENCLAW_SESSIONS_NO_BACKGROUND", "1")
+# the compiled-regex cache goes to a temp dir, not the user's ~/.cache
+os.environ.setdefault("OPENCLAW_SESSIONS_CACHE_DIR", tempfile.mkdtemp(prefix="ocs-cache-"))

@@ -1,0 +1,117 @@
+"""A disk cache of compiled regular expressions, for start-up time.
+
+`re` parses patterns in pure Python: the redaction families take 40–120 ms to compile on every
+run, more than the rest of a search. The compiled code is a list of integers that `_sre` accepts
+back directly, so it is kept per interpreter (keyed on its version and `_sre.MAGIC`) in a
+`marshal` file (plain data: loading it runs no code). Anything unexpected — another Python, a
+damaged file, an unwritable cache dir — falls back to `re.compile`, so behaviour never changes.
+"""
+
+from __future__ import annotations
+
+import atexit
+import marshal
+import os
+import re
+import sys
+from collections.abc import Callable
+from pathlib import Path
+from typing import Any
+
+try:  # CPython internals; absent or different elsewhere → plain re.compile
+    import _sre  # type: ignore[import-not-found]
+    from re import _compiler, _parser  # type: ignore[attr-defined]
+except ImportError:  # pragma: no cover
+    _sre = None
+
+_Entry = tuple[int, list[int], int, dict[str, int], tuple[str | None, ...]]
+_cache: dict[tuple[str, int], _Entry] | None = None
+_dirty = False
+
+
+def cache_file() -> Path:
+    base = os.environ.get("OPENCLAW_SESSIONS_CACHE_DIR") or os.path.join(
+        os.environ.get("XDG_CACHE_HOME") or os.path.expanduser("~/.cache"), "openclaw-sessions"
+    )
+    tag = f"{sys.implementation.cache_tag}-{getattr(_sre, 'MAGIC', 0)}-{sys.hexversion:x}"
+    return Path(base) / f"regex-{tag}.marshal"
+
+
+def _load() -> dict[tuple[str, int], _Entry]:
+    global _cache
+    if _cache is None:
+        _cache = {}
+        try:
+            data = marshal.loads(cache_file().read_bytes())
+            if isinstance(data, dict):
+                _cache = data
+        except (OSError, ValueError, EOFError, TypeError):
+            pass
+    return _cache
+
+
+def _save() -> None:
+    if not _dirty or _cache is None:
+        return
+    path = cache_file()
+    if len(_cache) > 4096:  # user patterns come and go: never let the file grow without end
+        return
+    try:
+        path.parent.mkdir(parents=True, exist_ok=True)
+        tmp = path.with_name(f"{path.name}.{os.getpid()}.tmp")
+        tmp.write_bytes(marshal.dumps(_cache))
+        os.replace(tmp, path)  # atomic: a reader sees the old or the new file
+    except (OSError, ValueError):
+        pass
+
+
+def _fresh(pattern: str, flags: int) -> tuple[re.Pattern[str], _Entry]:
+    parsed: Any = _parser.parse(pattern, flags)
+    code = _compiler._code(parsed, flags)
+    groupindex = dict(parsed.state.groupdict)
+    indexgroup: list[str | None] = [None] * parsed.state.groups
+    for name, i in groupindex.items():
+        indexgroup[i] = name
+    # plain ints only (RegexFlag is an IntFlag): marshal stores nothing else
+    entry: _Entry = (int(flags | parsed.state.flags), [int(c) for c in code],
+                     int(parsed.state.groups - 1), groupindex, tuple(indexgroup))  # fmt: skip
+    return _sre.compile(pattern, *entry), entry
+
+
+def memo(key: tuple[Any, ...], build: Callable[[], str]) -> str:
+    """A string derived deterministically from `key`, kept with the compiled patterns."""
+    global _dirty
+    cache: dict[Any, Any] = _load()
+    value = cache.get(key)
+    if isinstance(value, str):
+        return value
+    value = build()
+    if not _dirty:
+        atexit.register(_save)
+    cache[key] = value
+    _dirty = True
+    return value
+
+
+def compile(pattern: str, flags: int = 0) -> re.Pattern[str]:
+    """re.compile, with the compiled code reused across runs."""
+    global _dirty
+    flags = int(flags)
+    if _sre is None or os.environ.get("OPENCLAW_SESSIONS_NO_REGEX_CACHE") == "1":
+        return re.compile(pattern, flags)
+    cache = _load()
+    entry = cache.get((pattern, flags))
+    if entry is not None:
+        try:
+            return _sre.compile(pattern, *entry)  # type: ignore[no-any-return]
+        except Exception:  # noqa: BLE001 - stale or foreign entry: recompile below
+            pass
+    try:
+        compiled, entry = _fresh(pattern, flags)
+    except Exception:  # noqa: BLE001 - internals changed: the public API always works
+        return re.compile(pattern, flags)
+    if not _dirty:
+        atexit.register(_save)
+    cache[(pattern, flags)] = entry
+    _dirty = True
+    return compiled

@@ -1,0 +1,116 @@
+"""Reports of the maintenance commands (import, reindex) and the issues they met.
+
+Kept apart from models.py: search never loads them (start-up time)."""
+
+from __future__ import annotations
+
+from dataclasses import asdict, dataclass, field
+from typing import Any
+
+ERROR_CODES = frozenset(
+    {
+        "line_malformed",
+        "line_invalid_utf8",
+        "transcript_missing",
+        "transcript_unreadable",
+        "entry_invalid",
+        "store_invalid",
+        "path_escape",
+        "source_missing",
+    }
+)
+
+
+@dataclass(frozen=True)
+class Issue:
+    """One thing an import or reindex met; `code` is stable, `message` is for people."""
+
+    code: str
+    message: str
+    path: str | None = None
+    line: int | None = None
+    session_key: str | None = None
+
+    @property
+    def severity(self) -> str:
+        return "error" if self.code in ERROR_CODES else "notice"
+
+    def to_json(self) -> dict[str, Any]:
+        out: dict[str, Any] = {"code": self.code, "message": self.message, "path": self.path}
+        if self.line is not None:
+            out["line"] = self.line
+        if self.session_key is not None:
+            out["sessionKey"] = self.session_key
+        out["severity"] = self.severity
+        return out
+
+
+@dataclass
+class ImportReport:
+    """Counts and issues of one `import` run (mutable while it runs, then handed out)."""
+
+    dry_run: bool = False
+    agents: list[str] = field(default_factory=list)
+    files: int = 0
+    imported: int = 0  # transcripts new to the store
+    updated: int = 0  # transcripts with new lines, or rewritten
+    unchanged: int = 0
+    rewritten: int = 0
+    sessions: int = 0  # session store entries written
+    events: int = 0  # events stored by this run
+    bytes_read: int = 0
+    malformed_lines: int = 0
+    skipped: int = 0  # archives, backups, lock files…
+    upstream_databases: int = 0  # upstream agent databases read (openclaw-agent.sqlite)
+    upstream_rows_read: int = 0  # their transcript_events rows read as new events
+    upstream_rows_checked: int = 0  # rows (and archive blobs) read only to verify a prefix
+    issues: list[Issue] = field(default_factory=list)
+
+    @property
+    def problems(self) -> int:
+        return sum(1 for i in self.issues if i.severity == "error")
+
+    def to_json(self) -> dict[str, Any]:
+        out = asdict(self)
+        out = {
+            "dryRun": self.dry_run,
+            "agents": self.agents,
+            "files": self.files,
+            "sessionsImported": self.imported,
+            "sessionsUpdated": self.updated,
+            "sessionsUnchanged": self.unchanged,
+            "sessionsRewritten": self.rewritten,
+            "storeEntries": self.sessions,
+            "eventsStored": self.events,
+            "bytesRead": self.bytes_read,
+            "malformedLines": self.malformed_lines,
+            "skippedFiles": self.skipped,
+            "upstreamDatabases": self.upstream_databases,
+            "upstreamRowsRead": self.upstream_rows_read,
+            "upstreamRowsChecked": self.upstream_rows_checked,
+            "problems": self.problems,
+            "issues": [i.to_json() for i in self.issues],
+        }
+        return out
+
+
+@dataclass(frozen=True)
+class ReindexReport:
+    agent_id: str
+    sessions: int  # transcripts rebuilt
+    messages: int  # index rows written
+    swept: int  # orphan rows removed
+    skipped: int  # claimed by another worker
+    retried: int  # changed while planning: planned again
+    seconds: float
+
+    def to_json(self) -> dict[str, Any]:
+        return {
+            "agentId": self.agent_id,
+            "sessionsIndexed": self.sessions,
+            "messagesIndexed": self.messages,
+            "orphanRowsSwept": self.swept,
+            "sessionsSkipped": self.skipped,
+            "retries": self.retried,
+            "seconds": round(self.seconds, 3),
+        }

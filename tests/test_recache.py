@@ -1,0 +1,49 @@
+"""The compiled-regex cache changes start-up time only, never behaviour."""
+
+from __future__ import annotations
+
+import os
+import subprocess
+import sys
+from pathlib import Path
+
+from conftest import REPO
+
+PROBE = r"""
+import json, sys
+from openclaw_sessions import redact, recache
+r = redact.build_redactor(["/acme-[0-9]{4}/i"])
+samples = ["OPENAI_API_KEY=sk-abcdefghijklmnopqrstuvwxyz0123", "ACME-1234 and acme-9999",
+           "postgres://u:pass-word-long-enough@h/db", "Authorization: Bearer abcdefghijklmnopqrstuv",
+           "plain prose about a token of appreciation", "ghp_" + "a" * 36, "日本語のテキスト"]
+print(json.dumps([r.redact_text(s) for s in samples] + [r.fingerprint,
+                 recache.compile(r"(?P<x>a+)b", 2).match("AAb").group("x")]))
+"""
+
+
+def run(env: dict[str, str]) -> str:
+    out = subprocess.run([sys.executable, "-c", PROBE], env=env, cwd=REPO, capture_output=True,
+                         text=True, check=True)  # fmt: skip
+    return out.stdout
+
+
+def test_cached_uncached_and_damaged_cache_agree(tmp_path: Path) -> None:
+    env = {**os.environ, "OPENCLAW_SESSIONS_CACHE_DIR": str(tmp_path)}
+    plain = run({**env, "OPENCLAW_SESSIONS_NO_REGEX_CACHE": "1"})
+    first = run(env)  # fills the cache
+    files = list(tmp_path.iterdir())
+    assert len(files) == 1 and files[0].stat().st_size > 0
+    second = run(env)  # reads it
+    assert plain == first == second
+    files[0].write_bytes(b"\x00garbage" * 10)
+    assert run(env) == plain
+    files[0].write_bytes(files[0].read_bytes()[:7])
+    assert run(env) == plain
+
+
+def test_unwritable_cache_dir_is_not_an_error(tmp_path: Path) -> None:
+    blocker = tmp_path / "file"
+    blocker.write_text("not a dir")
+    env = {**os.environ, "OPENCLAW_SESSIONS_CACHE_DIR": str(blocker / "sub")}
+    plain = run({**env, "OPENCLAW_SESSIONS_NO_REGEX_CACHE": "1"})
+    assert run(env) == plain
