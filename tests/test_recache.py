@@ -14,7 +14,8 @@ import json, sys
 from openclaw_sessions import redact, recache
 r = redact.build_redactor(["/acme-[0-9]{4}/i"])
 samples = ["OPENAI_API_KEY=sk-abcdefghijklmnopqrstuvwxyz0123", "ACME-1234 and acme-9999",
-           "postgres://u:pass-word-long-enough@h/db", "Authorization: Bearer abcdefghijklmnopqrstuv",
+           "postgres://u:pass-word-long-enough@h/db",
+           "Authorization: Bearer abcdefghijklmnopqrstuv",
            "plain prose about a token of appreciation", "ghp_" + "a" * 36, "日本語のテキスト"]
 print(json.dumps([r.redact_text(s) for s in samples] + [r.fingerprint,
                  recache.compile(r"(?P<x>a+)b", 2).match("AAb").group("x")]))
