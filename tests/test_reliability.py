@@ -74,14 +74,16 @@ def test_kill_import_at_random_points_then_rerun(tmp_path: Path, seed: int) -> N
     assert events_dump(killed) == events_dump(clean)
 
 
-@pytest.mark.parametrize("seed", range(3))
-def test_kill_reindex_at_random_points_then_rerun(tmp_path: Path, seed: int) -> None:
+@pytest.mark.parametrize(("seed", "mode"), [(0, "fg"), (1, "fg"), (2, "bg"), (3, "bg")])
+def test_kill_reindex_at_random_points_then_rerun(tmp_path: Path, seed: int, mode: str) -> None:
+    """Foreground `reindex` and the background reconciler a search starts are killed alike."""
     import random
 
     big(tmp_path / "src", 20, 300)
     state = tmp_path / "state"
     run_cli("import", str(tmp_path / "src"), "--quiet")
-    p = cli_proc(state, "reindex", "--quiet")
+    extra = ["--background"] if mode == "bg" else []
+    p = cli_proc(state, "reindex", "--quiet", *extra)
     wait_for(state, "SELECT count(*) FROM index_rows", random.Random(seed).randint(1, 5000), p)
     p.kill()
     p.wait()
@@ -91,6 +93,22 @@ def test_kill_reindex_at_random_points_then_rerun(tmp_path: Path, seed: int) -> 
     assert cli_proc(reference, "import", str(tmp_path / "src"), "--quiet", "--reindex").wait() == 0
     assert index_dump(state) == index_dump(reference)
     integrity(state)
+
+
+def test_sigint_during_reindex_exits_130_and_rerun_finishes(tmp_path: Path) -> None:
+    big(tmp_path / "src", 20, 300)
+    state = tmp_path / "state"
+    run_cli("import", str(tmp_path / "src"), "--quiet")
+    p = cli_proc(state, "reindex", "--quiet")
+    wait_for(state, "SELECT count(*) FROM index_rows", 500, p)
+    p.send_signal(signal.SIGINT)
+    _, err = p.communicate(timeout=60)
+    assert p.returncode in (0, 130), err
+    assert b"Traceback" not in err
+    integrity(state)
+    assert query(state, "SELECT count(*) FROM index_state WHERE claim_token IS NOT NULL")[0][0] == 0
+    assert run_cli("reindex", "--quiet").exit_code == 0
+    assert query(state, "SELECT count(*) FROM index_rows")[0][0] == 20 * 300
 
 
 def test_sigint_exits_130_and_keeps_whole_transcripts(tmp_path: Path) -> None:
