@@ -204,16 +204,13 @@ def _targets(
         found = by_sid.get(sid)
         key = found or f"agent:{sdir.agent_id}:orphan:{sid.lower()}"
         if found is None:
-            if kind.kind == "current":
-                report.issues.append(
-                    Issue(
-                        "transcript_unreferenced",
-                        f"no store entry references this file: imported as {key}",
-                        str(f),
-                        None,
-                        key,
-                    )
-                )
+            # A reset archive's key is only known if its generation was imported while current;
+            # otherwise it is kept, and reported, under a derived key.
+            code = "transcript_unreferenced" if kind.kind == "current" else "archive_unreferenced"
+            report.issues.append(
+                Issue(code, f"no store entry references this file: imported as {key}", str(f),
+                      None, key)
+            )  # fmt: skip
         out.append(Target(f, f.name, key, sid, kind.kind, kind.archived_at))
     return out
 

@@ -159,7 +159,12 @@ def test_unreferenced_reset_and_archives(tmp_path: Path, state: Path) -> None:
     write_store(d, {"agent:main:main": {"sessionId": "cur-1"}})
     rep = json_out(run_cli("import", str(tmp_path / "src"), "--json"))
     codes = sorted(i["code"] for i in rep["issues"])
-    assert codes == ["backup_skipped", "deleted_skipped", "transcript_unreferenced"]
+    assert codes == [
+        "archive_unreferenced",
+        "backup_skipped",
+        "deleted_skipped",
+        "transcript_unreferenced",
+    ]
     rows = dict(query(state, "SELECT source_name, kind FROM transcripts"))
     assert rows == {
         "cur-1.jsonl": "current",
