@@ -135,7 +135,9 @@ _LEG_WS = r"(?:[ \t\r\n]*|[ \t]*\\{1,64}r\\{1,64}n[ \t]*|[ \t]*\\{1,64}n[ \t]*)"
 _SCHEME = r"[A-Za-z0-9!#$%&'*+.^_`|~-]+"
 _CRED = r"([^§\\\"',;&#?<>)}\]]+)"
 _NOT_LEGACY = rf"(?!(?:Bearer|Basic|Bot){_REQ_WS})"
-_OPAQUE_END = rf"[ \t]*(?={_SERQ}(?:\Z|[,;)}}\]]|\r?\n(?![ \t])))"
+# The value ends at a line end even when the next line is indented: upstream leaves the value
+# of a folded header unmasked, which leaked it in transcripts (YAML, logs, indented text).
+_OPAQUE_END = rf"[ \t]*(?={_SERQ}(?:\Z|[,;)}}\]]|\r?\n))"
 _HDR_EDGE = r"(?=\Z|[^A-Za-z0-9_-]|[rn]\\)"
 _LOG_EDGE = r"(?=\Z|[^A-Za-z0-9_?&-]|[rn]\\)"
 _QUOTED = r"([\"'`])((?:(?!\1)[^\r\n])+)\1"
@@ -166,14 +168,16 @@ _FIELDS: tuple[_Field, ...] = (
            r"[§]*([\"'])([^\"'\r\n]+)\1"),
     _Field("authorization", ":=", ("authorization",), "[ \t]*" + _SERQ_R, "",
            rf"{_LEG_WS}{_SERQ}(?:Bearer|Basic|Bot){_REQ_WS}{_CRED}"),
-    _Field("proxy-authorization", ":=", ("proxy-authorization",), "[ \t]*" + _SERQ_R, _HDR_EDGE,
-           rf"{_OPT_WS}{_SERQ}{_SCHEME}{_REQ_WS}{_CRED}"),
     _Field("proxy-authorization-opaque", ":=", ("proxy-authorization",), "[ \t]*" + _SERQ_R,
            _HDR_EDGE, rf"{_OPT_WS}{_SERQ}{_CRED}{_OPAQUE_END}"),
-    _Field("authorization-scheme", ":=", ("authorization",), "[ \t]*" + _SERQ_R, _HDR_EDGE,
-           rf"{_OPT_WS}{_SERQ}{_NOT_LEGACY}{_SCHEME}{_REQ_WS}{_CRED}"),
+    _Field("proxy-authorization", ":=", ("proxy-authorization",), "[ \t]*" + _SERQ_R, _HDR_EDGE,
+           rf"{_OPT_WS}{_SERQ}{_SCHEME}{_REQ_WS}{_CRED}"),
+    # A whole value on its line is the credential; only otherwise is a first word a scheme
+    # (else "Authorization: <token>\n <indented text>" masked the text and kept the token).
     _Field("authorization-opaque", ":=", ("authorization",), "[ \t]*" + _SERQ_R, _HDR_EDGE,
            rf"{_OPT_WS}{_SERQ}{_NOT_LEGACY}{_CRED}{_OPAQUE_END}"),
+    _Field("authorization-scheme", ":=", ("authorization",), "[ \t]*" + _SERQ_R, _HDR_EDGE,
+           rf"{_OPT_WS}{_SERQ}{_NOT_LEGACY}{_SCHEME}{_REQ_WS}{_CRED}"),
     _Field("api-key-header", ":=", ("x-goog-api-key", "api-key", "apikey", "x-api-token",
            "x-access-token"), "[ \t]*" + _SERQ_R, _LOG_EDGE,
            rf"{_OPT_WS}{_SERQ}([^§\\\"',;]+)"),

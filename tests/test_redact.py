@@ -443,3 +443,12 @@ def test_safe_cut_examples() -> None:
     assert red.text.startswith("token=zzzzzz…zzzz")
     assert safe_cut(red.text, 10, red.spans) == "token=…"
     assert safe_cut("abc", 0) == "…"
+
+
+def test_opaque_authorization_before_an_indented_line_is_masked() -> None:
+    # Found by the end-to-end secrets test: the scheme family took the token for a scheme and
+    # masked the indented word after it instead.
+    token = r(ALNUM, 32)
+    for text in (f"Authorization: {token}\n end", f"Proxy-Authorization: {token}\n\tx"):
+        out = redact(text)
+        assert token not in out and mask(token) in out
