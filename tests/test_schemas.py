@@ -49,6 +49,19 @@ def test_search_schema(imported: Any) -> None:
         valid("search-result", json.loads(line))
 
 
+def test_history_schema(imported: Any) -> None:
+    valid("history", json_out(run_cli("history", "agent:main:main", "--json")))
+    valid("history", json_out(run_cli("history", "agent:main:main", "--json", "--include-tools",
+                                      "--limit", "2", "--offset", "1")))  # fmt: skip
+    valid("history", json_out(run_cli("history", "agent:main:main", "--json", "--around",
+                                      "78dde6c6")))  # fmt: skip
+    valid("history", json_out(run_cli("history", "agent:main:nope", "--json")))
+    hidden = run_cli("history", "agent:main:main", "--json", "--as", "agent:main:subagent:6f7e",
+                     "--visibility", "self")  # fmt: skip
+    assert json_out(hidden)["status"] == "forbidden"
+    valid("history", json_out(hidden))
+
+
 def test_status_schema(imported: Any) -> None:
     valid("status", json_out(run_cli("status", "--json")))
     valid("status", json_out(run_cli("status", "--json", "--all-agents")))
@@ -59,5 +72,6 @@ def test_every_schema_is_shipped_and_well_formed() -> None:
     for n in names:
         Draft202012Validator.check_schema(json.loads((REPO / "openclaw_sessions" / "schemas" / n)
                                                      .read_text()))  # fmt: skip
-    assert {"search.schema.json", "status.schema.json", "import.schema.json"} <= set(names)
+    assert {"search.schema.json", "status.schema.json", "import.schema.json",
+            "history.schema.json"} <= set(names)  # fmt: skip
     _ = Path
