@@ -11,12 +11,15 @@ from pathlib import Path
 
 from .errors import StoreError
 
-SCHEMA_VERSION = 1
+SCHEMA_VERSION = 2
 APP_ID = 0x4F43_5353  # "OCSS": marks the file as ours
 BUSY_TIMEOUT_MS = 5000
 
 # Migrations from version N-1 to N: each runs in one transaction with its version bump.
-MIGRATIONS: dict[int, str] = {}
+MIGRATIONS: dict[int, str] = {
+    # v2: FTS inserts move from per-row triggers to batched INSERT ... SELECT (indexer.py).
+    2: "DROP TRIGGER IF EXISTS index_rows_ai;\nDROP TRIGGER IF EXISTS index_rows_ai_cjk;\n",
+}
 
 
 def schema_sql() -> str:

@@ -94,13 +94,37 @@ def append_indexed(
             row = make_row(transcript_id, e, obj, redactor)
             if row is not None:
                 rows.append(row)
-    conn.executemany(INSERT_ROW, rows)
+    insert_rows(conn, rows)
     conn.execute(
         "UPDATE index_state SET indexed_seq = ?, leaf_event_id = ?, updated_at = ?"
         " WHERE transcript_id = ?",
         (seq, leaf, now_ms(), transcript_id),
     )
     return len(rows)
+
+
+def insert_rows(conn: sqlite3.Connection, rows: Sequence[IndexRow]) -> None:
+    """Store index rows and index them, each FTS table in one INSERT ... SELECT."""
+    if not rows:
+        return
+    last = conn.execute("SELECT coalesce(max(row_id), 0) FROM index_rows").fetchone()[0]
+    conn.executemany(INSERT_ROW, rows)
+    # New rows got row_ids above `last`: we hold the write lock, nobody else inserted.
+    conn.execute(
+        "INSERT INTO index_fts(rowid, text) SELECT row_id, text FROM index_rows WHERE row_id > ?",
+        (last,),
+    )
+    if any(r[6] is not None for r in rows):
+        conn.execute(
+            "INSERT INTO index_trigram(rowid, text) SELECT row_id, text FROM index_rows"
+            " WHERE row_id > ? AND cjk IS NOT NULL",
+            (last,),
+        )
+        conn.execute(
+            "INSERT INTO index_bigram(rowid, cjk) SELECT row_id, cjk FROM index_rows"
+            " WHERE row_id > ? AND cjk IS NOT NULL",
+            (last,),
+        )
 
 
 def _extends(e: transcript.Entry, indexed_seq: int, leaf: str | None) -> bool:

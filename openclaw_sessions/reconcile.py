@@ -140,7 +140,7 @@ def _rewrite(conn: sqlite3.Connection, p: Planned, token: str) -> None:
     for start in range(0, len(p.rows), BATCH_ROWS):
         with transaction(conn):
             _check_claim(conn, p.transcript_id, token)
-            conn.executemany(indexer.INSERT_ROW, p.rows[start : start + BATCH_ROWS])
+            indexer.insert_rows(conn, p.rows[start : start + BATCH_ROWS])
 
 
 def _publish(conn: sqlite3.Connection, p: Planned, token: str, fp: str) -> bool:
@@ -206,11 +206,6 @@ def sweep(conn: sqlite3.Connection) -> int:
         ).rowcount
 
 
-def mark_all_dirty(conn: sqlite3.Connection) -> None:
-    with transaction(conn):
-        conn.execute("UPDATE index_state SET needs_rebuild = 1 WHERE claim_token IS NULL")
-
-
 def reconcile(
     conn: sqlite3.Connection,
     agent_id: str,
@@ -221,8 +216,11 @@ def reconcile(
 ) -> ReindexReport:
     started = time.monotonic()
     if full:
-        mark_all_dirty(conn)
-    ids = stale_ids(conn, redactor.fingerprint)
+        # Transcript by transcript: each is hidden from search only while it is claimed,
+        # instead of every session at once until the whole rebuild is done.
+        ids = [r[0] for r in conn.execute("SELECT transcript_id FROM transcripts ORDER BY 1")]
+    else:
+        ids = stale_ids(conn, redactor.fingerprint)
     token = _token()
     done = rows = skipped = 0
     for i, tid in enumerate(ids):
@@ -234,7 +232,9 @@ def reconcile(
             rows += n
         if progress:
             progress(i + 1, len(ids))
-    swept = sweep(conn)
+    # With foreign keys on, rows cannot outlive their transcript; the full scan for orphans
+    # (files edited by hand, foreign keys off) is kept for --full.
+    swept = sweep(conn) if full else 0
     with transaction(conn):
         conn.execute(
             "INSERT INTO meta (key, value) VALUES ('last_reconcile_at', ?)"

@@ -231,24 +231,38 @@ def test_missing_database_exit_3() -> None:
         assert r.exit_code == 3 and "run `openclaw-sessions import` first" in r.stderr
 
 
-def test_older_schema_is_migrated_with_a_backup(
-    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
-) -> None:
-    from openclaw_sessions import db
-
+def test_older_schema_is_migrated_with_a_backup(tmp_path: Path) -> None:
+    """A real v1 store (per-row insert triggers) becomes v2 in place, atomically, with a backup,
+    and ends up with exactly the schema of a fresh v2 store."""
     small(tmp_path / "src")
     state = tmp_path / "state"
-    run_cli("import", str(tmp_path / "src"))
-    monkeypatch.setattr(db, "SCHEMA_VERSION", 2)
-    monkeypatch.setitem(db.MIGRATIONS, 2, "CREATE TABLE extra_v2 (x INTEGER);")
-    assert run_cli("status", "--json").exit_code in (0, 4)
+    run_cli("import", str(tmp_path / "src"), "--reindex")
+    v1 = (Path(__file__).parent / "fixtures" / "schema_v1.sql").read_text()
+    c = sqlite3.connect(db_file(state))
+    for name in ("index_rows_ai", "index_rows_ai_cjk"):
+        start = v1.index(f"CREATE TRIGGER {name} ")
+        c.execute(v1[start : v1.index("END;", start) + 4])
+    c.execute("PRAGMA user_version = 1")
+    c.commit()
+    c.close()
+    assert run_cli("status", "--json").exit_code == 0
     assert query(state, "PRAGMA user_version")[0][0] == 2
-    assert query(state, "SELECT count(*) FROM extra_v2")[0][0] == 0
     backup = db_file(state).with_name(db_file(state).name + ".v1.bak")
-    assert backup.exists()
     c = sqlite3.connect(backup)
     assert c.execute("PRAGMA user_version").fetchone()[0] == 1
     c.close()
+    fresh = tmp_path / "fresh"
+    run_cli("import", str(tmp_path / "src"), "--state-dir", str(fresh))
+    schema = "SELECT type, name, sql FROM sqlite_master ORDER BY type, name"
+    assert query(state, schema) == query(fresh, schema)
+    s = Session("rel-1")
+    s.user("reliability words here")
+    s.assistant("an answer")
+    s.user("after the migration")
+    s.write(sdir(tmp_path / "src") / "rel-1.jsonl")
+    run_cli("import", str(tmp_path / "src"))
+    assert json_out(run_cli("search", "migration", "--json"))["results"]
+    integrity(state)
 
 
 def hostile_dir(root: Path) -> dict[str, Path]:
