@@ -8,6 +8,7 @@ or .zst) or the rows of an upstream agent database (`upstream.EventSource`, resu
 
 from __future__ import annotations
 
+import hashlib
 import sqlite3
 from dataclasses import dataclass, field, replace
 from pathlib import Path
@@ -15,7 +16,7 @@ from typing import TYPE_CHECKING, Any
 
 from . import indexer, transcript
 from .db import now_ms
-from .linesrc import BadLine, FileSource, LineSource
+from .linesrc import CHUNK, BadLine, FileSource, LineSource
 from .reports import Issue
 
 if TYPE_CHECKING:
@@ -69,11 +70,38 @@ def import_file(
     conn: sqlite3.Connection, target: Target, redactor: Redactor, *, dry_run: bool = False
 ) -> FileResult:
     """Store new lines of one file (plain or .zst) in one write transaction."""
+    if _unchanged(conn, target):
+        return FileResult()
     src = FileSource(target.path)
     try:
         return import_lines(conn, target, src, redactor, dry_run=dry_run)
     finally:
         src.close()
+
+
+def _unchanged(conn: sqlite3.Connection, target: Target) -> bool:
+    """A file already stored whole, under the same identity: nothing to write, so no write
+    lock is taken (re-runs from cron stay off the writers' way). Checked by content."""
+    if target.path.name.endswith(".zst"):
+        return False
+    row = conn.execute(
+        "SELECT bytes_consumed, prefix_sha256, session_key, session_id, kind, archived_at,"
+        " source_path FROM transcripts WHERE source_name = ?",
+        (target.source_name,),
+    ).fetchone()
+    if row is None or tuple(row[2:]) != (target.session_key, target.session_id, target.kind,
+                                          target.archived_at, str(target.path)):  # fmt: skip
+        return False
+    try:
+        if target.path.stat().st_size != row[0]:
+            return False
+        h = hashlib.sha256()
+        with open(target.path, "rb") as f:
+            while chunk := f.read(CHUNK):
+                h.update(chunk)
+    except OSError:
+        return False
+    return bool(h.hexdigest() == row[1])
 
 
 def import_lines(
@@ -207,15 +235,15 @@ def _consume(
     appended: list[tuple[transcript.Entry, dict[str, Any]]] = []
     first_ts: int | None = None
     last_ts: int | None = None
+    consumed = 0  # bytes, added to the counters once (a per-line attribute update is costly)
     for line_no, line in src.lines(known.lines_consumed):
-        known.bytes_consumed += len(line)
-        result.bytes_read += len(line)
-        if isinstance(line, BadLine):
+        consumed += len(line)
+        if line.__class__ is BadLine:
             _quarantine(conn, tid, target, line_no, line[:-1], transcript.LineError(line.reason),
                         result)  # fmt: skip
             continue
         body = line[:-1]
-        if not body.strip():
+        if not body or body.isspace():
             continue
         try:
             text = body.decode("utf-8")
@@ -234,7 +262,7 @@ def _consume(
             (tid, seq, line_no, e.entry_id, e.parent_id, e.flags, e.target_id, e.type, e.role,
              e.ts, text)
         )  # fmt: skip
-        if e.ts is not None and not e.is_header:
+        if e.ts is not None and e.type != "session":
             first_ts = e.ts if first_ts is None else first_ts
             last_ts = e.ts
         if appending:
@@ -243,6 +271,8 @@ def _consume(
         if len(batch) >= BATCH:
             _flush(conn, batch, appended, tid, redactor)
     _flush(conn, batch, appended, tid, redactor)
+    known.bytes_consumed += consumed
+    result.bytes_read += consumed
     result.events = seq - known.next_seq
     if result.status == "unchanged" and result.events:
         result.status = "updated"
