@@ -16,16 +16,16 @@ def parse_when(value: str, *, now: datetime | None = None, option: str = "--sinc
     """→ epoch ms. Naive ISO values are local time; 'Z' or offsets are honoured."""
     text = value.strip()
     now = now or datetime.now(UTC)
-    if m := _REL.match(text):
-        seconds = int(m[1]) * _UNITS[m[2].lower()]
-        return int((now - timedelta(seconds=seconds)).timestamp() * 1000)
     try:
+        if m := _REL.match(text):
+            seconds = int(m[1]) * _UNITS[m[2].lower()]
+            return int((now - timedelta(seconds=seconds)).timestamp() * 1000)
         dt = datetime.fromisoformat(text.replace("Z", "+00:00"))
-    except ValueError:
+        if dt.tzinfo is None:
+            dt = dt.astimezone()  # local time, like `date`
+        return int(dt.timestamp() * 1000)
+    except (ValueError, OverflowError, OSError):  # OverflowError: a span past year 1 (fuzzing)
         raise UsageError(
             f"invalid {option} value {value!r}",
             hint="use an ISO date/time (2026-05-01, 2026-05-01T12:00) or a span like 7d, 12h",
         ) from None
-    if dt.tzinfo is None:
-        dt = dt.astimezone()  # local time, like `date`
-    return int(dt.timestamp() * 1000)
