@@ -27,8 +27,8 @@ def store(tmp_path_factory: pytest.TempPathFactory) -> Path:
 
 
 def _clean(r: object, allowed: tuple[int, ...]) -> None:
-    code = getattr(r, "exit_code")
-    err = getattr(r, "stderr")
+    code = r.exit_code
+    err = r.stderr
     assert code in allowed, (code, err)
     assert "Traceback" not in err and "fts5" not in err.lower(), err
     if code == 2:
