@@ -580,15 +580,7 @@ def _short(fname: str) -> str:
 
 def noop_redactor() -> Any:
     """An object with the Redactor interface that changes nothing."""
-
-    @dataclass(frozen=True)
-    class Redacted:
-        text: str
-        spans: tuple[tuple[int, int], ...] = ()
-
-        @property
-        def changed(self) -> bool:
-            return False
+    from openclaw_sessions.redact import Redacted  # no spans: changed is False
 
     class NoopRedactor:
         fingerprint = "bench-noop"
