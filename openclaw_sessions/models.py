@@ -2,12 +2,10 @@
 
 from __future__ import annotations
 
-from dataclasses import dataclass
-from typing import Any
+from typing import Any, NamedTuple
 
 
-@dataclass(frozen=True)
-class Hit:
+class Hit(NamedTuple):
     session_key: str
     session_id: str
     message_id: str
@@ -34,8 +32,7 @@ INDEXING_WARNING = (
 )
 
 
-@dataclass(frozen=True)
-class SearchResult:
+class SearchResult(NamedTuple):
     hits: tuple[Hit, ...]
     indexing: bool = False
     truncated: bool = False

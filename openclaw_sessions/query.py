@@ -9,7 +9,7 @@ scripts written without spaces, which unicode61 keeps as one token) are routed a
 from __future__ import annotations
 
 import unicodedata
-from dataclasses import dataclass, field
+from typing import NamedTuple
 
 from . import recache
 from .errors import UsageError
@@ -58,14 +58,12 @@ def phrase(term: str) -> str:
     return '"' + term.replace('"', '""') + '"'
 
 
-@dataclass(frozen=True)
-class Term:
+class Term(NamedTuple):
     text: str
     route: str  # "primary" | "trigram" | "bigram" | "ignored"
 
 
-@dataclass(frozen=True)
-class Plan:
+class Plan(NamedTuple):
     """How a query runs: one FTS5 expression per index, ANDed together."""
 
     query: str
@@ -73,7 +71,7 @@ class Plan:
     primary: str | None = None
     trigram: str | None = None
     bigram: str | None = None
-    cjk_terms: tuple[str, ...] = field(default=())
+    cjk_terms: tuple[str, ...] = ()
 
     @property
     def empty(self) -> bool:

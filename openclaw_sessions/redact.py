@@ -28,7 +28,7 @@ from bisect import bisect_right
 from collections.abc import Callable, Iterable, Sequence
 from dataclasses import dataclass
 from functools import cached_property, lru_cache
-from typing import Any
+from typing import Any, NamedTuple
 
 from . import recache
 from .errors import ConfigError
@@ -143,8 +143,7 @@ _LOG_EDGE = r"(?=\Z|[^A-Za-z0-9_?&-]|[rn]\\)"
 _QUOTED = r"([\"'`])((?:(?!\1)[^\r\n])+)\1"
 
 
-@dataclass(frozen=True)
-class _Field:
+class _Field(NamedTuple):
     name: str
     seps: str
     keys: tuple[str, ...]
@@ -218,8 +217,7 @@ _SPACE = frozenset(" \t\n\r\f\v\u00a0\u1680\u2028\u2029\u202f\u205f\u3000\ufeff"
 _T = r"[A-Za-z0-9_-]"
 
 
-@dataclass(frozen=True)
-class _Anchor:
+class _Anchor(NamedTuple):
     buf: str  # "f": the text, "r": the reversed text
     lit: str  # what the pass looks for
     rest: str  # look-arounds after the literal
@@ -439,8 +437,7 @@ _Hits = tuple[tuple[re.Pattern[str], int], ...]  # anchors to try at a hit, with
 _PassCall = tuple[Callable[..., "re.Match[str] | None"], bool, str, _Hits, dict[str, _Hits]]
 
 
-@dataclass(frozen=True)
-class _Pass:
+class _Pass(NamedTuple):
     buf: str
     lit: str
     regex: re.Pattern[str]
@@ -503,8 +500,7 @@ def _keyside_rx(sep: str) -> re.Pattern[str]:
 
 
 # --- the redactor --------------------------------------------------------------------------------
-@dataclass(frozen=True)
-class Redacted:
+class Redacted(NamedTuple):
     """A redaction result: the text and where each inserted mask is (output coordinates)."""
 
     text: str

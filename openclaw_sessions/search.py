@@ -11,8 +11,7 @@ import json
 import re
 import sqlite3
 from collections.abc import Sequence
-from dataclasses import dataclass
-from typing import Any
+from typing import Any, NamedTuple
 
 from . import query, recache
 from .models import Hit
@@ -25,8 +24,7 @@ _MARKS = recache.compile("[\x02\x03]")
 _CJK_CONTEXT = (30, 90)  # characters before and after the first CJK match
 
 
-@dataclass(frozen=True)
-class Filters:
+class Filters(NamedTuple):
     visible_keys: Sequence[str] | None = None  # None: operator mode (all but incognito)
     hidden_keys: Sequence[str] = ()  # incognito keys, excluded in every mode
     session: str | None = None  # a key or a session id

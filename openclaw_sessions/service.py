@@ -8,9 +8,8 @@ from __future__ import annotations
 import sqlite3
 from collections.abc import Callable, Iterator, Sequence
 from contextlib import contextmanager
-from dataclasses import dataclass
 from pathlib import Path
-from typing import TYPE_CHECKING, Any
+from typing import TYPE_CHECKING, Any, NamedTuple
 
 from . import config, db, paths, query, search, visibility, workers
 from .errors import NotFoundError, StoreError, UsageError
@@ -23,8 +22,7 @@ from .redact import Redactor, build_redactor
 AS_MAX_LIMIT = 25
 
 
-@dataclass(frozen=True)
-class Context:
+class Context(NamedTuple):
     root: Path
     agent: str
     all_agents: bool = False
@@ -75,8 +73,7 @@ def session_refs(conn: sqlite3.Connection, agent: str) -> list[visibility.Sessio
     return refs
 
 
-@dataclass(frozen=True)
-class SearchOptions:
+class SearchOptions(NamedTuple):
     query: str
     limit: int = 10
     session: str | None = None
@@ -136,8 +133,7 @@ def _validate(opts: SearchOptions) -> None:
         raise UsageError(f"visibility must be one of {', '.join(visibility.VISIBILITIES)}")
 
 
-@dataclass(frozen=True)
-class Scope:
+class Scope(NamedTuple):
     """Which agents a search reads and which keys it may return in each."""
 
     agents: list[str]
