@@ -211,7 +211,7 @@ def main() -> int:
         "imports only (cli, history, redact, typer's pydantic adapters)": [
             sys.executable,
             "-c",
-            "import openclaw_sessions.cli, openclaw_sessions.history, typer._adapters",
+            "import openclaw_sessions.cli, openclaw_sessions.history",
         ],
     }
     first = json.loads(bl.run(around, env).check().stdout)
