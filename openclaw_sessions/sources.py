@@ -118,9 +118,9 @@ def _resolve_file(sdir: SessionsDir, key: str, sid: str, entry: dict[str, Any]) 
     else:
         # A state dir copied from another machine keeps absolute paths into its old home:
         # the same name in this sessions dir is the same transcript, not a path we follow.
-        local = sdir.path / candidate.name
-        if candidate.parent.name == "sessions" and local.exists():
-            return local
+        # (Whether it exists is checked later: a missing one is transcript_missing.)
+        if candidate.parent.name == "sessions" and candidate.name not in ("", ".", ".."):
+            return sdir.path / candidate.name
     sdir.issues.append(
         Issue(
             "path_escape",

@@ -148,6 +148,24 @@ def test_missing_invalid_and_escaping_entries_are_reported(tmp_path: Path, state
     assert names == ["ok-1.jsonl"]
 
 
+def test_absolute_session_file_from_another_machine(tmp_path: Path, state: Path) -> None:
+    """A copied state dir keeps absolute paths into its old home: the same name here is used;
+    a name that is not here is a missing transcript, not an escape."""
+    d = _sessions(tmp_path / "src")
+    Session("moved-1").write(d / "moved-1.jsonl")
+    write_store(d, {
+        "agent:main:main": {"sessionId": "moved-1",
+                            "sessionFile": "/root/.openclaw/agents/main/sessions/moved-1.jsonl"},
+        "agent:main:win": {"sessionId": "gone-2",
+                           "sessionFile": "C:\\Users\\x\\.openclaw\\agents\\main\\sessions\\gone-2.jsonl"},
+        "agent:main:evil": {"sessionId": "evil-3", "sessionFile": "/etc/passwd"},
+    })  # fmt: skip
+    rep = json_out(run_cli("import", str(tmp_path / "src"), "--json"))
+    codes = {(i["code"], i.get("sessionKey")) for i in rep["issues"]}
+    assert codes == {("transcript_missing", "agent:main:win"), ("path_escape", "agent:main:evil")}
+    assert query(state, "SELECT session_key FROM transcripts") == [("agent:main:main",)]
+
+
 def test_unreferenced_reset_and_archives(tmp_path: Path, state: Path) -> None:
     d = _sessions(tmp_path / "src")
     Session("cur-1").write(d / "cur-1.jsonl")
