@@ -152,12 +152,13 @@ def test_absolute_session_file_from_another_machine(tmp_path: Path, state: Path)
     """A copied state dir keeps absolute paths into its old home: the same name here is used;
     a name that is not here is a missing transcript, not an escape."""
     d = _sessions(tmp_path / "src")
+    win = "C:\\Users\\x\\.openclaw\\agents\\main\\sessions\\gone-2.jsonl"
     Session("moved-1").write(d / "moved-1.jsonl")
     write_store(d, {
         "agent:main:main": {"sessionId": "moved-1",
                             "sessionFile": "/root/.openclaw/agents/main/sessions/moved-1.jsonl"},
         "agent:main:win": {"sessionId": "gone-2",
-                           "sessionFile": "C:\\Users\\x\\.openclaw\\agents\\main\\sessions\\gone-2.jsonl"},
+                           "sessionFile": win},
         "agent:main:evil": {"sessionId": "evil-3", "sessionFile": "/etc/passwd"},
     })  # fmt: skip
     rep = json_out(run_cli("import", str(tmp_path / "src"), "--json"))
