@@ -14,6 +14,7 @@ from collections.abc import Sequence
 from typing import Any, NamedTuple
 
 from . import query, recache
+from .db import transaction
 from .models import Hit
 from .redact import Redactor, safe_cut
 
@@ -22,6 +23,7 @@ MAX_RESULT_BYTES = 32768
 _OPEN, _CLOSE = "\x02", "\x03"
 _MARKS = recache.compile("[\x02\x03]")
 _CJK_CONTEXT = (30, 90)  # characters before and after the first CJK match
+_CANDIDATES = 64  # first candidate batch for relevance order (grows x8 while inexact)
 
 
 class Filters(NamedTuple):
@@ -43,24 +45,10 @@ def _base(plan: query.Plan) -> tuple[str, str]:
     return "index_bigram", plan.bigram
 
 
-def _sql(plan: query.Plan, f: Filters, order: str, fp: str) -> tuple[str, list[Any]]:
-    table, expr = _base(plan)
-    snip = (
-        f"snippet(index_fts, 0, '{_OPEN}', '{_CLOSE}', ' … ', 48)"
-        if table == "index_fts"
-        else "NULL"
-    )
-    where = [
-        f"{table} MATCH ?",
-        "s.needs_rebuild = 0",
-        "s.claim_token IS NULL",
-        "s.redaction_fp = ?",
-    ]
-    params: list[Any] = [expr, fp]
-    for other, oexpr in (("index_trigram", plan.trigram), ("index_bigram", plan.bigram)):
-        if oexpr is not None and other != table:
-            where.append(f"r.row_id IN (SELECT rowid FROM {other} WHERE {other} MATCH ?)")
-            params.append(oexpr)
+def _filters(f: Filters, fp: str) -> tuple[list[str], list[Any]]:
+    """WHERE clauses over r (index_rows), t (transcripts), s (index_state), before LIMIT."""
+    where = ["s.needs_rebuild = 0", "s.claim_token IS NULL", "s.redaction_fp = ?"]
+    params: list[Any] = [fp]
     if f.visible_keys is not None:
         where.append("t.session_key IN (SELECT value FROM json_each(?))")
         params.append(json.dumps(list(f.visible_keys)))
@@ -79,20 +67,86 @@ def _sql(plan: query.Plan, f: Filters, order: str, fp: str) -> tuple[str, list[A
     if f.until_ms is not None:
         where.append("r.ts < ?")
         params.append(f.until_ms)
-    order_by = (
-        "r.ts DESC, t.session_key, r.message_id"
-        if order == "recent"
-        else "rank ASC, r.ts DESC, t.session_key, r.message_id"
-    )
-    sql = (
-        f"SELECT t.session_key, t.session_id, r.message_id, r.role, r.ts, bm25({table}) AS rank,"
-        f" {snip} AS snip, r.text FROM {table}"
-        f" JOIN index_rows r ON r.row_id = {table}.rowid"
-        " JOIN transcripts t ON t.transcript_id = r.transcript_id"
-        " JOIN index_state s ON s.transcript_id = r.transcript_id"
-        f" WHERE {' AND '.join(where)} ORDER BY {order_by} LIMIT ?"
-    )
+    return where, params
+
+
+def _also(plan: query.Plan, table: str, col: str) -> tuple[str, list[Any]]:
+    """The other indexes' terms, as rowid filters on the driving table."""
+    sql, params = "", []
+    for other, oexpr in (("index_trigram", plan.trigram), ("index_bigram", plan.bigram)):
+        if oexpr is not None and other != table:
+            sql += f" AND {col} IN (SELECT rowid FROM {other} WHERE {other} MATCH ?)"
+            params.append(oexpr)
     return sql, params
+
+
+_JOINS = (
+    " JOIN transcripts t ON t.transcript_id = r.transcript_id"
+    " JOIN index_state s ON s.transcript_id = r.transcript_id"
+)
+
+
+def _recent(
+    conn: sqlite3.Connection, plan: query.Plan, f: Filters, fp: str, limit: int
+) -> list[tuple[Any, ...]]:
+    """Newest first: every match is joined and filtered, then sorted by time."""
+    table, expr = _base(plan)
+    snip = (
+        f"snippet(index_fts, 0, '{_OPEN}', '{_CLOSE}', ' … ', 48)"
+        if table == "index_fts"
+        else "NULL"
+    )
+    where, params = _filters(f, fp)
+    also, aparams = _also(plan, table, "r.row_id")
+    sql = (
+        f"SELECT t.session_key, t.session_id, r.message_id, r.role, r.ts, bm25({table}),"
+        f" {snip}, r.text FROM {table} JOIN index_rows r ON r.row_id = {table}.rowid{_JOINS}"
+        f" WHERE {table} MATCH ?{also} AND {' AND '.join(where)}"
+        " ORDER BY r.ts DESC, t.session_key, r.message_id LIMIT ?"
+    )
+    return [tuple(r) for r in conn.execute(sql, [expr, *aparams, *params, limit + 1])]
+
+
+def _relevant(
+    conn: sqlite3.Connection, plan: query.Plan, f: Filters, fp: str, limit: int
+) -> list[tuple[Any, ...]]:
+    """Best first, without joining every match: FTS5 ranks all matches itself (its fast path),
+    the best k candidates are joined and filtered, and k grows until the answer is exact."""
+    table, expr = _base(plan)
+    where, params = _filters(f, fp)
+    also, aparams = _also(plan, table, "rowid")
+    k = max(_CANDIDATES, 8 * (limit + 1))
+    while True:
+        cands = conn.execute(
+            f"SELECT rowid, rank FROM {table} WHERE {table} MATCH ?{also} ORDER BY rank LIMIT ?",
+            [expr, *aparams, k],
+        ).fetchall()
+        ranks = {c[0]: c[1] for c in cands}
+        rows = conn.execute(
+            "SELECT r.row_id, t.session_key, t.session_id, r.message_id, r.role, r.ts, r.text"
+            f" FROM index_rows r{_JOINS} WHERE r.row_id IN (SELECT value FROM json_each(?))"
+            f" AND {' AND '.join(where)}",
+            [json.dumps(list(ranks)), *params],
+        ).fetchall()
+        rows.sort(key=lambda r: (ranks[r[0]], -r[5], r[1], r[3]))
+        top = rows[: limit + 1]
+        # Exact when nothing outside the k candidates can rank before the last row kept: the
+        # matches are exhausted, or the last kept row ranks strictly better than candidate k.
+        if len(cands) < k or (len(top) == limit + 1 and ranks[top[-1][0]] < cands[-1][1]):
+            break
+        k *= 8
+    out = []
+    for r in top:
+        snip = None
+        if table == "index_fts":  # snippets for the few rows shown, not for every match
+            got = conn.execute(
+                "SELECT snippet(index_fts, 0, ?, ?, ' … ', 48) FROM index_fts"
+                " WHERE index_fts MATCH ? AND rowid = ?",
+                (_OPEN, _CLOSE, expr, r[0]),
+            ).fetchone()
+            snip = got[0] if got else None
+        out.append((r[1], r[2], r[3], r[4], r[5], ranks[r[0]], snip, r[6]))
+    return out
 
 
 def run(
@@ -109,8 +163,11 @@ def run(
     """(hits, truncated). Fetches limit+1 rows to know whether more exist."""
     if plan.empty:
         return [], False
-    sql, params = _sql(plan, filters, order, redactor.fingerprint)
-    rows = conn.execute(sql, [*params, limit + 1]).fetchall()
+    fetch = _recent if order == "recent" else _relevant
+    # One read transaction: the several statements of a search see one snapshot, even while a
+    # reconciler rewrites the rows (found by the concurrent search test).
+    with transaction(conn, write=False):
+        rows = fetch(conn, plan, filters, redactor.fingerprint, limit)
     truncated = len(rows) > limit
     hits = [_hit(r, plan, redactor, snippet_chars) for r in rows[:limit]]
     if max_bytes is not None:
@@ -130,7 +187,7 @@ def cap_bytes(hits: list[Hit], max_bytes: int) -> tuple[list[Hit], bool]:
     return hits, False
 
 
-def _hit(row: sqlite3.Row, plan: query.Plan, redactor: Redactor, limit: int) -> Hit:
+def _hit(row: tuple[Any, ...], plan: query.Plan, redactor: Redactor, limit: int) -> Hit:
     key, sid, mid, role, ts, rank, snip, text = tuple(row)
     if snip is None:
         snip = cjk_snippet(text, plan.cjk_terms)

@@ -383,7 +383,11 @@ def test_searches_answer_while_reindex_writes(tmp_path: Path, state: Path) -> No
 
     def searcher() -> None:
         for _ in range(15):
-            r = run_cli("search", "alpha", "--json")
+            try:
+                r = run_cli("search", "alpha", "--json")
+            except Exception as exc:  # an exception in a thread must fail the test, not vanish
+                errors.append(repr(exc))
+                continue
             if r.exit_code not in (0, 1):
                 errors.append(r.stderr)
 
