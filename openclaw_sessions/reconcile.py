@@ -246,4 +246,4 @@ def reconcile(
             " ON CONFLICT(key) DO UPDATE SET value = excluded.value",
             (redactor.fingerprint,),
         )
-    return ReindexReport(agent_id, done, rows, swept, skipped, 0, time.monotonic() - started)
+    return ReindexReport(agent_id, done, rows, swept, skipped, time.monotonic() - started)

@@ -101,7 +101,6 @@ class ReindexReport:
     messages: int  # index rows written
     swept: int  # orphan rows removed
     skipped: int  # claimed by another worker
-    retried: int  # changed while planning: planned again
     seconds: float
 
     def to_json(self) -> dict[str, Any]:
@@ -111,6 +110,5 @@ class ReindexReport:
             "messagesIndexed": self.messages,
             "orphanRowsSwept": self.swept,
             "sessionsSkipped": self.skipped,
-            "retries": self.retried,
             "seconds": round(self.seconds, 3),
         }

@@ -6,7 +6,7 @@ Returns values, raises OpenClawError; never prints, never exits.
 from __future__ import annotations
 
 import sqlite3
-from collections.abc import Callable, Iterator, Sequence
+from collections.abc import Callable, Iterator
 from contextlib import contextmanager
 from pathlib import Path
 from typing import TYPE_CHECKING, Any, NamedTuple
@@ -298,7 +298,3 @@ def delete_session(
 def preview_delete(ctx: Context, target: str) -> str:
     with open_store(ctx.root, paths.check_agent_id(ctx.agent)) as conn:
         return resolve_delete_target(conn, target, ctx.agent)[0]
-
-
-def agents_for(ctx: Context, names: Sequence[str] = ()) -> list[str]:
-    return list(names) or ctx.agents()
