@@ -11,7 +11,7 @@ from pathlib import Path
 
 from .errors import StoreError
 
-SCHEMA_VERSION = 2
+SCHEMA_VERSION = 3
 APP_ID = 0x4F43_5353  # "OCSS": marks the file as ours
 BUSY_TIMEOUT_MS = 5000
 
@@ -19,6 +19,15 @@ BUSY_TIMEOUT_MS = 5000
 MIGRATIONS: dict[int, str] = {
     # v2: FTS inserts move from per-row triggers to batched INSERT ... SELECT (indexer.py).
     2: "DROP TRIGGER IF EXISTS index_rows_ai;\nDROP TRIGGER IF EXISTS index_rows_ai_cjk;\n",
+    # v3: the stored active branch (branch.py); reconcile fills it for existing transcripts.
+    3: """CREATE TABLE branches (
+    transcript_id INTEGER PRIMARY KEY REFERENCES transcripts(transcript_id) ON DELETE CASCADE,
+    revision      INTEGER NOT NULL,
+    next_seq      INTEGER NOT NULL,
+    leaf          TEXT,
+    messages      BLOB NOT NULL
+);
+""",
 }
 
 

@@ -17,7 +17,7 @@ from dataclasses import dataclass
 from typing import Any
 
 from . import paths, sanitize, visibility
-from .branch import Row, active_messages, load_window
+from .branch import Messages, active_messages, load_window
 from .errors import UsageError
 from .sanitize import TextRedactor
 from .service import Context, all_session_refs, caller_policy, open_store
@@ -137,7 +137,7 @@ def read_history(
         if tid is None:
             return _empty(key, sid, opts)
         if not opts.include_tools:
-            rows = [r for r in rows if r.role not in sanitize.TOOL_ROLES]
+            rows = rows.without_roles(sanitize.TOOL_ROLES)
         if opts.around is not None:
             return _around(conn, tid, key, sid, rows, opts, limit, redactor)
         return _page(conn, tid, key, sid, rows, opts, limit, redactor)
@@ -167,7 +167,7 @@ def _generations(conn: sqlite3.Connection, key: str) -> list[tuple[int, str]]:
 
 def _pick(
     conn: sqlite3.Connection, gens: list[tuple[int, str]], opts: HistoryOptions
-) -> tuple[int | None, str | None, list[Row]]:
+) -> tuple[int | None, str | None, Messages]:
     """The generation to show and its active messages, oldest first."""
     if opts.session_id is not None:
         gens = [g for g in gens if g[1] == opts.session_id.strip()]
@@ -182,12 +182,12 @@ def _pick(
         if opts.around is None:
             gens = gens[:1]
     if not gens:
-        return None, None, []
+        return None, None, Messages([], [], [], [])
     if opts.around is not None and len(gens) > 1:
         anchor = opts.around.strip()
         for tid, sid in gens:
             rows = active_messages(conn, tid)
-            if any(r.entry_id == anchor for r in rows):
+            if anchor in rows.ids:
                 return tid, sid, rows
     tid, sid = gens[0]
     return tid, sid, active_messages(conn, tid)
@@ -226,7 +226,7 @@ def _page(
     tid: int,
     key: str,
     sid: str | None,
-    rows: list[Row],
+    rows: Messages,
     opts: HistoryOptions,
     limit: int,
     redactor: TextRedactor,
@@ -262,14 +262,14 @@ def _around(
     tid: int,
     key: str,
     sid: str | None,
-    rows: list[Row],
+    rows: Messages,
     opts: HistoryOptions,
     limit: int,
     redactor: TextRedactor,
 ) -> HistoryResult:
     """A window centred on ``opts.around``; an unknown id gives an empty window."""
     anchor_id = (opts.around or "").strip()
-    at = next((i for i, r in enumerate(rows) if r.entry_id == anchor_id), None)
+    at = rows.index_of(anchor_id)
     if at is None:
         return HistoryResult(key, sid, (), total_messages=len(rows), anchor=anchor_id)
     first, last = sanitize.count_window(len(rows), at, limit)

@@ -11,7 +11,7 @@ from collections.abc import Iterable, Sequence
 from dataclasses import dataclass
 from typing import TYPE_CHECKING, Any
 
-from . import extract, query, transcript
+from . import branch, branchstore, extract, query, transcript
 from .db import now_ms
 
 if TYPE_CHECKING:
@@ -84,6 +84,8 @@ def append_indexed(
         mark_dirty(conn, transcript_id)
         return 0
     seq, leaf, rows = state.indexed_seq, state.leaf, []
+    on_branch: list[branch.Row] = []
+    others: list[str] = []
     for e, obj in appended:
         if not _extends(e, seq, leaf):
             mark_dirty(conn, transcript_id)
@@ -91,10 +93,18 @@ def append_indexed(
         seq = e.seq
         if e.entry_id is not None and not e.is_header:
             leaf = e.entry_id
+            if e.type == "message":
+                on_branch.append(branch.Row(e.seq, e.entry_id, e.role, e.ts))
+            else:
+                others.append(e.entry_id)
             row = make_row(transcript_id, e, obj, redactor)
             if row is not None:
                 rows.append(row)
     insert_rows(conn, rows)
+    branchstore.extend(
+        conn, transcript_id, (state.indexed_seq + 1, state.leaf), (seq + 1, leaf),
+        branch.Messages.of(on_branch), others,
+    )  # fmt: skip
     conn.execute(
         "UPDATE index_state SET indexed_seq = ?, leaf_event_id = ?, updated_at = ?"
         " WHERE transcript_id = ?",

@@ -15,7 +15,8 @@ import time
 from collections.abc import Callable
 from dataclasses import dataclass
 
-from . import indexer, transcript
+from . import branch, branchstore, indexer, transcript
+from .branch import Branch
 from .db import now_ms, transaction
 from .redact import Redactor
 from .reports import ReindexReport
@@ -38,8 +39,14 @@ class Planned:
     transcript_id: int
     next_seq: int
     revision: int
-    leaf: str | None
+    branch: Branch
     rows: list[indexer.IndexRow]
+
+
+_RAW_SQL = (
+    "SELECT seq, raw FROM events WHERE transcript_id = ? AND type = 'message'"
+    " AND role IN ('user', 'assistant') ORDER BY seq"
+)
 
 
 def plan(conn: sqlite3.Connection, tid: int, redactor: Redactor) -> Planned | None:
@@ -50,27 +57,18 @@ def plan(conn: sqlite3.Connection, tid: int, redactor: Redactor) -> Planned | No
         ).fetchone()
         if head is None:
             return None
-        tree = transcript.TreeState.empty()
-        for r in conn.execute(
-            "SELECT seq, entry_id, parent_id, flags, type, role, ts, target_id FROM events"
-            " WHERE transcript_id = ? ORDER BY seq",
-            (tid,),
-        ):
-            tree.feed(transcript.Entry(*r))
-        active = {tree.seqs[i] for i in tree.active_path()}
+        b = branch.walk_transcript(conn, tid)
+        active = {r.seq: r for r in b.rows if r.role in ("user", "assistant")}
         rows: list[indexer.IndexRow] = []
-        for r in conn.execute(
-            "SELECT seq, entry_id, parent_id, flags, type, role, ts, target_id, raw FROM events"
-            " WHERE transcript_id = ? AND type = 'message' AND role IN ('user', 'assistant')"
-            " ORDER BY seq",
-            (tid,),
-        ):
-            if r[0] in active:
-                e = transcript.Entry(*r[:8])
-                row = indexer.make_row(tid, e, json.loads(r[8]), redactor)
-                if row is not None:
-                    rows.append(row)
-    return Planned(tid, head[0], head[1], tree.leaf, rows)
+        if active:
+            for seq, raw in conn.execute(_RAW_SQL, (tid,)):
+                m = active.get(seq)
+                if m is not None:
+                    e = transcript.Entry(seq, m.entry_id, None, 0, "message", m.role, m.ts)
+                    row = indexer.make_row(tid, e, json.loads(raw), redactor)
+                    if row is not None:
+                        rows.append(row)
+    return Planned(tid, head[0], head[1], b, rows)
 
 
 def _token() -> str:
@@ -157,8 +155,9 @@ def _publish(conn: sqlite3.Connection, p: Planned, token: str, fp: str) -> bool:
                 "UPDATE index_state SET indexed_seq = ?, leaf_event_id = ?, needs_rebuild = 0,"
                 " claim_token = NULL, claim_expires = NULL, redaction_fp = ?, updated_at = ?"
                 " WHERE transcript_id = ?",
-                (p.next_seq - 1, p.leaf, fp, now_ms(), p.transcript_id),
+                (p.next_seq - 1, p.branch.leaf, fp, now_ms(), p.transcript_id),
             )
+            branchstore.store(conn, p.transcript_id, p.revision, p.next_seq, p.branch)
         else:
             conn.execute(
                 "UPDATE index_state SET needs_rebuild = 1, claim_token = NULL,"
@@ -198,6 +197,23 @@ def rebuild_one(conn: sqlite3.Connection, tid: int, redactor: Redactor, token: s
     return None
 
 
+def fill_branches(conn: sqlite3.Connection) -> int:
+    """Store the active branch of transcripts whose stored copy is missing or behind (stores
+    made before schema v3, appends that were not plain extensions); returns how many."""
+    ids = [r[0] for r in conn.execute(
+        "SELECT t.transcript_id FROM transcripts t LEFT JOIN branches b USING (transcript_id)"
+        " WHERE b.transcript_id IS NULL OR b.revision != t.revision OR b.next_seq != t.next_seq"
+    )]  # fmt: skip
+    for tid in ids:
+        with transaction(conn):  # one short write transaction: the walk sees what it stores
+            head = conn.execute(
+                "SELECT revision, next_seq FROM transcripts WHERE transcript_id = ?", (tid,)
+            ).fetchone()
+            if head is not None:
+                branchstore.store(conn, tid, head[0], head[1], branch.walk_transcript(conn, tid))
+    return len(ids)
+
+
 def sweep(conn: sqlite3.Connection) -> int:
     with transaction(conn):
         return conn.execute(
@@ -235,6 +251,7 @@ def reconcile(
     # With foreign keys on, rows cannot outlive their transcript; the full scan for orphans
     # (files edited by hand, foreign keys off) is kept for --full.
     swept = sweep(conn) if full else 0
+    fill_branches(conn)
     with transaction(conn):
         conn.execute(
             "INSERT INTO meta (key, value) VALUES ('last_reconcile_at', ?)"

@@ -95,6 +95,18 @@ CREATE TABLE index_state (
     updated_at    INTEGER NOT NULL
 );
 
+-- Each transcript's active branch as `history` reads it: marshal'd ([(seq, entry_id, role,
+-- ts) of its messages], [ids of its other entries]). Kept by writers (reconcile's publish, a
+-- leaf-extending append); current while (revision, next_seq) equal the transcript's, else
+-- readers walk the tree (branch.py).
+CREATE TABLE branches (
+    transcript_id INTEGER PRIMARY KEY REFERENCES transcripts(transcript_id) ON DELETE CASCADE,
+    revision      INTEGER NOT NULL,
+    next_seq      INTEGER NOT NULL,
+    leaf          TEXT,
+    messages      BLOB NOT NULL
+);
+
 -- The indexed text (redacted), one row per active user/assistant message.
 CREATE TABLE index_rows (
     row_id        INTEGER PRIMARY KEY,

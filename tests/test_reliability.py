@@ -15,6 +15,8 @@ import pytest
 from conftest import REPO, Session, json_out, run_cli, write_store
 from helpers import db_file, events_dump, index_dump, integrity, query
 
+from openclaw_sessions.db import SCHEMA_VERSION
+
 
 def sdir(root: Path) -> Path:
     return root / "agents" / "main" / "sessions"
@@ -232,8 +234,9 @@ def test_missing_database_exit_3() -> None:
 
 
 def test_older_schema_is_migrated_with_a_backup(tmp_path: Path) -> None:
-    """A real v1 store (per-row insert triggers) becomes v2 in place, atomically, with a backup,
-    and ends up with exactly the schema of a fresh v2 store."""
+    """A real v1 store (per-row insert triggers, no stored branches) becomes current in place,
+    atomically, with a backup, and ends up with exactly the schema of a fresh store; the next
+    reindex stores the active branch of every transcript it had."""
     small(tmp_path / "src")
     state = tmp_path / "state"
     run_cli("import", str(tmp_path / "src"), "--reindex")
@@ -242,11 +245,17 @@ def test_older_schema_is_migrated_with_a_backup(tmp_path: Path) -> None:
     for name in ("index_rows_ai", "index_rows_ai_cjk"):
         start = v1.index(f"CREATE TRIGGER {name} ")
         c.execute(v1[start : v1.index("END;", start) + 4])
+    c.execute("DROP TABLE branches")
     c.execute("PRAGMA user_version = 1")
     c.commit()
     c.close()
     assert run_cli("status", "--json").exit_code == 0
-    assert query(state, "PRAGMA user_version")[0][0] == 2
+    assert query(state, "PRAGMA user_version")[0][0] == SCHEMA_VERSION == 3
+    assert query(state, "SELECT count(*) FROM branches") == [(0,)]
+    assert run_cli("reindex", "--quiet").exit_code == 0
+    assert query(state, "SELECT count(*) FROM branches") == query(
+        state, "SELECT count(*) FROM transcripts"
+    )
     backup = db_file(state).with_name(db_file(state).name + ".v1.bak")
     c = sqlite3.connect(backup)
     assert c.execute("PRAGMA user_version").fetchone()[0] == 1

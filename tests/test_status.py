@@ -7,6 +7,8 @@ from pathlib import Path
 
 from conftest import REPO, json_out, run_cli
 
+from openclaw_sessions.db import SCHEMA_VERSION
+
 SAMPLE = REPO / "sample" / "state"
 
 
@@ -21,7 +23,9 @@ def test_pending_then_healthy() -> None:
     r = run_cli("status", "--json")
     st = json_out(r)
     assert r.exit_code == 0 and st["health"] == "healthy" and st["pendingSessions"] == 0
-    assert st["indexedMessages"] == 14 and st["events"] == 21 and st["schemaVersion"] == 2
+    assert (
+        st["indexedMessages"] == 14 and st["events"] == 21 and st["schemaVersion"] == SCHEMA_VERSION
+    )
     assert st["indexes"]["trigram"]["rows"] == 2 and st["indexes"]["primary"]["rows"] == 14
     assert st["redactionCurrent"] is True and len(st["redactionFingerprint"]) >= 8
 
