@@ -11,7 +11,7 @@ reports p50/p90. Baselines measured in the same invocation:
 * ``rg --json -F WORD`` over the same agent's raw JSONL directory (two-word query: the regex
   ``a.*b|b.*a``, i.e. both words on one line); skipped with a note when rg is missing.
 
-Also: a no-op ``reindex`` (nothing stale), the in-process cost of ``service.run_search`` (what is
+Also: a no-op ``reindex`` (nothing stale), the in-process cost of ``find.run_search`` (what is
 left once imports are done), and ``python -X importtime -m openclaw_sessions search x --json``.
 
 Targets (issue): search p50 ≤ 1.5x the floor and faster than rg on 1M messages; no-op reindex
@@ -127,8 +127,9 @@ def stats(walls: list[float]) -> dict[str, float | None]:
 
 
 def in_process(state: Path, q: str, runs: int) -> float | None:
-    """Median ms of service.run_search in this (already warm) process."""
-    from openclaw_sessions.service import Context, SearchOptions, run_search
+    """Median ms of find.run_search in this (already warm) process."""
+    from openclaw_sessions.find import SearchOptions, run_search
+    from openclaw_sessions.service import Context
 
     ctx = Context(state, AGENT)
     walls = []

@@ -269,7 +269,7 @@ def search_cmd(
     utc: UtcOpt = False,
 ) -> None:
     """Full-text search of user and assistant text on the active branch."""
-    from .service import SearchOptions, run_search
+    from .find import SearchOptions, run_search
     from .when import parse_when
 
     ctx = _ctx(state_dir, agent, all_agents)

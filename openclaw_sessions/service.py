@@ -1,4 +1,5 @@
-"""The core API the CLI calls once per command: config, redaction, visibility, per-agent stores.
+"""The core API the CLI calls once per command: config, redaction, visibility, per-agent stores,
+reindex and delete (search: find.py; history: history.py).
 
 Returns values, raises OpenClawError; never prints, never exits.
 """
@@ -9,17 +10,14 @@ import sqlite3
 from collections.abc import Callable, Iterator
 from contextlib import contextmanager
 from pathlib import Path
-from typing import TYPE_CHECKING, Any, NamedTuple
+from typing import TYPE_CHECKING, NamedTuple
 
-from . import config, db, paths, query, search, visibility, workers
-from .errors import NotFoundError, StoreError, UsageError
-from .models import Hit, SearchResult
+from . import config, db, paths, visibility, workers
+from .errors import NotFoundError, StoreError
 
 if TYPE_CHECKING:
     from .reports import ReindexReport
 from .redact import Redactor, build_redactor
-
-AS_MAX_LIMIT = 25
 
 
 class Context(NamedTuple):
@@ -73,23 +71,6 @@ def session_refs(conn: sqlite3.Connection, agent: str) -> list[visibility.Sessio
     return refs
 
 
-class SearchOptions(NamedTuple):
-    query: str
-    limit: int = 10
-    session: str | None = None
-    role: str | None = None
-    since_ms: int | None = None
-    until_ms: int | None = None
-    order: str = "relevance"
-    prefix: bool = False
-    as_key: str | None = None
-    visibility: str | None = None
-    sandboxed: bool = False
-    wait: bool = False
-    max_bytes: int | None = search.MAX_RESULT_BYTES
-    explain: bool = False
-
-
 def all_session_refs(ctx: Context) -> list[visibility.SessionRef]:
     """Every agent store's session refs: the snapshot visibility decides over."""
     refs: list[visibility.SessionRef] = []
@@ -117,119 +98,6 @@ def caller_policy(
         main_key=cfg.main_key,
     )
     return visibility.Policy(caller, refs)
-
-
-def _validate(opts: SearchOptions) -> None:
-    if opts.limit < 1 or (opts.as_key is not None and opts.limit > AS_MAX_LIMIT):
-        raise UsageError(
-            "limit must be a positive integer",
-            hint=f"with --as the limit is at most {AS_MAX_LIMIT}",
-        )
-    if opts.role not in (None, "user", "assistant"):
-        raise UsageError("role must be user or assistant")
-    if opts.order not in ("relevance", "recent"):
-        raise UsageError("order must be relevance or recent")
-    if opts.visibility not in (None, *visibility.VISIBILITIES):
-        raise UsageError(f"visibility must be one of {', '.join(visibility.VISIBILITIES)}")
-
-
-class Scope(NamedTuple):
-    """Which agents a search reads and which keys it may return in each."""
-
-    agents: list[str]
-    policy: visibility.Policy | None
-    session_key: str | None
-
-
-def _scope(ctx: Context, opts: SearchOptions, cfg: config.Config) -> Scope:
-    if opts.as_key is None:
-        agents = ctx.agents()
-        return Scope(agents, None, opts.session)
-    policy = caller_policy(
-        ctx, cfg, as_key=opts.as_key, visibility_mode=opts.visibility, sandboxed=opts.sandboxed
-    )
-    target = policy.resolve_target(opts.session, "search") if opts.session else None
-    agents = sorted({visibility.agent_of(k) or ctx.agent for k in policy.visible_keys()})
-    agents = [a for a in agents if paths.db_path(ctx.root, a).exists()]
-    return Scope(agents, policy, target)
-
-
-def run_search(ctx: Context, opts: SearchOptions) -> SearchResult:
-    _validate(opts)
-    plan = query.build(opts.query, prefix=opts.prefix)
-    cfg = ctx.config
-    redactor = build_redactor(cfg.redact_patterns)
-    scope = _scope(ctx, opts, cfg)
-    if opts.wait:
-        for agent in scope.agents:
-            reindex_agent(ctx.root, agent, redactor)
-    hits: list[Hit] = []
-    truncated = indexing = False
-    limit = opts.limit
-    explained: dict[str, Any] = {}
-    for agent in scope.agents:
-        with open_store(ctx.root, agent) as conn:
-            keys = _visible_in(conn, agent, scope)
-            hidden = _incognito_keys(conn)
-            filters = search.Filters(
-                keys, hidden, scope.session_key, opts.role, opts.since_ms, opts.until_ms
-            )
-            found, more = search.run(
-                conn, plan, filters, redactor, limit=limit, order=opts.order, max_bytes=None
-            )
-            hits += found
-            truncated = truncated or more
-            indexing = _stale_kick(conn, ctx.root, agent, redactor) or indexing
-            if opts.explain:
-                from .explain import explain
-
-                explained[agent] = explain(
-                    conn,
-                    plan,
-                    keys=keys,
-                    operator=scope.policy is None,
-                    fingerprint=redactor.fingerprint,
-                    matched=bool(found),
-                )
-    hits.sort(key=_order_key(opts.order))
-    if len(hits) > limit:
-        hits, truncated = hits[:limit], True
-    cap = search.MAX_RESULT_BYTES if opts.as_key is not None else opts.max_bytes
-    if cap is not None:
-        hits, cut = search.cap_bytes(hits, cap)
-        truncated = truncated or cut
-    return SearchResult(
-        tuple(hits), indexing, truncated, {"agents": explained} if opts.explain else None
-    )
-
-
-def _order_key(order: str) -> Callable[[Hit], tuple[Any, ...]]:
-    if order == "recent":
-        return lambda h: (-h.timestamp, h.session_key, h.message_id)
-    return lambda h: (-h.score, -h.timestamp, h.session_key, h.message_id)
-
-
-def _visible_in(conn: sqlite3.Connection, agent: str, scope: Scope) -> list[str] | None:
-    if scope.policy is None:
-        return None
-    return scope.policy.visible_keys(session_refs(conn, agent))
-
-
-def _incognito_keys(conn: sqlite3.Connection) -> list[str]:
-    rows = conn.execute("SELECT session_key FROM sessions WHERE session_key GLOB '*:incognito-*'")
-    return [r[0] for r in rows if visibility.is_incognito(r[0])]
-
-
-def _stale_kick(conn: sqlite3.Connection, root: Path, agent: str, redactor: Redactor) -> bool:
-    """True when results may be incomplete; starts the background reconciler if needed."""
-    from .stale import stale_ids
-
-    agent_dir = paths.agent_dir(root, agent)
-    if stale_ids(conn, redactor.fingerprint):
-        if not workers.background_busy(agent_dir):
-            workers.spawn(root, agent)
-        return True
-    return workers.is_running(agent_dir)
 
 
 def reindex_agent(
