@@ -1,5 +1,5 @@
 """`python -m openclaw_sessions` is the same program as `openclaw-sessions`."""
 
-from .cli import main
+from .entry import main
 
 main()

@@ -1,0 +1,53 @@
+"""The console script's entry point: same program, the collector on while commands run."""
+
+from __future__ import annotations
+
+import gc
+import subprocess
+import sys
+import tomllib
+from pathlib import Path
+
+import pytest
+from conftest import REPO
+
+from openclaw_sessions import entry
+
+
+def test_console_script_and_module_use_the_entry_point() -> None:
+    meta = tomllib.loads((REPO / "pyproject.toml").read_text("utf-8"))
+    assert meta["project"]["scripts"]["openclaw-sessions"] == "openclaw_sessions.entry:main"
+    assert "from .entry import main" in (REPO / "openclaw_sessions" / "__main__.py").read_text()
+
+
+def test_collector_is_on_while_the_command_runs_and_after(
+    monkeypatch: pytest.MonkeyPatch,
+) -> None:
+    seen: list[bool] = []
+    from openclaw_sessions import cli
+
+    monkeypatch.setattr(cli, "main", lambda: seen.append(gc.isenabled()))
+    try:
+        entry.main()
+    finally:
+        gc.unfreeze()  # the test process keeps collecting what it frees
+    assert seen == [True] and gc.isenabled()
+
+
+def test_exit_codes_pass_through(monkeypatch: pytest.MonkeyPatch) -> None:
+    monkeypatch.setattr(sys, "argv", ["openclaw-sessions", "search", "   "])
+    try:
+        with pytest.raises(SystemExit) as exc:
+            entry.main()
+    finally:
+        gc.unfreeze()
+    assert exc.value.code == 2 and gc.isenabled()
+
+
+def test_installed_script_runs(tmp_path: Path) -> None:
+    script = Path(sys.executable).parent / "openclaw-sessions"
+    env = {"OPENCLAW_STATE_DIR": str(tmp_path), "PATH": "/usr/bin:/bin"}
+    out = subprocess.run([script, "--version"], capture_output=True, text=True, env=env)
+    assert out.returncode == 0 and out.stdout.startswith("openclaw-sessions ")
+    out = subprocess.run([script, "status"], capture_output=True, text=True, env=env)
+    assert out.returncode == 3 and out.stderr.startswith("error: no database")
