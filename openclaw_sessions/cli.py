@@ -1,19 +1,15 @@
 """Typer app: parse options, call the core once, render, map errors to exit codes."""
 
-import json
-import sqlite3
 import sys
 from collections.abc import Callable
 from pathlib import Path
-from typing import Annotated, Any, NoReturn, TypeVar
+from typing import Annotated, Any, NoReturn
 
 import typer
 
-from . import __version__, paths
+from . import __version__, guard, paths
 from .completion import complete_session_key
-from .errors import ExitCode, ForbiddenError, NotFoundError, OpenClawError
-
-T = TypeVar("T")
+from .errors import ExitCode
 
 app = typer.Typer(
     name="openclaw-sessions",
@@ -73,45 +69,14 @@ def _main(
     """Search, read and maintain OpenClaw session transcripts from the shell."""
 
 
-def _fail(exc: OpenClawError, as_json: bool) -> NoReturn:
-    if as_json and isinstance(exc, ForbiddenError | NotFoundError):
-        status = "forbidden" if isinstance(exc, ForbiddenError) else "error"
-        typer.echo(json.dumps({"status": status, "error": exc.message}, ensure_ascii=False))
-    from . import render
-
-    render.error(exc.message, exc.hint)
-    raise typer.Exit(int(exc.exit_code))
-
-
-def guarded(as_json: bool, fn: Callable[[], T]) -> T:
-    """Run the core; every failure becomes one `error:` line and a documented exit code."""
-    from .db import translate
-
-    try:
-        return fn()
-    except OpenClawError as exc:
-        _fail(exc, as_json)
-    except sqlite3.Error as exc:
-        _fail(translate(exc), as_json)
-    except KeyboardInterrupt:
-        from . import render
-
-        render.error("interrupted; work done so far is committed, the rest rolled back", None)
-        raise typer.Exit(int(ExitCode.INTERRUPTED)) from None
-    except OSError as exc:
-        from .errors import StoreError
-
-        _fail(StoreError(f"{exc.strerror or exc}: {exc.filename or ''}".rstrip(": ")), as_json)
+guarded = guard.guarded
+_echo_json = guard.echo_json
 
 
 def _ctx(state_dir: Path | None, agent: str, all_agents: bool = False) -> Any:
     from .service import Context
 
     return Context(paths.state_root(state_dir), agent, all_agents)
-
-
-def _echo_json(obj: Any) -> None:
-    typer.echo(json.dumps(obj, ensure_ascii=False))
 
 
 @app.command("import")
@@ -269,44 +234,32 @@ def search_cmd(
     utc: UtcOpt = False,
 ) -> None:
     """Full-text search of user and assistant text on the active branch."""
-    from .find import SearchOptions, run_search
-    from .when import parse_when
+    from .commands import search
 
-    ctx = _ctx(state_dir, agent, all_agents)
-    machine = as_json or jsonl
-
-    def work() -> Any:
-        opts = SearchOptions(
-            query=query,
+    raise typer.Exit(
+        search(
+            query,
+            state_dir=state_dir,
+            agent=agent,
+            all_agents=all_agents,
             limit=limit,
             session=session,
             role=role,
-            since_ms=parse_when(since, option="--since") if since else None,
-            until_ms=parse_when(until, option="--until") if until else None,
+            since=since,
+            until=until,
             order=order,
             prefix=prefix,
             as_key=as_key,
             visibility=visibility,
             sandboxed=sandboxed,
             wait=wait,
-            max_bytes=max_bytes or None,
+            max_bytes=max_bytes,
             explain=explain,
-        )
-        return run_search(ctx, opts)
-
-    result = guarded(machine, work)
-    if as_json:
-        _echo_json(result.to_json())
-        raise typer.Exit(int(ExitCode.OK if result.hits else ExitCode.NOTHING))
-    from . import render
-
-    if jsonl:
-        for h in result.hits:
-            _echo_json(h.to_json())
-        render.search_footer(result)
-    else:
-        render.search_table(result, utc=utc)
-    raise typer.Exit(int(ExitCode.OK if result.hits else ExitCode.NOTHING))
+            as_json=as_json,
+            jsonl=jsonl,
+            utc=utc,
+        )  # fmt: skip
+    )
 
 
 @app.command("history")
@@ -366,28 +319,25 @@ def history_cmd(
     utc: UtcOpt = False,
 ) -> None:
     """Read a session's conversation on its active branch, paged or around a message."""
-    from .history import HistoryOptions, read_history
+    from .commands import history
 
-    ctx = _ctx(state_dir, agent)
-    opts = HistoryOptions(
-        target=key,
-        limit=limit,
-        offset=offset,
-        around=around,
-        session_id=session_id,
-        include_tools=include_tools,
-        as_key=as_key,
-        visibility=visibility,
-        sandboxed=sandboxed,
+    raise typer.Exit(
+        history(
+            key,
+            state_dir=state_dir,
+            agent=agent,
+            limit=limit,
+            offset=offset,
+            around=around,
+            session_id=session_id,
+            include_tools=include_tools,
+            as_key=as_key,
+            visibility=visibility,
+            sandboxed=sandboxed,
+            as_json=as_json,
+            utc=utc,
+        )  # fmt: skip
     )
-    result = guarded(as_json, lambda: read_history(ctx, opts))
-    if as_json:
-        _echo_json(result.to_json())
-    else:
-        from . import render
-
-        render.history_view(result, utc=utc)
-    raise typer.Exit(int(ExitCode.OK if result.messages else ExitCode.NOTHING))
 
 
 @app.command("status")
@@ -467,20 +417,11 @@ def _raise(exc: Exception) -> Callable[[], NoReturn]:
     return go
 
 
-def _interrupted(signum: int, frame: object) -> NoReturn:
-    # SystemExit unwinds like any exception: open transactions roll back on the way out.
-    print(
-        "error: interrupted; finished transcripts are kept, the current one rolled back",
-        file=sys.stderr,
-    )
-    raise SystemExit(int(ExitCode.INTERRUPTED))
-
-
 def main() -> None:
     """Console-script entry point; Ctrl-C anywhere exits 130 (Click alone would say 1)."""
     import signal
 
-    signal.signal(signal.SIGINT, _interrupted)
+    signal.signal(signal.SIGINT, guard.interrupted)
     _app_for(sys.argv)(prog_name="openclaw-sessions")
 
 

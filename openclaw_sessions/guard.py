@@ -1,0 +1,65 @@
+"""How a command ends, without Typer: JSON on stdout, one `error:` line on stderr, the
+documented exit code. Shared by the Typer app (cli.py) and the fast path (fastpath.py), so both
+fail and print exactly alike.
+"""
+
+from __future__ import annotations
+
+import json
+import sqlite3
+import sys
+from collections.abc import Callable
+from typing import Any, NoReturn, TypeVar
+
+from .errors import ExitCode, ForbiddenError, NotFoundError, OpenClawError
+
+T = TypeVar("T")
+
+
+def echo_json(obj: Any) -> None:
+    sys.stdout.write(json.dumps(obj, ensure_ascii=False) + "\n")
+    sys.stdout.flush()
+
+
+def error(message: str, hint: str | None) -> None:
+    line = f"error: {message}"
+    if hint:
+        line += f" (hint: {hint})"
+    print(line, file=sys.stderr)
+
+
+def fail(exc: OpenClawError, as_json: bool) -> NoReturn:
+    if as_json and isinstance(exc, ForbiddenError | NotFoundError):
+        status = "forbidden" if isinstance(exc, ForbiddenError) else "error"
+        echo_json({"status": status, "error": exc.message})
+    error(exc.message, exc.hint)
+    raise SystemExit(int(exc.exit_code))
+
+
+def guarded(as_json: bool, fn: Callable[[], T]) -> T:
+    """Run the core; every failure becomes one `error:` line and a documented exit code."""
+    try:
+        return fn()
+    except OpenClawError as exc:
+        fail(exc, as_json)
+    except sqlite3.Error as exc:
+        from .db import translate
+
+        fail(translate(exc), as_json)
+    except KeyboardInterrupt:
+        error("interrupted; work done so far is committed, the rest rolled back", None)
+        raise SystemExit(int(ExitCode.INTERRUPTED)) from None
+    except OSError as exc:
+        from .errors import StoreError
+
+        fail(StoreError(f"{exc.strerror or exc}: {exc.filename or ''}".rstrip(": ")), as_json)
+
+
+def interrupted(signum: int, frame: object) -> NoReturn:
+    """SIGINT handler: Ctrl-C anywhere exits 130 (Click alone would say 1)."""
+    # SystemExit unwinds like any exception: open transactions roll back on the way out.
+    print(
+        "error: interrupted; finished transcripts are kept, the current one rolled back",
+        file=sys.stderr,
+    )
+    raise SystemExit(int(ExitCode.INTERRUPTED))

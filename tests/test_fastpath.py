@@ -1,0 +1,223 @@
+"""The Typer-free fast path for `search --json|--jsonl` and `history --json`: what it accepts,
+that it matches the Typer commands' options, and that it prints and exits exactly as they do."""
+
+from __future__ import annotations
+
+import contextlib
+import io
+import os
+import signal
+import subprocess
+import sys
+from pathlib import Path
+from typing import Any
+
+import pytest
+from conftest import REPO, run_cli
+from hypothesis import HealthCheck, given, settings
+from hypothesis import strategies as st
+
+from openclaw_sessions import fastpath
+
+
+@pytest.fixture(scope="module")
+def store(tmp_path_factory: pytest.TempPathFactory) -> Path:
+    root = tmp_path_factory.mktemp("fast") / "state"
+    r = run_cli("import", str(REPO / "sample" / "state"), "--reindex", "--state-dir", str(root))
+    assert r.exit_code == 0
+    return root
+
+
+def fast(argv: list[str]) -> tuple[int | None, str, str]:
+    out, err = io.StringIO(), io.StringIO()
+    handler = signal.getsignal(signal.SIGINT)
+    try:
+        with contextlib.redirect_stdout(out), contextlib.redirect_stderr(err):
+            try:
+                code = fastpath.run(argv)
+            except SystemExit as exc:
+                code = int(exc.code or 0)
+    finally:
+        signal.signal(signal.SIGINT, handler)
+    return code, out.getvalue(), err.getvalue()
+
+
+def typer_path(argv: list[str]) -> tuple[int, str, str]:
+    r = run_cli(*argv)
+    return r.exit_code, r.stdout, r.stderr
+
+
+# ---------------------------------------------------------------------------------------------
+# What it accepts
+
+
+@pytest.mark.parametrize(
+    "argv, want",
+    [
+        (["search", "deploy", "--json"], ("search", {"query": "deploy", "as_json": True})),
+        (["search", "--json", "-n", "3", "x y"],
+         ("search", {"query": "x y", "as_json": True, "limit": 3})),
+        (["search", "q", "--jsonl", "--limit=7", "--role", "user", "--state-dir", "/s"],
+         ("search", {"query": "q", "jsonl": True, "limit": 7, "role": "user",
+                     "state_dir": Path("/s")})),
+        (["history", "main", "--json", "--around", "abc", "--session-id", "s1"],
+         ("history", {"key": "main", "as_json": True, "around": "abc", "session_id": "s1"})),
+    ],
+)  # fmt: skip
+def test_accepts_the_plain_forms(argv: list[str], want: Any, monkeypatch: Any) -> None:
+    monkeypatch.delenv("OPENCLAW_STATE_DIR")
+    assert fastpath.parse(argv) == want
+
+
+@pytest.mark.parametrize(
+    "argv",
+    [
+        [], ["--version"], ["status", "--json"], ["search", "x"], ["history", "main"],
+        ["search", "x", "--json", "--help"], ["search", "x", "-h", "--json"],
+        ["search", "x", "y", "--json"], ["search", "--json"], ["search", "x", "--json", "--json"],
+        ["search", "x", "--json", "-n", "2", "--limit", "3"], ["search", "x", "--json", "-n5"],
+        ["search", "x", "--json", "-n=5"], ["search", "x", "--json=1"],
+        ["search", "x", "--json", "--limit", "+3"], ["search", "x", "--json", "--limit", "1_0"],
+        ["search", "x", "--json", "--limit", "-1"], ["search", "x", "--json", "--limit", "٣"],
+        ["search", "x", "--json", "--limit"], ["search", "x", "--json", "--session", ""],
+        ["search", "--", "-x", "--json"], ["search", "-", "--json"],
+        ["search", "x", "--json", "--bogus"], ["history", "main", "--json", "--order", "recent"],
+        ["history", "main", "--json", "--jsonl"],
+    ],
+)  # fmt: skip
+def test_leaves_everything_else_to_typer(argv: list[str]) -> None:
+    assert fastpath.parse(argv) is None
+
+
+def test_leaves_completion_and_empty_env_to_typer(monkeypatch: Any) -> None:
+    assert fastpath.parse(["search", "x", "--json"]) is not None
+    monkeypatch.setenv("OPENCLAW_AGENT", "")
+    assert fastpath.parse(["search", "x", "--json"]) is None
+    monkeypatch.setenv("OPENCLAW_AGENT", "ops")
+    assert fastpath.parse(["search", "x", "--json"]) == (
+        "search", {"query": "x", "as_json": True, "agent": "ops"}
+    )  # fmt: skip
+    monkeypatch.setenv("_OPENCLAW_SESSIONS_COMPLETE", "complete_bash")
+    assert fastpath.run(["search", "x", "--json"]) is None
+
+
+def test_option_tables_match_the_typer_commands() -> None:
+    """Every option of the Typer command is known here with the same destination and kind,
+    and nothing here is unknown there (the drift test of the fast path)."""
+    import typer.main
+
+    from openclaw_sessions.cli import app
+
+    group = typer.main.get_command(app)
+    for name, (arg, options, _machine) in fastpath.SPECS.items():
+        cmd = group.commands[name]  # type: ignore[attr-defined]
+        theirs: dict[str, tuple[str, str]] = {}
+        envs = {}
+        for p in cmd.params:
+            if p.param_type_name == "argument":
+                assert p.name == arg
+                continue
+            kinds = {"int": fastpath.INT, "path": fastpath.PATH, "str": fastpath.TEXT}
+            kind = fastpath.FLAG if p.is_flag else kinds[p.type.name]
+            for opt in p.opts:
+                theirs[opt] = (p.name, kind)
+            if p.envvar:
+                envs[p.name] = p.envvar
+        theirs.pop("--help", None)
+        theirs.pop("-h", None)
+        assert options == theirs, name
+        assert envs == {d: v for d, v in fastpath.ENV.items() if d in envs}
+        assert set(envs) == set(fastpath.ENV)
+
+
+# ---------------------------------------------------------------------------------------------
+# Same output, same exit code
+
+
+WORDS = st.sampled_from(["deploy", "rollback", "the", "zz-no-such", "数据", "Ärger", "*", '"'])
+SEARCH_OPTS = st.fixed_dictionaries(
+    {},
+    optional={
+        "--limit": st.sampled_from(["1", "2", "10", "0", "26"]),
+        "--role": st.sampled_from(["user", "assistant", "tool"]),
+        "--order": st.sampled_from(["relevance", "recent", "sideways"]),
+        "--since": st.sampled_from(["30d", "2020-01-01", "nonsense"]),
+        "--session": st.sampled_from(["main", "agent:main:main", "nope"]),
+        "--prefix": st.just(None),
+        "--explain": st.just(None),
+        "--max-bytes": st.sampled_from(["0", "200", "32768"]),
+        "--as": st.sampled_from(["main", "agent:main:main", "agent:ops:main", "nobody"]),
+        "--visibility": st.sampled_from(["self", "tree", "agent", "all", "bad"]),
+        "--agent": st.sampled_from(["main", "ops", "ghost", "../x"]),
+        "--all-agents": st.just(None),
+    },
+)
+
+
+def _argv(command: str, positional: str, opts: dict[str, str | None], out: str) -> list[str]:
+    argv = [command, positional, out]
+    for k, v in opts.items():
+        argv += [k] if v is None else [k, v]
+    return argv
+
+
+@settings(max_examples=60, deadline=None, suppress_health_check=list(HealthCheck))
+@given(q=WORDS, opts=SEARCH_OPTS, out=st.sampled_from(["--json", "--jsonl"]))
+def test_search_prints_and_exits_like_the_typer_command(
+    store: Path, q: str, opts: dict[str, str | None], out: str
+) -> None:
+    argv = _argv("search", q, opts, out) + ["--state-dir", str(store)]
+    got = fast(argv)
+    assert got[0] is not None, argv
+    assert got == typer_path(argv), argv
+
+
+HISTORY_OPTS = st.fixed_dictionaries(
+    {},
+    optional={
+        "--limit": st.sampled_from(["1", "3", "200", "0"]),
+        "--offset": st.sampled_from(["0", "2", "999"]),
+        "--around": st.sampled_from(["nope", "3c6ef363", "9e3779b1"]),
+        "--session-id": st.sampled_from(["nope", "0b5c6f1e-1111-4a4a-9c9c-000000000001"]),
+        "--include-tools": st.just(None),
+        "--as": st.sampled_from(["main", "agent:ops:main", "nobody"]),
+        "--visibility": st.sampled_from(["self", "all", "bad"]),
+    },
+)
+
+
+@settings(max_examples=60, deadline=None, suppress_health_check=list(HealthCheck))
+@given(key=st.sampled_from(["main", "agent:main:main", "nope", "current"]), opts=HISTORY_OPTS)
+def test_history_prints_and_exits_like_the_typer_command(
+    store: Path, key: str, opts: dict[str, str | None]
+) -> None:
+    argv = _argv("history", key, opts, "--json") + ["--state-dir", str(store)]
+    got = fast(argv)
+    assert got[0] is not None, argv
+    assert got == typer_path(argv), argv
+
+
+def test_hits_are_not_vacuous(store: Path) -> None:
+    code, out, _ = fast(["search", "deploy", "--json", "--state-dir", str(store)])
+    assert code == 0 and '"results": [{' in out
+    code, out, _ = fast(["history", "main", "--json", "--state-dir", str(store)])
+    assert code == 0 and '"messages": [{' in out
+
+
+def test_installed_script_takes_the_fast_path_and_matches(store: Path) -> None:
+    script = Path(sys.executable).parent / "openclaw-sessions"
+    env = {**os.environ, "OPENCLAW_STATE_DIR": str(store)}
+    for argv in (["search", "deploy", "--json", "-n", "3"], ["history", "main", "--json"]):
+        proc = subprocess.run([script, *argv], capture_output=True, text=True, env=env)
+        assert (proc.returncode, proc.stdout, proc.stderr) == typer_path(
+            [*argv, "--state-dir", str(store)]
+        )
+    # the fast path never imports Typer: prove it from the outside
+    probe = (
+        "import sys; sys.argv = ['openclaw-sessions', 'search', 'deploy', '--json']\n"
+        "from openclaw_sessions import entry\n"
+        "try:\n    entry.main()\nexcept SystemExit:\n    pass\n"
+        "print('typer' in sys.modules, file=sys.stderr)"
+    )
+    proc = subprocess.run([sys.executable, "-c", probe], capture_output=True, text=True, env=env)
+    assert proc.stderr.strip().endswith("False"), proc.stderr
