@@ -9,6 +9,7 @@ scripts written without spaces, which unicode61 keeps as one token) are routed a
 from __future__ import annotations
 
 import unicodedata
+from operator import add as _add
 from typing import NamedTuple
 
 from . import recache
@@ -46,12 +47,13 @@ def cjk_bigram_text(text: str) -> str | None:
     runs = CJK_RUN.findall(text)
     if not runs:
         return None
-    tokens: list[str] = []
+    parts: list[str] = []
     for run in runs:
         run = unicodedata.normalize("NFC", run)
-        tokens.extend(run[i : i + 2] for i in range(len(run) - 1))
-        tokens.append(run[-1])
-    return " ".join(tokens)
+        if len(run) > 1:  # map(add, …) pairs neighbours in C: ~3x a slice per bigram
+            parts.append(" ".join(map(_add, run, run[1:])))
+        parts.append(run[-1])
+    return " ".join(parts)
 
 
 def phrase(term: str) -> str:

@@ -23,7 +23,9 @@ from .reports import ReindexReport
 from .stale import stale_ids
 
 LEASE_MS = 5 * 60 * 1000
-BATCH_ROWS = 256
+BATCH_ROWS = 1024
+# Small transcripts are rebuilt together, up to this many events per write transaction.
+GROUP_EVENTS = 4096
 MAX_RETRIES = 3
 _HOST = os.uname().nodename  # no socket import: start-up time
 
@@ -89,30 +91,39 @@ def _holder_alive(token: str) -> bool:
     return True
 
 
+def _claim_locked(conn: sqlite3.Connection, tid: int, token: str, now: int) -> bool:
+    row = conn.execute(
+        "SELECT claim_token, claim_expires FROM index_state WHERE transcript_id = ?", (tid,)
+    ).fetchone()
+    if row is None:
+        if conn.execute("SELECT 1 FROM transcripts WHERE transcript_id = ?", (tid,)).fetchone():
+            conn.execute(
+                "INSERT INTO index_state (transcript_id, needs_rebuild, claim_token,"
+                " claim_expires, updated_at) VALUES (?, 1, ?, ?, ?)",
+                (tid, token, now + LEASE_MS, now),
+            )
+            return True
+        return False
+    held, expires = row
+    if held and held != token and (expires or 0) > now and _holder_alive(held):
+        return False
+    conn.execute(
+        "UPDATE index_state SET claim_token = ?, claim_expires = ?, updated_at = ?"
+        " WHERE transcript_id = ?",
+        (token, now + LEASE_MS, now, tid),
+    )
+    return True
+
+
 def claim(conn: sqlite3.Connection, tid: int, token: str) -> bool:
+    return bool(claim_many(conn, [tid], token))
+
+
+def claim_many(conn: sqlite3.Connection, tids: list[int], token: str) -> list[int]:
+    """Claim what can be claimed of ``tids`` in one write transaction; returns those."""
     now = now_ms()
     with transaction(conn):
-        row = conn.execute(
-            "SELECT claim_token, claim_expires FROM index_state WHERE transcript_id = ?", (tid,)
-        ).fetchone()
-        if row is None:
-            if conn.execute("SELECT 1 FROM transcripts WHERE transcript_id = ?", (tid,)).fetchone():
-                conn.execute(
-                    "INSERT INTO index_state (transcript_id, needs_rebuild, claim_token,"
-                    " claim_expires, updated_at) VALUES (?, 1, ?, ?, ?)",
-                    (tid, token, now + LEASE_MS, now),
-                )
-                return True
-            return False
-        held, expires = row
-        if held and held != token and (expires or 0) > now and _holder_alive(held):
-            return False
-        conn.execute(
-            "UPDATE index_state SET claim_token = ?, claim_expires = ?, updated_at = ?"
-            " WHERE transcript_id = ?",
-            (token, now + LEASE_MS, now, tid),
-        )
-    return True
+        return [t for t in tids if _claim_locked(conn, t, token, now)]
 
 
 def _check_claim(conn: sqlite3.Connection, tid: int, token: str) -> None:
@@ -145,25 +156,30 @@ def _publish(conn: sqlite3.Connection, p: Planned, token: str, fp: str) -> bool:
     """Make the rows visible, unless the transcript changed since it was planned."""
     with transaction(conn):
         _check_claim(conn, p.transcript_id, token)
-        head = conn.execute(
-            "SELECT next_seq, revision FROM transcripts WHERE transcript_id = ?",
-            (p.transcript_id,),
-        ).fetchone()
-        unchanged = head is not None and tuple(head) == (p.next_seq, p.revision)
-        if unchanged:
-            conn.execute(
-                "UPDATE index_state SET indexed_seq = ?, leaf_event_id = ?, needs_rebuild = 0,"
-                " claim_token = NULL, claim_expires = NULL, redaction_fp = ?, updated_at = ?"
-                " WHERE transcript_id = ?",
-                (p.next_seq - 1, p.branch.leaf, fp, now_ms(), p.transcript_id),
-            )
-            branchstore.store(conn, p.transcript_id, p.revision, p.next_seq, p.branch)
-        else:
-            conn.execute(
-                "UPDATE index_state SET needs_rebuild = 1, claim_token = NULL,"
-                " claim_expires = NULL, updated_at = ? WHERE transcript_id = ?",
-                (now_ms(), p.transcript_id),
-            )
+        return _publish_locked(conn, p, fp)
+
+
+def _publish_locked(conn: sqlite3.Connection, p: Planned, fp: str) -> bool:
+    """The caller holds the write transaction and has checked the claim."""
+    head = conn.execute(
+        "SELECT next_seq, revision FROM transcripts WHERE transcript_id = ?",
+        (p.transcript_id,),
+    ).fetchone()
+    unchanged = head is not None and tuple(head) == (p.next_seq, p.revision)
+    if unchanged:
+        conn.execute(
+            "UPDATE index_state SET indexed_seq = ?, leaf_event_id = ?, needs_rebuild = 0,"
+            " claim_token = NULL, claim_expires = NULL, redaction_fp = ?, updated_at = ?"
+            " WHERE transcript_id = ?",
+            (p.next_seq - 1, p.branch.leaf, fp, now_ms(), p.transcript_id),
+        )
+        branchstore.store(conn, p.transcript_id, p.revision, p.next_seq, p.branch)
+    else:
+        conn.execute(
+            "UPDATE index_state SET needs_rebuild = 1, claim_token = NULL,"
+            " claim_expires = NULL, updated_at = ? WHERE transcript_id = ?",
+            (now_ms(), p.transcript_id),
+        )
     return unchanged
 
 
@@ -197,6 +213,51 @@ def rebuild_one(conn: sqlite3.Connection, tid: int, redactor: Redactor, token: s
     return None
 
 
+def _release_all(conn: sqlite3.Connection, tids: list[int], token: str) -> None:
+    with transaction(conn):
+        conn.executemany(
+            "UPDATE index_state SET claim_token = NULL, claim_expires = NULL, needs_rebuild = 1"
+            " WHERE transcript_id = ? AND claim_token = ?",
+            [(t, token) for t in tids],
+        )
+
+
+def rebuild_group(
+    conn: sqlite3.Connection, tids: list[int], redactor: Redactor, token: str
+) -> dict[int, int | None]:
+    """Rebuild small transcripts together: one claim transaction, one write transaction for
+    all their rows (one FTS5 segment instead of one per transcript). Returns rows written per
+    transcript published; None for one another worker holds or that changed meanwhile (the
+    caller retries those one by one)."""
+    claimed = claim_many(conn, tids, token)
+    out: dict[int, int | None] = dict.fromkeys(tids)
+    try:
+        plans = [p for t in claimed if (p := plan(conn, t, redactor)) is not None]
+        with transaction(conn):
+            held = {
+                r[0]
+                for r in conn.execute(
+                    "SELECT transcript_id FROM index_state WHERE claim_token = ?", (token,)
+                )
+            }
+            mine = [p for p in plans if p.transcript_id in held]
+            conn.executemany(
+                "DELETE FROM index_rows WHERE transcript_id = ?", [(p.transcript_id,) for p in mine]
+            )
+            indexer.insert_rows(conn, [r for p in mine for r in p.rows])
+            for p in mine:
+                if _publish_locked(conn, p, redactor.fingerprint):
+                    out[p.transcript_id] = len(p.rows)
+        gone = [t for t in claimed if t not in {p.transcript_id for p in plans}]
+        if gone:
+            _release_all(conn, gone, token)
+            out.update(dict.fromkeys(gone, 0))
+    except BaseException:
+        _release_all(conn, claimed, token)
+        raise
+    return out
+
+
 def fill_branches(conn: sqlite3.Connection) -> int:
     """Store the active branch of transcripts whose stored copy is missing or behind (stores
     made before schema v3, appends that were not plain extensions); returns how many."""
@@ -222,6 +283,21 @@ def sweep(conn: sqlite3.Connection) -> int:
         ).rowcount
 
 
+def _groups(conn: sqlite3.Connection, ids: list[int]) -> list[list[int]]:
+    """Consecutive transcripts of at most GROUP_EVENTS events together; larger ones alone."""
+    sizes = dict(conn.execute("SELECT transcript_id, next_seq FROM transcripts").fetchall())
+    groups: list[list[int]] = []
+    total = GROUP_EVENTS
+    for tid in ids:
+        size = sizes.get(tid, 0)
+        if total + size > GROUP_EVENTS or size > GROUP_EVENTS // 4:
+            groups.append([])
+            total = 0
+        groups[-1].append(tid)
+        total += size
+    return groups
+
+
 def reconcile(
     conn: sqlite3.Connection,
     agent_id: str,
@@ -238,16 +314,25 @@ def reconcile(
     else:
         ids = stale_ids(conn, redactor.fingerprint)
     token = _token()
-    done = rows = skipped = 0
-    for i, tid in enumerate(ids):
-        n = rebuild_one(conn, tid, redactor, token)
-        if n is None:
-            skipped += 1
+    done = rows = skipped = finished = 0
+    for group in _groups(conn, ids):
+        if len(group) == 1:
+            results: dict[int, int | None] = {
+                group[0]: rebuild_one(conn, group[0], redactor, token)
+            }
         else:
-            done += 1
-            rows += n
+            results = rebuild_group(conn, group, redactor, token)
+            for tid in [t for t, n in results.items() if n is None]:
+                results[tid] = rebuild_one(conn, tid, redactor, token)  # held, or changed
+        for n in results.values():
+            if n is None:
+                skipped += 1
+            else:
+                done += 1
+                rows += n
+        finished += len(group)
         if progress:
-            progress(i + 1, len(ids))
+            progress(finished, len(ids))
     # With foreign keys on, rows cannot outlive their transcript; the full scan for orphans
     # (files edited by hand, foreign keys off) is kept for --full.
     swept = sweep(conn) if full else 0
