@@ -13,10 +13,9 @@ from __future__ import annotations
 import os
 import re
 from collections.abc import Mapping
-from dataclasses import dataclass, field
 from pathlib import Path
 from types import MappingProxyType
-from typing import Any
+from typing import Any, NamedTuple
 
 from openclaw_sessions.errors import ConfigError
 from openclaw_sessions.visibility import (
@@ -34,20 +33,20 @@ CONFIG_PATH_ENV = "OPENCLAW_CONFIG_PATH"
 _SYNTAX_HINT = "fix the JSON5 syntax (comments and trailing commas are fine)"
 # json5 reports "<string>:LINE <reason> at column COL"; we re-anchor it on the file.
 _JSON5_ERROR = recache.compile(r"^<string>:(\d+) (.*) at column (\d+)$", re.DOTALL)
+_NO_AGENTS: Mapping[str, str] = MappingProxyType({})  # read-only, so one is shared
 
 
-@dataclass(frozen=True)
-class Config:
-    """The settings we read; every field has upstream's default."""
+class Config(NamedTuple):
+    """The settings we read; every field has upstream's default.
+
+    A NamedTuple, not a frozen dataclass: the ``dataclasses`` import is start-up time."""
 
     visibility: str | None = None  # tools.sessions.visibility; None = unset (tree)
     agent_to_agent_enabled: bool = False  # tools.agentToAgent.enabled
     agent_to_agent_allow: tuple[str, ...] = ()  # tools.agentToAgent.allow
     sandbox_visibility_default: str = DEFAULT_SANDBOX_VISIBILITY
     # agents.list[].sandbox / agents.entries.<id>.sandbox .sessionToolsVisibility
-    sandbox_visibility_by_agent: Mapping[str, str] = field(
-        default_factory=lambda: MappingProxyType({}), hash=False
-    )
+    sandbox_visibility_by_agent: Mapping[str, str] = _NO_AGENTS
     redact_patterns: tuple[str, ...] = ()  # logging.redactPatterns
     path: Path | None = None  # the file read, None when there was none
     main_key: str = DEFAULT_MAIN_KEY  # session.mainKey: agent:<id>:<mainKey> is "main"
@@ -56,6 +55,9 @@ class Config:
         """The sandbox clamp for one agent: its own setting, else the defaults'."""
         key = agent_id.strip().lower()
         return self.sandbox_visibility_by_agent.get(key, self.sandbox_visibility_default)
+
+    def __hash__(self) -> int:  # field 4, the mapping, is unhashable: hash the others
+        return hash(self[:4] + self[5:])
 
 
 def config_path(state_root: Path, env: Mapping[str, str] | None = None) -> Path:

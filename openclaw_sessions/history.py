@@ -13,8 +13,7 @@ tool output filled it; and paged answers always carry offset/hasMore/totalMessag
 from __future__ import annotations
 
 import sqlite3
-from dataclasses import dataclass
-from typing import Any
+from typing import Any, NamedTuple
 
 from . import paths, sanitize, visibility
 from .branch import Messages, active_messages, load_window
@@ -27,8 +26,7 @@ MMAP_BYTES = 256 * 1024 * 1024
 MAX_LIMIT = 1000  # upstream CHAT_HISTORY_MAX_ENTRIES: the ceiling for tool callers (--as)
 
 
-@dataclass(frozen=True)
-class HistoryOptions:
+class HistoryOptions(NamedTuple):
     target: str
     limit: int | None = None
     offset: int | None = None
@@ -41,8 +39,7 @@ class HistoryOptions:
     max_bytes: int = sanitize.MAX_BYTES
 
 
-@dataclass(frozen=True)
-class HistoryResult:
+class HistoryResult(NamedTuple):
     session_key: str
     session_id: str | None
     messages: tuple[dict[str, Any], ...]

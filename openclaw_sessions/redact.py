@@ -26,8 +26,7 @@ import re
 import unicodedata
 from bisect import bisect_right
 from collections.abc import Callable, Iterable, Sequence
-from dataclasses import dataclass
-from functools import cached_property, lru_cache
+from functools import lru_cache
 from typing import Any, NamedTuple
 
 from . import recache
@@ -273,16 +272,25 @@ def _build_trie(words: Iterable[str], ci: bool, exact: bool) -> str:
 
 
 # --- whole-text families ------------------------------------------------------------------------
-@dataclass(frozen=True)
 class _Rule:
-    name: str
-    src: str
-    anchors: tuple[_Anchor, ...]
-    b64: bool = False  # upstream skips these inside a data URL's base64 payload
+    """One family; a plain slotted class (no dataclasses import) that compiles lazily."""
 
-    @cached_property
+    __slots__ = ("name", "src", "anchors", "b64", "_regex")
+
+    def __init__(
+        self, name: str, src: str, anchors: tuple[_Anchor, ...], b64: bool = False
+    ) -> None:
+        self.name = name
+        self.src = src
+        self.anchors = anchors
+        self.b64 = b64  # upstream skips these inside a data URL's base64 payload
+        self._regex: re.Pattern[str] | None = None
+
+    @property
     def regex(self) -> re.Pattern[str]:  # compiled when first needed: most never are
-        return _rx(self.src, _I)
+        if self._regex is None:
+            self._regex = _rx(self.src, _I)
+        return self._regex
 
 
 _PEM_SRC = r"-----BEGIN [A-Z ]*PRIVATE KEY-----[\s\S]+?-----END [A-Z ]*PRIVATE KEY-----"

@@ -19,8 +19,7 @@ from __future__ import annotations
 import json
 import re
 from collections.abc import Sequence
-from dataclasses import dataclass
-from typing import Any, Protocol
+from typing import Any, NamedTuple, Protocol
 
 MAX_TEXT_UNITS = 4000  # UTF-16 code units, as JavaScript's String.length counts
 TRUNCATED_SUFFIX = "\n…(truncated)…"
@@ -41,8 +40,7 @@ class TextRedactor(Protocol):
     def redact_text(self, text: str) -> str: ...
 
 
-@dataclass(frozen=True, slots=True)
-class Sanitized:
+class Sanitized(NamedTuple):
     message: dict[str, Any]
     truncated: bool = False
     redacted: bool = False

@@ -4,7 +4,6 @@ from __future__ import annotations
 
 import json
 from collections.abc import Iterable, Sequence
-from dataclasses import dataclass
 from datetime import datetime
 from typing import Any, NamedTuple
 
@@ -115,13 +114,17 @@ def make_entry(obj: dict[str, Any], seq: int, *, legacy: bool) -> Entry:
     )
 
 
-@dataclass(slots=True)
 class TreeState:
     """Incremental tree: parents by id and the current leaf, fed entries in seq order."""
 
-    parents: dict[str, str | None]
-    seqs: dict[str, int]
-    leaf: str | None = None
+    __slots__ = ("parents", "seqs", "leaf")
+
+    def __init__(
+        self, parents: dict[str, str | None], seqs: dict[str, int], leaf: str | None = None
+    ) -> None:
+        self.parents = parents
+        self.seqs = seqs
+        self.leaf = leaf
 
     @classmethod
     def empty(cls) -> TreeState:

@@ -12,7 +12,7 @@ texts. Semantics follow upstream's ``createSessionVisibilityDecisionChecker``
 from __future__ import annotations
 
 from collections.abc import Iterable
-from dataclasses import dataclass
+from typing import NamedTuple
 
 from openclaw_sessions.errors import ForbiddenError, NotFoundError, UsageError
 
@@ -124,8 +124,7 @@ def effective_visibility(visibility: str, *, sandboxed: bool, sandbox_visibility
     return visibility
 
 
-@dataclass(frozen=True)
-class SessionRef:
+class SessionRef(NamedTuple):
     """One session store entry, as far as visibility cares (keys lowercased)."""
 
     key: str
@@ -136,9 +135,11 @@ class SessionRef:
     owner_session_key: str | None = None
 
 
-@dataclass(frozen=True)
-class Caller:
-    """Who is asking; ``key=None`` is operator mode (the shell user, not an agent)."""
+class Caller(NamedTuple):
+    """Who is asking; ``key=None`` is operator mode (the shell user, not an agent).
+
+    The visibility pair is checked by ``check_modes`` (Policy calls it), not here: a
+    NamedTuple cannot validate on construction."""
 
     key: str | None
     agent_id: str
@@ -149,7 +150,7 @@ class Caller:
     agent_to_agent_allow: tuple[str, ...] = ()
     main_key: str = DEFAULT_MAIN_KEY  # upstream session.mainKey
 
-    def __post_init__(self) -> None:
+    def check_modes(self) -> None:
         # Bad values here are programming errors: config.py validates user input.
         if (self.visibility, self.sandbox_visibility) not in _MODES:
             raise ValueError(f"bad visibility: {self.visibility!r}/{self.sandbox_visibility!r}")
@@ -231,6 +232,7 @@ class Policy:
     """Visibility decisions for one caller over one snapshot of the session stores."""
 
     def __init__(self, caller: Caller, sessions: Iterable[SessionRef]) -> None:
+        caller.check_modes()
         self.caller = caller
         self._sessions = tuple(sessions)
         self._by_key: dict[str, list[SessionRef]] = {}

@@ -27,6 +27,7 @@ def test_collector_is_on_while_the_command_runs_and_after(
     from openclaw_sessions import cli
 
     monkeypatch.setattr(cli, "main", lambda: seen.append(gc.isenabled()))
+    monkeypatch.setattr(sys, "argv", ["openclaw-sessions", "--version"])  # not the fast path
     try:
         entry.main()
     finally:
@@ -42,6 +43,21 @@ def test_exit_codes_pass_through(monkeypatch: pytest.MonkeyPatch) -> None:
     finally:
         gc.unfreeze()
     assert exc.value.code == 2 and gc.isenabled()
+
+
+def test_hot_paths_import_no_dataclasses_inspect_typer_or_rich() -> None:
+    """`search --json` and `history --json` pay for every import: dataclasses (and the
+    inspect, ast, dis… it pulls in), Typer and Rich stay out of their modules."""
+    code = (
+        "import sys\n"
+        "import openclaw_sessions.fastpath, openclaw_sessions.commands\n"
+        "import openclaw_sessions.find, openclaw_sessions.history\n"
+        "print(sorted(m for m in ('dataclasses', 'inspect', 'typer', 'rich') if m in sys.modules))"
+    )
+    out = subprocess.run(
+        [sys.executable, "-c", code], capture_output=True, text=True, check=True, cwd=REPO
+    )
+    assert out.stdout.strip() == "[]"
 
 
 def test_installed_script_runs(tmp_path: Path) -> None:

@@ -44,7 +44,7 @@ SELF = (
 def ref(key: str, **kw: str | None) -> SessionRef:
     agent = agent_of(key)
     assert agent is not None
-    return SessionRef(key=key, agent_id=agent, **kw)  # type: ignore[arg-type]
+    return SessionRef(key=key, agent_id=agent, **kw)
 
 
 def caller(key: str | None = MAIN, agent: str = "main", **kw: object) -> Caller:
@@ -427,6 +427,12 @@ def test_properties(data: st.DataObject) -> None:
 
 
 def _replace(c: Caller, **changes: object) -> Caller:
-    from dataclasses import replace
+    return c._replace(**changes)  # type: ignore[arg-type]
 
-    return replace(c, **changes)  # type: ignore[arg-type]
+
+def test_policy_rejects_a_bad_mode_pair() -> None:
+    """Caller is a NamedTuple, so the mode pair is checked when a Policy takes it."""
+    with pytest.raises(ValueError, match="bad visibility"):
+        Policy(caller(visibility="everyone"), WORLD)
+    with pytest.raises(ValueError, match="bad visibility"):
+        Policy(caller()._replace(sandbox_visibility="tree"), WORLD)
