@@ -258,7 +258,7 @@ def search_cmd(
             as_json=as_json,
             jsonl=jsonl,
             utc=utc,
-        )  # fmt: skip
+        )
     )
 
 
@@ -336,7 +336,7 @@ def history_cmd(
             sandboxed=sandboxed,
             as_json=as_json,
             utc=utc,
-        )  # fmt: skip
+        )
     )
 
 

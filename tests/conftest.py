@@ -33,6 +33,15 @@ def state(tmp_path: Path) -> Path:
     return tmp_path / "state"
 
 
+@pytest.fixture(scope="module")
+def sample_store(tmp_path_factory: pytest.TempPathFactory) -> Path:
+    """The bundled sample state imported and indexed once per test module (read-only use)."""
+    root = tmp_path_factory.mktemp("sample") / "state"
+    r = run_cli("import", str(REPO / "sample" / "state"), "--reindex", "--state-dir", str(root))
+    assert r.exit_code == 0, r.stderr
+    return root
+
+
 @pytest.fixture
 def corpus() -> Path:
     if not CORPUS.is_dir():

@@ -13,7 +13,7 @@ from pathlib import Path
 from typing import Any
 
 import pytest
-from conftest import REPO, run_cli
+from conftest import run_cli
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
@@ -21,11 +21,8 @@ from openclaw_sessions import fastpath
 
 
 @pytest.fixture(scope="module")
-def store(tmp_path_factory: pytest.TempPathFactory) -> Path:
-    root = tmp_path_factory.mktemp("fast") / "state"
-    r = run_cli("import", str(REPO / "sample" / "state"), "--reindex", "--state-dir", str(root))
-    assert r.exit_code == 0
-    return root
+def store(sample_store: Path) -> Path:
+    return sample_store
 
 
 def fast(argv: list[str]) -> tuple[int | None, str, str]:

@@ -6,7 +6,7 @@ from __future__ import annotations
 from pathlib import Path
 
 import pytest
-from conftest import REPO, run_cli
+from conftest import run_cli
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
@@ -19,11 +19,8 @@ QUERIES = st.one_of(st.text(max_size=80), NASTY, st.lists(NASTY, max_size=5).map
 
 
 @pytest.fixture(scope="module")
-def store(tmp_path_factory: pytest.TempPathFactory) -> Path:
-    root = tmp_path_factory.mktemp("fuzz") / "state"
-    r = run_cli("import", str(REPO / "sample" / "state"), "--reindex", "--state-dir", str(root))
-    assert r.exit_code == 0
-    return root
+def store(sample_store: Path) -> Path:
+    return sample_store
 
 
 def _clean(r: object, allowed: tuple[int, ...]) -> None:
