@@ -8,11 +8,11 @@ On a corpus (default 20% CJK) imported through the CLI:
   ``reindex`` (nothing stale);
 * baseline: the same extracted text (read back from our ``index_rows``) ``executemany``'d in one
   transaction into a bare ``fts5(text, tokenize='unicode61 remove_diacritics 2')`` table of a
-  fresh file; plus, for information, "bare FTS5 x3" (that table + trigram + bigram tables fed
+  fresh file; plus, for information, "bare FTS5 x2" (that table + a bigram table fed
   the CJK rows, as our schema does), which is the floor of our three-index design;
 * redaction: in-process ``reconcile(conn, agent, redactor, full=True)`` with the real
   ``redact.build_redactor()`` and with a no-op redactor;
-* CJK: the same size with 0% CJK, throughput and the trigram/bigram index sizes (``dbstat``)
+* CJK: the same size with 0% CJK, throughput and the bigram index size (``dbstat``)
   relative to the bytes of the indexed text of CJK rows.
 
 Targets (issue): full reindex ≤ 1.5x the baseline on 1M messages; redaction adds ≤ 25%.
@@ -54,20 +54,18 @@ def index_texts(state: Path) -> tuple[list[tuple[str]], list[tuple[str, str]]]:
 
 
 def baseline(texts: list[tuple[str]], cjk: list[tuple[str, str]] | None) -> dict[str, Any]:
-    """executemany into a fresh file: one bare FTS5 table (cjk None) or the three of ours."""
+    """executemany into a fresh file: one bare FTS5 table (cjk None) or the two of ours."""
     work = bl.scratch("ocs-fts-base-")
     conn = sqlite3.connect(work / "base.sqlite", isolation_level=None)
     conn.execute("PRAGMA journal_mode = WAL")
     conn.execute("PRAGMA synchronous = NORMAL")
     conn.execute(f"CREATE VIRTUAL TABLE t USING {FTS}")
     if cjk is not None:
-        conn.execute("CREATE VIRTUAL TABLE tri USING fts5(text, tokenize='trigram')")
         conn.execute("CREATE VIRTUAL TABLE bi USING fts5(cjk, tokenize='unicode61')")
     t0 = time.perf_counter()
     conn.execute("BEGIN")
     conn.executemany("INSERT INTO t (text) VALUES (?)", texts)
     if cjk is not None:
-        conn.executemany("INSERT INTO tri (text) VALUES (?)", [(t,) for t, _ in cjk])
         conn.executemany("INSERT INTO bi (cjk) VALUES (?)", [(b,) for _, b in cjk])
     conn.execute("COMMIT")
     dt = time.perf_counter() - t0
@@ -82,7 +80,6 @@ def sizes(state: Path) -> dict[str, int]:
     out = dict.fromkeys(
         (
             "fts",
-            "trigram",
             "bigram",
             "indexRows",
             "events",
@@ -103,7 +100,6 @@ def sizes(state: Path) -> dict[str, int]:
 
         like = "SELECT sum(pgsize) FROM dbstat WHERE name LIKE ?"
         out["fts"] += q(like, "index_fts%")
-        out["trigram"] += q(like, "index_trigram%")
         out["bigram"] += q(like, "index_bigram%")
         out["indexRows"] += q(
             "SELECT sum(pgsize) FROM dbstat WHERE name = 'index_rows'"
@@ -203,7 +199,7 @@ def main(argv: list[str] | None = None) -> int:
     texts, cjk = index_texts(state)
     out.log("baselines ...")
     base = baseline(texts, None)
-    base3 = baseline(texts, cjk)
+    base2 = baseline(texts, cjk)
     expected = c.manifest["indexable"]["total"]
     res.update(
         indexedRows=rows,
@@ -212,7 +208,7 @@ def main(argv: list[str] | None = None) -> int:
         rebuild={"seconds": b.wall, "peakRssMB": b.maxrss_mb, "rowsPerSec": rows / b.wall},
         noopReindexSeconds=noop.wall,
         baseline={**base, "rowsPerSec": rows / base["seconds"]},
-        baselineX3={**base3, "rowsPerSec": rows / base3["seconds"]},
+        baselineX2={**base2, "rowsPerSec": rows / base2["seconds"]},
         ratioInitial=a.wall / base["seconds"],
         ratioRebuild=b.wall / base["seconds"],
         sizes20=sz20,
@@ -267,12 +263,12 @@ def main(argv: list[str] | None = None) -> int:
                     None,
                 ),
                 (
-                    "info: bare FTS5 x3 (fts+trigram+bigram)",
-                    base3["seconds"],
-                    rows / base3["seconds"],
-                    c.messages / base3["seconds"],
+                    "info: bare FTS5 x2 (fts+bigram)",
+                    base2["seconds"],
+                    rows / base2["seconds"],
+                    c.messages / base2["seconds"],
                     None,
-                    bl.fmt_ratio(base3["seconds"] / base["seconds"]),
+                    bl.fmt_ratio(base2["seconds"] / base["seconds"]),
                     None,
                 ),
             ],
@@ -351,13 +347,11 @@ def main(argv: list[str] | None = None) -> int:
                 bl.mb(s["textBytes"]),
                 bl.mb(s["cjkTextBytes"]),
                 bl.mb(s["fts"]),
-                bl.mb(s["trigram"]),
                 bl.mb(s["bigram"]),
                 bl.mb(s["indexRows"]),
                 bl.mb(s["events"]),
                 bl.mb(s["database"]),
                 bl.fmt_ratio(bl.ratio(s["fts"], s["textBytes"])),
-                bl.fmt_ratio(bl.ratio(s["trigram"], s["cjkTextBytes"])),
                 bl.fmt_ratio(bl.ratio(s["bigram"], s["cjkTextBytes"])),
             ]
 
@@ -369,13 +363,11 @@ def main(argv: list[str] | None = None) -> int:
             "text MB",
             "CJK rows' text MB",
             "index_fts MB",
-            "index_trigram MB",
             "index_bigram MB",
             "index_rows MB",
             "events MB",
             "database MB",
             "fts / all text",
-            "trigram / CJK text",
             "bigram / CJK text",
         ]
         v0, v20 = col(sz0, a0.wall), col(sz20, a.wall)

@@ -61,7 +61,6 @@ def match_count(conn: sqlite3.Connection, q: str) -> int:
     where, params = [], []
     for table, expr in (
         ("index_fts", plan.primary),
-        ("index_trigram", plan.trigram),
         ("index_bigram", plan.bigram),
     ):
         if expr is not None:

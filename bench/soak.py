@@ -235,7 +235,7 @@ def integrity(state: Path) -> list[str]:
             r = conn.execute("PRAGMA integrity_check").fetchone()[0]
             if r != "ok":
                 problems.append(f"{f.parent.name}: integrity_check: {r}")
-            for t in ("index_fts", "index_trigram", "index_bigram"):
+            for t in ("index_fts", "index_bigram"):
                 try:
                     conn.execute(f"INSERT INTO {t}({t}, rank) VALUES ('integrity-check', 1)")
                 except sqlite3.DatabaseError as exc:

@@ -11,7 +11,7 @@ from pathlib import Path
 
 from .errors import StoreError
 
-SCHEMA_VERSION = 3
+SCHEMA_VERSION = 4
 APP_ID = 0x4F43_5353  # "OCSS": marks the file as ours
 BUSY_TIMEOUT_MS = 5000
 
@@ -27,6 +27,13 @@ MIGRATIONS: dict[int, str] = {
     leaf          TEXT,
     messages      BLOB NOT NULL
 );
+""",
+    # v4: no trigram index (CJK terms of any length go to the bigram index, query.py).
+    4: """DROP TRIGGER index_rows_ad_cjk;
+DROP TABLE IF EXISTS index_trigram;
+CREATE TRIGGER index_rows_ad_cjk AFTER DELETE ON index_rows WHEN old.cjk IS NOT NULL BEGIN
+    INSERT INTO index_bigram(index_bigram, rowid, cjk) VALUES ('delete', old.row_id, old.cjk);
+END;
 """,
 }
 

@@ -30,13 +30,7 @@ def _key_filter(keys: Sequence[str] | None) -> tuple[str, list[Any]]:
 def _occurrences(
     conn: sqlite3.Connection, plan: query.Plan, keys: Sequence[str] | None, fp: str
 ) -> int:
-    table, expr = (
-        ("index_fts", plan.primary)
-        if plan.primary
-        else ("index_trigram", plan.trigram)
-        if plan.trigram
-        else ("index_bigram", plan.bigram)
-    )
+    table, expr = ("index_fts", plan.primary) if plan.primary else ("index_bigram", plan.bigram)
     extra, params = _key_filter(keys)
     sql = (
         f"SELECT count(*) FROM {table} JOIN index_rows r ON r.row_id = {table}.rowid"
@@ -80,7 +74,7 @@ def explain(
         pending = [p for p in pending if p in visible]
     out: dict[str, Any] = {
         "terms": [{"text": t.text, "route": t.route} for t in plan.terms],
-        "expressions": {"primary": plan.primary, "trigram": plan.trigram, "bigram": plan.bigram},
+        "expressions": {"primary": plan.primary, "bigram": plan.bigram},
         "pendingSessions": len(pending),
     }
     if matched:

@@ -126,11 +126,6 @@ def insert_rows(conn: sqlite3.Connection, rows: Sequence[IndexRow]) -> None:
     )
     if any(r[6] is not None for r in rows):
         conn.execute(
-            "INSERT INTO index_trigram(rowid, text) SELECT row_id, text FROM index_rows"
-            " WHERE row_id > ? AND cjk IS NOT NULL",
-            (last,),
-        )
-        conn.execute(
             "INSERT INTO index_bigram(rowid, cjk) SELECT row_id, cjk FROM index_rows"
             " WHERE row_id > ? AND cjk IS NOT NULL",
             (last,),

@@ -2,8 +2,9 @@
 
 Every whitespace term becomes a quoted FTS5 phrase, so operators and punctuation are literal
 text (upstream's rule). Runs of CJK-like script (Han, kana, Hangul, Thai, Lao, Khmer, Myanmar:
-scripts written without spaces, which unicode61 keeps as one token) are routed apart:
-3+ characters to the trigram index, 1–2 characters to the bigram index.
+scripts written without spaces, which unicode61 keeps as one token) are routed to the bigram
+index: a run of 2+ characters is the phrase of its overlapping bigrams (exact substring match
+within a run), one character is a prefix of the bigrams it starts (or the run's last one).
 """
 
 from __future__ import annotations
@@ -62,7 +63,7 @@ def phrase(term: str) -> str:
 
 class Term(NamedTuple):
     text: str
-    route: str  # "primary" | "trigram" | "bigram" | "ignored"
+    route: str  # "primary" | "bigram" | "ignored"
 
 
 class Plan(NamedTuple):
@@ -71,13 +72,12 @@ class Plan(NamedTuple):
     query: str
     terms: tuple[Term, ...]
     primary: str | None = None
-    trigram: str | None = None
     bigram: str | None = None
     cjk_terms: tuple[str, ...] = ()
 
     @property
     def empty(self) -> bool:
-        return self.primary is None and self.trigram is None and self.bigram is None
+        return self.primary is None and self.bigram is None
 
 
 _CONTROL = recache.compile(r"[\x00-\x08\x0b\x0c\x0e-\x1f\x7f]")
@@ -103,7 +103,7 @@ def _split(term: str) -> list[Term]:
         if m.start() > pos:
             out.append(_latin(term[pos : m.start()]))
         run = unicodedata.normalize("NFC", m.group())
-        out.append(Term(run, "trigram" if len(run) >= 3 else "bigram"))
+        out.append(Term(run, "bigram"))
         pos = m.end()
     if pos < len(term):
         out.append(_latin(term[pos:]))
@@ -122,16 +122,19 @@ def build(query: str, *, prefix: bool = False) -> Plan:
     primary = [phrase(t.text) for t in terms if t.route == "primary"]
     if prefix and primary and terms and terms[-1].route == "primary":
         primary[-1] += "*"
-    trigram = [phrase(t.text) for t in terms if t.route == "trigram"]
-    bigram = []
-    for t in terms:
-        if t.route == "bigram":
-            bigram.append(phrase(t.text) + ("*" if len(t.text) == 1 else ""))
+    bigram = [bigram_phrase(t.text) for t in terms if t.route == "bigram"]
     return Plan(
         query=q,
         terms=tuple(terms),
         primary=" AND ".join(primary) or None,
-        trigram=" AND ".join(trigram) or None,
         bigram=" AND ".join(bigram) or None,
-        cjk_terms=tuple(t.text for t in terms if t.route in ("trigram", "bigram")),
+        cjk_terms=tuple(t.text for t in terms if t.route == "bigram"),
     )
+
+
+def bigram_phrase(run: str) -> str:
+    """A CJK run as an expression over the bigram column: its bigrams as one phrase (they are
+    adjacent tokens exactly where the run occurs), a lone character as a prefix."""
+    if len(run) == 1:
+        return phrase(run) + "*"
+    return phrase(" ".join(map(_add, run, run[1:])))

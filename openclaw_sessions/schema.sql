@@ -125,14 +125,12 @@ CREATE VIRTUAL TABLE index_fts USING fts5(
     text, content='index_rows', content_rowid='row_id',
     tokenize='unicode61 remove_diacritics 2'
 );
--- The CJK indexes cover only rows with CJK text; their content views say so, which keeps
+-- The CJK index covers only rows with CJK text; its content view says so, which keeps
 -- FTS5's integrity-check and 'rebuild' consistent with what the triggers index.
 CREATE VIEW index_rows_cjk AS SELECT row_id, text, cjk FROM index_rows WHERE cjk IS NOT NULL;
--- CJK substring index for runs of 3+ characters.
-CREATE VIRTUAL TABLE index_trigram USING fts5(
-    text, content='index_rows_cjk', content_rowid='row_id', tokenize='trigram'
-);
--- CJK bigram index: 1-2 character CJK terms (see query.py).
+-- CJK bigram index: substrings of any length of CJK-like runs (see query.py). Schema v4
+-- dropped the trigram index that served 3+ characters: a phrase of bigrams finds exactly the
+-- same rows, and the trigram index was bigger than the primary one.
 CREATE VIRTUAL TABLE index_bigram USING fts5(
     cjk, content='index_rows_cjk', content_rowid='row_id',
     tokenize="unicode61 remove_diacritics 0 categories 'L* N* Co M*'"
@@ -146,6 +144,5 @@ CREATE TRIGGER index_rows_ad AFTER DELETE ON index_rows BEGIN
     INSERT INTO index_fts(index_fts, rowid, text) VALUES ('delete', old.row_id, old.text);
 END;
 CREATE TRIGGER index_rows_ad_cjk AFTER DELETE ON index_rows WHEN old.cjk IS NOT NULL BEGIN
-    INSERT INTO index_trigram(index_trigram, rowid, text) VALUES ('delete', old.row_id, old.text);
     INSERT INTO index_bigram(index_bigram, rowid, cjk) VALUES ('delete', old.row_id, old.cjk);
 END;

@@ -39,8 +39,6 @@ def _base(plan: query.Plan) -> tuple[str, str]:
     """(FTS table driving the query, its MATCH expression)."""
     if plan.primary is not None:
         return "index_fts", plan.primary
-    if plan.trigram is not None:
-        return "index_trigram", plan.trigram
     assert plan.bigram is not None
     return "index_bigram", plan.bigram
 
@@ -73,10 +71,9 @@ def _filters(f: Filters, fp: str) -> tuple[list[str], list[Any]]:
 def _also(plan: query.Plan, table: str, col: str) -> tuple[str, list[Any]]:
     """The other indexes' terms, as rowid filters on the driving table."""
     sql, params = "", []
-    for other, oexpr in (("index_trigram", plan.trigram), ("index_bigram", plan.bigram)):
-        if oexpr is not None and other != table:
-            sql += f" AND {col} IN (SELECT rowid FROM {other} WHERE {other} MATCH ?)"
-            params.append(oexpr)
+    if plan.bigram is not None and table != "index_bigram":
+        sql += f" AND {col} IN (SELECT rowid FROM index_bigram WHERE index_bigram MATCH ?)"
+        params.append(plan.bigram)
     return sql, params
 
 

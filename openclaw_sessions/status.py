@@ -14,7 +14,6 @@ from .stale import STALE_FROM, STALE_WHERE
 _TOKENIZER = "unicode61 remove_diacritics 2"
 _INDEX_TABLES = {
     "primary": ("index_fts", "unicode61 remove_diacritics 2"),
-    "trigram": ("index_trigram", "trigram"),
     "bigram": ("index_bigram", "unicode61 (CJK bigrams)"),
 }
 

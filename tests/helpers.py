@@ -40,7 +40,7 @@ def integrity(state: Path, agent: str = "main") -> None:
     conn = sqlite3.connect(db_file(state, agent))
     try:
         assert conn.execute("PRAGMA integrity_check").fetchone()[0] == "ok"
-        for t in ("index_fts", "index_trigram", "index_bigram"):
+        for t in ("index_fts", "index_bigram"):
             conn.execute(f"INSERT INTO {t}({t}, rank) VALUES ('integrity-check', 1)")
     finally:
         conn.close()

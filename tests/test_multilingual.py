@@ -90,7 +90,7 @@ def test_explain_says_why(tmp_path: Path) -> None:
     assert r.exit_code == 1
     ex = json_out(r)["explain"]["agents"]["main"]
     routes = {t["text"]: t["route"] for t in ex["terms"]}
-    assert routes == {"放弃的分支": "trigram", "zzzznothing": "primary"}
+    assert routes == {"放弃的分支": "bigram", "zzzznothing": "primary"}
     why = {w["term"]: w for w in ex["why"]}
     assert why["放弃的分支"]["indexedMatches"] == 0
     assert why["放弃的分支"]["abandonedOrUnindexedMatches"] == 1

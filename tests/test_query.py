@@ -32,15 +32,48 @@ def test_validation() -> None:
 def test_cjk_routing() -> None:
     p = query.build("deploy 量子猫 猫 量子")
     assert p.primary == '"deploy"'
-    assert p.trigram == '"量子猫"'
-    assert p.bigram == '"猫"* AND "量子"'
+    assert p.bigram == '"量子 子猫" AND "猫"* AND "量子"'
     mixed = query.build("deploy量子猫")
-    assert mixed.primary == '"deploy"' and mixed.trigram == '"量子猫"'
+    assert mixed.primary == '"deploy"' and mixed.bigram == '"量子 子猫"'
 
 
 def test_hangul_and_thai_route_like_cjk() -> None:
-    assert query.build("텔레메트리").trigram == '"텔레메트리"'
-    assert query.build("สวัสดี").trigram is not None
+    assert query.build("텔레메트리").bigram == '"텔레 레메 메트 트리"'
+    assert query.build("สวัสดี").bigram is not None
+
+
+def test_a_bigram_phrase_finds_exactly_the_substrings_within_runs() -> None:
+    """What the dropped trigram index found, the bigram phrase finds: no more, no less."""
+    docs = [
+        "数据库连接超时",
+        "数据 库",
+        "库数据",
+        "连接数据库",
+        "数据库",
+        "データベース接続",
+        "数据",
+    ]
+    conn = sqlite3.connect(":memory:")
+    conn.execute(
+        'CREATE VIRTUAL TABLE b USING fts5(cjk, tokenize="unicode61 remove_diacritics 0'
+        " categories 'L* N* Co M*'\")"
+    )
+    for i, d in enumerate(docs):
+        conn.execute("INSERT INTO b(rowid, cjk) VALUES (?, ?)", (i, query.cjk_bigram_text(d)))
+    for term in (
+        "数据库",
+        "据库",
+        "数据",
+        "库",
+        "数据库连接",
+        "ベース",
+        "データベース接続",
+        "库数",
+    ):
+        got = {r[0] for r in conn.execute("SELECT rowid FROM b WHERE b MATCH ?",
+                                          (query.build(term).bigram,))}  # fmt: skip
+        want = {i for i, d in enumerate(docs) if any(term in run for run in d.split())}
+        assert got == want, term
 
 
 def test_bigram_text() -> None:
@@ -59,12 +92,15 @@ def test_punctuation_only_terms_are_ignored() -> None:
 def test_no_query_raises_an_fts_error(q: str) -> None:
     conn = sqlite3.connect(":memory:")
     conn.execute("CREATE VIRTUAL TABLE f USING fts5(t, tokenize='unicode61 remove_diacritics 2')")
-    conn.execute("CREATE VIRTUAL TABLE g USING fts5(t, tokenize='trigram')")
+    conn.execute(
+        'CREATE VIRTUAL TABLE g USING fts5(t, tokenize="unicode61 remove_diacritics 0'
+        " categories 'L* N* Co M*'\")"
+    )
     conn.execute("INSERT INTO f VALUES ('hello world')")
     try:
         p = query.build(q, prefix=True)
     except UsageError:
         return
-    for table, expr in (("f", p.primary), ("g", p.trigram), ("f", p.bigram)):
+    for table, expr in (("f", p.primary), ("g", p.bigram)):
         if expr is not None:
             conn.execute(f"SELECT * FROM {table} WHERE {table} MATCH ?", (expr,)).fetchall()

@@ -234,15 +234,18 @@ def test_missing_database_exit_3() -> None:
 
 
 def test_older_schema_is_migrated_with_a_backup(tmp_path: Path) -> None:
-    """A real v1 store (per-row insert triggers, no stored branches) becomes current in place,
-    atomically, with a backup, and ends up with exactly the schema of a fresh store; the next
-    reindex stores the active branch of every transcript it had."""
+    """A real v1 store (per-row insert triggers, a trigram index, no stored branches) becomes
+    current in place, atomically, with a backup, and ends up with exactly the schema of a fresh
+    store; the next reindex stores the active branch of every transcript it had."""
     small(tmp_path / "src")
     state = tmp_path / "state"
     run_cli("import", str(tmp_path / "src"), "--reindex")
     v1 = (Path(__file__).parent / "fixtures" / "schema_v1.sql").read_text()
     c = sqlite3.connect(db_file(state))
-    for name in ("index_rows_ai", "index_rows_ai_cjk"):
+    start = v1.index("CREATE VIRTUAL TABLE index_trigram")
+    c.execute(v1[start : v1.index(");", start) + 2])
+    c.execute("DROP TRIGGER index_rows_ad_cjk")
+    for name in ("index_rows_ai", "index_rows_ai_cjk", "index_rows_ad_cjk"):
         start = v1.index(f"CREATE TRIGGER {name} ")
         c.execute(v1[start : v1.index("END;", start) + 4])
     c.execute("DROP TABLE branches")
@@ -250,7 +253,7 @@ def test_older_schema_is_migrated_with_a_backup(tmp_path: Path) -> None:
     c.commit()
     c.close()
     assert run_cli("status", "--json").exit_code == 0
-    assert query(state, "PRAGMA user_version")[0][0] == SCHEMA_VERSION == 3
+    assert query(state, "PRAGMA user_version")[0][0] == SCHEMA_VERSION == 4
     assert query(state, "SELECT count(*) FROM branches") == [(0,)]
     assert run_cli("reindex", "--quiet").exit_code == 0
     assert query(state, "SELECT count(*) FROM branches") == query(

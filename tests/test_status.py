@@ -26,7 +26,8 @@ def test_pending_then_healthy() -> None:
     assert (
         st["indexedMessages"] == 14 and st["events"] == 21 and st["schemaVersion"] == SCHEMA_VERSION
     )
-    assert st["indexes"]["trigram"]["rows"] == 2 and st["indexes"]["primary"]["rows"] == 14
+    assert st["indexes"]["bigram"]["rows"] == 2 and st["indexes"]["primary"]["rows"] == 14
+    assert set(st["indexes"]) == {"primary", "bigram"}
     assert st["redactionCurrent"] is True and len(st["redactionFingerprint"]) >= 8
 
 
