@@ -140,6 +140,35 @@ def in_process(state: Path, redactor: Any) -> dict[str, Any]:
     return {"seconds": time.perf_counter() - t0, "rows": rows}
 
 
+def migrate(state: Path) -> None:
+    """Bring a kept store made by an older version to the current schema before timing."""
+    from openclaw_sessions import db
+
+    for f in bl.db_files(state):
+        db.connect(f).close()
+
+
+def plan_only(state: Path) -> dict[str, Any]:
+    """In-process: what reconcile computes before it writes (read the events, walk the tree,
+    parse each message's JSON, extract, redact, CJK bigrams) for every transcript."""
+    from openclaw_sessions import db
+    from openclaw_sessions.reconcile import plan
+    from openclaw_sessions.redact import build_redactor
+
+    red = build_redactor(())
+    rows = 0
+    t0 = time.perf_counter()
+    for f in bl.db_files(state):
+        conn = db.connect(f)
+        try:
+            for (tid,) in conn.execute("SELECT transcript_id FROM transcripts").fetchall():
+                p = plan(conn, tid, red)
+                rows += len(p.rows) if p else 0
+        finally:
+            conn.close()
+    return {"seconds": time.perf_counter() - t0, "rows": rows}
+
+
 def redaction(snap: Path, texts: list[tuple[str]], repeat: int, out: bl.Out) -> dict[str, Any]:
     """Each run starts from a copy of the same imported, never indexed store."""
     from openclaw_sessions.redact import build_redactor
@@ -184,6 +213,7 @@ def main(argv: list[str] | None = None) -> int:
 
     c = bl.corpus(args.keep, args.messages, seed=args.seed, agents=args.agents, out=out)
     state, import_s = bl.imported_store(c, out)
+    migrate(state)
     snap = bl.scratch("ocs-snap-")
     shutil.copytree(state, snap, dirs_exist_ok=True)
     res["messages"] = c.messages
@@ -200,6 +230,8 @@ def main(argv: list[str] | None = None) -> int:
     out.log("baselines ...")
     base = baseline(texts, None)
     base2 = baseline(texts, cjk)
+    out.log("planning only (in-process) ...")
+    planned = plan_only(snap)
     expected = c.manifest["indexable"]["total"]
     res.update(
         indexedRows=rows,
@@ -209,6 +241,7 @@ def main(argv: list[str] | None = None) -> int:
         noopReindexSeconds=noop.wall,
         baseline={**base, "rowsPerSec": rows / base["seconds"]},
         baselineX2={**base2, "rowsPerSec": rows / base2["seconds"]},
+        planOnly={**planned, "ratio": planned["seconds"] / base["seconds"]},
         ratioInitial=a.wall / base["seconds"],
         ratioRebuild=b.wall / base["seconds"],
         sizes20=sz20,
@@ -271,6 +304,15 @@ def main(argv: list[str] | None = None) -> int:
                     bl.fmt_ratio(base2["seconds"] / base["seconds"]),
                     None,
                 ),
+                (
+                    "info: planning only, no writes",
+                    planned["seconds"],
+                    planned["rows"] / planned["seconds"],
+                    c.messages / planned["seconds"],
+                    None,
+                    bl.fmt_ratio(planned["seconds"] / base["seconds"]),
+                    None,
+                ),
             ],
             title=f"reindex: {c.messages:,} messages (cjk {c.manifest['params']['cjkRatio']:g}), "
             f"{rows:,} index rows (manifest indexable: {expected:,}), {len(cjk):,} CJK rows",
@@ -315,6 +357,12 @@ def main(argv: list[str] | None = None) -> int:
             )
         )
 
+    # The texts (hundreds of MB at 1M) must go before the next child is spawned: a forked
+    # child's peak RSS starts from the parent's size.
+    del texts, cjk
+    import gc
+
+    gc.collect()
     if not args.skip_cjk:
         c0 = bl.corpus(
             args.keep, args.messages, cjk_ratio=0.0, seed=args.seed, agents=args.agents, out=out
