@@ -13,6 +13,8 @@ from pathlib import Path
 from conftest import REPO, Session, json_out, run_cli, write_store
 from helpers import db_file, events_dump, integrity, query
 
+from openclaw_sessions.db import PAGE_SIZE
+
 
 def _sessions(root: Path, agent: str = "main") -> Path:
     return root / "agents" / agent / "sessions"
@@ -52,6 +54,7 @@ def test_import_stores_every_line_and_is_idempotent(tmp_path: Path, state: Path)
     assert events_dump(state) == dump
     keys = query(state, "SELECT session_key, spawned_by FROM sessions ORDER BY 1")
     assert keys == [("agent:main:main", None), ("agent:main:subagent:x", "agent:main:main")]
+    assert query(state, "PRAGMA page_size") == [(PAGE_SIZE,)] and PAGE_SIZE == 16384
 
 
 def test_dry_run_writes_nothing(tmp_path: Path, state: Path) -> None:
