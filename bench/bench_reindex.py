@@ -357,8 +357,9 @@ def main(argv: list[str] | None = None) -> int:
             )
         )
 
-    # The texts (hundreds of MB at 1M) must go before the next child is spawned: a forked
-    # child's peak RSS starts from the parent's size.
+    # Linux carries a forked child's peak RSS over from this process (kept across exec): the
+    # 0% CJK import below reports this process's size at least. bench_import measures import
+    # RSS from a small parent. Drop the texts (hundreds of MB at 1M) first all the same.
     del texts, cjk
     import gc
 
