@@ -14,11 +14,22 @@ their argv; everything else through the Typer app (cli.py).
 from __future__ import annotations
 
 import gc
+from typing import NoReturn
 
 
 def _collect_from_here() -> None:
     gc.freeze()
     gc.enable()
+
+
+def _reader_gone() -> NoReturn:
+    """stdout's reader went away (`| head`): exit 1 quietly, as Click does, instead of a
+    traceback; stdout now points at /dev/null so the final flush cannot fail again."""
+    import os
+    import sys
+
+    os.dup2(os.open(os.devnull, os.O_WRONLY), sys.stdout.fileno())
+    raise SystemExit(1)
 
 
 def main() -> None:
@@ -28,7 +39,10 @@ def main() -> None:
     try:
         from .fastpath import run
 
-        code = run(sys.argv[1:], ready=_collect_from_here)
+        try:
+            code = run(sys.argv[1:], ready=_collect_from_here)
+        except BrokenPipeError:
+            _reader_gone()
         if code is not None:
             raise SystemExit(code)
         from .cli import main as cli_main

@@ -218,3 +218,17 @@ def test_installed_script_takes_the_fast_path_and_matches(store: Path) -> None:
     )
     proc = subprocess.run([sys.executable, "-c", probe], capture_output=True, text=True, env=env)
     assert proc.stderr.strip().endswith("False"), proc.stderr
+
+
+@pytest.mark.parametrize("fmt", ["--json", "--jsonl"])
+def test_a_reader_that_goes_away_is_exit_1_without_a_traceback(store: Path, fmt: str) -> None:
+    """`search … | head`: like the Typer path (Click), exit 1 quietly."""
+    script = Path(sys.executable).parent / "openclaw-sessions"
+    env = {**os.environ, "OPENCLAW_STATE_DIR": str(store)}
+    for argv in (["search", "deploy", fmt], ["search", "deploy", fmt, "-n", "5", "--limit", "5"]):
+        proc = subprocess.Popen([script, *argv], stdout=subprocess.PIPE, stderr=subprocess.PIPE,
+                                env=env)  # fmt: skip
+        assert proc.stdout is not None and proc.stderr is not None
+        proc.stdout.close()  # gone before the child writes a byte
+        err = proc.stderr.read().decode()
+        assert proc.wait(timeout=60) == 1 and "Traceback" not in err and "Error" not in err, err
