@@ -17,8 +17,18 @@ T = TypeVar("T")
 
 
 def echo_json(obj: Any) -> None:
-    sys.stdout.write(json.dumps(obj, ensure_ascii=False) + "\n")
-    sys.stdout.flush()
+    """JSON is UTF-8 whatever the locale says (LANG=C, PYTHONIOENCODING=ascii): a CJK snippet
+    must reach jq, not raise UnicodeEncodeError."""
+    text = json.dumps(obj, ensure_ascii=False) + "\n"
+    out = sys.stdout
+    buf = getattr(out, "buffer", None)
+    if buf is None:  # a plain text stream (embedding, some test runners)
+        out.write(text)
+        out.flush()
+        return
+    out.flush()  # keep order with anything already written as text
+    buf.write(text.encode("utf-8"))
+    buf.flush()
 
 
 def error(message: str, hint: str | None) -> None:

@@ -5,6 +5,7 @@ from __future__ import annotations
 
 import contextlib
 import io
+import json
 import os
 import signal
 import subprocess
@@ -13,7 +14,7 @@ from pathlib import Path
 from typing import Any
 
 import pytest
-from conftest import run_cli
+from conftest import Session, run_cli, write_store
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
@@ -232,3 +233,27 @@ def test_a_reader_that_goes_away_is_exit_1_without_a_traceback(store: Path, fmt:
         proc.stdout.close()  # gone before the child writes a byte
         err = proc.stderr.read().decode()
         assert proc.wait(timeout=60) == 1 and "Traceback" not in err and "Error" not in err, err
+
+
+@pytest.mark.parametrize("encoding", ["ascii", "latin-1"])
+def test_json_is_utf8_whatever_the_locale_says(tmp_path: Path, encoding: str) -> None:
+    """PYTHONIOENCODING=ascii (or a C locale) must not turn a CJK hit into a traceback."""
+    src = tmp_path / "src" / "agents" / "main" / "sessions"
+    s = Session("cjk-1")
+    s.user("数据库连接超时 café")
+    s.write(src / "cjk-1.jsonl")
+    write_store(src, {"agent:main:main": {"sessionId": "cjk-1"}})
+    state = tmp_path / "st"
+    assert (
+        run_cli("import", str(tmp_path / "src"), "--reindex", "--state-dir", str(state)).exit_code
+        == 0
+    )
+    script = Path(sys.executable).parent / "openclaw-sessions"
+    env = {**os.environ, "OPENCLAW_STATE_DIR": str(state), "PYTHONIOENCODING": encoding}
+    fast_argv = ["search", "数据库", "--json"]
+    typer_argv = ["search", "数据库", "--json", "-n", "1", "--limit", "1"]  # repeated: Typer
+    for argv in (fast_argv, typer_argv, ["history", "main", "--json"], ["status", "--json"]):
+        proc = subprocess.run([script, *argv], capture_output=True, env=env)
+        assert proc.returncode == 0 and b"Traceback" not in proc.stderr, (argv, proc.stderr)
+        out = json.loads(proc.stdout.decode("utf-8"))
+        assert "数据库" in json.dumps(out, ensure_ascii=False) or argv[0] == "status"
