@@ -69,10 +69,6 @@ def _main(
     """Search, read and maintain OpenClaw session transcripts from the shell."""
 
 
-guarded = guard.guarded
-_echo_json = guard.echo_json
-
-
 def _ctx(state_dir: Path | None, agent: str, all_agents: bool = False) -> Any:
     from .service import Context
 
@@ -128,12 +124,12 @@ def import_cmd(
             reindexed = [reindex_agent(ctx.root, a, redactor) for a in report.agents]
         return report, reindexed
 
-    report, reindexed = guarded(as_json, work)
+    report, reindexed = guard.guarded(as_json, work)
     if as_json:
         out = report.to_json()
         if reindexed:
             out["reindex"] = [r.to_json() for r in reindexed]
-        _echo_json(out)
+        guard.echo_json(out)
     elif not quiet or report.problems:
         render.import_report(report, reindexed)
     raise typer.Exit(int(ExitCode.PROBLEMS if report.problems else ExitCode.OK))
@@ -168,9 +164,9 @@ def reindex_cmd(
                 out.append(reindex_agent(ctx.root, a, redactor, full=full, progress=bar))
         return out
 
-    reports = guarded(as_json, work)
+    reports = guard.guarded(as_json, work)
     if as_json:
-        _echo_json({"agents": [r.to_json() for r in reports]})
+        guard.echo_json({"agents": [r.to_json() for r in reports]})
     elif not quiet:
         render.reindex_reports(reports)
 
@@ -358,9 +354,9 @@ def status_cmd(
         redactor = ctx.redactor()
         return [agent_status(ctx.root, a, redactor) for a in ctx.agents()]
 
-    stats = guarded(as_json, work)
+    stats = guard.guarded(as_json, work)
     if as_json:
-        _echo_json(stats if all_agents else stats[0])
+        guard.echo_json(stats if all_agents else stats[0])
     else:
         render.status_table(stats, utc=utc)
     raise typer.Exit(max(s["exitCode"] for s in stats))
@@ -385,9 +381,9 @@ def delete_cmd(
 
     ctx = _ctx(state_dir, agent)
     if not yes:
-        key = guarded(as_json, lambda: preview_delete(ctx, target))
+        key = guard.guarded(as_json, lambda: preview_delete(ctx, target))
         if not sys.stdin.isatty():
-            guarded(
+            guard.guarded(
                 as_json,
                 _raise(
                     UsageError(
@@ -398,9 +394,9 @@ def delete_cmd(
             )
         if not typer.confirm(f"Delete {key} and all its transcripts?"):
             raise typer.Exit(int(ExitCode.NOTHING))
-    out = guarded(as_json, lambda: delete_session(ctx, target))
+    out = guard.guarded(as_json, lambda: delete_session(ctx, target))
     if as_json:
-        _echo_json(out)
+        guard.echo_json(out)
     else:
         from . import render
 

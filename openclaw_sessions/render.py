@@ -34,13 +34,6 @@ def _console(stderr: bool) -> Console:
     )
 
 
-def error(message: str, hint: str | None) -> None:
-    line = f"error: {message}"
-    if hint:
-        line += f" (hint: {hint})"
-    print(line, file=sys.stderr)
-
-
 def info(message: str) -> None:
     print(message, file=sys.stderr)
 
