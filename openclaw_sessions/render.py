@@ -145,19 +145,24 @@ def search_table(result: SearchResult, *, utc: bool = False) -> None:
 
 
 def search_footer(result: SearchResult) -> None:
-    err = _console(True)
+    """The notes under results, on stderr as plain lines: no Rich here, so `--jsonl` starts as
+    fast as `--json`, and a long `explain:` JSON line is never wrapped."""
+
+    def note(line: str) -> None:
+        print(line, file=sys.stderr)
+
     if result.indexing:
         from .models import INDEXING_WARNING
 
-        err.print(f"warning: {INDEXING_WARNING}", markup=False)
+        note(f"warning: {INDEXING_WARNING}")
     if result.truncated:
-        err.print("more results exist: raise --limit or narrow the query", markup=False)
+        note("more results exist: raise --limit or narrow the query")
     if not result.hits:
-        err.print("no matches", markup=False)
+        note("no matches")
     if result.explain is not None:
         import json
 
-        err.print(f"explain: {json.dumps(result.explain, ensure_ascii=False)}", markup=False)
+        note(f"explain: {json.dumps(result.explain, ensure_ascii=False)}")
 
 
 def status_table(stats: Sequence[dict[str, Any]], *, utc: bool = False) -> None:

@@ -211,14 +211,17 @@ def test_installed_script_takes_the_fast_path_and_matches(store: Path) -> None:
             [*argv, "--state-dir", str(store)]
         )
     # the fast path never imports Typer: prove it from the outside
-    probe = (
-        "import sys; sys.argv = ['openclaw-sessions', 'search', 'deploy', '--json']\n"
-        "from openclaw_sessions import entry\n"
-        "try:\n    entry.main()\nexcept SystemExit:\n    pass\n"
-        "print('typer' in sys.modules, file=sys.stderr)"
-    )
-    proc = subprocess.run([sys.executable, "-c", probe], capture_output=True, text=True, env=env)
-    assert proc.stderr.strip().endswith("False"), proc.stderr
+    for argv in (["search", "deploy", "--json"], ["search", "zz-none", "--jsonl", "--explain"],
+                 ["history", "main", "--json"]):  # fmt: skip
+        probe = (
+            f"import sys; sys.argv = ['openclaw-sessions', *{argv!r}]\n"
+            "from openclaw_sessions import entry\n"
+            "try:\n    entry.main()\nexcept SystemExit:\n    pass\n"
+            "print(sorted({'typer', 'rich', 'click'} & set(sys.modules)), file=sys.stderr)"
+        )
+        proc = subprocess.run([sys.executable, "-c", probe], capture_output=True, text=True,
+                              env=env)  # fmt: skip
+        assert proc.stderr.strip().endswith("[]"), (argv, proc.stderr)
 
 
 @pytest.mark.parametrize("fmt", ["--json", "--jsonl"])
