@@ -1,8 +1,10 @@
 """One stored transcript's active branch, and a window of its messages ready to show.
 
-The walk applies ``TreeState.feed``'s rules to plain row tuples (building 10,000 Entry objects
-costs more than the walk itself) and reuses its path walk; only the window's raw lines are
-parsed, then sanitised (sanitize.py) with ``id`` and ``timestamp`` added.
+The branch comes from its stored copy when that is current (branchstore.py), else from a walk
+that applies ``TreeState.feed``'s rules to plain row tuples (building 10,000 Entry objects
+costs more than the walk itself) and reuses its path walk. Messages are kept as columns; only
+the window's raw lines are parsed, then sanitised (sanitize.py) with ``id`` and ``timestamp``
+added.
 """
 
 from __future__ import annotations
