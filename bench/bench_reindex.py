@@ -25,6 +25,7 @@ from __future__ import annotations
 
 import argparse
 import json
+import os
 import shutil
 import sqlite3
 import sys
@@ -175,6 +176,9 @@ def redaction(snap: Path, texts: list[tuple[str]], repeat: int, out: bl.Out) -> 
 
     real = build_redactor(())
     noop = bl.noop_redactor()
+    # Like with like: the no-op redactor cannot be rebuilt in a planning process, so both
+    # variants plan in this one.
+    os.environ["OPENCLAW_SESSIONS_PLAN_WORKER"] = "0"
     runs: dict[str, list[dict[str, Any]]] = {"noop": [], "real": []}
     for i in range(repeat):
         for name, red in (("noop", noop), ("real", real)):

@@ -14,6 +14,7 @@ import sqlite3
 import time
 from collections.abc import Callable
 from dataclasses import dataclass
+from pathlib import Path
 
 from . import branch, branchstore, indexer, transcript
 from .branch import Branch
@@ -26,6 +27,8 @@ LEASE_MS = 5 * 60 * 1000
 BATCH_ROWS = 1024
 # Small transcripts are rebuilt together, up to this many events per write transaction.
 GROUP_EVENTS = 4096
+# From this many stale events on, a second process plans while this one writes.
+WORKER_MIN_EVENTS = 50_000
 MAX_RETRIES = 3
 _HOST = os.uname().nodename  # no socket import: start-up time
 
@@ -202,18 +205,16 @@ def rebuild_one(conn: sqlite3.Connection, tid: int, redactor: Redactor, token: s
             if p is None:
                 release(conn, tid, token)
                 return 0
-            _rewrite(conn, p, token)
-            if _publish(conn, p, token, redactor.fingerprint):
-                return len(p.rows)
-        except ClaimLost:
-            return None
+            n = write_one(conn, p, token, redactor.fingerprint)
+            if n is not None:
+                return n
         except BaseException:
             release(conn, tid, token)
             raise
     return None
 
 
-def _release_all(conn: sqlite3.Connection, tids: list[int], token: str) -> None:
+def release_all(conn: sqlite3.Connection, tids: list[int], token: str) -> None:
     with transaction(conn):
         conn.executemany(
             "UPDATE index_state SET claim_token = NULL, claim_expires = NULL, needs_rebuild = 1"
@@ -222,38 +223,57 @@ def _release_all(conn: sqlite3.Connection, tids: list[int], token: str) -> None:
         )
 
 
+def write_one(conn: sqlite3.Connection, p: Planned, token: str, fp: str) -> int | None:
+    """Write one planned transcript in batches and publish it: rows written, or None when the
+    claim was lost or the transcript changed meanwhile (the caller retries)."""
+    try:
+        _rewrite(conn, p, token)
+        return len(p.rows) if _publish(conn, p, token, fp) else None
+    except ClaimLost:
+        return None
+
+
+def write_group(
+    conn: sqlite3.Connection, plans: list[Planned], token: str, fp: str
+) -> dict[int, int | None]:
+    """Write small planned transcripts in one transaction (one FTS5 segment for all) and
+    publish each: rows written, None for those whose claim was lost or that changed."""
+    out: dict[int, int | None] = {p.transcript_id: None for p in plans}
+    with transaction(conn):
+        held = {
+            r[0]
+            for r in conn.execute(
+                "SELECT transcript_id FROM index_state WHERE claim_token = ?", (token,)
+            )
+        }
+        mine = [p for p in plans if p.transcript_id in held]
+        conn.executemany(
+            "DELETE FROM index_rows WHERE transcript_id = ?", [(p.transcript_id,) for p in mine]
+        )
+        indexer.insert_rows(conn, [r for p in mine for r in p.rows])
+        for p in mine:
+            if _publish_locked(conn, p, fp):
+                out[p.transcript_id] = len(p.rows)
+    return out
+
+
 def rebuild_group(
     conn: sqlite3.Connection, tids: list[int], redactor: Redactor, token: str
 ) -> dict[int, int | None]:
     """Rebuild small transcripts together: one claim transaction, one write transaction for
-    all their rows (one FTS5 segment instead of one per transcript). Returns rows written per
-    transcript published; None for one another worker holds or that changed meanwhile (the
-    caller retries those one by one)."""
+    all their rows. Returns rows written per transcript published; None for one another
+    worker holds or that changed meanwhile (the caller retries those one by one)."""
     claimed = claim_many(conn, tids, token)
     out: dict[int, int | None] = dict.fromkeys(tids)
     try:
         plans = [p for t in claimed if (p := plan(conn, t, redactor)) is not None]
-        with transaction(conn):
-            held = {
-                r[0]
-                for r in conn.execute(
-                    "SELECT transcript_id FROM index_state WHERE claim_token = ?", (token,)
-                )
-            }
-            mine = [p for p in plans if p.transcript_id in held]
-            conn.executemany(
-                "DELETE FROM index_rows WHERE transcript_id = ?", [(p.transcript_id,) for p in mine]
-            )
-            indexer.insert_rows(conn, [r for p in mine for r in p.rows])
-            for p in mine:
-                if _publish_locked(conn, p, redactor.fingerprint):
-                    out[p.transcript_id] = len(p.rows)
         gone = [t for t in claimed if t not in {p.transcript_id for p in plans}]
         if gone:
-            _release_all(conn, gone, token)
+            release_all(conn, gone, token)
             out.update(dict.fromkeys(gone, 0))
+        out.update(write_group(conn, plans, token, redactor.fingerprint))
     except BaseException:
-        _release_all(conn, claimed, token)
+        release_all(conn, claimed, token)
         raise
     return out
 
@@ -283,8 +303,9 @@ def sweep(conn: sqlite3.Connection) -> int:
         ).rowcount
 
 
-def _groups(conn: sqlite3.Connection, ids: list[int]) -> list[list[int]]:
-    """Consecutive transcripts of at most GROUP_EVENTS events together; larger ones alone."""
+def _groups(conn: sqlite3.Connection, ids: list[int]) -> tuple[list[list[int]], int]:
+    """Consecutive transcripts of at most GROUP_EVENTS events together, larger ones alone;
+    and the events they hold in all."""
     sizes = dict(conn.execute("SELECT transcript_id, next_seq FROM transcripts").fetchall())
     groups: list[list[int]] = []
     total = GROUP_EVENTS
@@ -295,7 +316,21 @@ def _groups(conn: sqlite3.Connection, ids: list[int]) -> list[list[int]]:
             total = 0
         groups[-1].append(tid)
         total += size
-    return groups
+    return groups, sum(sizes.get(t, 0) for t in ids)
+
+
+def _use_worker(events: int, redactor: Redactor) -> bool:
+    """Plan in a second process (planworker.py)? OPENCLAW_SESSIONS_PLAN_WORKER=0 never, =1
+    always (tests); unset: for WORKER_MIN_EVENTS stale events or more, on more than one CPU.
+    Only a real Redactor can be rebuilt in the other process."""
+    env = os.environ.get("OPENCLAW_SESSIONS_PLAN_WORKER")
+    if not isinstance(redactor, Redactor) or env == "0" or not hasattr(os, "fork"):
+        return False
+    return env == "1" or (events >= WORKER_MIN_EVENTS and (os.cpu_count() or 1) > 1)
+
+
+def _db_path(conn: sqlite3.Connection) -> Path:
+    return Path(next(r[2] for r in conn.execute("PRAGMA database_list") if r[1] == "main"))
 
 
 def reconcile(
@@ -314,25 +349,30 @@ def reconcile(
     else:
         ids = stale_ids(conn, redactor.fingerprint)
     token = _token()
-    done = rows = skipped = finished = 0
-    for group in _groups(conn, ids):
-        if len(group) == 1:
-            results: dict[int, int | None] = {
-                group[0]: rebuild_one(conn, group[0], redactor, token)
-            }
-        else:
-            results = rebuild_group(conn, group, redactor, token)
-            for tid in [t for t, n in results.items() if n is None]:
-                results[tid] = rebuild_one(conn, tid, redactor, token)  # held, or changed
-        for n in results.values():
-            if n is None:
-                skipped += 1
-            else:
-                done += 1
-                rows += n
-        finished += len(group)
+    groups, events = _groups(conn, ids)
+
+    def tick(finished: int) -> None:
         if progress:
             progress(finished, len(ids))
+
+    if _use_worker(events, redactor):
+        from . import planworker
+
+        results = planworker.run(conn, _db_path(conn), groups, redactor, token, tick)
+    else:
+        results, finished = {}, 0
+        for group in groups:
+            if len(group) == 1:
+                results[group[0]] = rebuild_one(conn, group[0], redactor, token)
+            else:
+                results.update(rebuild_group(conn, group, redactor, token))
+            finished += len(group)
+            tick(finished)
+    for tid in [t for t, n in results.items() if n is None]:
+        results[tid] = rebuild_one(conn, tid, redactor, token)  # held elsewhere, or changed
+    done = sum(1 for n in results.values() if n is not None)
+    rows = sum(n for n in results.values() if n is not None)
+    skipped = len(results) - done
     # With foreign keys on, rows cannot outlive their transcript; the full scan for orphans
     # (files edited by hand, foreign keys off) is kept for --full.
     swept = sweep(conn) if full else 0

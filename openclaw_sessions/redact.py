@@ -597,6 +597,7 @@ class Redactor:
     """Compiled user patterns plus the defaults; immutable. Build with ``build_redactor``."""
 
     def __init__(self, user_patterns: Sequence[str] = ()) -> None:
+        self.patterns = tuple(user_patterns)  # as given: another process rebuilds the same
         self._user = tuple(_compile_user(p) for p in user_patterns if p.strip())
         h = _sha256(f"openclaw-sessions redaction v{REDACTION_VERSION}\0".encode())
         for src in _default_sources():

@@ -38,8 +38,8 @@ def big(root: Path, files: int = 30, lines: int = 400) -> None:
         s.write(sdir(root) / f"big-{i:02d}.jsonl")
 
 
-def cli_proc(state: Path, *args: str) -> subprocess.Popen[bytes]:
-    env = {**os.environ, "OPENCLAW_STATE_DIR": str(state)}
+def cli_proc(state: Path, *args: str, **env_extra: str) -> subprocess.Popen[bytes]:
+    env = {**os.environ, "OPENCLAW_STATE_DIR": str(state), **env_extra}
     return subprocess.Popen(
         [sys.executable, "-m", "openclaw_sessions", *args],
         env=env,
@@ -76,19 +76,53 @@ def test_kill_import_at_random_points_then_rerun(tmp_path: Path, seed: int) -> N
     assert events_dump(killed) == events_dump(clean)
 
 
-@pytest.mark.parametrize(("seed", "mode"), [(0, "fg"), (1, "fg"), (2, "bg"), (3, "bg")])
+def processes_with(marker: str) -> list[int]:
+    """Live processes whose environment holds ``marker`` (a planning worker left behind)."""
+    found = []
+    for d in Path("/proc").iterdir():
+        if not d.name.isdigit():
+            continue
+        try:
+            env = (d / "environ").read_bytes()
+            state = (d / "stat").read_text().split(") ", 1)[1][0]
+        except OSError:
+            continue
+        if marker.encode() in env and state != "Z":
+            found.append(int(d.name))
+    return found
+
+
+def no_process_left(marker: str) -> bool:
+    end = time.monotonic() + 10
+    while processes_with(marker) and time.monotonic() < end:
+        time.sleep(0.05)
+    return not processes_with(marker)
+
+
+WORKER = {"OPENCLAW_SESSIONS_PLAN_WORKER": "1"}
+
+
+@pytest.mark.parametrize(
+    ("seed", "mode"), [(0, "fg"), (1, "fg"), (2, "bg"), (3, "bg"), (4, "worker"), (5, "worker")]
+)
 def test_kill_reindex_at_random_points_then_rerun(tmp_path: Path, seed: int, mode: str) -> None:
-    """Foreground `reindex` and the background reconciler a search starts are killed alike."""
+    """Foreground `reindex`, the background reconciler a search starts, and a reindex that
+    plans in a second process are killed alike; that process does not outlive its parent."""
     import random
+    import uuid
 
     big(tmp_path / "src", 20, 300)
     state = tmp_path / "state"
     run_cli("import", str(tmp_path / "src"), "--quiet")
     extra = ["--background"] if mode == "bg" else []
-    p = cli_proc(state, "reindex", "--quiet", *extra)
+    marker = f"OCS_TEST_{uuid.uuid4().hex}"
+    env = {**(WORKER if mode == "worker" else {}), marker: "1"}
+    p = cli_proc(state, "reindex", "--quiet", *extra, **env)
     wait_for(state, "SELECT count(*) FROM index_rows", random.Random(seed).randint(1, 5000), p)
     p.kill()
     p.wait()
+    if mode != "bg":  # the background reconciler is detached on purpose and may finish
+        assert no_process_left(marker)
     integrity(state)
     assert run_cli("reindex", "--quiet").exit_code == 0
     reference = tmp_path / "ref"
@@ -97,16 +131,42 @@ def test_kill_reindex_at_random_points_then_rerun(tmp_path: Path, seed: int, mod
     integrity(state)
 
 
-def test_sigint_during_reindex_exits_130_and_rerun_finishes(tmp_path: Path) -> None:
+def test_planning_in_a_second_process_gives_the_same_index(tmp_path: Path) -> None:
+    """Rewinds, regenerations, tool results, CJK, several agents' worth of small and large
+    transcripts: the same rows, the same stored branches, whichever process plans."""
+    from test_history import branchy
+
+    big(tmp_path / "src", 6, 700)  # large: written alone, in batches
+    for i in range(12):  # small: written in groups
+        s = branchy(8 + i, sid=f"br-{i:02d}")
+        s.user(f"数据库连接 {i} 量子猫")
+        s.write(sdir(tmp_path / "src") / f"br-{i:02d}.jsonl")
+    dumps = []
+    for worker in ("0", "1"):
+        state = tmp_path / f"state-{worker}"
+        assert cli_proc(state, "import", str(tmp_path / "src"), "--quiet").wait() == 0
+        env = {"OPENCLAW_SESSIONS_PLAN_WORKER": worker}
+        assert cli_proc(state, "reindex", "--quiet", **env).wait() == 0
+        dumps.append((index_dump(state), query(state, "SELECT * FROM branches ORDER BY 1")))
+        integrity(state)
+    assert dumps[0] == dumps[1] and len(dumps[0][0]) > 6 * 700
+
+
+@pytest.mark.parametrize("worker", [False, True])
+def test_sigint_during_reindex_exits_130_and_rerun_finishes(tmp_path: Path, worker: bool) -> None:
+    import uuid
+
     big(tmp_path / "src", 20, 300)
     state = tmp_path / "state"
     run_cli("import", str(tmp_path / "src"), "--quiet")
-    p = cli_proc(state, "reindex", "--quiet")
+    marker = f"OCS_TEST_{uuid.uuid4().hex}"
+    p = cli_proc(state, "reindex", "--quiet", **{**(WORKER if worker else {}), marker: "1"})
     wait_for(state, "SELECT count(*) FROM index_rows", 500, p)
     p.send_signal(signal.SIGINT)
     _, err = p.communicate(timeout=60)
     assert p.returncode in (0, 130), err
     assert b"Traceback" not in err
+    assert no_process_left(marker)
     integrity(state)
     assert query(state, "SELECT count(*) FROM index_state WHERE claim_token IS NOT NULL")[0][0] == 0
     assert run_cli("reindex", "--quiet").exit_code == 0
