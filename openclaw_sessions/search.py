@@ -13,7 +13,7 @@ import sqlite3
 from collections.abc import Sequence
 from typing import Any, NamedTuple
 
-from . import query, recache
+from . import query, rankfork, recache
 from .db import transaction
 from .models import Hit
 from .redact import Redactor, safe_cut
@@ -104,20 +104,69 @@ def _recent(
     return [tuple(r) for r in conn.execute(sql, [expr, *aparams, *params, limit + 1])]
 
 
+def _rank_sql(table: str, also: str, bound: str = "") -> str:
+    return (
+        f"SELECT rowid, rank FROM {table} WHERE {table} MATCH ?{also}{bound} ORDER BY rank LIMIT ?"
+    )
+
+
+def first_k(limit: int) -> int:
+    """Candidates ranked on the first try: enough for most filters to leave limit+1."""
+    return max(_CANDIDATES, 8 * (limit + 1))
+
+
+def _ranked(
+    conn: sqlite3.Connection,
+    table: str,
+    also: str,
+    params: list[Any],
+    k: int,
+    upper: rankfork.Upper | None,
+) -> tuple[list[tuple[int, float]], bool]:
+    """The best k (rowid, rank), best first, and whether they are all the matches. With
+    ``upper`` (a child ranking the rowids above its ``mid``) this process ranks the others
+    meanwhile; bm25 scores do not depend on which rows are ranked together."""
+    if upper is None:
+        cands = [(c[0], c[1]) for c in conn.execute(_rank_sql(table, also), [*params, k])]
+        return cands, len(cands) < k
+    lower = [
+        (c[0], c[1])
+        for c in conn.execute(_rank_sql(table, also, " AND rowid <= ?"), [*params, upper.mid, k])
+    ]
+    above = upper.result()
+    if above is None:  # the child failed: rank its half here
+        sql = _rank_sql(table, also, " AND rowid > ?")
+        above = [(c[0], c[1]) for c in conn.execute(sql, [*params, upper.mid, k])]
+    both = sorted(lower + above, key=lambda c: c[1])
+    # All the matches only when each half ran out and the merge dropped none of them.
+    return both[:k], len(lower) < k and len(above) < k and len(both) <= k
+
+
+def _fork_upper(conn: sqlite3.Connection, plan: query.Plan, limit: int) -> rankfork.Upper | None:
+    """A child ranking the upper half of the matches, when there are many (rankfork.py)."""
+    table, expr = _base(plan)
+    also, aparams = _also(plan, table, "rowid")
+    sql = _rank_sql(table, also, " AND rowid > ?")
+    return rankfork.start(conn, table, expr, sql, [expr, *aparams], first_k(limit))
+
+
 def _relevant(
-    conn: sqlite3.Connection, plan: query.Plan, f: Filters, fp: str, limit: int
+    conn: sqlite3.Connection,
+    plan: query.Plan,
+    f: Filters,
+    fp: str,
+    limit: int,
+    upper: rankfork.Upper | None = None,
 ) -> list[tuple[Any, ...]]:
     """Best first, without joining every match: FTS5 ranks all matches itself (its fast path),
     the best k candidates are joined and filtered, and k grows until the answer is exact."""
     table, expr = _base(plan)
     where, params = _filters(f, fp)
     also, aparams = _also(plan, table, "rowid")
-    k = max(_CANDIDATES, 8 * (limit + 1))
+    k = first_k(limit)
     while True:
-        cands = conn.execute(
-            f"SELECT rowid, rank FROM {table} WHERE {table} MATCH ?{also} ORDER BY rank LIMIT ?",
-            [expr, *aparams, k],
-        ).fetchall()
+        cands, exhausted = _ranked(conn, table, also, [expr, *aparams], k, upper)
+        upper = None  # the child ranked the first k only
         ranks = {c[0]: c[1] for c in cands}
         rows = conn.execute(
             "SELECT r.row_id, t.session_key, t.session_id, r.message_id, r.role, r.ts, r.text"
@@ -129,7 +178,7 @@ def _relevant(
         top = rows[: limit + 1]
         # Exact when nothing outside the k candidates can rank before the last row kept: the
         # matches are exhausted, or the last kept row ranks strictly better than candidate k.
-        if len(cands) < k or (len(top) == limit + 1 and ranks[top[-1][0]] < cands[-1][1]):
+        if exhausted or (len(top) == limit + 1 and ranks[top[-1][0]] < cands[-1][1]):
             break
         k *= 8
     out = []
@@ -160,11 +209,21 @@ def run(
     """(hits, truncated). Fetches limit+1 rows to know whether more exist."""
     if plan.empty:
         return [], False
-    fetch = _recent if order == "recent" else _relevant
-    # One read transaction: the several statements of a search see one snapshot, even while a
-    # reconciler rewrites the rows (found by the concurrent search test).
-    with transaction(conn, write=False):
-        rows = fetch(conn, plan, filters, redactor.fingerprint, limit)
+    fp = redactor.fingerprint
+    upper = None if order == "recent" else _fork_upper(conn, plan, limit)
+    try:
+        # One read transaction: the several statements of a search see one snapshot, even
+        # while a reconciler rewrites the rows (found by the concurrent search test).
+        with transaction(conn, write=False):
+            if order == "recent":
+                rows = _recent(conn, plan, filters, fp, limit)
+            else:
+                if upper is not None and not upper.confirm(conn):
+                    upper = None  # something was committed: not the child's snapshot
+                rows = _relevant(conn, plan, filters, fp, limit, upper)
+    finally:
+        if upper is not None:
+            upper.close()
     truncated = len(rows) > limit
     hits = [_hit(r, plan, redactor, snippet_chars) for r in rows[:limit]]
     if max_bytes is not None:

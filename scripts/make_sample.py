@@ -14,8 +14,15 @@ T0 = 1_767_600_000_000  # 2026-01-05
 class T:
     def __init__(self, sid: str, day: int) -> None:
         self.sid, self.lines, self.leaf, self.t = sid, [], None, T0 + day * 86_400_000
-        self.lines.append({"type": "session", "version": 3, "id": sid,
-                           "timestamp": self.iso(), "cwd": "/home/demo/work"})
+        self.lines.append(
+            {
+                "type": "session",
+                "version": 3,
+                "id": sid,
+                "timestamp": self.iso(),
+                "cwd": "/home/demo/work",
+            }
+        )
 
     def iso(self) -> str:
         from datetime import UTC, datetime
@@ -37,9 +44,18 @@ class T:
         return self.add({"type": "message", "message": {"role": role, "content": content}}, parent)
 
     def tool(self, text: str) -> str:
-        return self.add({"type": "message", "message": {
-            "role": "toolResult", "toolCallId": "call_1", "toolName": "exec",
-            "content": [{"type": "text", "text": text}], "isError": False}})
+        return self.add(
+            {
+                "type": "message",
+                "message": {
+                    "role": "toolResult",
+                    "toolCallId": "call_1",
+                    "toolName": "exec",
+                    "content": [{"type": "text", "text": text}],
+                    "isError": False,
+                },
+            }
+        )
 
     def write(self, d: Path, name: str | None = None) -> None:
         body = "".join(json.dumps(x, ensure_ascii=False) + "\n" for x in self.lines)
@@ -54,12 +70,19 @@ def main() -> None:
     a.add({"type": "model_change", "provider": "demo", "modelId": "demo-1"}, None)
     a.say("user", "Can you check why the nightly deploy of the billing service failed?")
     a.tool("deploy.log: error: migration 0042 timed out after 300s")
-    a.say("assistant", "The deploy failed because migration 0042 timed out. "
-          "I suggest running it with a longer lock timeout before the next deploy.")
+    a.say(
+        "assistant",
+        "The deploy failed because migration 0042 timed out. "
+        "I suggest running it with a longer lock timeout before the next deploy.",
+    )
     u = a.say("user", "Draft the postgres command for that, please.")
     a.say("assistant", "Old draft: VACUUM FULL invoices; (abandoned on regeneration)", u)
-    a.say("assistant", "Use: SET lock_timeout = '10min'; then re-run the migration. "
-          "Connection string: postgres://deploy:hunter2-very-secret-pw@db.internal/billing", u)
+    a.say(
+        "assistant",
+        "Use: SET lock_timeout = '10min'; then re-run the migration. "
+        "Connection string: postgres://deploy:hunter2-very-secret-pw@db.internal/billing",
+        u,
+    )
     a.say("user", "Merci ! Le café était prêt quand le déploiement a fini.")
     a.say("assistant", "Parfait, le déploiement est terminé et les factures sont à jour.")
     a.write(main_dir)
@@ -67,7 +90,10 @@ def main() -> None:
     b = T("0b5c6f1e-2222-4a4a-9c9c-000000000002", 1)
     b.say("user", "東京のオフィスで量子猫プロジェクトの会議は何時ですか？", None)
     b.say("assistant", "量子猫プロジェクトの会議は明日の午前十時です。")
-    b.say("user", "Remind me: OPENAI_API_KEY=sk-demo0123456789abcdefghijklmnopqrstuv is the staging key")
+    b.say(
+        "user",
+        "Remind me: OPENAI_API_KEY=sk-demo0123456789abcdefghijklmnopqrstuv is the staging key",
+    )
     b.say("assistant", "Noted. I will not repeat the key; rotate it after the demo.")
     b.write(main_dir)
 
@@ -83,10 +109,17 @@ def main() -> None:
 
     store = {
         "agent:main:main": {"sessionId": a.sid, "updatedAt": T0 + 3_600_000, "chatType": "direct"},
-        "agent:main:telegram:direct:4242": {"sessionId": b.sid, "updatedAt": T0 + 90_000_000,
-                                            "label": "Telegram DM"},
-        "agent:main:subagent:6f7e": {"sessionId": c.sid, "updatedAt": T0 + 180_000_000,
-                                     "spawnedBy": "agent:main:main", "spawnDepth": 1},
+        "agent:main:telegram:direct:4242": {
+            "sessionId": b.sid,
+            "updatedAt": T0 + 90_000_000,
+            "label": "Telegram DM",
+        },
+        "agent:main:subagent:6f7e": {
+            "sessionId": c.sid,
+            "updatedAt": T0 + 180_000_000,
+            "spawnedBy": "agent:main:main",
+            "spawnDepth": 1,
+        },
     }
     (main_dir / "sessions.json").write_text(json.dumps(store, indent=2) + "\n", encoding="utf-8")
 
@@ -94,8 +127,10 @@ def main() -> None:
     d.say("user", "Rotate the grafana dashboards and archive last quarter's alerts.", None)
     d.say("assistant", "Done: dashboards rotated, alerts archived to cold storage.")
     d.write(ops_dir)
-    (ops_dir / "sessions.json").write_text(json.dumps(
-        {"agent:ops:main": {"sessionId": d.sid, "updatedAt": T0}}, indent=2) + "\n", "utf-8")
+    (ops_dir / "sessions.json").write_text(
+        json.dumps({"agent:ops:main": {"sessionId": d.sid, "updatedAt": T0}}, indent=2) + "\n",
+        "utf-8",
+    )
     print(f"wrote {ROOT}", file=sys.stderr)
 
 
