@@ -2,7 +2,9 @@
 
 Planning (read the events, walk the tree, parse each message's JSON, extract, redact, CJK
 bigrams) is Python and holds the GIL: a writer thread gained nothing (measured: CPU time equal
-to wall time). Here a forked process plans group k+1 while this one writes group k. Claims,
+to wall time). Here a forked process plans the next groups while this one writes; when the
+child has not finished the group this one needs next, this one plans and writes another group
+itself instead of waiting (planning costs more than writing: waiting left a core idle). Claims,
 writes and publishing stay in this process, in reconcile.py's own transactions; the child only
 reads, through its own read-only connection (it never touches the parent's). The child ignores
 Ctrl-C: the parent handles it and releases what it claimed. If the parent dies (kill -9), the
@@ -27,6 +29,7 @@ from .reconcile import Planned, claim_many, plan, release_all, write_group, writ
 from .redact import Redactor, build_redactor
 
 Results = dict[int, int | None]
+QUEUED = 3  # groups handed to the child ahead of its progress
 _conn: sqlite3.Connection | None = None
 _redactor: Redactor | None = None
 
@@ -80,24 +83,36 @@ def run(
         results.update(dict.fromkeys(group))  # None until written: held elsewhere
         pending.append((group, claimed, pool.submit(_plan_many, claimed)))
 
+    def write(group: list[int], claimed: list[int], planned: list[Planned | None]) -> None:
+        gone = [t for t, p in zip(claimed, planned, strict=True) if p is None]
+        if gone:
+            release_all(conn, gone, token)
+            results.update(dict.fromkeys(gone, 0))
+        plans = [p for p in planned if p is not None]
+        if len(group) == 1:  # a large transcript: its own batched transactions
+            results.update({p.transcript_id: write_one(conn, p, token, fp) for p in plans})
+        else:
+            results.update(write_group(conn, plans, token, fp))
+
     finished = 0
     current: list[int] = []
     try:
-        for group in groups[:2]:  # the child always has the next group queued
+        for group in groups[:QUEUED]:  # the child always has work queued
             submit(group)
-        upcoming = iter(groups[2:])
+        upcoming = iter(groups[QUEUED:])
         while pending:
+            if not pending[0][2].done() and (mine := next(upcoming, None)) is not None:
+                # The child is still planning: plan and write a group here rather than wait
+                # (planning costs more than writing, so waiting left this core idle).
+                current = claim_many(conn, mine, token)
+                results.update(dict.fromkeys(mine))
+                write(mine, current, [plan(conn, t, redactor) for t in current])
+                current = []
+                finished += len(mine)
+                progress(finished)
+                continue
             group, current, fut = pending.popleft()
-            planned = fut.result()
-            gone = [t for t, p in zip(current, planned, strict=True) if p is None]
-            if gone:
-                release_all(conn, gone, token)
-                results.update(dict.fromkeys(gone, 0))
-            plans = [p for p in planned if p is not None]
-            if len(group) == 1:  # a large transcript: its own batched transactions
-                results.update({p.transcript_id: write_one(conn, p, token, fp) for p in plans})
-            else:
-                results.update(write_group(conn, plans, token, fp))
+            write(group, current, fut.result())
             current = []
             nxt = next(upcoming, None)
             if nxt is not None:

@@ -152,6 +152,54 @@ def test_planning_in_a_second_process_gives_the_same_index(tmp_path: Path) -> No
     assert dumps[0] == dumps[1] and len(dumps[0][0]) > 6 * 700
 
 
+_PARENT_PLANNED = Path(os.devnull)  # set by the test below
+
+
+def _child_waits_for_parent(tids: list[int]) -> object:
+    """The planning child's job, held until the parent has planned a group itself."""
+    from openclaw_sessions import planworker
+
+    end = time.monotonic() + 60
+    while not _PARENT_PLANNED.exists() and time.monotonic() < end:
+        time.sleep(0.01)
+    return planworker._plan_many_real(tids)  # type: ignore[attr-defined]
+
+
+def test_parent_plans_groups_itself_while_the_child_is_busy(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """The child is held until this process has planned a group of its own: both processes
+    plan, and the index is the one a single process builds."""
+    from openclaw_sessions import planworker
+
+    global _PARENT_PLANNED
+    big(tmp_path / "src", 10, 1100)  # large transcripts: one group each, more than QUEUED
+    reference = tmp_path / "ref"
+    assert cli_proc(reference, "import", str(tmp_path / "src"), "--quiet", "--reindex").wait() == 0
+    assert run_cli("import", str(tmp_path / "src"), "--quiet").exit_code == 0
+    state = tmp_path / "state"
+    _PARENT_PLANNED = tmp_path / "parent-planned"
+    local: list[int] = []
+    real_plan = planworker.plan
+
+    def parent_plan(*a: object) -> object:
+        if os.getpid() == parent:
+            local.append(a[1])  # type: ignore[arg-type]
+            _PARENT_PLANNED.touch()
+        return real_plan(*a)  # type: ignore[arg-type]
+
+    parent = os.getpid()
+    monkeypatch.setattr(planworker, "_plan_many_real", planworker._plan_many, raising=False)
+    monkeypatch.setattr(planworker, "_plan_many", _child_waits_for_parent)
+    monkeypatch.setattr(planworker, "plan", parent_plan)
+    monkeypatch.setenv("OPENCLAW_SESSIONS_PLAN_WORKER", "1")
+    assert run_cli("reindex", "--quiet").exit_code == 0
+    assert 0 < len(local) < 10
+    assert index_dump(state) == index_dump(reference)
+    assert query(state, "SELECT count(*) FROM index_state WHERE claim_token IS NOT NULL")[0][0] == 0
+    integrity(state)
+
+
 @pytest.mark.parametrize("worker", [False, True])
 def test_sigint_during_reindex_exits_130_and_rerun_finishes(tmp_path: Path, worker: bool) -> None:
     import uuid
