@@ -68,6 +68,27 @@ ENVIRONMENT: dict[str, str] = {
         "sessions are waiting to be indexed; they are then indexed by the next reindex or "
         "search --wait."
     ),
+    "OPENCLAW_SESSIONS_PLAN_WORKER": (
+        "A reindex of a large backlog plans in a forked second process while this one "
+        "writes. Set to 0 to keep it in one process (e.g. when a program with threads of its "
+        "own calls the core), 1 to use it whatever the size."
+    ),
+    "OPENCLAW_SESSIONS_SEARCH_FORK": (
+        "A search whose words match 10,000 messages or more ranks half of them in a "
+        "short-lived forked child, with the same snapshot and the same ranking. Set to 0 to "
+        "turn that off, 1 to do it whatever the number of matches."
+    ),
+    "OPENCLAW_SESSIONS_CACHE_DIR": (
+        "Where compiled redaction patterns are cached between runs, for start-up time "
+        "(default: $XDG_CACHE_HOME/openclaw-sessions, else ~/.cache/openclaw-sessions)."
+    ),
+    "OPENCLAW_SESSIONS_NO_REGEX_CACHE": (
+        "Set to 1 to compile the patterns on every run instead of using that cache."
+    ),
+    "OPENCLAW_SESSIONS_MAX_PAGES": (
+        "A size quota for each agent's database, in pages (PRAGMA max_page_count); a write "
+        "past it fails like a full disk (exit status 3) and writes nothing."
+    ),
 }
 
 EXIT_MEANINGS: dict[str, str] = {

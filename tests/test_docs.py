@@ -141,10 +141,14 @@ def test_man_page_sections_exit_codes_and_environment() -> None:
     for code in ExitCode:
         assert f".TP\n\\fB{int(code)}\\fR\n" in exits
     env = _between(text, "ENVIRONMENT")
-    for var in ("OPENCLAW_STATE_DIR", "OPENCLAW_AGENT", "OPENCLAW_CONFIG_PATH", "NO_COLOR",
-                "OPENCLAW_SESSIONS_BUSY_TIMEOUT_MS",
-                "OPENCLAW_SESSIONS_NO_BACKGROUND"):  # fmt: skip
-        assert f"\\fB{var}\\fR" in env
+    read = {  # every variable the package reads is documented
+        m
+        for f in (REPO / "openclaw_sessions").glob("*.py")
+        for m in re.findall(r"environ\.get\(\s*\"(OPENCLAW_[A-Z_]+)\"", f.read_text("utf-8"))
+    }
+    assert {"OPENCLAW_STATE_DIR", "OPENCLAW_SESSIONS_SEARCH_FORK"} <= read
+    for var in sorted(read | {"NO_COLOR", "OPENCLAW_CONFIG_PATH"}):
+        assert f"\\fB{var}\\fR" in env, var
     files = _between(text, "FILES").replace("\\-", "-")
     for name in ("openclaw-sessions.sqlite", "openclaw.json", "/sessions/", "reconcile.lock",
                  "background.lock"):  # fmt: skip
