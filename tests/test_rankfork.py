@@ -159,8 +159,12 @@ def test_when_the_fork_is_not_worth_it(store: Path, monkeypatch: pytest.MonkeyPa
     try:
         monkeypatch.delenv(FORK, raising=False)
         assert not rankfork._wanted(conn, "index_fts", '"alpha"')  # ~1,400 matches, not 10,000
-        monkeypatch.setattr(rankfork, "MIN_MATCHES", 100)
+        n = conn.execute("SELECT count(*) FROM index_fts WHERE index_fts MATCH 'alpha'").fetchone()
+        monkeypatch.setattr(rankfork, "MIN_MATCHES", n[0])  # exactly enough
         assert rankfork._wanted(conn, "index_fts", '"alpha"')
+        monkeypatch.setattr(rankfork, "MIN_MATCHES", n[0] + 1)  # one short
+        assert not rankfork._wanted(conn, "index_fts", '"alpha"')
+        monkeypatch.setattr(rankfork, "MIN_MATCHES", 100)
         monkeypatch.setenv(FORK, "0")
         assert not rankfork._wanted(conn, "index_fts", '"alpha"')
         monkeypatch.setenv(FORK, "1")
