@@ -125,11 +125,15 @@ def start(
         _child(path, sql, [*params, mid, k], wfd)
     os.close(wfd)
     upper = Upper(pid, rfd, mid, version)
-    ready, _, _ = select.select([rfd], [], [], _TIMEOUT_S)
-    if not ready or os.read(rfd, 1) != b"r":
+    try:
+        ready, _, _ = select.select([rfd], [], [], _TIMEOUT_S)
+        if ready and os.read(rfd, 1) == b"r":
+            return upper
+    except BaseException:  # Ctrl-C while waiting: no child left behind
         upper.close()
-        return None
-    return upper
+        raise
+    upper.close()
+    return None
 
 
 def _child(path: str, sql: str, params: list[object], wfd: int) -> None:
