@@ -110,7 +110,7 @@ def _rank_sql(table: str, also: str, bound: str = "") -> str:
     )
 
 
-def first_k(limit: int) -> int:
+def _first_k(limit: int) -> int:
     """Candidates ranked on the first try: enough for most filters to leave limit+1."""
     return max(_CANDIDATES, 8 * (limit + 1))
 
@@ -147,7 +147,7 @@ def _fork_upper(conn: sqlite3.Connection, plan: query.Plan, limit: int) -> rankf
     table, expr = _base(plan)
     also, aparams = _also(plan, table, "rowid")
     sql = _rank_sql(table, also, " AND rowid > ?")
-    return rankfork.start(conn, table, expr, sql, [expr, *aparams], first_k(limit))
+    return rankfork.start(conn, table, expr, sql, [expr, *aparams], _first_k(limit))
 
 
 def _relevant(
@@ -163,7 +163,7 @@ def _relevant(
     table, expr = _base(plan)
     where, params = _filters(f, fp)
     also, aparams = _also(plan, table, "rowid")
-    k = first_k(limit)
+    k = _first_k(limit)
     while True:
         cands, exhausted = _ranked(conn, table, also, [expr, *aparams], k, upper)
         upper = None  # the child ranked the first k only
@@ -215,11 +215,11 @@ def run(
         # One read transaction: the several statements of a search see one snapshot, even
         # while a reconciler rewrites the rows (found by the concurrent search test).
         with transaction(conn, write=False):
+            if upper is not None and not upper.confirm(conn):
+                upper = None  # something was committed: not the child's snapshot
             if order == "recent":
                 rows = _recent(conn, plan, filters, fp, limit)
             else:
-                if upper is not None and not upper.confirm(conn):
-                    upper = None  # something was committed: not the child's snapshot
                 rows = _relevant(conn, plan, filters, fp, limit, upper)
     finally:
         if upper is not None:
