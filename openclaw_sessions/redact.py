@@ -1,23 +1,25 @@
 """Secret redaction for every text this tool indexes or shows, and the safe cut of redacted text.
 
-This module owns upstream OpenClaw's masking rule and its default secret families (ported as
-facts from its ``src/logging/redact-patterns.ts``), the user patterns of ``logging.redactPatterns``
-(run first), the fingerprint that tells index rows built under other rules, and ``safe_cut``.
-It is pure: no I/O, stdlib ``re`` only.
+This module owns the engine: it runs the user patterns of ``logging.redactPatterns`` (first,
+on the text as given), then the default rules of ``redact_rules`` on a folded view of the text
+(``redact_fold``: look-alike characters and invisible format characters undone), and masks, in
+the original text, every span a rule found. It also owns the fingerprint that tells index rows
+built under other rules, and ``safe_cut``. It is pure: no I/O, stdlib ``re`` only.
 
 Masking (upstream's): the token is the last non-empty capture group of a match, or the whole
-match; under 18 characters it becomes ``***``, otherwise its first 6 characters, ``…`` and its
-last 4. Only the token is replaced. A PEM private key keeps its first and last line around
-``…redacted…``.
+match (a family's check may say otherwise); under 18 characters it becomes ``***``, otherwise
+its first 6 characters, ``…`` and its last 4. Only the token is replaced; overlapping tokens of
+different families are masked as one. A PEM private key keeps its first and last line around
+``…redacted…``; one whose END line is missing keeps its first line.
 
 Speed: reindex redacts every message, and ``re`` has no multi-literal search, so text without
-secrets must not meet ~100 regexes. Each family has cheap necessary conditions ("anchors"),
+secrets must not meet ~200 regexes. Each family has cheap necessary conditions ("anchors"),
 checked by a few passes that each start with one literal character (``-``, ``_``, ``=``…),
 which ``re`` finds at memchr speed, and test the rest with look-arounds. Assignment families
 (``KEY=value``, ``"token": "…"``, headers) are anchored on their separator in the reversed
 text, where the key before an ``=``/``:`` is a look-ahead, and are evaluated at those
 separators only. The other families are plain regexes over the text, run only when one of their
-anchors holds.
+anchors holds. ASCII text skips the fold.
 """
 
 from __future__ import annotations
@@ -29,16 +31,16 @@ from collections.abc import Callable, Iterable, Sequence
 from functools import lru_cache
 from typing import Any, NamedTuple
 
-from . import recache
+from . import recache, redact_fold
+from . import redact_rules as R
 from .errors import ConfigError
+from .redact_rules import BLOCK, TOKEN, A, Anchor, Hit, Span
 
-REDACTION_VERSION = 1
+# 2: generic secret names, command lines, config files, key blocks without END, more vendors,
+# matching on the folded text.
+REDACTION_VERSION = 2
 _MIN_LEN, _KEEP_START, _KEEP_END = 18, 6, 4
 _PEM_MARK = "…redacted…"
-_A = re.ASCII  # JavaScript's \w, \d and \b are ASCII; so are ours
-_I = re.ASCII | re.IGNORECASE
-# JavaScript's \s is Unicode whitespace while re.ASCII's is not: "§" in a source stands for it.
-_WS = r"\s\u00a0\u1680\u2000-\u200a\u2028\u2029\u202f\u205f\u3000\ufeff"
 
 
 def _sha256(data: bytes) -> Any:
@@ -49,398 +51,9 @@ def _sha256(data: bytes) -> Any:
     return sha256(data)
 
 
-def _rx(src: str, flags: int) -> re.Pattern[str]:
-    # recache: the compiled code is reused across runs (parsing these costs ~100 ms a run).
-    return recache.compile(src.replace("§", _WS), flags)
-
-
-def _x(*specs: str) -> tuple[str, ...]:
-    """Spell out keys: ``[-_]?`` gives three spellings, ``[-_]`` two."""
-    out: list[str] = []
-    for spec in specs:
-        forms = [""]
-        for part in re.split(r"(\[-_\]\??)", spec):
-            seps = ("-", "_", "") if part == "[-_]?" else ("-", "_") if part == "[-_]" else (part,)
-            forms = [f + s for f in forms for s in seps]
-        out.extend(forms)
-    return tuple(dict.fromkeys(out))
-
-
-def _alt(keys: Iterable[str], reverse: bool = False) -> str:
-    # Longest first, so a key that is a prefix of another never ends an alternation early.
-    words = sorted({k[::-1] if reverse else k for k in keys}, key=lambda w: (-len(w), w))
-    return "(?:" + "|".join(re.escape(w) for w in words) + ")"
-
-
-def _ci(text: str) -> str:
-    """A literal as explicit case classes: unlike re.I this keeps ``re``'s fast paths."""
-    return "".join(f"[{c.lower()}{c.upper()}]" if c.isalpha() else re.escape(c) for c in text)
-
-
-# --- key tables (upstream's, spelled out) -------------------------------------------------------
-_K_PAY_Q = _x("card[-_]?number", "card[-_]?cvc", "card[-_]?cvv", "cvc", "cvv", "security[-_]?code",
-           "payment[-_]?credential", "shared[-_]?payment[-_]?token")  # fmt: skip
-_K_AWS = _x("aws[-_]?secret[-_]?access[-_]?key") + ("awsSecretAccessKey", "SecretAccessKey")
-_K_AUTH_HDR = ("authorization", "proxy-authorization", "cookie", "set-cookie", "x-api-key",
-            "x-auth-token")  # fmt: skip
-_K_ENV = _x("KEY", "TOKEN", "SECRET", "PASSWORD", "PASSWD", "CARD[-_]?NUMBER", "CARD[-_]?CVC",
-         "CARD[-_]?CVV", "CVC", "CVV", "SECURITY[-_]?CODE", "PAYMENT[-_]?CREDENTIAL",
-         "SHARED[-_]?PAYMENT[-_]?TOKEN")  # fmt: skip
-_K_JSON = ("apiKey", "api_key", "apiToken", "api_token", "bearerToken", "bearer_token", "token",
-        "secret", "password", "passwd", "credential", "accessToken", "access_token",
-        "refreshToken", "refresh_token", "idToken", "id_token", "authToken", "auth_token",
-        "clientSecret", "client_secret", "privateKey", "private_key", "secret_value",
-        "raw_secret", "secret_input", "key_material") + _K_AWS + _K_AUTH_HDR  # fmt: skip
-_K_PAY_JSON = ("cardNumber", "card_number", "cardCvc", "card_cvc", "cardCvv", "card_cvv", "cvc",
-            "cvv", "securityCode", "security_code", "paymentCredential", "payment_credential",
-            "sharedPaymentToken", "shared_payment_token")  # fmt: skip
-_K_QUOTED = _x("api[-_]key", "access[-_]token", "refresh[-_]token", "id[-_]token", "auth[-_]token",
-            "client[-_]secret", "app[-_]secret", "private[-_]key", "secret[-_]value",
-            "raw[-_]secret", "secret[-_]input", "key[-_]material") + (
-            "authToken", "clientSecret", "appSecret", "credential", "authorization")  # fmt: skip
-_K_CLI = _x("api[-_]?key", "hook[-_]?token", "access[-_]?token", "refresh[-_]?token",
-            "id[-_]?token", "private[-_]?key", "client[-_]?secret") + (
-            "token", "secret", "password", "passwd", "credential") + _K_AWS + _K_PAY_Q  # fmt: skip
-_K_STANDALONE = ("access_token", "refresh_token", "id_token", "authorization", "jwt", "token",
-              "secret", "password", "pass", "passwd", "credential") + _x(
-              "auth[-_]?token", "hook[-_]?token", "api[-_]?key", "client[-_]?secret",
-              "app[-_]?secret", "private[-_]?key") + _K_PAY_Q  # fmt: skip
-_K_CONFIG_Q = _x("access[-_]?token", "refresh[-_]?token", "id[-_]?token", "auth[-_]?token",
-              "hook[-_]?token", "api[-_]?key", "api[-_]?secret", "secret[-_]?key",
-              "key[-_]?material") + ("authorization", "jwt", "token", "secret", "password",
-              "passphrase", "pass", "passwd") + _K_PAY_Q  # fmt: skip
-_K_CONFIG_ALL = _K_CONFIG_Q + _x("client[-_]?secret", "app[-_]?secret", "private[-_]?key") + (
-    "credential",)  # fmt: skip
-_K_CONFIG_DIRECT = ("access-token", "refresh-token", "id-token", "auth-token", "hook-token",
-                 "passphrase") + _x("api[-_]?key", "api[-_]?secret", "secret[-_]?key",
-                 "key[-_]?material")  # fmt: skip
-_K_PASSWORDISH = ("password", "passphrase", "pass", "passwd")
-_K_FORM = _x("access[-_]?token", "auth[-_]?token", "hook[-_]?token", "refresh[-_]?token",
-          "id[-_]?token", "api[-_]?key", "client[-_]?secret", "app[-_]?secret",
-          "private[-_]?key", "x[-_]?amz[-_]?signature", "x[-_]?amz[-_]?security[-_]?token") + (
-          "apikey", "credential", "authorization", "token", "key", "secret", "password", "pass",
-          "passwd", "auth", "jwt", "session", "code", "signature") + _K_AWS + _K_PAY_Q  # fmt: skip
-
-# --- assignment families, evaluated at their separator --------------------------------------------
-# Each is upstream's "BOUNDARY KEY GAP SEP VALUE" regex cut at the separator: ``gap`` and ``edge``
-# are read right to left in the reversed text (``edge`` is what must precede the key), ``value``
-# left to right after the separator. The two halves meet at one character, so together they
-# accept exactly what the one regex accepts.
-_SERQ = r"(?:\\{1,64}[\"']|[\"'])?"  # a quote, possibly _K_JSON-escaped (up to 6 levels)
-_SERQ_R = r"(?:[\"']\\{1,64}|[\"'])?"
-_OPT_WS = r"(?:[ \t]*\r?\n[ \t]+|[ \t]*\\{1,64}r\\{1,64}n[ \t]+|[ \t]*\\{1,64}n[ \t]+|[ \t]*)"
-_REQ_WS = r"(?:[ \t]*\r?\n[ \t]+|[ \t]*\\{1,64}r\\{1,64}n[ \t]+|[ \t]*\\{1,64}n[ \t]+|[ \t]+)"
-_LEG_WS = r"(?:[ \t\r\n]*|[ \t]*\\{1,64}r\\{1,64}n[ \t]*|[ \t]*\\{1,64}n[ \t]*)"
-_SCHEME = r"[A-Za-z0-9!#$%&'*+.^_`|~-]+"
-_CRED = r"([^§\\\"',;&#?<>)}\]]+)"
-_NOT_LEGACY = rf"(?!(?:Bearer|Basic|Bot){_REQ_WS})"
-# The value ends at a line end even when the next line is indented: upstream leaves the value
-# of a folded header unmasked, which leaked it in transcripts (YAML, logs, indented text).
-_OPAQUE_END = rf"[ \t]*(?={_SERQ}(?:\Z|[,;)}}\]]|\r?\n))"
-_HDR_EDGE = r"(?=\Z|[^A-Za-z0-9_-]|[rn]\\)"
-_LOG_EDGE = r"(?=\Z|[^A-Za-z0-9_?&-]|[rn]\\)"
-_QUOTED = r"([\"'`])((?:(?!\1)[^\r\n])+)\1"
-
-
-class _Field(NamedTuple):
-    name: str
-    seps: str
-    keys: tuple[str, ...]
-    gap: str  # reversed: from the separator back to the key
-    edge: str  # reversed: what precedes the key (a look-ahead, or consumed prefix + look-ahead)
-    value: str  # forward, from after the separator; the token is its last non-empty group
-    flags: int = _I
-
-
-_FIELDS: tuple[_Field, ...] = (
-    # KEY=value in the environment style: an upper-case name ending in KEY, TOKEN, SECRET…
-    _Field("env", "=:", _K_ENV, "[§]*", r"[A-Z0-9_]*(?![A-Za-z0-9_])",
-           r"[§]*([\"']?)([^§\"'\\]+)\1", _A),
-    _Field("env-escaped", "=:", _K_ENV, "[§]*", r"[A-Z0-9_]*(?![A-Za-z0-9_])",
-           r"[§]*\\+([\"'])([^§\"'\\]+)\\+\1", _A),
-    _Field("json", ":", _K_JSON, '[§]*"', '(?=")', r'[§]*"([^"]+)"'),
-    _Field("json-payment", ":", _K_PAY_JSON, '[§]*"', '(?=")', r'[§]*"([^"]+)"'),
-    _Field("quoted-field", ":=", _K_QUOTED, "[§]*[\"']?", r"(?=[\"']?(?:\Z|[§,{]))",
-           r"[§]*([\"'])([^\"'\r\n]+)\1"),
-    _Field("quoted-auth-field", ":=", _K_AUTH_HDR, "[§]*[\"']?", r"(?=[\"']?(?:\Z|[§,{]))",
-           r"[§]*([\"'])([^\"'\r\n]+)\1"),
-    _Field("authorization", ":=", ("authorization",), "[ \t]*" + _SERQ_R, "",
-           rf"{_LEG_WS}{_SERQ}(?:Bearer|Basic|Bot){_REQ_WS}{_CRED}"),
-    _Field("proxy-authorization-opaque", ":=", ("proxy-authorization",), "[ \t]*" + _SERQ_R,
-           _HDR_EDGE, rf"{_OPT_WS}{_SERQ}{_CRED}{_OPAQUE_END}"),
-    _Field("proxy-authorization", ":=", ("proxy-authorization",), "[ \t]*" + _SERQ_R, _HDR_EDGE,
-           rf"{_OPT_WS}{_SERQ}{_SCHEME}{_REQ_WS}{_CRED}"),
-    # A whole value on its line is the credential; only otherwise is a first word a scheme
-    # (else "Authorization: <token>\n <indented text>" masked the text and kept the token).
-    _Field("authorization-opaque", ":=", ("authorization",), "[ \t]*" + _SERQ_R, _HDR_EDGE,
-           rf"{_OPT_WS}{_SERQ}{_NOT_LEGACY}{_CRED}{_OPAQUE_END}"),
-    _Field("authorization-scheme", ":=", ("authorization",), "[ \t]*" + _SERQ_R, _HDR_EDGE,
-           rf"{_OPT_WS}{_SERQ}{_NOT_LEGACY}{_SCHEME}{_REQ_WS}{_CRED}"),
-    _Field("api-key-header", ":=", ("x-goog-api-key", "api-key", "apikey", "x-api-token",
-           "x-access-token"), "[ \t]*" + _SERQ_R, _LOG_EDGE,
-           rf"{_OPT_WS}{_SERQ}([^§\\\"',;]+)"),
-    _Field("gateway-header", ":=", ("X-OpenClaw-Token", "x-pomerium-jwt-assertion", "X-Api-Key",
-           "X-Auth-Token"), "[§]*", _LOG_EDGE, r"[§]*([^§\"',;]+)"),
-    # Not upstream's: a raw Cookie/Set-Cookie header line keeps no cookie value.
-    _Field("cookie-header", ":", ("cookie", "set-cookie"), "[ \t]*", r"(?=\Z|[^A-Za-z0-9_-])",
-           r"[ \t]*([^\r\n\"'\\]{0,4095}[^§\"'\\])"),
-    _Field("assignment-quoted", "=", _K_STANDALONE, "", r"(?=\Z|[§,;({\[])", _QUOTED),
-    _Field("assignment", "=", _K_STANDALONE, "", r"(?=\Z|[§,;({\[])",
-           r"([\"'`]?[^§&#\"'`<>]+)"),
-    # Upstream's config patterns are case-sensitive; "[ \t]" (theirs: any \s) keeps a line's
-    # "password:" from swallowing the next line's first word.
-    _Field("config-quoted", ":=", _K_CONFIG_Q, "[ \t]*", r"(?=\Z|[§,{])", "[ \t]*" + _QUOTED, _A),
-    _Field("config-password-quoted", ":=", _K_PASSWORDISH, "[ \t]*",
-           r"[-_][a-z0-9._-]{0,79}[a-z0-9](?=\Z|[§,{])", "[ \t]*" + _QUOTED, _A),
-    _Field("config-dotted-quoted", ":=", _K_CONFIG_ALL, "[ \t]*",
-           r"\.[a-z0-9_.-]{1,80}(?=\Z|[§,{])", "[ \t]*" + _QUOTED, _A),
-    _Field("config-direct", "=", _K_CONFIG_DIRECT, "", r"(?=\Z|[§,{])", r"([^§#\"'`<>]+)", _A),
-    _Field("aws-secret-field", ":=", _K_AWS, "[§]*[\"']?", r"(?=[\"']?(?:\Z|[§,{]))",
-           r"[§]*([\"']?)([A-Za-z0-9/+=]{40})(?![A-Za-z0-9/+=])\1"),
-)  # fmt: skip
-
-# Upstream's form-body rule: the first pair of ``token=abc&next=1``; an "&" starts the search.
-_FORM = _rx(rf"{_alt(_K_FORM)}=([^&§]+)(?=&[A-Za-z_][A-Za-z0-9_.-]*=)", _I)
-_RUN_R = _rx(r"[^&§]*", _A)  # reversed: back from an "&" over its pair
-_COMMA = re.compile(r"[,;]")
-_SPACE = frozenset(" \t\n\r\f\v\u00a0\u1680\u2028\u2029\u202f\u205f\u3000\ufeff") | frozenset(
-    chr(c) for c in range(0x2000, 0x200B)
-)
-
-# --- anchors -----------------------------------------------------------------------------------
-# An anchor is a literal plus look-arounds, in the text ("f") or the reversed text ("r"). All
-# anchors of one buffer and literal form one pass; ``re`` finds a literal first character at memchr
-# speed, while a class or an alternation it must try at every position. A vendor prefix is a word
-# after its separator in the reversed text, so one pass branches on one character at a time (a
-# trie). Each anchor is a necessary condition of its rule (the tests compare gated and ungated).
-_T = r"[A-Za-z0-9_-]"
-
-
-class _Anchor(NamedTuple):
-    buf: str  # "f": the text, "r": the reversed text
-    lit: str  # what the pass looks for
-    rest: str  # look-arounds after the literal
-    word: str = ""  # for prefix anchors: the prefix, reversed (the pass's trie holds it)
-
-
-def _pre(sep: str, *prefixes: str, bound: bool = False, then: str = "") -> tuple[_Anchor, ...]:
-    """A token that starts ``prefix`` + ``sep``; ``bound``: no word character before it; ``then``:
-    a look-behind on the reversed text, i.e. what must follow the separator."""
-    edge = "(?![A-Za-z0-9_])" if bound else ""
-    return tuple(
-        _Anchor("r", sep, f"(?={_ci(p[::-1])}{edge}){then}", p[::-1].lower()) for p in prefixes
-    )
-
-
-def _fw(lit: str, rest: str) -> tuple[_Anchor, ...]:
-    return (_Anchor("f", lit, rest),)
-
-
-def _min(n: int, sep: str, cls: str = _T) -> str:
-    """``then`` for "at least n token characters follow the separator"."""
-    return f"(?<={cls}{{{n}}}{re.escape(sep)})"
-
-
-_Node = dict[str, "_Node"]
-
-
-def _trie(words: Iterable[str], ci: bool, exact: bool = False) -> str:
-    """``words`` as a trie, so ``re`` drops a branch on its first character. Not ``exact``: a
-    presence test, that stops at the shortest word. Memoised across runs (start-up time)."""
-    key = tuple(sorted(set(words)))  # the trie does not depend on order; the cache key must not
-    return recache.memo(("trie", key, ci, exact), lambda: _build_trie(key, ci, exact))
-
-
-def _build_trie(words: Iterable[str], ci: bool, exact: bool) -> str:
-    root: _Node = {}
-    for w in words:
-        node = root
-        for ch in w.lower() if ci else w:
-            node = node.setdefault(ch, {})
-        node[""] = {}
-
-    def emit(node: _Node) -> str:
-        if "" in node and not exact:
-            return ""
-        alts = [(_ci(c) if ci else re.escape(c)) + emit(n) for c, n in sorted(node.items()) if c]
-        if not alts:
-            return ""
-        body = alts[0] if len(alts) == 1 else "(?:" + "|".join(alts) + ")"
-        return f"(?:{body})?" if "" in node else body
-
-    return emit(root)
-
-
-# --- whole-text families ------------------------------------------------------------------------
-class _Rule:
-    """One family; a plain slotted class (no dataclasses import) that compiles lazily."""
-
-    __slots__ = ("name", "src", "anchors", "b64", "_regex")
-
-    def __init__(
-        self, name: str, src: str, anchors: tuple[_Anchor, ...], b64: bool = False
-    ) -> None:
-        self.name = name
-        self.src = src
-        self.anchors = anchors
-        self.b64 = b64  # upstream skips these inside a data URL's base64 payload
-        self._regex: re.Pattern[str] | None = None
-
-    @property
-    def regex(self) -> re.Pattern[str]:  # compiled when first needed: most never are
-        if self._regex is None:
-            self._regex = _rx(self.src, _I)
-        return self._regex
-
-
-_PEM_SRC = r"-----BEGIN [A-Z ]*PRIVATE KEY-----[\s\S]+?-----END [A-Z ]*PRIVATE KEY-----"
-_PEM = _rx(_PEM_SRC, _I)
-_PEM_BEGIN = _rx(r"-----BEGIN [A-Z ]*PRIVATE KEY-----", _I)
-_PEM_END = _rx(r"-----END [A-Z ]*PRIVATE KEY-----", _I)
-_B64 = r"(?:\A|(?<=[^A-Za-z0-9]))"
-_B64_RUN_R = _rx(r"[A-Za-z0-9+/=]*", _A)
-_ID = r"(?:\A|(?<=[^A-Za-z0-9_]))"
-_TG = (_Anchor("r", ":", f"(?=[0-9]{{6}})(?<={_T}{{20}}:)"),)
-_CLI_GATE = _pre("-", "-", then="(?<=[A-Za-z]-)")  # "--" and a letter
-_URL_GATE = (_Anchor("r", ":", "(?=[^/§:@]*//)"),)  # the userinfo colon
-# Upstream matches every vendor prefix case-insensitively; the prefixes below that carry no
-# separator (AIza, AKIA, ASIA, AKID, LTAI, gAAAA, dapi, eyJ, ATBB, ATATT, ATCTT3) are matched in
-# the case their issuers use: a case-free anchor for them would cost ``re`` a pass over every
-# letter "a". Real tokens are issued in that case, so only made-up variants go unmasked.
-_CS = "(?-i:{})"
-
-
-def _r(name: str, src: str, anchors: tuple[_Anchor, ...], b64: bool = False) -> _Rule:
-    return _Rule(name, src, anchors, b64)
-
-
-# In upstream's order; the token is the last non-empty group.
-_RULES = tuple(_r(*row) for row in (
-    ("cli", rf"--{_alt(_K_CLI)}=([^§\"']+)", _CLI_GATE),
-    ("cli-spaced", rf"--{_alt(_K_CLI)}[§]+(?!(?:or|and)(?![A-Za-z0-9_])(?=[§]+--))"
-     r"([\"']?)([^§\"']+)\1", _CLI_GATE),
-    ("bearer", r"(?<![A-Za-z0-9_])Bearer[§]+([-A-Za-z0-9._~+/=]{18,})(?![-A-Za-z0-9._~+/=])",
-     tuple(a for b in "bB" for a in _fw(b, f"(?=[eE][aA][rR][eE][rR][§]+[-A-Za-z0-9._~+/=]{{18}})"
-                                         f"(?<![A-Za-z0-9_]{b})"))),
-    ("url-password", r"(?<![A-Za-z0-9_])(?:https?|wss?|ftp)://[^/§:@]*:([^/§@]+)@", _URL_GATE),
-    ("db-password", r"(?<![A-Za-z0-9_])(?:postgres(?:ql)?|mysql|mongodb(?:\+srv)?|rediss?|amqps?)://"
-     r"[^:§/@]*:([^@§]+)@", _URL_GATE),
-    ("pem", _PEM_SRC, _pre("-", "private key")),  # found by _pem_matches
-    ("openai", r"(?<![A-Za-z0-9_])(sk-[A-Za-z0-9_-]{8,})(?![A-Za-z0-9_])",
-     _pre("-", "sk", bound=True, then=_min(8, "-"))),
-    ("github", r"(gh[pousr]_[A-Za-z0-9]{10,})", _pre("_", "ghp", "gho", "ghu", "ghs", "ghr")),
-    ("github-pat", r"(github_pat_[A-Za-z0-9_]{10,})", _pre("_", "github_pat")),
-    ("gitlab-pat", r"(glpat-[A-Za-z0-9._=\-]{20,})", _pre("-", "glpat")),
-    ("gitlab-oauth", r"(gloas-(?:[A-Fa-f0-9]{65,}|[A-Za-z0-9_-]{64}|[A-Fa-f0-9]{32,}))",
-     _pre("-", "gloas")),
-    ("gitlab-deploy", r"(gldt-[A-Za-z0-9_-]{20,})", _pre("-", "gldt")),
-    ("gitlab-cibuild", r"(glcbt-[A-Za-z0-9]{1,5}_[A-Za-z0-9_-]{20,})", _pre("-", "glcbt")),
-    ("gitlab-trigger", r"(glptt-[A-Za-z0-9_-]{40,})", _pre("-", "glptt")),
-    ("gitlab-feed", r"(glft-(?:[A-Za-z0-9_-]{20,}|[a-h0-9]+-[0-9]+_))", _pre("-", "glft")),
-    ("gitlab-mail", r"(glimt-[A-Za-z0-9_-]{25,})", _pre("-", "glimt")),
-    ("gitlab-agent", r"(glagent-[A-Za-z0-9_-]{50,})", _pre("-", "glagent")),
-    ("gitlab-workspace", r"(glwt-[A-Za-z0-9_-]{20,})", _pre("-", "glwt")),
-    ("gitlab-scim", r"(glsoat-[A-Za-z0-9_-]{20,})", _pre("-", "glsoat")),
-    ("gitlab-flags", r"(glffct-[A-Za-z0-9_-]{20,})", _pre("-", "glffct")),
-    ("gitlab-runner", r"(glrt-[A-Za-z0-9._-]{20,})", _pre("-", "glrt")),
-    ("gitlab-runner-routed", r"(glrtr?-[A-Za-z0-9_-]{27,300}\.[0-9a-z]{2}\.[0-9a-z]{9})",
-     _pre("-", "glrt", "glrtr")),
-    ("gitlab-runner-reg", r"(GR1348941[A-Za-z0-9_-]{20,})", _fw("1", "(?<=[gG][rR]1)(?=348941)")),
-    ("gitlab-session", r"(_gitlab_session=[A-Za-z0-9%._-]{20,})", _pre("_", "_gitlab")),
-    ("slack", r"(xox[baprs]-[A-Za-z0-9-]{10,})", _pre("-", "xoxb", "xoxa", "xoxp", "xoxr", "xoxs")),
-    ("slack-app", r"(xapp-[A-Za-z0-9-]{10,})", _pre("-", "xapp")),
-    ("slack-webhook", r"(https://hooks\.slack\.com/(?:services/T[A-Z0-9]+/B[A-Z0-9]+"
-     r"|workflows/T[A-Z0-9]+/A[A-Z0-9]+/[0-9]{17,19})/[A-Za-z0-9]{20,})",
-     _pre(".", "hooks", then=r"(?<=\." + _ci("kcals") + r"\.)")),
-    ("discord-webhook", r"(https://discord(?:app)?\.com/api/webhooks/[0-9]{17,20}/[A-Za-z0-9_-]{60,})",
-     _pre(".", "discord", "discordapp")),
-    ("discord-bot", r"discord[\s\S]{0,40}?(?<![A-Za-z0-9_])([A-Za-z0-9_-]{24}\.[A-Za-z0-9_-]{6}\."
-     r"[A-Za-z0-9_-]{27})(?![A-Za-z0-9_])",
-     (_Anchor("r", ".", rf"(?<=\.{_T}{{6}}\.)(?={_T}{{24}})"),)),
-    ("groq", r"(gsk_[A-Za-z0-9_-]{10,})", _pre("_", "gsk")),
-    ("google", _CS.format(r"(AIza[0-9A-Za-z\-_]{20,})"), _fw("A", f"(?=Iza{_T}{{20}})")),
-    ("google-oauth", r"(ya29\.[0-9A-Za-z_\-./+=]{10,})", _pre(".", "ya29")),
-    ("google-refresh", r"(1//0[0-9A-Za-z_\-./+=]{10,})", _fw("1", "(?=//0)")),
-    ("jwt", _CS.format(r"(eyJ[A-Za-z0-9_-]{10,}\.[A-Za-z0-9_-]{10,}\.[A-Za-z0-9_-]{10,})"),
-     (_Anchor("r", ".", f"(?<={_T}{{10}}\\.)(?={_T}{{10}}{_T}*Jye)"),)),
-    ("perplexity", r"(pplx-[A-Za-z0-9_-]{10,})", _pre("-", "pplx")),
-    ("fal", r"(fal_[A-Za-z0-9_-]{10,})", _pre("_", "fal")),
-    ("firecrawl", _ID + r"(fc-[A-Za-z0-9]{10,})", _pre("-", "fc", bound=True)),
-    ("browserbase", r"(bb_live_[A-Za-z0-9_-]{10,})", _pre("_", "bb_live")),
-    ("fernet", _B64 + _CS.format(r"(gAAAA[A-Za-z0-9_=-]{20,})"), _fw("A", "(?<=gA)(?=AAA)"), True),
-    ("stripe", r"(sk_live_[A-Za-z0-9]{10,})", _pre("_", "sk_live")),
-    ("stripe-test", r"(sk_test_[A-Za-z0-9]{10,})", _pre("_", "sk_test")),
-    ("stripe-restricted", r"(rk_live_[A-Za-z0-9]{10,})", _pre("_", "rk_live")),
-    ("sendgrid", r"(SG\.[A-Za-z0-9_-]{10,}\.[A-Za-z0-9_-]{10,})",
-     _pre(".", "sg", then=_min(10, "."))),
-    ("npm", r"(npm_[A-Za-z0-9]{10,})", _pre("_", "npm")),
-    ("pypi", r"(pypi-[A-Za-z0-9_-]{10,})", _pre("-", "pypi")),
-    ("digitalocean", r"(do[opr]_v1_[A-Za-z0-9]{10,})", _pre("_", "dop_v1", "doo_v1", "dor_v1")),
-    ("doppler", r"(dp\.(?:ct|pt|sa|scim|audit)\.[A-Za-z0-9]{40,44})", _pre(".", "dp")),
-    ("doppler-service", r"(dp\.st\.[A-Za-z0-9]{40,44})", _pre(".", "dp")),
-    ("doppler-service-named", r"(dp\.st\.[a-z0-9_-]{2,35}\.[A-Za-z0-9]{40,44})", _pre(".", "dp")),
-    ("docker", r"(dckr_(?:pat|oat)_[A-Za-z0-9_-]{27,32})", _pre("_", "dckr_pat", "dckr_oat")),
-    ("buildkite", r"(bkua_[a-z0-9]{40})", _pre("_", "bkua")),
-    ("circleci", r"(CCIPAT_[A-Za-z0-9]{22}_[A-Fa-f0-9]{40})", _pre("_", "ccipat")),
-    ("supabase", r"(sbp_[a-z0-9]{40})", _pre("_", "sbp")),
-    ("databricks", _B64 + _CS.format(r"(dapi[0-9a-f]{32}(?:-[0-9])?)"),
-     _fw("p", "(?<=dap)(?=i[0-9a-f]{32})"), True),
-    ("datadog", r"(dd[pw]_[A-Za-z0-9]{36})", _pre("_", "ddp", "ddw")),
-    ("grafana-sa", r"(glsa_[A-Za-z0-9_]{41})", _pre("_", "glsa")),
-    ("grafana-cloud", r"(glc_eyJ[A-Za-z0-9+/=]{60,160})", _pre("_", "glc")),
-    ("netlify", r"(nfp_[A-Za-z0-9_]{36})", _pre("_", "nfp")),
-    ("contentful", r"(CFPAT-[A-Za-z0-9_\-]{40,})", _pre("-", "cfpat")),
-    ("atlassian-cloud", _B64 + _CS.format(r"(ATCTT3xFfG[A-Za-z0-9+/=_-]+=[A-Za-z0-9]{8})"),
-     _fw("A", "(?=TCTT3xFfG)"), True),
-    ("atlassian", _B64 + _CS.format(r"(ATATT[A-Za-z0-9+/=_-]+=[A-Za-z0-9]{8})"),
-     _fw("A", "(?=TATT)"), True),
-    ("bitbucket", _B64 + _CS.format(r"(ATBB[A-Za-z0-9_=.-]{16,})"), _fw("A", "(?=TBB)"), True),
-    ("bitbucket-dc", r"(BBDC-[A-Za-z0-9+/@_-]{40,50})", _pre("-", "bbdc")),
-    ("heroku", r"(HRKU-AA[A-Za-z0-9_-]{20,})", _pre("-", "hrku")),
-    ("hubspot", r"(pat-(?:eu|na)1-[A-Za-z0-9]{8}-[A-Za-z0-9]{4}-[A-Za-z0-9]{4}-[A-Za-z0-9]{4}-"
-     r"[A-Za-z0-9]{12})", _pre("-", "pat-eu1", "pat-na1")),
-    ("apify", r"(apify_api_[A-Za-z0-9\-]{20,})", _pre("_", "apify_api")),
-    ("fly", r"(FlyV1 fm[0-9]+_[A-Za-z0-9+/=,_-]{100,})",
-     (_Anchor("r", "_", "(?=[0-9]+[mM][fF] 1[vV][yY][lL][fF])"),)),
-    ("fastly-io", r"(fio-u-[A-Za-z0-9_-]{40,})", _pre("-", "fio-u")),
-    ("agentmail", _ID + r"(am_[A-Za-z0-9_-]{10,})", _pre("_", "am", bound=True)),
-    ("elevenlabs", _ID + r"(sk_[A-Za-z0-9_]{10,})", _pre("_", "sk", bound=True)),
-    ("tavily", r"(tvly-[A-Za-z0-9]{10,})", _pre("-", "tvly")),
-    ("exa", r"(exa_[A-Za-z0-9]{10,})", _pre("_", "exa")),
-    ("matrix", r"(syt_[A-Za-z0-9]{10,})", _pre("_", "syt")),
-    ("retaindb", r"(retaindb_[A-Za-z0-9]{10,})", _pre("_", "retaindb")),
-    ("hsk", r"(hsk-[A-Za-z0-9]{10,})", _pre("-", "hsk")),
-    ("mem0", r"(mem0_[A-Za-z0-9]{10,})", _pre("_", "mem0")),
-    ("brv", r"(brv_[A-Za-z0-9]{10,})", _pre("_", "brv")),
-    ("xai", r"(xai-[A-Za-z0-9]{30,})", _pre("-", "xai", then=_min(30, "-", "[A-Za-z0-9]"))),
-    ("fireworks", _ID + r"(fw-[A-Za-z0-9]{30,})", _pre("-", "fw", bound=True)),
-    ("fireworks-2", _ID + r"(fw_[A-Za-z0-9]{30,})", _pre("_", "fw", bound=True)),
-    ("fpk", _ID + r"(fpk_[A-Za-z0-9]{30,})", _pre("_", "fpk", bound=True)),
-    ("aws-access-key", _B64 + _CS.format(r"(A[KS]IA[A-Z0-9]{16})"),
-     _fw("A", "(?=[KS]IA[A-Za-z0-9]{16})"), True),
-    ("tencent", _CS.format(r"(AKID[A-Za-z0-9]{10,})"), _fw("A", "(?=KID[A-Za-z0-9]{10})")),
-    ("alibaba", _CS.format(r"(LTAI[A-Za-z0-9]{10,})"), _fw("A", "(?<=LTA)(?=I[A-Za-z0-9]{10})")),
-    ("huggingface", r"(hf_[A-Za-z0-9]{10,})", _pre("_", "hf")),
-    ("huggingface-org", r"(api_org_[A-Za-z0-9]{20,})", _pre("_", "api_org")),
-    ("replicate", r"(r8_[A-Za-z0-9]{10,})", _pre("_", "r8")),
-    ("telegram-url", r"(?<![A-Za-z0-9_])bot([0-9]{6,}:[A-Za-z0-9_-]{20,})(?![A-Za-z0-9_])", _TG),
-    ("telegram", r"(?<![A-Za-z0-9_])([0-9]{6,}:[A-Za-z0-9_-]{20,})(?![A-Za-z0-9_])", _TG),
-))  # fmt: skip
-
-
-@lru_cache(maxsize=1)
-def _site_values() -> tuple[re.Pattern[str], ...]:
-    """The assignment families' value halves (the key halves: ``_keyside_rx``)."""
-    return tuple(_rx(f.value, f.flags) for f in _FIELDS)
-
-
-def _keyside(f: _Field) -> str:
-    return f.gap + _trie((k[::-1] for k in f.keys), bool(f.flags & re.I), True) + f.edge
-
-
-# The passes: one per buffer and literal. A hit consumes only the literal, so no anchor hides
-# inside another one's match; at a hit every anchor of that literal is tried.
-_FORM_GATE = "(?=[A-Za-z0-9_.-]*[A-Za-z_]&)"  # reversed: "=" of a pair that follows an "&"
+# --- the passes ---------------------------------------------------------------------------------
+# One per buffer and literal. A hit consumes only the literal, so no anchor hides inside
+# another one's match; at a hit every anchor of that literal is tried.
 _Hits = tuple[tuple[re.Pattern[str], int], ...]  # anchors to try at a hit, with their rule
 _PassCall = tuple[Callable[..., "re.Match[str] | None"], bool, str, _Hits, dict[str, _Hits]]
 
@@ -453,58 +66,80 @@ class _Pass(NamedTuple):
     by_word: dict[str, _Hits]  # tried when the trie's word says so
 
 
+def _field_gate(lit: str) -> str:
+    """What must follow an ``=``/``:`` in the reversed text for some family's key to be there."""
+    fams = [f for f in R.FIELDS if lit in f.seps]
+    ci = {k.lower() for f in fams if f.flags & re.I for k in f.keys}
+    cs = {k for f in fams if not f.flags & re.I for k in f.keys} - ci
+    alts = [R.trie((k[::-1] for k in ci), True), R.trie((k[::-1] for k in cs), False)]
+    alts += dict.fromkeys(f.chain for f in fams if f.chain)  # a key then harmless suffixes
+    # Every family's gap is quotes, backslashes, spaces and markdown emphasis.
+    return r"(?=[§\\\"'`*_]*(?:" + "|".join(alts) + "))"
+
+
 @lru_cache(maxsize=1)
 def _passes() -> tuple[_Pass, ...]:
     """The passes, compiled on first use (a CLI run that redacts nothing never pays for them)."""
-    groups: dict[tuple[str, str], list[tuple[_Anchor, int]]] = {}
-    for i, rule in enumerate(_RULES):
+    groups: dict[tuple[str, str], list[tuple[Anchor, int]]] = {}
+    for i, rule in enumerate(R.RULES):
         for a in rule.anchors:
             groups.setdefault((a.buf, a.lit), []).append((a, i))
     for sep in "=:":
         groups.setdefault(("r", sep), [])
     out = []
     for (buf, lit), items in groups.items():
-        alts, anchors, by_word = [], [], {}
-        words = {a.word for a, _ in items if a.word}
-        if words:  # prefix anchors: a trie of the reversed prefixes, its hit a capture
+        alts, anchors = [], []
+        merged: dict[str, list[tuple[re.Pattern[str], int]]] = {}
+        for short in (False, True):  # prefix anchors: a trie of the reversed prefixes, captured
+            group = [(a, i) for a, i in items if a.word and a.short == short]
+            words = {a.word for a, _ in group}
+            if not words:
+                continue
             keys = sorted(w for w in words if not any(w != v and w.startswith(v) for v in words))
-            alts.append(f"(?=({_trie(keys, True)}))")
-            merged: dict[str, list[tuple[re.Pattern[str], int]]] = {}
-            for a, i in items:
-                if a.word:
-                    k = next(k for k in keys if a.word.startswith(k))
-                    merged.setdefault(k, []).append((_rx(re.escape(lit) + a.rest, _A), i))
-            by_word = {k: tuple(v) for k, v in merged.items()}
+            guard = "" if short else f"(?<={R.GUARD}{re.escape(lit)})"
+            alts.append(f"{guard}(?=({R.trie(keys, True)}))")
+            for a, i in group:
+                k = next(k for k in keys if a.word.startswith(k))
+                merged.setdefault(k, []).append((R.rx(re.escape(lit) + a.rest, A), i))
+        by_word = {k: tuple(v) for k, v in merged.items()}
         for a, i in items:
             if not a.word:
                 alts.append(f"(?:{a.rest})")
-                anchors.append((_rx(re.escape(lit) + a.rest, _A), i))
+                anchors.append((R.rx(re.escape(lit) + a.rest, A), i))
         if buf == "r" and lit in "=:":  # assignment families: a key before the separator
-            fams = [f for f in _FIELDS if lit in f.seps]
-            ci = {k.lower() for f in fams if f.flags & re.I for k in f.keys}
-            cs = {k for f in fams if not f.flags & re.I for k in f.keys} - ci
-            gate = _trie((k[::-1] for k in ci), True) + "|" + _trie((k[::-1] for k in cs), False)
-            alts.append(r"(?=[§\\\"'`]*(?:" + gate + "))")
+            alts.append(_field_gate(lit))
             if lit == "=":  # a capture, so the hit itself tells that a form pair follows
-                alts.insert(0, _FORM_GATE.replace("(?=", "(?=(?P<amp>", 1).replace("&)", ")&)"))
-        regex = _rx(re.escape(lit) + "(?:" + "|".join(dict.fromkeys(alts)) + ")", _A)
+                alts.insert(0, R.FORM_GATE.replace("(?=", "(?=(?P<amp>", 1).replace("&)", ")&)"))
+        regex = R.rx(re.escape(lit) + "(?:" + "|".join(dict.fromkeys(alts)) + ")", A)
         out.append(_Pass(buf, lit, regex, tuple(anchors), by_word))
     return tuple(out)
 
 
-_FAMILIES = {sep: tuple(i for i, f in enumerate(_FIELDS) if sep in f.seps) for sep in "=:"}
+_FAMILIES = {sep: tuple(i for i, f in enumerate(R.FIELDS) if sep in f.seps) for sep in "=:"}
 
 
-@lru_cache(maxsize=1)
-def _pass_calls() -> tuple[_PassCall, ...]:
-    return tuple((p.regex.search, p.buf == "r", p.lit, p.anchors, p.by_word) for p in _passes())
+_CALLS: list[_PassCall] = []  # filled on first use (the hot loop reads a plain global)
+
+
+def _pass_calls() -> list[_PassCall]:
+    if not _CALLS:
+        _CALLS.extend(
+            (p.regex.search, p.buf == "r", p.lit, p.anchors, p.by_word) for p in _passes()
+        )
+    return _CALLS
 
 
 @lru_cache(maxsize=2)
 def _keyside_rx(sep: str) -> re.Pattern[str]:
     """One match tells which families have their key before ``sep`` (group i+1: family i)."""
-    alts = (f"(?:(?=({_keyside(f)})))?" if sep in f.seps else "()" for f in _FIELDS)
-    return _rx("".join(alts), _A)
+    alts = (f"(?:(?=({R.keyside(f)})))?" if sep in f.seps else "()" for f in R.FIELDS)
+    return R.rx("".join(alts), A)
+
+
+@lru_cache(maxsize=1)
+def _site_values() -> tuple[re.Pattern[str], ...]:
+    """The assignment families' value halves (the key halves: ``_keyside_rx``)."""
+    return tuple(R.rx(f.value, f.flags) for f in R.FIELDS)
 
 
 # --- the redactor --------------------------------------------------------------------------------
@@ -531,27 +166,35 @@ def _mask(token: str) -> str:
     return f"{token[:_KEEP_START]}…{token[-_KEEP_END:]}"
 
 
-def _token_edit(m: re.Match[str]) -> _Edit | None:
-    """Upstream's rule: a match holding a PEM key keeps its edge lines; otherwise mask the last
-    non-empty group (or the whole match), in place."""
-    whole = m.group(0)
-    if "PRIVATE KEY-----" in whole:
+def _last_group(m: re.Match[str]) -> Span:
+    g = next((i for i in range(len(m.groups()), 0, -1) if m.group(i)), 0)
+    return m.span(g)
+
+
+def _edit(text: str, start: int, end: int, kind: int) -> _Edit | None:
+    """The replacement of ``text[start:end]``: a masked token, or a key block kept at its edges."""
+    whole = text[start:end]
+    if kind != TOKEN:
         lines = [ln for ln in re.split(r"\r?\n", whole) if ln]
         if len(lines) < 2:
-            return (m.start(), m.end(), "***", 0, 3)
-        new = f"{lines[0]}\n{_PEM_MARK}\n{lines[-1]}"
+            return None if whole == "***" else (start, end, "***", 0, 3)
+        new = f"{lines[0]}\n{_PEM_MARK}" + (f"\n{lines[-1]}" if kind == BLOCK else "")
         at = len(lines[0]) + 1
-        return None if new == whole else (m.start(), m.end(), new, at, len(_PEM_MARK))
-    g = next((i for i in range(len(m.groups()), 0, -1) if m.group(i)), 0)
-    start, end = m.span(g)
-    token = m.string[start:end]
-    new = _mask(token)
-    return None if not token or new == token else (start, end, new, 0, len(new))
+        return None if new == whole else (start, end, new, at, len(_PEM_MARK))
+    new = _mask(whole)
+    return None if not whole or new == whole else (start, end, new, 0, len(new))
+
+
+def _user_edit(m: re.Match[str]) -> _Edit | None:
+    """A user pattern's match: a PEM key inside keeps its edge lines, else the token is masked."""
+    if "PRIVATE KEY-----" in m.group(0):
+        return _edit(m.string, m.start(), m.end(), BLOCK)
+    return _edit(m.string, *_last_group(m), TOKEN)
 
 
 def _in_data_url(text: str, start: int) -> bool:
     """Upstream skips base64-looking tokens inside a ``;base64,`` payload."""
-    run = _B64_RUN_R.match(text[start - 1 :: -1]) if start else None
+    run = R.B64_RUN_R.match(text[start - 1 :: -1]) if start else None
     j = start - (run.end() if run else 0)
     return text[max(0, j - 8) : j] == ";base64,"
 
@@ -622,28 +265,59 @@ class Redactor:
 
     def _run(self, text: str, spans: list[tuple[int, int]], *, gate: bool) -> str:
         for p in self._user:
-            text = _apply(text, spans, [e for m in p.finditer(text) if (e := _token_edit(m))])
+            text = _apply(text, spans, [e for m in p.finditer(text) if (e := _user_edit(m))])
         if not text:
             return text
-        rev = text[::-1]
-        if gate:
-            rules, seps, amps = _scan(text, rev)
-        else:  # every rule, every separator: what the anchors must never change
-            rules = set(range(len(_RULES)))
-            seps = [i for i, c in enumerate(text) if c in "=:"]
-            amps = [i for i, c in enumerate(text) if c == "&"]
-        if seps or amps:
-            text = _apply(text, spans, _site_edits(text, rev, seps, amps))
-        for i in sorted(rules):
-            rule = _RULES[i]
-            found = _pem_matches(text) if rule.name == "pem" else rule.regex.finditer(text)
-            edits = [
-                e
-                for m in found
-                if not (rule.b64 and _in_data_url(text, m.start())) and (e := _token_edit(m))
-            ]
-            text = _apply(text, spans, edits)
-        return text
+        view = None if text.isascii() else redact_fold.view(text)
+        hits = _find(view.text if view else text, gate)
+        if not hits:
+            return text
+        return _apply(text, spans, _edits(text, view, hits))
+
+
+def _find(text: str, gate: bool) -> list[Hit]:
+    """Every default family's secrets in ``text`` (the folded view), unsorted."""
+    rev = text[::-1]
+    if gate:
+        rules, seps, amps = _scan(text, rev)
+    else:  # every rule, every separator: what the anchors must never change
+        rules = set(range(len(R.RULES)))
+        seps = [i for i, c in enumerate(text) if c in "=:"]
+        amps = [i for i, c in enumerate(text) if c == "&"]
+    hits = _site_hits(text, rev, seps, amps) if seps or amps else []
+    for i in sorted(rules) if rules else ():
+        rule = R.RULES[i]
+        if rule.need and not any(n in text for n in rule.need):
+            continue
+        if rule.finder is not None:
+            hits.extend(rule.finder(text))
+            continue
+        check = rule.check or _last_group
+        for m in rule.regex.finditer(text):
+            if rule.b64 and _in_data_url(text, m.start()):
+                continue
+            if (span := check(m)) and span[1] > span[0]:
+                hits.append((span[0], span[1], TOKEN))
+    return hits
+
+
+def _edits(text: str, view: redact_fold.View | None, hits: list[Hit]) -> list[_Edit]:
+    """Overlapping hits merge (a key block wins); each is mapped back to ``text`` and masked."""
+    hits.sort()
+    merged: list[list[int]] = []
+    for s, e, kind in hits:
+        if merged and s < merged[-1][1]:
+            last = merged[-1]
+            last[1], last[2] = max(last[1], e), max(last[2], kind)
+        else:
+            merged.append([s, e, kind])
+    edits = []
+    for s, e, kind in merged:
+        if view is not None and view.marks:
+            s, e = view.start(s), view.end(e)
+        if e > s and (ed := _edit(text, s, e, kind)):
+            edits.append(ed)
+    return edits
 
 
 def _scan(text: str, rev: str) -> tuple[set[int], list[int], list[int]]:
@@ -653,7 +327,7 @@ def _scan(text: str, rev: str) -> tuple[set[int], list[int], list[int]]:
     seps: list[int] = []
     amps: list[int] = []
     n1 = len(text) - 1
-    for search, reverse, lit, anchors, by_word in _pass_calls():
+    for search, reverse, lit, anchors, by_word in _CALLS or _pass_calls():
         if lit not in text:  # "in" is a memchr without the cost of a regex call
             continue
         buf = rev if reverse else text
@@ -681,23 +355,24 @@ def _scan(text: str, rev: str) -> tuple[set[int], list[int], list[int]]:
     return rules, seps, amps
 
 
-def _site_edits(text: str, rev: str, seps: list[int], amps: list[int]) -> list[_Edit]:
+def _site_hits(text: str, rev: str, seps: list[int], amps: list[int]) -> list[Hit]:
     """Assignment families at their separators and form pairs at their "&", left to right;
     at a separator the first family that fits wins; nothing starts inside an earlier match."""
-    edits: list[_Edit] = []
+    hits: list[Hit] = []
     last = 0
     for pos, is_amp in sorted([(q, False) for q in seps] + [(a, True) for a in amps]):
         if pos < last:
             continue
         found = _form_at(text, rev, pos) if is_amp else _field_at(text, rev, pos)
         if found and found[0] >= last:
-            last = found[1].end()
-            if e := _token_edit(found[1]):
-                edits.append(e)
-    return edits
+            last = found[2]
+            if found[1][1] > found[1][0]:
+                hits.append((*found[1], TOKEN))
+    return hits
 
 
-def _field_at(text: str, rev: str, q: int) -> tuple[int, re.Match[str]] | None:
+def _field_at(text: str, rev: str, q: int) -> tuple[int, Span, int] | None:
+    """(the key's start, the token, the value's end) of the first family that fits at ``q``."""
     n = len(text)
     km = _keyside_rx(text[q]).match(rev, n - q)
     if not km or not km.lastindex:
@@ -707,30 +382,23 @@ def _field_at(text: str, rev: str, q: int) -> tuple[int, re.Match[str]] | None:
     for i in _FAMILIES[text[q]]:
         start, end = regs[i + 1]
         if end > start and (vm := values[i].match(text, q + 1)):
-            return n - end, vm
+            check = R.FIELDS[i].check
+            span = check(vm, n - end) if check else _last_group(vm)
+            if span:
+                return n - end, span, vm.end()
     return None
 
 
-def _form_at(text: str, rev: str, a: int) -> tuple[int, re.Match[str]] | None:
+def _form_at(text: str, rev: str, a: int) -> tuple[int, Span, int] | None:
     """The first pair of a run that goes on with "&key=": upstream's form-body rule."""
-    back = _RUN_R.match(rev, len(text) - a)
+    back = R.RUN_R.match(rev, len(text) - a)
     run = a - (back.end() - back.start()) if back else a
-    cands = [run] if run == 0 or text[run - 1] in _SPACE else []
-    cands += [c.end() for c in _COMMA.finditer(text, run, a)]
+    cands = [run] if run == 0 or text[run - 1] in R.SPACE else []
+    cands += [c.end() for c in R.COMMA.finditer(text, run, a)]
     for c in cands:
-        if fm := _FORM.match(text, c):
-            return c, fm
+        if fm := R.FORM.match(text, c):
+            return c, _last_group(fm), fm.end()
     return None
-
-
-def _pem_matches(text: str) -> Iterable[re.Match[str]]:
-    """Upstream's lazy BEGIN…END match, found in linear time: with no END after a BEGIN there
-    is none after any later BEGIN either."""
-    pos = 0
-    while (b := _PEM_BEGIN.search(text, pos)) and (e := _PEM_END.search(text, b.end())):
-        if m := _PEM.match(text, b.start(), e.end()):
-            yield m
-        pos = e.end()
 
 
 def _compile_user(raw: str) -> re.Pattern[str]:
@@ -741,7 +409,7 @@ def _compile_user(raw: str) -> re.Pattern[str]:
     src = re.sub(r"\(\?<(?![=!])", "(?P<", src)
     src = re.sub(r"\\k<([A-Za-z_][A-Za-z0-9_]*)>", r"(?P=\1)", src)
     src = src.replace("[^]", r"[\s\S]")
-    fl = _A | (re.I if "i" in flags else 0) | (re.M if "m" in flags else 0)
+    fl = A | (re.I if "i" in flags else 0) | (re.M if "m" in flags else 0)
     fl |= re.S if "s" in flags else 0
     try:
         return recache.compile(src, fl)
@@ -753,11 +421,15 @@ def _compile_user(raw: str) -> re.Pattern[str]:
 
 
 def _default_sources() -> Iterable[str]:
-    for f in _FIELDS:
-        yield f"{f.name}|{f.seps}|{int(f.flags)}|{'|'.join(f.keys)}|{f.gap}|{f.edge}|{f.value}"
-    yield _FORM.pattern
-    for r in _RULES:
-        yield f"{r.name}|{r.src}|{r.b64}"
+    for f in R.FIELDS:
+        check = f.check.__qualname__ if f.check else ""
+        keys = "|".join(f.keys)
+        yield f"{f.name}|{f.seps}|{int(f.flags)}|{keys}|{f.gap}|{f.edge}|{f.value}|{check}"
+    yield R.FORM.pattern
+    for r in R.RULES:
+        check = r.check.__qualname__ if r.check else ""
+        yield f"{r.name}|{r.src}|{r.b64}|{check}"
+    yield "".join(sorted(f"{k}{v}" for k, v in redact_fold.HOMOGLYPHS.items()))
 
 
 @lru_cache(maxsize=32)

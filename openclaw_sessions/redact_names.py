@@ -1,0 +1,148 @@
+"""Which names hold secrets, and which values after them are real ones (redaction's judgement).
+
+The generic families (``NAME: value``, ``NAME=value``, ``--flag value``, ``<name>value</name>``)
+find a secret-sounding name cheaply in the regex; this module then decides, in Python and only
+at those few places, whether the name really is one and whether the value is a credential or
+ordinary text. What it keeps readable (so search still finds it): references and placeholders
+(``$DB_PASSWORD``, ``${X}``, ``{{ vault }}``, ``<your-token>``), paths, code (``os.environ[…]``,
+``config.token``, ``getToken()``), type names, booleans and other stop words, and prose: a plain
+word followed by more words on its line ("the token: it expires hourly", "password: see vault").
+What it masks: anything else, quoted or not, including plain words at the end of a line
+("password: changeme").
+
+Pure: no I/O, stdlib ``re`` only.
+"""
+
+from __future__ import annotations
+
+import re
+
+Span = tuple[int, int]
+
+# The secret words a name may end with (before an optional chain of harmless suffixes).
+KEY_JOINS = ("secret", "access", "account", "auth", "client", "app", "application", "service",
+             "master", "encryption", "encrypt", "signing", "sign", "license", "licence", "shared",
+             "sharedaccess", "admin", "root", "storage", "db", "database", "consumer", "deploy",
+             "subscription", "hmac", "webhook", "api", "private", "priv", "x-api", "functions",
+             "host", "session-secret")  # fmt: skip
+WORDS = ("password", "passwd", "pass", "passphrase", "passcode", "passkey", "pwd", "pw",
+         "secret", "token", "auth", "bearer", "credential", "credentials", "creds", "apikey",
+         "privkey", "mnemonic", "seedphrase", "keydata", "passwort", "kennwort", "contraseña",
+         "contrasena", "senha", "motdepasse", "wachtwoord", "parola", "hasło", "haslo", "heslo",
+         "jelszó", "salasana", "lösenord", "losenord", "şifre", "пароль", "токен", "密码", "密碼",
+         "口令", "令牌", "密钥", "秘钥", "私钥", "パスワード", "トークン", "秘密鍵", "キー",
+         "비밀번호", "토큰", "mật khẩu", "mot de passe")  # fmt: skip
+JOINED = (
+    tuple(f"{a}{s}key" for a in KEY_JOINS for s in ("", "_", "-", ".", " "))
+    + tuple(f"{a}{s}phrase" for a in ("seed", "recovery", "secret") for s in ("", "_", "-", " "))
+    + ("key_data", "key-data")
+)
+SUFFIXES = ("key", "base", "b64", "base64", "hex", "value", "val", "data", "raw", "enc",
+            "encrypted", "plain", "plaintext", "string", "str", "bytes", "hash", "prod",
+            "production", "dev", "development", "test", "testing", "stage", "staging", "live",
+            "local", "old", "new", "current", "primary", "secondary", "backup", "default",
+            "global", "override", "1", "2", "3", "v1", "v2", "v3")  # fmt: skip
+
+_ALL_WORDS = sorted({w.lower() for w in WORDS + JOINED}, key=lambda w: (-len(w), w))
+_NAME_RX = re.compile(
+    r"(?P<pre>.*?)(?P<word>" + "|".join(re.escape(w) for w in _ALL_WORDS) + r")"
+    r"(?P<chain>(?:[_.\- ](?:" + "|".join(SUFFIXES) + r"))*)\Z",
+    re.IGNORECASE | re.DOTALL,
+)
+# Words before the secret word that make the name a count, a switch or a type, not a secret.
+_NOT_BEFORE = frozenset(
+    "max min num total count input output prompt completion cached reasoning estimated "
+    "remaining used show hide is has use uses allow require requires required enable enabled "
+    "disable disabled no skip ask public publishable pub bos eos pad unk mask sep cls stop "
+    "special start end image audio video vision".split()
+)
+_NOT_PASS = ("bypass", "compass", "surpass", "trespass", "overpass", "underpass")
+_CAMEL = re.compile(r"(?<=[a-z0-9])(?=[A-Z])")
+
+# Values that are words, not secrets (compared lower-cased, trailing punctuation stripped).
+STOP_VALUES = frozenset(
+    "none null nil undefined true false yes no on off required optional str string int integer "
+    "bool boolean bytes number any object secret secrets password passwords passwd token "
+    "tokens key keys apikey api_key redacted hidden masked empty unset todo tbd n/a na see the "
+    "a an is it to from in at by of for and or not set here there below above your my our this "
+    "that same include omit same-origin inherit env environment file vault prompt ask stdin "
+    "default auto basic bearer digest oauth oauth2 jwt plain plaintext md5 sha256 "
+    "scram-sha-256 trust peer ident cert ldap kerberos enabled disabled valid invalid expired "
+    "missing present ok error fail failed success provided needed configured sensitive "
+    "placeholder example xxx changeit".split()
+)
+_REF = re.compile(
+    r"\$\{?[A-Za-z_][A-Za-z0-9_]*\}?|\$[({].*|%[A-Za-z_][A-Za-z0-9_]*%|\{\{.*|\{%.*|<[^<>]*>"
+    r"|\[[^\[\]]*\]|\*[A-Za-z_][A-Za-z_-]*|![A-Za-z]+(?:::[A-Za-z]+)?|\{[A-Za-z_][\w.]*\}|[{\[(]"
+)
+_PATH = re.compile(r"(?:~|\.\.?)?(?:/[\w.@-]+)+/?|[A-Za-z]:\\.*|\\\\.*")
+_CALL = re.compile(r"[A-Za-z_][\w.]*[(\[].*|[A-Za-z_]\w*(?:\.[A-Za-z_]\w*)+")
+_PLAIN_WORD = re.compile(r"[A-Za-z][a-z']*|[A-Z][A-Z']*")
+_NEXT_WORD = re.compile(r"[ \t]+[A-Za-z(]")
+_TRAIL = ".,:;!?)]}>"
+_B64ISH = re.compile(r"[A-Za-z0-9+/=_\-]{16,}")
+_CONT = re.compile(r"[ \t]*\r?\n[ \t]*([A-Za-z0-9+/=_\-]{20,})[ \t]*(?=\r?\n|\Z)")
+
+
+def segments(name: str) -> list[str]:
+    return [s for s in re.split(r"[^0-9A-Za-z\u0080-\uffff]+", _CAMEL.sub("_", name).lower()) if s]
+
+
+def secret_name(name: str) -> bool:
+    """Does ``name`` (a key, flag, header or tag, without quotes) name a secret?"""
+    m = _NAME_RX.match(name.strip(" \t-$@:*_"))
+    if m is None:
+        return False
+    if (m.group("pre") + m.group("word")).lower().endswith(_NOT_PASS):
+        return False
+    return not any(s in _NOT_BEFORE for s in segments(m.group("pre")))
+
+
+def phrase_name(name: str) -> bool:
+    """A passphrase or a wallet's words: the whole rest of the line is the secret."""
+    low = name.lower()
+    return low.endswith(("phrase", "mnemonic")) or "phrase" in segments(name)[-1:]
+
+
+def placeholder(value: str) -> bool:
+    """A reference, template, placeholder or stop word: nothing to hide."""
+    v = value.strip()
+    return not v or v.lower() in STOP_VALUES or len(set(v)) == 1 or bool(_REF.fullmatch(v))
+
+
+def _path(v: str) -> bool:
+    if not _PATH.fullmatch(v):
+        return False
+    return v[0] in "~.\\" or v[1:2] == ":" or v.count("/") > 1 or "." in v
+
+
+def unquoted_value(text: str, start: int, end: int, *, prose: bool = True) -> Span | None:
+    """The span of an unquoted value ``text[start:end]`` to mask, or None to keep it."""
+    while end - start > 1 and text[end - 1] in _TRAIL:
+        end -= 1
+    v = text[start:end]
+    if len(v) < 3 or placeholder(v) or _CALL.fullmatch(v) or _path(v):
+        return None
+    if prose and _PLAIN_WORD.fullmatch(v) and _NEXT_WORD.match(text, end):
+        return None
+    if _B64ISH.fullmatch(v):
+        while m := _CONT.match(text, end):  # a long token wrapped over more lines
+            end = m.end(1)
+    return start, end
+
+
+def line_value(text: str, start: int) -> Span | None:
+    """From ``start`` to the end of its line, less trailing spaces and a `` #`` comment."""
+    end = text.find("\n", start)
+    line = text[start : len(text) if end < 0 else end]
+    line = re.sub(r"[ \t]+#.*\Z", "", line).rstrip()
+    return None if placeholder(line) else (start, start + len(line))
+
+
+def quoted_value(text: str, start: int, end: int) -> Span | None:
+    return None if placeholder(text[start:end]) else (start, end)
+
+
+def credential_like(v: str) -> bool:
+    """For values after prose ("the password is …"): a digit or a symbol, not a plain word."""
+    return len(v) >= 6 and not placeholder(v) and bool(re.search(r"[0-9]|[^\w\s]", v))
