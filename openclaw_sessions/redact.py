@@ -357,7 +357,8 @@ def _scan(text: str, rev: str) -> tuple[set[int], list[int], list[int]]:
 
 def _site_hits(text: str, rev: str, seps: list[int], amps: list[int]) -> list[Hit]:
     """Assignment families at their separators and form pairs at their "&", left to right;
-    at a separator the first family that fits wins; nothing starts inside an earlier match."""
+    at a separator every family that fits adds its token; nothing starts inside an earlier
+    match."""
     hits: list[Hit] = []
     last = 0
     for pos, is_amp in sorted([(q, False) for q in seps] + [(a, True) for a in amps]):
@@ -366,30 +367,33 @@ def _site_hits(text: str, rev: str, seps: list[int], amps: list[int]) -> list[Hi
         found = _form_at(text, rev, pos) if is_amp else _field_at(text, rev, pos)
         if found and found[0] >= last:
             last = found[2]
-            if found[1][1] > found[1][0]:
-                hits.append((*found[1], TOKEN))
+            hits += [(s, e, TOKEN) for s, e in found[1] if e > s]
     return hits
 
 
-def _field_at(text: str, rev: str, q: int) -> tuple[int, Span, int] | None:
-    """(the key's start, the token, the value's end) of the first family that fits at ``q``."""
+def _field_at(text: str, rev: str, q: int) -> tuple[int, list[Span], int] | None:
+    """(the first key's start, the tokens, the values' end) of the families that fit at ``q``."""
     n = len(text)
     km = _keyside_rx(text[q]).match(rev, n - q)
     if not km or not km.lastindex:
         return None
     regs = km.regs
     values = _site_values()
+    found: list[Span] = []
+    key = stop = -1
     for i in _FAMILIES[text[q]]:
         start, end = regs[i + 1]
         if end > start and (vm := values[i].match(text, q + 1)):
             check = R.FIELDS[i].check
             span = check(vm, n - end) if check else _last_group(vm)
             if span:
-                return n - end, span, vm.end()
-    return None
+                found.append(span)
+                key = n - end if key < 0 else key
+                stop = max(stop, vm.end())
+    return (key, found, stop) if found else None
 
 
-def _form_at(text: str, rev: str, a: int) -> tuple[int, Span, int] | None:
+def _form_at(text: str, rev: str, a: int) -> tuple[int, list[Span], int] | None:
     """The first pair of a run that goes on with "&key=": upstream's form-body rule."""
     back = R.RUN_R.match(rev, len(text) - a)
     run = a - (back.end() - back.start()) if back else a
@@ -397,7 +401,7 @@ def _form_at(text: str, rev: str, a: int) -> tuple[int, Span, int] | None:
     cands += [c.end() for c in R.COMMA.finditer(text, run, a)]
     for c in cands:
         if fm := R.FORM.match(text, c):
-            return c, _last_group(fm), fm.end()
+            return c, [_last_group(fm)], fm.end()
     return None
 
 

@@ -51,8 +51,11 @@ _TOK = "A-Za-z0-9_\\-"
 _ANY = re.compile(f"[{_ALWAYS}{_FORMAT}{_SEPS}{_HOMO}]")
 _SPARSE = re.compile(f"[{_ALWAYS}{_FORMAT}{_SEPS}]+")  # rare outside disguises (one class: fast)
 _HOMO_RX = re.compile(f"[{_HOMO}]")  # common: Cyrillic and Greek prose
-# An ASCII token character next to a homoglyph (a scan led by ASCII: fast in Cyrillic prose).
-_HOMO_ADJ = re.compile(f"[{_TOK}](?:(?=[{_HOMO}])|(?<=[{_HOMO}][{_TOK}]))")
+# A rare character, or an ASCII token character next to a homoglyph (one scan led by a class:
+# fast in Cyrillic or Greek prose).
+_MIXED = re.compile(
+    f"[{_ALWAYS}{_FORMAT}{_SEPS}{_TOK}](?:(?<=[^\\x00-\\x7f])|(?=[{_HOMO}])|(?<=[{_HOMO}][{_TOK}]))"
+)
 
 
 def _chars(cls: str) -> frozenset[str]:
@@ -143,16 +146,21 @@ def _runs(text: str, m: re.Match[str] | None) -> list[tuple[int, int]]:
         if _touches(text, s, e) or not _ALWAYS_CH.isdisjoint(text[s:e]):
             runs.append((s, e))
         m = _ANY.search(text, e)
-    if m is not None:  # a homoglyph: Cyrillic or Greek text, scanned for the rare ones and
-        first = m.start()  # for homoglyphs next to ASCII token characters
-        runs += [
-            r.span()
-            for r in _SPARSE.finditer(text, first)
-            if not _ALWAYS_CH.isdisjoint(r.group()) or _touches(text, *r.span())
-        ]
+    if m is not None:  # a homoglyph: Cyrillic or Greek text; one scan finds the rest
         n = len(text)
-        for a in _HOMO_ADJ.finditer(text, max(0, first - 1)):
-            s = p = a.start()
+        e = 0
+        for a in _MIXED.finditer(text, max(0, m.start() - 1)):
+            p = a.start()
+            if p < e:
+                continue
+            if text[p] > "\x7f":  # a rare character
+                e = p + 1
+                while e < n and text[e] in _SPARSE_CH:
+                    e += 1
+                if _touches(text, p, e) or not _ALWAYS_CH.isdisjoint(text[p:e]):
+                    runs.append((p, e))
+                continue
+            s = p  # an ASCII token character: the homoglyph runs on either side
             while s > 0 and text[s - 1] in _NEAR_CH:
                 s -= 1
             e = p + 1

@@ -27,15 +27,15 @@ KEY_JOINS = ("secret", "access", "account", "auth", "client", "app", "applicatio
              "host", "session-secret")  # fmt: skip
 WORDS = ("password", "passwd", "pass", "passphrase", "passcode", "passkey", "pwd", "pw",
          "secret", "token", "auth", "bearer", "credential", "credentials", "creds", "apikey",
-         "privkey", "mnemonic", "seedphrase", "keydata", "passwort", "kennwort", "contraseña",
+         "privkey", "mnemonic", "seedphrase", "passwort", "kennwort", "contraseña",
          "contrasena", "senha", "motdepasse", "wachtwoord", "parola", "hasło", "haslo", "heslo",
          "jelszó", "salasana", "lösenord", "losenord", "şifre", "пароль", "токен", "密码", "密碼",
-         "口令", "令牌", "密钥", "秘钥", "私钥", "パスワード", "トークン", "秘密鍵", "キー",
+         "口令", "令牌", "密钥", "秘钥", "私钥", "パスワード", "トークン", "秘密鍵",
          "비밀번호", "토큰", "mật khẩu", "mot de passe")  # fmt: skip
 JOINED = (
     tuple(f"{a}{s}key" for a in KEY_JOINS for s in ("", "_", "-", ".", " "))
     + tuple(f"{a}{s}phrase" for a in ("seed", "recovery", "secret") for s in ("", "_", "-", " "))
-    + ("key_data", "key-data")
+    + ("client-key-data", "client_key_data", "apiキー", "api キー")
 )
 SUFFIXES = ("key", "base", "b64", "base64", "hex", "value", "val", "data", "raw", "enc",
             "encrypted", "plain", "plaintext", "string", "str", "bytes", "hash", "prod",
@@ -75,11 +75,14 @@ _REF = re.compile(
     r"\$\{?[A-Za-z_][A-Za-z0-9_]*\}?|\$[({].*|%[A-Za-z_][A-Za-z0-9_]*%|\{\{.*|\{%.*|<[^<>]*>"
     r"|\[[^\[\]]*\]|\*[A-Za-z_][A-Za-z_-]*|![A-Za-z]+(?:::[A-Za-z]+)?|\{[A-Za-z_][\w.]*\}|[{\[(]"
 )
+_TEMPLATE = re.compile(r"(?i)your[_-]|[_-]here\b|placeholder|changeme[_-]|xxxx|<[a-z_-]+>")
 _PATH = re.compile(r"(?:~|\.\.?)?(?:/[\w.@-]+)+/?|[A-Za-z]:\\.*|\\\\.*")
 _CALL = re.compile(r"[A-Za-z_][\w.]*[(\[].*|[A-Za-z_]\w*(?:\.[A-Za-z_]\w*)+")
-_PLAIN_WORD = re.compile(r"[A-Za-z][a-z']*|[A-Z][A-Z']*")
-_NEXT_WORD = re.compile(r"[ \t]+[A-Za-z(]")
-_TRAIL = ".,:;!?)]}>"
+_PLAIN_WORD = re.compile(r"[^\W\d_](?:[^\W\d_]|')*")  # a word of letters, in any script
+_NEXT_WORD = re.compile(r"[ \t]+[^\s#]")  # more on the line: the value was a word of prose
+_CONSTANT = re.compile(r"[A-Z][A-Z0-9]*(?:_[A-Z0-9]+)+")  # an environment variable's name
+CLOSERS = ")]}>"  # a value in code ends before these
+PROSE_END = ".,;:" + CLOSERS  # after "key: value" in a sentence, before these too
 _B64ISH = re.compile(r"[A-Za-z0-9+/=_\-]{16,}")
 _CONT = re.compile(r"[ \t]*\r?\n[ \t]*([A-Za-z0-9+/=_\-]{20,})[ \t]*(?=\r?\n|\Z)")
 
@@ -107,7 +110,12 @@ def phrase_name(name: str) -> bool:
 def placeholder(value: str) -> bool:
     """A reference, template, placeholder or stop word: nothing to hide."""
     v = value.strip()
-    return not v or v.lower() in STOP_VALUES or len(set(v)) == 1 or bool(_REF.fullmatch(v))
+    return (
+        not v
+        or v.lower() in STOP_VALUES
+        or len(set(v)) == 1
+        or bool(_REF.fullmatch(v) or _CONSTANT.fullmatch(v) or _TEMPLATE.search(v))
+    )
 
 
 def _path(v: str) -> bool:
@@ -116,9 +124,12 @@ def _path(v: str) -> bool:
     return v[0] in "~.\\" or v[1:2] == ":" or v.count("/") > 1 or "." in v
 
 
-def unquoted_value(text: str, start: int, end: int, *, prose: bool = True) -> Span | None:
-    """The span of an unquoted value ``text[start:end]`` to mask, or None to keep it."""
-    while end - start > 1 and text[end - 1] in _TRAIL:
+def unquoted_value(
+    text: str, start: int, end: int, *, prose: bool = True, trail: str = CLOSERS
+) -> Span | None:
+    """The span of an unquoted value ``text[start:end]`` to mask, or None to keep it; ``trail``:
+    characters that end it rather than belong to it."""
+    while end - start > 1 and text[end - 1] in trail:
         end -= 1
     v = text[start:end]
     if len(v) < 3 or placeholder(v) or _CALL.fullmatch(v) or _path(v):

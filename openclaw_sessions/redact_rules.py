@@ -509,14 +509,17 @@ def _value(m: re.Match[str], key_start: int) -> Span | None:
         return names.quoted_value(m.string, s, e)
     if g == 7:
         return _block(m.string, key_start, s, e)
-    return names.unquoted_value(m.string, s, e)
+    prose_end = m.string[m.start() - 1] == ":"
+    return names.unquoted_value(
+        m.string, s, e, trail=names.PROSE_END if prose_end else names.CLOSERS
+    )
 
 
 def _kv_check(m: re.Match[str], key_start: int) -> Span | None:
     text = m.string
     key = _KEY_TAIL.sub("", text[key_start : m.start() - 1]).strip("\"'`\\")
-    if not names.secret_name(key):
-        return None
+    if not names.secret_name(key) or text.endswith("//", 0, key_start):
+        return None  # (a URL's user name is the URL families' business)
     if m.lastindex == 8 and names.phrase_name(key):
         return names.line_value(text, m.start(8))
     return _value(m, key_start)
@@ -719,7 +722,7 @@ _MORE = (
          _CLI_GATE + _FLAG_GATE + _PW_ANY, check=_placeholder_check, need=("echo", "printf")),
     Rule("aws-configure-set", r"aws[ \t]+configure[ \t]+set[ \t]+(?:--?\S+[ \t]+)*"
          r"(?:aws_secret_access_key|aws_session_token)[ \t]+" + _VAL,
-         _pre("_", "aws_secret_access", then="(?<=yek_)") + _pre("_", "aws_session",
+         _pre("_", "aws_secret_access", then="(?<=yek_)", short=True) + _pre("_", "aws_session",
          then="(?<=nekot_)"), check=_placeholder_check),
     Rule("password-prose", r"p(?<![A-Za-z0-9_]p)(?:assword|asswd|assphrase|wd)"
          r"(?:[ \t]+(is|was)(?:[ \t]*:)?)?[ \t]+(?:'([^'\r\n]{1,200})'|\"([^\"\r\n]{1,200})\""
@@ -742,7 +745,7 @@ _MORE = (
          check=_xml_check),
     Rule("putty", r"PuTTY-User-Key-File-[0-9]:[^\r\n]*(?:\r?\n[^\r\n]*){0,12}?\r?\n"
          r"Private-Lines:[ \t]*[0-9]+[ \t]*\r?\n"
-         r"((?:[A-Za-z0-9+/=]{1,100}\r?\n)*[A-Za-z0-9+/=]{1,100})",
+         r"((?:[A-Za-z0-9+/=]{1,100}\r?\n)*[A-Za-z0-9+/=]{1,100})(?![A-Za-z0-9+/=-])(?=\r?\n|\Z)",
          _pre("-", "putty")),
     Rule("pem-base64", _CS.format(r"(?<![A-Za-z0-9+/])(LS0tLS1CRUdJTi[A-Za-z0-9+/]{0,40}?"
          r"(?:UFJJVkFURSBLRV|BSSVZBVEUgS0VZ|QUklWQVRFIEtFWS)[A-Za-z0-9+/=]{16,}"

@@ -4,10 +4,13 @@ index never holds one: searching for a raw secret finds nothing."""
 from __future__ import annotations
 
 import json
+import re
+import sqlite3
 from pathlib import Path
 
 import pytest
 from conftest import Session, json_out, run_cli, write_store
+from secret_shapes import shapes
 from test_redact import CASES
 
 USER_SECRET = "ACME-INTERNAL-7731-XYZ"
@@ -59,3 +62,108 @@ def test_searching_for_a_raw_secret_finds_nothing(planted: list[str]) -> None:
         found = json_out(r)["results"]
         assert all(secret not in h["snippet"] for h in found)
         assert found == [] or len(secret) < 12, secret
+
+
+# --- every shape, in every place a transcript can hold it, through every output -------------------
+SHAPES = shapes()
+WORDS = re.compile(r"[^\W_]+")
+
+
+def _tokens(secret: str) -> set[str]:
+    """What the index would hold of ``secret``'s hidden middle: its long unicode61-style tokens."""
+    middle = secret[6:-4] if len(secret) >= 18 else secret
+    return {t.lower() for t in WORDS.findall(middle) if len(t) >= 6}
+
+
+@pytest.fixture
+def everywhere(tmp_path: Path, state: Path) -> list[str]:
+    """Each shape once: in user or assistant text, thinking, a tool call's arguments, a tool
+    result, a custom entry, a session label, and a malformed line."""
+    d = tmp_path / "src" / "agents" / "main" / "sessions"
+    s = Session("sec-all")
+    store: dict[str, dict[str, object]] = {"agent:main:main": {"sessionId": "sec-all"}}
+    for i, shape in enumerate(SHAPES):
+        note = f"zzplant {i}: {shape.text} zzend"
+        place = i % 7
+        if place == 0:
+            s.user(note)
+        elif place == 1:
+            s.assistant(note)
+        elif place == 2:
+            s.assistant(f"zzplant {i} thinking", thinking=note)
+        elif place == 3:
+            call = {"type": "toolCall", "id": f"c{i}", "name": "exec",
+                    "arguments": {"command": note, "env": {"NOTE": shape.text}}}  # fmt: skip
+            s.add({"message": {"role": "assistant", "content": [call]}})
+        elif place == 4:
+            s.tool(note)
+        elif place == 5:
+            s.add({"type": "custom_message", "customType": "note", "content": note,
+                   "display": False})  # fmt: skip
+            s.add({"type": "custom", "customType": "state", "data": {"note": note}})
+        else:
+            store[f"agent:main:telegram:direct:{i}"] = {"sessionId": f"lbl-{i}", "label": note}
+    s.write(d / "sec-all.jsonl")
+    bad = '{"type": "message", "id": "broken", "message": {"role": "user", "content": "'
+    (d / "broken.jsonl").write_text(
+        '{"type":"session","version":3,"id":"broken"}\n' + bad + SHAPES[0].text + "\n"
+    )
+    store["agent:main:broken"] = {"sessionId": "broken"}
+    write_store(d, store)
+    r = run_cli("import", str(tmp_path / "src"), "--reindex")
+    assert r.exit_code in (0, 4), r.stderr
+    return [r.stdout + r.stderr, run_cli("import", str(tmp_path / "src"), "--json").stdout]
+
+
+def test_no_shape_leaves_through_any_output(everywhere: list[str], state: Path) -> None:
+    outputs = list(everywhere)
+    for args in (
+        ["search", "zzplant", "--limit", "1000", "--max-bytes", "0"],
+        ["search", "zzplant", "--limit", "1000", "--json", "--max-bytes", "0"],
+        ["search", "zzplant", "--limit", "1000", "--jsonl"],
+        ["search", "zzplant", "--explain"],
+        ["search", "zzplant", "--explain", "--json"],
+        ["history", "agent:main:main", "--limit", "1000"],
+        ["history", "agent:main:main", "--limit", "1000", "--json"],
+        ["history", "agent:main:main", "--limit", "1000", "--include-tools"],
+        ["history", "agent:main:main", "--limit", "1000", "--include-tools", "--json"],
+        ["status"],
+        ["status", "--json"],
+        ["reindex", "--full"],
+    ):
+        r = run_cli(*args)
+        outputs.append(r.stdout + r.stderr)
+    hits = json.loads(outputs[3])["results"]
+    assert len(hits) >= len(SHAPES) * 2 // 7  # the user and assistant texts are all found
+    around = run_cli("history", "agent:main:main", "--around", hits[0]["messageId"], "--json")
+    outputs.append(around.stdout)
+    seen = "\n".join(outputs)
+    shown = json.loads(outputs[10])["messages"]  # history --include-tools --json
+    kinds = {b.get("type") for m in shown if isinstance(m.get("content"), list)
+             for b in m["content"] if "zzplant" in json.dumps(b)}  # fmt: skip
+    assert {"text", "thinking", "toolCall"} <= kinds
+    assert any(m["role"] == "toolResult" and "zzplant" in json.dumps(m) for m in shown)
+    leaked = [(s.family, secret) for s in SHAPES for secret in s.secrets if secret in seen]
+    assert not leaked
+
+
+def test_no_shape_is_found_by_its_value_or_its_middle(everywhere: list[str]) -> None:
+    for shape in SHAPES:
+        for secret in shape.secrets:
+            for query in {secret, secret[6:-4] if len(secret) >= 18 else secret}:
+                r = run_cli("search", "--json", "--", query)
+                assert r.exit_code in (0, 1), (shape.family, r.stderr)
+                assert json_out(r)["results"] == [], (shape.family, query)
+
+
+def test_no_shape_is_in_the_index_vocabulary(everywhere: list[str], state: Path) -> None:
+    conn = sqlite3.connect(state / "agents" / "main" / "openclaw-sessions.sqlite")
+    vocab: set[str] = set()
+    for table in ("index_fts", "index_bigram"):
+        conn.execute(f"CREATE VIRTUAL TABLE temp.v_{table} USING fts5vocab(main, {table}, row)")
+        vocab |= {t for (t,) in conn.execute(f"SELECT term FROM temp.v_{table}")}
+    conn.close()
+    assert "zzplant" in vocab
+    found = [(s.family, t) for s in SHAPES for secret in s.secrets for t in _tokens(secret)
+             if t in vocab]  # fmt: skip
+    assert not found

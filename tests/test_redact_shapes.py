@@ -1,0 +1,131 @@
+"""Redaction of the secret shapes people paste (tests/secret_shapes.py), disguises included,
+and the folded view that matching runs on."""
+
+from __future__ import annotations
+
+import pytest
+from secret_shapes import Shape, shapes
+
+from openclaw_sessions import redact_fold
+from openclaw_sessions.redact import build_redactor
+
+RED = build_redactor()
+SHAPES = shapes()
+
+
+def leaks(secret: str, out: str) -> list[str]:
+    """Pieces of ``secret`` (11 characters or the whole of a short one) that ``out`` still shows,
+    beyond the edges a mask keeps (its first 6 and last 4 characters)."""
+    if len(secret) < 11:
+        return [secret] if secret in out else []
+    return [
+        secret[i : i + 11]
+        for i in range(len(secret) - 10)
+        if secret[i : i + 11] in out and secret[:6] not in secret[i : i + 11]
+        and secret[-4:] not in secret[i : i + 11]
+    ]  # fmt: skip
+
+
+def test_the_corpus_is_broad() -> None:
+    assert len(SHAPES) >= 80
+    families = {s.family.split("-")[0] for s in SHAPES}
+    for family in ("yaml", "env", "ini", "netrc", "pgpass", "mysql", "curl", "url", "pem", "pgp",
+                   "vendor", "azure", "discord", "escaped", "fullwidth", "cyrillic", "zero"):
+        assert family in families, family  # fmt: skip
+    texts = [s.text for s in SHAPES]
+    assert len(set(texts)) == len(texts)
+
+
+@pytest.mark.parametrize("shape", SHAPES, ids=[s.family for s in SHAPES])
+def test_shape_is_masked(shape: Shape) -> None:
+    out = RED.redact_text(shape.text)
+    assert out != shape.text
+    for secret in shape.secrets:
+        assert secret not in out, out
+        assert not leaks(secret, out), out
+
+
+@pytest.mark.parametrize("shape", SHAPES, ids=[s.family for s in SHAPES])
+def test_shape_redaction_is_idempotent_and_gated_like_ungated(shape: Shape) -> None:
+    once = RED.redact_text(shape.text)
+    assert RED.redact_text(once) == once
+    assert RED._run(shape.text, [], gate=False) == once
+
+
+def test_masks_keep_the_text_around_them_as_written() -> None:
+    body = "Ab3" * 12
+    out = RED.redact_text(f"« ｇｈｐ＿{body} »")
+    assert out == f"« ｇｈｐ＿{body[:2]}…{body[-4:]} »"  # the kept edges are the original's
+    out = RED.redact_text("key \u0455k-ant-api03-" + body + " ok")
+    assert out == f"key \u0455k-ant…{body[-4:]} ok"
+    zw = "ghp_" + body[:10] + "\u200b" + body[10:]
+    assert RED.redact_text(f"x {zw} y") == f"x ghp_{body[:2]}…{body[-4:]} y"
+
+
+@pytest.mark.parametrize(
+    ("text", "folded"),
+    [
+        ("ｇｈｐ＿abc", "ghp_abc"),  # full-width: NFKC
+        ("\u0455k-ant", "sk-ant"),  # Cyrillic dze next to ASCII
+        ("x\u03bfxb-1", "xoxb-1"),  # Greek omicron
+        ("gh\u200bp_a\u200bb", "ghp_ab"),  # format characters inside a token
+        ("ﬁle-x", "file-x"),  # a ligature: two characters from one
+        ("密码：abc", "密码:abc"),  # a full-width colon before ASCII
+    ],
+)
+def test_the_folded_view(text: str, folded: str) -> None:
+    view = redact_fold.view(text)
+    assert view is not None and view.text == folded
+
+
+@pytest.mark.parametrize(
+    "text",
+    [
+        "hello world",
+        "привет, как дела? пароль не скажу.",  # Cyrillic prose: homoglyphs touch no ASCII
+        "注意：这是一个测试。",  # a full-width colon inside Chinese
+        "family 👨\u200d👩\u200d👧 photo",  # emoji joiners
+        "café naïve façade",
+        "Ελληνικά κείμενα",
+    ],
+)
+def test_ordinary_text_does_not_fold(text: str) -> None:
+    assert redact_fold.view(text) is None
+
+
+def test_offsets_map_back_across_removed_and_expanded_characters() -> None:
+    text = "ab\u200b\u200bcd\ufb01gh"  # two removed, then one character that folds to two
+    view = redact_fold.view(text)
+    assert view is not None and view.text == "abcdfigh"
+    assert [view.start(i) for i in range(9)] == [0, 1, 4, 5, 6, 6, 7, 8, 9]
+    assert [view.end(i) for i in range(9)] == [0, 1, 2, 5, 6, 7, 7, 8, 9]
+
+
+def test_key_block_missing_its_end_line_is_masked_to_the_end_of_its_body() -> None:
+    body = "\n".join("MII" + "Ab9" * 20 for _ in range(3))
+    out = RED.redact_text(f"half:\n-----BEGIN RSA PRIVATE KEY-----\n{body}\n\nthen prose.")
+    assert out == "half:\n-----BEGIN RSA PRIVATE KEY-----\n…redacted…\n\nthen prose."
+
+
+@pytest.mark.parametrize(
+    ("text", "expected"),
+    [
+        ("password: see vault", "password: see vault"),  # a word followed by prose
+        ("the token: it expires hourly", "the token: it expires hourly"),
+        ("password: changeme", "password: ***"),  # a word alone on its line is a password
+        ("db_password: ${DB_PASSWORD}", "db_password: ${DB_PASSWORD}"),  # references stay
+        ("password: {{ vault_db_password }}", "password: {{ vault_db_password }}"),
+        ("api_key = os.environ['API_KEY']", "api_key = os.environ['API_KEY']"),
+        ("token = get_token()", "token = get_token()"),
+        ("password_file: /run/secrets/db", "password_file: /run/secrets/db"),
+        ("max_tokens: 4096", "max_tokens: 4096"),
+        ("bos_token: <s>", "bos_token: <s>"),
+        ("sessionKey: agent:main:main", "sessionKey: agent:main:main"),
+        ("secret: true", "secret: true"),
+        ("password: !vault |", "password: !vault |"),
+        ("--password-file ./pw.txt", "--password-file ./pw.txt"),
+        ("mkdir -p /srv/app && docker run -p 8080:80 nginx", None),
+    ],
+)
+def test_names_and_values_that_are_not_secrets(text: str, expected: str | None) -> None:
+    assert RED.redact_text(text) == (text if expected is None else expected)
