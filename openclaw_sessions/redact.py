@@ -264,15 +264,18 @@ class Redactor:
         return self._run(text, [], gate=True)
 
     def _run(self, text: str, spans: list[tuple[int, int]], *, gate: bool) -> str:
-        for p in self._user:
-            text = _apply(text, spans, [e for m in p.finditer(text) if (e := _user_edit(m))])
+        if self._user:
+            for p in self._user:
+                edits = [e for m in p.finditer(text) if (e := _user_edit(m))]
+                text = _apply(text, spans, edits)
         if not text:
             return text
-        view = None if text.isascii() else redact_fold.view(text)
+        if text.isascii():  # most texts: nothing to fold
+            hits = _find(text, gate)
+            return _apply(text, spans, _edits(text, None, hits)) if hits else text
+        view = redact_fold.view(text)
         hits = _find(view.text if view else text, gate)
-        if not hits:
-            return text
-        return _apply(text, spans, _edits(text, view, hits))
+        return _apply(text, spans, _edits(text, view, hits)) if hits else text
 
 
 def _find(text: str, gate: bool) -> list[Hit]:
@@ -287,8 +290,12 @@ def _find(text: str, gate: bool) -> list[Hit]:
     hits = _site_hits(text, rev, seps, amps) if seps or amps else []
     for i in sorted(rules) if rules else ():
         rule = R.RULES[i]
-        if rule.need and not any(n in text for n in rule.need):
-            continue
+        if rule.need:
+            for n in rule.need:
+                if n in text:
+                    break
+            else:
+                continue
         if rule.finder is not None:
             hits.extend(rule.finder(text))
             continue

@@ -48,13 +48,17 @@ HOMOGLYPHS = {
 _SEPS = "\uff1a\uff1d\uff0e\uff0f\uff20\uff0b\uff02\uff07\uff40\ufe55\ufe66\ufe63\ufe6b"
 _HOMO = "".join(re.escape(c) for c in HOMOGLYPHS)
 _TOK = "A-Za-z0-9_\\-"
-_ANY = re.compile(f"[{_ALWAYS}{_FORMAT}{_SEPS}{_HOMO}]")
+# A candidate: any of the above, but a separator only next to an ASCII token character (so
+# "注意：" in Chinese prose is not one).
+_ANY = re.compile(
+    f"[{_ALWAYS}{_FORMAT}{_SEPS}{_HOMO}](?:(?<![{_SEPS}])|(?<=[{_TOK}].)|(?=[{_TOK}]))"
+)
 _SPARSE = re.compile(f"[{_ALWAYS}{_FORMAT}{_SEPS}]+")  # rare outside disguises (one class: fast)
 _HOMO_RX = re.compile(f"[{_HOMO}]")  # common: Cyrillic and Greek prose
-# A rare character, or an ASCII token character next to a homoglyph (one scan led by a class:
+# A rare character, or an ASCII letter next to a homoglyph (one scan led by a class:
 # fast in Cyrillic or Greek prose).
-_MIXED = re.compile(
-    f"[{_ALWAYS}{_FORMAT}{_SEPS}{_TOK}](?:(?<=[^\\x00-\\x7f])|(?=[{_HOMO}])|(?<=[{_HOMO}][{_TOK}]))"
+_MIXED = re.compile(  # (ASCII letters only: a homoglyph among digits and dashes is no disguise)
+    f"[{_ALWAYS}{_FORMAT}{_SEPS}A-Za-z](?:(?<=[^\\x00-\\x7f])|(?=[{_HOMO}])|(?<=[{_HOMO}][A-Za-z]))"
 )
 
 
