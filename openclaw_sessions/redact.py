@@ -71,7 +71,10 @@ def _field_gate(lit: str) -> str:
     fams = [f for f in R.FIELDS if lit in f.seps]
     ci = {k.lower() for f in fams if f.flags & re.I for k in f.keys}
     cs = {k for f in fams if not f.flags & re.I for k in f.keys} - ci
-    alts = [R.trie((k[::-1] for k in ci), True), R.trie((k[::-1] for k in cs), False)]
+    wide = {k for k in ci if not k[-1].isascii()}  # (behind a guard: ASCII keys try fewer branches)
+    alts = [R.trie((k[::-1] for k in ci - wide), True), R.trie((k[::-1] for k in cs), False)]
+    if wide:
+        alts.append("(?=[^\\x00-\\x7f])" + R.trie((k[::-1] for k in wide), True))
     alts += dict.fromkeys(f.chain for f in fams if f.chain)  # a key then harmless suffixes
     # Every family's gap is quotes, backslashes, spaces and markdown emphasis.
     return r"(?=[§\\\"'`*_]*(?:" + "|".join(alts) + "))"
@@ -90,17 +93,19 @@ def _passes() -> tuple[_Pass, ...]:
     for (buf, lit), items in groups.items():
         alts, anchors = [], []
         merged: dict[str, list[tuple[re.Pattern[str], int]]] = {}
+        worded = [(a, i) for a, i in items if a.word]
         for short in (False, True):  # prefix anchors: a trie of the reversed prefixes, captured
-            group = [(a, i) for a, i in items if a.word and a.short == short]
-            words = {a.word for a, _ in group}
+            words = {a.word for a, _ in worded if a.short == short}
             if not words:
                 continue
             keys = sorted(w for w in words if not any(w != v and w.startswith(v) for v in words))
-            guard = "" if short else f"(?<={R.GUARD}{re.escape(lit)})"
+            lit_rx, g = re.escape(lit), R.GUARD_CLS  # the near character first: a look-behind
+            guard = "" if short else f"(?<={g}{lit_rx})(?<={g}{{8}}{lit_rx})"  # reads left to right
             alts.append(f"{guard}(?=({R.trie(keys, True)}))")
-            for a, i in group:
-                k = next(k for k in keys if a.word.startswith(k))
-                merged.setdefault(k, []).append((R.rx(re.escape(lit) + a.rest, A), i))
+            for k in keys:  # a captured key stands for every word it starts, of either trie
+                merged.setdefault(k, []).extend(
+                    (R.rx(lit_rx + a.rest, A), i) for a, i in worded if a.word.startswith(k)
+                )
         by_word = {k: tuple(v) for k, v in merged.items()}
         for a, i in items:
             if not a.word:
@@ -273,7 +278,7 @@ class Redactor:
         if text.isascii():  # most texts: nothing to fold
             hits = _find(text, gate)
             return _apply(text, spans, _edits(text, None, hits)) if hits else text
-        view = redact_fold.view(text)
+        view = redact_fold.view(text) if redact_fold.candidate(text) else None
         hits = _find(view.text if view else text, gate)
         return _apply(text, spans, _edits(text, view, hits)) if hits else text
 

@@ -186,6 +186,9 @@ def _runs(text: str, m: re.Match[str] | None) -> list[tuple[int, int]]:
     return merged
 
 
+candidate = _ANY.search  # a character that may fold (most non-ASCII texts have none)
+
+
 def view(text: str) -> View | None:
     """The folded view of ``text``, or None when nothing in it folds (most texts)."""
     if text.isascii() or (m := _ANY.search(text)) is None:

@@ -222,7 +222,7 @@ def _pre(
     )
 
 
-GUARD = "[A-Za-z0-9_.=+/~-]{8}"  # what follows the separator of every non-short prefix
+GUARD_CLS = "[A-Za-z0-9_.=+/~-]"  # 8 of these follow the separator of every non-short prefix
 
 
 def _fw(lit: str, rest: str) -> tuple[Anchor, ...]:
@@ -612,9 +612,8 @@ def _htpasswd_check(m: re.Match[str]) -> Span | None:
 
 
 _VAL = r"(?:'([^'\r\n]+)'|\"([^\"\r\n]+)\"|([^\s'\"|;&<>`][^\s|;&`]*))"
-# Tools that take a password as a flag: (tool name, more of the name, flag, what follows it).
-# Each is a rule of its own whose regex starts with the tool's name, so ``re`` finds it by
-# literal search; all run when a short flag (" -x") or a long one ("--x") is in the text.
+# Tools that take a password in a flag: (tool name, more of the name, flag, what follows it).
+# One finder runs them, only where a flag follows a tool's name on its line (the anchor).
 _TOOLS = (
     ("mysql", "(?:dump|admin|import|show|check|pump|sh|binlog)?", "-p", ""),
     ("mariadb", "(?:-?dump|-?admin)?", "-p", ""),
@@ -637,11 +636,32 @@ _TOOLS = (
     ("ssh-keygen", "", "-[NP]", "[ \t]+"),
     ("az", r"\b[^\n|;&]*?\blogin", "-p", "[ \t]+"),
     ("openssl", "", "-k", "[ \t]+"),
+    ("openssl", "", "-pass(?:in|out)?[ \t]+pass:", ""),
+    ("keytool", "", "-(?:src|dest|new)?(?:store|key)?pass(?:word)?", "[ \t]+"),
+    ("jarsigner", "", "-(?:store|key)pass", "[ \t]+"),
     ("gh", r"[ \t]+secret[ \t]+set", "(?:-b|--body)", "(?:=|[ \t]+)"),
 )  # fmt: skip
 _TOOL = r"{}(?<![A-Za-z0-9_.-]{}){}\b[^\n|;&]*?[ \t]{}{}"
-# " -p", " -P", " -a"…: the letters that start a flag some family below reads, after a space
-_FLAG_GATE = _CLI_GATE + (Anchor("r", "-", r"(?<=[pPawsSNnkbuUtT]-)(?=[ \t\"'(=]|\Z)"),)
+_TOOL_NAMES = ("mysql", "mysqldump", "mysqladmin", "mysqlimport", "mysqlshow", "mysqlcheck",
+               "mysqlpump", "mysqlsh", "mysqlbinlog", "mariadb", "mariadb-dump", "mariadbdump",
+               "mariadb-admin", "mariadbadmin", "7z", "7za", "7zr", "sshpass", "docker", "podman",
+               "helm", "nerdctl", "redis-cli", "mongo", "mongosh", "mongodump", "mongorestore",
+               "mongoexport", "mongoimport", "mongostat", "mongotop", "mongofiles", "cqlsh",
+               "sqlcmd", "bcp", "ldapsearch", "ldapadd", "ldapmodify", "ldapdelete", "ldapwhoami",
+               "ldappasswd", "ldapcompare", "ldapmodrdn", "ldapexop", "ldapurl", "mosquitto_pub",
+               "mosquitto_sub", "mosquitto_rr", "zip", "unzip", "ssh-keygen", "az", "openssl",
+               "keytool", "jarsigner", "gh", "curl", "smbclient", "rpcclient", "smbmap",
+               "smbget", "mount", "htpasswd", "sudo")  # fmt: skip
+# A flag (" -p", "--user") with one of the tools named before it on its line.
+_TOOL_GATE = (
+    Anchor(
+        "r",
+        "-",
+        r"(?<=[A-Za-z]-)(?=-?[ \t][^\n]{0,200}?"
+        + trie((t[::-1] for t in _TOOL_NAMES), False, True)
+        + r"(?![A-Za-z0-9_.-]))",
+    ),
+)
 _SECRET_FLAG = (
     r"(?=[A-Za-z0-9_.-]{0,40}?(?i:pass|pwd|secret|token|key|auth|cred|bearer|phrase"
     r"|mnemonic))"
@@ -680,7 +700,7 @@ _TOOL_NAME = rx(
 )
 
 
-_TOOL_FLAG = rx(r"-(?<=[ \t]-)(?:[pPawsNnkbuU]|-(?:user|proxy-user|body|username)(?![\w-]))", A)
+_TOOL_FLAG = rx(r"-(?<=[ \t]-)[A-Za-z-]", A)
 
 
 def _tool_hits(text: str) -> Iterator[Hit]:
@@ -708,22 +728,19 @@ _MORE = (
          _URL_GATE, check=_placeholder_check),
     Rule("url-token-user", r"(?<=[A-Za-z0-9])://([A-Za-z0-9_~%+.\-]{16,})@(?=[A-Za-z0-9\[])",
          (Anchor("r", ":", r"(?<=//:)(?<=[A-Za-z0-9_~%+.\-]{16}//:)"),), check=_token_user_check),
-    Rule("cli-secret-flag", r"-(?<![A-Za-z0-9_./-]-)-?(" + _SECRET_FLAG
-         + r"[A-Za-z][A-Za-z0-9_.-]*)(?:=|[ \t]+(?!-))" + _VAL, _FLAG_GATE,
+    Rule("cli-secret-flag", r"-(?<![A-Za-z0-9_./-]-)-(" + _SECRET_FLAG
+         + r"[A-Za-z][A-Za-z0-9_.-]*)(?:=|[ \t]+(?!-))" + _VAL, _CLI_GATE,
          check=_flag_check),
-    Rule("cli-tools", "", _FLAG_GATE, finder=_tool_hits),
-    Rule("openssl-pass", r"-(?<![A-Za-z0-9_.-]-)pass(?:in|out)?[ \t]+pass:([^\s'\"]+)",
-         _FLAG_GATE,
-         check=_placeholder_check),
+    Rule("cli-tools", "", _TOOL_GATE, finder=_tool_hits),
     Rule("stdin-secret", r"(?<![A-Za-z0-9_-])(?:echo|printf)[ \t]+(?:-[A-Za-z]+[ \t]+)*"
          r"(?:'%s(?:\\n)?'[ \t]+|\"%s(?:\\n)?\"[ \t]+)?" + _VAL + r"[ \t]*\|[^\n]*?"
          r"(?:--password-stdin|--stdin\b|\bsudo[ \t]+(?:-[A-Za-z]+[ \t]+)*-[A-Za-z]*S\b"
          r"|\bchpasswd\b)",
-         _CLI_GATE + _FLAG_GATE + _PW_ANY, check=_placeholder_check, need=("echo", "printf")),
+         _CLI_GATE + _TOOL_GATE + _PW_ANY, check=_placeholder_check, need=("echo", "printf")),
     Rule("aws-configure-set", r"aws[ \t]+configure[ \t]+set[ \t]+(?:--?\S+[ \t]+)*"
          r"(?:aws_secret_access_key|aws_session_token)[ \t]+" + _VAL,
          _pre("_", "aws_secret_access", then="(?<=yek_)", short=True) + _pre("_", "aws_session",
-         then="(?<=nekot_)"), check=_placeholder_check),
+         then="(?<=nekot_)", short=True), check=_placeholder_check),
     Rule("password-prose", r"p(?<![A-Za-z0-9_]p)(?:assword|asswd|assphrase|wd)"
          r"(?:[ \t]+(is|was)(?:[ \t]*:)?)?[ \t]+(?:'([^'\r\n]{1,200})'|\"([^\"\r\n]{1,200})\""
          r"|`([^`\r\n]{1,200})`|(?<=s |: )(\S+))", _PW_ANY, check=_prose_check),
@@ -762,7 +779,8 @@ _MORE = (
     ("age", r"(AGE-SECRET-KEY-1[QPZRY9X8GF2TVDW0S3JN54KHCE6MUA7L]{58})",
      _pre("-", "age-secret-key")),
     ("airtable", r"(?<![A-Za-z0-9])(pat[A-Za-z0-9]{14}\.[a-f0-9]{64})",
-     (Anchor("r", ".", r"(?=[A-Za-z0-9]{14}[tT][aA][pP])(?<=[a-fA-F0-9]{64}\.)"),)),
+     (Anchor("r", ".", r"(?<=[a-fA-F0-9]\.)(?<=[a-fA-F0-9]{64}\.)"
+                       r"(?=[A-Za-z0-9]{14}[tT][aA][pP])"),)),
     ("artifactory", _CS.format(r"(?<![A-Za-z0-9])(AKCp[A-Za-z0-9]{69})"),
      _fw("A", "(?=KCp[A-Za-z0-9]{69})")),
     ("azure-ad-secret", r"(?<![A-Za-z0-9_~.])([A-Za-z0-9_~.]{3}[0-9]Q~[A-Za-z0-9_~.-]{31,34})",
@@ -797,7 +815,7 @@ _MORE = (
     ("mailchimp", r"(?<![A-Za-z0-9])([a-f0-9]{32}-us[0-9]{1,2})(?![A-Za-z0-9])",
      (Anchor("r", "-", "(?<=[sS][uU]-)(?=[a-fA-F0-9]{32})"),)),
     ("mailgun", r"(?<![A-Za-z0-9_-])(key-[a-f0-9]{32})(?![A-Za-z0-9_-])",
-     (Anchor("r", "-", "(?=[yY][eE][kK](?![A-Za-z0-9_]))(?<=[a-fA-F0-9]{32}-)"),)),
+     _pre("-", "key", bound=True, then="(?<=[a-fA-F0-9]{32}-)")),
     ("mapbox", r"(?<![A-Za-z0-9])(sk\.eyJ[A-Za-z0-9_-]{50,}\.[A-Za-z0-9_-]{20,})",
      (Anchor("r", ".", r"(?=[kK][sS](?![A-Za-z0-9_]))(?<=[jJ][yY][eE]\.)"),)),
     ("maxmind", r"(?<![A-Za-z0-9])([A-Za-z0-9]{6}_[A-Za-z0-9]{29}_mmk)(?![A-Za-z0-9])",
@@ -812,7 +830,7 @@ _MORE = (
      _pre("_", "ntn") + (Anchor("r", "_", r"(?=[tT][eE][rR][cC][eE][sS](?![A-Za-z0-9_]))"
                           r"(?<=[A-Za-z0-9]{43}_)"),)),
     ("octopus", _CS.format(r"(?<![A-Za-z0-9])(API-[A-Z0-9]{26})(?![A-Za-z0-9])"),
-     (Anchor("r", "-", "(?=IPA(?![A-Za-z0-9_]))(?<=[A-Z0-9]{26}-)"),)),
+     _pre("-", "api", bound=True, then="(?<=[A-Z0-9]{26}-)")),
     ("openshift", r"(sha256~[A-Za-z0-9_-]{43})", _fw("~", "(?<=[sS][hH][aA]256~)")),
     ("paypal-braintree", r"(access_token\$(?:production|sandbox)\$[0-9a-z]{16}\$[0-9a-f]{32})",
      (Anchor("r", "_", r"(?<=\$nekot_)(?=[sS][sS][eE][cC][cC][aA])"),)),

@@ -4,7 +4,10 @@ and the folded view that matching runs on."""
 from __future__ import annotations
 
 import pytest
+from hypothesis import HealthCheck, given, settings
+from hypothesis import strategies as st
 from secret_shapes import Shape, shapes
+from test_redact import FRAGMENTS
 
 from openclaw_sessions import redact_fold
 from openclaw_sessions.redact import build_redactor
@@ -129,3 +132,22 @@ def test_key_block_missing_its_end_line_is_masked_to_the_end_of_its_body() -> No
 )
 def test_names_and_values_that_are_not_secrets(text: str, expected: str | None) -> None:
     assert RED.redact_text(text) == (text if expected is None else expected)
+
+
+NEW_FRAGMENTS = [
+    "key-", "KEY-----", "-----BEGIN PGP PRIVATE KEY BLOCK-----", "password: ", "Password is ",
+    " -p", " --password=", "mysql", " -u root", "curl -u a:", "keytool -storepass ", "\u0455",
+    "\u200b", "：", "ｇｈｐ＿", "api_key", "DB_PASS=", "SECRET_KEY_BASE", "_b64", "://", "@",
+    "https://", "token=", "&", "?", "sig=", "<password>", "</password>", "machine x login y ",
+    "requirepass ", "\n", "  ", "|", "'", '"', "\\", "\\n", "echo x | ", "--password-stdin",
+    "sudo -S", "chpasswd", "p\u0430ss", "AccountKey=", "xoxe.", "whsec_", "SK", "htpasswd -b ",
+    ": |\n  ", "host:5432:db:user:", "IDENTIFIED BY '", "<add key=\"Password\" value=\"",
+] + [s.text[:24] for s in SHAPES[::5]]  # fmt: skip
+
+
+@settings(max_examples=400, suppress_health_check=[HealthCheck.too_slow], deadline=None)
+@given(st.lists(st.sampled_from(NEW_FRAGMENTS + FRAGMENTS), max_size=30))
+def test_anchors_never_hide_a_match_of_the_new_families(parts: list[str]) -> None:
+    """Each family's anchors are a necessary condition: gated equals ungated."""
+    text = "".join(parts)
+    assert RED._run(text, [], gate=True) == RED._run(text, [], gate=False)
