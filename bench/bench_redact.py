@@ -1,12 +1,18 @@
-"""Throughput of ``Redactor.redact_text`` on generated transcript-like text, next to baselines.
+"""Cost of ``Redactor.redact_text`` per message: these rules against a baseline revision's (by
+default ``main``), in one run on the same messages, next to two floors.
 
-Run: ``python bench/bench_redact.py [--mb 8] [--secret-rate 0.003] [--seed 1]``.
+Run: ``python bench/bench_redact.py [--mb 8] [--secret-rate 0.003] [--seed 1] [--base main]
+[--from DIR]``.
 
 The text is messages as reindex sees them: chat prose (English, and a quarter of the messages in
 German, French, Russian, Japanese or Chinese, with emoji and typographic punctuation), code,
 shell output, JSON tool calls, logs and URLs; fake secrets of several families are planted at a
-low rate. Baselines over the same messages: a ``str.lower()`` pass and a one-literal regex scan.
-Figures are the best of several rounds (CPU time), in MB of UTF-8 per second.
+low rate. ``--from DIR`` takes instead the user and assistant texts of the ``*.jsonl``
+transcripts under DIR (a ``gen_corpus.py`` output, ``../shared/corpus/real``). The baseline's
+``openclaw_sessions/redact.py`` is read with ``git show BASE:…`` and loaded as a module of this
+package (it imports only ``recache`` and ``errors``). Floors over the same messages: a
+``str.lower()`` pass and a one-literal regex scan. Figures are the best of several rounds (CPU
+time): microseconds per message and MB of UTF-8 per second; the ratio is new / base.
 """
 
 from __future__ import annotations
@@ -15,13 +21,18 @@ import argparse
 import json
 import random
 import re
+import subprocess
 import sys
 import time
+import types
 from collections.abc import Callable
 from pathlib import Path
 
-sys.path.insert(0, str(Path(__file__).resolve().parent.parent))
+REPO = Path(__file__).resolve().parent.parent
+sys.path.insert(0, str(REPO))
 
+import openclaw_sessions  # noqa: E402,F401
+from openclaw_sessions.extract import message_text  # noqa: E402
 from openclaw_sessions.redact import build_redactor  # noqa: E402
 
 EN = (
@@ -117,14 +128,44 @@ def corpus(total_bytes: int, seed: int, secret_rate: float) -> list[str]:
     return out
 
 
-def best_rate(fn: Callable[[str], object], msgs: list[str], size: int, rounds: int) -> float:
+def transcript_texts(root: Path) -> list[str]:
+    """The user and assistant texts of the transcripts under ``root``."""
+    out = []
+    for path in sorted(root.rglob("*.jsonl*")):
+        if path.name.endswith(".lock"):
+            continue
+        for line in path.read_text(encoding="utf-8", errors="replace").splitlines():
+            try:
+                obj = json.loads(line)
+            except ValueError:
+                continue
+            msg = obj.get("message") if isinstance(obj, dict) else None
+            if isinstance(msg, dict) and msg.get("role") in ("user", "assistant"):
+                if (text := message_text(msg)).strip():
+                    out.append(text)
+    return out
+
+
+def base_redactor(ref: str) -> object:
+    """``build_redactor()`` of ``ref``'s redact.py, loaded as a module of this package."""
+    src = subprocess.run(["git", "show", f"{ref}:openclaw_sessions/redact.py"], cwd=REPO,
+                         capture_output=True, text=True, check=True).stdout  # fmt: skip
+    mod = types.ModuleType("openclaw_sessions._redact_base")
+    mod.__package__ = "openclaw_sessions"
+    sys.modules[mod.__name__] = mod
+    exec(compile(src, f"{ref}:openclaw_sessions/redact.py", "exec"), mod.__dict__)
+    return mod.build_redactor()
+
+
+def best_us(fn: Callable[[str], object], msgs: list[str], rounds: int) -> float:
+    """Best CPU time per message over ``rounds``, in microseconds."""
     best = float("inf")
     for _ in range(rounds):
         t = time.process_time()
         for m in msgs:
             fn(m)
         best = min(best, time.process_time() - t)
-    return size / best / 1e6
+    return best / len(msgs) * 1e6
 
 
 def main() -> None:
@@ -133,23 +174,29 @@ def main() -> None:
     ap.add_argument("--secret-rate", type=float, default=0.003)
     ap.add_argument("--seed", type=int, default=1)
     ap.add_argument("--rounds", type=int, default=5)
+    ap.add_argument("--base", default="main", help="git revision to compare with")
+    ap.add_argument("--from", dest="src", type=Path, help="read transcripts under DIR instead")
     a = ap.parse_args()
-    msgs = corpus(int(a.mb * 1e6), a.seed, a.secret_rate)
+    msgs = transcript_texts(a.src) if a.src else corpus(int(a.mb * 1e6), a.seed, a.secret_rate)
     size = sum(len(m.encode()) for m in msgs)
-    redactor = build_redactor()
-    changed = sum(redactor.redact_text(m) is not m for m in msgs)
+    new, base = build_redactor(), base_redactor(a.base)
+    changed = sum(new.redact_text(m) is not m for m in msgs)
+    changed_base = sum(base.redact_text(m) is not m for m in msgs)  # type: ignore[attr-defined]
     literal = re.compile(r"\x00")
-    base_lower = best_rate(str.lower, msgs, size, a.rounds)
-    base_scan = best_rate(literal.search, msgs, size, a.rounds)
-    rate = best_rate(redactor.redact_text, msgs, size, a.rounds)
+    rows = [
+        ("floor: str.lower()", best_us(str.lower, msgs, a.rounds)),
+        ("floor: one-literal scan", best_us(literal.search, msgs, a.rounds)),
+        (f"redact_text, {a.base}", best_us(base.redact_text, msgs, a.rounds)),  # type: ignore[attr-defined]
+        ("redact_text, this tree", best_us(new.redact_text, msgs, a.rounds)),
+    ]
+    per_mb = len(msgs) / (size / 1e6)
     print(
-        f"corpus: {size / 1e6:.1f} MB UTF-8, {len(msgs)} messages "
-        f"(mean {size / len(msgs):.0f} B), {changed} redacted ({changed / len(msgs):.1%})"
+        f"corpus: {size / 1e6:.1f} MB UTF-8, {len(msgs)} messages (mean {size / len(msgs):.0f} B); "
+        f"redacted: {changed} ({changed / len(msgs):.1%}) here, {changed_base} on {a.base}"
     )
-    print(f"baseline str.lower()        {base_lower:8.1f} MB/s")
-    print(f"baseline one-literal scan   {base_scan:8.1f} MB/s")
-    ratios = f"x{base_lower / rate:.2f} the time of str.lower, x{base_scan / rate:.1f} of the scan"
-    print(f"redact_text                 {rate:8.1f} MB/s  ({ratios})")
+    for name, us in rows:
+        print(f"{name:28s} {us:7.2f} us/msg  {1e6 / (us * per_mb) if us else 0:8.1f} MB/s")
+    print(f"ratio this tree / {a.base}: x{rows[3][1] / rows[2][1]:.2f} per message")
 
 
 if __name__ == "__main__":

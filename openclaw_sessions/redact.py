@@ -77,7 +77,7 @@ def _field_gate(lit: str) -> str:
         alts.append("(?=[^\\x00-\\x7f])" + R.trie((k[::-1] for k in wide), True))
     alts += dict.fromkeys(f.chain for f in fams if f.chain)  # a key then harmless suffixes
     # Every family's gap is quotes, backslashes, spaces and markdown emphasis.
-    return r"(?=[§\\\"'`*_]*(?:" + "|".join(alts) + "))"
+    return r"(?=[§\\\"'`*_]*(?:" + "|".join(alts) + "))(?P<gate>)"
 
 
 @lru_cache(maxsize=1)
@@ -109,7 +109,7 @@ def _passes() -> tuple[_Pass, ...]:
         by_word = {k: tuple(v) for k, v in merged.items()}
         for a, i in items:
             if not a.word:
-                alts.append(f"(?:{a.rest})")
+                alts.append(f"(?:{a.umbrella or a.rest})")
                 anchors.append((R.rx(re.escape(lit) + a.rest, A), i))
         if buf == "r" and lit in "=:":  # assignment families: a key before the separator
             alts.append(_field_gate(lit))
@@ -349,10 +349,13 @@ def _scan(text: str, rev: str) -> tuple[set[int], list[int], list[int]]:
             if reverse and lit in "=:":  # an assignment separator
                 seps.append(n1 - p)
                 if lit == "=":  # "=" carries no anchors
-                    if m.lastindex:
+                    if m.group("amp") is not None:
                         amps.append(n1 - m.end("amp"))
                     m = search(buf, p + 1)
                     continue
+            if lit == ":" and reverse and m.group("gate") is not None:  # only a key: no anchor
+                m = search(buf, p + 1)
+                continue
             cands = anchors
             if m.lastindex:
                 cands += by_word.get(m.group(m.lastindex).lower(), ())

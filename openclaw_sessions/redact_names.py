@@ -16,6 +16,7 @@ Pure: no I/O, stdlib ``re`` only.
 from __future__ import annotations
 
 import re
+from functools import lru_cache
 
 Span = tuple[int, int]
 
@@ -86,10 +87,14 @@ _B64ISH = re.compile(r"[A-Za-z0-9+/=_\-]{16,}")
 _CONT = re.compile(r"[ \t]*\r?\n[ \t]*([A-Za-z0-9+/=_\-]{20,})[ \t]*(?=\r?\n|\Z)")
 
 
+_SEG = re.compile(r"[^0-9A-Za-z\u0080-\uffff]+")
+
+
 def segments(name: str) -> list[str]:
-    return [s for s in re.split(r"[^0-9A-Za-z\u0080-\uffff]+", _CAMEL.sub("_", name).lower()) if s]
+    return [s for s in _SEG.split(_CAMEL.sub("_", name).lower()) if s]
 
 
+@lru_cache(maxsize=4096)  # the same few names come back all the time
 def secret_name(name: str) -> bool:
     """Does ``name`` (a key, flag, header or tag, without quotes) name a secret?"""
     m = _NAME_RX.match(name.strip(" \t-$@:*_"))
@@ -100,6 +105,7 @@ def secret_name(name: str) -> bool:
     return not any(s in _NOT_BEFORE for s in segments(m.group("pre")))
 
 
+@lru_cache(maxsize=1024)
 def phrase_name(name: str) -> bool:
     """A passphrase or a wallet's words: the whole rest of the line is the secret."""
     low = name.lower()

@@ -207,6 +207,7 @@ class Anchor(NamedTuple):
     rest: str  # look-arounds after the literal
     word: str = ""  # for prefix anchors: the prefix, reversed (the pass's trie holds it)
     short: bool = False  # the token may have fewer than 8 token characters after ``lit``
+    umbrella: str = ""  # in the pass, instead of ``rest``: a cheaper superset several share
 
 
 def _pre(
@@ -396,7 +397,7 @@ _UPSTREAM_RULES = tuple(_r(*row) for row in (
     ("google-oauth", r"(ya29\.[0-9A-Za-z_\-./+=]{10,})", _pre(".", "ya29")),
     ("google-refresh", r"(1//0[0-9A-Za-z_\-./+=]{10,})", _fw("1", "(?=//0)")),
     ("jwt", _CS.format(r"(eyJ[A-Za-z0-9_-]{10,}\.[A-Za-z0-9_-]{10,}\.[A-Za-z0-9_-]{10,})"),
-     (Anchor("r", ".", f"(?<={_T}{{10}}\\.)(?={_T}{{10}}{_T}*Jye)"),)),
+     (Anchor("r", ".", f"(?<={_T}\\.)(?<={_T}{{10}}\\.)(?={_T}{{10}}{_T}*Jye)"),)),
     ("perplexity", r"(pplx-[A-Za-z0-9_-]{10,})", _pre("-", "pplx")),
     ("fal", r"(fal_[A-Za-z0-9_-]{10,})", _pre("_", "fal")),
     ("firecrawl", _ID + r"(fc-[A-Za-z0-9]{10,})", _pre("-", "fc", bound=True)),
@@ -666,17 +667,28 @@ _SECRET_FLAG = (
     r"(?=[A-Za-z0-9_.-]{0,40}?(?i:pass|pwd|secret|token|key|auth|cred|bearer|phrase"
     r"|mnemonic))"
 )
-# "password", "passwd", "passphrase", "pw", "pwd" as words, "requirepass": all on the existing
-# "p" pass and one for "P" (each pass costs every text, each alternative every "p").
-_PW_WORDS = (
-    r"(?:[aA][sS][sS](?:[wW](?:[oO][rR])?[dD]|[pP][hH][rR][aA][sS][eE])|[wW][dD]?)"
-    r"(?![A-Za-z0-9_])"
+# "password", "passwd", "passphrase", "pwd" (and "requirepass", "rootpw", "chpasswd") on the
+# existing "p" pass and one for "P", each family with the context it needs, so keyword-heavy
+# prose ("the password policy…") runs none of them.
+_PW_WORDS = r"(?:[aA][sS][sS](?:[wW](?:[oO][rR])?[dD]|[pP][hH][rR][aA][sS][eE])|[wW][dD])"
+_PW_IS = _PW_WORDS + r"[ \t]+(?:(?:[iI][sS]|[wW][aA][sS])[ \t:]|['\"`])"
+_LINE = r"[ \t]+[^\s=:'\"`]\S*[ \t]*(?:\r?\n|\Z)"
+_PW_UMBRELLA = "(?=[aA][sS][sS]|[wW])"  # the pass checks this; a hit tries each exactly
+
+
+def _pw(lit: str, rest: str) -> tuple[Anchor, ...]:
+    return (Anchor("f", lit, rest, umbrella=_PW_UMBRELLA),)
+
+
+_PW_PROSE = _pw("p", f"(?={_PW_IS})") + _pw("P", f"(?={_PW_IS})")
+_PW_LINE = (
+    _pw("p", rf"(?<![^\s]p)(?={_PW_WORDS}{_LINE})")
+    + _pw("P", rf"(?<![^\s]P)(?={_PW_WORDS}{_LINE})")
+    + _pw("p", rf"(?<=[rR][eE][qQ][uU][iI][rR][eE]p)(?=[aA][sS][sS]{_LINE})")
+    + _pw("p", rf"(?<=[rR][oO][oO][tT]p)(?=[wW]{_LINE})")
 )
-_PW_ANY = (
-    _fw("p", f"(?={_PW_WORDS})")
-    + _fw("P", f"(?={_PW_WORDS})")
-    + _fw("p", "(?<=[rR][eE][qQ][uU][iI][rR][eE]p)(?=[aA][sS][sS][ \t])")
-)
+_PW_NETRC = _pw("p", r"(?<=\sp)(?=assword[ \t]+\S+(?:[ \t]*(?:\r?\n|\Z)|[ \t]+[a-z]))")
+_CHPASSWD = _pw("p", "(?<=chp)(?=asswd)")
 # Tools that take a password in a flag are found by one finder (one rule, one anchor).
 _TOOL_SPECS: tuple[tuple[tuple[str, ...], str, RuleCheck], ...] = (
     *(((t,), _TOOL.format(re.escape(t), re.escape(t), more, f, sep) + _VAL, _placeholder_check)
@@ -736,18 +748,18 @@ _MORE = (
          r"(?:'%s(?:\\n)?'[ \t]+|\"%s(?:\\n)?\"[ \t]+)?" + _VAL + r"[ \t]*\|[^\n]*?"
          r"(?:--password-stdin|--stdin\b|\bsudo[ \t]+(?:-[A-Za-z]+[ \t]+)*-[A-Za-z]*S\b"
          r"|\bchpasswd\b)",
-         _CLI_GATE + _TOOL_GATE + _PW_ANY, check=_placeholder_check, need=("echo", "printf")),
+         _CLI_GATE + _TOOL_GATE + _CHPASSWD, check=_placeholder_check, need=("echo", "printf")),
     Rule("aws-configure-set", r"aws[ \t]+configure[ \t]+set[ \t]+(?:--?\S+[ \t]+)*"
          r"(?:aws_secret_access_key|aws_session_token)[ \t]+" + _VAL,
          _pre("_", "aws_secret_access", then="(?<=yek_)", short=True) + _pre("_", "aws_session",
          then="(?<=nekot_)", short=True), check=_placeholder_check),
     Rule("password-prose", r"p(?<![A-Za-z0-9_]p)(?:assword|asswd|assphrase|wd)"
          r"(?:[ \t]+(is|was)(?:[ \t]*:)?)?[ \t]+(?:'([^'\r\n]{1,200})'|\"([^\"\r\n]{1,200})\""
-         r"|`([^`\r\n]{1,200})`|(?<=s |: )(\S+))", _PW_ANY, check=_prose_check),
-    Rule("config-line", r"(?m)^[ \t]*(?:password|passwd|passphrase|pwd|requirepass|rootpw)"
-         r"[ \t]+([^\s=:'\"`][^\s]*)[ \t]*\r?$", _PW_ANY, check=_line_check),
-    Rule("netrc", r"(?<![A-Za-z0-9_])(?:machine[ \t]+\S+|default)(?:\s+(?:login|account|port)"
-         r"[ \t]+\S+)*\s+password[ \t]+(\S+)", _PW_ANY, check=_placeholder_check,
+         r"|`([^`\r\n]{1,200})`|(?<=s |: )(\S+))", _PW_PROSE, check=_prose_check),
+    Rule("config-line", r"(?m)^[ \t]*(?:password|passwd|passphrase|pwd|(?-i:requirepass|rootpw))"
+         r"[ \t]+([^\s=:'\"`][^\s]*)[ \t]*\r?$", _PW_LINE, check=_line_check),
+    Rule("netrc", _CS.format(r"(?<![A-Za-z0-9_])(?:machine[ \t]+\S+|default)(?:\s+(?:login|"
+         r"account|port)[ \t]+\S+)*\s+password[ \t]+(\S+)"), _PW_NETRC, check=_placeholder_check,
          need=("machine", "default")),
     Rule("pgpass", r"(?m)^[ \t]*[^:\s#][^:\s]*:(?:[0-9]{1,5}|\*):[^:\s]+:[^:\s]+:(\S+?)[ \t]*\r?$",
          (Anchor("r", ":", r"(?=(?:[0-9]{1,5}|\*):[^:\s]+[ \t]*(?:\n|\Z))"),),
@@ -805,7 +817,7 @@ _MORE = (
      r"|fm2_[A-Za-z0-9+/]{100,}={0,3})", _pre("_", "fo1", "fm1a", "fm1r", "fm2", bound=True)),
     ("google-oauth-secret", r"(GOCSPX-[A-Za-z0-9_-]{28})", _pre("-", "gocspx")),
     ("harness", r"((?:pat|sat)\.[A-Za-z0-9_-]{22}\.[A-Za-z0-9]{24}\.[A-Za-z0-9]{20})",
-     (Anchor("r", ".", r"(?=[tT][aA][pPsS](?![A-Za-z0-9_]))(?<=[A-Za-z0-9_-]{22}\.)"),)),
+     _pre(".", "pat", "sat", bound=True, then=r"(?<=[A-Za-z0-9_-]{22}\.)")),
     ("infracost", r"(?<![A-Za-z0-9])(ico-[A-Za-z0-9]{32})", _pre("-", "ico", bound=True)),
     ("intra42", r"(s-s4t2(?:ud|af)-[a-f0-9]{64})", _pre("-", "s4t2ud", "s4t2af")),
     ("jwt-base64", _CS.format(r"(?<![A-Za-z0-9+/])(ZXlK[A-Za-z0-9+/_-]{60,}={0,2})"),
@@ -817,7 +829,7 @@ _MORE = (
     ("mailgun", r"(?<![A-Za-z0-9_-])(key-[a-f0-9]{32})(?![A-Za-z0-9_-])",
      _pre("-", "key", bound=True, then="(?<=[a-fA-F0-9]{32}-)")),
     ("mapbox", r"(?<![A-Za-z0-9])(sk\.eyJ[A-Za-z0-9_-]{50,}\.[A-Za-z0-9_-]{20,})",
-     (Anchor("r", ".", r"(?=[kK][sS](?![A-Za-z0-9_]))(?<=[jJ][yY][eE]\.)"),)),
+     _pre(".", "sk", bound=True, then=r"(?<=[jJ][yY][eE]\.)")),
     ("maxmind", r"(?<![A-Za-z0-9])([A-Za-z0-9]{6}_[A-Za-z0-9]{29}_mmk)(?![A-Za-z0-9])",
      (Anchor("r", "_", "(?<=[kK][mM][mM]_)(?=[A-Za-z0-9]{29}_)"),)),
     ("ms-teams-webhook", r"(https://[A-Za-z0-9-]+\.webhook\.office\.com/webhookb2/[A-Za-z0-9@/-]{40,})",
@@ -877,7 +889,7 @@ _MORE = (
     ("typeform", r"(tfp_[A-Za-z0-9_.=-]{59})", _pre("_", "tfp")),
     ("vault", r"(?<![A-Za-z0-9])(hv[sbr]\.[A-Za-z0-9_-]{24,300}|s\.(?=[A-Za-z]*[0-9])"
      r"[A-Za-z0-9]{24})(?![A-Za-z0-9_-])", _pre(".", "hvs", "hvb", "hvr", bound=True)
-     + (Anchor("r", ".", r"(?=[sS](?![A-Za-z0-9_]))(?<=[A-Za-z0-9]{24}\.)"),)),
+     + _pre(".", "s", bound=True, then=r"(?<=[A-Za-z0-9]{24}\.)")),
     ("woocommerce", r"(?<![A-Za-z0-9])(c[ks]_[a-f0-9]{40})(?![A-Za-z0-9])",
      (Anchor("r", "_", "(?=[kKsS][cC](?![A-Za-z0-9_]))(?<=[a-fA-F0-9]{40}_)"),)),
     ("yandex", r"(?<![A-Za-z0-9])((?-i:AQVN)[A-Za-z0-9_-]{35,38}|t1\.[A-Za-z0-9_-]+={0,2}\."
