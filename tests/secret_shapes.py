@@ -31,8 +31,10 @@ class _Gen:
         """Random, with at least one digit and one letter when the alphabet has them."""
         while True:
             s = "".join(self.rng.choice(alphabet) for _ in range(n))
-            if n < 4 or not (set(alphabet) & set(DIG)) or (
-                any(c.isdigit() for c in s) and any(c.isalpha() for c in s)
+            if (
+                n < 4
+                or not (set(alphabet) & set(DIG))
+                or (any(c.isdigit() for c in s) and any(c.isalpha() for c in s))
             ):
                 return s
 
@@ -70,8 +72,12 @@ def shapes(seed: int = 20260601) -> list[Shape]:  # noqa: PLR0915 - a table, one
     add("yaml-passphrase", "passphrase: {0}", g.words(4))
     add("yaml-PASSWORD", "PASSWORD: {0}", pw())
     add("yaml-comment", "  db_password: {0}  # rotated monthly", pw())
-    add("yaml-block", "tls:\n  private_key: |\n    {0}\n    {1}\n  cert: ok",
-        g.r(B64, 60), g.r(B64, 60))
+    add(
+        "yaml-block",
+        "tls:\n  private_key: |\n    {0}\n    {1}\n  cert: ok",
+        g.r(B64, 60),
+        g.r(B64, 60),
+    )
     add("yaml-wrapped", "token: {0}\n  {1}\nnext: 1", g.r(B64, 64), g.r(B64, 40))
     add("markdown-bold", "**Password:** `{0}`", pw())
     add("markdown-label", "- API Key: {0}", g.r(ALNUM, 32))
@@ -92,11 +98,17 @@ def shapes(seed: int = 20260601) -> list[Shape]:  # noqa: PLR0915 - a table, one
     add("netrc", "machine api.example.com\n  login bob\n  password {0}\n", g.r(HEX, 40))
     add("netrc-inline", "machine git.example.com login bob password {0}", pw())
     add("pgpass", "db.internal:5432:appdb:appuser:{0}", pw())
-    add("docker-config", '{"auths": {"https://index.docker.io/v1/": {"auth": "{0}"}}}',
-        base64.b64encode(f"bob:{g.password()}".encode()).decode())
+    add(
+        "docker-config",
+        '{"auths": {"https://index.docker.io/v1/": {"auth": "{0}"}}}',
+        base64.b64encode(f"bob:{g.password()}".encode()).decode(),
+    )
     add("kube-token", "users:\n- name: admin\n  user:\n    token: {0}\n", g.r(URLSAFE, 60))
-    add("kube-key-data", "    client-key-data: {0}", "LS0tLS1CRUdJTiBSU0EgUFJJVkFURSBLRVktLS0tLQo"
-        + g.r(B64, 80))
+    add(
+        "kube-key-data",
+        "    client-key-data: {0}",
+        "LS0tLS1CRUdJTiBSU0EgUFJJVkFURSBLRVktLS0tLQo" + g.r(B64, 80),
+    )
     add("xml-element", "<server><id>corp</id><password>{0}</password></server>", pw())
     add("xml-add-key", '<add key="ClearTextPassword" value="{0}" />', pw())
     add("pypirc", "[pypi]\nusername = __token__\npassword = {0}\n", "pypi-" + g.r(URLSAFE, 60))
@@ -143,29 +155,56 @@ def shapes(seed: int = 20260601) -> list[Shape]:  # noqa: PLR0915 - a table, one
     add("url-amqp", "amqp://guest:{0}@rabbit:5672/", pw())
     add("url-ftp", "ftp://bob:{0}@files.example.com/pub", pw())
     add("url-sentry-dsn", "SENTRY_DSN=https://{0}@o123456.ingest.sentry.io/789", g.r(HEX, 32))
-    add("url-x-access-token", "git clone https://x-access-token:{0}@github.com/o/r",
-        "ghs_" + g.r(ALNUM, 36))
+    add(
+        "url-x-access-token",
+        "git clone https://x-access-token:{0}@github.com/o/r",
+        "ghs_" + g.r(ALNUM, 36),
+    )
     add("url-query", "GET https://api.example.com/v1/items?access_token={0}&page=2", g.r(ALNUM, 40))
     # --- key blocks ---------------------------------------------------------------------------
     for kind in ("RSA ", "EC ", "OPENSSH ", "ENCRYPTED ", "DSA "):
         body = g.pem_body()
-        add(f"pem-{kind.strip().lower()}", f"-----BEGIN {kind}PRIVATE KEY-----\n"
+        add(
+            f"pem-{kind.strip().lower()}",
+            f"-----BEGIN {kind}PRIVATE KEY-----\n"
             + "\n".join(f"{{{i}}}" for i in range(len(body)))
-            + f"\n-----END {kind}PRIVATE KEY-----", *body)
+            + f"\n-----END {kind}PRIVATE KEY-----",
+            *body,
+        )
     body = ["lQOYBF" + g.r(B64, 58) for _ in range(4)]
-    add("pgp-private", "-----BEGIN PGP PRIVATE KEY BLOCK-----\nVersion: GnuPG v2\n\n"
-        + "\n".join(f"{{{i}}}" for i in range(4)) + "\n=" + g.r(B64, 4)
-        + "\n-----END PGP PRIVATE KEY BLOCK-----", *body)
+    add(
+        "pgp-private",
+        "-----BEGIN PGP PRIVATE KEY BLOCK-----\nVersion: GnuPG v2\n\n"
+        + "\n".join(f"{{{i}}}" for i in range(4))
+        + "\n="
+        + g.r(B64, 4)
+        + "\n-----END PGP PRIVATE KEY BLOCK-----",
+        *body,
+    )
     body = g.pem_body(3)
-    add("pem-no-end", "here is half of it:\n-----BEGIN RSA PRIVATE KEY-----\n"
-        + "\n".join(f"{{{i}}}" for i in range(3)) + "\n", *body)
+    add(
+        "pem-no-end",
+        "here is half of it:\n-----BEGIN RSA PRIVATE KEY-----\n"
+        + "\n".join(f"{{{i}}}" for i in range(3))
+        + "\n",
+        *body,
+    )
     body = g.pem_body(3)
-    add("pem-json-escaped", '{"type": "service_account", "private_key": '
-        '"-----BEGIN PRIVATE KEY-----' + "\\n".join(["", "{0}", "{1}", "{2}"])
-        + '\\n-----END PRIVATE KEY-----\\n"}', *body)
+    add(
+        "pem-json-escaped",
+        '{"type": "service_account", "private_key": '
+        '"-----BEGIN PRIVATE KEY-----'
+        + "\\n".join(["", "{0}", "{1}", "{2}"])
+        + '\\n-----END PRIVATE KEY-----\\n"}',
+        *body,
+    )
     body = [g.r(B64, 64) for _ in range(3)]
-    add("putty", "PuTTY-User-Key-File-2: ssh-rsa\nEncryption: none\nComment: k\nPublic-Lines: 1\n"
-        "AAAAB3NzaC1yc2E\nPrivate-Lines: 3\n{0}\n{1}\n{2}\nPrivate-MAC: " + g.r(HEX, 40), *body)
+    add(
+        "putty",
+        "PuTTY-User-Key-File-2: ssh-rsa\nEncryption: none\nComment: k\nPublic-Lines: 1\n"
+        "AAAAB3NzaC1yc2E\nPrivate-Lines: 3\n{0}\n{1}\n{2}\nPrivate-MAC: " + g.r(HEX, 40),
+        *body,
+    )
     # --- vendor prefixes ----------------------------------------------------------------------
     vendors = {
         "stripe-webhook": "whsec_" + g.r(ALNUM, 32),
@@ -173,8 +212,8 @@ def shapes(seed: int = 20260601) -> list[Shape]:  # noqa: PLR0915 - a table, one
         "mailgun": "key-" + g.r(HEX, 32),
         "twilio": "SK" + g.r(HEX, 32),
         "anthropic": "sk-ant-api03-" + g.r(URLSAFE, 93) + "AA",
-        "age": "AGE-SECRET-KEY-1" + "".join(g.rng.choice("QPZRY9X8GF2TVDW0S3JN54KHCE6MUA7L")
-                                            for _ in range(58)),
+        "age": "AGE-SECRET-KEY-1"
+        + "".join(g.rng.choice("QPZRY9X8GF2TVDW0S3JN54KHCE6MUA7L") for _ in range(58)),
         "google-oauth-secret": "GOCSPX-" + g.r(URLSAFE, 28),
         "vault": "hvs." + g.r(URLSAFE, 95),
         "slack-config": "xoxe.xoxp-1-" + g.r(ALNUM, 160),
@@ -198,12 +237,22 @@ def shapes(seed: int = 20260601) -> list[Shape]:  # noqa: PLR0915 - a table, one
     }
     for name, secret in vendors.items():
         add(f"vendor-{name}", "use this: {0} (do not share)", secret)
-    add("azure-account-key", "DefaultEndpointsProtocol=https;AccountName=acct;AccountKey={0};"
-        "EndpointSuffix=core.windows.net", g.r(B64, 86) + "==")
-    add("azure-sas", "https://acct.blob.core.windows.net/c/f?sv=2022-11-02&se=2030-01-01&sig={0}",
-        g.r(ALNUM, 30) + "%2B" + g.r(ALNUM, 10) + "%3D")
-    add("discord-bot", "bot token {0}",
-        "MT" + g.r(ALNUM, 24) + "." + g.r(URLSAFE, 6) + "." + g.r(URLSAFE, 38))
+    add(
+        "azure-account-key",
+        "DefaultEndpointsProtocol=https;AccountName=acct;AccountKey={0};"
+        "EndpointSuffix=core.windows.net",
+        g.r(B64, 86) + "==",
+    )
+    add(
+        "azure-sas",
+        "https://acct.blob.core.windows.net/c/f?sv=2022-11-02&se=2030-01-01&sig={0}",
+        g.r(ALNUM, 30) + "%2B" + g.r(ALNUM, 10) + "%3D",
+    )
+    add(
+        "discord-bot",
+        "bot token {0}",
+        "MT" + g.r(ALNUM, 24) + "." + g.r(URLSAFE, 6) + "." + g.r(URLSAFE, 38),
+    )
     # --- escaped JSON ---------------------------------------------------------------------------
     add("escaped-json", '{"cmd": "{\\"password\\": \\"{0}\\"}"}', pw())
     add("escaped-json-api_key", '"{\\"api_key\\":\\"{0}\\",\\"x\\":1}"', g.r(ALNUM, 32))

@@ -32,8 +32,25 @@ def leaks(secret: str, out: str) -> list[str]:
 def test_the_corpus_is_broad() -> None:
     assert len(SHAPES) >= 80
     families = {s.family.split("-")[0] for s in SHAPES}
-    for family in ("yaml", "env", "ini", "netrc", "pgpass", "mysql", "curl", "url", "pem", "pgp",
-                   "vendor", "azure", "discord", "escaped", "fullwidth", "cyrillic", "zero"):
+    for family in (
+        "yaml",
+        "env",
+        "ini",
+        "netrc",
+        "pgpass",
+        "mysql",
+        "curl",
+        "url",
+        "pem",
+        "pgp",
+        "vendor",
+        "azure",
+        "discord",
+        "escaped",
+        "fullwidth",
+        "cyrillic",
+        "zero",
+    ):
         assert family in families, family  # fmt: skip
     texts = [s.text for s in SHAPES]
     assert len(set(texts)) == len(texts)

@@ -167,3 +167,35 @@ def test_no_shape_is_in_the_index_vocabulary(everywhere: list[str], state: Path)
     found = [(s.family, t) for s in SHAPES for secret in s.secrets for t in _tokens(secret)
              if t in vocab]  # fmt: skip
     assert not found
+
+
+V1_FINGERPRINT = "207403ceb0fd66b8"  # the default rules before issue 16 (REDACTION_VERSION 1)
+
+
+def test_an_index_built_under_the_old_rules_is_reindexed(tmp_path: Path, state: Path) -> None:
+    from openclaw_sessions.redact import REDACTION_VERSION, build_redactor
+
+    assert REDACTION_VERSION == 2 and build_redactor().fingerprint != V1_FINGERPRINT
+    d = tmp_path / "src" / "agents" / "main" / "sessions"
+    s = Session("old-1")
+    shape = next(x for x in SHAPES if x.family == "env-DB_PASS")  # not masked by the old rules
+    s.user(f"zzold {shape.text} zzend")
+    s.write(d / "old-1.jsonl")
+    write_store(d, {"agent:main:main": {"sessionId": "old-1"}})
+    assert run_cli("import", str(tmp_path / "src"), "--reindex").exit_code == 0
+    db = state / "agents" / "main" / "openclaw-sessions.sqlite"
+    conn = sqlite3.connect(db)
+    with conn:  # as the previous release left it
+        conn.execute("UPDATE index_state SET redaction_fp = ?", (V1_FINGERPRINT,))
+    conn.close()
+    r = run_cli("status", "--json")
+    assert r.exit_code == 4 and json_out(r)["redactionCurrent"] is False
+    assert run_cli("reindex", "--quiet").exit_code == 0
+    st = json_out(run_cli("status", "--json"))
+    assert st["redactionCurrent"] is True
+    conn = sqlite3.connect(db)
+    fps = {fp for (fp,) in conn.execute("SELECT redaction_fp FROM index_state")}
+    texts = [t for (t,) in conn.execute("SELECT text FROM index_rows")]
+    conn.close()
+    assert fps == {st["redactionFingerprint"]}
+    assert texts and not any(shape.secrets[0] in t for t in texts)
