@@ -14,7 +14,7 @@ import sqlite3
 from collections.abc import Collection, Iterable, Sequence
 from typing import NamedTuple, overload
 
-from . import sanitize
+from . import sanitize, wellformed
 from .sanitize import TextRedactor
 from .transcript import FLAG_NO_PARENT, FLAG_SIDE, TreeState, to_epoch_ms
 
@@ -174,7 +174,10 @@ def load_window(
     )
     out: list[sanitize.Sanitized] = []
     for r in rows:
-        obj = json.loads(raw[r.seq])
+        try:
+            obj = wellformed.loads(raw[r.seq])
+        except (ValueError, RecursionError):  # a row edited by hand: shown empty, not fatal
+            obj = None
         msg = obj.get("message") if isinstance(obj, dict) else None
         if not isinstance(msg, dict):
             msg = {"role": r.role or "unknown", "content": ""}

@@ -125,14 +125,15 @@ def import_cmd(
         return report, reindexed
 
     report, reindexed = guard.guarded(as_json, work)
+    problems = report.problems + sum(r.problems for r in reindexed)
     if as_json:
         out = report.to_json()
         if reindexed:
             out["reindex"] = [r.to_json() for r in reindexed]
         guard.echo_json(out)
-    elif not quiet or report.problems:
+    elif not quiet or problems:
         render.import_report(report, reindexed)
-    raise typer.Exit(int(ExitCode.PROBLEMS if report.problems else ExitCode.OK))
+    raise typer.Exit(int(ExitCode.PROBLEMS if problems else ExitCode.OK))
 
 
 @app.command("reindex")
@@ -165,10 +166,12 @@ def reindex_cmd(
         return out
 
     reports = guard.guarded(as_json, work)
+    problems = sum(r.problems for r in reports)
     if as_json:
         guard.echo_json({"agents": [r.to_json() for r in reports]})
-    elif not quiet:
+    elif not quiet or problems:
         render.reindex_reports(reports)
+    raise typer.Exit(int(ExitCode.PROBLEMS if problems else ExitCode.OK))
 
 
 @app.command("search")

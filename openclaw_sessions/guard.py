@@ -5,12 +5,12 @@ fail and print exactly alike.
 
 from __future__ import annotations
 
-import json
 import sqlite3
 import sys
 from collections.abc import Callable
 from typing import Any, NoReturn, TypeVar
 
+from . import wellformed
 from .errors import ExitCode, ForbiddenError, NotFoundError, OpenClawError
 
 T = TypeVar("T")
@@ -18,8 +18,9 @@ T = TypeVar("T")
 
 def echo_json(obj: Any) -> None:
     """JSON is UTF-8 whatever the locale says (LANG=C, PYTHONIOENCODING=ascii): a CJK snippet
-    must reach jq, not raise UnicodeEncodeError."""
-    text = json.dumps(obj, ensure_ascii=False) + "\n"
+    must reach jq, not raise UnicodeEncodeError. Nor may a lone surrogate (a path or argument
+    that is not UTF-8) or a NaN: wellformed.dumps writes U+FFFD and null."""
+    text = wellformed.dumps(obj) + "\n"
     out = sys.stdout
     buf = getattr(out, "buffer", None)
     if buf is None:  # a plain text stream (embedding, some test runners)
@@ -32,10 +33,12 @@ def echo_json(obj: Any) -> None:
 
 
 def error(message: str, hint: str | None) -> None:
+    """One line, whatever the message echoes (a key with a newline in it stays one line)."""
     line = f"error: {message}"
     if hint:
         line += f" (hint: {hint})"
-    print(line, file=sys.stderr)
+    line = line.replace("\r", "\\r").replace("\n", "\\n")
+    print(wellformed.text(line), file=sys.stderr)
 
 
 def fail(exc: OpenClawError, as_json: bool) -> NoReturn:

@@ -7,12 +7,13 @@ untouched, and a rerun finishes the job. Nothing in the sources is ever modified
 from __future__ import annotations
 
 import json
+import os
 import sqlite3
 from collections.abc import Callable, Iterable
 from dataclasses import dataclass
 from pathlib import Path
 
-from . import db, paths, sources, upstream
+from . import db, paths, regular, sources, upstream
 from .ingest import FileResult, Target, import_file
 from .redact import Redactor
 from .reports import ImportReport, Issue
@@ -75,18 +76,29 @@ def _one(
     conn: sqlite3.Connection, t: Target, redactor: Redactor, o: Options, r: ImportReport
 ) -> None:
     r.files += 1
+    isolated(r, t, redactor, lambda: import_file(conn, t, redactor, dry_run=o.dry_run))
+
+
+def isolated(
+    r: ImportReport, t: Target, redactor: Redactor, work: Callable[[], FileResult]
+) -> None:
+    """Import one transcript (its own transaction) and account for it. Whatever fails on it
+    is its reported problem, and the run goes on; a store failure (disk full, locked,
+    corrupt) still ends the run (exit 3)."""
     try:
-        res = import_file(conn, t, redactor, dry_run=o.dry_run)
+        res = work()
+    except regular.NotRegular as exc:
+        r.issues.append(exc.issue(t.session_key))
+        return
     except OSError as exc:
-        r.issues.append(
-            Issue(
-                "transcript_unreadable",
-                f"cannot read: {exc.strerror or exc}",
-                str(t.path),
-                None,
-                t.session_key,
-            )
-        )
+        r.issues.append(Issue("transcript_unreadable", f"cannot read: {exc.strerror or exc}",
+                              str(t.path), None, t.session_key))  # fmt: skip
+        return
+    except Exception as exc:
+        if db.is_store_failure(exc):
+            raise
+        r.issues.append(Issue("transcript_failed", f"not imported: {db.describe(exc, redactor)}",
+                              str(t.path), None, t.session_key))  # fmt: skip
         return
     account(r, t, res)
 
@@ -132,16 +144,29 @@ def _plan(
     if not srcs:
         srcs = [root]
     for src in srcs:
-        if not src.exists():
-            report.issues.append(Issue("source_missing", "no such file or directory", str(src)))
-        elif src.is_file():
+        if not _usable_source(src, report):
+            continue
+        if not src.is_dir():
             if not upstream.is_database_file(src):  # databases: upstream_import
                 by_agent.setdefault(agent, []).append(_single_target(src, agent))
         else:
-            for agent_id, sdir_path in sources.discover(src, agent):
+            for agent_id, sdir_path in sources.discover(src, agent, report.issues):
                 targets = _dir_targets(root, agent_id, sdir_path, report, options)
                 by_agent.setdefault(agent_id, []).extend(targets)
     return sorted(by_agent.items())
+
+
+def _usable_source(src: Path, report: ImportReport) -> bool:
+    """A SOURCE is a directory or a regular file; anything else is reported and skipped."""
+    try:
+        bad = regular.problem(src, allow_dir=True)
+    except FileNotFoundError:
+        bad = regular.NotRegular("source_missing", "no such file or directory", src)
+    except OSError as exc:
+        bad = regular.NotRegular("source_unreadable", f"cannot read: {exc.strerror}", src)
+    if bad is not None:
+        report.issues.append(bad.issue())
+    return bad is None
 
 
 def _single_target(path: Path, agent: str) -> Target:
@@ -154,6 +179,11 @@ def _dir_targets(
     root: Path, agent_id: str, path: Path, report: ImportReport, options: Options
 ) -> list[Target]:
     sdir = sources.SessionsDir(agent_id, path)
+    try:
+        os.scandir(path).close()
+    except OSError as exc:  # this agent's problem; the other agents still import
+        report.issues.append(sources.unreadable(path, exc))
+        return []
     sources.read_store(sdir)
     report.issues.extend(sdir.issues)
     by_file: dict[str, tuple[str, str]] = {}
@@ -181,7 +211,7 @@ def _targets(
 ) -> list[Target]:
     out: list[Target] = []
     for f in sorted(sdir.path.iterdir()):
-        if not f.is_file():
+        if not _regular_entry(f, report):
             continue
         if f.is_symlink() and not sources.inside(f, sdir.path):
             report.issues.append(
@@ -215,6 +245,18 @@ def _targets(
     return out
 
 
+def _regular_entry(f: Path, report: ImportReport) -> bool:
+    """Is this sessions dir entry a regular file? One that is named like a transcript but is
+    not (a FIFO, a directory, a dangling link, a symlink loop) is reported."""
+    try:
+        bad = regular.problem(f)
+    except OSError as exc:
+        bad = regular.NotRegular("transcript_unreadable", f"cannot read: {exc.strerror}", f)
+    if bad is not None and sources.classify(f.name).kind not in ("other", "lock"):
+        report.issues.append(bad.issue())
+    return bad is None
+
+
 def _skip(report: ImportReport, f: Path, kind: str) -> None:
     report.skipped += 1
     report.issues.append(
@@ -245,7 +287,7 @@ def upsert_session(
         return v.strip().lower() if isinstance(v, str) and v.strip() else None
 
     label = entry.get("label") or entry.get("displayName")
-    updated = entry.get("updatedAt")
+    updated = sources.valid_updated_at(entry.get("updatedAt"))
     conn.execute(
         "INSERT INTO sessions (session_key, session_id, spawned_by, parent_session_key,"
         " owner_session_key, label, updated_at, entry_json, derived)"
@@ -261,7 +303,7 @@ def upsert_session(
             text("parentSessionKey"),
             text("ownerSessionKey"),
             label if isinstance(label, str) else None,
-            updated if isinstance(updated, int) and not isinstance(updated, bool) else None,
+            updated,
             json.dumps(entry, ensure_ascii=False),
         ),
     )

@@ -9,6 +9,7 @@ or .zst) or the rows of an upstream agent database (`upstream.EventSource`, resu
 from __future__ import annotations
 
 import hashlib
+import json
 import sqlite3
 from dataclasses import dataclass, field, replace
 from pathlib import Path
@@ -17,6 +18,7 @@ from typing import TYPE_CHECKING, Any
 from . import indexer, transcript
 from .db import now_ms
 from .linesrc import CHUNK, BadLine, FileSource, LineSource
+from .regular import open_regular
 from .reports import Issue
 
 if TYPE_CHECKING:
@@ -96,7 +98,7 @@ def _unchanged(conn: sqlite3.Connection, target: Target) -> bool:
         if target.path.stat().st_size != row[0]:
             return False
         h = hashlib.sha256()
-        with open(target.path, "rb") as f:
+        with open_regular(target.path) as f:
             while chunk := f.read(CHUNK):
                 h.update(chunk)
     except OSError:
@@ -258,6 +260,8 @@ def _consume(
         elif seq == 0:
             legacy = "id" not in obj
         e = transcript.make_entry(obj, seq, legacy=legacy)
+        if e.ts is None and (bad := transcript.bad_time(obj)) is not None:
+            _note_bad_time(target, line_no, bad, redactor, result)
         batch.append(
             (tid, seq, line_no, e.entry_id, e.parent_id, e.flags, e.target_id, e.type, e.role,
              e.ts, text)
@@ -336,6 +340,20 @@ def _quarantine(
     result.issues.append(
         Issue(code, f"line {line_no}: {reason}; kept in quarantine", str(target.path),
               line_no, target.session_key)
+    )  # fmt: skip
+
+
+def _note_bad_time(
+    target: Target, line_no: int, value: Any, redactor: Redactor, result: FileResult
+) -> None:
+    """A timestamp out of range (NaN, 1e20, year 1…): the line is stored without a time."""
+    if isinstance(value, str | int | float):
+        shown = redactor.redact_text(json.dumps(value, ensure_ascii=False)[:40])
+    else:
+        shown = f"of type {type(value).__name__}"
+    result.issues.append(
+        Issue("timestamp_invalid", f"line {line_no}: timestamp {shown} is not a usable time;"
+              " stored without one", str(target.path), line_no, target.session_key)
     )  # fmt: skip
 
 

@@ -11,7 +11,9 @@ import sys
 from collections.abc import Callable, Iterator, Sequence
 from contextlib import contextmanager
 from datetime import UTC, datetime
-from typing import TYPE_CHECKING, Any
+from typing import IO, TYPE_CHECKING, Any, cast
+
+from . import wellformed
 
 if TYPE_CHECKING:
     from rich.console import Console
@@ -26,7 +28,7 @@ def _console(stderr: bool) -> Console:
 
     stream = sys.stderr if stderr else sys.stdout
     return Console(
-        file=stream,
+        file=cast("IO[str]", _WellFormed(stream)),
         stderr=stderr,
         no_color=bool(os.environ.get("NO_COLOR")) or not stream.isatty(),
         highlight=False,
@@ -34,14 +36,31 @@ def _console(stderr: bool) -> Console:
     )
 
 
+class _WellFormed:
+    """A text stream whose writes never carry a lone surrogate (the last guard: data is
+    clean already, but a path or an argument may not be)."""
+
+    def __init__(self, stream: Any) -> None:
+        self._stream = stream
+
+    def write(self, text: str) -> int:
+        return int(self._stream.write(wellformed.text(text)))
+
+    def __getattr__(self, name: str) -> Any:
+        return getattr(self._stream, name)
+
+
 def info(message: str) -> None:
-    print(message, file=sys.stderr)
+    print(wellformed.text(message), file=sys.stderr)
 
 
 def fmt_time(ms: int | None, *, utc: bool = False) -> str:
-    if not ms:
+    if not ms or not isinstance(ms, int | float):
         return "-"
-    dt = datetime.fromtimestamp(ms / 1000, tz=UTC)
+    try:
+        dt = datetime.fromtimestamp(ms / 1000, tz=UTC)
+    except (OverflowError, OSError, ValueError):  # a time no calendar holds (old stores)
+        return "-"
     if not utc:
         dt = dt.astimezone()
     return dt.strftime("%Y-%m-%d %H:%M" + ("Z" if utc else ""))
@@ -114,8 +133,14 @@ def reindex_reports(reports: Sequence[ReindexReport]) -> None:
     for r in reports:
         out.print(
             f"{r.agent_id}: indexed {r.messages} messages in {r.sessions} sessions "
-            f"({r.skipped} busy elsewhere, {r.swept} orphan rows swept) in {r.seconds:.2f}s"
+            f"({r.skipped} busy elsewhere, {r.swept} orphan rows swept) in {r.seconds:.2f}s",
+            markup=False,
         )
+        for issue in r.failures:
+            out.print(f"  problem: {issue.code}: {issue.message} [{issue.path}]", markup=False)
+        if r.known_failures:
+            out.print(f"  {r.known_failures} session(s) failed before and are unchanged: see"
+                      " `openclaw-sessions status`", markup=False)  # fmt: skip
 
 
 def _highlight(text: str, spans: Sequence[tuple[int, int]]) -> Any:
@@ -149,12 +174,10 @@ def search_footer(result: SearchResult) -> None:
     fast as `--json`, and a long `explain:` JSON line is never wrapped."""
 
     def note(line: str) -> None:
-        print(line, file=sys.stderr)
+        print(wellformed.text(line), file=sys.stderr)
 
-    if result.indexing:
-        from .models import INDEXING_WARNING
-
-        note(f"warning: {INDEXING_WARNING}")
+    for warning in result.warnings():
+        note(f"warning: {warning}")
     if result.truncated:
         note("more results exist: raise --limit or narrow the query")
     if not result.hits:
@@ -177,7 +200,8 @@ def status_table(stats: Sequence[dict[str, Any]], *, utc: bool = False) -> None:
             ("database", "database"), ("schema version", "schemaVersion"),
             ("sessions", "sessions"), ("transcripts", "transcripts"), ("events", "events"),
             ("indexed messages", "indexedMessages"), ("pending sessions", "pendingSessions"),
-            ("dirty sessions", "dirtySessions"), ("malformed lines", "malformedLines"),
+            ("dirty sessions", "dirtySessions"), ("failed sessions", "failedSessions"),
+            ("malformed lines", "malformedLines"),
             ("database bytes", "databaseBytes"), ("redaction fingerprint", "redactionFingerprint"),
         ):  # fmt: skip
             table.add_row(label, str(st[key]))
@@ -190,6 +214,9 @@ def status_table(stats: Sequence[dict[str, Any]], *, utc: bool = False) -> None:
         table.add_row("indexing now", "yes" if st["indexing"] else "no")
         table.add_row("health", st["health"])
         out.print(table)
+        for f in st["failures"]:
+            out.print(f"  not indexed: {f['sessionKey']} [{f['path']}]: {f['error']}",
+                      markup=False)  # fmt: skip
 
 
 _ROLE_STYLE = {"user": "bold cyan", "assistant": "bold green"}

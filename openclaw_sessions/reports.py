@@ -17,6 +17,14 @@ ERROR_CODES = frozenset(
         "store_invalid",
         "path_escape",
         "source_missing",
+        "source_unreadable",
+        "dir_unreadable",
+        "not_regular",
+        "link_dangling",
+        "link_loop",
+        "timestamp_invalid",
+        "transcript_failed",
+        "index_failed",
     }
 )
 
@@ -102,6 +110,12 @@ class ReindexReport:
     swept: int  # orphan rows removed
     skipped: int  # claimed by another worker
     seconds: float
+    failures: tuple[Issue, ...] = ()  # transcripts whose indexing failed in this run
+    known_failures: int = 0  # failed in earlier runs and unchanged since: not retried
+
+    @property
+    def problems(self) -> int:
+        return len(self.failures)
 
     def to_json(self) -> dict[str, Any]:
         return {
@@ -110,5 +124,8 @@ class ReindexReport:
             "messagesIndexed": self.messages,
             "orphanRowsSwept": self.swept,
             "sessionsSkipped": self.skipped,
+            "sessionsFailed": len(self.failures),
+            "knownFailures": self.known_failures,
+            "issues": [i.to_json() for i in self.failures],
             "seconds": round(self.seconds, 3),
         }

@@ -21,6 +21,8 @@ import re
 from collections.abc import Sequence
 from typing import Any, NamedTuple, Protocol
 
+from . import wellformed
+
 MAX_TEXT_UNITS = 4000  # UTF-16 code units, as JavaScript's String.length counts
 TRUNCATED_SUFFIX = "\n…(truncated)…"
 MAX_BYTES = 80 * 1024
@@ -32,7 +34,6 @@ _SIGNATURES = ("thinkingSignature", "openclawReasoningReplay", "textSignature", 
 # Message-level strings that carry text (pi's bashExecution has command/output).
 _TEXT_FIELDS = ("text", "command", "output", "errorMessage")
 _DEEP_FIELDS = ("errorBody",)  # free-form values: every string inside is redacted
-_LONE_SURROGATE = re.compile("[\ud800-\udfff]")
 _B64_SPACE = re.compile(r"\s+")
 
 
@@ -179,21 +180,19 @@ def json_bytes(value: Any) -> int:
     try:
         return len(text.encode("utf-8"))
     except UnicodeEncodeError:
-        lone = len(_LONE_SURROGATE.findall(text))
+        lone = len(wellformed.LONE.findall(text))
         return len(text.encode("utf-8", "surrogatepass")) + 3 * lone
 
 
 def well_formed(value: Any) -> tuple[Any, int]:
-    """(value, its JSON bytes), lone surrogates (from ``\\ud800`` escapes in a line) replaced by
-    U+FFFD so the output can be encoded; one serialisation serves both."""
-    text = dumps(value)
-    if text.isascii():
-        return value, len(text)
+    """(value, its JSON bytes), made writable by wellformed.value when it has to be: lone
+    surrogates become U+FFFD, NaN and ±Infinity null; one serialisation serves both."""
     try:
-        return value, len(text.encode("utf-8"))
-    except UnicodeEncodeError:
-        text = _LONE_SURROGATE.sub("\ufffd", text)
-        return json.loads(text), len(text.encode("utf-8"))
+        text = json.dumps(value, ensure_ascii=False, separators=(",", ":"), allow_nan=False)
+        return value, len(text) if text.isascii() else len(text.encode("utf-8"))
+    except ValueError:  # a non-finite number, or a lone surrogate (UnicodeEncodeError)
+        clean = wellformed.value(value)
+        return clean, len(dumps(clean).encode("utf-8"))
 
 
 def array_bytes(sizes: Sequence[int]) -> int:

@@ -95,6 +95,18 @@ CREATE TABLE index_state (
     updated_at    INTEGER NOT NULL
 );
 
+-- Transcripts whose planning or indexing raised, and against what: they are not retried
+-- while (revision, next_seq) and the fingerprint (redaction rules + tool version) are the
+-- same (stale.py), so one poison transcript is reported by `status`, never retried forever.
+CREATE TABLE index_failures (
+    transcript_id INTEGER PRIMARY KEY REFERENCES transcripts(transcript_id) ON DELETE CASCADE,
+    revision      INTEGER NOT NULL,      -- the transcript as it was when it failed
+    next_seq      INTEGER NOT NULL,
+    fingerprint   TEXT NOT NULL,         -- stale.failure_key: redaction rules + tool version
+    error         TEXT NOT NULL,         -- redacted, one line
+    failed_at     INTEGER NOT NULL
+);
+
 -- Each transcript's active branch as `history` reads it: marshal'd ([(seq, entry_id, role,
 -- ts) of its messages], [ids of its other entries]). Kept by writers (reconcile's publish, a
 -- leaf-extending append); current while (revision, next_seq) equal the transcript's, else

@@ -7,6 +7,8 @@ from collections.abc import Iterable, Sequence
 from datetime import datetime
 from typing import Any, NamedTuple
 
+from .wellformed import json_text
+
 FLAG_NO_PARENT = 1  # the line had no parentId key: it continues from the current leaf
 FLAG_SIDE = 2  # appendMode "side": stored, but does not move the leaf
 
@@ -40,10 +42,10 @@ _SPACE = " \t\r\n"
 
 
 def parse_line(text: str) -> dict[str, Any]:
-    body = text.lstrip(_SPACE)
+    body = json_text(text.lstrip(_SPACE))  # lone surrogate escapes → U+FFFD in the values
     try:
         obj, end = _raw_decode(body)
-    except (json.JSONDecodeError, RecursionError) as exc:
+    except (ValueError, RecursionError) as exc:  # ValueError: also an int of 4300+ digits
         raise LineError(f"invalid JSON: {exc}") from None
     if end != len(body) and body[end:].strip(_SPACE):
         raise LineError("invalid JSON: extra data after the value")
@@ -52,19 +54,40 @@ def parse_line(text: str) -> dict[str, Any]:
     return obj
 
 
+# Usable times: 1970-01-01 to 9999-12-31 (epoch ms). Anything else (NaN, ±Infinity, 1e20, a
+# 20-digit integer, year 1) is treated as missing: SQLite holds at most 64-bit integers and
+# datetime only years 1 to 9999.
+MIN_MS, MAX_MS = 0, 253_402_300_799_999
+
+
 def to_epoch_ms(value: Any) -> int | None:
-    """ISO-8601 string or epoch (s or ms) → epoch ms; None when unusable."""
+    """ISO-8601 string or epoch (s or ms) → epoch ms; None when unusable or out of range."""
     if value.__class__ is str:  # the common case first: this runs for every imported line
         if not value:
             return None
         try:
-            return int(datetime.fromisoformat(value).timestamp() * 1000)  # 3.11 reads "Z"
-        except ValueError:
+            ms = int(datetime.fromisoformat(value).timestamp() * 1000)  # 3.11 reads "Z"
+        except (ValueError, OverflowError, OSError):
             return None
+        return ms if MIN_MS <= ms <= MAX_MS else None
     if isinstance(value, bool) or not isinstance(value, int | float):
         return None
-    v = float(value)
-    return int(v if v > 1e11 else v * 1000)
+    try:
+        v = float(value)
+    except OverflowError:  # an integer beyond any float
+        return None
+    f = v if v > 1e11 else v * 1000
+    return int(f) if MIN_MS <= f <= MAX_MS else None  # NaN compares false: None
+
+
+def bad_time(obj: dict[str, Any]) -> Any:
+    """The first timestamp of a line (its own, else its message's) that is present but
+    unusable, or None. Asked only when the line got no time, so it costs nothing usually."""
+    msg = obj.get("message")
+    for v in (obj.get("timestamp"), msg.get("timestamp") if isinstance(msg, dict) else None):
+        if v is not None and to_epoch_ms(v) is None:
+            return v
+    return None
 
 
 def header_version(obj: dict[str, Any]) -> int | None:
