@@ -8,10 +8,12 @@ from typing import Annotated, Any, NoReturn
 import typer
 
 from . import __version__, guard, paths
+from .cliparse import Command, Group
 from .completion import complete_session_key
 from .errors import ExitCode
 
 app = typer.Typer(
+    cls=Group,
     name="openclaw-sessions",
     help="Search, read and maintain OpenClaw session transcripts (per-agent SQLite + FTS5).",
     no_args_is_help=True,
@@ -75,7 +77,7 @@ def _ctx(state_dir: Path | None, agent: str, all_agents: bool = False) -> Any:
     return Context(paths.state_root(state_dir), agent, all_agents)
 
 
-@app.command("import")
+@app.command("import", cls=Command)
 def import_cmd(
     sources: Annotated[
         list[Path] | None,
@@ -136,7 +138,7 @@ def import_cmd(
     raise typer.Exit(int(ExitCode.PROBLEMS if problems else ExitCode.OK))
 
 
-@app.command("reindex")
+@app.command("reindex", cls=Command)
 def reindex_cmd(
     state_dir: StateDirOpt = None,
     agent: AgentOpt = paths.DEFAULT_AGENT,
@@ -174,7 +176,7 @@ def reindex_cmd(
     raise typer.Exit(int(ExitCode.PROBLEMS if problems else ExitCode.OK))
 
 
-@app.command("search")
+@app.command("search", cls=Command)
 def search_cmd(
     query: Annotated[
         str,
@@ -261,7 +263,7 @@ def search_cmd(
     )
 
 
-@app.command("history")
+@app.command("history", cls=Command)
 def history_cmd(
     key: Annotated[
         str,
@@ -339,7 +341,7 @@ def history_cmd(
     )
 
 
-@app.command("status")
+@app.command("status", cls=Command)
 def status_cmd(
     state_dir: StateDirOpt = None,
     agent: AgentOpt = paths.DEFAULT_AGENT,
@@ -365,7 +367,7 @@ def status_cmd(
     raise typer.Exit(max(s["exitCode"] for s in stats))
 
 
-@app.command("delete")
+@app.command("delete", cls=Command)
 def delete_cmd(
     target: Annotated[
         str,
@@ -379,9 +381,11 @@ def delete_cmd(
     as_json: JsonOpt = False,
 ) -> None:
     """Delete a session's transcripts and index rows in one transaction."""
+    from .argcheck import text
     from .errors import UsageError
     from .service import delete_session, preview_delete
 
+    guard.guarded(as_json, lambda: text("TARGET", target))
     ctx = _ctx(state_dir, agent)
     if not yes:
         key = guard.guarded(as_json, lambda: preview_delete(ctx, target))
