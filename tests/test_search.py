@@ -170,7 +170,7 @@ def test_rewind_hides_old_branch_at_once(tmp_path: Path, state: Path) -> None:
     s.write(sdir(src) / "rw-1.jsonl")
     run_cli("import", str(src), "--reindex")
     assert search("oldbranchword")[0] == 0
-    s.add({"type": "leaf", "targetId": root}, parent=False)
+    s.navigate(root)
     s.assistant("newbranchword answer", parent=root)
     s.write(sdir(src) / "rw-1.jsonl")
     run_cli("import", str(src))

@@ -574,7 +574,7 @@ def test_equivalence_on_generated_transcripts(tmp_path: Path) -> None:
             s.assistant(f"Antwort {j} " + "долгий ответ " * (40 * (j % 3)))
         if k % 2:  # a regeneration branch and a rewind: only the active branch is searchable
             s.user("abandoned branch question", parent=s.lines[3]["id"])
-            s.add({"type": "leaf", "targetId": s.lines[-2]["id"]}, parent=False)
+            s.navigate(s.lines[-2]["id"])
         texts[f"gen-{k}"] = s.text()
     _equivalent(tmp_path, texts, compress_over=512)
 
