@@ -196,3 +196,84 @@ def test_a_live_stale_parent_row_is_reindexed_not_indexed_in_place(
     assert run_cli("import", str(tmp_path / "src"), "--quiet").exit_code == 0
     assert query(state, "SELECT needs_rebuild FROM index_state") == [(0,)]
     assert _found("wordfollowup") and len(_history()) == 3
+
+
+# --- a store built under the old rules ----------------------------------------------------
+
+# What the walk before schema v5 made of three cases (it resolved parents on the final tree,
+# let every line with an id move the leaf, and ignored `targetId: null`): their index rows.
+_OLD_INDEX = {
+    "stale_parent_custom_row": [],  # the whole conversation hidden
+    "blank_ids_and_bad_parents": ["numparent"],  # `parentId: 7` read as a new root
+    "navigation_to_an_empty_branch": ["old", "oldreply"],
+}
+
+
+def _as_v4(state: Path, keys: dict[str, str]) -> None:
+    """Turn a fresh store into one the v4 code wrote: its columns, its (wrong) index rows, a
+    clean index state and stored branches in branch format 1."""
+    import marshal
+    import sqlite3
+    from array import array
+
+    from helpers import db_file
+
+    from openclaw_sessions import indexer
+
+    conn = sqlite3.connect(db_file(state), isolation_level=None)
+    conn.execute("BEGIN IMMEDIATE")
+    conn.execute("UPDATE events SET flags = flags & ~4")  # no FLAG_NOT_NODE yet
+    conn.execute("UPDATE events SET entry_id = ' ' WHERE entry_id IS NULL AND raw LIKE ?",
+                 ('%"id": " "%',))  # fmt: skip
+    conn.execute("DELETE FROM index_rows")
+    conn.execute("DELETE FROM branches")
+    for case, key in keys.items():
+        tid, nxt, rev = conn.execute(
+            "SELECT transcript_id, next_seq, revision FROM transcripts WHERE session_key = ?",
+            (key,),
+        ).fetchone()
+        rows = []
+        for mid in _OLD_INDEX[case]:
+            (seq,) = conn.execute(
+                "SELECT seq FROM events WHERE transcript_id = ? AND entry_id = ?", (tid, mid)
+            ).fetchone()
+            rows.append((tid, seq, mid, "user", 0, f"word{mid}", None))
+        indexer.insert_rows(conn, rows)
+        blob = marshal.dumps((1, array("q", [r[1] for r in rows]).tobytes(), [r[2] for r in rows],
+                              ["user"], array("H", [0] * len(rows)).tobytes(),
+                              array("q", [0] * len(rows)).tobytes(), []))  # fmt: skip
+        conn.execute("INSERT INTO branches VALUES (?, ?, ?, ?, ?)", (tid, rev, nxt, None, blob))
+    conn.execute("UPDATE index_state SET needs_rebuild = 0, claim_token = NULL")
+    conn.execute("PRAGMA user_version = 4")
+    conn.execute("COMMIT")
+    conn.close()
+
+
+def test_a_store_indexed_under_the_old_rules_is_rebuilt_on_upgrade(
+    tmp_path: Path, state: Path
+) -> None:
+    d = tmp_path / "src" / "agents" / "main" / "sessions"
+    d.mkdir(parents=True)
+    keys = {case: f"agent:main:c{i}" for i, case in enumerate(_OLD_INDEX)}
+    for i, case in enumerate(_OLD_INDEX):
+        (d / f"c{i}.jsonl").write_text(tc.text(case), encoding="utf-8")
+    write_store(d, {key: {"sessionId": f"c{i}"} for i, key in enumerate(keys.values())})
+    assert run_cli("import", str(tmp_path / "src"), "--reindex", "--quiet").exit_code == 0
+    _as_v4(state, keys)
+    r = run_cli("search", "wordnumparent", "--json")  # opening the store migrates it (v5)
+    assert r.exit_code == 1 and json_out(r)["indexing"] is True  # dirty: never a stale hit
+    r = run_cli("status", "--json")
+    assert r.exit_code == 4 and json_out(r)["pendingSessions"] == 3
+    assert json_out(r)["schemaVersion"] == 5
+    for case, key in keys.items():  # history walks at once: right before any reindex
+        r = run_cli("history", key, "--json", "--limit", "100")
+        assert [m["id"] for m in json_out(r)["messages"]] == tc.expected_messages(case)
+    assert run_cli("reindex", "--quiet").exit_code == 0
+    assert run_cli("status", "--json").exit_code == 0
+    for case in keys:
+        for obj in tc.CASES[case][0]:
+            if obj["type"] == "message" and obj["id"].strip():
+                assert _found(f"word{obj['id']}") == (obj["id"] in tc.expected_messages(case))
+    from test_branch_store import cached_and_walked
+
+    assert all(c is not None and c == w for c, w in cached_and_walked(state))
