@@ -4,7 +4,8 @@ Upstream's ``sessions_history`` rules (agents/tools/sessions-history-tool.ts): d
 ``usage`` and ``cost``; drop thinking signatures; redact every text, thinking and partial-JSON
 string, then cut it at 4000 UTF-16 code units plus ``"\\n…(truncated)…"``; images lose their
 base64 ``data`` and gain ``omitted: true`` and the decoded ``bytes``. Each removal or cut sets
-the message's ``truncated`` flag, any redaction its ``redacted`` flag.
+the message's ``truncated`` flag, any redaction its ``redacted`` flag. As in upstream's code
+(not its docs), assistant text keeps ``<think>`` tags and tool-call XML.
 
 Beyond upstream (which leaks them): tool-call arguments, bash command/output and error texts
 are redacted and cut too, and every ``*Signature`` field is dropped, not only thinking's.

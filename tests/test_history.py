@@ -606,3 +606,29 @@ def test_operator_reads_other_agents_and_current_means_main(tmp_path: Path) -> N
     assert code == 0 and out["sessionId"] == "o0"
     assert hist("current")[1]["sessionKey"] == "agent:main:main"
     assert hist("o0")[1]["sessionKey"] == "agent:ops:main"
+
+
+def test_think_tags_and_tool_call_xml_are_kept_as_upstream_sessions_history_does(
+    tmp_path: Path,
+) -> None:
+    """Decision (issue #14): upstream's docs say recalled assistant text loses `<think>` tags
+    and tool-call XML, but its code does not do that in sessions_history: the tool
+    (src/agents/tools/sessions-history-tool.ts, stored at 00d38cfd80ea) only redacts and cuts
+    text blocks; the gateway's chat.history projection it reads
+    (src/gateway/chat-display-projection.ts, 006148272b3c) strips inline directive tags and
+    commentary-phase text, not think tags; the stripper
+    (src/shared/text/assistant-visible-text.ts, profile "history") serves sessions_send and
+    announce replies (src/agents/tools/chat-history-text.ts, 0190128d69a6); and the index
+    (session-transcript-projection-append.ts) stores text blocks as they are. So we keep them,
+    in `history` and in the index, redacted like any text."""
+    text = ("<think>zqthinkword weighing options</think>Use the blue one. "
+            '<tool_call>{"name": "exec", "arguments": {"cmd": "ls"}}</tool_call>')  # fmt: skip
+    s = Session("think-1")
+    s.user("which one")
+    s.add({"message": {"role": "assistant", "content": [{"type": "text", "text": text}]}})
+    load(tmp_path / "src", {"agent:main:main": s})
+    assert run_cli("reindex", "--quiet").exit_code == 0
+    code, out = hist("agent:main:main")
+    assert code == 0 and out["messages"][-1]["content"] == [{"type": "text", "text": text}]
+    r = run_cli("search", "zqthinkword", "--json")
+    assert r.exit_code == 0 and "<think>" in json_out(r)["results"][0]["snippet"]
