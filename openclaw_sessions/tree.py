@@ -136,23 +136,26 @@ def _through_controls(
 def _path(
     start: str | None, parents: dict[str, str | None], controls: set[str]
 ) -> tuple[list[str], list[str], bool]:
-    """(path root → start without controls, every id visited, whether it was a cycle)."""
+    """(path root → start without controls, the other ids it went through: controls and a
+    missing parent, whether it was a cycle)."""
     path: list[str] = []
-    visited: list[str] = []
+    passed: list[str] = []
     seen: set[str] = set()
     node = start
     while node is not None:
         if node in seen:
-            return [], visited, True
+            return [], path + passed, True
         seen.add(node)
-        visited.append(node)
         if node not in parents:
-            break  # a missing parent: the reachable suffix stays
-        if node not in controls:
+            passed.append(node)  # a missing parent: the reachable suffix stays
+            break
+        if node in controls:
+            passed.append(node)
+        else:
             path.append(node)
         node = parents[node]
     path.reverse()
-    return path, visited, False
+    return path, passed, False
 
 
 def walk(rows: Iterable[EventRow]) -> Walk:
@@ -163,22 +166,43 @@ def walk(rows: Iterable[EventRow]) -> Walk:
     dangling: set[str] = set()  # ids of dangling controls: never valid references again
     messages: dict[str, tuple[int, str | None, int | None]] = {}
     boundaries: list[tuple[int, str, str | None, Control]] = []
-    every: list[int] = []
+    every: list[int] = []  # what flat mode shows, kept only while it is possible
     flat_messages: list[Message] = []
     leaf: str | None = None
     cursor: str | None = None
-    moved = False  # a node with a parentId (or a control) moved the leaf
+    moved = False  # a node with a parentId (or a control) moved the leaf: not flat
     canonical_types = CANONICAL
     for seq, eid, parent, flags, etype, control, role, ts in rows:
-        if etype == "session":
-            continue
-        every.append(seq)
         if etype == "message":
-            if eid is not None:
+            if not moved and eid is not None:
                 flat_messages.append((seq, eid, role, ts))
+        elif etype == "session":
+            continue
         elif etype == "compaction" or etype == "reset":
             boundaries.append((seq, etype, eid, control))
-        if eid is None or flags & FLAG_NOT_NODE:
+        if not moved:
+            every.append(seq)
+        if eid is None:
+            continue
+        if not flags and (etype == "message" or (etype != "leaf" and etype in canonical_types)):
+            # The common line: canonical, with a parentId, not a side append.
+            p = parent
+            if leaf is not None and p is not None and p not in parents:
+                p = leaf  # a stale parent
+            elif p == cursor and leaf != cursor:
+                p = leaf  # the raw cursor is not the visible leaf (None included)
+            if controls:
+                if p in controls:
+                    p = _through_controls(p, parents, controls)
+                controls.discard(eid)
+            parents[eid] = p
+            seqs[eid] = seq
+            cursor = leaf = eid
+            moved = True
+            if etype == "message":
+                messages[eid] = (seq, role, ts)
+            continue
+        if flags & FLAG_NOT_NODE:
             continue
         if etype == "leaf":
             ctl = None if flags & FLAG_NO_PARENT else leaf_control(control)
@@ -196,6 +220,7 @@ def walk(rows: Iterable[EventRow]) -> Walk:
             parents[eid] = target
             leaf, cursor, moved = target, append_to, True
             continue
+        # Left: opaque nodes, parentless canonical ones, side appends (no stale or cursor rule).
         canonical = etype in canonical_types
         if flags & FLAG_NO_PARENT:
             if not canonical:
@@ -203,14 +228,8 @@ def walk(rows: Iterable[EventRow]) -> Walk:
             p, explicit = leaf, False
         else:
             p, explicit = parent, True
-        if canonical:
-            if explicit and not flags & FLAG_SIDE:
-                if leaf is not None and p is not None and p not in parents:
-                    p = leaf  # a stale parent
-                elif p == cursor and leaf != cursor:
-                    p = leaf  # the raw cursor is not the visible leaf (None included)
-            if p in controls:
-                p = _through_controls(p, parents, controls)
+        if canonical and p in controls:
+            p = _through_controls(p, parents, controls)
         parents[eid] = p
         seqs[eid] = seq
         controls.discard(eid)
@@ -233,7 +252,7 @@ def _select(
     messages: dict[str, tuple[int, str | None, int | None]],
     boundaries: list[tuple[int, str, str | None, Control]],
 ) -> Walk:
-    path, visited, cycle = _path(leaf, parents, controls)
+    path, passed, cycle = _path(leaf, parents, controls)
     ids: list[str] = []
     before: list[int] = []  # a boundary line kept as it is (it may have no id)
     if path:
@@ -243,14 +262,13 @@ def _select(
             bseq, btype, bid, bcontrol = b
             kept = _first_kept(bcontrol) if btype == "reset" and bid is not None else None
             if kept is not None:
-                reset_path, reset_visited, _ = _path(bid, parents, controls)
-                visited += reset_visited
-                if kept in reset_path:
-                    ids = reset_path[reset_path.index(kept) :]
+                reset_path, reset_passed, _ = _path(bid, parents, controls)
+                at = reset_path.index(kept) if kept in reset_path else len(reset_path)
+                ids, passed = reset_path[at:], passed + reset_path[:at] + reset_passed
             if not ids:
                 before.append(bseq)
                 if bid is not None:
-                    visited.append(bid)
+                    passed.append(bid)
     ids += path
     out_seqs = before + [seqs[i] for i in ids]
     found: list[Message] = []
@@ -261,9 +279,7 @@ def _select(
             found.append((m[0], eid, m[1], m[2]))
         else:
             others.append(eid)
-    on_branch = set(ids)
-    others += [v for v in visited if v not in on_branch]
-    return Walk(None if cycle else leaf, out_seqs, found, others, False)
+    return Walk(None if cycle else leaf, out_seqs, found, others + passed, False)
 
 
 class Extension(NamedTuple):

@@ -71,6 +71,113 @@ def test_v1_transcripts_are_flat() -> None:
                                                                             "v1-000003"]
 
 
+# --- against a plain restatement of upstream's algorithm ----------------------------------
+
+
+def _ok(v: Any) -> bool:
+    return isinstance(v, str) and v.strip(tree.JS_SPACE) != ""
+
+
+def _explicit(r: dict[str, Any]) -> dict[str, Any] | None:
+    """Upstream's parse of a line with a parentId key (None: not a tree entry)."""
+    if r.get("type") == "session" or "parentId" not in r or not _ok(r.get("id")):
+        return None
+    if r["parentId"] is not None and not _ok(r["parentId"]):
+        return None
+    if r.get("type") == "leaf":
+        target = r.get("targetId", "")
+        cursor = r["appendParentId"] if "appendParentId" in r else target
+        if any(v is not None and not _ok(v) for v in (target, cursor)) or (
+            r.get("appendMode", "side") != "side"
+        ):
+            return None
+        return {"id": r["id"], "parent": target, "leaf": target, "sets": True, "cursor": cursor}
+    sets = r.get("type") in tree.CANONICAL and r.get("appendMode") != "side"
+    return {"id": r["id"], "parent": r["parentId"], "leaf": r["id"], "sets": sets,
+            "cursor": r["id"]}  # fmt: skip
+
+
+def _reference(objs: list[dict[str, Any]]) -> list[int]:
+    """Upstream's scan and selection, written as plainly as they read (file order = index)."""
+    nodes: dict[str, dict[str, Any]] = {}
+    bad: set[str] = set()
+    leaf = cursor = None
+    explicit_update = False
+
+    def known(x: str | None) -> bool:
+        return x is None or (x in nodes and x not in bad)
+
+    def resolve(p: str | None) -> str | None:
+        seen: set[str] = set()
+        while p is not None and p not in seen and p in nodes and nodes[p]["control"]:
+            seen.add(p)
+            p = nodes[p]["parent"]
+        return p
+
+    for i, r in enumerate(objs):
+        e = _explicit(r)
+        canonical = r.get("type") in tree.CANONICAL
+        side = r.get("appendMode") == "side"
+        if e and r["type"] == "leaf" and not (known(e["leaf"]) and known(e["cursor"])):
+            bad.add(e["id"])
+            nodes[e["id"]] = {"parent": r["parentId"], "at": i, "control": True}
+            continue
+        if e is None and canonical and "parentId" not in r and _ok(r.get("id")):
+            e = {"id": r["id"], "parent": leaf, "leaf": r["id"], "sets": not side,
+                 "cursor": r["id"], "parentless": True}  # fmt: skip
+        if e is None:
+            continue
+        if canonical:
+            p = e["parent"]
+            if not e.get("parentless") and not side:
+                if p is not None and p not in nodes and leaf is not None:
+                    p = leaf
+                elif p == cursor and leaf != cursor:
+                    p = leaf
+            e["parent"] = resolve(p)
+        nodes[e["id"]] = {"parent": e["parent"], "at": i, "control": r.get("type") == "leaf"}
+        cursor = e["cursor"]
+        if e["sets"]:
+            leaf = e["leaf"]
+            explicit_update = explicit_update or not e.get("parentless")
+
+    def path(start: str | None) -> list[tuple[str, int]]:
+        out: list[tuple[str, int]] = []
+        seen: set[str] = set()
+        while start is not None and start in nodes:
+            if start in seen:
+                return []
+            seen.add(start)
+            if not nodes[start]["control"]:
+                out.insert(0, (start, nodes[start]["at"]))
+            start = nodes[start]["parent"]
+        return out
+
+    if not explicit_update:
+        return [i for i, r in enumerate(objs) if r.get("type") != "session"]
+    active = [at for _, at in path(leaf)]
+    for i in range(active[0] - 1 if active else -1, -1, -1):
+        r = objs[i]
+        if r.get("type") in ("compaction", "reset"):
+            if r["type"] == "reset" and _ok(r.get("id")) and _ok(r.get("firstKeptEntryId")):
+                rp = path(r["id"])
+                ids = [n for n, _ in rp]
+                if r["firstKeptEntryId"] in ids:
+                    return [at for _, at in rp[ids.index(r["firstKeptEntryId"]) :]] + active
+            return [i, *active]
+    return active
+
+
+@settings(max_examples=1500, deadline=None)
+@given(st.lists(st.deferred(lambda: _line()), max_size=18))
+def test_the_walk_is_upstreams_algorithm_on_any_line_soup(objs: list[dict[str, Any]]) -> None:
+    """Duplicates, cycles, dangling and chained controls, stale and bad parents, side rows,
+    resets: the tuple walk over stored columns selects exactly upstream's lines."""
+    lines = [json.dumps(x) for x in [tc.HEADER, *objs]]
+    got = transcript.walk(transcript.parse_entries(lines)).seqs
+    assert got == [i + 1 for i in _reference(objs)]
+
+
 # --- the append rule ---------------------------------------------------------------------
 
 
