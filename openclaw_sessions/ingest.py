@@ -170,24 +170,20 @@ def _renamed(
     `/reset` renames `<id>.jsonl` to `<id>.jsonl.reset.<ISO>`): same session id, the stored
     prefix intact, the old file gone. It takes that transcript over (no second copy)."""
     rows = conn.execute(
-        "SELECT transcript_id, source_name, source_path FROM transcripts WHERE session_id = ?"
+        "SELECT transcript_id, revision, bytes_consumed, prefix_sha256, lines_consumed,"
+        " next_seq, version, source_name, source_path FROM transcripts WHERE session_id = ?"
         f" AND kind IN ('current', 'vanished') AND bytes_consumed > 0 AND {_NOT_FILES}"
         " ORDER BY transcript_id",
         (target.session_id,),
     ).fetchall()
-    for tid, name, path in rows:
+    for *cols, name, path in rows:
         if Path(path).exists():
             continue  # a copy, not a rename
-        known = conn.execute(
-            "SELECT transcript_id, revision, bytes_consumed, prefix_sha256, lines_consumed,"
-            " next_seq, version FROM transcripts WHERE transcript_id = ?",
-            (tid,),
-        ).fetchone()
-        k = _Known(*known)
+        k = _Known(*cols)
         if src.resume(k.bytes_consumed, k.lines_consumed, k.prefix_sha256):
             conn.execute(
                 "UPDATE transcripts SET source_name = ? WHERE transcript_id = ?",
-                (target.source_name, tid),
+                (target.source_name, k.transcript_id),
             )
             result.renamed_from = str(name)
             result.status = "updated"
