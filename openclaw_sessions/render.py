@@ -178,7 +178,8 @@ def status_table(stats: Sequence[dict[str, Any]], *, utc: bool = False) -> None:
             ("sessions", "sessions"), ("transcripts", "transcripts"), ("events", "events"),
             ("indexed messages", "indexedMessages"), ("pending sessions", "pendingSessions"),
             ("dirty sessions", "dirtySessions"), ("malformed lines", "malformedLines"),
-            ("database bytes", "databaseBytes"), ("redaction fingerprint", "redactionFingerprint"),
+            ("vanished transcripts", "vanishedTranscripts"), ("database bytes", "databaseBytes"),
+            ("redaction fingerprint", "redactionFingerprint"),
         ):  # fmt: skip
             table.add_row(label, str(st[key]))
         for label, key in (("last import", "lastImportAt"), ("last reconcile", "lastReconcileAt"),
