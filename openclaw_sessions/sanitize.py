@@ -21,6 +21,8 @@ import re
 from collections.abc import Sequence
 from typing import Any, NamedTuple, Protocol
 
+from .redact import cut_units, utf16_len
+
 MAX_TEXT_UNITS = 4000  # UTF-16 code units, as JavaScript's String.length counts
 TRUNCATED_SUFFIX = "\n…(truncated)…"
 MAX_BYTES = 80 * 1024
@@ -55,32 +57,13 @@ class _Flags:
         self.redacted = False
 
 
-def utf16_len(text: str) -> int:
-    """JavaScript's ``String.length``: astral characters count twice."""
-    if text.isascii():
-        return len(text)
-    return len(text) + sum(1 for ch in text if ord(ch) > 0xFFFF)
-
-
-def cut_utf16(text: str, units: int) -> str:
-    """The longest prefix of at most ``units`` UTF-16 code units, never half a pair."""
-    if text.isascii() or utf16_len(text) <= units:
-        return text[:units]
-    used = 0
-    for i, ch in enumerate(text):
-        used += 2 if ord(ch) > 0xFFFF else 1
-        if used > units:
-            return text[:i]
-    return text
-
-
 def cap_text(text: str, redactor: TextRedactor) -> tuple[str, bool, bool]:
     """Redact, then cut: (text, truncated, redacted). Redacting first keeps cut secrets whole."""
     clean = redactor.redact_text(text)
     redacted = clean != text
     if utf16_len(clean) <= MAX_TEXT_UNITS:
         return clean, False, redacted
-    return cut_utf16(clean, MAX_TEXT_UNITS) + TRUNCATED_SUFFIX, True, redacted
+    return cut_units(clean, MAX_TEXT_UNITS) + TRUNCATED_SUFFIX, True, redacted
 
 
 def base64_decoded_bytes(data: str) -> int:
