@@ -105,8 +105,9 @@ def run_search(ctx: Context, opts: SearchOptions) -> SearchResult:
                     conn,
                     plan,
                     keys=keys,
+                    hidden=hidden,
                     operator=scope.policy is None,
-                    fingerprint=redactor.fingerprint,
+                    redactor=redactor,
                     matched=bool(found),
                 )
     hits.sort(key=_order_key(opts.order))

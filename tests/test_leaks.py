@@ -8,6 +8,7 @@ import random
 import re
 import string
 from pathlib import Path
+from typing import Any
 
 from conftest import Session, json_out, run_cli, write_store
 
@@ -68,3 +69,60 @@ def test_history_json_include_tools_redacts_every_field(tmp_path: Path) -> None:
     assert "ghp_" + GHP[4:6] + "…" + GHP[-4:] in body  # the mask, also as an object key
     table = run_cli("history", "agent:main:main", "--include-tools")
     assert table.exit_code == 0 and leaked(table.stdout + table.stderr) == []
+
+
+# --- C2: --explain counts only redacted, visible text -----------------------------------------
+
+
+def explain_session(root: Path) -> None:
+    s = Session("c2-1")
+    s.user("first question")
+    fork = s.leaf
+    # An abandoned branch: a tool call carrying the secret, and plain text with a word.
+    s.add({"message": {"role": "assistant", "content": [
+        {"type": "toolCall", "id": "c", "name": "exec", "arguments": {"token": GHP}},
+        {"type": "text", "text": f"the zzabandoned word and the key {GHP}"}]}})  # fmt: skip
+    s.assistant("the active reply", parent=fork)
+    s.write(sdir(root) / "c2-1.jsonl")
+    inc = Session("c2-2")
+    inc.user("zzincognito words")
+    fork = inc.leaf
+    inc.user("zzincabandoned words")
+    inc.assistant("reply", parent=fork)
+    inc.write(sdir(root) / "c2-2.jsonl")
+    store = {"agent:main:main": {"sessionId": "c2-1"}}
+    store["agent:main:dashboard:incognito-z"] = {"sessionId": "c2-2"}
+    write_store(sdir(root), store)
+
+
+def why(term: str) -> dict[str, Any]:
+    r = run_cli("search", term, "--json", "--explain")
+    assert r.exit_code == 1, (term, r.output)
+    (item,) = json_out(r)["explain"]["agents"]["main"]["why"]
+    return dict(item)
+
+
+def test_explain_counts_only_redacted_visible_text(tmp_path: Path) -> None:
+    explain_session(tmp_path / "src")
+    imported(tmp_path / "src")
+    assert why("zzabandoned")["abandonedOrUnindexedMatches"] == 1  # visible text still counts
+    # A secret cannot be recovered one character at a time from the counts: neither its
+    # characters in the tool call nor in the (masked) text are counted.
+    for n in (8, 12, 20, 30, len(GHP)):
+        assert why(GHP[:n])["abandonedOrUnindexedMatches"] == 0, n
+    assert why(GHP[10:30])["abandonedOrUnindexedMatches"] == 0
+    assert why("exec")["abandonedOrUnindexedMatches"] == 0  # a tool name is not text
+    # Incognito sessions count nowhere: neither their indexed text nor their branches.
+    inc = why("zzincognito")
+    assert inc["indexedMatches"] == 0 and inc["abandonedOrUnindexedMatches"] == 0
+    assert why("zzincabandoned")["abandonedOrUnindexedMatches"] == 0
+
+
+def test_explain_counts_unindexed_sessions_with_the_index_rules(tmp_path: Path) -> None:
+    s = Session("c2-3")
+    s.user("Ünïcödé café crème zzpending")
+    s.write(sdir(tmp_path / "src") / "c2-3.jsonl")
+    write_store(sdir(tmp_path / "src"), {"agent:main:main": {"sessionId": "c2-3"}})
+    assert run_cli("import", str(tmp_path / "src")).exit_code == 0  # not indexed
+    w = why("zzpending")
+    assert w["abandonedOrUnindexedMatches"] == 1 and "abandonedOrUnindexedCapped" not in w
