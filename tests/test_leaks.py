@@ -10,6 +10,7 @@ import string
 from pathlib import Path
 from typing import Any
 
+import pytest
 from conftest import Session, json_out, run_cli, write_store
 
 _R = random.Random(15)
@@ -126,3 +127,241 @@ def test_explain_counts_unindexed_sessions_with_the_index_rules(tmp_path: Path) 
     assert run_cli("import", str(tmp_path / "src")).exit_code == 0  # not indexed
     w = why("zzpending")
     assert w["abandonedOrUnindexedMatches"] == 1 and "abandonedOrUnindexedCapped" not in w
+
+
+# --- C3: shared session ids resolve among visible keys only -----------------------------------
+
+
+def shared_id_state(root: Path) -> None:
+    d = sdir(root)
+    s = Session("shared-1")
+    s.user("zzshared words")
+    s.write(d / "shared-1.jsonl")
+    # Two keys point at the same transcript id; the caller below may see neither or one.
+    write_store(d, {
+        "agent:main:main": {"sessionId": "caller-1"},
+        "agent:main:discord:direct:alice": {"sessionId": "shared-1"},
+        "agent:main:discord:direct:bob": {"sessionId": "shared-1"},
+        "agent:main:subagent:kid": {"sessionId": "kid-1", "spawnedBy": "agent:main:main"},
+    })  # fmt: skip
+    k = Session("kid-1")
+    k.user("kid words")
+    k.write(d / "kid-1.jsonl")
+    c = Session("caller-1")
+    c.user("caller words")
+    c.write(d / "caller-1.jsonl")
+
+
+def test_shared_session_id_never_names_hidden_keys(tmp_path: Path) -> None:
+    shared_id_state(tmp_path / "src")
+    imported(tmp_path / "src")
+    hidden = ("alice", "bob")
+    as_kid = ["--as", "agent:main:subagent:kid", "--visibility", "tree"]
+    for cmd in (["history", "shared-1"], ["search", "zzshared", "--session", "shared-1"]):
+        r = run_cli(*cmd, "--json", *as_kid)
+        assert r.exit_code == 2
+        assert not any(h in r.stdout + r.stderr for h in hidden), r.output
+        assert json_out(r)["status"] == "forbidden"
+    # A caller that sees both may be told both.
+    r = run_cli("history", "shared-1", "--json", "--as", "agent:main:main", "--visibility", "agent")
+    assert r.exit_code == 2 and "alice" in r.stderr and "bob" in r.stderr
+    # Operator mode sees both as well; --as with visibility self sees neither.
+    r = run_cli("history", "shared-1", "--json", "--as", "agent:main:main", "--visibility", "self")
+    assert r.exit_code == 2 and not any(h in r.stdout + r.stderr for h in hidden)
+
+
+def test_shared_session_id_resolves_to_the_visible_one(tmp_path: Path) -> None:
+    # Session ids are unique per agent upstream; two agents' stores may hold the same one.
+    for agent, key in (("main", "agent:main:subagent:mine"), ("work", "agent:work:direct:carol")):
+        d = sdir(tmp_path / "src", agent)
+        s = Session("dup-1")
+        s.user(f"zzdup words of {agent}")
+        s.write(d / "dup-1.jsonl")
+        c = Session(f"{agent}-main")
+        c.user("hello")
+        c.write(d / f"{agent}-main.jsonl")
+        write_store(d, {key: {"sessionId": "dup-1", "spawnedBy": f"agent:{agent}:main"},
+                        f"agent:{agent}:main": {"sessionId": f"{agent}-main"}})  # fmt: skip
+    imported(tmp_path / "src")
+    mine = ["--as", "agent:main:subagent:mine", "--visibility", "self"]
+    r = run_cli("history", "dup-1", "--json", *mine)
+    assert r.exit_code == 0 and json_out(r)["sessionKey"] == "agent:main:subagent:mine"
+    r = run_cli("search", "zzdup", "--session", "dup-1", "--json", *mine)
+    assert r.exit_code == 0 and "carol" not in r.stdout + r.stderr
+    # a2a off: work's main sees only its own agent's sessions; the id resolves there.
+    theirs = ["--as", "agent:work:main", "--visibility", "all"]
+    with_a2a_off = tmp_path / "state" / "openclaw.json"
+    with_a2a_off.write_text(json.dumps({"tools": {"agentToAgent": {"enabled": False}}}))
+    r = run_cli("history", "dup-1", "--json", *theirs)
+    assert r.exit_code == 0 and json_out(r)["sessionKey"] == "agent:work:direct:carol"
+    # Seeing both (a2a on): the caller's own agent's wins, as upstream ids are per agent.
+    with_a2a_off.unlink()
+    r = run_cli("history", "dup-1", "--json", *theirs)
+    assert r.exit_code == 0 and json_out(r)["sessionKey"] == "agent:work:direct:carol"
+
+
+# --- C4: existence oracles, as upstream answers them ------------------------------------------
+
+
+def oracle_state(root: Path) -> None:
+    d = sdir(root)
+    store = {
+        "agent:main:main": {"sessionId": "m-1"},
+        "agent:main:subagent:child": {"sessionId": "ch-1", "spawnedBy": "agent:main:main"},
+        "agent:main:discord:direct:dave": {"sessionId": "dave-1"},
+        "agent:main:dashboard:incognito-q": {"sessionId": "inc-1"},
+        "agent:main:subagent:incognito-k": {"sessionId": "inck-1", "spawnedBy": "agent:main:main"},
+    }
+    for entry in store.values():
+        s = Session(entry["sessionId"])
+        s.user("zzoracle text")
+        s.write(d / f"{entry['sessionId']}.jsonl")
+    write_store(d, store)
+
+
+def answer(target: str, caller: str = "agent:main:subagent:child", *flags: str) -> tuple:
+    """(exit code, JSON status, error with the target and the action word replaced), the same
+    for history and search."""
+    outs = set()
+    for cmd in (["history", target], ["search", "zzoracle", "--session", target]):
+        r = run_cli(*cmd, "--json", "--as", caller, *flags)
+        body = json_out(r)
+        err = body.get("error", "").replace(target, "T").replace(f" {cmd[0]} ", " ACTION ")
+        outs.add((r.exit_code, body.get("status", "ok"), err))
+    (one,) = outs  # history and search agree
+    return one
+
+
+def test_sandboxed_callers_cannot_tell_hidden_from_missing(tmp_path: Path) -> None:
+    oracle_state(tmp_path / "src")
+    imported(tmp_path / "src")
+
+    # The main session, sandboxed, is spawn-restricted (a sandboxed subagent is not).
+    def ans(target: str) -> tuple:
+        return answer(target, "agent:main:main", "--sandboxed")
+
+    expected = (2, "forbidden", "Session not visible from this sandboxed agent session: T")
+    for hidden, missing in (
+        ("agent:main:discord:direct:dave", "agent:main:discord:direct:nobody"),
+        ("dave-1", "no-such-id"),  # session ids: resolved among the caller's own only
+        ("inc-1", "no-such-id-2"),  # an incognito id the caller did not spawn
+    ):
+        assert ans(hidden) == ans(missing) == expected, hidden
+    incognito = (2, "forbidden", "Session not visible from session tools: T")
+    assert ans("agent:main:dashboard:incognito-q") == incognito
+    assert ans("agent:main:dashboard:incognito-none") == incognito
+    # Its own spawned child: visible by key and by id.
+    assert ans("agent:main:subagent:child")[:2] == (0, "ok")
+    assert ans("ch-1")[:2] == (0, "ok")
+
+
+def test_unsandboxed_callers_get_upstreams_answers(tmp_path: Path) -> None:
+    oracle_state(tmp_path / "src")
+    imported(tmp_path / "src")
+    tree = (2, "forbidden", "Session ACTION visibility is restricted to the current session tree"
+            " (tools.sessions.visibility=tree).")  # fmt: skip
+    # Keys: hidden is forbidden whether it exists or not (the same answer).
+    assert answer("agent:main:discord:direct:dave") == tree
+    assert answer("agent:main:discord:direct:nobody") == tree
+    inc = (2, "forbidden", "Session not visible from session tools: T")
+    assert answer("agent:main:dashboard:incognito-q") == inc
+    assert answer("agent:main:dashboard:incognito-none") == inc
+    # Session ids: upstream resolves an id across the store first, so an unknown id is "not
+    # found" and a hidden one forbidden (its denial names no key).
+    not_found = "Session not found: T (use the full sessionKey from sessions_list)"
+    assert answer("no-such-id") == (2, "error", not_found)
+    assert answer("dave-1") == tree
+    assert answer("inc-1") == inc
+
+
+def test_upstream_resolution_cases() -> None:
+    """Ported from upstream sessions-resolution.test.ts and session-visibility.test.ts."""
+    from openclaw_sessions.errors import ForbiddenError
+    from openclaw_sessions.visibility import Caller, Policy, SessionRef
+
+    inc = "agent:main:dashboard:incognito-private"
+    refs = [
+        SessionRef("agent:main:main", "main", "s-main"),
+        SessionRef("agent:main:worker", "main", "s-worker", spawned_by="agent:main:main"),
+        SessionRef("agent:main:other", "main", "s-other"),
+        SessionRef(inc, "main", "s-inc"),
+        SessionRef("main", "main", "s-bare-main"),  # an unscoped row of agent main
+    ]
+    # Incognito targets are rejected even when the requester is that very session.
+    me = Policy(Caller(inc, "main", visibility="all"), refs)
+    with pytest.raises(ForbiddenError, match="not visible from session tools"):
+        me.resolve_target(inc)
+    # Spawn verification only for sandboxed key-based cross-session access.
+    sand = Policy(Caller("agent:main:main", "main", sandboxed=True), refs)
+    assert sand.resolve_target("agent:main:worker") == "agent:main:worker"
+    assert sand.resolve_target("s-worker") == "agent:main:worker"  # resolved among its own
+    assert sand.resolve_target("agent:main:main") == "agent:main:main"  # itself
+    with pytest.raises(ForbiddenError, match="sandboxed agent session: agent:main:other"):
+        sand.resolve_target("agent:main:other")
+    free = Policy(Caller("agent:main:main", "main", visibility="agent"), refs)
+    assert free.resolve_target("agent:main:other") == "agent:main:other"
+    # An unscoped row of the default agent is not the requester's when it is another agent.
+    work = Policy(Caller("agent:work:main", "work", visibility="all"), refs)
+    assert "main" not in work.visible_keys(refs)
+    assert (
+        "main" in Policy(Caller("agent:main:main", "main", visibility="agent"), refs).visible_keys()
+    )
+
+
+# --- #14 §4: another agent's unscoped keys never reach an --as caller -------------------------
+
+
+def test_foreign_unscoped_keys_never_reach_an_as_caller(tmp_path: Path) -> None:
+    for agent, text in (("main", "zzglobal main copy"), ("work", "zzglobal work copy")):
+        d = sdir(tmp_path / "src", agent)
+        s = Session(f"{agent}-g")
+        s.user(text)
+        s.write(d / f"{agent}-g.jsonl")
+        m = Session(f"{agent}-m")
+        m.user(f"zzglobal {agent} main session")
+        m.write(d / f"{agent}-m.jsonl")
+        store = {
+            "global": {"sessionId": f"{agent}-g"},
+            f"agent:{agent}:main": {"sessionId": f"{agent}-m"},
+        }
+        write_store(d, store)
+    imported(tmp_path / "src")
+    as_main = ["--as", "agent:main:main", "--visibility", "all"]  # a2a on by default
+    r = run_cli("search", "zzglobal", "--json", "--limit", "25", *as_main)
+    hits = json_out(r)["results"]
+    got = {(h["sessionKey"], h["sessionId"]) for h in hits}
+    assert got == {
+        ("global", "main-g"),
+        ("agent:main:main", "main-m"),
+        ("agent:work:main", "work-m"),
+    }
+    assert "work copy" not in r.stdout
+    # Results and history agree: `global` is the caller's own agent's.
+    h = run_cli("history", "global", "--json", *as_main, "--agent", "work")
+    assert h.exit_code == 0 and json_out(h)["sessionId"] == "main-g"
+    s = run_cli("search", "zzglobal", "--session", "global", "--json", *as_main)
+    assert {x["sessionId"] for x in json_out(s)["results"]} == {"main-g"}
+    # As agent work, `global` is work's.
+    as_work = ["--as", "agent:work:main", "--visibility", "all"]
+    h = run_cli("history", "global", "--json", *as_work)
+    assert h.exit_code == 0 and json_out(h)["sessionId"] == "work-g"
+    r = run_cli("search", "zzglobal", "--json", *as_work)
+    assert ("global", "main-g") not in {
+        (x["sessionKey"], x["sessionId"]) for x in json_out(r)["results"]
+    }
+
+
+def test_unscoped_key_of_another_agent_only_is_not_found(tmp_path: Path) -> None:
+    d = sdir(tmp_path / "src", "work")
+    s = Session("w-g")
+    s.user("zzonlywork")
+    s.write(d / "w-g.jsonl")
+    write_store(d, {"global": {"sessionId": "w-g"}})
+    dm = sdir(tmp_path / "src", "main")
+    Session("m-m").write(dm / "m-m.jsonl")
+    write_store(dm, {"agent:main:main": {"sessionId": "m-m"}})
+    imported(tmp_path / "src")
+    as_main = ["--as", "agent:main:main", "--visibility", "all"]
+    h = run_cli("history", "global", "--json", *as_main)
+    assert h.exit_code == 2 and json_out(h)["status"] == "error"
+    assert run_cli("search", "zzonlywork", "--json", *as_main).exit_code == 1
