@@ -365,3 +365,60 @@ def test_unscoped_key_of_another_agent_only_is_not_found(tmp_path: Path) -> None
     h = run_cli("history", "global", "--json", *as_main)
     assert h.exit_code == 2 and json_out(h)["status"] == "error"
     assert run_cli("search", "zzonlywork", "--json", *as_main).exit_code == 1
+
+
+# --- C5/C6: terminal injection, markup and emoji ---------------------------------------------
+
+
+ESCAPES = (
+    "\x1b[2J\x1b]0;owned\x07\x1b]8;;http://evil.example\x1b\\link\x1b]8;;\x1b\\\r\x9b31m\x08\x7f"
+)
+THREAD = "agent:main:discord:group:g1:thread:t9"
+
+
+def terminal_state(root: Path) -> None:
+    d = sdir(root)
+    s = Session("term-1")
+    s.user(f"zzterm before {ESCAPES} after [bold]not markup[/bold] :smile:")
+    s.assistant(f"zzterm reply {ESCAPES} **md** :thread:")
+    s.tool(f"tool {ESCAPES}")
+    s.write(d / "term-1.jsonl")
+    write_store(d, {THREAD: {"sessionId": "term-1"}})
+
+
+def test_terminal_output_carries_no_control_character(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    monkeypatch.setenv("COLUMNS", "400")  # whole cells on one line, to read them back
+    terminal_state(tmp_path / "src")
+    imported(tmp_path / "src")
+    runs = [
+        run_cli("search", "zzterm"),
+        run_cli("search", "zzterm", "--jsonl"),
+        run_cli("search", "zzterm", "--json"),
+        run_cli("search", "zznothing", "--explain"),
+        run_cli("history", THREAD),
+        run_cli("history", THREAD, "--include-tools"),
+        run_cli("history", THREAD, "--json", "--include-tools"),
+        run_cli("status"),
+    ]
+    for r in runs:
+        assert not RAW_CONTROL.search(r.stdout + r.stderr), (r.stdout + r.stderr)[:400]
+    table = runs[0].stdout + runs[4].stdout
+    assert "\\x1b[2J" in table and "\\x07" in table and "\\x9b" in table  # visible escapes
+    assert "[bold]not markup[/bold]" in table and ":smile:" in table
+    js = json_out(runs[2])["results"][0]["snippet"]
+    assert "\x1b[2J" in js and "\x9b" in js  # JSON keeps the data, escaped (jq sees it)
+    assert "\\u009b" in runs[2].stdout
+
+
+def test_keys_print_as_typed_no_emoji(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    monkeypatch.setenv("COLUMNS", "400")
+    terminal_state(tmp_path / "src")
+    imported(tmp_path / "src")
+    for r in (run_cli("search", "zzterm"), run_cli("history", THREAD),
+              run_cli("history", THREAD + ":nope")):  # fmt: skip
+        text = r.stdout + r.stderr
+        assert "🧵" not in text and "😄" not in text
+    assert THREAD in run_cli("search", "zzterm").stdout.replace("\n", "")
+    assert THREAD in run_cli("history", THREAD).stderr.replace("\n", "")
