@@ -51,11 +51,20 @@ def error(message: str, hint: str | None) -> None:
     print(safe(line), file=sys.stderr)
 
 
+def _redacted(text: str) -> str:
+    """An error may quote a key, a path or a value read from a store: it is redacted (default
+    patterns: the config may be what failed) like every other string the tool prints."""
+    from .redact import build_redactor
+
+    return build_redactor().redact_text(text)
+
+
 def fail(exc: OpenClawError, as_json: bool) -> NoReturn:
+    message = _redacted(exc.message)
     if as_json and isinstance(exc, ForbiddenError | NotFoundError):
         status = "forbidden" if isinstance(exc, ForbiddenError) else "error"
-        echo_json({"status": status, "error": exc.message})
-    error(exc.message, exc.hint)
+        echo_json({"status": status, "error": message})
+    error(message, _redacted(exc.hint) if exc.hint else None)
     raise SystemExit(int(exc.exit_code))
 
 

@@ -422,3 +422,26 @@ def test_keys_print_as_typed_no_emoji(tmp_path: Path, monkeypatch: pytest.Monkey
         assert "🧵" not in text and "😄" not in text
     assert THREAD in run_cli("search", "zzterm").stdout.replace("\n", "")
     assert THREAD in run_cli("history", THREAD).stderr.replace("\n", "")
+
+
+# --- C7: import issues and errors are redacted -----------------------------------------------
+
+
+def test_import_issues_and_errors_are_redacted(tmp_path: Path) -> None:
+    d = sdir(tmp_path / "src")
+    s = Session("c7-1")
+    s.user("hello")
+    s.write(d / "c7-1.jsonl")
+    store = {"agent:main:main": {"sessionId": "c7-1", "sessionFile": f"/etc/{GHP}/x.jsonl"}}
+    store["agent:main:other"] = {"sessionId": "c7-2", "sessionFile": f"../../{SK}"}
+    write_store(d, store)
+    for args in ((), ("--json",)):
+        r = run_cli("import", str(tmp_path / "src"), *args)
+        assert r.exit_code == 4
+        assert "path_escape" in r.stdout + r.stderr
+        assert leaked(r.stdout + r.stderr) == [], args
+    for cmd in (["history", GHP], ["history", GHP, "--json"], ["search", "x", "--session", SK,
+                "--as", "agent:main:main"], ["history", "agent:main:" + SK]):  # fmt: skip
+        r = run_cli(*cmd)
+        assert r.exit_code == 2
+        assert leaked(r.stdout + r.stderr) == [], cmd
