@@ -180,3 +180,12 @@ def test_history_texts_are_capped_at_4000_utf16_units(tmp_path: Path) -> None:
     second = msgs[1]["content"][0]["text"]
     assert second == "\U00010400" * 1999 + "ok"  # 4000 units exactly: not cut
     assert json_out(r)["contentTruncated"] is True
+
+
+def test_scratch_tables_use_the_index_tokenizers() -> None:
+    """Snippets and explain re-tokenize text in scratch tables: same tokenizers as schema.sql."""
+    from openclaw_sessions import explain
+
+    schema = (Path(snippets.__file__).parent / "schema.sql").read_text()
+    assert f"tokenize='{snippets.TOKENIZER}'" in schema
+    assert f'tokenize="{explain._BIGRAM_TOKENIZER}"' in schema
