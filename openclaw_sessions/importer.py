@@ -65,6 +65,7 @@ def run_import(
                 _set_meta(conn, "last_import_at", str(db.now_ms()))
         finally:
             conn.close()
+    report.redact_issues(redactor)
     return report
 
 

@@ -2,11 +2,17 @@
 
 stdout carries data (tables); stderr carries talk (progress, warnings, errors). Colour and bars
 are off when NO_COLOR is set or the stream is not a terminal.
+
+Data is never interpreted: every string from a transcript or a store goes through ``safe``
+(C0/C1 control characters, ESC and OSC sequences included, become visible ``\\xNN`` escapes;
+newline and tab stay) and Rich runs with markup, emoji codes and highlighting off, so
+``[bold]`` or ``:thread:`` in a key or a message prints as typed.
 """
 
 from __future__ import annotations
 
 import os
+import re
 import sys
 from collections.abc import Callable, Iterator, Sequence
 from contextlib import contextmanager
@@ -21,6 +27,26 @@ if TYPE_CHECKING:
     from .reports import ImportReport, ReindexReport
 
 
+_CONTROLS = re.compile("[\x00-\x08\x0b-\x1f\x7f-\x9f]")
+
+
+def safe(text: str) -> str:
+    """``text`` fit for a terminal: control characters (C0 but newline and tab, DEL, C1) as
+    visible ``\\xNN`` escapes, so a transcript cannot move the cursor, retitle the window,
+    plant a hyperlink or hide text."""
+    return _CONTROLS.sub(lambda m: f"\\x{ord(m.group()):02x}", text)
+
+
+def _safe_deep(value: Any) -> Any:
+    if isinstance(value, str):
+        return safe(value)
+    if isinstance(value, list):
+        return [_safe_deep(v) for v in value]
+    if isinstance(value, dict):
+        return {safe(str(k)): _safe_deep(v) for k, v in value.items()}
+    return value
+
+
 def _console(stderr: bool) -> Console:
     from rich.console import Console
 
@@ -30,12 +56,14 @@ def _console(stderr: bool) -> Console:
         stderr=stderr,
         no_color=bool(os.environ.get("NO_COLOR")) or not stream.isatty(),
         highlight=False,
+        markup=False,  # data is never markup ...
+        emoji=False,  # ... nor emoji codes (":thread:" in a key stays text)
         soft_wrap=not stream.isatty(),
     )
 
 
 def info(message: str) -> None:
-    print(message, file=sys.stderr)
+    print(safe(message), file=sys.stderr)
 
 
 def fmt_time(ms: int | None, *, utc: bool = False) -> str:
@@ -71,11 +99,11 @@ def progress(
 
             return Text(f"{task.speed or 0:,.0f} {unit}/s")
 
-    columns: list[Any] = [TextColumn("[bold]{task.description}"), BarColumn()]
+    columns: list[Any] = [TextColumn("{task.description}", style="bold", markup=False), BarColumn()]
     columns.append(TextColumn("{task.percentage:>3.0f}%") if unit == "B" else MofNCompleteColumn())
     columns += [TransferSpeedColumn() if unit == "B" else _Rate(), TimeRemainingColumn()]
     with Progress(*columns, console=_console(True), transient=True) as bar:
-        task = bar.add_task(label, total=None)
+        task = bar.add_task(safe(label), total=None)
 
         def update(done: int, total: int) -> None:
             bar.update(task, completed=done, total=total)
@@ -98,12 +126,12 @@ def import_report(report: ImportReport, reindexed: Sequence[ReindexReport]) -> N
         )
     if not report.dry_run and not report.events and not report.imported:
         out.print("nothing new to import")
-    for issue in report.issues:
+    for issue in report.issues:  # redacted by the importer; escaped here
         where = issue.path or ""
         if issue.line:
             where += f":{issue.line}"
         tag = "problem" if issue.severity == "error" else "note"
-        out.print(f"  {tag}: {issue.code}: {issue.message} [{where}]", markup=False)
+        out.print(safe(f"  {tag}: {issue.code}: {issue.message} [{where}]"))
     reindex_reports(reindexed)
     if report.imported and not reindexed and not report.dry_run:
         out.print("new transcripts are indexed by the next search or `openclaw-sessions reindex`")
@@ -113,17 +141,24 @@ def reindex_reports(reports: Sequence[ReindexReport]) -> None:
     out = _console(True)
     for r in reports:
         out.print(
-            f"{r.agent_id}: indexed {r.messages} messages in {r.sessions} sessions "
-            f"({r.skipped} busy elsewhere, {r.swept} orphan rows swept) in {r.seconds:.2f}s"
+            safe(f"{r.agent_id}: indexed {r.messages} messages in {r.sessions} sessions ")
+            + f"({r.skipped} busy elsewhere, {r.swept} orphan rows swept) in {r.seconds:.2f}s"
         )
 
 
 def _highlight(text: str, spans: Sequence[tuple[int, int]]) -> Any:
+    """The snippet with its matches in bold, each piece escaped (escapes change lengths)."""
     from rich.text import Text
 
-    t = Text(text)
-    for a, b in spans:
-        t.stylize("bold yellow", a, b)
+    t, pos = Text(), 0
+    for a, b in sorted(spans):
+        a = max(a, pos)
+        if b <= a:
+            continue
+        t.append(safe(text[pos:a]))
+        t.append(safe(text[a:b]), style="bold yellow")
+        pos = b
+    t.append(safe(text[pos:]))
     return t
 
 
@@ -138,8 +173,9 @@ def search_table(result: SearchResult, *, utc: bool = False) -> None:
         table.add_column("role", no_wrap=True)
         table.add_column("snippet", overflow="fold")
         for h in result.hits:
-            table.add_row(fmt_time(h.timestamp, utc=utc), f"{h.session_key}\n{h.message_id}",
-                          h.role, _highlight(h.snippet, h.highlights))  # fmt: skip
+            table.add_row(fmt_time(h.timestamp, utc=utc),
+                          safe(f"{h.session_key}\n{h.message_id}"), safe(h.role),
+                          _highlight(h.snippet, h.highlights))  # fmt: skip
         out.print(table)
     search_footer(result)
 
@@ -149,7 +185,7 @@ def search_footer(result: SearchResult) -> None:
     fast as `--json`, and a long `explain:` JSON line is never wrapped."""
 
     def note(line: str) -> None:
-        print(line, file=sys.stderr)
+        print(safe(line), file=sys.stderr)
 
     if result.indexing:
         from .models import INDEXING_WARNING
@@ -160,9 +196,9 @@ def search_footer(result: SearchResult) -> None:
     if not result.hits:
         note("no matches")
     if result.explain is not None:
-        import json
+        from .guard import json_text
 
-        note(f"explain: {json.dumps(result.explain, ensure_ascii=False)}")
+        note(f"explain: {json_text(result.explain)}")  # JSON-escaped: nothing left to escape
 
 
 def status_table(stats: Sequence[dict[str, Any]], *, utc: bool = False) -> None:
@@ -170,6 +206,7 @@ def status_table(stats: Sequence[dict[str, Any]], *, utc: bool = False) -> None:
 
     out = _console(False)
     for st in stats:
+        st = _safe_deep(st)
         table = Table(title=f"agent {st['agentId']}", show_header=False, title_justify="left")
         table.add_column("field", style="bold")
         table.add_column("value", overflow="fold")
@@ -249,8 +286,8 @@ def history_view(result: HistoryResult, *, utc: bool = False) -> None:
     from rich.text import Text
 
     out = _console(False)
-    for m in result.messages:
-        marked = result.anchor is not None and m.get("id") == result.anchor
+    for m in map(_safe_deep, result.messages):
+        marked = result.anchor is not None and m.get("id") == safe(result.anchor)
         role = str(m.get("role"))
         head = Text("▶ " if marked else "  ", style="bold yellow")
         head.append(role, style=_ROLE_STYLE.get(role, "dim" if "tool" in role else "bold"))
@@ -279,4 +316,4 @@ def history_footer(result: HistoryResult) -> None:
         notes.append(f"message {result.anchor} is not on the active branch" if result.anchor
                      else "no messages")  # fmt: skip
     for note in notes:
-        err.print(note, markup=False, highlight=False)
+        err.print(safe(note))
