@@ -399,7 +399,9 @@ def delete_cmd(
                     )
                 ),
             )
-        if not typer.confirm(f"Delete {key} and all its transcripts?"):
+        from .render import safe
+
+        if not typer.confirm(f"Delete {safe(key)} and all its transcripts?"):
             raise typer.Exit(int(ExitCode.NOTHING))
     out = guard.guarded(as_json, lambda: delete_session(ctx, target))
     if as_json:

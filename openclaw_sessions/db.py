@@ -11,6 +11,7 @@ from pathlib import Path
 from typing import TYPE_CHECKING
 
 from .errors import StoreError
+from .tree import JS_SPACE
 
 if TYPE_CHECKING:
     from .sanitize import TextRedactor
@@ -19,6 +20,8 @@ SCHEMA_VERSION = 6
 APP_ID = 0x4F43_5353  # "OCSS": marks the file as ours
 BUSY_TIMEOUT_MS = 5000
 PAGE_SIZE = 16384
+
+_JS_SPACE = f"char({', '.join(str(ord(c)) for c in JS_SPACE)})"  # tree.JS_SPACE in SQL
 
 # Migrations from version N-1 to N: each runs in one transaction with its version bump.
 MIGRATIONS: dict[int, str] = {
@@ -40,9 +43,21 @@ CREATE TRIGGER index_rows_ad_cjk AFTER DELETE ON index_rows WHEN old.cjk IS NOT 
     INSERT INTO index_bigram(index_bigram, rowid, cjk) VALUES ('delete', old.row_id, old.cjk);
 END;
 """,
-    5: "",  # reserved (another branch's migration lands here); keys stay consecutive
-    # v6: transcripts whose indexing failed, and against what (reconcile.py, stale.py).
-    6: """CREATE TABLE index_failures (
+    # v5: the tree rules of upstream's transcript-tree.ts (tree.py). The columns the walk
+    # reads are made what import now stores (a blank id is no id; a parentId that is neither
+    # null nor a non-blank string puts the line on no tree), and every transcript's index and
+    # stored branch are rebuilt by the next reconcile (`reindex`, or the one a search starts).
+    5: f"""UPDATE events SET entry_id = NULL WHERE trim(entry_id, {_JS_SPACE}) = '';
+UPDATE events SET parent_id = NULL, flags = flags | 4 WHERE trim(parent_id, {_JS_SPACE}) = '';
+UPDATE events SET flags = flags | 4 WHERE parent_id IS NULL AND flags & 5 = 0
+    AND type IS NOT 'session' AND json_valid(raw) AND json_type(raw, '$.parentId') != 'null';
+UPDATE index_state SET needs_rebuild = 1;
+DELETE FROM branches;
+""",
+    # v6: transcripts whose indexing failed, and against what (failures.py, stale.py).
+    # IF NOT EXISTS: idempotent whatever number it ends up with (SQLite stores the statement
+    # without that clause, so the schema text equals a fresh store's).
+    6: """CREATE TABLE IF NOT EXISTS index_failures (
     transcript_id INTEGER PRIMARY KEY REFERENCES transcripts(transcript_id) ON DELETE CASCADE,
     revision      INTEGER NOT NULL,      -- the transcript as it was when it failed
     next_seq      INTEGER NOT NULL,

@@ -67,7 +67,7 @@ def _scope(ctx: Context, opts: SearchOptions, cfg: config.Config) -> Scope:
         ctx, cfg, as_key=opts.as_key, visibility_mode=opts.visibility, sandboxed=opts.sandboxed
     )
     target = policy.resolve_target(opts.session, "search") if opts.session else None
-    agents = sorted({visibility.agent_of(k) or ctx.agent for k in policy.visible_keys()})
+    agents = sorted({visibility.agent_of(k) or policy.agent for k in policy.visible_keys()})
     agents = [a for a in agents if paths.db_path(ctx.root, a).exists()]
     return Scope(agents, policy, target)
 
@@ -107,8 +107,9 @@ def run_search(ctx: Context, opts: SearchOptions) -> SearchResult:
                     conn,
                     plan,
                     keys=keys,
+                    hidden=hidden,
                     operator=scope.policy is None,
-                    fingerprint=redactor.fingerprint,
+                    redactor=redactor,
                     matched=bool(found),
                 )
     hits.sort(key=_order_key(opts.order))

@@ -44,7 +44,10 @@ def run_import(
     report = ImportReport(dry_run=options.dry_run)
     src_list = list(srcs)
     ups = upstream_import.plan(root, src_list, agent, report)  # checked before any write
-    plan = upstream_import.merge(_plan(root, src_list, agent, report, options), ups, report)
+    scanned: dict[str, list[Path]] = {}
+    plan = upstream_import.merge(
+        _plan(root, src_list, agent, report, options, scanned), ups, report
+    )
     total = sum(_size(t.path) for _, targets in plan for t in targets)
     done = 0
     for agent_id, targets in plan:
@@ -56,12 +59,14 @@ def run_import(
                 _one(conn, target, redactor, options, report)
                 if progress:
                     progress(done, total)
+            _vanished(conn, scanned.get(agent_id, []), report, options.dry_run)
             mine = [u for u in ups if u.agent_id == agent_id]
             upstream_import.run(conn, mine, redactor, options, report)
             if not options.dry_run:
                 _set_meta(conn, "last_import_at", str(db.now_ms()))
         finally:
             conn.close()
+    report.redact_issues(redactor)
     return report
 
 
@@ -105,6 +110,18 @@ def isolated(
 
 def account(r: ImportReport, t: Target, res: FileResult) -> None:
     """Add one transcript's result to the report (files and upstream databases alike)."""
+    key = res.session_key or t.session_key
+    if res.renamed_from is not None:
+        r.issues.append(Issue("transcript_renamed", f"{res.renamed_from} was renamed to this "
+                              f"{t.kind} archive: its stored copy (under {key}) takes the new "
+                              "name, nothing is stored twice", str(t.path), None, key))  # fmt: skip
+    elif t.unreferenced and key == t.session_key:
+        # A reset archive's key is only known if its generation was imported while current
+        # (then it files under that key, silently); otherwise it is kept, and reported, under
+        # a derived key.
+        code = "transcript_unreferenced" if t.kind == "current" else "archive_unreferenced"
+        r.issues.append(Issue(code, f"no store entry references this file: imported as {key}",
+                              str(t.path), None, key))  # fmt: skip
     r.events += res.events
     r.bytes_read += res.bytes_read
     r.malformed_lines += res.malformed
@@ -136,10 +153,51 @@ def _size(p: Path) -> int:
         return 0
 
 
+def _vanished(
+    conn: sqlite3.Connection, dirs: list[Path], report: ImportReport, dry_run: bool
+) -> None:
+    """Current transcripts of the scanned sessions dirs whose file is gone, and that no archive
+    took over (a rename): they become kind `vanished`, reported on every run like a missing
+    transcript. Their rows stay, still searchable as an older generation of their key: the
+    store keeps what it imported until `delete`, and the file may come back (current again)."""
+    if not dirs:
+        return
+    where = {d.resolve() for d in dirs}
+    missing = {sources.safe_resolve(Path(i.path)) for i in report.issues
+               if i.code == "transcript_missing" and i.path}  # fmt: skip
+    gone = [
+        (tid, path, key, kind)
+        for tid, path, key, kind in conn.execute(
+            "SELECT transcript_id, source_path, session_key, kind FROM transcripts"
+            " WHERE kind IN ('current', 'vanished') AND source_name NOT LIKE 'upstream:%'"
+            " AND source_name NOT LIKE 'live:%'"
+        ).fetchall()
+        if Path(path).parent.resolve() in where and not Path(path).exists()
+    ]
+    for _tid, path, key, _kind in gone:
+        if sources.safe_resolve(Path(path)) not in missing:  # named by a store entry: reported
+            report.issues.append(Issue("transcript_vanished", "transcript file is gone and no "
+                                       "archive of it was imported: its stored copy is kept and "
+                                       "stays searchable as an older generation (restore the "
+                                       "file, import its archive, or `delete` its session id)",
+                                       path, None, key))  # fmt: skip
+    fresh = [(tid,) for tid, _, _, kind in gone if kind == "current"]
+    if fresh and not dry_run:
+        with db.transaction(conn):
+            conn.executemany("UPDATE transcripts SET kind = 'vanished' WHERE transcript_id = ?",
+                             fresh)  # fmt: skip
+
+
 def _plan(
-    root: Path, srcs: list[Path], agent: str, report: ImportReport, options: Options
+    root: Path,
+    srcs: list[Path],
+    agent: str,
+    report: ImportReport,
+    options: Options,
+    scanned: dict[str, list[Path]],
 ) -> list[tuple[str, list[Target]]]:
-    """Group targets by agent; reads session stores and writes their entries."""
+    """Group targets by agent (and the sessions dirs scanned, by agent); reads session stores
+    and writes their entries."""
     by_agent: dict[str, list[Target]] = {}
     if not srcs:
         srcs = [root]
@@ -151,6 +209,7 @@ def _plan(
                 by_agent.setdefault(agent, []).append(_single_target(src, agent))
         else:
             for agent_id, sdir_path in sources.discover(src, agent, report.issues):
+                scanned.setdefault(agent_id, []).append(sdir_path)
                 targets = _dir_targets(root, agent_id, sdir_path, report, options)
                 by_agent.setdefault(agent_id, []).extend(targets)
     return sorted(by_agent.items())
@@ -233,15 +292,7 @@ def _targets(
         sid = kind.session_id
         found = by_sid.get(sid)
         key = found or f"agent:{sdir.agent_id}:orphan:{sid.lower()}"
-        if found is None:
-            # A reset archive's key is only known if its generation was imported while current;
-            # otherwise it is kept, and reported, under a derived key.
-            code = "transcript_unreferenced" if kind.kind == "current" else "archive_unreferenced"
-            report.issues.append(
-                Issue(code, f"no store entry references this file: imported as {key}", str(f),
-                      None, key)
-            )  # fmt: skip
-        out.append(Target(f, f.name, key, sid, kind.kind, kind.archived_at))
+        out.append(Target(f, f.name, key, sid, kind.kind, kind.archived_at, found is None))
     return out
 
 

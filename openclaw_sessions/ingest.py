@@ -37,6 +37,7 @@ class Target:
     session_id: str
     kind: str  # current | reset | deleted | backup | orphan
     archived_at: str | None = None
+    unreferenced: bool = False  # no store entry names the file: report the key it goes to
 
 
 @dataclass
@@ -46,6 +47,8 @@ class FileResult:
     malformed: int = 0
     bytes_read: int = 0
     issues: list[Issue] = field(default_factory=list)
+    session_key: str | None = None  # the key it is stored under
+    renamed_from: str | None = None  # the name it had in the store before (a /reset rename)
 
 
 @dataclass
@@ -72,8 +75,9 @@ def import_file(
     conn: sqlite3.Connection, target: Target, redactor: Redactor, *, dry_run: bool = False
 ) -> FileResult:
     """Store new lines of one file (plain or .zst) in one write transaction."""
+    target = replace(target, session_key=_owner_key(conn, target))
     if _unchanged(conn, target):
-        return FileResult()
+        return FileResult(session_key=target.session_key)
     src = FileSource(target.path)
     try:
         return import_lines(conn, target, src, redactor, dry_run=dry_run)
@@ -135,13 +139,17 @@ def _import_locked(
 ) -> None:  # fmt: skip
     known = _known(conn, target.source_name)
     resumed = False
-    if known is not None and known.bytes_consumed > 0:
+    if known is None and target.kind in _ARCHIVES:
+        known = _renamed(conn, src, target, result)
+        resumed = known is not None
+    elif known is not None and known.bytes_consumed > 0:
         resumed = src.resume(known.bytes_consumed, known.lines_consumed, known.prefix_sha256)
         if not resumed:
             _new_revision(conn, known)
             result.status = "rewritten"
             src.restart()
     target = replace(target, session_key=_owner_key(conn, target))
+    result.session_key = target.session_key
     _ensure_session(conn, target)
     if known is None:
         known = _create(conn, target)
@@ -150,6 +158,40 @@ def _import_locked(
         known.bytes_consumed = known.lines_consumed = known.next_seq = 0
     _update_meta(conn, known, target)
     _consume(conn, src, known, target, redactor, result)
+
+
+_ARCHIVES = ("reset", "deleted", "backup")
+# Sources whose path is not a file (a database's rows, `live` appends): never renamed.
+_NOT_FILES = "source_name NOT LIKE 'upstream:%' AND source_name NOT LIKE 'live:%'"
+
+
+def _renamed(
+    conn: sqlite3.Connection, src: LineSource, target: Target, result: FileResult
+) -> _Known | None:
+    """An archive that is a stored transcript's file under a new name (upstream's legacy
+    `/reset` renames `<id>.jsonl` to `<id>.jsonl.reset.<ISO>`): same session id, the stored
+    prefix intact, the old file gone. It takes that transcript over (no second copy)."""
+    rows = conn.execute(
+        "SELECT transcript_id, revision, bytes_consumed, prefix_sha256, lines_consumed,"
+        " next_seq, version, source_name, source_path FROM transcripts WHERE session_id = ?"
+        f" AND kind IN ('current', 'vanished') AND bytes_consumed > 0 AND {_NOT_FILES}"
+        " ORDER BY transcript_id",
+        (target.session_id,),
+    ).fetchall()
+    for *cols, name, path in rows:
+        if Path(path).exists():
+            continue  # a copy, not a rename
+        k = _Known(*cols)
+        if src.resume(k.bytes_consumed, k.lines_consumed, k.prefix_sha256):
+            conn.execute(
+                "UPDATE transcripts SET source_name = ? WHERE transcript_id = ?",
+                (target.source_name, k.transcript_id),
+            )
+            result.renamed_from = str(name)
+            result.status = "updated"
+            return k
+        src.restart()
+    return None
 
 
 def _owner_key(conn: sqlite3.Connection, target: Target) -> str:

@@ -4,8 +4,13 @@ Kept apart from models.py: search never loads them (start-up time)."""
 
 from __future__ import annotations
 
-from dataclasses import asdict, dataclass, field
-from typing import Any
+from dataclasses import asdict, dataclass, field, replace
+from typing import Any, Protocol
+
+
+class _TextRedactor(Protocol):
+    def redact_text(self, text: str) -> str: ...
+
 
 ERROR_CODES = frozenset(
     {
@@ -77,6 +82,19 @@ class ImportReport:
     @property
     def problems(self) -> int:
         return sum(1 for i in self.issues if i.severity == "error")
+
+    def redact_issues(self, redactor: _TextRedactor) -> None:
+        """Issues quote store and transcript content (a ``sessionFile`` value, a key, a file
+        name): their message, path and key are redacted like every other printed string."""
+
+        def red(text: str | None) -> str | None:
+            return None if text is None else redactor.redact_text(text)
+
+        self.issues = [
+            replace(i, message=redactor.redact_text(i.message), path=red(i.path),
+                    session_key=red(i.session_key))
+            for i in self.issues
+        ]  # fmt: skip
 
     def to_json(self) -> dict[str, Any]:
         out = asdict(self)

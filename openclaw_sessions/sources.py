@@ -129,7 +129,7 @@ def _resolve_file(sdir: SessionsDir, key: str, sid: str, entry: dict[str, Any]) 
     posix = declared.replace("\\", "/")
     candidate = Path(posix)
     if not candidate.is_absolute() and not re.match(r"^[A-Za-z]:/", posix):
-        resolved = _resolve(sdir.path / candidate)
+        resolved = safe_resolve(sdir.path / candidate)
         if resolved is None:  # a symlink loop: reported when the dir is scanned
             return sdir.path / candidate
         if inside(resolved, base):
@@ -152,7 +152,7 @@ def _resolve_file(sdir: SessionsDir, key: str, sid: str, entry: dict[str, Any]) 
     return default if default.exists() else None
 
 
-def _resolve(path: Path) -> Path | None:
+def safe_resolve(path: Path) -> Path | None:
     """path with symlinks resolved; None for a symlink loop (pathlib raises RuntimeError)."""
     try:
         return path.resolve()
@@ -162,7 +162,7 @@ def _resolve(path: Path) -> Path | None:
 
 def inside(path: Path, directory: Path) -> bool:
     """Does path (symlinks resolved) stay inside directory? A symlink loop does not."""
-    base, resolved = directory.resolve(), _resolve(path)
+    base, resolved = directory.resolve(), safe_resolve(path)
     return resolved is not None and (resolved.parent == base or base in resolved.parents)
 
 

@@ -76,6 +76,9 @@ def agent_status(root: Path, agent: str, redactor: Redactor) -> dict[str, Any]:
             "lastReconcileAt": _meta(conn, "last_reconcile_at"),
             "databaseBytes": _db_bytes(path),
             "malformedLines": _one(conn, "SELECT count(*) FROM quarantine"),
+            "vanishedTranscripts": _one(
+                conn, "SELECT count(*) FROM transcripts WHERE kind = 'vanished'"
+            ),
             "failedSessions": len(failed),
             "failures": [
                 {
@@ -85,7 +88,7 @@ def agent_status(root: Path, agent: str, redactor: Redactor) -> dict[str, Any]:
                     "failedAt": f.failed_at,
                 }
                 for f in failed
-            ],  # fmt: skip
+            ],
             "redactionFingerprint": fp,
             "redactionCurrent": not mismatched,
             "indexes": _index_sizes(conn),
@@ -125,6 +128,13 @@ def verdict(st: dict[str, Any]) -> tuple[str, int]:
         return (
             f"{st['malformedLines']} malformed line(s) kept in quarantine: see "
             "`openclaw-sessions import --json` issues",
+            int(ExitCode.PROBLEMS),
+        )
+    if st["vanishedTranscripts"]:
+        n = st["vanishedTranscripts"]
+        files = "transcripts kept after their files" if n != 1 else "transcript kept after its file"
+        return (
+            f"{n} {files} vanished without an archive: see `openclaw-sessions import --json`",
             int(ExitCode.PROBLEMS),
         )
     if st["indexing"]:

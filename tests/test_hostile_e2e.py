@@ -1,135 +1,177 @@
-"""End to end through the installed command (issue #15 A): one state dir with every hostile
-shape of section A among normal sessions. Every normal session is imported, indexed and found,
-every command ends with a documented exit code, and nothing prints a traceback."""
+"""End to end through the installed command: hostile shapes among normal sessions (issue #15).
+
+One state dir holds normal sessions and, next to them, a 200,000-repetition message, unknown
+block types and extra fields carrying secrets, ESC/OSC/C1 sequences, `:thread:` keys, a
+session id shared by keys the caller may not see, and incognito sessions. Every output of every
+command (search table/JSON/JSONL, --explain, history table/JSON with and without tools,
+status, the import report, errors) is checked: no traceback, no secret, no key the caller may
+not see, no raw control character; every normal session is indexed and found.
+"""
 
 from __future__ import annotations
 
 import json
 import os
-import sqlite3
+import random
+import re
+import string
 import subprocess
 import sys
 from pathlib import Path
-from typing import Any
 
+import pytest
 from conftest import Session, write_store
 
-SCRIPT = Path(sys.executable).parent / "openclaw-sessions"
-HEADER = '{"type":"session","version":3,"id":"%s","timestamp":"2026-01-01T00:00:00.000Z"}\n'
-MESSAGE = '{"type":"message","id":"h1","parentId":null,"timestamp":%s,"message":%s}\n'
-BAD_TIMES = {"nan": "NaN", "inf": "Infinity", "big": "1e20", "neg": "-1e308",
-             "digits": "12345678901234567890", "year": '"0001-01-01T00:00:00Z"',
-             "huge": "1" * 5000}  # fmt: skip
+_R = random.Random(1515)
+GHP = "ghp_" + "".join(_R.choice(string.ascii_letters + string.digits) for _ in range(36))
+SK = "sk-ant-api03-" + "".join(_R.choice(string.ascii_letters + string.digits) for _ in range(64))
+SECRETS = (GHP, SK)
+ESC = (
+    "\x1b[31mred\x1b[0m \x1b]0;title\x07 "  # colour, window title (OSC 0)
+    "\x1b]8;;http://evil.example\x1b\\x\x1b]8;;\x1b\\ \x9b2J\r"  # hyperlink, C1 CSI, CR
+)
+RAW_CONTROL = re.compile("[\x00-\x08\x0b-\x1f\x7f-\x9f]")
+CALLER = "agent:main:subagent:caller"
+THREAD = "agent:main:discord:group:g1:thread:t9"
+HIDDEN = (
+    THREAD,
+    "agent:main:discord:direct:alice",
+    "agent:main:discord:direct:bob",
+    "agent:main:dashboard:incognito-e2e",
+)
+NORMAL = [f"agent:main:telegram:direct:user{i}" for i in range(6)]
 
 
-def _normal(root: Path, agent: str, n: int) -> dict[str, str]:
-    """n normal sessions; their key → a word only they contain."""
-    d = root / "agents" / agent / "sessions"
-    entries, words = {}, {}
-    for i in range(n):
-        sid = f"{agent}-normal-{i:02d}"
-        s = Session(sid)
-        s.user(f"question{agent}{i} about deploys")
-        s.assistant(f"answer{agent}{i} with details")
+def _build(src: Path) -> None:
+    d = src / "agents" / "main" / "sessions"
+    store: dict[str, dict] = {}
+
+    def add(key: str, sid: str, s: Session, **entry: str) -> None:
         s.write(d / f"{sid}.jsonl")
-        entries[f"agent:{agent}:s{i}"] = {"sessionId": sid, "updatedAt": 1767225600000}
-        words[f"agent:{agent}:s{i}"] = f"answer{agent}{i}"
-    write_store(d, entries)
-    return words
+        store[key] = {"sessionId": sid, **entry}
+
+    for i, key in enumerate(NORMAL):
+        s = Session(f"normal-{i}")
+        s.user(f"zznormal{i} question about deploys")
+        s.assistant(f"zznormal{i} answer")
+        add(key, f"normal-{i}", s)
+    rep = Session("repetitive")
+    rep.user("lorem ipsum dolor sit amet " * 200_000)
+    rep.assistant("zzrep done")
+    add("agent:main:cron:rep:run:1", "repetitive", rep)
+    hostile = Session("hostile")
+    hostile.user(f"zzhostile paste {GHP} {ESC} [bold]x[/bold] :thread:")
+    hostile.add({"message": {"role": "assistant", "content": [
+        {"type": "redacted_thinking", "data": SK},
+        {"type": "custom_thing", "body": {"k": GHP}, SK: 1},
+        {"type": "toolCall", "id": "t", "name": "exec", "arguments": {"cmd": f"echo {GHP}"}},
+        {"type": "text", "text": f"zzhostile reply {ESC}"}],
+        "metadata": {"secret": SK}, "provider": GHP, "attachments": [{"body": SK}]}})  # fmt: skip
+    hostile.add({"message": {"role": "assistant", "content": {"object": SK}}})
+    hostile.tool(f"zzhostile tool {SK} {ESC}")
+    fork = hostile.leaf
+    hostile.user(f"zzabandon {GHP}")
+    hostile.assistant("zzhostile end", parent=fork)
+    add(CALLER, "hostile", hostile)
+    for key, sid in ((THREAD, "shared-id"), ("agent:main:discord:direct:alice", "shared-id")):
+        s = Session(sid)
+        s.user(f"zzsecretive text of {key} {SK}")
+        if key == THREAD:
+            add(key, sid, s)
+        else:
+            store[key] = {"sessionId": sid}
+    bob = Session("bob-1")
+    bob.user("zzbob words")
+    add("agent:main:discord:direct:bob", "bob-1", bob, spawnedBy="agent:main:main")
+    inc = Session("inc-e2e")
+    inc.user(f"zzincognito {GHP}")
+    add("agent:main:dashboard:incognito-e2e", "inc-e2e", inc, spawnedBy=CALLER)
+    store["agent:main:broken"] = {"sessionId": "broken", "sessionFile": f"/srv/{GHP}/b.jsonl"}
+    write_store(d, store)
 
 
-def _plant(root: Path) -> None:
-    main, ops = root / "agents" / "main" / "sessions", root / "agents" / "ops" / "sessions"
-    user = '{"role":"user","content":[{"type":"text","text":"surrogate \\ud800 lonely \\udfff"}]}'
-    (main / "lone.jsonl").write_text(HEADER % "lone" + MESSAGE % ('"2026-01-01T00:00:01Z"', user))
-    for name, ts in BAD_TIMES.items():
-        msg = json.dumps({"role": "user", "content": f"badtime {name}"})
-        (main / f"ts-{name}.jsonl").write_text(HEADER % f"ts-{name}" + MESSAGE % (ts, msg))
-    store = json.loads((main / "sessions.json").read_text())
-    store["agent:main:weird\ud800"] = {"sessionId": "lone", "updatedAt": 10**20, "label": "\ud83d"}
-    (main / "sessions.json").write_text(json.dumps(store))
-    os.mkfifo(main / "fifo.jsonl")
-    (main / "dir.jsonl").mkdir()
-    os.symlink("nowhere.jsonl", main / "dangling.jsonl")
-    os.symlink("loop-b.jsonl", main / "loop-a.jsonl")
-    os.symlink("loop-a.jsonl", main / "loop-b.jsonl")
-    (main / "corrupt.jsonl.reset.2026-01-01T00-00-00.000Z.zst").write_bytes(b"not zstd at all")
-    (main / "locked.jsonl").write_text(HEADER % "locked")
-    os.chmod(main / "locked.jsonl", 0)  # unreadable, unless the tests run as root
-    (ops / "sessions.json").unlink()
-    os.mkfifo(ops / "sessions.json")
+@pytest.fixture(scope="module")
+def hostile_state(tmp_path_factory: pytest.TempPathFactory) -> tuple[Path, list[tuple]]:
+    root = tmp_path_factory.mktemp("hostile")
+    _build(root / "src")
+    state = root / "state"
+    env = {**os.environ, "OPENCLAW_STATE_DIR": str(state), "NO_COLOR": "1", "COLUMNS": "200",
+           "OPENCLAW_SESSIONS_NO_BACKGROUND": "1"}  # fmt: skip
+    env.pop("OPENCLAW_CONFIG_PATH", None)
+    env.pop("OPENCLAW_AGENT", None)
+
+    def cli(*args: str) -> tuple:
+        p = subprocess.run(
+            [sys.executable, "-m", "openclaw_sessions", *args],
+            env=env,
+            capture_output=True,
+            timeout=120,
+        )
+        return (args, p.returncode, p.stdout.decode("utf-8"), p.stderr.decode("utf-8"))
+
+    runs = [cli("import", str(root / "src")), cli("import", str(root / "src"), "--json")]
+    runs.append(cli("reindex"))
+    return state, runs + _commands(cli)
 
 
-def _run(*args: str) -> tuple[int, Any, str]:
-    proc = subprocess.run([str(SCRIPT), *args], capture_output=True, timeout=120)
-    out, err = proc.stdout.decode("utf-8"), proc.stderr.decode("utf-8")
-    assert "Traceback" not in err and "Traceback" not in out, (args, err)
-    assert len([ln for ln in err.splitlines() if ln.startswith("error:")]) <= 1, err
-    if "--json" in args and out:
-        def refuse(token: str) -> Any:
-            raise AssertionError(f"not JSON: {token}")
+def _commands(cli: object) -> list[tuple]:
+    run = cli  # type: ignore[assignment]
+    as_caller = ("--as", CALLER)
+    out = []
+    for q in ("zzhostile", "lorem", "zzsecretive", "zzincognito", "zzbob"):
+        out += [run("search", q, "--limit", "25"), run("search", q, "--json", "--limit", "25")]
+        out += [run("search", q, "--jsonl", *as_caller), run("search", q, "--json", *as_caller)]
+    out += [run("search", f"zznormal{i}", "--json", "--limit", "25") for i in range(len(NORMAL))]
+    for q in (GHP[:12], "zzabandon", "exec"):
+        out += [run("search", q, "--explain"), run("search", q, "--json", "--explain", *as_caller)]
+    for key in (CALLER, "main", NORMAL[0]):
+        for extra in ((), ("--include-tools",), ("--json",), ("--json", "--include-tools")):
+            out.append(run("history", key, *extra))
+            out.append(run("history", key, *extra, *as_caller, "--visibility", "self"))
+    out += [run("status"), run("status", "--json")]
+    # Errors: a shared id, a hidden key's id, an unknown id, a hidden search session.
+    for target in ("shared-id", "bob-1", "no-such-id", "inc-e2e"):
+        out.append(run("history", target, "--json", *as_caller))
+        out.append(run("history", target, *as_caller, "--sandboxed"))
+        out.append(run("search", "zzsecretive", "--session", target, "--json", *as_caller))
+    out.append(run("history", f"agent:main:{GHP}"))
+    return out
 
-        return proc.returncode, json.loads(out, parse_constant=refuse), err
-    return proc.returncode, out, err
+
+def test_no_secret_hidden_key_or_control_character_anywhere(
+    hostile_state: tuple[Path, list[tuple]],
+) -> None:
+    _, runs = hostile_state
+    for args, code, stdout, stderr in runs:
+        text = stdout + stderr
+        assert "Traceback" not in text, args
+        assert code in (0, 1, 2, 4), (args, code, stderr)
+        assert not RAW_CONTROL.search(text), (args, text[:300])
+        for secret in SECRETS:
+            assert secret[6:-4] not in text, (args, secret)
+        assert "🧵" not in text, args
+        if CALLER in args and "--as" in args:  # the caller sees itself and its children only
+            shown = [k for k in HIDDEN if k in text and k not in args]
+            assert shown == [], (args, shown)
+        assert "incognito-e2e" not in text or "incognito-e2e" in " ".join(args), args
 
 
-def test_hostile_state_dir_end_to_end(tmp_path: Path) -> None:
-    src, state = tmp_path / "src", tmp_path / "state"
-    words = _normal(src, "main", 12)
-    # ops' sessions.json becomes a FIFO: its transcripts are kept under derived keys
-    words |= {f"agent:ops:orphan:ops-normal-{k.rsplit('s', 1)[1].zfill(2)}": w
-              for k, w in _normal(src, "ops", 12).items()}  # fmt: skip
-    _plant(src)
-    st = ["--state-dir", str(state)]
-
-    code, rep, _ = _run("import", str(src), *st, "--json")
-    assert code == 4
-    problems = {(Path(i["path"]).name.split("#")[0], i["code"]) for i in rep["issues"]
-                if i["severity"] == "error"}  # fmt: skip
-    assert {("fifo.jsonl", "not_regular"), ("dir.jsonl", "not_regular"),
-            ("dangling.jsonl", "link_dangling"), ("loop-a.jsonl", "link_loop"),
-            ("sessions.json", "not_regular"), ("sessions.json", "timestamp_invalid"),
-            ("ts-huge.jsonl", "line_malformed")} <= problems  # fmt: skip
-    assert {n for n, c in problems if c == "timestamp_invalid"} >= {
-        f"ts-{n}.jsonl" for n in BAD_TIMES if n != "huge"}  # fmt: skip
-    assert any(c == "transcript_unreadable" and "corrupt" in n for n, c in problems)
-
-    # a stored row edited by hand: planning that transcript raises (a poison transcript)
-    conn = sqlite3.connect(state / "agents" / "main" / "openclaw-sessions.sqlite")
-    conn.execute("UPDATE events SET raw = '{broken' WHERE seq = 1 AND transcript_id ="
-                 " (SELECT transcript_id FROM transcripts WHERE source_name = 'ts-nan.jsonl')")
-    conn.commit()
-    conn.close()
-    code, rep, _ = _run("reindex", "--all-agents", *st, "--json")
-    assert code == 4
-    by_agent = {a["agentId"]: a for a in rep["agents"]}
-    assert by_agent["main"]["sessionsFailed"] == 1 and by_agent["ops"]["sessionsFailed"] == 0
-    assert by_agent["main"]["issues"][0]["path"].endswith("ts-nan.jsonl")
-
-    for key, word in words.items():  # every normal session is indexed and found
-        agent = key.split(":")[1]
-        code, out, _ = _run("search", word, "--agent", agent, *st, "--json")
-        assert code == 0 and [h["sessionKey"] for h in out["results"]] == [key]
-        assert "indexing" not in out
-        code, out, _ = _run("history", key, "--agent", agent, *st, "--json")
-        assert code == 0 and len(out["messages"]) == 2
-    code, out, _ = _run("search", "lonely", *st, "--json")
-    assert code == 0 and out["results"][0]["snippet"] == "surrogate \ufffd lonely \ufffd"
-    assert out["unindexed"] == 1 and "indexing" not in out
-    code, out, _ = _run("search", "badtime", *st, "--json", "--limit", "50")
-    assert code == 0 and len(out["results"]) == len(BAD_TIMES) - 2  # the poison, the huge line
-    for key in ("agent:main:weird\ufffd", "agent:main:orphan:ts-inf", "agent:main:orphan:ts-nan"):
-        code, out, _ = _run("history", key, *st, "--json")
-        assert code == 0 and all(m["timestamp"] is None or m["timestamp"] > 0
-                                 for m in out["messages"])  # fmt: skip
-        assert _run("history", key, *st)[0] == 0
-    assert _run("search", "lonely", *st)[0] == 0  # the table
-
-    code, out, _ = _run("status", "--all-agents", *st, "--json")
-    assert code == 4
-    main = next(a for a in out if a["agentId"] == "main")
-    assert main["pendingSessions"] == 0 and main["failedSessions"] == 1
-    assert main["failures"][0]["path"].endswith("ts-nan.jsonl")
-    assert _run("status", "--all-agents", *st)[0] == 4
-    code, rep, _ = _run("reindex", "--all-agents", *st, "--json")  # nothing retried
-    assert code == 0 and sum(a["sessionsIndexed"] for a in rep["agents"]) == 0
+def test_every_normal_session_is_indexed_and_found(
+    hostile_state: tuple[Path, list[tuple]],
+) -> None:
+    state, runs = hostile_state
+    by_args = {r[0]: r for r in runs}
+    for i, key in enumerate(NORMAL):
+        _, code, stdout, _ = by_args[("search", f"zznormal{i}", "--json", "--limit", "25")]
+        assert code == 0 and {h["sessionKey"] for h in json.loads(stdout)["results"]} == {key}
+    status = json.loads(by_args[("status", "--json")][2])
+    assert status["pendingSessions"] == 0 and status["dirtySessions"] == 0
+    lorem = json.loads(by_args[("search", "lorem", "--json", "--limit", "25")][2])["results"]
+    assert lorem and lorem[0]["snippet"].startswith("lorem ipsum")
+    report = json.loads(by_args[("import", str(state.parent / "src"), "--json")][2])
+    assert any(i["code"] == "path_escape" for i in report["issues"])
+    # The terminal table shows the data, escaped and literal: ESC as text, the key as typed.
+    table = by_args[("search", "zzhostile", "--limit", "25")][2]
+    assert "\\x1b[31m" in table and "[bold]x[/bold]" in table and ":thread:" in table
+    history = by_args[("history", "main")]
+    assert THREAD not in history[2] + history[3]  # operator history of main: not that key

@@ -211,3 +211,29 @@ def test_wellformed_rewrites_only_lone_surrogate_escapes() -> None:
     out.encode("utf-8")
     with pytest.raises(transcript.LineError):  # a 5000-digit number: a malformed line
         transcript.parse_line('{"a": ' + "1" * 5000 + "}")
+
+
+def test_explain_and_the_tree_read_lone_surrogates_as_import_stored_them(
+    tmp_path: Path, state: Path
+) -> None:
+    """An abandoned branch whose text holds a lone surrogate (counted by --explain), and a
+    leaf control whose targetId is spelled with one (matched to the id import stored)."""
+    d = tmp_path / "src"
+    d.mkdir()
+    lines = [
+        HEADER % "t-1",
+        r'{"type":"message","id":"a\ud800","parentId":null,'
+        r'"message":{"role":"user","content":"one zebra"}}',
+        r'{"type":"message","id":"b","parentId":"a\ud800",'
+        r'"message":{"role":"user","content":"old \udfff gone"}}',
+        r'{"type":"leaf","id":"l1","parentId":"b","targetId":"a\ud800"}',
+    ]  # fmt: skip
+    (d / "t-1.jsonl").write_text("\n".join(lines) + "\n")
+    write_store(d, {"agent:main:main": {"sessionId": "t-1"}})
+    assert run_cli("import", str(d), "--reindex").exit_code == 0
+    r = run_cli("search", "gone", "--explain", "--json")
+    assert r.exit_code == 1
+    why = json_out(r)["explain"]["agents"]["main"]["why"][0]
+    assert why["abandonedOrUnindexedMatches"] == 1
+    ids = [m["id"] for m in json_out(run_cli("history", "main", "--json"))["messages"]]
+    assert ids == ["a\ufffd"]  # the control moved the leaf back to a
