@@ -4,17 +4,20 @@ answer `indexing: true` because of it."""
 
 from __future__ import annotations
 
+import json
 import os
 import sqlite3
 import subprocess
 import sys
 import time
+from importlib import resources
 from pathlib import Path
 from typing import Any
 
 import pytest
 from conftest import Session, json_out, run_cli, write_store
 from helpers import db_file, query
+from jsonschema import Draft202012Validator
 
 from openclaw_sessions import indexer
 
@@ -44,6 +47,13 @@ def _poison(state: Path, name: str = "p-07.jsonl") -> None:
     )
     conn.commit()
     conn.close()
+
+
+def _valid(name: str, obj: Any) -> None:
+    """The shipped JSON Schema knows the new fields (failedSessions, failures, unindexed)."""
+    text = resources.files("openclaw_sessions").joinpath(f"schemas/{name}.schema.json")
+    errors = list(Draft202012Validator(json.loads(text.read_text())).iter_errors(obj))
+    assert not errors, errors[0]
 
 
 def _failure_rows(state: Path) -> list[tuple[Any, ...]]:
@@ -77,8 +87,10 @@ def test_a_poison_transcript_is_reported_and_not_retried(
     f = st["failures"][0]
     assert f["sessionKey"] == "agent:main:k7" and f["path"].endswith("p-07.jsonl")
     assert f["error"].startswith("JSONDecodeError") and isinstance(f["failedAt"], int)
+    _valid("status", st)
     # searches are not `indexing` because of it; they say what is missing
     out = json_out(run_cli("search", "needle1", "--json"))
+    _valid("search", out)
     assert "indexing" not in out and out["unindexed"] == 1
     assert "could not be indexed" in out["warning"]
     assert "unindexed" not in json_out(run_cli("search", "needle1", "--json", "--session", "k1"))
