@@ -9,7 +9,6 @@ or .zst) or the rows of an upstream agent database (`upstream.EventSource`, resu
 from __future__ import annotations
 
 import hashlib
-import json
 import sqlite3
 from dataclasses import dataclass, field, replace
 from pathlib import Path
@@ -19,7 +18,7 @@ from . import indexer, transcript
 from .db import now_ms
 from .linesrc import CHUNK, BadLine, FileSource, LineSource
 from .regular import open_regular
-from .reports import Issue
+from .reports import Issue, timestamp_invalid
 
 if TYPE_CHECKING:
     from .redact import Redactor
@@ -303,7 +302,9 @@ def _consume(
             legacy = "id" not in obj
         e = transcript.make_entry(obj, seq, legacy=legacy)
         if e.ts is None and (bad := transcript.bad_time(obj)) is not None:
-            _note_bad_time(target, line_no, bad, redactor, result)
+            result.issues.append(
+                timestamp_invalid(str(target.path), line_no, target.session_key, bad)
+            )
         batch.append(
             (tid, seq, line_no, e.entry_id, e.parent_id, e.flags, e.target_id, e.type, e.role,
              e.ts, text)
@@ -382,20 +383,6 @@ def _quarantine(
     result.issues.append(
         Issue(code, f"line {line_no}: {reason}; kept in quarantine", str(target.path),
               line_no, target.session_key)
-    )  # fmt: skip
-
-
-def _note_bad_time(
-    target: Target, line_no: int, value: Any, redactor: Redactor, result: FileResult
-) -> None:
-    """A timestamp out of range (NaN, 1e20, year 1…): the line is stored without a time."""
-    if isinstance(value, str | int | float):
-        shown = redactor.redact_text(json.dumps(value, ensure_ascii=False)[:40])
-    else:
-        shown = f"of type {type(value).__name__}"
-    result.issues.append(
-        Issue("timestamp_invalid", f"line {line_no}: timestamp {shown} is not a usable time;"
-              " stored without one", str(target.path), line_no, target.session_key)
     )  # fmt: skip
 
 

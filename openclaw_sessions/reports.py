@@ -4,6 +4,7 @@ Kept apart from models.py: search never loads them (start-up time)."""
 
 from __future__ import annotations
 
+import json
 from dataclasses import asdict, dataclass, field, replace
 from typing import Any, Protocol
 
@@ -56,6 +57,19 @@ class Issue:
             out["sessionKey"] = self.session_key
         out["severity"] = self.severity
         return out
+
+
+def timestamp_invalid(path: str, line: int, session_key: str, value: Any) -> Issue:
+    """A line whose timestamp is no usable time (NaN, 1e20, year 1): stored without one.
+    A short value is quoted whole (ImportReport.redact_issues redacts it like any message);
+    a long one is never cut into a piece a redaction pattern would no longer recognise."""
+    shown = json.dumps(value, ensure_ascii=False) if isinstance(value, str | int | float) else ""
+    if isinstance(value, str) and len(shown) > 40:
+        shown = f"(a string of {len(value)} characters)"
+    elif not shown or len(shown) > 40:
+        shown = f"(a {type(value).__name__})"
+    why = f"line {line}: timestamp {shown} is not a usable time; stored without one"
+    return Issue("timestamp_invalid", why, path, line, session_key)
 
 
 @dataclass
