@@ -115,10 +115,7 @@ class Writer:
     def _load(self, f: Path) -> None:
         lines = [ln for ln in f.read_text("utf-8").splitlines() if ln.strip()]
         entries = self.tr.parse_entries(lines)
-        tree = self.tr.TreeState.empty()
-        for e in entries:
-            tree.feed(e)
-        self.leaf[f] = tree.leaf
+        self.leaf[f] = self.tr.walk(entries).leaf
         self.ids[f] = [e.entry_id for e in entries if e.entry_id]
 
     def append(self, f: Path) -> None:
@@ -185,10 +182,8 @@ class Writer:
                 continue
             if f not in active_ids:
                 lines = [ln for ln in f.read_text("utf-8").splitlines() if ln.strip()]
-                tree = self.tr.TreeState.empty()
-                for e in self.tr.parse_entries(lines):
-                    tree.feed(e)
-                active_ids[f] = set(tree.active_path())
+                branch = self.tr.walk(self.tr.parse_entries(lines))
+                active_ids[f] = {m[1] for m in branch.messages}
             (on if uid in active_ids[f] else off).append(token)
         return on, off, hidden
 

@@ -1,10 +1,9 @@
 """One stored transcript's active branch, and a window of its messages ready to show.
 
-The branch comes from its stored copy when that is current (branchstore.py), else from a walk
-that applies ``TreeState.feed``'s rules to plain row tuples (building 10,000 Entry objects
-costs more than the walk itself) and reuses its path walk. Messages are kept as columns; only
-the window's raw lines are parsed, then sanitised (sanitize.py) with ``id`` and ``timestamp``
-added.
+The branch comes from its stored copy when that is current (branchstore.py), else from the
+tree walk (tree.py) over the transcript's event rows as plain tuples. Messages are kept as
+columns; only the window's raw lines are parsed, then sanitised (sanitize.py) with ``id`` and
+``timestamp`` added.
 """
 
 from __future__ import annotations
@@ -14,9 +13,9 @@ import sqlite3
 from collections.abc import Collection, Iterable, Sequence
 from typing import NamedTuple, overload
 
-from . import sanitize
+from . import sanitize, tree, wellformed
 from .sanitize import TextRedactor
-from .transcript import FLAG_NO_PARENT, FLAG_SIDE, TreeState, to_epoch_ms
+from .transcript import to_epoch_ms
 
 
 class Row(NamedTuple):
@@ -29,11 +28,12 @@ class Row(NamedTuple):
 
 
 _new_row = tuple.__new__  # NamedTuple's own __new__ is a Python function: 3x slower
+# The whole line only for the controls whose fields no column holds (tree.py).
 _TREE_SQL = (
-    "SELECT seq, entry_id, parent_id, flags, type, target_id, role, ts FROM events"
+    "SELECT seq, entry_id, parent_id, flags, type,"
+    " CASE WHEN type IN ('leaf', 'reset') THEN raw END, role, ts FROM events"
     " WHERE transcript_id = ? ORDER BY seq"
 )
-EventRow = tuple[int, str | None, str | None, int, str | None, str | None, str | None, int | None]
 
 
 class Messages(Sequence[Row]):
@@ -105,43 +105,30 @@ class Messages(Sequence[Row]):
 class Branch(NamedTuple):
     """A transcript's active branch: its leaf, its messages, the ids of its other entries."""
 
-    leaf: str | None
+    leaf: str | None  # what an append must hang under to extend it (tree.Walk.leaf)
     rows: Messages
-    others: list[str]  # non-message ids on the path: an append reusing one is not an extension
+    others: list[str]  # ids besides its messages' whose reuse would change it (tree.Walk)
+    flat: bool = False  # no line ever moved the leaf: the branch is every line (tree.Walk)
+
+    def extended(self, ext: tree.Extension) -> Branch:
+        return Branch(ext.leaf, self.rows + messages_of(ext.messages),
+                      self.others + ext.others, self.flat)  # fmt: skip
 
 
-def walk(rows: Iterable[EventRow]) -> Branch:
+def messages_of(found: list[tree.Message]) -> Messages:
+    if not found:
+        return Messages([], [], [], [])
+    seqs, ids, roles, ts = zip(*found, strict=True)
+    return Messages(list(seqs), list(ids), list(roles), list(ts))
+
+
+def walk(rows: Iterable[tree.EventRow]) -> Branch:
     """The active branch, from event rows in seq order."""
-    parents: dict[str, str | None] = {}
-    seqs: dict[str, int] = {}
-    messages: dict[str, Row] = {}
-    leaf: str | None = None
-    for seq, eid, parent, flags, etype, target, role, ts in rows:
-        if etype == "leaf":
-            if target is not None and target in parents:
-                leaf = target
-            continue
-        if eid is None:
-            continue
-        parents[eid] = leaf if flags & FLAG_NO_PARENT else parent
-        seqs[eid] = seq
-        if etype == "message":
-            messages[eid] = _new_row(Row, (seq, eid, role, ts))
-        if not flags & FLAG_SIDE:
-            leaf = eid
-    path = TreeState(parents, seqs, leaf).active_path()
-    found: list[Row] = []
-    others: list[str] = []
-    for eid in path:
-        m = messages.get(eid)
-        if m is not None and m.seq == seqs[eid]:
-            found.append(m)
-        else:
-            others.append(eid)
-    return Branch(leaf, Messages.of(found), others)
+    w = tree.walk(rows)
+    return Branch(w.leaf, messages_of(w.messages), w.others, w.flat)
 
 
-def active_branch(rows: Iterable[EventRow]) -> list[Row]:
+def active_branch(rows: Iterable[tree.EventRow]) -> list[Row]:
     """The active branch's messages, oldest first, from event rows in seq order."""
     return list(walk(rows).rows)
 
@@ -174,7 +161,10 @@ def load_window(
     )
     out: list[sanitize.Sanitized] = []
     for r in rows:
-        obj = json.loads(raw[r.seq])
+        try:
+            obj = wellformed.loads(raw[r.seq])
+        except (ValueError, RecursionError):  # a row edited by hand: shown empty, not fatal
+            obj = None
         msg = obj.get("message") if isinstance(obj, dict) else None
         if not isinstance(msg, dict):
             msg = {"role": r.role or "unknown", "content": ""}

@@ -8,10 +8,12 @@ from typing import Annotated, Any, NoReturn
 import typer
 
 from . import __version__, guard, paths
+from .cliparse import Command, Group
 from .completion import complete_session_key
 from .errors import ExitCode
 
 app = typer.Typer(
+    cls=Group,
     name="openclaw-sessions",
     help="Search, read and maintain OpenClaw session transcripts (per-agent SQLite + FTS5).",
     no_args_is_help=True,
@@ -75,7 +77,7 @@ def _ctx(state_dir: Path | None, agent: str, all_agents: bool = False) -> Any:
     return Context(paths.state_root(state_dir), agent, all_agents)
 
 
-@app.command("import")
+@app.command("import", cls=Command)
 def import_cmd(
     sources: Annotated[
         list[Path] | None,
@@ -125,17 +127,18 @@ def import_cmd(
         return report, reindexed
 
     report, reindexed = guard.guarded(as_json, work)
+    problems = report.problems + sum(r.problems for r in reindexed)
     if as_json:
         out = report.to_json()
         if reindexed:
             out["reindex"] = [r.to_json() for r in reindexed]
         guard.echo_json(out)
-    elif not quiet or report.problems:
+    elif not quiet or problems:
         render.import_report(report, reindexed)
-    raise typer.Exit(int(ExitCode.PROBLEMS if report.problems else ExitCode.OK))
+    raise typer.Exit(int(ExitCode.PROBLEMS if problems else ExitCode.OK))
 
 
-@app.command("reindex")
+@app.command("reindex", cls=Command)
 def reindex_cmd(
     state_dir: StateDirOpt = None,
     agent: AgentOpt = paths.DEFAULT_AGENT,
@@ -165,13 +168,15 @@ def reindex_cmd(
         return out
 
     reports = guard.guarded(as_json, work)
+    problems = sum(r.problems for r in reports)
     if as_json:
         guard.echo_json({"agents": [r.to_json() for r in reports]})
-    elif not quiet:
+    elif not quiet or problems:
         render.reindex_reports(reports)
+    raise typer.Exit(int(ExitCode.PROBLEMS if problems else ExitCode.OK))
 
 
-@app.command("search")
+@app.command("search", cls=Command)
 def search_cmd(
     query: Annotated[
         str,
@@ -258,7 +263,7 @@ def search_cmd(
     )
 
 
-@app.command("history")
+@app.command("history", cls=Command)
 def history_cmd(
     key: Annotated[
         str,
@@ -336,7 +341,7 @@ def history_cmd(
     )
 
 
-@app.command("status")
+@app.command("status", cls=Command)
 def status_cmd(
     state_dir: StateDirOpt = None,
     agent: AgentOpt = paths.DEFAULT_AGENT,
@@ -362,7 +367,7 @@ def status_cmd(
     raise typer.Exit(max(s["exitCode"] for s in stats))
 
 
-@app.command("delete")
+@app.command("delete", cls=Command)
 def delete_cmd(
     target: Annotated[
         str,
@@ -376,9 +381,11 @@ def delete_cmd(
     as_json: JsonOpt = False,
 ) -> None:
     """Delete a session's transcripts and index rows in one transaction."""
+    from .argcheck import text
     from .errors import UsageError
     from .service import delete_session, preview_delete
 
+    guard.guarded(as_json, lambda: text("TARGET", target))
     ctx = _ctx(state_dir, agent)
     if not yes:
         key = guard.guarded(as_json, lambda: preview_delete(ctx, target))
@@ -392,7 +399,9 @@ def delete_cmd(
                     )
                 ),
             )
-        if not typer.confirm(f"Delete {key} and all its transcripts?"):
+        from .render import safe
+
+        if not typer.confirm(f"Delete {safe(key)} and all its transcripts?"):
             raise typer.Exit(int(ExitCode.NOTHING))
     out = guard.guarded(as_json, lambda: delete_session(ctx, target))
     if as_json:

@@ -8,7 +8,7 @@ from __future__ import annotations
 from pathlib import Path
 from typing import TYPE_CHECKING
 
-from . import guard, paths
+from . import argcheck, guard, paths
 from .errors import ExitCode
 
 if TYPE_CHECKING:
@@ -45,10 +45,15 @@ def search(
     ctx = Context(paths.state_root(state_dir), agent, all_agents)
 
     def work() -> SearchResult:
+        argcheck.text("QUERY", query, empty_ok=True)  # empty: the core's own message
+        argcheck.count("--limit", limit)
+        argcheck.count("--max-bytes", max_bytes, least=0)
+        argcheck.texts([("--session", session), ("--since", since), ("--until", until),
+                        ("--as", as_key)])  # fmt: skip
         opts = SearchOptions(
             query=query, limit=limit, session=session, role=role,
-            since_ms=parse_when(since, option="--since") if since else None,
-            until_ms=parse_when(until, option="--until") if until else None,
+            since_ms=parse_when(since, option="--since") if since is not None else None,
+            until_ms=parse_when(until, option="--until") if until is not None else None,
             order=order, prefix=prefix, as_key=as_key, visibility=visibility,
             sandboxed=sandboxed, wait=wait, max_bytes=max_bytes or None, explain=explain,
         )  # fmt: skip
@@ -86,7 +91,7 @@ def history(
     as_json: bool = False,
     utc: bool = False,
 ) -> int:
-    from .history import HistoryOptions, read_history
+    from .history import HistoryOptions, HistoryResult, read_history
     from .service import Context
 
     ctx = Context(paths.state_root(state_dir), agent)
@@ -94,7 +99,16 @@ def history(
         target=key, limit=limit, offset=offset, around=around, session_id=session_id,
         include_tools=include_tools, as_key=as_key, visibility=visibility, sandboxed=sandboxed,
     )  # fmt: skip
-    result = guard.guarded(as_json, lambda: read_history(ctx, opts))
+
+    def work() -> HistoryResult:
+        argcheck.text("KEY", key, empty_ok=True)  # empty, --around empty: the core's messages
+        argcheck.text("--around", around, empty_ok=True)
+        argcheck.count("--limit", limit)
+        argcheck.count("--offset", offset)
+        argcheck.texts([("--session-id", session_id), ("--as", as_key)])
+        return read_history(ctx, opts)
+
+    result = guard.guarded(as_json, work)
     if as_json:
         guard.echo_json(result.to_json())
     else:

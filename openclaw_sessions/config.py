@@ -42,7 +42,8 @@ class Config(NamedTuple):
     A NamedTuple, not a frozen dataclass: the ``dataclasses`` import is start-up time."""
 
     visibility: str | None = None  # tools.sessions.visibility; None = unset (tree)
-    agent_to_agent_enabled: bool = False  # tools.agentToAgent.enabled
+    # tools.agentToAgent.enabled: omitted means enabled since upstream 2026.9 (PR #136755)
+    agent_to_agent_enabled: bool = True
     agent_to_agent_allow: tuple[str, ...] = ()  # tools.agentToAgent.allow
     sandbox_visibility_default: str = DEFAULT_SANDBOX_VISIBILITY
     # agents.list[].sandbox / agents.entries.<id>.sandbox .sessionToolsVisibility
@@ -174,7 +175,7 @@ def _validate(data: object, path: Path) -> Config:
             sessions.get("visibility"), "tools.sessions.visibility", VISIBILITIES
         ),
         agent_to_agent_enabled=check.boolean(
-            a2a.get("enabled"), "tools.agentToAgent.enabled", False
+            a2a.get("enabled"), "tools.agentToAgent.enabled", True
         ),
         agent_to_agent_allow=check.strings(a2a.get("allow"), "tools.agentToAgent.allow"),
         sandbox_visibility_default=sandbox_default or DEFAULT_SANDBOX_VISIBILITY,

@@ -8,13 +8,20 @@ import time
 from collections.abc import Iterator
 from contextlib import contextmanager
 from pathlib import Path
+from typing import TYPE_CHECKING
 
 from .errors import StoreError
+from .tree import JS_SPACE
 
-SCHEMA_VERSION = 4
+if TYPE_CHECKING:
+    from .sanitize import TextRedactor
+
+SCHEMA_VERSION = 6
 APP_ID = 0x4F43_5353  # "OCSS": marks the file as ours
 BUSY_TIMEOUT_MS = 5000
 PAGE_SIZE = 16384
+
+_JS_SPACE = f"char({', '.join(str(ord(c)) for c in JS_SPACE)})"  # tree.JS_SPACE in SQL
 
 # Migrations from version N-1 to N: each runs in one transaction with its version bump.
 MIGRATIONS: dict[int, str] = {
@@ -35,6 +42,29 @@ DROP TABLE IF EXISTS index_trigram;
 CREATE TRIGGER index_rows_ad_cjk AFTER DELETE ON index_rows WHEN old.cjk IS NOT NULL BEGIN
     INSERT INTO index_bigram(index_bigram, rowid, cjk) VALUES ('delete', old.row_id, old.cjk);
 END;
+""",
+    # v5: the tree rules of upstream's transcript-tree.ts (tree.py). The columns the walk
+    # reads are made what import now stores (a blank id is no id; a parentId that is neither
+    # null nor a non-blank string puts the line on no tree), and every transcript's index and
+    # stored branch are rebuilt by the next reconcile (`reindex`, or the one a search starts).
+    5: f"""UPDATE events SET entry_id = NULL WHERE trim(entry_id, {_JS_SPACE}) = '';
+UPDATE events SET parent_id = NULL, flags = flags | 4 WHERE trim(parent_id, {_JS_SPACE}) = '';
+UPDATE events SET flags = flags | 4 WHERE parent_id IS NULL AND flags & 5 = 0
+    AND type IS NOT 'session' AND json_valid(raw) AND json_type(raw, '$.parentId') != 'null';
+UPDATE index_state SET needs_rebuild = 1;
+DELETE FROM branches;
+""",
+    # v6: transcripts whose indexing failed, and against what (failures.py, stale.py).
+    # IF NOT EXISTS: idempotent whatever number it ends up with (SQLite stores the statement
+    # without that clause, so the schema text equals a fresh store's).
+    6: """CREATE TABLE IF NOT EXISTS index_failures (
+    transcript_id INTEGER PRIMARY KEY REFERENCES transcripts(transcript_id) ON DELETE CASCADE,
+    revision      INTEGER NOT NULL,      -- the transcript as it was when it failed
+    next_seq      INTEGER NOT NULL,
+    fingerprint   TEXT NOT NULL,         -- stale.failure_key: redaction rules + tool version
+    error         TEXT NOT NULL,         -- redacted, one line
+    failed_at     INTEGER NOT NULL
+);
 """,
 }
 
@@ -225,6 +255,24 @@ def translate(exc: sqlite3.Error, path: Path | None = None) -> StoreError:
             hint="restore a backup, or delete the file and re-import",
         )
     return StoreError(f"database error{where}: {text}")
+
+
+def is_store_failure(exc: BaseException) -> bool:
+    """Does this error belong to the store (locked, full, corrupt, read-only, I/O: exit 3,
+    the run ends) rather than to the data being written (one transcript's problem)?"""
+    if isinstance(exc, StoreError):
+        return True
+    data = (sqlite3.DataError, sqlite3.IntegrityError, sqlite3.InterfaceError,
+            sqlite3.ProgrammingError)  # fmt: skip
+    return isinstance(exc, sqlite3.Error) and not isinstance(exc, data)
+
+
+def describe(exc: BaseException, redactor: TextRedactor | None = None) -> str:
+    """One redacted line about a failure, for a report or the failures table."""
+    from .wellformed import text
+
+    what = " ".join(f"{type(exc).__name__}: {exc}".split())[:300]
+    return text(redactor.redact_text(what) if redactor is not None else what)
 
 
 def now_ms() -> int:

@@ -67,7 +67,7 @@ def _scope(ctx: Context, opts: SearchOptions, cfg: config.Config) -> Scope:
         ctx, cfg, as_key=opts.as_key, visibility_mode=opts.visibility, sandboxed=opts.sandboxed
     )
     target = policy.resolve_target(opts.session, "search") if opts.session else None
-    agents = sorted({visibility.agent_of(k) or ctx.agent for k in policy.visible_keys()})
+    agents = sorted({visibility.agent_of(k) or policy.agent for k in policy.visible_keys()})
     agents = [a for a in agents if paths.db_path(ctx.root, a).exists()]
     return Scope(agents, policy, target)
 
@@ -83,6 +83,7 @@ def run_search(ctx: Context, opts: SearchOptions) -> SearchResult:
             reindex_agent(ctx.root, agent, redactor)
     hits: list[Hit] = []
     truncated = indexing = False
+    unindexed = 0
     limit = opts.limit
     explained: dict[str, Any] = {}
     for agent in scope.agents:
@@ -98,6 +99,7 @@ def run_search(ctx: Context, opts: SearchOptions) -> SearchResult:
             hits += found
             truncated = truncated or more
             indexing = _stale_kick(conn, ctx.root, agent, redactor) or indexing
+            unindexed += _unindexed(conn, redactor.fingerprint, keys, hidden, scope.session_key)
             if opts.explain:
                 from .explain import explain
 
@@ -105,8 +107,9 @@ def run_search(ctx: Context, opts: SearchOptions) -> SearchResult:
                     conn,
                     plan,
                     keys=keys,
+                    hidden=hidden,
                     operator=scope.policy is None,
-                    fingerprint=redactor.fingerprint,
+                    redactor=redactor,
                     matched=bool(found),
                 )
     hits.sort(key=_order_key(opts.order))
@@ -117,7 +120,11 @@ def run_search(ctx: Context, opts: SearchOptions) -> SearchResult:
         hits, cut = search.cap_bytes(hits, cap)
         truncated = truncated or cut
     return SearchResult(
-        tuple(hits), indexing, truncated, {"agents": explained} if opts.explain else None
+        tuple(hits),
+        indexing,
+        truncated,
+        {"agents": explained} if opts.explain else None,
+        unindexed,
     )
 
 
@@ -136,6 +143,23 @@ def _visible_in(conn: sqlite3.Connection, agent: str, scope: Scope) -> list[str]
 def _incognito_keys(conn: sqlite3.Connection) -> list[str]:
     rows = conn.execute("SELECT session_key FROM sessions WHERE session_key GLOB '*:incognito-*'")
     return [r[0] for r in rows if visibility.is_incognito(r[0])]
+
+
+def _unindexed(
+    conn: sqlite3.Connection, fp: str, keys: list[str] | None, hidden: list[str], only: str | None
+) -> int:
+    """Sessions in the search's scope whose indexing failed (a poison transcript): they are
+    not pending, so they do not make the answer `indexing`; the caller is told instead."""
+    from .stale import failures
+
+    found = {
+        f.session_key
+        for f in failures(conn, fp)
+        if only is None or only.lower() == f.session_key or only == f.session_id
+    }
+    if keys is not None:
+        found &= set(keys)
+    return len(found - set(hidden))
 
 
 def _stale_kick(conn: sqlite3.Connection, root: Path, agent: str, redactor: Redactor) -> bool:

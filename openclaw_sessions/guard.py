@@ -5,21 +5,33 @@ fail and print exactly alike.
 
 from __future__ import annotations
 
-import json
+import re
 import sqlite3
 import sys
 from collections.abc import Callable
 from typing import Any, NoReturn, TypeVar
 
+from . import wellformed
 from .errors import ExitCode, ForbiddenError, NotFoundError, OpenClawError
 
 T = TypeVar("T")
+_RAW_CONTROLS = re.compile("[\x7f-\x9f]")  # what json.dumps leaves raw with ensure_ascii=False
+
+
+def json_text(obj: Any) -> str:
+    """JSON with non-ASCII kept as is, but DEL and C1 controls escaped too (json escapes C0
+    itself): JSON read on a terminal carries no control character a terminal would obey. It
+    always encodes and parses: lone surrogates are U+FFFD and non-finite numbers null."""
+    text = wellformed.dumps(obj)  # a lone surrogate → U+FFFD, NaN/Infinity → null
+    if text.isascii() and "\x7f" not in text:
+        return text
+    return _RAW_CONTROLS.sub(lambda m: f"\\u{ord(m.group()):04x}", text)
 
 
 def echo_json(obj: Any) -> None:
     """JSON is UTF-8 whatever the locale says (LANG=C, PYTHONIOENCODING=ascii): a CJK snippet
     must reach jq, not raise UnicodeEncodeError."""
-    text = json.dumps(obj, ensure_ascii=False) + "\n"
+    text = json_text(obj) + "\n"
     out = sys.stdout
     buf = getattr(out, "buffer", None)
     if buf is None:  # a plain text stream (embedding, some test runners)
@@ -32,17 +44,29 @@ def echo_json(obj: Any) -> None:
 
 
 def error(message: str, hint: str | None) -> None:
+    """One line, whatever the message echoes (a key with a newline in it stays one line)."""
+    from .render import safe
+
     line = f"error: {message}"
     if hint:
         line += f" (hint: {hint})"
-    print(line, file=sys.stderr)
+    print(wellformed.text(safe(line.replace("\n", "\\n"))), file=sys.stderr)
+
+
+def _redacted(text: str) -> str:
+    """An error may quote a key, a path or a value read from a store: it is redacted (default
+    patterns: the config may be what failed) like every other string the tool prints."""
+    from .redact import build_redactor
+
+    return build_redactor().redact_text(text)
 
 
 def fail(exc: OpenClawError, as_json: bool) -> NoReturn:
+    message = _redacted(exc.message)
     if as_json and isinstance(exc, ForbiddenError | NotFoundError):
         status = "forbidden" if isinstance(exc, ForbiddenError) else "error"
-        echo_json({"status": status, "error": exc.message})
-    error(exc.message, exc.hint)
+        echo_json({"status": status, "error": message})
+    error(message, _redacted(exc.hint) if exc.hint else None)
     raise SystemExit(int(exc.exit_code))
 
 

@@ -121,7 +121,7 @@ def read_history(
     limit = opts.limit or DEFAULT_LIMIT
     if opts.as_key is not None:
         limit = min(limit, MAX_LIMIT)
-    agent = visibility.agent_of(key) or ctx.agent
+    agent = visibility.agent_of(key) or policy.agent  # an unscoped key: the caller's agent
     if not paths.db_path(ctx.root, agent).exists():  # a known agent's main, never written
         return _empty(key, None, opts)
     with open_store(ctx.root, agent) as conn:

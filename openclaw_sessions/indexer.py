@@ -11,10 +11,11 @@ from collections.abc import Iterable, Sequence
 from dataclasses import dataclass
 from typing import TYPE_CHECKING, Any
 
-from . import branch, branchstore, extract, query, transcript
+from . import branchstore, extract, query, transcript, tree
 from .db import now_ms
 
 if TYPE_CHECKING:
+    from .branch import Branch
     from .redact import Redactor
 
 IndexRow = tuple[int, int, str, str, int, str, str | None]
@@ -71,11 +72,12 @@ def append_indexed(
     appended: Sequence[tuple[transcript.Entry, dict[str, Any]]],
     redactor: Redactor,
 ) -> int:
-    """Index appended events in the caller's transaction when they extend the leaf.
+    """Index appended events in the caller's transaction when they provably extend the
+    active branch (tree.extend, against the stored branch); otherwise mark the session dirty
+    for the reconciler. Returns the number of rows indexed.
 
-    Upstream's rule: the session must have a clean state row, each event must be the next seq,
-    not a leaf control or side append, and hang under the stored leaf. Anything else marks
-    the session dirty for the reconciler. Returns the number of rows indexed.
+    As upstream: only a session with a clean state row, and only events that follow its
+    indexed seq; the stored branch must be the one of that state (both are written together).
     """
     state = load_state(conn, transcript_id)
     if state is None or not appended:
@@ -83,34 +85,41 @@ def append_indexed(
     if state.needs_rebuild or state.claim_token or state.redaction_fp != redactor.fingerprint:
         mark_dirty(conn, transcript_id)
         return 0
-    seq, leaf, rows = state.indexed_seq, state.leaf, []
-    on_branch: list[branch.Row] = []
-    others: list[str] = []
-    for e, obj in appended:
-        if not _extends(e, seq, leaf):
-            mark_dirty(conn, transcript_id)
-            return 0
-        seq = e.seq
-        if e.entry_id is not None and not e.is_header:
-            leaf = e.entry_id
-            if e.type == "message":
-                on_branch.append(branch.Row(e.seq, e.entry_id, e.role, e.ts))
-            else:
-                others.append(e.entry_id)
-            row = make_row(transcript_id, e, obj, redactor)
-            if row is not None:
-                rows.append(row)
-    insert_rows(conn, rows)
-    branchstore.extend(
-        conn, transcript_id, (state.indexed_seq + 1, state.leaf), (seq + 1, leaf),
-        branch.Messages.of(on_branch), others,
-    )  # fmt: skip
+    rows = [transcript.tree_row(e) for e, _ in appended]
+    found = _extension(conn, transcript_id, state, rows)
+    if found is None:
+        mark_dirty(conn, transcript_id)
+        return 0
+    revision, b, ext = found
+    indexed = {m[0] for m in ext.messages if m[2] in ("user", "assistant")}
+    out = [
+        r for e, obj in appended
+        if e.seq in indexed and (r := make_row(transcript_id, e, obj, redactor)) is not None
+    ]  # fmt: skip
+    insert_rows(conn, out)
+    last = rows[-1][0]
+    branchstore.store(conn, transcript_id, revision, last + 1, b.extended(ext))
     conn.execute(
         "UPDATE index_state SET indexed_seq = ?, leaf_event_id = ?, updated_at = ?"
         " WHERE transcript_id = ?",
-        (seq, leaf, now_ms(), transcript_id),
+        (last, ext.leaf, now_ms(), transcript_id),
     )
-    return len(rows)
+    return len(out)
+
+
+def _extension(
+    conn: sqlite3.Connection, tid: int, state: State, rows: Sequence[tree.EventRow]
+) -> tuple[int, Branch, tree.Extension] | None:
+    """(revision, stored branch, what the rows add to it) when they provably extend it."""
+    start = state.indexed_seq + 1
+    if any(r[0] != start + i for i, r in enumerate(rows)):
+        return None
+    stored = branchstore.load_at(conn, tid, start)
+    if stored is None or stored[1].leaf != state.leaf:
+        return None
+    revision, b = stored
+    ext = tree.extend(b.leaf, set(b.rows.ids).union(b.others), b.flat, rows)
+    return (revision, b, ext) if ext is not None else None
 
 
 def insert_rows(conn: sqlite3.Connection, rows: Sequence[IndexRow]) -> None:
@@ -130,14 +139,6 @@ def insert_rows(conn: sqlite3.Connection, rows: Sequence[IndexRow]) -> None:
             " WHERE row_id > ? AND cjk IS NOT NULL",
             (last,),
         )
-
-
-def _extends(e: transcript.Entry, indexed_seq: int, leaf: str | None) -> bool:
-    if e.seq != indexed_seq + 1 or e.type == "leaf" or e.flags & transcript.FLAG_SIDE:
-        return False
-    if e.entry_id is None:
-        return True  # a header or id-less line: stored, nothing on the tree moves
-    return bool(e.flags & transcript.FLAG_NO_PARENT) or e.parent_id == leaf
 
 
 def delete_rows(conn: sqlite3.Connection, transcript_ids: Iterable[int]) -> int:

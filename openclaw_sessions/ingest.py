@@ -17,7 +17,8 @@ from typing import TYPE_CHECKING, Any
 from . import indexer, transcript
 from .db import now_ms
 from .linesrc import CHUNK, BadLine, FileSource, LineSource
-from .reports import Issue
+from .regular import open_regular
+from .reports import Issue, timestamp_invalid
 
 if TYPE_CHECKING:
     from .redact import Redactor
@@ -35,6 +36,7 @@ class Target:
     session_id: str
     kind: str  # current | reset | deleted | backup | orphan
     archived_at: str | None = None
+    unreferenced: bool = False  # no store entry names the file: report the key it goes to
 
 
 @dataclass
@@ -44,6 +46,8 @@ class FileResult:
     malformed: int = 0
     bytes_read: int = 0
     issues: list[Issue] = field(default_factory=list)
+    session_key: str | None = None  # the key it is stored under
+    renamed_from: str | None = None  # the name it had in the store before (a /reset rename)
 
 
 @dataclass
@@ -70,8 +74,9 @@ def import_file(
     conn: sqlite3.Connection, target: Target, redactor: Redactor, *, dry_run: bool = False
 ) -> FileResult:
     """Store new lines of one file (plain or .zst) in one write transaction."""
+    target = replace(target, session_key=_owner_key(conn, target))
     if _unchanged(conn, target):
-        return FileResult()
+        return FileResult(session_key=target.session_key)
     src = FileSource(target.path)
     try:
         return import_lines(conn, target, src, redactor, dry_run=dry_run)
@@ -96,7 +101,7 @@ def _unchanged(conn: sqlite3.Connection, target: Target) -> bool:
         if target.path.stat().st_size != row[0]:
             return False
         h = hashlib.sha256()
-        with open(target.path, "rb") as f:
+        with open_regular(target.path) as f:
             while chunk := f.read(CHUNK):
                 h.update(chunk)
     except OSError:
@@ -133,13 +138,17 @@ def _import_locked(
 ) -> None:  # fmt: skip
     known = _known(conn, target.source_name)
     resumed = False
-    if known is not None and known.bytes_consumed > 0:
+    if known is None and target.kind in _ARCHIVES:
+        known = _renamed(conn, src, target, result)
+        resumed = known is not None
+    elif known is not None and known.bytes_consumed > 0:
         resumed = src.resume(known.bytes_consumed, known.lines_consumed, known.prefix_sha256)
         if not resumed:
             _new_revision(conn, known)
             result.status = "rewritten"
             src.restart()
     target = replace(target, session_key=_owner_key(conn, target))
+    result.session_key = target.session_key
     _ensure_session(conn, target)
     if known is None:
         known = _create(conn, target)
@@ -148,6 +157,40 @@ def _import_locked(
         known.bytes_consumed = known.lines_consumed = known.next_seq = 0
     _update_meta(conn, known, target)
     _consume(conn, src, known, target, redactor, result)
+
+
+_ARCHIVES = ("reset", "deleted", "backup")
+# Sources whose path is not a file (a database's rows, `live` appends): never renamed.
+_NOT_FILES = "source_name NOT LIKE 'upstream:%' AND source_name NOT LIKE 'live:%'"
+
+
+def _renamed(
+    conn: sqlite3.Connection, src: LineSource, target: Target, result: FileResult
+) -> _Known | None:
+    """An archive that is a stored transcript's file under a new name (upstream's legacy
+    `/reset` renames `<id>.jsonl` to `<id>.jsonl.reset.<ISO>`): same session id, the stored
+    prefix intact, the old file gone. It takes that transcript over (no second copy)."""
+    rows = conn.execute(
+        "SELECT transcript_id, revision, bytes_consumed, prefix_sha256, lines_consumed,"
+        " next_seq, version, source_name, source_path FROM transcripts WHERE session_id = ?"
+        f" AND kind IN ('current', 'vanished') AND bytes_consumed > 0 AND {_NOT_FILES}"
+        " ORDER BY transcript_id",
+        (target.session_id,),
+    ).fetchall()
+    for *cols, name, path in rows:
+        if Path(path).exists():
+            continue  # a copy, not a rename
+        k = _Known(*cols)
+        if src.resume(k.bytes_consumed, k.lines_consumed, k.prefix_sha256):
+            conn.execute(
+                "UPDATE transcripts SET source_name = ? WHERE transcript_id = ?",
+                (target.source_name, k.transcript_id),
+            )
+            result.renamed_from = str(name)
+            result.status = "updated"
+            return k
+        src.restart()
+    return None
 
 
 def _owner_key(conn: sqlite3.Connection, target: Target) -> str:
@@ -258,6 +301,10 @@ def _consume(
         elif seq == 0:
             legacy = "id" not in obj
         e = transcript.make_entry(obj, seq, legacy=legacy)
+        if e.ts is None and (bad := transcript.bad_time(obj)) is not None:
+            result.issues.append(
+                timestamp_invalid(str(target.path), line_no, target.session_key, bad)
+            )
         batch.append(
             (tid, seq, line_no, e.entry_id, e.parent_id, e.flags, e.target_id, e.type, e.role,
              e.ts, text)

@@ -19,6 +19,8 @@ from collections.abc import Callable, Iterator
 from pathlib import Path
 from typing import IO, Any, Protocol
 
+from .regular import open_regular
+
 CHUNK = 1 << 20
 ZSTD_SUFFIX = ".zst"
 
@@ -64,12 +66,13 @@ class CorruptSource(OSError):
 
 
 def open_bytes(path: Path) -> IO[bytes]:
-    """The file's decompressed bytes: `*.zst` through zstandard (streaming), else as is."""
+    """The file's decompressed bytes: `*.zst` through zstandard (streaming), else as is.
+    Only a regular file is opened (regular.NotRegular otherwise: a FIFO would block)."""
     if not path.name.endswith(ZSTD_SUFFIX):
-        return open(path, "rb")
+        return open_regular(path)
     import zstandard
 
-    raw = open(path, "rb")  # noqa: SIM115 - closed by the reader (closefd)
+    raw = open_regular(path)  # closed by the reader (closefd)
     try:
         reader = zstandard.ZstdDecompressor().stream_reader(
             raw, read_size=CHUNK, read_across_frames=True, closefd=True

@@ -16,6 +16,7 @@ from typing import Any
 from . import db, paths
 from .ingest import FileResult, Target, import_lines
 from .redact import Redactor, build_redactor
+from .wellformed import has_lone_surrogate
 
 
 class LiveSource:
@@ -24,9 +25,7 @@ class LiveSource:
     partial = False
 
     def __init__(self, lines: Iterable[str | Mapping[str, Any]]) -> None:
-        self._lines = [
-            (ln if isinstance(ln, str) else json.dumps(ln, ensure_ascii=False)) for ln in lines
-        ]
+        self._lines = [ln if isinstance(ln, str) else _dumps(ln) for ln in lines]
         for ln in self._lines:
             if "\n" in ln:
                 raise ValueError("a transcript line must not contain a newline")
@@ -46,6 +45,13 @@ class LiveSource:
 
     def close(self) -> None:
         return None
+
+
+def _dumps(obj: Mapping[str, Any]) -> str:
+    """A line as JSON text; a lone surrogate is kept as its ``\\u`` escape (lossless, and the
+    line still encodes as UTF-8), as any JSONL writer spells it."""
+    text = json.dumps(obj, ensure_ascii=False)
+    return json.dumps(obj) if has_lone_surrogate(text) else text
 
 
 def append(

@@ -32,17 +32,34 @@ INDEXING_WARNING = (
 )
 
 
+def unindexed_warning(n: int) -> str:
+    """Sessions whose indexing failed (status lists them): missing from results, not pending."""
+    s = "s" if n != 1 else ""
+    return (
+        f"{n} session{s} could not be indexed and {'are' if s else 'is'} missing from results;"
+        " see `openclaw-sessions status`."
+    )
+
+
 class SearchResult(NamedTuple):
     hits: tuple[Hit, ...]
     indexing: bool = False
     truncated: bool = False
     explain: dict[str, Any] | None = None
+    unindexed: int = 0  # sessions the caller may see whose indexing failed
+
+    def warnings(self) -> list[str]:
+        out = [INDEXING_WARNING] if self.indexing else []
+        return out + ([unindexed_warning(self.unindexed)] if self.unindexed else [])
 
     def to_json(self) -> dict[str, Any]:
         out: dict[str, Any] = {"results": [h.to_json() for h in self.hits]}
         if self.indexing:
             out["indexing"] = True
-            out["warning"] = INDEXING_WARNING
+        if self.unindexed:
+            out["unindexed"] = self.unindexed
+        if self.indexing or self.unindexed:
+            out["warning"] = " ".join(self.warnings())
         if self.truncated:
             out["truncated"] = True
         if self.explain is not None:

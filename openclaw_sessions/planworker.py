@@ -25,6 +25,8 @@ from concurrent.futures import Future, ProcessPoolExecutor
 from pathlib import Path
 
 from . import db
+from .db import is_store_failure
+from .failures import IndexFailure
 from .reconcile import Planned, claim_many, plan, release_all, write_group, write_one
 from .redact import Redactor, build_redactor
 
@@ -52,9 +54,18 @@ def _init(path: str, patterns: tuple[str, ...], fingerprint: str, parent: int) -
         raise RuntimeError("redaction rules differ between reconcile processes")
 
 
-def _plan_many(tids: list[int]) -> list[Planned | None]:
+def _plan_or_failure(
+    conn: sqlite3.Connection, tid: int, r: Redactor
+) -> Planned | IndexFailure | None:
+    try:
+        return plan(conn, tid, r)
+    except IndexFailure as f:  # that transcript's problem: returned, not raised
+        return f
+
+
+def _plan_many(tids: list[int]) -> list[Planned | IndexFailure | None]:
     assert _conn is not None and _redactor is not None
-    return [plan(_conn, t, _redactor) for t in tids]
+    return [_plan_or_failure(_conn, t, _redactor) for t in tids]
 
 
 def run(
@@ -64,11 +75,14 @@ def run(
     redactor: Redactor,
     token: str,
     progress: Callable[[int], None],
+    failure: Callable[[IndexFailure], None],
 ) -> Results:
-    """Rows written per transcript; None for one held elsewhere or changed meanwhile (the
-    caller retries those one by one). ``progress`` gets the number of transcripts done."""
+    """Rows written per transcript; None for one held elsewhere, changed meanwhile (the
+    caller retries those one by one) or failed (handed to ``failure``, which releases it).
+    ``progress`` gets the number of transcripts done."""
     results: Results = {}
-    pending: deque[tuple[list[int], list[int], Future[list[Planned | None]]]] = deque()
+    pending: deque[tuple[list[int], list[int], Future[list[Planned | IndexFailure | None]]]]
+    pending = deque()
     fp = redactor.fingerprint
     ctx = multiprocessing.get_context("fork")
     pool = ProcessPoolExecutor(
@@ -83,16 +97,28 @@ def run(
         results.update(dict.fromkeys(group))  # None until written: held elsewhere
         pending.append((group, claimed, pool.submit(_plan_many, claimed)))
 
-    def write(group: list[int], claimed: list[int], planned: list[Planned | None]) -> None:
+    def write(
+        group: list[int], claimed: list[int], planned: list[Planned | IndexFailure | None]
+    ) -> None:
         gone = [t for t, p in zip(claimed, planned, strict=True) if p is None]
         if gone:
             release_all(conn, gone, token)
             results.update(dict.fromkeys(gone, 0))
-        plans = [p for p in planned if p is not None]
-        if len(group) == 1:  # a large transcript: its own batched transactions
-            results.update({p.transcript_id: write_one(conn, p, token, fp) for p in plans})
-        else:
-            results.update(write_group(conn, plans, token, fp))
+        for f in planned:
+            if isinstance(f, IndexFailure):
+                failure(f)
+        plans = [p for p in planned if isinstance(p, Planned)]
+        try:
+            if len(group) == 1:  # a large transcript: its own batched transactions
+                results.update({p.transcript_id: write_one(conn, p, token, fp) for p in plans})
+            else:
+                results.update(write_group(conn, plans, token, fp))
+        except IndexFailure as f:
+            failure(f)
+        except Exception as exc:  # one of the group: retried alone by the caller
+            if is_store_failure(exc):
+                raise
+            release_all(conn, [p.transcript_id for p in plans], token)
 
     finished = 0
     current: list[int] = []
@@ -106,7 +132,7 @@ def run(
                 # (planning costs more than writing, so waiting left this core idle).
                 current = claim_many(conn, mine, token)
                 results.update(dict.fromkeys(mine))
-                write(mine, current, [plan(conn, t, redactor) for t in current])
+                write(mine, current, [_plan_or_failure(conn, t, redactor) for t in current])
                 current = []
                 finished += len(mine)
                 progress(finished)

@@ -8,7 +8,6 @@ lease ran out is taken over.
 
 from __future__ import annotations
 
-import json
 import os
 import sqlite3
 import time
@@ -16,9 +15,10 @@ from collections.abc import Callable
 from dataclasses import dataclass
 from pathlib import Path
 
-from . import branch, branchstore, indexer, transcript
+from . import branch, branchstore, indexer, transcript, wellformed
 from .branch import Branch
 from .db import now_ms, transaction
+from .failures import Failures, failed
 from .redact import Redactor
 from .reports import ReindexReport
 from .stale import stale_ids
@@ -62,18 +62,24 @@ def plan(conn: sqlite3.Connection, tid: int, redactor: Redactor) -> Planned | No
         ).fetchone()
         if head is None:
             return None
-        b = branch.walk_transcript(conn, tid)
-        active = {r.seq: r for r in b.rows if r.role in ("user", "assistant")}
-        rows: list[indexer.IndexRow] = []
-        if active:
-            for seq, raw in conn.execute(_RAW_SQL, (tid,)):
-                m = active.get(seq)
-                if m is not None:
-                    e = transcript.Entry(seq, m.entry_id, None, 0, "message", m.role, m.ts)
-                    row = indexer.make_row(tid, e, json.loads(raw), redactor)
-                    if row is not None:
-                        rows.append(row)
+        try:
+            b = branch.walk_transcript(conn, tid)
+            rows = _rows(conn, tid, b, redactor)
+        except Exception as exc:
+            raise failed(tid, head[1], head[0], exc) from exc
     return Planned(tid, head[0], head[1], b, rows)
+
+
+def _rows(conn: sqlite3.Connection, tid: int, b: Branch, r: Redactor) -> list[indexer.IndexRow]:
+    active = {r.seq: r for r in b.rows if r.role in ("user", "assistant")}
+    rows: list[indexer.IndexRow] = []
+    for seq, raw in conn.execute(_RAW_SQL, (tid,)) if active else ():
+        if (m := active.get(seq)) is not None:
+            e = transcript.Entry(seq, m.entry_id, None, 0, "message", m.role, m.ts)
+            row = indexer.make_row(tid, e, wellformed.loads(raw), r)
+            if row is not None:
+                rows.append(row)
+    return rows
 
 
 def _token() -> str:
@@ -177,6 +183,7 @@ def _publish_locked(conn: sqlite3.Connection, p: Planned, fp: str) -> bool:
             (p.next_seq - 1, p.branch.leaf, fp, now_ms(), p.transcript_id),
         )
         branchstore.store(conn, p.transcript_id, p.revision, p.next_seq, p.branch)
+        conn.execute("DELETE FROM index_failures WHERE transcript_id = ?", (p.transcript_id,))
     else:
         conn.execute(
             "UPDATE index_state SET needs_rebuild = 1, claim_token = NULL,"
@@ -231,6 +238,8 @@ def write_one(conn: sqlite3.Connection, p: Planned, token: str, fp: str) -> int 
         return len(p.rows) if _publish(conn, p, token, fp) else None
     except ClaimLost:
         return None
+    except Exception as exc:
+        raise failed(p.transcript_id, p.revision, p.next_seq, exc) from exc
 
 
 def write_group(
@@ -355,37 +364,35 @@ def reconcile(
         if progress:
             progress(finished, len(ids))
 
+    bad = Failures(conn, redactor, token)
     if _use_worker(events, redactor):
         from . import planworker
 
-        results = planworker.run(conn, _db_path(conn), groups, redactor, token, tick)
+        results = planworker.run(conn, _db_path(conn), groups, redactor, token, tick, bad.add)
     else:
         results, finished = {}, 0
         for group in groups:
             if len(group) == 1:
-                results[group[0]] = rebuild_one(conn, group[0], redactor, token)
+                results[group[0]] = bad.one(rebuild_one, group[0], redactor, token)
             else:
-                results.update(rebuild_group(conn, group, redactor, token))
+                results.update(bad.group(rebuild_group, group, redactor, token))
             finished += len(group)
             tick(finished)
-    for tid in [t for t, n in results.items() if n is None]:
-        results[tid] = rebuild_one(conn, tid, redactor, token)  # held elsewhere, or changed
-    done = sum(1 for n in results.values() if n is not None)
-    rows = sum(n for n in results.values() if n is not None)
-    skipped = len(results) - done
+    for tid in [t for t, n in results.items() if n is None and t not in bad.new]:
+        results[tid] = bad.one(rebuild_one, tid, redactor, token)  # held elsewhere, or changed
+    written = [n for t, n in results.items() if n is not None and t not in bad.new]
+    done, rows = len(written), sum(written)
+    skipped = sum(1 for t, n in results.items() if n is None and t not in bad.new)
     # With foreign keys on, rows cannot outlive their transcript; the full scan for orphans
     # (files edited by hand, foreign keys off) is kept for --full.
     swept = sweep(conn) if full else 0
     fill_branches(conn)
     with transaction(conn):
-        conn.execute(
-            "INSERT INTO meta (key, value) VALUES ('last_reconcile_at', ?)"
+        conn.executemany(
+            "INSERT INTO meta (key, value) VALUES (?, ?)"
             " ON CONFLICT(key) DO UPDATE SET value = excluded.value",
-            (str(now_ms()),),
+            [("last_reconcile_at", str(now_ms())), ("redaction_fp", redactor.fingerprint)],
         )
-        conn.execute(
-            "INSERT INTO meta (key, value) VALUES ('redaction_fp', ?)"
-            " ON CONFLICT(key) DO UPDATE SET value = excluded.value",
-            (redactor.fingerprint,),
-        )
-    return ReindexReport(agent_id, done, rows, swept, skipped, time.monotonic() - started)
+    issues, known = bad.report()
+    return ReindexReport(agent_id, done, rows, swept, skipped, time.monotonic() - started,
+                         issues, known)  # fmt: skip

@@ -4,7 +4,8 @@ This module owns the engine: it runs the user patterns of ``logging.redactPatter
 on the text as given), then the default rules of ``redact_rules`` on a folded view of the text
 (``redact_fold``: look-alike characters and invisible format characters undone), and masks, in
 the original text, every span a rule found. It also owns the fingerprint that tells index rows
-built under other rules, and ``safe_cut``. It is pure: no I/O, stdlib ``re`` only.
+built under other rules, and the one cut every cap uses (``cut_units``/``safe_cut``, counting
+UTF-16 code units as upstream does). It is pure: no I/O, stdlib ``re`` only.
 
 Masking (upstream's): the token is the last non-empty capture group of a match, or the whole
 match (a family's check may say otherwise); under 18 characters it becomes ``***``, otherwise
@@ -479,12 +480,26 @@ def _is_ri(ch: str) -> bool:
     return 0x1F1E6 <= ord(ch) <= 0x1F1FF
 
 
-def safe_cut(text: str, limit: int, spans: Sequence[tuple[int, int]] = ()) -> str:
-    """At most ``limit`` characters of ``text`` plus ``…`` when longer; never inside a mask span,
-    a surrogate pair or a grapheme cluster (it backs off to the cluster's start)."""
-    if len(text) <= limit:
+def utf16_len(text: str) -> int:
+    """JavaScript's ``String.length``: astral characters count twice, a lone surrogate once."""
+    if text.isascii():
+        return len(text)
+    return len(text.encode("utf-16-le", "surrogatepass")) // 2
+
+
+def cut_units(text: str, units: int, spans: Sequence[tuple[int, int]] = ()) -> str:
+    """The longest prefix of at most ``units`` UTF-16 code units (upstream's unit) that ends
+    neither inside a mask span nor inside a surrogate pair nor inside a grapheme cluster (it
+    backs off to the cluster's start). Every cap of the tool cuts here: snippets, history texts."""
+    cut = min(len(text), max(units, 0))
+    if not text.isascii():
+        used = utf16_len(text[:cut])
+        while used > units:
+            cut -= 1
+            used -= 2 if ord(text[cut]) > 0xFFFF else 1
+    if cut == len(text):
         return text
-    cut, moved = max(limit, 0), True
+    moved = True
     while moved and cut > 0:
         before = cut
         for s, e in spans:
@@ -500,4 +515,12 @@ def safe_cut(text: str, limit: int, spans: Sequence[tuple[int, int]] = ()) -> st
                 run -= 1
             cut -= (cut - run) % 2
         moved = cut != before
-    return text[:cut] + "…"
+    return text[:cut]
+
+
+def safe_cut(text: str, limit: int, spans: Sequence[tuple[int, int]] = ()) -> str:
+    """``text`` when it has at most ``limit`` UTF-16 code units, else its ``cut_units`` prefix
+    plus ``…`` (upstream's snippet rule: 300 units, then the ellipsis)."""
+    if utf16_len(text) <= limit:
+        return text
+    return cut_units(text, limit, spans) + "…"

@@ -2,16 +2,24 @@
 
 stdout carries data (tables); stderr carries talk (progress, warnings, errors). Colour and bars
 are off when NO_COLOR is set or the stream is not a terminal.
+
+Data is never interpreted: every string from a transcript or a store goes through ``safe``
+(C0/C1 control characters, ESC and OSC sequences included, become visible ``\\xNN`` escapes;
+newline and tab stay) and Rich runs with markup, emoji codes and highlighting off, so
+``[bold]`` or ``:thread:`` in a key or a message prints as typed.
 """
 
 from __future__ import annotations
 
 import os
+import re
 import sys
 from collections.abc import Callable, Iterator, Sequence
 from contextlib import contextmanager
 from datetime import UTC, datetime
-from typing import TYPE_CHECKING, Any
+from typing import IO, TYPE_CHECKING, Any, cast
+
+from . import wellformed
 
 if TYPE_CHECKING:
     from rich.console import Console
@@ -21,27 +29,66 @@ if TYPE_CHECKING:
     from .reports import ImportReport, ReindexReport
 
 
+_CONTROLS = re.compile("[\x00-\x08\x0b-\x1f\x7f-\x9f]")
+
+
+def safe(text: str) -> str:
+    """``text`` fit for a terminal: control characters (C0 but newline and tab, DEL, C1) as
+    visible ``\\xNN`` escapes, so a transcript cannot move the cursor, retitle the window,
+    plant a hyperlink or hide text."""
+    return _CONTROLS.sub(lambda m: f"\\x{ord(m.group()):02x}", text)
+
+
+def _safe_deep(value: Any) -> Any:
+    if isinstance(value, str):
+        return safe(value)
+    if isinstance(value, list):
+        return [_safe_deep(v) for v in value]
+    if isinstance(value, dict):
+        return {safe(str(k)): _safe_deep(v) for k, v in value.items()}
+    return value
+
+
 def _console(stderr: bool) -> Console:
     from rich.console import Console
 
     stream = sys.stderr if stderr else sys.stdout
     return Console(
-        file=stream,
+        file=cast("IO[str]", _WellFormed(stream)),
         stderr=stderr,
         no_color=bool(os.environ.get("NO_COLOR")) or not stream.isatty(),
         highlight=False,
+        markup=False,  # data is never markup ...
+        emoji=False,  # ... nor emoji codes (":thread:" in a key stays text)
         soft_wrap=not stream.isatty(),
     )
 
 
+class _WellFormed:
+    """A text stream whose writes never carry a lone surrogate (the last guard: data is
+    clean already, but a path or an argument may not be)."""
+
+    def __init__(self, stream: Any) -> None:
+        self._stream = stream
+
+    def write(self, text: str) -> int:
+        return int(self._stream.write(wellformed.text(text)))
+
+    def __getattr__(self, name: str) -> Any:
+        return getattr(self._stream, name)
+
+
 def info(message: str) -> None:
-    print(message, file=sys.stderr)
+    print(wellformed.text(safe(message)), file=sys.stderr)
 
 
 def fmt_time(ms: int | None, *, utc: bool = False) -> str:
-    if not ms:
+    if not ms or not isinstance(ms, int | float):
         return "-"
-    dt = datetime.fromtimestamp(ms / 1000, tz=UTC)
+    try:
+        dt = datetime.fromtimestamp(ms / 1000, tz=UTC)
+    except (OverflowError, OSError, ValueError):  # a time no calendar holds (old stores)
+        return "-"
     if not utc:
         dt = dt.astimezone()
     return dt.strftime("%Y-%m-%d %H:%M" + ("Z" if utc else ""))
@@ -71,11 +118,11 @@ def progress(
 
             return Text(f"{task.speed or 0:,.0f} {unit}/s")
 
-    columns: list[Any] = [TextColumn("[bold]{task.description}"), BarColumn()]
+    columns: list[Any] = [TextColumn("{task.description}", style="bold", markup=False), BarColumn()]
     columns.append(TextColumn("{task.percentage:>3.0f}%") if unit == "B" else MofNCompleteColumn())
     columns += [TransferSpeedColumn() if unit == "B" else _Rate(), TimeRemainingColumn()]
     with Progress(*columns, console=_console(True), transient=True) as bar:
-        task = bar.add_task(label, total=None)
+        task = bar.add_task(safe(label), total=None)
 
         def update(done: int, total: int) -> None:
             bar.update(task, completed=done, total=total)
@@ -98,12 +145,12 @@ def import_report(report: ImportReport, reindexed: Sequence[ReindexReport]) -> N
         )
     if not report.dry_run and not report.events and not report.imported:
         out.print("nothing new to import")
-    for issue in report.issues:
+    for issue in report.issues:  # redacted by the importer; escaped here
         where = issue.path or ""
         if issue.line:
             where += f":{issue.line}"
         tag = "problem" if issue.severity == "error" else "note"
-        out.print(f"  {tag}: {issue.code}: {issue.message} [{where}]", markup=False)
+        out.print(safe(f"  {tag}: {issue.code}: {issue.message} [{where}]"))
     reindex_reports(reindexed)
     if report.imported and not reindexed and not report.dry_run:
         out.print("new transcripts are indexed by the next search or `openclaw-sessions reindex`")
@@ -113,17 +160,29 @@ def reindex_reports(reports: Sequence[ReindexReport]) -> None:
     out = _console(True)
     for r in reports:
         out.print(
-            f"{r.agent_id}: indexed {r.messages} messages in {r.sessions} sessions "
-            f"({r.skipped} busy elsewhere, {r.swept} orphan rows swept) in {r.seconds:.2f}s"
+            safe(f"{r.agent_id}: indexed {r.messages} messages in {r.sessions} sessions ")
+            + f"({r.skipped} busy elsewhere, {r.swept} orphan rows swept) in {r.seconds:.2f}s"
         )
+        for issue in r.failures:
+            out.print(safe(f"  problem: {issue.code}: {issue.message} [{issue.path}]"))
+        if r.known_failures:
+            out.print(f"  {r.known_failures} session(s) failed before and are unchanged: see"
+                      " `openclaw-sessions status`")  # fmt: skip
 
 
 def _highlight(text: str, spans: Sequence[tuple[int, int]]) -> Any:
+    """The snippet with its matches in bold, each piece escaped (escapes change lengths)."""
     from rich.text import Text
 
-    t = Text(text)
-    for a, b in spans:
-        t.stylize("bold yellow", a, b)
+    t, pos = Text(), 0
+    for a, b in sorted(spans):
+        a = max(a, pos)
+        if b <= a:
+            continue
+        t.append(safe(text[pos:a]))
+        t.append(safe(text[a:b]), style="bold yellow")
+        pos = b
+    t.append(safe(text[pos:]))
     return t
 
 
@@ -138,8 +197,9 @@ def search_table(result: SearchResult, *, utc: bool = False) -> None:
         table.add_column("role", no_wrap=True)
         table.add_column("snippet", overflow="fold")
         for h in result.hits:
-            table.add_row(fmt_time(h.timestamp, utc=utc), f"{h.session_key}\n{h.message_id}",
-                          h.role, _highlight(h.snippet, h.highlights))  # fmt: skip
+            table.add_row(fmt_time(h.timestamp, utc=utc),
+                          safe(f"{h.session_key}\n{h.message_id}"), safe(h.role),
+                          _highlight(h.snippet, h.highlights))  # fmt: skip
         out.print(table)
     search_footer(result)
 
@@ -149,20 +209,18 @@ def search_footer(result: SearchResult) -> None:
     fast as `--json`, and a long `explain:` JSON line is never wrapped."""
 
     def note(line: str) -> None:
-        print(line, file=sys.stderr)
+        print(wellformed.text(safe(line)), file=sys.stderr)
 
-    if result.indexing:
-        from .models import INDEXING_WARNING
-
-        note(f"warning: {INDEXING_WARNING}")
+    for warning in result.warnings():
+        note(f"warning: {warning}")
     if result.truncated:
         note("more results exist: raise --limit or narrow the query")
     if not result.hits:
         note("no matches")
     if result.explain is not None:
-        import json
+        from .guard import json_text
 
-        note(f"explain: {json.dumps(result.explain, ensure_ascii=False)}")
+        note(f"explain: {json_text(result.explain)}")  # JSON-escaped: nothing left to escape
 
 
 def status_table(stats: Sequence[dict[str, Any]], *, utc: bool = False) -> None:
@@ -170,6 +228,7 @@ def status_table(stats: Sequence[dict[str, Any]], *, utc: bool = False) -> None:
 
     out = _console(False)
     for st in stats:
+        st = _safe_deep(st)
         table = Table(title=f"agent {st['agentId']}", show_header=False, title_justify="left")
         table.add_column("field", style="bold")
         table.add_column("value", overflow="fold")
@@ -177,8 +236,10 @@ def status_table(stats: Sequence[dict[str, Any]], *, utc: bool = False) -> None:
             ("database", "database"), ("schema version", "schemaVersion"),
             ("sessions", "sessions"), ("transcripts", "transcripts"), ("events", "events"),
             ("indexed messages", "indexedMessages"), ("pending sessions", "pendingSessions"),
-            ("dirty sessions", "dirtySessions"), ("malformed lines", "malformedLines"),
-            ("database bytes", "databaseBytes"), ("redaction fingerprint", "redactionFingerprint"),
+            ("dirty sessions", "dirtySessions"), ("failed sessions", "failedSessions"),
+            ("malformed lines", "malformedLines"),
+            ("vanished transcripts", "vanishedTranscripts"), ("database bytes", "databaseBytes"),
+            ("redaction fingerprint", "redactionFingerprint"),
         ):  # fmt: skip
             table.add_row(label, str(st[key]))
         for label, key in (("last import", "lastImportAt"), ("last reconcile", "lastReconcileAt"),
@@ -190,6 +251,8 @@ def status_table(stats: Sequence[dict[str, Any]], *, utc: bool = False) -> None:
         table.add_row("indexing now", "yes" if st["indexing"] else "no")
         table.add_row("health", st["health"])
         out.print(table)
+        for f in st["failures"]:  # safe already (_safe_deep)
+            out.print(f"  not indexed: {f['sessionKey']} [{f['path']}]: {f['error']}")
 
 
 _ROLE_STYLE = {"user": "bold cyan", "assistant": "bold green"}
@@ -248,8 +311,8 @@ def history_view(result: HistoryResult, *, utc: bool = False) -> None:
     from rich.text import Text
 
     out = _console(False)
-    for m in result.messages:
-        marked = result.anchor is not None and m.get("id") == result.anchor
+    for m in map(_safe_deep, result.messages):
+        marked = result.anchor is not None and m.get("id") == safe(result.anchor)
         role = str(m.get("role"))
         head = Text("▶ " if marked else "  ", style="bold yellow")
         head.append(role, style=_ROLE_STYLE.get(role, "dim" if "tool" in role else "bold"))
@@ -278,4 +341,4 @@ def history_footer(result: HistoryResult) -> None:
         notes.append(f"message {result.anchor} is not on the active branch" if result.anchor
                      else "no messages")  # fmt: skip
     for note in notes:
-        err.print(note, markup=False, highlight=False)
+        err.print(safe(note))

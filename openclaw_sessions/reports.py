@@ -4,8 +4,14 @@ Kept apart from models.py: search never loads them (start-up time)."""
 
 from __future__ import annotations
 
-from dataclasses import asdict, dataclass, field
-from typing import Any
+import json
+from dataclasses import asdict, dataclass, field, replace
+from typing import Any, Protocol
+
+
+class _TextRedactor(Protocol):
+    def redact_text(self, text: str) -> str: ...
+
 
 ERROR_CODES = frozenset(
     {
@@ -17,6 +23,14 @@ ERROR_CODES = frozenset(
         "store_invalid",
         "path_escape",
         "source_missing",
+        "source_unreadable",
+        "dir_unreadable",
+        "not_regular",
+        "link_dangling",
+        "link_loop",
+        "timestamp_invalid",
+        "transcript_failed",
+        "index_failed",
     }
 )
 
@@ -45,6 +59,19 @@ class Issue:
         return out
 
 
+def timestamp_invalid(path: str, line: int, session_key: str, value: Any) -> Issue:
+    """A line whose timestamp is no usable time (NaN, 1e20, year 1): stored without one.
+    A short value is quoted whole (ImportReport.redact_issues redacts it like any message);
+    a long one is never cut into a piece a redaction pattern would no longer recognise."""
+    shown = json.dumps(value, ensure_ascii=False) if isinstance(value, str | int | float) else ""
+    if isinstance(value, str) and len(shown) > 40:
+        shown = f"(a string of {len(value)} characters)"
+    elif not shown or len(shown) > 40:
+        shown = f"(a {type(value).__name__})"
+    why = f"line {line}: timestamp {shown} is not a usable time; stored without one"
+    return Issue("timestamp_invalid", why, path, line, session_key)
+
+
 @dataclass
 class ImportReport:
     """Counts and issues of one `import` run (mutable while it runs, then handed out)."""
@@ -69,6 +96,19 @@ class ImportReport:
     @property
     def problems(self) -> int:
         return sum(1 for i in self.issues if i.severity == "error")
+
+    def redact_issues(self, redactor: _TextRedactor) -> None:
+        """Issues quote store and transcript content (a ``sessionFile`` value, a key, a file
+        name): their message, path and key are redacted like every other printed string."""
+
+        def red(text: str | None) -> str | None:
+            return None if text is None else redactor.redact_text(text)
+
+        self.issues = [
+            replace(i, message=redactor.redact_text(i.message), path=red(i.path),
+                    session_key=red(i.session_key))
+            for i in self.issues
+        ]  # fmt: skip
 
     def to_json(self) -> dict[str, Any]:
         out = asdict(self)
@@ -102,6 +142,12 @@ class ReindexReport:
     swept: int  # orphan rows removed
     skipped: int  # claimed by another worker
     seconds: float
+    failures: tuple[Issue, ...] = ()  # transcripts whose indexing failed in this run
+    known_failures: int = 0  # failed in earlier runs and unchanged since: not retried
+
+    @property
+    def problems(self) -> int:
+        return len(self.failures)
 
     def to_json(self) -> dict[str, Any]:
         return {
@@ -110,5 +156,8 @@ class ReindexReport:
             "messagesIndexed": self.messages,
             "orphanRowsSwept": self.swept,
             "sessionsSkipped": self.skipped,
+            "sessionsFailed": len(self.failures),
+            "knownFailures": self.known_failures,
+            "issues": [i.to_json() for i in self.failures],
             "seconds": round(self.seconds, 3),
         }

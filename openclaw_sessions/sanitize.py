@@ -4,10 +4,15 @@ Upstream's ``sessions_history`` rules (agents/tools/sessions-history-tool.ts): d
 ``usage`` and ``cost``; drop thinking signatures; redact every text, thinking and partial-JSON
 string, then cut it at 4000 UTF-16 code units plus ``"\\n…(truncated)…"``; images lose their
 base64 ``data`` and gain ``omitted: true`` and the decoded ``bytes``. Each removal or cut sets
-the message's ``truncated`` flag, any redaction its ``redacted`` flag.
+the message's ``truncated`` flag, any redaction its ``redacted`` flag. As in upstream's code
+(not its docs), assistant text keeps ``<think>`` tags and tool-call XML.
 
-Beyond upstream (which leaks them): tool-call arguments, bash command/output and error texts
-are redacted and cut too, and every ``*Signature`` field is dropped, not only thinking's.
+Beyond upstream (which leaks them): every string of the message is redacted and cut, whatever
+field it sits in: tool-call arguments, bash command/output, error texts, object-valued
+``content``, blocks of types we do not know (``redacted_thinking.data``, custom blocks),
+message-level extras (``metadata``, ``provider``, ``attachments[].body``) and object keys. Unknown
+fields are walked, not dropped: an operator reading ``--include-tools`` output sees them,
+masked. Every ``*Signature`` field is dropped at any depth, not only thinking's.
 
 The byte caps (upstream ``capArrayByJsonBytes`` and ``enforceSessionsHistoryHardCap``) count
 the UTF-8 bytes of compact JSON, as ``JSON.stringify`` writes it: ``[``, ``]``, one comma
@@ -19,25 +24,30 @@ from __future__ import annotations
 import json
 import re
 from collections.abc import Sequence
+from functools import lru_cache
 from typing import Any, NamedTuple, Protocol
+
+from . import wellformed
+from .redact import cut_units, utf16_len
 
 MAX_TEXT_UNITS = 4000  # UTF-16 code units, as JavaScript's String.length counts
 TRUNCATED_SUFFIX = "\n…(truncated)…"
 MAX_BYTES = 80 * 1024
 OMITTED_TEXT = "[sessions_history omitted: message too large]"
 TOOL_ROLES = frozenset({"toolResult", "tool"})
+_SHORT = 64  # characters: far under any cap, so a short string is only redacted
 
 _DROPPED_FIELDS = ("details", "usage", "cost")
-_SIGNATURES = ("thinkingSignature", "openclawReasoningReplay", "textSignature", "thoughtSignature")
-# Message-level strings that carry text (pi's bashExecution has command/output).
-_TEXT_FIELDS = ("text", "command", "output", "errorMessage")
-_DEEP_FIELDS = ("errorBody",)  # free-form values: every string inside is redacted
-_LONE_SURROGATE = re.compile("[\ud800-\udfff]")
+_SIGNATURES = frozenset(
+    {"thinkingSignature", "openclawReasoningReplay", "textSignature", "thoughtSignature"}
+)
 _B64_SPACE = re.compile(r"\s+")
 
 
 class TextRedactor(Protocol):
     def redact_text(self, text: str) -> str: ...
+
+    def __hash__(self) -> int: ...  # immutable: short results are cached per redactor
 
 
 class Sanitized(NamedTuple):
@@ -55,32 +65,13 @@ class _Flags:
         self.redacted = False
 
 
-def utf16_len(text: str) -> int:
-    """JavaScript's ``String.length``: astral characters count twice."""
-    if text.isascii():
-        return len(text)
-    return len(text) + sum(1 for ch in text if ord(ch) > 0xFFFF)
-
-
-def cut_utf16(text: str, units: int) -> str:
-    """The longest prefix of at most ``units`` UTF-16 code units, never half a pair."""
-    if text.isascii() or utf16_len(text) <= units:
-        return text[:units]
-    used = 0
-    for i, ch in enumerate(text):
-        used += 2 if ord(ch) > 0xFFFF else 1
-        if used > units:
-            return text[:i]
-    return text
-
-
 def cap_text(text: str, redactor: TextRedactor) -> tuple[str, bool, bool]:
     """Redact, then cut: (text, truncated, redacted). Redacting first keeps cut secrets whole."""
     clean = redactor.redact_text(text)
     redacted = clean != text
     if utf16_len(clean) <= MAX_TEXT_UNITS:
         return clean, False, redacted
-    return cut_utf16(clean, MAX_TEXT_UNITS) + TRUNCATED_SUFFIX, True, redacted
+    return cut_units(clean, MAX_TEXT_UNITS) + TRUNCATED_SUFFIX, True, redacted
 
 
 def base64_decoded_bytes(data: str) -> int:
@@ -92,7 +83,16 @@ def base64_decoded_bytes(data: str) -> int:
     return max(0, len(s) * 3 // 4 - pad)
 
 
+@lru_cache(maxsize=4096)
+def _short_text(redactor: TextRedactor, value: str) -> str:
+    return redactor.redact_text(value)
+
+
 def _text(value: str, redactor: TextRedactor, flags: _Flags) -> str:
+    if len(value) <= _SHORT:  # keys, roles, types, ids: few and repeated, so remembered
+        out = _short_text(redactor, value)
+        flags.redacted |= out != value
+        return out
     out, cut, red = cap_text(value, redactor)
     flags.truncated |= cut
     flags.redacted |= red
@@ -100,39 +100,32 @@ def _text(value: str, redactor: TextRedactor, flags: _Flags) -> str:
 
 
 def _deep(value: Any, redactor: TextRedactor, flags: _Flags) -> Any:
+    """Any JSON value: every string in it (values and keys) redacted and capped, every object
+    treated as a block (signatures dropped, image data omitted)."""
     if isinstance(value, str):
         return _text(value, redactor, flags)
     if isinstance(value, list):
         return [_deep(v, redactor, flags) for v in value]
     if isinstance(value, dict):
-        return {k: _deep(v, redactor, flags) for k, v in value.items()}
+        return sanitize_block(value, redactor, flags)
     return value
 
 
 def sanitize_block(block: Any, redactor: TextRedactor, flags: _Flags) -> Any:
-    """One content block; non-objects pass through unchanged."""
+    """One content block (or any object inside a message), whatever its type: known fields
+    and unknown ones alike are walked, so no string leaves unredacted."""
     if not isinstance(block, dict):
-        return block
-    out = dict(block)
-    btype = out.get("type")
-    if isinstance(out.get("text"), str):
-        out["text"] = _text(out["text"], redactor, flags)
-    if btype == "thinking" and isinstance(out.get("thinking"), str):
-        out["thinking"] = _text(out["thinking"], redactor, flags)
-    if isinstance(out.get("partialJson"), str):
-        out["partialJson"] = _text(out["partialJson"], redactor, flags)
-    if btype == "toolCall" and "arguments" in out:
-        out["arguments"] = _deep(out["arguments"], redactor, flags)
-    for key in _SIGNATURES:
-        if key in out:
-            del out[key]
+        return _deep(block, redactor, flags)
+    image = block.get("type") == "image"
+    out: dict[str, Any] = {}
+    for key, value in block.items():
+        if key in _SIGNATURES or (image and key == "data"):
             flags.truncated = True
-    if btype == "image":
-        data = out.get("data")
-        size = base64_decoded_bytes(data) if isinstance(data, str) else out.get("bytes")
-        if "data" in out:
-            del out["data"]
-            flags.truncated = True
+            continue
+        out[_text(key, redactor, flags)] = _deep(value, redactor, flags)
+    if image:
+        data = block.get("data")
+        size = base64_decoded_bytes(data) if isinstance(data, str) else block.get("bytes")
         out["omitted"] = True
         if isinstance(size, int | float) and not isinstance(size, bool):
             out["bytes"] = size
@@ -140,24 +133,15 @@ def sanitize_block(block: Any, redactor: TextRedactor, flags: _Flags) -> Any:
 
 
 def sanitize_message(message: dict[str, Any], redactor: TextRedactor) -> Sanitized:
-    """A copy of ``message`` with upstream's removals, redaction and cuts applied."""
+    """A copy of ``message`` with upstream's removals, redaction and cuts applied to every
+    field, the ones upstream knows and any other (metadata, attachments, custom blocks)."""
     flags = _Flags()
-    out = dict(message)
-    for key in _DROPPED_FIELDS:
-        if key in out:
-            del out[key]
+    out: dict[str, Any] = {}
+    for key, value in message.items():
+        if key in _DROPPED_FIELDS or key in _SIGNATURES:
             flags.truncated = True
-    content = out.get("content")
-    if isinstance(content, str):
-        out["content"] = _text(content, redactor, flags)
-    elif isinstance(content, list):
-        out["content"] = [sanitize_block(b, redactor, flags) for b in content]
-    for key in _TEXT_FIELDS:
-        if isinstance(out.get(key), str):
-            out[key] = _text(out[key], redactor, flags)
-    for key in _DEEP_FIELDS:
-        if key in out:
-            out[key] = _deep(out[key], redactor, flags)
+            continue
+        out[_text(key, redactor, flags)] = _deep(value, redactor, flags)
     return Sanitized(out, flags.truncated, flags.redacted)
 
 
@@ -179,21 +163,19 @@ def json_bytes(value: Any) -> int:
     try:
         return len(text.encode("utf-8"))
     except UnicodeEncodeError:
-        lone = len(_LONE_SURROGATE.findall(text))
+        lone = len(wellformed.LONE.findall(text))
         return len(text.encode("utf-8", "surrogatepass")) + 3 * lone
 
 
 def well_formed(value: Any) -> tuple[Any, int]:
-    """(value, its JSON bytes), lone surrogates (from ``\\ud800`` escapes in a line) replaced by
-    U+FFFD so the output can be encoded; one serialisation serves both."""
-    text = dumps(value)
-    if text.isascii():
-        return value, len(text)
+    """(value, its JSON bytes), made writable by wellformed.value when it has to be: lone
+    surrogates become U+FFFD, NaN and ±Infinity null; one serialisation serves both."""
     try:
-        return value, len(text.encode("utf-8"))
-    except UnicodeEncodeError:
-        text = _LONE_SURROGATE.sub("\ufffd", text)
-        return json.loads(text), len(text.encode("utf-8"))
+        text = json.dumps(value, ensure_ascii=False, separators=(",", ":"), allow_nan=False)
+        return value, len(text) if text.isascii() else len(text.encode("utf-8"))
+    except ValueError:  # a non-finite number, or a lone surrogate (UnicodeEncodeError)
+        clean = wellformed.value(value)
+        return clean, len(dumps(clean).encode("utf-8"))
 
 
 def array_bytes(sizes: Sequence[int]) -> int:

@@ -51,7 +51,7 @@ CREATE TABLE events (
     line_no       INTEGER NOT NULL,      -- 1-based line number in the file
     entry_id      TEXT,                  -- entry id (v1: assigned in order)
     parent_id     TEXT,
-    flags         INTEGER NOT NULL DEFAULT 0,  -- transcript.FLAG_*: parentId absent, side append
+    flags         INTEGER NOT NULL DEFAULT 0,  -- tree.FLAG_*: no parentId, side, on no tree
     target_id     TEXT,                  -- leaf control target
     type          TEXT,
     role          TEXT,
@@ -95,10 +95,22 @@ CREATE TABLE index_state (
     updated_at    INTEGER NOT NULL
 );
 
--- Each transcript's active branch as `history` reads it: marshal'd ([(seq, entry_id, role,
--- ts) of its messages], [ids of its other entries]). Kept by writers (reconcile's publish, a
--- leaf-extending append); current while (revision, next_seq) equal the transcript's, else
--- readers walk the tree (branch.py).
+-- Transcripts whose planning or indexing raised, and against what: they are not retried
+-- while (revision, next_seq) and the fingerprint (redaction rules + tool version) are the
+-- same (stale.py), so one poison transcript is reported by `status`, never retried forever.
+CREATE TABLE index_failures (
+    transcript_id INTEGER PRIMARY KEY REFERENCES transcripts(transcript_id) ON DELETE CASCADE,
+    revision      INTEGER NOT NULL,      -- the transcript as it was when it failed
+    next_seq      INTEGER NOT NULL,
+    fingerprint   TEXT NOT NULL,         -- stale.failure_key: redaction rules + tool version
+    error         TEXT NOT NULL,         -- redacted, one line
+    failed_at     INTEGER NOT NULL
+);
+
+-- Each transcript's active branch as `history` reads it: marshal'd columns of its messages
+-- (seq, entry_id, role, ts), the ids of its other entries and its flat mode (branchstore.py).
+-- Kept by writers (reconcile's publish, an append that provably extends it); current while
+-- (revision, next_seq) equal the transcript's, else readers walk the tree (tree.py).
 CREATE TABLE branches (
     transcript_id INTEGER PRIMARY KEY REFERENCES transcripts(transcript_id) ON DELETE CASCADE,
     revision      INTEGER NOT NULL,

@@ -8,7 +8,6 @@ redacted again on the way out (the index holds redacted text already) and cut af
 from __future__ import annotations
 
 import json
-import re
 import sqlite3
 from collections.abc import Sequence
 from typing import Any, NamedTuple
@@ -17,12 +16,14 @@ from . import query, rankfork, recache
 from .db import transaction
 from .models import Hit
 from .redact import Redactor, safe_cut
+from .sanitize import json_bytes
+from .snippets import CLOSE as _CLOSE
+from .snippets import OPEN as _OPEN
+from .snippets import Snippets, cjk_snippet
 
-SNIPPET_CHARS = 300
+SNIPPET_UNITS = 300  # UTF-16 code units, as upstream counts
 MAX_RESULT_BYTES = 32768
-_OPEN, _CLOSE = "\x02", "\x03"
 _MARKS = recache.compile("[\x02\x03]")
-_CJK_CONTEXT = (30, 90)  # characters before and after the first CJK match
 _CANDIDATES = 64  # first candidate batch for relevance order (grows x8 while inexact)
 
 
@@ -88,16 +89,11 @@ def _recent(
 ) -> list[tuple[Any, ...]]:
     """Newest first: every match is joined and filtered, then sorted by time."""
     table, expr = _base(plan)
-    snip = (
-        f"snippet(index_fts, 0, '{_OPEN}', '{_CLOSE}', ' … ', 48)"
-        if table == "index_fts"
-        else "NULL"
-    )
     where, params = _filters(f, fp)
     also, aparams = _also(plan, table, "r.row_id")
     sql = (
         f"SELECT t.session_key, t.session_id, r.message_id, r.role, r.ts, bm25({table}),"
-        f" {snip}, r.text FROM {table} JOIN index_rows r ON r.row_id = {table}.rowid{_JOINS}"
+        f" r.row_id FROM {table} JOIN index_rows r ON r.row_id = {table}.rowid{_JOINS}"
         f" WHERE {table} MATCH ?{also} AND {' AND '.join(where)}"
         " ORDER BY r.ts DESC, t.session_key, r.message_id LIMIT ?"
     )
@@ -169,7 +165,7 @@ def _relevant(
         upper = None  # the child ranked the first k only
         ranks = {c[0]: c[1] for c in cands}
         rows = conn.execute(
-            "SELECT r.row_id, t.session_key, t.session_id, r.message_id, r.role, r.ts, r.text"
+            "SELECT r.row_id, t.session_key, t.session_id, r.message_id, r.role, r.ts"
             f" FROM index_rows r{_JOINS} WHERE r.row_id IN (SELECT value FROM json_each(?))"
             f" AND {' AND '.join(where)}",
             [json.dumps(list(ranks)), *params],
@@ -181,18 +177,7 @@ def _relevant(
         if exhausted or (len(top) == limit + 1 and ranks[top[-1][0]] < cands[-1][1]):
             break
         k *= 8
-    out = []
-    for r in top:
-        snip = None
-        if table == "index_fts":  # snippets for the few rows shown, not for every match
-            got = conn.execute(
-                "SELECT snippet(index_fts, 0, ?, ?, ' … ', 48) FROM index_fts"
-                " WHERE index_fts MATCH ? AND rowid = ?",
-                (_OPEN, _CLOSE, expr, r[0]),
-            ).fetchone()
-            snip = got[0] if got else None
-        out.append((r[1], r[2], r[3], r[4], r[5], ranks[r[0]], snip, r[6]))
-    return out
+    return [(r[1], r[2], r[3], r[4], r[5], ranks[r[0]], r[0]) for r in top]
 
 
 def run(
@@ -203,7 +188,7 @@ def run(
     *,
     limit: int,
     order: str = "relevance",
-    snippet_chars: int = SNIPPET_CHARS,
+    snippet_units: int = SNIPPET_UNITS,
     max_bytes: int | None = MAX_RESULT_BYTES,
 ) -> tuple[list[Hit], bool]:
     """(hits, truncated). Fetches limit+1 rows to know whether more exist."""
@@ -221,30 +206,67 @@ def run(
                 rows = _recent(conn, plan, filters, fp, limit)
             else:
                 rows = _relevant(conn, plan, filters, fp, limit, upper)
+            # Texts and snippets only for the rows shown, in the same snapshot: one message
+            # may be megabytes long.
+            texts = _texts(conn, rows[:limit])
+            snips = _snippets(conn, plan, rows[:limit], texts)
     finally:
         if upper is not None:
             upper.close()
     truncated = len(rows) > limit
-    hits = [_hit(r, plan, redactor, snippet_chars) for r in rows[:limit]]
+    shown = zip(rows[:limit], texts, snips, strict=True)
+    hits = [_hit(r, text, snip, plan, redactor, snippet_units) for r, text, snip in shown]
     if max_bytes is not None:
         hits, cut = cap_bytes(hits, max_bytes)
         truncated = truncated or cut
     return hits, truncated
 
 
+def _texts(conn: sqlite3.Connection, rows: Sequence[tuple[Any, ...]]) -> list[str]:
+    ids = [r[6] for r in rows]
+    got = dict(
+        conn.execute(
+            "SELECT row_id, text FROM index_rows WHERE row_id IN (SELECT value FROM json_each(?))",
+            (json.dumps(ids),),
+        ).fetchall()
+    )
+    return [got[i] for i in ids]
+
+
+def _snippets(
+    conn: sqlite3.Connection, plan: query.Plan, rows: Sequence[tuple[Any, ...]], texts: list[str]
+) -> list[str | None]:
+    """FTS5 snippets (snippets.py) of the rows shown; None where the CJK window serves."""
+    if plan.primary is None:
+        return [None] * len(rows)
+    snips = Snippets(conn)
+    try:
+        return [snips.primary(plan.primary, r[6], t) for r, t in zip(rows, texts, strict=True)]
+    finally:
+        snips.close()
+
+
 def cap_bytes(hits: list[Hit], max_bytes: int) -> tuple[list[Hit], bool]:
-    """Upstream's count: '[' and ']', the commas, each item's UTF-8 JSON."""
+    """Upstream's count: '[' and ']', the commas, each item's UTF-8 compact JSON (as
+    ``JSON.stringify`` writes it)."""
     total = 2
     for i, h in enumerate(hits):
-        size = len(json.dumps(h.to_json(), ensure_ascii=False).encode("utf-8")) + (1 if i else 0)
+        size = json_bytes(h.to_json()) + (1 if i else 0)
         if total + size > max_bytes:
             return hits[:i], True
         total += size
     return hits, False
 
 
-def _hit(row: tuple[Any, ...], plan: query.Plan, redactor: Redactor, limit: int) -> Hit:
-    key, sid, mid, role, ts, rank, snip, text = tuple(row)
+def _hit(
+    row: tuple[Any, ...],
+    text: str,
+    snip: str | None,
+    plan: query.Plan,
+    redactor: Redactor,
+    limit: int,
+) -> Hit:
+    key, sid, mid, role, ts, rank, _rowid = tuple(row)
     if snip is None:
         snip = cjk_snippet(text, plan.cjk_terms)
     plain = _MARKS.sub("", snip)
@@ -269,15 +291,3 @@ def _marked_spans(snip: str) -> tuple[tuple[int, int], ...]:
         else:
             out_pos += 1
     return tuple(spans)
-
-
-def cjk_snippet(text: str, terms: Sequence[str]) -> str:
-    """A window of characters around the first CJK match, with markers on every match."""
-    low = text.casefold()
-    first = min((p for t in terms if (p := low.find(t.casefold())) >= 0), default=0)
-    before, after = _CJK_CONTEXT
-    start, end = max(0, first - before), min(len(text), first + after)
-    window = text[start:end]
-    for t in sorted(set(terms), key=len, reverse=True):
-        window = re.sub(re.escape(t), lambda m: _OPEN + m.group() + _CLOSE, window, flags=re.I)
-    return ("… " if start else "") + window + (" …" if end < len(text) else "")

@@ -2,7 +2,6 @@
 
 from __future__ import annotations
 
-import json
 import os
 import re
 from collections.abc import Iterator
@@ -10,7 +9,9 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
+from . import regular, wellformed
 from .reports import Issue
+from .transcript import MAX_MS, MIN_MS
 
 SESSION_ID_RE = re.compile(r"^[a-z0-9][a-z0-9._-]{0,127}$", re.IGNORECASE)
 _RESET = re.compile(r"^(?P<id>.+)\.jsonl\.reset\.(?P<ts>.+)$")
@@ -81,11 +82,15 @@ class SessionsDir:
 def read_store(sdir: SessionsDir) -> None:
     """Parse sessions.json into entries; problems become issues, never exceptions."""
     store = sdir.path / "sessions.json"
-    if not store.exists():
-        return
     try:
-        data = json.loads(store.read_bytes().decode("utf-8"))
-    except (OSError, UnicodeDecodeError, json.JSONDecodeError, RecursionError) as exc:
+        with regular.open_regular(store) as f:
+            data = wellformed.loads(f.read().decode("utf-8"))
+    except FileNotFoundError:
+        return
+    except regular.NotRegular as exc:
+        sdir.issues.append(exc.issue())
+        return
+    except (OSError, ValueError, RecursionError) as exc:  # ValueError: bad UTF-8 or JSON
         sdir.issues.append(Issue("store_invalid", f"cannot read session store: {exc}", str(store)))
         return
     if not isinstance(data, dict):
@@ -99,7 +104,19 @@ def read_store(sdir: SessionsDir) -> None:
             )
             continue
         sid = str(entry["sessionId"])
+        if entry.get("updatedAt") is not None and valid_updated_at(entry["updatedAt"]) is None:
+            sdir.issues.append(Issue("timestamp_invalid", "store entry updatedAt is not a usable"
+                                     " time (epoch ms); stored without one", str(store), None,
+                                     key))  # fmt: skip
         sdir.entries.append(StoreEntry(key, sid, entry, _resolve_file(sdir, key, sid, entry)))
+
+
+def valid_updated_at(value: Any) -> int | None:
+    """A store entry's updatedAt (epoch ms) when it is a number in range, else None (NaN,
+    1e20, a 20-digit integer: SQLite stores 64-bit integers only)."""
+    if isinstance(value, bool) or not isinstance(value, int | float):
+        return None
+    return int(value) if MIN_MS <= value <= MAX_MS else None
 
 
 def _resolve_file(sdir: SessionsDir, key: str, sid: str, entry: dict[str, Any]) -> Path | None:
@@ -112,7 +129,9 @@ def _resolve_file(sdir: SessionsDir, key: str, sid: str, entry: dict[str, Any]) 
     posix = declared.replace("\\", "/")
     candidate = Path(posix)
     if not candidate.is_absolute() and not re.match(r"^[A-Za-z]:/", posix):
-        resolved = (sdir.path / candidate).resolve()
+        resolved = safe_resolve(sdir.path / candidate)
+        if resolved is None:  # a symlink loop: reported when the dir is scanned
+            return sdir.path / candidate
         if inside(resolved, base):
             return resolved
     else:
@@ -133,10 +152,32 @@ def _resolve_file(sdir: SessionsDir, key: str, sid: str, entry: dict[str, Any]) 
     return default if default.exists() else None
 
 
+def safe_resolve(path: Path) -> Path | None:
+    """path with symlinks resolved; None for a symlink loop (pathlib raises RuntimeError)."""
+    try:
+        return path.resolve()
+    except (RuntimeError, OSError):
+        return None
+
+
 def inside(path: Path, directory: Path) -> bool:
-    """Does path (symlinks resolved) stay inside directory?"""
-    base, resolved = directory.resolve(), path.resolve()
-    return resolved.parent == base or base in resolved.parents
+    """Does path (symlinks resolved) stay inside directory? A symlink loop does not."""
+    base, resolved = directory.resolve(), safe_resolve(path)
+    return resolved is not None and (resolved.parent == base or base in resolved.parents)
+
+
+def unreadable(path: Path, exc: OSError) -> Issue:
+    """A directory that cannot be listed: its transcripts are not imported this run."""
+    return Issue("dir_unreadable", f"cannot read directory: {exc.strerror or exc}", str(path))
+
+
+def _is_dir(path: Path, issues: list[Issue] | None) -> bool:
+    try:
+        return path.is_dir()
+    except OSError as exc:  # the parent cannot be searched (permissions)
+        if issues is not None:
+            issues.append(unreadable(path.parent, exc))
+        return False
 
 
 def infer_agent(path: Path, default: str) -> str:
@@ -147,31 +188,45 @@ def infer_agent(path: Path, default: str) -> str:
 
 
 def _has_transcripts(path: Path) -> bool:
+    """Named like a transcript, whatever it is: one that is not a file is then reported."""
     try:
         with os.scandir(path) as it:
             for e in it:
-                if e.is_file() and (e.name == "sessions.json" or ".jsonl" in e.name):
+                if e.name == "sessions.json" or ".jsonl" in e.name:
                     return True
     except OSError:
         return False
     return False
 
 
-def discover(source: Path, default_agent: str) -> Iterator[tuple[str, Path]]:
-    """(agent, sessions dir) pairs under a state root, a sessions dir or any folder."""
-    if (source / "agents").is_dir():
-        for agent in sorted((source / "agents").iterdir()):
-            if (agent / "sessions").is_dir():
+def discover(
+    source: Path, default_agent: str, issues: list[Issue] | None = None
+) -> Iterator[tuple[str, Path]]:
+    """(agent, sessions dir) pairs under a state root, a sessions dir or any folder.
+    Directories that cannot be read are added to ``issues`` and skipped."""
+    problems: list[Issue] = [] if issues is None else issues
+    if _is_dir(source / "agents", problems):
+        try:
+            agents = sorted((source / "agents").iterdir())
+        except OSError as exc:
+            problems.append(unreadable(source / "agents", exc))
+            return
+        for agent in agents:
+            if _is_dir(agent / "sessions", problems):
                 yield agent.name.lower(), agent / "sessions"
         return
     if _has_transcripts(source):
         yield infer_agent(source, default_agent), source
-    for dirpath, dirnames, _ in os.walk(source, followlinks=False):
+
+    def walk_error(exc: OSError) -> None:
+        problems.append(unreadable(Path(exc.filename or source), exc))
+
+    for dirpath, dirnames, _ in os.walk(source, followlinks=False, onerror=walk_error):
         dirnames.sort()
         for d in list(dirnames):
             sub = Path(dirpath) / d
-            if (sub / "agents").is_dir():
+            if _is_dir(sub / "agents", None):  # an unreadable sub: os.walk reports it
                 dirnames.remove(d)
-                yield from discover(sub, default_agent)
+                yield from discover(sub, default_agent, problems)
             elif _has_transcripts(sub):
                 yield infer_agent(sub, default_agent), sub

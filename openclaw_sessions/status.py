@@ -9,7 +9,7 @@ from typing import Any
 from . import db, paths, workers
 from .errors import ExitCode
 from .redact import Redactor
-from .stale import STALE_FROM, STALE_WHERE
+from .stale import STALE_FROM, STALE_WHERE, failures, params
 
 _TOKENIZER = "unicode61 remove_diacritics 2"
 _INDEX_TABLES = {
@@ -49,9 +49,13 @@ def agent_status(root: Path, agent: str, redactor: Redactor) -> dict[str, Any]:
             "SELECT count(*) AS pending, sum(s.needs_rebuild != 0) AS dirty,"
             f" min(coalesce(s.updated_at, t.imported_at)) AS oldest FROM {STALE_FROM}"
             f" WHERE {STALE_WHERE}",
-            (fp,),
+            params(fp),
         ).fetchone()
-        mismatched = _one(conn, "SELECT count(*) FROM index_state WHERE redaction_fp != ?", fp)
+        # Indexed under other rules; '' is a transcript that was never indexed at all.
+        mismatched = _one(
+            conn, "SELECT count(*) FROM index_state WHERE redaction_fp NOT IN ('', ?)", fp
+        )
+        failed = failures(conn, fp)
         st: dict[str, Any] = {
             "agentId": agent,
             "database": str(path),
@@ -72,6 +76,19 @@ def agent_status(root: Path, agent: str, redactor: Redactor) -> dict[str, Any]:
             "lastReconcileAt": _meta(conn, "last_reconcile_at"),
             "databaseBytes": _db_bytes(path),
             "malformedLines": _one(conn, "SELECT count(*) FROM quarantine"),
+            "vanishedTranscripts": _one(
+                conn, "SELECT count(*) FROM transcripts WHERE kind = 'vanished'"
+            ),
+            "failedSessions": len(failed),
+            "failures": [
+                {
+                    "sessionKey": f.session_key,
+                    "path": f.path,
+                    "error": f.error,
+                    "failedAt": f.failed_at,
+                }
+                for f in failed
+            ],
             "redactionFingerprint": fp,
             "redactionCurrent": not mismatched,
             "indexes": _index_sizes(conn),
@@ -100,10 +117,24 @@ def verdict(st: dict[str, Any]) -> tuple[str, int]:
             f"{n} session{'s' if n != 1 else ''} pending{why}: run `openclaw-sessions reindex`",
             int(ExitCode.PROBLEMS),
         )
+    if st["failedSessions"]:
+        n = st["failedSessions"]
+        return (
+            f"{n} session{'s' if n != 1 else ''} could not be indexed (see `status --json`"
+            " failures); retried when the transcript or the redaction rules change",
+            int(ExitCode.PROBLEMS),
+        )
     if st["malformedLines"]:
         return (
             f"{st['malformedLines']} malformed line(s) kept in quarantine: see "
             "`openclaw-sessions import --json` issues",
+            int(ExitCode.PROBLEMS),
+        )
+    if st["vanishedTranscripts"]:
+        n = st["vanishedTranscripts"]
+        files = "transcripts kept after their files" if n != 1 else "transcript kept after its file"
+        return (
+            f"{n} {files} vanished without an archive: see `openclaw-sessions import --json`",
             int(ExitCode.PROBLEMS),
         )
     if st["indexing"]:

@@ -1,4 +1,4 @@
-"""Transcript lines → entries, the entry tree and the active branch (pure: no I/O)."""
+"""Transcript lines → entries (pure: no I/O). The tree and its active branch: tree.py."""
 
 from __future__ import annotations
 
@@ -7,8 +7,11 @@ from collections.abc import Iterable, Sequence
 from datetime import datetime
 from typing import Any, NamedTuple
 
-FLAG_NO_PARENT = 1  # the line had no parentId key: it continues from the current leaf
-FLAG_SIDE = 2  # appendMode "side": stored, but does not move the leaf
+from . import tree
+from .tree import FLAG_NO_PARENT as FLAG_NO_PARENT
+from .tree import FLAG_NOT_NODE as FLAG_NOT_NODE
+from .tree import FLAG_SIDE as FLAG_SIDE
+from .wellformed import json_text
 
 
 class Entry(NamedTuple):
@@ -25,6 +28,7 @@ class Entry(NamedTuple):
     role: str | None
     ts: int | None
     target_id: str | None = None
+    control: dict[str, Any] | None = None  # the whole line, for `leaf` and `reset` lines
 
     @property
     def is_header(self) -> bool:
@@ -40,10 +44,10 @@ _SPACE = " \t\r\n"
 
 
 def parse_line(text: str) -> dict[str, Any]:
-    body = text.lstrip(_SPACE)
+    body = json_text(text.lstrip(_SPACE))  # lone surrogate escapes → U+FFFD in the values
     try:
         obj, end = _raw_decode(body)
-    except (json.JSONDecodeError, RecursionError) as exc:
+    except (ValueError, RecursionError) as exc:  # ValueError: also an int of 4300+ digits
         raise LineError(f"invalid JSON: {exc}") from None
     if end != len(body) and body[end:].strip(_SPACE):
         raise LineError("invalid JSON: extra data after the value")
@@ -52,19 +56,40 @@ def parse_line(text: str) -> dict[str, Any]:
     return obj
 
 
+# Usable times: 1970-01-01 to 9999-12-31 (epoch ms). Anything else (NaN, ±Infinity, 1e20, a
+# 20-digit integer, year 1) is treated as missing: SQLite holds at most 64-bit integers and
+# datetime only years 1 to 9999.
+MIN_MS, MAX_MS = 0, 253_402_300_799_999
+
+
 def to_epoch_ms(value: Any) -> int | None:
-    """ISO-8601 string or epoch (s or ms) → epoch ms; None when unusable."""
+    """ISO-8601 string or epoch (s or ms) → epoch ms; None when unusable or out of range."""
     if value.__class__ is str:  # the common case first: this runs for every imported line
         if not value:
             return None
         try:
-            return int(datetime.fromisoformat(value).timestamp() * 1000)  # 3.11 reads "Z"
-        except ValueError:
+            ms = int(datetime.fromisoformat(value).timestamp() * 1000)  # 3.11 reads "Z"
+        except (ValueError, OverflowError, OSError):
             return None
+        return ms if MIN_MS <= ms <= MAX_MS else None
     if isinstance(value, bool) or not isinstance(value, int | float):
         return None
-    v = float(value)
-    return int(v if v > 1e11 else v * 1000)
+    try:
+        v = float(value)
+    except OverflowError:  # an integer beyond any float
+        return None
+    f = v if v > 1e11 else v * 1000
+    return int(f) if MIN_MS <= f <= MAX_MS else None  # NaN compares false: None
+
+
+def bad_time(obj: dict[str, Any]) -> Any:
+    """The first timestamp of a line (its own, else its message's) that is present but
+    unusable, or None. Asked only when the line got no time, so it costs nothing usually."""
+    msg = obj.get("message")
+    for v in (obj.get("timestamp"), msg.get("timestamp") if isinstance(msg, dict) else None):
+        if v is not None and to_epoch_ms(v) is None:
+            return v
+    return None
 
 
 def header_version(obj: dict[str, Any]) -> int | None:
@@ -87,10 +112,17 @@ def make_entry(obj: dict[str, Any], seq: int, *, legacy: bool) -> Entry:
     if etype.__class__ is not str:
         etype = None
     raw_id = get("id")
-    entry_id = raw_id if raw_id.__class__ is str and raw_id else None
+    entry_id = raw_id if tree.non_blank(raw_id) else None
     parent = get("parentId", _MISSING)
-    flags = FLAG_NO_PARENT if parent is _MISSING else 0
-    parent_id = parent if parent.__class__ is str and parent else None
+    parent_id = None
+    if parent is _MISSING:
+        flags = FLAG_NO_PARENT
+    elif parent is None:
+        flags = 0
+    elif tree.non_blank(parent):
+        flags, parent_id = 0, parent
+    else:
+        flags = FLAG_NOT_NODE  # upstream puts a line with such a parentId on no tree
     if etype == "session":
         entry_id, parent_id, flags = None, None, 0
     elif legacy and entry_id is None:
@@ -111,63 +143,22 @@ def make_entry(obj: dict[str, Any], seq: int, *, legacy: bool) -> Entry:
         role=role,
         ts=to_epoch_ms(get("timestamp")),
         target_id=target if isinstance(target, str) else None,
+        control=obj if etype == "leaf" or etype == "reset" else None,
     )
 
 
-class TreeState:
-    """Incremental tree: parents by id and the current leaf, fed entries in seq order."""
+def tree_row(e: Entry) -> tree.EventRow:
+    """The tree's view of an entry (the columns of its stored event)."""
+    return (e.seq, e.entry_id, e.parent_id, e.flags, e.type, e.control, e.role, e.ts)
 
-    __slots__ = ("parents", "seqs", "leaf")
 
-    def __init__(
-        self, parents: dict[str, str | None], seqs: dict[str, int], leaf: str | None = None
-    ) -> None:
-        self.parents = parents
-        self.seqs = seqs
-        self.leaf = leaf
-
-    @classmethod
-    def empty(cls) -> TreeState:
-        return cls({}, {})
-
-    def feed(self, e: Entry) -> bool:
-        """Apply one entry; True when it moved the leaf along a plain extension."""
-        if e.type == "leaf":
-            if e.target_id is not None and e.target_id in self.parents:
-                self.leaf = e.target_id
-            return False
-        if e.entry_id is None:
-            return False
-        parent = self.leaf if e.flags & FLAG_NO_PARENT else e.parent_id
-        self.parents[e.entry_id] = parent
-        self.seqs[e.entry_id] = e.seq
-        if e.flags & FLAG_SIDE:
-            return False
-        extends = parent == self.leaf
-        self.leaf = e.entry_id
-        return extends
-
-    def active_path(self) -> list[str]:
-        """Entry ids root → leaf; a cycle gives an empty path, a missing parent ends it."""
-        path: list[str] = []
-        seen: set[str] = set()
-        node = self.leaf
-        while node is not None and node in self.parents:
-            if node in seen:
-                return []
-            seen.add(node)
-            path.append(node)
-            node = self.parents[node]
-        path.reverse()
-        return path
+def walk(entries: Iterable[Entry]) -> tree.Walk:
+    return tree.walk(map(tree_row, entries))
 
 
 def active_seqs(entries: Iterable[Entry]) -> list[int]:
-    """The seqs on the active branch, oldest first."""
-    tree = TreeState.empty()
-    for e in entries:
-        tree.feed(e)
-    return [tree.seqs[i] for i in tree.active_path()]
+    """The seqs of every line on the active branch, in order."""
+    return walk(entries).seqs
 
 
 def parse_entries(lines: Sequence[str]) -> list[Entry]:

@@ -31,14 +31,15 @@ own statement-long read, in slices, so a writer waits at most one slice.
 
 from __future__ import annotations
 
-import json
 import sqlite3
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
+from . import wellformed
 from .db import busy_timeout_ms, translate
 from .errors import UsageError
+from .regular import open_regular
 
 if TYPE_CHECKING:
     from .upstream_events import EventSource
@@ -50,7 +51,7 @@ _MAGIC = b"SQLite format 3\x00"
 
 def is_database_file(path: Path) -> bool:
     try:
-        with open(path, "rb") as f:
+        with open_regular(path) as f:  # never blocks on a FIFO
             return f.read(16) == _MAGIC
     except OSError:
         return False
@@ -284,8 +285,8 @@ def _camel(col: str) -> str:
 
 def _entry(raw: Any, session_id: Any) -> dict[str, Any]:
     try:
-        entry = json.loads(raw) if isinstance(raw, str) else {}
-    except (json.JSONDecodeError, RecursionError):
+        entry = wellformed.loads(raw) if isinstance(raw, str) else {}
+    except (ValueError, RecursionError):
         entry = {}
     entry = entry if isinstance(entry, dict) else {}
     entry.setdefault("sessionId", session_id)

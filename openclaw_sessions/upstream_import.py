@@ -15,7 +15,7 @@ from __future__ import annotations
 
 import os
 import sqlite3
-from collections.abc import Iterator
+from collections.abc import Callable, Iterator
 from dataclasses import dataclass, field
 from datetime import UTC, datetime
 from pathlib import Path
@@ -40,20 +40,33 @@ class Planned:
     generations: list[upstream.Generation] = field(default_factory=list)
 
 
+def _is(test: Callable[[], bool]) -> bool:
+    """A path test that is False when the path cannot be looked at (permissions): the sessions
+    dir scan (sources.discover) reports those directories."""
+    try:
+        return test()
+    except OSError:
+        return False
+
+
 def find_databases(source: Path) -> Iterator[tuple[str | None, Path]]:
     """(agent id, database) under a state root, an agent dir, or any folder of state roots."""
-    if (source / upstream.DB_NAME).is_file():
+    if _is((source / upstream.DB_NAME).is_file):
         yield None, source / upstream.DB_NAME
-    if (source / "agents").is_dir():
-        for agent in sorted((source / "agents").iterdir()):
+    if _is((source / "agents").is_dir):
+        try:
+            agents = sorted((source / "agents").iterdir())
+        except OSError:
+            return
+        for agent in agents:
             path = agent / "agent" / upstream.DB_NAME
-            if path.is_file():
+            if _is(path.is_file):
                 yield agent.name.lower(), path
         return
     for dirpath, dirnames, _ in os.walk(source, followlinks=False):
         dirnames.sort()
         for d in list(dirnames):
-            if (Path(dirpath) / d / "agents").is_dir():
+            if _is((Path(dirpath) / d / "agents").is_dir):
                 dirnames.remove(d)
                 yield from find_databases(Path(dirpath) / d)
 
@@ -74,11 +87,11 @@ def plan(root: Path, srcs: list[Path], agent: str, report: ImportReport) -> list
     seen: set[Path] = set()
     try:
         for src in srcs or [root]:
-            if src.is_file():
+            if _is(src.is_file):
                 found: list[tuple[str | None, Path]] = (
                     [(None, src)] if upstream.is_database_file(src) else [])  # fmt: skip
             else:
-                found = list(find_databases(src)) if src.is_dir() else []
+                found = list(find_databases(src)) if _is(src.is_dir) else []
             for agent_id, path in found:
                 if path.resolve() in seen:
                     continue

@@ -11,7 +11,7 @@ texts. Semantics follow upstream's ``createSessionVisibilityDecisionChecker``
 
 from __future__ import annotations
 
-from collections.abc import Iterable
+from collections.abc import Callable, Iterable
 from typing import NamedTuple
 
 from openclaw_sessions.errors import ForbiddenError, NotFoundError, UsageError
@@ -171,12 +171,20 @@ def resolve_session_key(
     *,
     current: str | None = None,
     main_key: str = DEFAULT_MAIN_KEY,
+    shown: Callable[[SessionRef], bool] | None = None,
+    hidden_ids_resolve: bool = True,
 ) -> str:
     """A user reference → canonical key (existence of full keys is not checked here).
 
     ``current`` → the caller's key (else the agent's main); ``main`` → that main key;
     ``agent:...`` → itself; a bare rest → ``agent:<id>:<rest>`` if stored, else a session
     id (keys first, like upstream). Unknown or ambiguous ids raise NotFoundError.
+
+    ``shown`` is what the caller may see: a session id resolves among those sessions first,
+    and an error lists only them. When none of the sessions with that id is shown, the id
+    still resolves (to one of them, for the caller's policy to deny, as upstream resolves ids
+    across the store) unless ``hidden_ids_resolve`` is false (a sandboxed caller's ids resolve
+    only among its own sessions, upstream's ``spawnedBy`` lookup).
     """
     text = raw.strip()
     if not text:
@@ -197,16 +205,21 @@ def resolve_session_key(
     candidate = f"agent:{agent}:{lower}"
     if candidate in keys:
         return candidate
-    matches = sorted({r.key for r in refs if r.session_id and r.session_id.lower() == lower})
+    named = [r for r in refs if r.session_id and r.session_id.lower() == lower]
+    seen = [r for r in named if shown(r)] if shown is not None else named
+    matches = sorted({r.key for r in seen})
     if len(matches) > 1:  # ids are per agent upstream; prefer the caller's agent
         matches = [k for k in matches if agent_of(k) == agent] or matches
     if len(matches) == 1:
         return matches[0]
-    if matches:
+    if matches:  # every key named here is one the caller may see
         raise NotFoundError(
             f"Session id {text} matches several sessions: {', '.join(matches)}",
             hint="pass the full session key instead",
         )
+    if named and hidden_ids_resolve:  # hidden only: the policy denies it, naming no key
+        owners = sorted({r.key for r in named})
+        return next((k for k in owners if agent_of(k) == agent), owners[0])
     if ":" in lower:  # key-shaped: let the policy decide forbidden vs not found
         return candidate
     raise _not_found(text)
@@ -221,7 +234,9 @@ def resolve_caller_key(
     session, so here "current" and "main" both name the agent's main session.
     """
     refs = tuple(sessions)
-    key = resolve_session_key(raw, agent_id, refs, main_key=main_key)
+    key = resolve_session_key(
+        raw, agent_id, refs, main_key=main_key, shown=lambda r: not is_incognito(r.key)
+    )
     parsed = parse_key(key)
     if key not in {r.key for r in refs} and not (parsed and parsed[1] == main_key):
         raise _not_found(raw.strip())
@@ -234,12 +249,15 @@ class Policy:
     def __init__(self, caller: Caller, sessions: Iterable[SessionRef]) -> None:
         caller.check_modes()
         self.caller = caller
-        self._sessions = tuple(sessions)
+        self._key = caller.key.strip().lower() if caller.key is not None else None
+        self._agent = caller.agent_id.strip().lower()
+        # An unscoped key (``global``, a legacy bare key) is only ever the caller's own
+        # agent's: another agent's cannot name its owner, so it is not in this snapshot at
+        # all (upstream lists unscoped keys from the requester's agent only).
+        self._sessions = tuple(r for r in sessions if self.owns_unscoped(r))
         self._by_key: dict[str, list[SessionRef]] = {}
         for ref in self._sessions:
             self._by_key.setdefault(ref.key, []).append(ref)
-        self._key = caller.key.strip().lower() if caller.key is not None else None
-        self._agent = caller.agent_id.strip().lower()
         self.visibility = effective_visibility(
             caller.visibility,
             sandboxed=caller.sandboxed,
@@ -260,6 +278,21 @@ class Policy:
     def _spawned_by_caller(self, ref: SessionRef) -> bool:
         # Upstream's gateway spawnedBy filter matches spawnedBy or parentSessionKey.
         return self._key in (_norm(ref.spawned_by), _norm(ref.parent_session_key))
+
+    def owns_unscoped(self, ref: SessionRef) -> bool:
+        """False for another agent's unscoped key (never visible, never resolved)."""
+        return parse_key(ref.key) is not None or ref.agent_id.strip().lower() == self._agent
+
+    @property
+    def agent(self) -> str:
+        """The agent whose store holds the caller's unscoped keys."""
+        return self._agent
+
+    def _id_candidate(self, ref: SessionRef) -> bool:
+        """A session a session id may name for this caller (see resolve_session_key)."""
+        if self.restrict_to_spawned:  # upstream resolves with spawnedBy: own children only
+            return ref.key.strip().lower() == self._key or self._spawned_by_caller(ref)
+        return self.visible(ref)
 
     def deny_reason(self, ref: SessionRef) -> str | None:
         """Why ``ref`` is hidden (upstream reason code), or None when visible."""
@@ -306,7 +339,7 @@ class Policy:
     def visible_keys(self, refs: Iterable[SessionRef] | None = None) -> list[str]:
         """Sorted visible keys (default: the whole snapshot), for the SQL filter."""
         pool = self._sessions if refs is None else refs
-        return sorted({ref.key for ref in pool if self.visible(ref)})
+        return sorted({r.key for r in pool if self.owns_unscoped(r) and self.visible(r)})
 
     def check_target(
         self, target_key: str, action: str = "history", shown: str | None = None
@@ -335,7 +368,13 @@ class Policy:
         """Resolve a user reference and check it; returns the canonical key."""
         try:
             key = resolve_session_key(
-                raw, self._agent, self._sessions, current=self._key, main_key=self.caller.main_key
+                raw,
+                self._agent,
+                self._sessions,
+                current=self._key,
+                main_key=self.caller.main_key,
+                shown=self._id_candidate,
+                hidden_ids_resolve=not self.restrict_to_spawned,
             )
         except NotFoundError:
             if not self.restrict_to_spawned:

@@ -85,6 +85,12 @@ class Session:
             self.leaf = eid
         return eid
 
+    def navigate(self, target: str | None, **extra: Any) -> str:
+        """A leaf control (upstream's navigation): the leaf moves to `target`."""
+        eid = self.add({"type": "leaf", "targetId": target, **extra})
+        self.leaf = target
+        return eid
+
     def user(self, text: str, **kw: Any) -> str:
         return self.add({"message": {"role": "user", "content": [{"type": "text", "text": text}]},
                          **kw.pop("extra", {})}, **kw)  # fmt: skip

@@ -84,8 +84,7 @@ def test_a_rewind_leaves_it_behind_until_the_next_reindex(tmp_path: Path, state:
     s = branchy(10)
     src = setup(tmp_path, s)
     fork = s.lines[3]["id"]
-    s.add({"type": "leaf", "targetId": fork}, parent=False)
-    s.leaf = fork
+    s.navigate(fork)
     s.user("new branch question")
     reimport(src, s)
     ((cached, walked),) = cached_and_walked(state)

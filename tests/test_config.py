@@ -31,7 +31,8 @@ def test_missing_file_gives_defaults(tmp_path: Path) -> None:
     config = load_config(tmp_path, NO_ENV)
     assert config == Config()
     assert config.visibility is None
-    assert not config.agent_to_agent_enabled and config.agent_to_agent_allow == ()
+    # Upstream 2026.9 (PR #136755): an omitted tools.agentToAgent.enabled means enabled.
+    assert config.agent_to_agent_enabled and config.agent_to_agent_allow == ()
     assert config.sandbox_visibility_default == "spawned"
     assert config.sandbox_visibility_for("anyone") == "spawned"
     assert config.redact_patterns == () and config.main_key == "main"

@@ -132,18 +132,21 @@ def test_option_tables_match_the_typer_commands() -> None:
 # Same output, same exit code
 
 
-WORDS = st.sampled_from(["deploy", "rollback", "the", "zz-no-such", "数据", "Ärger", "*", '"'])
+NOT_UTF8 = os.fsdecode(b"\xffkey")  # argv bytes that are not UTF-8
+HUGE = "99999999999999999999"
+WORDS = st.sampled_from(["deploy", "rollback", "the", "zz-no-such", "数据", "Ärger", "*", '"',
+                         NOT_UTF8])  # fmt: skip
 SEARCH_OPTS = st.fixed_dictionaries(
     {},
     optional={
-        "--limit": st.sampled_from(["1", "2", "10", "0", "26"]),
+        "--limit": st.sampled_from(["1", "2", "10", "0", "26", HUGE, "2147483648"]),
         "--role": st.sampled_from(["user", "assistant", "tool"]),
         "--order": st.sampled_from(["relevance", "recent", "sideways"]),
-        "--since": st.sampled_from(["30d", "2020-01-01", "nonsense"]),
-        "--session": st.sampled_from(["main", "agent:main:main", "nope"]),
+        "--since": st.sampled_from(["30d", "2020-01-01", "nonsense", NOT_UTF8, "99999999999d"]),
+        "--session": st.sampled_from(["main", "agent:main:main", "nope", NOT_UTF8]),
         "--prefix": st.just(None),
         "--explain": st.just(None),
-        "--max-bytes": st.sampled_from(["0", "200", "32768"]),
+        "--max-bytes": st.sampled_from(["0", "200", "32768", HUGE]),
         "--as": st.sampled_from(["main", "agent:main:main", "agent:ops:main", "nobody"]),
         "--visibility": st.sampled_from(["self", "tree", "agent", "all", "bad"]),
         "--agent": st.sampled_from(["main", "ops", "ghost", "../x"]),
@@ -173,9 +176,9 @@ def test_search_prints_and_exits_like_the_typer_command(
 HISTORY_OPTS = st.fixed_dictionaries(
     {},
     optional={
-        "--limit": st.sampled_from(["1", "3", "200", "0"]),
-        "--offset": st.sampled_from(["0", "2", "999"]),
-        "--around": st.sampled_from(["nope", "3c6ef363", "9e3779b1"]),
+        "--limit": st.sampled_from(["1", "3", "200", "0", HUGE]),
+        "--offset": st.sampled_from(["0", "2", "999", HUGE]),
+        "--around": st.sampled_from(["nope", "3c6ef363", "9e3779b1", NOT_UTF8]),
         "--session-id": st.sampled_from(["nope", "0b5c6f1e-1111-4a4a-9c9c-000000000001"]),
         "--include-tools": st.just(None),
         "--as": st.sampled_from(["main", "agent:ops:main", "nobody"]),
@@ -185,7 +188,8 @@ HISTORY_OPTS = st.fixed_dictionaries(
 
 
 @settings(max_examples=60, deadline=None, suppress_health_check=list(HealthCheck))
-@given(key=st.sampled_from(["main", "agent:main:main", "nope", "current"]), opts=HISTORY_OPTS)
+@given(key=st.sampled_from(["main", "agent:main:main", "nope", "current", NOT_UTF8]),
+       opts=HISTORY_OPTS)  # fmt: skip
 def test_history_prints_and_exits_like_the_typer_command(
     store: Path, key: str, opts: dict[str, str | None]
 ) -> None:
@@ -193,6 +197,42 @@ def test_history_prints_and_exits_like_the_typer_command(
     got = fast(argv)
     assert got[0] is not None, argv
     assert got == typer_path(argv), argv
+
+
+@pytest.mark.parametrize(
+    "argv",
+    [
+        ["search", "x", "--json", "--limit", HUGE], ["search", "x", "--jsonl", "-n", "2147483648"],
+        ["search", "x", "--json", "--max-bytes", HUGE], ["search", NOT_UTF8, "--json"],
+        ["search", "x", "--json", "--session", NOT_UTF8],
+        ["search", "x", "--json", "--as", NOT_UTF8],
+        ["history", NOT_UTF8, "--json"], ["history", "main", "--json", "--offset", HUGE],
+        ["history", "main", "--json", "--session-id", NOT_UTF8, "--around", "x"],
+    ],
+)  # fmt: skip
+def test_hostile_values_are_served_and_refused_alike(store: Path, argv: list[str]) -> None:
+    """The fast path takes these (plain digits, any text) and refuses them exactly as the
+    Typer app does: exit 2, the same one `error:` line."""
+    argv = [*argv, "--state-dir", str(store)]
+    got = fast(argv)
+    assert got[0] == 2 and got == typer_path(argv), argv
+    assert got[2].startswith("error: ") and got[2].count("\n") == 1
+
+
+@pytest.mark.parametrize(
+    "argv",
+    [
+        ["search", "x", "--json", "--limit", "-1"], ["search", "x", "--json", "--max-bytes", "-1"],
+        ["search", "x", "--json", "--since", ""], ["search", "x", "--json", "--since="],
+        ["history", "main", "--json", "--offset", "-5"], ["history", "main", "--json", "--as", ""],
+    ],
+)  # fmt: skip
+def test_negative_and_empty_values_are_left_to_typer_which_refuses_them(
+    store: Path, argv: list[str]
+) -> None:
+    assert fastpath.parse(argv) is None
+    code, _out, err = typer_path([*argv, "--state-dir", str(store)])
+    assert code == 2 and err.startswith("error: ") and err.count("\n") == 1, err
 
 
 def test_hits_are_not_vacuous(store: Path) -> None:

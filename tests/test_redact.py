@@ -17,7 +17,13 @@ from hypothesis import strategies as st
 
 from openclaw_sessions import redact as R
 from openclaw_sessions.errors import ConfigError
-from openclaw_sessions.redact import REDACTION_VERSION, Redacted, build_redactor, safe_cut
+from openclaw_sessions.redact import (
+    REDACTION_VERSION,
+    Redacted,
+    build_redactor,
+    safe_cut,
+    utf16_len,
+)
 
 RNG = random.Random(20240611)
 UP, LOW, DIG = "ABCDEFGHIJKLMNOPQRSTUVWXYZ", "abcdefghijklmnopqrstuvwxyz", "0123456789"
@@ -419,10 +425,10 @@ def _extends(ch: str) -> bool:
 def test_safe_cut_properties(case: tuple[str, int, list[tuple[int, int]]]) -> None:
     text, limit, spans = case
     out = safe_cut(text, limit, spans)
-    if len(text) <= limit:
+    if utf16_len(text) <= limit:
         assert out is text
         return
-    assert out.endswith("…") and len(out) <= limit + 1
+    assert out.endswith("…") and utf16_len(out) <= limit + 1  # UTF-16 units, as upstream
     head = out[:-1]
     cut = len(head)
     assert text.startswith(head)
@@ -443,6 +449,14 @@ def test_safe_cut_examples() -> None:
     assert red.text.startswith("token=zzzzzz…zzzz")
     assert safe_cut(red.text, 10, red.spans) == "token=…"
     assert safe_cut("abc", 0) == "…"
+
+
+@pytest.mark.parametrize("char", ["😀", "\U00020000", "\U00010400"])  # emoji, CJK B, Deseret
+def test_safe_cut_counts_utf16_units(char: str) -> None:
+    # Upstream caps snippets at 300 JavaScript string units: 150 astral characters.
+    assert safe_cut(char * 150, 300) == char * 150
+    assert safe_cut(char * 151, 300) == char * 150 + "…"
+    assert safe_cut("a" + char * 150, 300) == "a" + char * 149 + "…"
 
 
 def test_opaque_authorization_before_an_indented_line_is_masked() -> None:

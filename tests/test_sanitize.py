@@ -5,6 +5,7 @@ from __future__ import annotations
 import base64
 import copy
 import json
+import unicodedata
 from typing import Any
 
 import pytest
@@ -12,6 +13,7 @@ from hypothesis import given
 from hypothesis import strategies as st
 
 from openclaw_sessions import sanitize as S
+from openclaw_sessions.redact import cut_units
 
 
 class Upper:
@@ -33,18 +35,40 @@ def test_utf16_len_counts_astral_twice() -> None:
 
 
 def test_cut_never_splits_a_pair() -> None:
-    assert S.cut_utf16("ab" + EMOJI, 3) == "ab"
-    assert S.cut_utf16("ab" + EMOJI, 4) == "ab" + EMOJI
-    assert S.cut_utf16("abc", 0) == ""
+    assert cut_units("ab" + EMOJI, 3) == "ab"
+    assert cut_units("ab" + EMOJI, 4) == "ab" + EMOJI
+    assert cut_units("abc", 0) == ""
+    # A pair stored as two code points (a surrogate-escaped line) is not split either.
+    assert cut_units("a\ud83d\ude00b", 2) == "a"
 
 
 @given(st.text(max_size=60), st.integers(min_value=0, max_value=80))
-def test_cut_is_the_longest_fitting_prefix(text: str, units: int) -> None:
-    cut = S.cut_utf16(text, units)
+def test_cut_is_a_fitting_prefix_that_splits_nothing(text: str, units: int) -> None:
+    cut = cut_units(text, units)
     assert text.startswith(cut)
     assert S.utf16_len(cut) <= units
-    if len(cut) < len(text):
-        assert S.utf16_len(text[: len(cut) + 1]) > units
+    if S.utf16_len(text) <= units:
+        assert cut == text
+    elif cut:
+        assert not 0xD800 <= ord(cut[-1]) <= 0xDBFF
+        # it backs off only over what belongs to the cluster being cut (marks, joiners…)
+        assert S.utf16_len(text[: len(cut) + 1]) > units or unicodedata.category(
+            text[len(cut)]
+        ) in ("Mn", "Mc", "Me", "Cf", "So", "Cs") or text[len(cut) - 1] == "\u200d"
+
+
+ASTRAL = ["😀", "\U00020000", "\U00010400", "👩\u200d💻"]  # emoji, CJK ext. B, Deseret, ZWJ
+
+
+@pytest.mark.parametrize("char", ASTRAL)
+def test_text_cap_counts_units_on_astral_text(char: str) -> None:
+    text = char * 3000  # 6000+ units: over the 4000-unit cap although under 4000 characters
+    out, truncated, _ = S.cap_text(text, R)
+    assert truncated
+    body = out[: -len(S.TRUNCATED_SUFFIX)]
+    assert S.utf16_len(body) <= 4000 and text.startswith(body)
+    assert S.utf16_len(body) > 4000 - S.utf16_len(char)  # only the cluster that did not fit
+    assert len(body) % len(char) == 0  # never half a character or half a cluster
 
 
 @pytest.mark.parametrize(

@@ -81,17 +81,29 @@ def test_cross_agent_needs_all_enabled_and_allow(tmp_path: Path) -> None:
     build(tmp_path, "ops", {"agent:ops:main": {}}, {"agent:ops:main": ["crossword there"]})
     run_cli("import", "--state-dir", str(tmp_path), "--reindex")
     as_main = ["--as", "agent:main:main", "--visibility", "all"]
+    both = {"agent:main:main", "agent:ops:main"}
+
+    def config(a2a: dict) -> None:
+        (tmp_path / "openclaw.json").write_text(json.dumps({"tools": {"agentToAgent": a2a}}))
+
+    config({"enabled": False})
     _, out = search(tmp_path, "crossword", *as_main)
     assert {h["sessionKey"] for h in out["results"]} == {"agent:main:main"}
     r = run_cli("search", "crossword", "--json", "--state-dir", str(tmp_path), *as_main,
                 "--session", "agent:ops:main")  # fmt: skip
     assert r.exit_code == 2 and json_out(r)["status"] == "forbidden"
-    cfg = {"tools": {"agentToAgent": {"enabled": True, "allow": ["ma*", "ops"]}}}
-    (tmp_path / "openclaw.json").write_text(json.dumps(cfg))
+    assert json_out(r)["error"].startswith("Agent-to-agent search is disabled.")
+    # Upstream 2026.9 (PR #136755): `enabled` omitted, or no config at all, means enabled.
+    (tmp_path / "openclaw.json").unlink()
     _, out = search(tmp_path, "crossword", *as_main)
-    assert {h["sessionKey"] for h in out["results"]} == {"agent:main:main", "agent:ops:main"}
-    cfg["tools"]["agentToAgent"]["allow"] = ["main"]
-    (tmp_path / "openclaw.json").write_text(json.dumps(cfg))
+    assert {h["sessionKey"] for h in out["results"]} == both
+    # Cross-agent still needs visibility "all": the default (tree) keeps agents apart.
+    _, out = search(tmp_path, "crossword", "--as", "agent:main:main")
+    assert {h["sessionKey"] for h in out["results"]} == {"agent:main:main"}
+    config({"allow": ["ma*", "ops"]})
+    _, out = search(tmp_path, "crossword", *as_main)
+    assert {h["sessionKey"] for h in out["results"]} == both
+    config({"enabled": True, "allow": ["main"]})
     _, out = search(tmp_path, "crossword", *as_main)
     assert {h["sessionKey"] for h in out["results"]} == {"agent:main:main"}
 

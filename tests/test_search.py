@@ -170,7 +170,7 @@ def test_rewind_hides_old_branch_at_once(tmp_path: Path, state: Path) -> None:
     s.write(sdir(src) / "rw-1.jsonl")
     run_cli("import", str(src), "--reindex")
     assert search("oldbranchword")[0] == 0
-    s.add({"type": "leaf", "targetId": root}, parent=False)
+    s.navigate(root)
     s.assistant("newbranchword answer", parent=root)
     s.write(sdir(src) / "rw-1.jsonl")
     run_cli("import", str(src))
@@ -279,10 +279,18 @@ def test_byte_cap_counts_like_upstream(tmp_path: Path) -> None:
     many(tmp_path / "src", 80)
     run_cli("import", str(tmp_path / "src"), "--reindex")
     _, out = search("common", "--limit", "200", "--max-bytes", "4000")
-    size = len(json.dumps(out["results"], ensure_ascii=False, separators=(",", ":")).encode())
-    assert out["truncated"] is True and len(out["results"]) < 160
-    items = sum(len(json.dumps(h, ensure_ascii=False).encode()) for h in out["results"])
-    assert items + 2 + len(out["results"]) - 1 <= 4000 and size > 0
+
+    def compact(value: object) -> int:  # JSON.stringify's bytes, as upstream counts them
+        return len(json.dumps(value, ensure_ascii=False, separators=(",", ":")).encode())
+
+    assert out["truncated"] is True and 0 < len(out["results"]) < 160
+    size = compact(out["results"])
+    assert size <= 4000
+    # Exact: the next result (the uncapped list's) would have overflowed.
+    _, whole = search("common", "--limit", "200", "--max-bytes", "0")
+    kept = len(out["results"])
+    assert whole["results"][:kept] == out["results"]
+    assert size + 1 + compact(whole["results"][kept]) > 4000
 
 
 def test_jsonl_and_table_output(tmp_path: Path) -> None:

@@ -40,8 +40,9 @@ def test_rewind_new_branch_abandons_old() -> None:
 
 def test_leaf_control_moves_leaf_and_unknown_target_ignored() -> None:
     objs = [HDR, msg("a", None), msg("b", "a"), msg("c", "b")]
-    assert active(*objs, {"type": "leaf", "id": "l1", "targetId": "a"}) == [1]
-    assert active(*objs, {"type": "leaf", "id": "l1", "targetId": "zzz"}) == [1, 2, 3]
+    assert active(*objs, {"type": "leaf", "id": "l1", "parentId": "c", "targetId": "a"}) == [1]
+    dangling = {"type": "leaf", "id": "l1", "parentId": "c", "targetId": "zzz"}
+    assert active(*objs, dangling) == [1, 2, 3]
 
 
 def test_side_append_does_not_move_leaf() -> None:

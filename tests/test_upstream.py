@@ -17,6 +17,7 @@ from collections import Counter
 from pathlib import Path
 
 import pytest
+import tree_cases as tc
 import upstream_fixture as uf
 import zstandard
 from conftest import Session, json_out, run_cli, write_store
@@ -574,9 +575,22 @@ def test_equivalence_on_generated_transcripts(tmp_path: Path) -> None:
             s.assistant(f"Antwort {j} " + "долгий ответ " * (40 * (j % 3)))
         if k % 2:  # a regeneration branch and a rewind: only the active branch is searchable
             s.user("abandoned branch question", parent=s.lines[3]["id"])
-            s.add({"type": "leaf", "targetId": s.lines[-2]["id"]}, parent=False)
+            s.navigate(s.lines[-2]["id"])
         texts[f"gen-{k}"] = s.text()
     _equivalent(tmp_path, texts, compress_over=512)
+
+
+def test_equivalence_on_upstream_tree_cases(tmp_path: Path) -> None:
+    """Every case of upstream's transcript tree (leaf and reset controls are SQLite-era
+    entries: the database path meets them first) gives the same, expected, branch both ways."""
+    names = sorted(tc.CASES)
+    texts = {f"tree-{i:02d}": tc.text(case) for i, case in enumerate(names)}
+    _equivalent(tmp_path, texts)
+    got: dict[str, list[str]] = {}
+    for name, _seq, mid, _role, _text in index_dump(tmp_path / "state-db"):
+        got.setdefault(name.removeprefix("upstream:"), []).append(mid)
+    for i, case in enumerate(names):
+        assert got.get(f"tree-{i:02d}", []) == tc.expected_messages(case), case
 
 
 def _corpus_files() -> list[Path]:
