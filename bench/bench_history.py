@@ -158,9 +158,9 @@ def _core_ms(state: Path, hit: dict[str, Any], runs: int) -> float:
     import time
 
     sys.path.insert(0, str(bl.REPO))
-    from openclaw_sessions.history import HistoryOptions, read_history
-    from openclaw_sessions.redact import build_redactor
-    from openclaw_sessions.service import Context
+    from openclaw_sessions.policy.redact import build_redactor
+    from openclaw_sessions.read.history import HistoryOptions, read_history
+    from openclaw_sessions.store.context import Context
 
     ctx = Context(state, "main")
     opts = HistoryOptions(target=KEY, around=hit["messageId"], session_id=hit["sessionId"])
@@ -211,7 +211,7 @@ def main() -> int:
         "imports only (cli, history, redact, typer's pydantic adapters)": [
             sys.executable,
             "-c",
-            "import openclaw_sessions.cli, openclaw_sessions.history",
+            "import openclaw_sessions.cli.app, openclaw_sessions.read.history",
         ],
     }
     first = json.loads(bl.run(around, env).check().stdout)

@@ -127,8 +127,8 @@ def cli_reindex(state: Path, *extra: str) -> bl.Proc:
 
 
 def in_process(state: Path, redactor: Any) -> dict[str, Any]:
-    from openclaw_sessions import db
-    from openclaw_sessions.reconcile import reconcile
+    from openclaw_sessions.index.reconcile import reconcile
+    from openclaw_sessions.store import db
 
     t0 = time.perf_counter()
     rows = 0
@@ -143,7 +143,7 @@ def in_process(state: Path, redactor: Any) -> dict[str, Any]:
 
 def migrate(state: Path) -> None:
     """Bring a kept store made by an older version to the current schema before timing."""
-    from openclaw_sessions import db
+    from openclaw_sessions.store import db
 
     for f in bl.db_files(state):
         db.connect(f).close()
@@ -152,9 +152,9 @@ def migrate(state: Path) -> None:
 def plan_only(state: Path) -> dict[str, Any]:
     """In-process: what reconcile computes before it writes (read the events, walk the tree,
     parse each message's JSON, extract, redact, CJK bigrams) for every transcript."""
-    from openclaw_sessions import db
-    from openclaw_sessions.reconcile import plan
-    from openclaw_sessions.redact import build_redactor
+    from openclaw_sessions.index.reconcile import plan
+    from openclaw_sessions.policy.redact import build_redactor
+    from openclaw_sessions.store import db
 
     red = build_redactor(())
     rows = 0
@@ -172,7 +172,7 @@ def plan_only(state: Path) -> dict[str, Any]:
 
 def redaction(snap: Path, texts: list[tuple[str]], repeat: int, out: bl.Out) -> dict[str, Any]:
     """Each run starts from a copy of the same imported, never indexed store."""
-    from openclaw_sessions.redact import build_redactor
+    from openclaw_sessions.policy.redact import build_redactor
 
     real = build_redactor(())
     noop = bl.noop_redactor()
@@ -440,7 +440,7 @@ def main(argv: list[str] | None = None) -> int:
         )
 
     if args.profile:
-        from openclaw_sessions.redact import build_redactor
+        from openclaw_sessions.policy.redact import build_redactor
 
         red = build_redactor(())
         out.log("profiling an in-process full reconcile ...")

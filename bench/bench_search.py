@@ -55,9 +55,9 @@ def _conn(state: Path) -> sqlite3.Connection:
 
 def match_count(conn: sqlite3.Connection, q: str) -> int:
     """Index rows matching the query the way the search routes it (no visibility filters)."""
-    from openclaw_sessions import query
+    from openclaw_sessions.policy import fts_query
 
-    plan = query.build(q)
+    plan = fts_query.build(q)
     where, params = [], []
     for table, expr in (
         ("index_fts", plan.primary),
@@ -127,8 +127,8 @@ def stats(walls: list[float]) -> dict[str, float | None]:
 
 def in_process(state: Path, q: str, runs: int) -> float | None:
     """Median ms of find.run_search in this (already warm) process."""
-    from openclaw_sessions.find import SearchOptions, run_search
-    from openclaw_sessions.service import Context
+    from openclaw_sessions.read.search import SearchOptions, run_search
+    from openclaw_sessions.store.context import Context
 
     ctx = Context(state, AGENT)
     walls = []

@@ -88,7 +88,7 @@ class Writer:
     """Appends well-formed v3 entries to transcripts, tracking each file's leaf."""
 
     def __init__(self, root: Path, rng: random.Random, log: Log) -> None:
-        from openclaw_sessions import transcript
+        from openclaw_sessions.policy import transcript
 
         self.tr = transcript
         self.rng = rng

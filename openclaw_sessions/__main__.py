@@ -1,5 +1,5 @@
 """`python -m openclaw_sessions` is the same program as `openclaw-sessions`."""
 
-from .entry import main
+from .cli.main import main
 
 main()

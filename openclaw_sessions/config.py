@@ -17,15 +17,15 @@ from pathlib import Path
 from types import MappingProxyType
 from typing import Any, NamedTuple
 
-from openclaw_sessions.errors import ConfigError
-from openclaw_sessions.visibility import (
+from openclaw_sessions.policy import recache
+from openclaw_sessions.policy.visibility import (
     DEFAULT_MAIN_KEY,
     DEFAULT_SANDBOX_VISIBILITY,
     SANDBOX_VISIBILITIES,
     VISIBILITIES,
 )
 
-from . import recache
+from .errors import ConfigError
 
 CONFIG_FILENAME = "openclaw.json"
 CONFIG_PATH_ENV = "OPENCLAW_CONFIG_PATH"

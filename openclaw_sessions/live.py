@@ -13,10 +13,10 @@ from collections.abc import Iterable, Iterator, Mapping
 from pathlib import Path
 from typing import Any
 
-from . import db, paths
-from .ingest import FileResult, Target, import_lines
-from .redact import Redactor, build_redactor
-from .wellformed import has_lone_surrogate
+from openclaw_sessions.ingest.store_lines import FileResult, Target, import_lines
+from openclaw_sessions.policy.redact import Redactor, build_redactor
+from openclaw_sessions.policy.wellformed import has_lone_surrogate
+from openclaw_sessions.store import db, paths
 
 
 class LiveSource:

@@ -30,11 +30,11 @@ import typer  # noqa: E402
 from typer.testing import CliRunner  # noqa: E402
 
 from openclaw_sessions import __version__  # noqa: E402
-from openclaw_sessions.cli import app  # noqa: E402
-from openclaw_sessions.db import BUSY_TIMEOUT_MS  # noqa: E402
+from openclaw_sessions.cli.app import app  # noqa: E402
 from openclaw_sessions.errors import ExitCode  # noqa: E402
-from openclaw_sessions.paths import DB_NAME, DEFAULT_AGENT  # noqa: E402
-from openclaw_sessions.workers import BACKGROUND, RUNNING  # noqa: E402
+from openclaw_sessions.index.locks import BACKGROUND, RUNNING  # noqa: E402
+from openclaw_sessions.store.db import BUSY_TIMEOUT_MS  # noqa: E402
+from openclaw_sessions.store.paths import DB_NAME, DEFAULT_AGENT  # noqa: E402
 
 PROG = "openclaw-sessions"
 COMPLETE_VAR = "_" + PROG.replace("-", "_").upper() + "_COMPLETE"

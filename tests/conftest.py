@@ -128,7 +128,7 @@ def run_cli(*args: str, input: str | None = None) -> Any:
     """Invoke the real Typer app in-process; stdout and stderr kept apart."""
     from typer.testing import CliRunner
 
-    from openclaw_sessions.cli import app
+    from openclaw_sessions.cli.app import app
 
     runner = CliRunner()
     return runner.invoke(app, list(args), input=input, catch_exceptions=False)

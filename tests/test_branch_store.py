@@ -14,7 +14,8 @@ from conftest import Session, json_out, run_cli, write_store
 from helpers import db_file, query
 from test_history import branchy, expected_ids
 
-from openclaw_sessions import branch, branchstore
+from openclaw_sessions.policy import branch
+from openclaw_sessions.store import branches
 
 
 def sdir(root: Path) -> Path:
@@ -33,7 +34,7 @@ def store_conn(state: Path) -> Iterator[sqlite3.Connection]:
 def cached_and_walked(state: Path) -> list[tuple[branch.Branch | None, branch.Branch]]:
     with store_conn(state) as conn:
         tids = [r[0] for r in conn.execute("SELECT transcript_id FROM transcripts ORDER BY 1")]
-        return [(branchstore.load_cached(conn, t), branch.walk_transcript(conn, t)) for t in tids]
+        return [(branches.load_cached(conn, t), branch.walk_transcript(conn, t)) for t in tids]
 
 
 def history_ids(*args: str) -> list[str]:
@@ -117,7 +118,7 @@ def bad_columns() -> bytes:
     """Well-formed marshal with columns of different lengths."""
     import marshal
 
-    return marshal.dumps((branchstore.FORMAT, b"\0" * 16, ["a"], [None], b"\0\0", b"", []))
+    return marshal.dumps((branches.FORMAT, b"\0" * 16, ["a"], [None], b"\0\0", b"", []))
 
 
 def test_a_damaged_or_foreign_copy_falls_back_to_the_walk(tmp_path: Path, state: Path) -> None:

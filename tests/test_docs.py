@@ -22,8 +22,8 @@ import pytest
 import typer
 from conftest import REPO, Session, run_cli, write_store
 
-from openclaw_sessions.cli import app
-from openclaw_sessions.completion import complete_session_key
+from openclaw_sessions.cli.app import app
+from openclaw_sessions.cli.completion import complete_session_key
 from openclaw_sessions.errors import ExitCode
 
 PROG = "openclaw-sessions"
@@ -143,7 +143,7 @@ def test_man_page_sections_exit_codes_and_environment() -> None:
     env = _between(text, "ENVIRONMENT")
     read = {  # every variable the package reads is documented
         m
-        for f in (REPO / "openclaw_sessions").glob("*.py")
+        for f in (REPO / "openclaw_sessions").rglob("*.py")
         for m in re.findall(r"environ\.get\(\s*\"(OPENCLAW_[A-Z_]+)\"", f.read_text("utf-8"))
     }
     assert {"OPENCLAW_STATE_DIR", "OPENCLAW_SESSIONS_SEARCH_FORK"} <= read

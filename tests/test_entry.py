@@ -11,25 +11,25 @@ from pathlib import Path
 import pytest
 from conftest import REPO
 
-from openclaw_sessions import entry
+from openclaw_sessions.cli import main
 
 
 def test_console_script_and_module_use_the_entry_point() -> None:
     meta = tomllib.loads((REPO / "pyproject.toml").read_text("utf-8"))
-    assert meta["project"]["scripts"]["openclaw-sessions"] == "openclaw_sessions.entry:main"
-    assert "from .entry import main" in (REPO / "openclaw_sessions" / "__main__.py").read_text()
+    assert meta["project"]["scripts"]["openclaw-sessions"] == "openclaw_sessions.cli.main:main"
+    assert "from .cli.main import main" in (REPO / "openclaw_sessions" / "__main__.py").read_text()
 
 
 def test_collector_is_on_while_the_command_runs_and_after(
     monkeypatch: pytest.MonkeyPatch,
 ) -> None:
     seen: list[bool] = []
-    from openclaw_sessions import cli
+    from openclaw_sessions.cli import app
 
-    monkeypatch.setattr(cli, "main", lambda: seen.append(gc.isenabled()))
+    monkeypatch.setattr(app, "main", lambda: seen.append(gc.isenabled()))
     monkeypatch.setattr(sys, "argv", ["openclaw-sessions", "--version"])  # not the fast path
     try:
-        entry.main()
+        main.main()
     finally:
         gc.unfreeze()  # the test process keeps collecting what it frees
     assert seen == [True] and gc.isenabled()
@@ -39,7 +39,7 @@ def test_exit_codes_pass_through(monkeypatch: pytest.MonkeyPatch) -> None:
     monkeypatch.setattr(sys, "argv", ["openclaw-sessions", "search", "   "])
     try:
         with pytest.raises(SystemExit) as exc:
-            entry.main()
+            main.main()
     finally:
         gc.unfreeze()
     assert exc.value.code == 2 and gc.isenabled()
@@ -50,8 +50,8 @@ def test_hot_paths_import_no_dataclasses_inspect_typer_or_rich() -> None:
     inspect, ast, dis… it pulls in), Typer and Rich stay out of their modules."""
     code = (
         "import sys\n"
-        "import openclaw_sessions.fastpath, openclaw_sessions.commands\n"
-        "import openclaw_sessions.find, openclaw_sessions.history\n"
+        "import openclaw_sessions.cli.fastargs, openclaw_sessions.cli.run\n"
+        "import openclaw_sessions.read.search, openclaw_sessions.read.history\n"
         "print(sorted(m for m in ('dataclasses', 'inspect', 'typer', 'rich') if m in sys.modules))"
     )
     out = subprocess.run(

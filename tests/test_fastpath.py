@@ -18,7 +18,7 @@ from conftest import Session, run_cli, write_store
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
-from openclaw_sessions import fastpath
+from openclaw_sessions.cli import fastargs
 
 
 @pytest.fixture(scope="module")
@@ -32,7 +32,7 @@ def fast(argv: list[str]) -> tuple[int | None, str, str]:
     try:
         with contextlib.redirect_stdout(out), contextlib.redirect_stderr(err):
             try:
-                code = fastpath.run(argv)
+                code = fastargs.run(argv)
             except SystemExit as exc:
                 code = int(exc.code or 0)
     finally:
@@ -64,7 +64,7 @@ def typer_path(argv: list[str]) -> tuple[int, str, str]:
 )  # fmt: skip
 def test_accepts_the_plain_forms(argv: list[str], want: Any, monkeypatch: Any) -> None:
     monkeypatch.delenv("OPENCLAW_STATE_DIR")
-    assert fastpath.parse(argv) == want
+    assert fastargs.parse(argv) == want
 
 
 @pytest.mark.parametrize(
@@ -84,19 +84,19 @@ def test_accepts_the_plain_forms(argv: list[str], want: Any, monkeypatch: Any) -
     ],
 )  # fmt: skip
 def test_leaves_everything_else_to_typer(argv: list[str]) -> None:
-    assert fastpath.parse(argv) is None
+    assert fastargs.parse(argv) is None
 
 
 def test_leaves_completion_and_empty_env_to_typer(monkeypatch: Any) -> None:
-    assert fastpath.parse(["search", "x", "--json"]) is not None
+    assert fastargs.parse(["search", "x", "--json"]) is not None
     monkeypatch.setenv("OPENCLAW_AGENT", "")
-    assert fastpath.parse(["search", "x", "--json"]) is None
+    assert fastargs.parse(["search", "x", "--json"]) is None
     monkeypatch.setenv("OPENCLAW_AGENT", "ops")
-    assert fastpath.parse(["search", "x", "--json"]) == (
+    assert fastargs.parse(["search", "x", "--json"]) == (
         "search", {"query": "x", "as_json": True, "agent": "ops"}
     )  # fmt: skip
     monkeypatch.setenv("_OPENCLAW_SESSIONS_COMPLETE", "complete_bash")
-    assert fastpath.run(["search", "x", "--json"]) is None
+    assert fastargs.run(["search", "x", "--json"]) is None
 
 
 def test_option_tables_match_the_typer_commands() -> None:
@@ -104,10 +104,10 @@ def test_option_tables_match_the_typer_commands() -> None:
     and nothing here is unknown there (the drift test of the fast path)."""
     import typer.main
 
-    from openclaw_sessions.cli import app
+    from openclaw_sessions.cli.app import app
 
     group = typer.main.get_command(app)
-    for name, (arg, options, _machine) in fastpath.SPECS.items():
+    for name, (arg, options, _machine) in fastargs.SPECS.items():
         cmd = group.commands[name]  # type: ignore[attr-defined]
         theirs: dict[str, tuple[str, str]] = {}
         envs = {}
@@ -115,8 +115,8 @@ def test_option_tables_match_the_typer_commands() -> None:
             if p.param_type_name == "argument":
                 assert p.name == arg
                 continue
-            kinds = {"int": fastpath.INT, "path": fastpath.PATH, "str": fastpath.TEXT}
-            kind = fastpath.FLAG if p.is_flag else kinds[p.type.name]
+            kinds = {"int": fastargs.INT, "path": fastargs.PATH, "str": fastargs.TEXT}
+            kind = fastargs.FLAG if p.is_flag else kinds[p.type.name]
             for opt in p.opts:
                 theirs[opt] = (p.name, kind)
             if p.envvar:
@@ -124,8 +124,8 @@ def test_option_tables_match_the_typer_commands() -> None:
         theirs.pop("--help", None)
         theirs.pop("-h", None)
         assert options == theirs, name
-        assert envs == {d: v for d, v in fastpath.ENV.items() if d in envs}
-        assert set(envs) == set(fastpath.ENV)
+        assert envs == {d: v for d, v in fastargs.ENV.items() if d in envs}
+        assert set(envs) == set(fastargs.ENV)
 
 
 # ---------------------------------------------------------------------------------------------
@@ -230,7 +230,7 @@ def test_hostile_values_are_served_and_refused_alike(store: Path, argv: list[str
 def test_negative_and_empty_values_are_left_to_typer_which_refuses_them(
     store: Path, argv: list[str]
 ) -> None:
-    assert fastpath.parse(argv) is None
+    assert fastargs.parse(argv) is None
     code, _out, err = typer_path([*argv, "--state-dir", str(store)])
     assert code == 2 and err.startswith("error: ") and err.count("\n") == 1, err
 
@@ -255,8 +255,8 @@ def test_installed_script_takes_the_fast_path_and_matches(store: Path) -> None:
                  ["history", "main", "--json"]):  # fmt: skip
         probe = (
             f"import sys; sys.argv = ['openclaw-sessions', *{argv!r}]\n"
-            "from openclaw_sessions import entry\n"
-            "try:\n    entry.main()\nexcept SystemExit:\n    pass\n"
+            "from openclaw_sessions.cli import main\n"
+            "try:\n    main.main()\nexcept SystemExit:\n    pass\n"
             "print(sorted({'typer', 'rich', 'click'} & set(sys.modules)), file=sys.stderr)"
         )
         proc = subprocess.run([sys.executable, "-c", probe], capture_output=True, text=True,

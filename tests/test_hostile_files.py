@@ -22,7 +22,7 @@ import pytest
 from conftest import Session, json_out, run_cli, write_store
 from helpers import query
 
-from openclaw_sessions import regular
+from openclaw_sessions.ingest import regular
 
 SCRIPT = Path(sys.executable).parent / "openclaw-sessions"
 

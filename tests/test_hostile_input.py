@@ -12,7 +12,8 @@ from conftest import Session, json_out, run_cli, write_store
 from helpers import db_file, query
 from upstream_fixture import UpSession, agent_db, build
 
-from openclaw_sessions import render, transcript, wellformed
+from openclaw_sessions.cli import render
+from openclaw_sessions.policy import transcript, wellformed
 
 HEADER = '{"type":"session","version":3,"id":"%s","timestamp":"2026-01-01T00:00:00.000Z"}'
 # Lone surrogate escapes as a JSON writer spells them: in an id, a text block, a string content.

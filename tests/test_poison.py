@@ -19,7 +19,7 @@ from conftest import Session, json_out, run_cli, write_store
 from helpers import db_file, query
 from jsonschema import Draft202012Validator
 
-from openclaw_sessions import indexer
+from openclaw_sessions.index import index_rows
 
 SCRIPT = Path(sys.executable).parent / "openclaw-sessions"
 
@@ -51,7 +51,7 @@ def _poison(state: Path, name: str = "p-07.jsonl") -> None:
 
 def _valid(name: str, obj: Any) -> None:
     """The shipped JSON Schema knows the new fields (failedSessions, failures, unindexed)."""
-    text = resources.files("openclaw_sessions").joinpath(f"schemas/{name}.schema.json")
+    text = resources.files("openclaw_sessions.cli").joinpath(f"schemas/{name}.schema.json")
     errors = list(Draft202012Validator(json.loads(text.read_text())).iter_errors(obj))
     assert not errors, errors[0]
 
@@ -149,14 +149,14 @@ def test_a_failed_write_lands_on_the_one_transcript(
     monkeypatch.setenv("OPENCLAW_SESSIONS_PLAN_WORKER", worker)
     _store(tmp_path / "src", 12)
     assert run_cli("import", str(tmp_path / "src")).exit_code == 0
-    real = indexer.insert_rows
+    real = index_rows.insert_rows
 
     def insert_rows(conn: sqlite3.Connection, rows: Any) -> None:
         if any("explode" in r[5] for r in rows):
             raise OverflowError("Python int too large to convert to SQLite INTEGER")
         real(conn, rows)
 
-    monkeypatch.setattr(indexer, "insert_rows", insert_rows)
+    monkeypatch.setattr(index_rows, "insert_rows", insert_rows)
     r = run_cli("reindex", "--json")
     assert r.exit_code == 4
     rep = json_out(r)["agents"][0]

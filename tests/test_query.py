@@ -8,38 +8,38 @@ import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
-from openclaw_sessions import query
 from openclaw_sessions.errors import UsageError
+from openclaw_sessions.policy import fts_query
 
 
 def test_terms_are_quoted_and_anded() -> None:
-    p = query.build('deploy "prod" OR NOT')
+    p = fts_query.build('deploy "prod" OR NOT')
     assert p.primary == '"deploy" AND """prod""" AND "OR" AND "NOT"'
 
 
 def test_prefix_only_on_last_term() -> None:
-    assert query.build("kube dep", prefix=True).primary == '"kube" AND "dep"*'
+    assert fts_query.build("kube dep", prefix=True).primary == '"kube" AND "dep"*'
 
 
 def test_validation() -> None:
     with pytest.raises(UsageError, match="must not be empty"):
-        query.build("   ")
+        fts_query.build("   ")
     with pytest.raises(UsageError, match="exceed 4096"):
-        query.build("a" * 4097)
-    assert query.build("  a  ").query == "a"
+        fts_query.build("a" * 4097)
+    assert fts_query.build("  a  ").query == "a"
 
 
 def test_cjk_routing() -> None:
-    p = query.build("deploy 量子猫 猫 量子")
+    p = fts_query.build("deploy 量子猫 猫 量子")
     assert p.primary == '"deploy"'
     assert p.bigram == '"量子 子猫" AND "猫"* AND "量子"'
-    mixed = query.build("deploy量子猫")
+    mixed = fts_query.build("deploy量子猫")
     assert mixed.primary == '"deploy"' and mixed.bigram == '"量子 子猫"'
 
 
 def test_hangul_and_thai_route_like_cjk() -> None:
-    assert query.build("텔레메트리").bigram == '"텔레 레메 메트 트리"'
-    assert query.build("สวัสดี").bigram is not None
+    assert fts_query.build("텔레메트리").bigram == '"텔레 레메 메트 트리"'
+    assert fts_query.build("สวัสดี").bigram is not None
 
 
 def test_a_bigram_phrase_finds_exactly_the_substrings_within_runs() -> None:
@@ -59,7 +59,7 @@ def test_a_bigram_phrase_finds_exactly_the_substrings_within_runs() -> None:
         " categories 'L* N* Co M*'\")"
     )
     for i, d in enumerate(docs):
-        conn.execute("INSERT INTO b(rowid, cjk) VALUES (?, ?)", (i, query.cjk_bigram_text(d)))
+        conn.execute("INSERT INTO b(rowid, cjk) VALUES (?, ?)", (i, fts_query.cjk_bigram_text(d)))
     for term in (
         "数据库",
         "据库",
@@ -71,20 +71,20 @@ def test_a_bigram_phrase_finds_exactly_the_substrings_within_runs() -> None:
         "库数",
     ):
         got = {r[0] for r in conn.execute("SELECT rowid FROM b WHERE b MATCH ?",
-                                          (query.build(term).bigram,))}  # fmt: skip
+                                          (fts_query.build(term).bigram,))}  # fmt: skip
         want = {i for i, d in enumerate(docs) if any(term in run for run in d.split())}
         assert got == want, term
 
 
 def test_bigram_text() -> None:
-    assert query.cjk_bigram_text("abc 量子猫 x 猫") == "量子 子猫 猫 猫"
-    assert query.cjk_bigram_text("latin only") is None
+    assert fts_query.cjk_bigram_text("abc 量子猫 x 猫") == "量子 子猫 猫 猫"
+    assert fts_query.cjk_bigram_text("latin only") is None
 
 
 def test_punctuation_only_terms_are_ignored() -> None:
-    p = query.build("deploy - (")
+    p = fts_query.build("deploy - (")
     assert p.primary == '"deploy"'
-    assert query.build("( -").empty
+    assert fts_query.build("( -").empty
 
 
 @settings(max_examples=300, deadline=None)
@@ -98,7 +98,7 @@ def test_no_query_raises_an_fts_error(q: str) -> None:
     )
     conn.execute("INSERT INTO f VALUES ('hello world')")
     try:
-        p = query.build(q, prefix=True)
+        p = fts_query.build(q, prefix=True)
     except UsageError:
         return
     for table, expr in (("f", p.primary), ("g", p.bigram)):

@@ -17,7 +17,8 @@ import pytest
 from conftest import REPO, Session, run_cli
 from helpers import db_file
 
-from openclaw_sessions import db, rankfork
+from openclaw_sessions.read import rankfork
+from openclaw_sessions.store import db
 
 FORK = "OPENCLAW_SESSIONS_SEARCH_FORK"
 

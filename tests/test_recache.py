@@ -11,7 +11,7 @@ from conftest import REPO
 
 PROBE = r"""
 import json, sys
-from openclaw_sessions import redact, recache
+from openclaw_sessions.policy import redact, recache
 r = redact.build_redactor(["/acme-[0-9]{4}/i"])
 samples = ["OPENAI_API_KEY=sk-abcdefghijklmnopqrstuvwxyz0123", "ACME-1234 and acme-9999",
            "postgres://u:pass-word-long-enough@h/db",

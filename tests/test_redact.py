@@ -15,9 +15,9 @@ import pytest
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
-from openclaw_sessions import redact as R
 from openclaw_sessions.errors import ConfigError
-from openclaw_sessions.redact import (
+from openclaw_sessions.policy import redact as R
+from openclaw_sessions.policy.redact import (
     REDACTION_VERSION,
     Redacted,
     build_redactor,
@@ -319,7 +319,10 @@ def test_fingerprint() -> None:
     a, b = build_redactor(["foo"]), build_redactor(["foo", "bar"])
     assert len({fp, a.fingerprint, b.fingerprint, build_redactor(["/foo/"]).fingerprint}) == 4
     assert build_redactor(["foo"]).fingerprint == a.fingerprint
-    code = "from openclaw_sessions.redact import build_redactor as b; print(b(['foo']).fingerprint)"
+    code = (
+        "from openclaw_sessions.policy.redact import build_redactor as b;"
+        " print(b(['foo']).fingerprint)"
+    )
     other = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, check=True)
     assert other.stdout.strip() == a.fingerprint  # stable across processes (no hash seed)
     assert REDACTION_VERSION >= 1

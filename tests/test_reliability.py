@@ -15,7 +15,7 @@ import pytest
 from conftest import REPO, Session, json_out, run_cli, write_store
 from helpers import db_file, events_dump, index_dump, integrity, query
 
-from openclaw_sessions.db import SCHEMA_VERSION
+from openclaw_sessions.store.db import SCHEMA_VERSION
 
 
 def sdir(root: Path) -> Path:
@@ -157,7 +157,7 @@ _PARENT_PLANNED = Path(os.devnull)  # set by the test below
 
 def _child_waits_for_parent(tids: list[int]) -> object:
     """The planning child's job, held until the parent has planned a group itself."""
-    from openclaw_sessions import planworker
+    from openclaw_sessions.index import planworker
 
     end = time.monotonic() + 60
     while not _PARENT_PLANNED.exists() and time.monotonic() < end:
@@ -170,7 +170,7 @@ def test_parent_plans_groups_itself_while_the_child_is_busy(
 ) -> None:
     """The child is held until this process has planned a group of its own: both processes
     plan, and the index is the one a single process builds."""
-    from openclaw_sessions import planworker
+    from openclaw_sessions.index import planworker
 
     global _PARENT_PLANNED
     big(tmp_path / "src", 10, 1100)  # large transcripts: one group each, more than QUEUED

@@ -12,8 +12,8 @@ import pytest
 from hypothesis import given
 from hypothesis import strategies as st
 
-from openclaw_sessions import sanitize as S
-from openclaw_sessions.redact import cut_units
+from openclaw_sessions.policy import sanitize as S
+from openclaw_sessions.policy.redact import cut_units
 
 
 class Upper:

@@ -14,8 +14,11 @@ from jsonschema import Draft202012Validator
 SAMPLE = REPO / "sample" / "state"
 
 
+SCHEMAS = "openclaw_sessions.cli"
+
+
 def schema(name: str) -> Draft202012Validator:
-    text = resources.files("openclaw_sessions").joinpath(f"schemas/{name}.schema.json").read_text()
+    text = resources.files(SCHEMAS).joinpath(f"schemas/{name}.schema.json").read_text()
     s = json.loads(text)
     Draft202012Validator.check_schema(s)
     return Draft202012Validator(s)
@@ -68,10 +71,10 @@ def test_status_schema(imported: Any) -> None:
 
 
 def test_every_schema_is_shipped_and_well_formed() -> None:
-    names = [p.name for p in (REPO / "openclaw_sessions" / "schemas").iterdir()]
+    where = REPO / "openclaw_sessions" / "cli" / "schemas"
+    names = [p.name for p in where.iterdir()]
     for n in names:
-        Draft202012Validator.check_schema(json.loads((REPO / "openclaw_sessions" / "schemas" / n)
-                                                     .read_text()))  # fmt: skip
+        Draft202012Validator.check_schema(json.loads((where / n).read_text()))
     assert {"search.schema.json", "status.schema.json", "import.schema.json",
             "history.schema.json"} <= set(names)  # fmt: skip
     _ = Path

@@ -11,7 +11,7 @@ from conftest import Session, json_out, run_cli, write_store
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
-from openclaw_sessions import visibility
+from openclaw_sessions.policy import visibility
 
 
 def build(root: Path, agent: str, sessions: dict[str, dict], texts: dict[str, list[str]]) -> None:

@@ -13,7 +13,8 @@ import pytest
 from conftest import REPO, Session, json_out, run_cli, write_store
 from helpers import index_dump, integrity, query
 
-from openclaw_sessions import paths, workers
+from openclaw_sessions.index import locks
+from openclaw_sessions.store import paths
 
 
 def sdir(root: Path, agent: str = "main") -> Path:
@@ -131,7 +132,7 @@ def _wait_background(agent_dir: Path) -> bool:
     end = time.monotonic() + 30
     # the child takes background.lock first thing; wait until it has come and gone
     while time.monotonic() < end:
-        fd = os.open(agent_dir / workers.BACKGROUND, os.O_RDWR | os.O_CREAT)
+        fd = os.open(agent_dir / locks.BACKGROUND, os.O_RDWR | os.O_CREAT)
         try:
             fcntl.flock(fd, fcntl.LOCK_EX)  # blocks while the reconciler runs
         finally:

@@ -12,8 +12,9 @@ import pytest
 from conftest import Session, json_out, run_cli, write_store
 from helpers import db_file
 
-from openclaw_sessions import query, search, snippets
-from openclaw_sessions.redact import build_redactor, utf16_len
+from openclaw_sessions.policy import fts_query
+from openclaw_sessions.policy.redact import build_redactor, utf16_len
+from openclaw_sessions.read import search_sql, snippets
 
 REPEAT = "lorem ipsum dolor sit amet "
 
@@ -30,7 +31,7 @@ def store(root: Path, texts: list[str], key: str = "agent:main:main") -> Path:
 
 
 class Traced:
-    """Runs search.run on a store and records every statement and the scratch table's input."""
+    """Runs search_sql.run on a store and records every statement and the scratch table's input."""
 
     def __init__(self, path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
         self.conn = sqlite3.connect(path)
@@ -47,8 +48,9 @@ class Traced:
 
     def run(self, q: str, limit: int = 10, order: str = "relevance") -> list[dict]:
         redactor = build_redactor()
-        filt = search.Filters()
-        hits, _ = search.run(self.conn, query.build(q), filt, redactor, limit=limit, order=order)
+        filt = search_sql.Filters()
+        plan = fts_query.build(q)
+        hits, _ = search_sql.run(self.conn, plan, filt, redactor, limit=limit, order=order)
         return [h.to_json() for h in hits]
 
     def whole_row_snippets(self) -> int:
@@ -63,7 +65,7 @@ def fts5_snippet(path: Path, q: str, text_like: str) -> str:
             "SELECT snippet(index_fts, 0, '', '', ' … ', 48) FROM index_fts"
             " WHERE index_fts MATCH ? AND rowid IN (SELECT row_id FROM index_rows"
             " WHERE text LIKE ?)",
-            (query.build(q).primary, text_like),
+            (fts_query.build(q).primary, text_like),
         ).fetchone()
         return str(row[0])
     finally:
@@ -184,8 +186,8 @@ def test_history_texts_are_capped_at_4000_utf16_units(tmp_path: Path) -> None:
 
 def test_scratch_tables_use_the_index_tokenizers() -> None:
     """Snippets and explain re-tokenize text in scratch tables: same tokenizers as schema.sql."""
-    from openclaw_sessions import explain
+    from openclaw_sessions.read import explain
 
-    schema = (Path(snippets.__file__).parent / "schema.sql").read_text()
+    schema = (Path(snippets.__file__).parent.parent / "store" / "schema.sql").read_text()
     assert f"tokenize='{snippets.TOKENIZER}'" in schema
     assert f'tokenize="{explain._BIGRAM_TOKENIZER}"' in schema

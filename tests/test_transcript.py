@@ -5,7 +5,7 @@ from __future__ import annotations
 import json
 from typing import Any
 
-from openclaw_sessions import extract, transcript
+from openclaw_sessions.policy import extract, transcript
 
 
 def lines(*objs: dict[str, Any]) -> list[str]:

@@ -15,8 +15,8 @@ from helpers import query
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
-from openclaw_sessions import transcript, tree
-from openclaw_sessions.db import SCHEMA_VERSION
+from openclaw_sessions.policy import transcript, tree
+from openclaw_sessions.store.db import SCHEMA_VERSION
 
 
 def branch_ids(objs: list[dict[str, Any]]) -> list[str | None]:
@@ -326,7 +326,7 @@ def _as_v4(state: Path, keys: dict[str, str]) -> None:
 
     from helpers import db_file
 
-    from openclaw_sessions import indexer
+    from openclaw_sessions.index import index_rows
 
     conn = sqlite3.connect(db_file(state), isolation_level=None)
     conn.execute("BEGIN IMMEDIATE")
@@ -346,7 +346,7 @@ def _as_v4(state: Path, keys: dict[str, str]) -> None:
                 "SELECT seq FROM events WHERE transcript_id = ? AND entry_id = ?", (tid, mid)
             ).fetchone()
             rows.append((tid, seq, mid, "user", 0, f"word{mid}", None))
-        indexer.insert_rows(conn, rows)
+        index_rows.insert_rows(conn, rows)
         blob = marshal.dumps((1, array("q", [r[1] for r in rows]).tobytes(), [r[2] for r in rows],
                               ["user"], array("H", [0] * len(rows)).tobytes(),
                               array("q", [0] * len(rows)).tobytes(), []))  # fmt: skip

@@ -23,7 +23,7 @@ import zstandard
 from conftest import Session, json_out, run_cli, write_store
 from helpers import db_file, events_dump, index_dump, query
 
-from openclaw_sessions import upstream
+from openclaw_sessions.ingest import upstream_db
 
 
 def _two(tag: str = "") -> tuple[Session, Session]:
@@ -273,7 +273,7 @@ def test_reader_is_read_only_and_leaves_the_database_untouched(tmp_path: Path, s
     for _ in range(2):
         assert _imp(str(root))[0] == 0
     assert hashlib.sha256(path.read_bytes()).hexdigest() == digest
-    db = upstream.AgentDatabase.open(path)
+    db = upstream_db.AgentDatabase.open(path)
     try:
         with pytest.raises(sqlite3.OperationalError):
             db.conn.execute("CREATE TABLE intruder (x)")

@@ -9,7 +9,7 @@ from hypothesis import given, settings
 from hypothesis import strategies as st
 
 from openclaw_sessions.errors import ForbiddenError, NotFoundError, UsageError
-from openclaw_sessions.visibility import (
+from openclaw_sessions.policy.visibility import (
     VISIBILITIES,
     Caller,
     Policy,

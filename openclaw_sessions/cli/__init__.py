@@ -1,0 +1,3 @@
+"""The command line: parse argv (Typer, or the fast path for scripted `--json` calls), call the
+core once, render the result and map it to an exit code. The only package that imports Typer
+or Rich; nothing imports it."""

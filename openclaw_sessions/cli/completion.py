@@ -1,0 +1,74 @@
+"""Shell-completion callbacks: session keys offered from the agent's store.
+
+Owns: finding the store the command line points at (``--state-dir``/``--agent`` already
+typed, else ``$OPENCLAW_STATE_DIR``/``$OPENCLAW_AGENT``, else the defaults) and reading its
+session keys. This runs on every TAB press, so it imports only the standard library and
+``paths``, opens the database read-only (never creating or migrating it, never starting a
+reconciliation) and never raises: a missing, locked or corrupt store offers nothing.
+
+Use it as ``typer.Argument(autocompletion=complete_session_key)`` or the same on an Option.
+"""
+
+from __future__ import annotations
+
+import os
+import sqlite3
+from pathlib import Path
+from typing import Any
+
+import typer
+
+from openclaw_sessions.store import paths
+
+MAX_CANDIDATES = 500  # a shell menu longer than this is noise, and the query stays fast
+_TIMEOUT_S = 0.25  # a TAB press must not hang on a writer's lock
+
+
+def session_keys(root: Path, agent: str, prefix: str = "") -> list[str]:
+    """Session keys of one agent's store starting with `prefix`, sorted; [] without a store."""
+    db = paths.db_path(root, agent)
+    if not db.is_file():
+        return []
+    uri = db.resolve().as_uri() + "?mode=ro"
+    conn = sqlite3.connect(uri, uri=True, timeout=_TIMEOUT_S)
+    try:
+        rows = conn.execute(
+            "SELECT session_key FROM sessions WHERE substr(session_key, 1, ?) = ?"
+            " ORDER BY session_key LIMIT ?",
+            (len(prefix), prefix, MAX_CANDIDATES),
+        ).fetchall()
+    finally:
+        conn.close()
+    return [key for (key,) in rows if isinstance(key, str) and key.startswith(prefix)]
+
+
+def _param(ctx: typer.Context | None, name: str) -> object:
+    """The value of `name` on this command line: the command's own, else a parent's."""
+    node: Any = ctx  # parents are Click contexts: Typer's vendored class, not typer.Context
+    while node is not None:
+        value = node.params.get(name)
+        if value is not None:
+            return value
+        node = node.parent
+    return None
+
+
+def _targets(ctx: typer.Context | None) -> tuple[Path, list[str]]:
+    state_dir = _param(ctx, "state_dir")
+    root = paths.state_root(Path(str(state_dir)) if state_dir else None)
+    if _param(ctx, "all_agents"):
+        return root, paths.agents_with_db(root)
+    agent = _param(ctx, "agent") or os.environ.get("OPENCLAW_AGENT") or paths.DEFAULT_AGENT
+    return root, [paths.check_agent_id(str(agent))]
+
+
+def complete_session_key(ctx: typer.Context, incomplete: str) -> list[str]:
+    """Typer `autocompletion=` callback: the store's session keys starting with `incomplete`."""
+    try:
+        root, agents = _targets(ctx)
+        keys: set[str] = set()
+        for agent in agents:
+            keys.update(session_keys(root, agent, incomplete))
+        return sorted(keys)[:MAX_CANDIDATES]
+    except Exception:  # completion must never print a traceback into the user's shell
+        return []

@@ -1,0 +1,148 @@
+"""The scripted hot paths without Typer: `search … --json|--jsonl` and `history … --json`.
+
+Importing Typer (and Click under it) is most of a Python CLI's start-up: about 45 ms here,
+several times the rest of a search. Scripts and jq pipelines call `search --json` and
+`history --json` over and over, so those two are parsed here by a strict parser that accepts
+only argv it fully understands: the commands' own options, each at most once, values in their
+plain form. Anything else (help, completion, table output, `-n5`, `--limit +3`, a repeated
+option, an unknown word) returns None and the Typer app runs as usual, with its canonical
+errors. Both paths then run the same code (run.py); tests check that they print the same
+bytes and exit alike, and that the option tables here match the Typer commands'.
+"""
+
+from __future__ import annotations
+
+import os
+from collections.abc import Callable
+from pathlib import Path
+from typing import Any
+
+FLAG, TEXT, INT, PATH = "flag", "text", "int", "path"
+
+_COMMON = {"--state-dir": ("state_dir", PATH), "--agent": ("agent", TEXT)}
+_VISIBILITY = {
+    "--as": ("as_key", TEXT),
+    "--visibility": ("visibility", TEXT),
+    "--sandboxed": ("sandboxed", FLAG),
+}
+# command → (its argument, its options, the outputs the fast path serves)
+SPECS: dict[str, tuple[str, dict[str, tuple[str, str]], tuple[str, ...]]] = {
+    "search": (
+        "query",
+        {
+            **_COMMON,
+            **_VISIBILITY,
+            "--all-agents": ("all_agents", FLAG),
+            "--limit": ("limit", INT),
+            "-n": ("limit", INT),
+            "--session": ("session", TEXT),
+            "--role": ("role", TEXT),
+            "--since": ("since", TEXT),
+            "--until": ("until", TEXT),
+            "--order": ("order", TEXT),
+            "--prefix": ("prefix", FLAG),
+            "--wait": ("wait", FLAG),
+            "--max-bytes": ("max_bytes", INT),
+            "--explain": ("explain", FLAG),
+            "--json": ("as_json", FLAG),
+            "--jsonl": ("jsonl", FLAG),
+            "--utc": ("utc", FLAG),
+        },
+        ("as_json", "jsonl"),
+    ),
+    "history": (
+        "key",
+        {
+            **_COMMON,
+            **_VISIBILITY,
+            "--limit": ("limit", INT),
+            "-n": ("limit", INT),
+            "--offset": ("offset", INT),
+            "--around": ("around", TEXT),
+            "--session-id": ("session_id", TEXT),
+            "--include-tools": ("include_tools", FLAG),
+            "--json": ("as_json", FLAG),
+            "--utc": ("utc", FLAG),
+        },
+        ("as_json",),
+    ),
+}
+ENV = {"state_dir": "OPENCLAW_STATE_DIR", "agent": "OPENCLAW_AGENT"}
+
+
+def _value(kind: str, raw: str) -> Any:
+    if not raw or raw.startswith("-"):
+        return None  # empty, or option-like: Click's reading of it is left to Click
+    if kind == INT:
+        return int(raw) if raw.isascii() and raw.isdigit() else None
+    return Path(raw) if kind == PATH else raw
+
+
+def parse(argv: list[str]) -> tuple[str, dict[str, Any]] | None:
+    """(command, keyword arguments) when the fast path serves ``argv`` (no program name)."""
+    if not argv or argv[0] not in SPECS:
+        return None
+    command, args = argv[0], argv[1:]
+    arg_name, options, machine = SPECS[command]
+    kw: dict[str, Any] = {}
+    positional: list[str] = []
+    i = 0
+    while i < len(args):
+        tok = args[i]
+        if tok[:1] != "-":
+            positional.append(tok)
+        else:
+            name, eq, raw = tok.partition("=")
+            spec = options.get(name)
+            if spec is None or spec[0] in kw or (eq and (spec[1] == FLAG or name[:2] != "--")):
+                return None
+            dest, kind = spec
+            if kind == FLAG:
+                kw[dest] = True
+            else:
+                if not eq:
+                    i += 1
+                    if i == len(args):
+                        return None
+                    raw = args[i]
+                value = _value(kind, raw)
+                if value is None:
+                    return None
+                kw[dest] = value
+        i += 1
+    if len(positional) != 1 or not any(kw.get(m) for m in machine):
+        return None
+    for dest, var in ENV.items():
+        env = os.environ.get(var)
+        if dest not in kw and env is not None:
+            if not env:
+                return None  # set but empty: how Click reads that is Click's business
+            if dest == "agent":
+                kw[dest] = env
+    kw[arg_name] = positional[0]
+    return command, kw
+
+
+def run(argv: list[str], ready: Callable[[], None] = lambda: None) -> int | None:
+    """Run ``argv`` here and return its exit code, or None: the Typer app must run it.
+    ``ready`` is called once the command's modules are imported, before it runs."""
+    if any(k.endswith("_COMPLETE") for k in os.environ):
+        return None
+    parsed = parse(argv)
+    if parsed is None:
+        return None
+    import signal
+
+    from . import guard, run
+
+    signal.signal(signal.SIGINT, guard.interrupted)
+    command, kw = parsed
+    if command == "search":
+        from openclaw_sessions.read import search  # noqa: F401 - imported before ready()
+
+        ready()
+        return run.search(**kw)
+    from openclaw_sessions.read import history  # noqa: F401
+
+    ready()
+    return run.history(**kw)

@@ -1,0 +1,82 @@
+"""How the Typer app parses argv, beyond Click's defaults (used by cli.py).
+
+Every error ends as one `error:` line with a hint and a documented exit code, also Click's own
+usage errors (unknown option, a value that is not an integer, a missing argument); and an empty
+option value is refused instead of being read as "not given" or as the current directory.
+"""
+
+from __future__ import annotations
+
+import os
+from collections.abc import Iterator
+from contextlib import contextmanager
+from typing import Any
+
+import typer
+from typer.core import TyperCommand, TyperGroup
+
+from openclaw_sessions.errors import ExitCode, OpenClawError, UsageError
+
+from . import guard
+
+# Click's usage errors (Typer vendors Click; it is not imported by name).
+_CLICK_USAGE_ERROR: type[Exception] = typer.BadParameter.__mro__[1]
+
+
+@contextmanager
+def _one_line_errors() -> Iterator[None]:
+    """Click's usage errors (unknown option, bad int, missing argument) end like every other
+    error: one `error:` line with a hint, exit 2, instead of Click's usage block."""
+    try:
+        yield
+    except _CLICK_USAGE_ERROR as exc:
+        if type(exc).__name__ == "NoArgsIsHelpError":  # a bare command: its help, as Click
+            raise
+        ctx = getattr(exc, "ctx", None)
+        message = " ".join(str(getattr(exc, "format_message", exc.__str__)()).split())
+        hint = f"see `{ctx.command_path} --help`" if ctx is not None else None
+        guard.error(message[:1].lower() + message[1:], hint)
+        raise SystemExit(int(ExitCode.USAGE)) from None
+    except OpenClawError as exc:  # raised while parsing (_Command)
+        guard.fail(exc, False)
+
+
+class Group(TyperGroup):
+    """The app: usage errors as one line."""
+
+    def make_context(self, *args: Any, **kwargs: Any) -> Any:
+        with _one_line_errors():
+            return super().make_context(*args, **kwargs)
+
+    def invoke(self, ctx: Any) -> Any:
+        with _one_line_errors():
+            return super().invoke(ctx)
+
+
+class Command(TyperCommand):
+    """Refuses an empty option value (and an empty path argument) before Click converts it:
+    `--state-dir ""` or `import ""` would otherwise mean the current directory, and
+    `--since ""` no filter at all. A path must be one the OS can name (argv's bytes always
+    are; a caller in process may pass any string)."""
+
+    def parse_args(self, ctx: Any, args: list[str]) -> list[str]:
+        if not ctx.resilient_parsing:
+            given, _, _ = self.make_parser(ctx).parse_args(args=list(args))
+            for p in self.get_params(ctx):
+                value = given.get(p.name or "")
+                values = value if isinstance(value, list | tuple) else [value]
+                _check(p, [v for v in values if isinstance(v, str)])
+        return list(super().parse_args(ctx, args))
+
+
+def _check(param: Any, values: list[str]) -> None:
+    option = param.param_type_name == "option"
+    path = param.type.name == "path"
+    name = param.opts[0] if option else str(param.metavar or param.name).upper()
+    if "" in values and (option or path):
+        raise UsageError(f"{name} must not be empty")
+    for v in values if path else ():
+        try:
+            os.fsencode(v)
+        except UnicodeError:
+            raise UsageError(f"{name} is not a path this system can name: {v!r}") from None

@@ -1,0 +1,106 @@
+"""Index failures: a transcript whose planning or writing raises is that transcript's problem.
+
+Its claim is released, the failure is remembered against what failed (index_failures: the
+transcript's revision and next_seq, stale.failure_key of the rules) and reported; the run goes
+on with the others. It is retried only when the transcript, the redaction rules or the tool
+change, or by `reindex --full`. Store failures (locked, full, corrupt) are not caught here: they
+end the run (exit 3).
+"""
+
+from __future__ import annotations
+
+import json
+import sqlite3
+from collections.abc import Callable
+from typing import TYPE_CHECKING, Any
+
+from openclaw_sessions.reports import Issue
+from openclaw_sessions.store.db import describe, is_store_failure, now_ms, transaction
+
+from .stale import failure_key, failures
+
+if TYPE_CHECKING:
+    from openclaw_sessions.policy.redact import Redactor
+
+
+class IndexFailure(Exception):
+    """Planning or writing one transcript raised; carries what failed."""
+
+    def __init__(self, tid: int, revision: int, next_seq: int, reason: str) -> None:
+        super().__init__(tid, revision, next_seq, reason)  # picklable: the plan worker
+        self.tid, self.revision, self.next_seq, self.reason = tid, revision, next_seq, reason
+
+
+def failed(tid: int, revision: int, next_seq: int, exc: Exception) -> Exception:
+    """The exception to raise for ``exc`` met on one transcript: a store failure as is."""
+    if is_store_failure(exc):
+        return exc
+    return IndexFailure(tid, revision, next_seq, describe(exc))
+
+
+class Failures:
+    """The failures of one reconcile run: recorded as they happen, reported at the end."""
+
+    def __init__(self, conn: sqlite3.Connection, redactor: Redactor, token: str) -> None:
+        self.conn, self.redactor, self.token = conn, redactor, token
+        self.key = failure_key(redactor.fingerprint)
+        self.new: set[int] = set()
+
+    def add(self, f: IndexFailure) -> None:
+        """Release our claim on it and remember the failure, in one write transaction."""
+        now = now_ms()
+        with transaction(self.conn):
+            self.conn.execute(
+                "UPDATE index_state SET claim_token = NULL, claim_expires = NULL,"
+                " needs_rebuild = 1, updated_at = ? WHERE transcript_id = ? AND claim_token = ?",
+                (now, f.tid, self.token),
+            )
+            self.conn.execute(
+                "INSERT INTO index_failures (transcript_id, revision, next_seq, fingerprint,"
+                " error, failed_at) SELECT transcript_id, ?, ?, ?, ?, ? FROM transcripts"
+                " WHERE transcript_id = ? ON CONFLICT(transcript_id) DO UPDATE SET"
+                " revision = excluded.revision, next_seq = excluded.next_seq,"
+                " fingerprint = excluded.fingerprint, error = excluded.error,"
+                " failed_at = excluded.failed_at",
+                (f.revision, f.next_seq, self.key, self.redactor.redact_text(f.reason), now,
+                 f.tid),
+            )  # fmt: skip
+        self.new.add(f.tid)
+
+    def one(self, rebuild: Callable[..., int | None], tid: int, *args: Any) -> int | None:
+        """``rebuild(conn, tid, *args)``; its failure recorded (None) instead of raised."""
+        try:
+            return rebuild(self.conn, tid, *args)
+        except IndexFailure as f:
+            self.add(f)
+            return None
+
+    def group(
+        self, rebuild: Callable[..., dict[int, int | None]], tids: list[int], *args: Any
+    ) -> dict[int, int | None]:
+        """``rebuild(conn, tids, *args)``; when it fails, every one of them is left to be
+        retried alone (None), so the failure lands on the transcript that has it."""
+        try:
+            return rebuild(self.conn, tids, *args)
+        except Exception as exc:
+            if is_store_failure(exc):
+                raise
+            return dict.fromkeys(tids)
+
+    def report(self) -> tuple[tuple[Issue, ...], int]:
+        """(an issue per transcript that failed in this run, how many that failed in earlier
+        runs are still failed as they are now: not retried)."""
+        rows = self.conn.execute(
+            "SELECT t.session_key, t.source_path, f.error FROM index_failures f JOIN"
+            " transcripts t ON t.transcript_id = f.transcript_id WHERE f.transcript_id IN"
+            " (SELECT value FROM json_each(?)) ORDER BY 1, 2",
+            (json.dumps(sorted(self.new)),),
+        ).fetchall()
+        issues = tuple(
+            Issue("index_failed", f"not indexed: {error}; retried when the transcript or the"
+                  " redaction rules change (`openclaw-sessions status` lists it)", path, None,
+                  key)
+            for key, path, error in rows
+        )  # fmt: skip
+        known = failures(self.conn, self.redactor.fingerprint)
+        return issues, sum(1 for f in known if f.transcript_id not in self.new)

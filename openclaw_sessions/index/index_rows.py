@@ -1,0 +1,157 @@
+"""Index rows and index state: building rows from events, the same-transaction append rule.
+
+The text stored in the index is redacted first, so the index never holds a secret and a search
+for a secret value cannot find it (the transcript rows keep the original, losslessly).
+"""
+
+from __future__ import annotations
+
+import sqlite3
+from collections.abc import Iterable, Sequence
+from dataclasses import dataclass
+from typing import TYPE_CHECKING, Any
+
+from openclaw_sessions.policy import extract, fts_query, transcript, tree
+from openclaw_sessions.store import branches
+from openclaw_sessions.store.db import now_ms
+
+if TYPE_CHECKING:
+    from openclaw_sessions.policy.branch import Branch
+    from openclaw_sessions.policy.redact import Redactor
+
+IndexRow = tuple[int, int, str, str, int, str, str | None]
+
+INSERT_ROW = (
+    "INSERT INTO index_rows (transcript_id, seq, message_id, role, ts, text, cjk)"
+    " VALUES (?, ?, ?, ?, ?, ?, ?)"
+)
+
+
+def make_row(
+    transcript_id: int, e: transcript.Entry, obj: dict[str, Any], redactor: Redactor
+) -> IndexRow | None:
+    """The index row of one entry, or None when it is not indexed."""
+    text = extract.indexable_text(obj, e.entry_id)
+    if text is None or e.entry_id is None or e.role is None:
+        return None
+    ts = e.ts
+    if ts is None:
+        msg = obj.get("message")
+        ts = transcript.to_epoch_ms(msg.get("timestamp")) if isinstance(msg, dict) else None
+    clean = redactor.redact_text(text)
+    return (
+        transcript_id,
+        e.seq,
+        e.entry_id,
+        e.role,
+        ts or 0,
+        clean,
+        fts_query.cjk_bigram_text(clean),
+    )
+
+
+@dataclass(frozen=True)
+class State:
+    indexed_seq: int
+    leaf: str | None
+    needs_rebuild: int
+    claim_token: str | None
+    redaction_fp: str
+
+
+def load_state(conn: sqlite3.Connection, transcript_id: int) -> State | None:
+    row = conn.execute(
+        "SELECT indexed_seq, leaf_event_id, needs_rebuild, claim_token, redaction_fp"
+        " FROM index_state WHERE transcript_id = ?",
+        (transcript_id,),
+    ).fetchone()
+    return State(*row) if row else None
+
+
+def mark_dirty(conn: sqlite3.Connection, transcript_id: int) -> None:
+    conn.execute(
+        "UPDATE index_state SET needs_rebuild = 1, updated_at = ? WHERE transcript_id = ?",
+        (now_ms(), transcript_id),
+    )
+
+
+def append_indexed(
+    conn: sqlite3.Connection,
+    transcript_id: int,
+    appended: Sequence[tuple[transcript.Entry, dict[str, Any]]],
+    redactor: Redactor,
+) -> int:
+    """Index appended events in the caller's transaction when they provably extend the
+    active branch (tree.extend, against the stored branch); otherwise mark the session dirty
+    for the reconciler. Returns the number of rows indexed.
+
+    As upstream: only a session with a clean state row, and only events that follow its
+    indexed seq; the stored branch must be the one of that state (both are written together).
+    """
+    state = load_state(conn, transcript_id)
+    if state is None or not appended:
+        return 0  # never indexed: the reconciler backfills it, as upstream
+    if state.needs_rebuild or state.claim_token or state.redaction_fp != redactor.fingerprint:
+        mark_dirty(conn, transcript_id)
+        return 0
+    rows = [transcript.tree_row(e) for e, _ in appended]
+    found = _extension(conn, transcript_id, state, rows)
+    if found is None:
+        mark_dirty(conn, transcript_id)
+        return 0
+    revision, b, ext = found
+    indexed = {m[0] for m in ext.messages if m[2] in ("user", "assistant")}
+    out = [
+        r for e, obj in appended
+        if e.seq in indexed and (r := make_row(transcript_id, e, obj, redactor)) is not None
+    ]  # fmt: skip
+    insert_rows(conn, out)
+    last = rows[-1][0]
+    branches.store(conn, transcript_id, revision, last + 1, b.extended(ext))
+    conn.execute(
+        "UPDATE index_state SET indexed_seq = ?, leaf_event_id = ?, updated_at = ?"
+        " WHERE transcript_id = ?",
+        (last, ext.leaf, now_ms(), transcript_id),
+    )
+    return len(out)
+
+
+def _extension(
+    conn: sqlite3.Connection, tid: int, state: State, rows: Sequence[tree.EventRow]
+) -> tuple[int, Branch, tree.Extension] | None:
+    """(revision, stored branch, what the rows add to it) when they provably extend it."""
+    start = state.indexed_seq + 1
+    if any(r[0] != start + i for i, r in enumerate(rows)):
+        return None
+    stored = branches.load_at(conn, tid, start)
+    if stored is None or stored[1].leaf != state.leaf:
+        return None
+    revision, b = stored
+    ext = tree.extend(b.leaf, set(b.rows.ids).union(b.others), b.flat, rows)
+    return (revision, b, ext) if ext is not None else None
+
+
+def insert_rows(conn: sqlite3.Connection, rows: Sequence[IndexRow]) -> None:
+    """Store index rows and index them, each FTS table in one INSERT ... SELECT."""
+    if not rows:
+        return
+    last = conn.execute("SELECT coalesce(max(row_id), 0) FROM index_rows").fetchone()[0]
+    conn.executemany(INSERT_ROW, rows)
+    # New rows got row_ids above `last`: we hold the write lock, nobody else inserted.
+    conn.execute(
+        "INSERT INTO index_fts(rowid, text) SELECT row_id, text FROM index_rows WHERE row_id > ?",
+        (last,),
+    )
+    if any(r[6] is not None for r in rows):
+        conn.execute(
+            "INSERT INTO index_bigram(rowid, cjk) SELECT row_id, cjk FROM index_rows"
+            " WHERE row_id > ? AND cjk IS NOT NULL",
+            (last,),
+        )
+
+
+def delete_rows(conn: sqlite3.Connection, transcript_ids: Iterable[int]) -> int:
+    total = 0
+    for tid in transcript_ids:
+        total += conn.execute("DELETE FROM index_rows WHERE transcript_id = ?", (tid,)).rowcount
+    return total

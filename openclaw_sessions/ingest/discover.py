@@ -1,0 +1,234 @@
+"""Finding transcripts: sessions dirs, the session store, file-name kinds (no database)."""
+
+from __future__ import annotations
+
+import os
+import re
+from collections.abc import Iterator
+from dataclasses import dataclass, field
+from pathlib import Path
+from typing import Any
+
+from openclaw_sessions.policy import wellformed
+from openclaw_sessions.policy.transcript import MAX_MS, MIN_MS
+from openclaw_sessions.reports import Issue
+
+from . import regular
+
+SESSION_ID_RE = re.compile(r"^[a-z0-9][a-z0-9._-]{0,127}$", re.IGNORECASE)
+_RESET = re.compile(r"^(?P<id>.+)\.jsonl\.reset\.(?P<ts>.+)$")
+_DELETED = re.compile(r"^(?P<id>.+)\.jsonl\.deleted\.(?P<ts>[^.]+(?:\.\d+Z)?)(?P<zst>\.zst)?$")
+_BACKUP = re.compile(r"^(?P<id>.+?)\.jsonl\.bak(?:[.-](?P<ts>.*))?$|^(?P<id2>.+?)\.bak-.*$")
+
+
+def valid_session_id(value: Any) -> bool:
+    if not isinstance(value, str) or not value or len(value) > 128:
+        return False
+    if SESSION_ID_RE.match(value):
+        return True
+    # Newer upstream also allows NFC Unicode letters and numbers.
+    import unicodedata
+
+    return unicodedata.normalize("NFC", value) == value and all(
+        ch.isalnum() or ch in "._-" for ch in value
+    )
+
+
+@dataclass(frozen=True)
+class FileKind:
+    kind: str  # current | reset | deleted | backup | lock | other
+    session_id: str | None = None
+    archived_at: str | None = None
+
+
+def classify(name: str) -> FileKind:
+    """What a file in a sessions dir is, from its name alone."""
+    if name.endswith(".zst") and ".jsonl" in name:
+        # Upstream's zstd archives (`*.jsonl.deleted.<ts>.zst`, …): the kind of the plain name.
+        inner = classify(name[: -len(".zst")])
+        kept = inner.kind in ("current", "reset", "deleted", "backup")
+        return inner if kept else FileKind("other")
+    if name.endswith(".jsonl.lock") or name == "sessions.json":
+        return FileKind("lock" if name.endswith(".lock") else "other")
+    if name.endswith(".trajectory.jsonl"):
+        return FileKind("other")
+    if name.endswith(".jsonl"):
+        return FileKind("current", name[: -len(".jsonl")])
+    if m := _RESET.match(name):
+        return FileKind("reset", m["id"], m["ts"])
+    if m := _DELETED.match(name):
+        return FileKind("deleted", m["id"], m["ts"])
+    if m := _BACKUP.match(name):
+        return FileKind("backup", m["id"] or m["id2"], m["ts"])
+    return FileKind("other")
+
+
+@dataclass
+class StoreEntry:
+    key: str
+    session_id: str
+    entry: dict[str, Any]
+    file: Path | None  # resolved transcript path inside the sessions dir
+
+
+@dataclass
+class SessionsDir:
+    """One agent's sessions dir, read: store entries and the files in it."""
+
+    agent_id: str
+    path: Path
+    entries: list[StoreEntry] = field(default_factory=list)
+    issues: list[Issue] = field(default_factory=list)
+
+
+def read_store(sdir: SessionsDir) -> None:
+    """Parse sessions.json into entries; problems become issues, never exceptions."""
+    store = sdir.path / "sessions.json"
+    try:
+        with regular.open_regular(store) as f:
+            data = wellformed.loads(f.read().decode("utf-8"))
+    except FileNotFoundError:
+        return
+    except regular.NotRegular as exc:
+        sdir.issues.append(exc.issue())
+        return
+    except (OSError, ValueError, RecursionError) as exc:  # ValueError: bad UTF-8 or JSON
+        sdir.issues.append(Issue("store_invalid", f"cannot read session store: {exc}", str(store)))
+        return
+    if not isinstance(data, dict):
+        sdir.issues.append(Issue("store_invalid", "session store is not an object", str(store)))
+        return
+    for raw_key, entry in data.items():
+        key = str(raw_key).strip().lower()
+        if not isinstance(entry, dict) or not valid_session_id(entry.get("sessionId")):
+            sdir.issues.append(
+                Issue("entry_invalid", "store entry has no valid sessionId", str(store), None, key)
+            )
+            continue
+        sid = str(entry["sessionId"])
+        if entry.get("updatedAt") is not None and valid_updated_at(entry["updatedAt"]) is None:
+            sdir.issues.append(Issue("timestamp_invalid", "store entry updatedAt is not a usable"
+                                     " time (epoch ms); stored without one", str(store), None,
+                                     key))  # fmt: skip
+        sdir.entries.append(StoreEntry(key, sid, entry, _resolve_file(sdir, key, sid, entry)))
+
+
+def valid_updated_at(value: Any) -> int | None:
+    """A store entry's updatedAt (epoch ms) when it is a number in range, else None (NaN,
+    1e20, a 20-digit integer: SQLite stores 64-bit integers only)."""
+    if isinstance(value, bool) or not isinstance(value, int | float):
+        return None
+    return int(value) if MIN_MS <= value <= MAX_MS else None
+
+
+def _resolve_file(sdir: SessionsDir, key: str, sid: str, entry: dict[str, Any]) -> Path | None:
+    """sessionFile must resolve inside the sessions dir; anything else is refused."""
+    default = sdir.path / f"{sid}.jsonl"
+    declared = entry.get("sessionFile")
+    if not isinstance(declared, str) or not declared.strip():
+        return default
+    base = sdir.path.resolve()
+    posix = declared.replace("\\", "/")
+    candidate = Path(posix)
+    if not candidate.is_absolute() and not re.match(r"^[A-Za-z]:/", posix):
+        resolved = safe_resolve(sdir.path / candidate)
+        if resolved is None:  # a symlink loop: reported when the dir is scanned
+            return sdir.path / candidate
+        if inside(resolved, base):
+            return resolved
+    else:
+        # A state dir copied from another machine keeps absolute paths into its old home:
+        # the same name in this sessions dir is the same transcript, not a path we follow.
+        # (Whether it exists is checked later: a missing one is transcript_missing.)
+        if candidate.parent.name == "sessions" and candidate.name not in ("", ".", ".."):
+            return sdir.path / candidate.name
+    sdir.issues.append(
+        Issue(
+            "path_escape",
+            f"sessionFile {declared!r} escapes the sessions dir; not followed",
+            str(sdir.path / "sessions.json"),
+            None,
+            key,
+        )
+    )
+    return default if default.exists() else None
+
+
+def safe_resolve(path: Path) -> Path | None:
+    """path with symlinks resolved; None for a symlink loop (pathlib raises RuntimeError)."""
+    try:
+        return path.resolve()
+    except (RuntimeError, OSError):
+        return None
+
+
+def inside(path: Path, directory: Path) -> bool:
+    """Does path (symlinks resolved) stay inside directory? A symlink loop does not."""
+    base, resolved = directory.resolve(), safe_resolve(path)
+    return resolved is not None and (resolved.parent == base or base in resolved.parents)
+
+
+def unreadable(path: Path, exc: OSError) -> Issue:
+    """A directory that cannot be listed: its transcripts are not imported this run."""
+    return Issue("dir_unreadable", f"cannot read directory: {exc.strerror or exc}", str(path))
+
+
+def _is_dir(path: Path, issues: list[Issue] | None) -> bool:
+    try:
+        return path.is_dir()
+    except OSError as exc:  # the parent cannot be searched (permissions)
+        if issues is not None:
+            issues.append(unreadable(path.parent, exc))
+        return False
+
+
+def infer_agent(path: Path, default: str) -> str:
+    """…/agents/<id>/sessions → <id>; anything else → the --agent default."""
+    if path.name == "sessions" and path.parent.parent.name == "agents":
+        return path.parent.name.lower()
+    return default
+
+
+def _has_transcripts(path: Path) -> bool:
+    """Named like a transcript, whatever it is: one that is not a file is then reported."""
+    try:
+        with os.scandir(path) as it:
+            for e in it:
+                if e.name == "sessions.json" or ".jsonl" in e.name:
+                    return True
+    except OSError:
+        return False
+    return False
+
+
+def discover(
+    source: Path, default_agent: str, issues: list[Issue] | None = None
+) -> Iterator[tuple[str, Path]]:
+    """(agent, sessions dir) pairs under a state root, a sessions dir or any folder.
+    Directories that cannot be read are added to ``issues`` and skipped."""
+    problems: list[Issue] = [] if issues is None else issues
+    if _is_dir(source / "agents", problems):
+        try:
+            agents = sorted((source / "agents").iterdir())
+        except OSError as exc:
+            problems.append(unreadable(source / "agents", exc))
+            return
+        for agent in agents:
+            if _is_dir(agent / "sessions", problems):
+                yield agent.name.lower(), agent / "sessions"
+        return
+    if _has_transcripts(source):
+        yield infer_agent(source, default_agent), source
+
+    def walk_error(exc: OSError) -> None:
+        problems.append(unreadable(Path(exc.filename or source), exc))
+
+    for dirpath, dirnames, _ in os.walk(source, followlinks=False, onerror=walk_error):
+        dirnames.sort()
+        for d in list(dirnames):
+            sub = Path(dirpath) / d
+            if _is_dir(sub / "agents", None):  # an unreadable sub: os.walk reports it
+                dirnames.remove(d)
+                yield from discover(sub, default_agent, problems)
+            elif _has_transcripts(sub):
+                yield infer_agent(sub, default_agent), sub

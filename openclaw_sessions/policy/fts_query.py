@@ -1,0 +1,141 @@
+"""User query → FTS5 expressions, with CJK routing (pure).
+
+Every whitespace term becomes a quoted FTS5 phrase, so operators and punctuation are literal
+text (upstream's rule). Runs of CJK-like script (Han, kana, Hangul, Thai, Lao, Khmer, Myanmar:
+scripts written without spaces, which unicode61 keeps as one token) are routed to the bigram
+index: a run of 2+ characters is the phrase of its overlapping bigrams (exact substring match
+within a run), one character is a prefix of the bigrams it starts (or the run's last one).
+"""
+
+from __future__ import annotations
+
+import unicodedata
+from operator import add as _add
+from typing import NamedTuple
+
+from openclaw_sessions.errors import UsageError
+
+from . import recache
+
+MAX_QUERY_CHARS = 4096
+
+_CJK_CLASS = (
+    "\u0e00-\u0eff"  # Thai, Lao
+    "\u1000-\u109f"  # Myanmar
+    "\u1100-\u11ff"  # Hangul Jamo
+    "\u1780-\u17ff"  # Khmer
+    "\u2e80-\u2fdf"  # CJK radicals
+    "\u3005-\u3007\u3021-\u3029\u3031-\u3035"  # ideographic marks and numbers
+    "\u3040-\u30ff"  # Hiragana, Katakana
+    "\u3130-\u318f"  # Hangul compatibility Jamo
+    "\u31f0-\u31ff"  # Katakana extensions
+    "\u3400-\u4dbf"  # CJK extension A
+    "\u4e00-\u9fff"  # CJK unified ideographs
+    "\uac00-\ud7af"  # Hangul syllables
+    "\uf900-\ufaff"  # CJK compatibility ideographs
+    "\uff66-\uff9f"  # halfwidth Katakana
+    "\U00020000-\U0003ffff"  # CJK extensions B…
+)
+CJK_RUN = recache.compile(f"[{_CJK_CLASS}]+")
+_HAS_WORD = recache.compile(r"\w")
+
+
+def has_cjk(text: str) -> bool:
+    return CJK_RUN.search(text) is not None
+
+
+def cjk_bigram_text(text: str) -> str | None:
+    """The bigram column: each CJK run as overlapping bigrams plus its last character."""
+    runs = CJK_RUN.findall(text)
+    if not runs:
+        return None
+    parts: list[str] = []
+    for run in runs:
+        run = unicodedata.normalize("NFC", run)
+        if len(run) > 1:  # map(add, …) pairs neighbours in C: ~3x a slice per bigram
+            parts.append(" ".join(map(_add, run, run[1:])))
+        parts.append(run[-1])
+    return " ".join(parts)
+
+
+def phrase(term: str) -> str:
+    return '"' + term.replace('"', '""') + '"'
+
+
+class Term(NamedTuple):
+    text: str
+    route: str  # "primary" | "bigram" | "ignored"
+
+
+class Plan(NamedTuple):
+    """How a query runs: one FTS5 expression per index, ANDed together."""
+
+    query: str
+    terms: tuple[Term, ...]
+    primary: str | None = None
+    bigram: str | None = None
+    cjk_terms: tuple[str, ...] = ()
+
+    @property
+    def empty(self) -> bool:
+        return self.primary is None and self.bigram is None
+
+
+_CONTROL = recache.compile(r"[\x00-\x08\x0b\x0c\x0e-\x1f\x7f]")
+
+
+def validate(query: str) -> str:
+    # Control characters (NUL ends an FTS5 string) are separators; lone surrogates (from a
+    # broken terminal or argv) cannot be encoded for SQLite and become U+FFFD.
+    q = _CONTROL.sub(" ", query)
+    q = q.encode("utf-8", "surrogatepass").decode("utf-8", "replace").strip()
+    if not q:
+        raise UsageError("query must not be empty")
+    if len(q) > MAX_QUERY_CHARS:
+        raise UsageError(f"query must not exceed {MAX_QUERY_CHARS} characters")
+    return q
+
+
+def _split(term: str) -> list[Term]:
+    """One whitespace term → its Latin-ish and CJK parts."""
+    out: list[Term] = []
+    pos = 0
+    for m in CJK_RUN.finditer(term):
+        if m.start() > pos:
+            out.append(_latin(term[pos : m.start()]))
+        run = unicodedata.normalize("NFC", m.group())
+        out.append(Term(run, "bigram"))
+        pos = m.end()
+    if pos < len(term):
+        out.append(_latin(term[pos:]))
+    return out
+
+
+def _latin(text: str) -> Term:
+    # A term with no word character has no token: upstream would match nothing at all.
+    return Term(text, "primary" if _HAS_WORD.search(text) else "ignored")
+
+
+def build(query: str, *, prefix: bool = False) -> Plan:
+    """Validate and route a query."""
+    q = validate(query)
+    terms = [t for raw in q.split() for t in _split(raw)]
+    primary = [phrase(t.text) for t in terms if t.route == "primary"]
+    if prefix and primary and terms and terms[-1].route == "primary":
+        primary[-1] += "*"
+    bigram = [bigram_phrase(t.text) for t in terms if t.route == "bigram"]
+    return Plan(
+        query=q,
+        terms=tuple(terms),
+        primary=" AND ".join(primary) or None,
+        bigram=" AND ".join(bigram) or None,
+        cjk_terms=tuple(t.text for t in terms if t.route == "bigram"),
+    )
+
+
+def bigram_phrase(run: str) -> str:
+    """A CJK run as an expression over the bigram column: its bigrams as one phrase (they are
+    adjacent tokens exactly where the run occurs), a lone character as a prefix."""
+    if len(run) == 1:
+        return phrase(run) + "*"
+    return phrase(" ".join(map(_add, run, run[1:])))

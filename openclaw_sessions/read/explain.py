@@ -1,0 +1,166 @@
+"""`search --explain`: how a query was parsed and routed and, when nothing matched, why.
+
+Counts only, never content, and only of text a search could show: redacted user and
+assistant text, never raw lines (a tool call's arguments or a secret would otherwise be
+recoverable one character at a time from a count), never incognito sessions. With --as, only
+sessions the caller may see are counted, and nothing about abandoned branches is said (that
+would reveal text the caller cannot read).
+"""
+
+from __future__ import annotations
+
+import json
+import sqlite3
+from collections.abc import Sequence
+from typing import Any
+
+from openclaw_sessions.index.stale import stale_ids
+from openclaw_sessions.policy import extract, fts_query, wellformed
+from openclaw_sessions.policy.redact import Redactor
+
+from .snippets import TOKENIZER
+
+# Messages off the index read per term to count its matches there (bounded work; above it
+# the count is a lower bound and says so).
+SCAN_CAP = 10_000
+# Must stay the bigram index's tokenizer (schema.sql, index_bigram).
+_BIGRAM_TOKENIZER = "unicode61 remove_diacritics 0 categories 'L* N* Co M*'"
+
+
+def _term_plan(term: fts_query.Term) -> fts_query.Plan | None:
+    if term.route == "ignored":
+        return None
+    return fts_query.build(term.text)
+
+
+def _key_filter(keys: Sequence[str] | None, hidden: Sequence[str]) -> tuple[str, list[Any]]:
+    sql, params = " AND t.session_key NOT IN (SELECT value FROM json_each(?))", [json.dumps(hidden)]
+    if keys is not None:
+        sql += " AND t.session_key IN (SELECT value FROM json_each(?))"
+        params.append(json.dumps(list(keys)))
+    return sql, params
+
+
+def _occurrences(
+    conn: sqlite3.Connection,
+    plan: fts_query.Plan,
+    keys: Sequence[str] | None,
+    hidden: Sequence[str],
+    fp: str,
+) -> int:
+    table, expr = ("index_fts", plan.primary) if plan.primary else ("index_bigram", plan.bigram)
+    extra, params = _key_filter(keys, hidden)
+    sql = (
+        f"SELECT count(*) FROM {table} JOIN index_rows r ON r.row_id = {table}.rowid"
+        " JOIN transcripts t ON t.transcript_id = r.transcript_id"
+        " JOIN index_state s ON s.transcript_id = r.transcript_id"
+        f" WHERE {table} MATCH ? AND s.needs_rebuild = 0 AND s.claim_token IS NULL"
+        f" AND s.redaction_fp = ?{extra}"
+    )
+    return int(conn.execute(sql, [expr, fp, *params]).fetchone()[0])
+
+
+def _abandoned(
+    conn: sqlite3.Connection,
+    term: str,
+    plan: fts_query.Plan,
+    hidden: Sequence[str],
+    redactor: Redactor,
+) -> tuple[int, bool]:
+    """(count, capped): user/assistant messages off the index (abandoned branches, sessions
+    not indexed yet) whose redacted text matches ``plan`` as the index would match it.
+
+    SQL narrows the candidates to lines that hold the term at all; each candidate's text is
+    then extracted as the indexer extracts it, redacted, and matched with FTS5 in a scratch
+    table: only that verdict is counted."""
+    rows = conn.execute(
+        "SELECT e.raw FROM events e JOIN transcripts t ON t.transcript_id = e.transcript_id"
+        " WHERE e.type = 'message' AND e.role IN ('user', 'assistant')"
+        " AND instr(lower(e.raw), lower(?)) > 0"
+        " AND t.session_key NOT IN (SELECT value FROM json_each(?))"
+        " AND NOT EXISTS (SELECT 1 FROM index_rows r WHERE r.transcript_id = e.transcript_id"
+        " AND r.seq = e.seq) LIMIT ?",
+        (term, json.dumps(list(hidden)), SCAN_CAP + 1),
+    ).fetchall()
+    texts = []
+    for (raw,) in rows[:SCAN_CAP]:
+        try:
+            obj = wellformed.loads(raw)  # lone surrogates: U+FFFD, as indexed
+        except (ValueError, RecursionError):
+            continue
+        text = extract.message_text(obj.get("message") if isinstance(obj, dict) else None)
+        if text.strip():
+            texts.append(redactor.redact_text(text))
+    return _matching(texts, plan), len(rows) > SCAN_CAP
+
+
+def _matching(texts: list[str], plan: fts_query.Plan) -> int:
+    """How many of ``texts`` the index would return for ``plan`` (same tokenizers)."""
+    if not texts:
+        return 0
+    db = sqlite3.connect(":memory:")
+    try:
+        db.execute(f"CREATE VIRTUAL TABLE p USING fts5(text, tokenize='{TOKENIZER}')")
+        db.execute(f'CREATE VIRTUAL TABLE b USING fts5(cjk, tokenize="{_BIGRAM_TOKENIZER}")')
+        rows = [(i, t, fts_query.cjk_bigram_text(t)) for i, t in enumerate(texts)]
+        db.executemany("INSERT INTO p (rowid, text) VALUES (?, ?)", [r[:2] for r in rows])
+        db.executemany("INSERT INTO b (rowid, cjk) VALUES (?, ?)", [(r[0], r[2]) for r in rows])
+        params: list[Any]
+        if plan.primary is not None:
+            sql, params = "SELECT count(*) FROM p WHERE p MATCH ?", [plan.primary]
+            if plan.bigram is not None:
+                sql += " AND rowid IN (SELECT rowid FROM b WHERE b MATCH ?)"
+                params.append(plan.bigram)
+        else:
+            sql, params = "SELECT count(*) FROM b WHERE b MATCH ?", [plan.bigram]
+        return int(db.execute(sql, params).fetchone()[0])
+    finally:
+        db.close()
+
+
+def explain(
+    conn: sqlite3.Connection,
+    plan: fts_query.Plan,
+    *,
+    keys: Sequence[str] | None,
+    hidden: Sequence[str],
+    operator: bool,
+    redactor: Redactor,
+    matched: bool,
+) -> dict[str, Any]:
+    """One agent's part of the explanation. ``keys``: the keys the caller may see (None:
+    operator mode); ``hidden``: the incognito keys, never counted in any mode."""
+    fingerprint = redactor.fingerprint
+    pending = stale_ids(conn, fingerprint)
+    if pending:
+        extra, params = _key_filter(keys, hidden)
+        rows = conn.execute(f"SELECT transcript_id FROM transcripts t WHERE 1{extra}", params)
+        visible = {r[0] for r in rows}
+        pending = [p for p in pending if p in visible]
+    out: dict[str, Any] = {
+        "terms": [{"text": t.text, "route": t.route} for t in plan.terms],
+        "expressions": {"primary": plan.primary, "bigram": plan.bigram},
+        "pendingSessions": len(pending),
+    }
+    if matched:
+        return out
+    reasons = []
+    for term in plan.terms:
+        sub = _term_plan(term)
+        if sub is None or sub.empty:
+            reasons.append({"term": term.text, "reason": "no letters or digits: ignored"})
+            continue
+        n = _occurrences(conn, sub, keys, hidden, fingerprint)
+        item: dict[str, Any] = {"term": term.text, "indexedMatches": n}
+        if n == 0:
+            item["reason"] = "does not occur in indexed text"
+            if operator:
+                count, capped = _abandoned(conn, term.text, sub, hidden, redactor)
+                item["abandonedOrUnindexedMatches"] = count
+                if capped:
+                    item["abandonedOrUnindexedCapped"] = SCAN_CAP
+        reasons.append(item)
+    out["why"] = reasons
+    if pending:
+        out["note"] = f"{len(pending)} session(s) pending reconciliation are not searched yet"
+    return out

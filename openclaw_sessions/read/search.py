@@ -1,0 +1,185 @@
+"""The `search` command's core: validate, scope by visibility, query each agent's store, start
+the background reconciler when something is stale, merge, cap.
+
+Returns values, raises OpenClawError; never prints, never exits.
+"""
+
+from __future__ import annotations
+
+import sqlite3
+from collections.abc import Callable
+from pathlib import Path
+from typing import Any, NamedTuple
+
+from openclaw_sessions import config
+from openclaw_sessions.errors import UsageError
+from openclaw_sessions.index import locks
+from openclaw_sessions.policy import fts_query, visibility
+from openclaw_sessions.policy.redact import Redactor, build_redactor
+from openclaw_sessions.store import paths
+from openclaw_sessions.store.context import (
+    Context,
+    caller_policy,
+    open_store,
+    reindex_agent,
+    session_refs,
+)
+
+from . import search_sql
+from .models import Hit, SearchResult
+
+AS_MAX_LIMIT = 25
+
+
+class SearchOptions(NamedTuple):
+    query: str
+    limit: int = 10
+    session: str | None = None
+    role: str | None = None
+    since_ms: int | None = None
+    until_ms: int | None = None
+    order: str = "relevance"
+    prefix: bool = False
+    as_key: str | None = None
+    visibility: str | None = None
+    sandboxed: bool = False
+    wait: bool = False
+    max_bytes: int | None = search_sql.MAX_RESULT_BYTES
+    explain: bool = False
+
+
+def _validate(opts: SearchOptions) -> None:
+    if opts.limit < 1 or (opts.as_key is not None and opts.limit > AS_MAX_LIMIT):
+        raise UsageError(
+            "limit must be a positive integer",
+            hint=f"with --as the limit is at most {AS_MAX_LIMIT}",
+        )
+    if opts.role not in (None, "user", "assistant"):
+        raise UsageError("role must be user or assistant")
+    if opts.order not in ("relevance", "recent"):
+        raise UsageError("order must be relevance or recent")
+    if opts.visibility not in (None, *visibility.VISIBILITIES):
+        raise UsageError(f"visibility must be one of {', '.join(visibility.VISIBILITIES)}")
+
+
+class Scope(NamedTuple):
+    """Which agents a search reads and which keys it may return in each."""
+
+    agents: list[str]
+    policy: visibility.Policy | None
+    session_key: str | None
+
+
+def _scope(ctx: Context, opts: SearchOptions, cfg: config.Config) -> Scope:
+    if opts.as_key is None:
+        agents = ctx.agents()
+        return Scope(agents, None, opts.session)
+    policy = caller_policy(
+        ctx, cfg, as_key=opts.as_key, visibility_mode=opts.visibility, sandboxed=opts.sandboxed
+    )
+    target = policy.resolve_target(opts.session, "search") if opts.session else None
+    agents = sorted({visibility.agent_of(k) or policy.agent for k in policy.visible_keys()})
+    agents = [a for a in agents if paths.db_path(ctx.root, a).exists()]
+    return Scope(agents, policy, target)
+
+
+def run_search(ctx: Context, opts: SearchOptions) -> SearchResult:
+    _validate(opts)
+    plan = fts_query.build(opts.query, prefix=opts.prefix)
+    cfg = ctx.config
+    redactor = build_redactor(cfg.redact_patterns)
+    scope = _scope(ctx, opts, cfg)
+    if opts.wait:
+        for agent in scope.agents:
+            reindex_agent(ctx.root, agent, redactor)
+    hits: list[Hit] = []
+    truncated = indexing = False
+    unindexed = 0
+    limit = opts.limit
+    explained: dict[str, Any] = {}
+    for agent in scope.agents:
+        with open_store(ctx.root, agent) as conn:
+            keys = _visible_in(conn, agent, scope)
+            hidden = _incognito_keys(conn)
+            filters = search_sql.Filters(
+                keys, hidden, scope.session_key, opts.role, opts.since_ms, opts.until_ms
+            )
+            found, more = search_sql.run(
+                conn, plan, filters, redactor, limit=limit, order=opts.order, max_bytes=None
+            )
+            hits += found
+            truncated = truncated or more
+            indexing = _stale_kick(conn, ctx.root, agent, redactor) or indexing
+            unindexed += _unindexed(conn, redactor.fingerprint, keys, hidden, scope.session_key)
+            if opts.explain:
+                from .explain import explain
+
+                explained[agent] = explain(
+                    conn,
+                    plan,
+                    keys=keys,
+                    hidden=hidden,
+                    operator=scope.policy is None,
+                    redactor=redactor,
+                    matched=bool(found),
+                )
+    hits.sort(key=_order_key(opts.order))
+    if len(hits) > limit:
+        hits, truncated = hits[:limit], True
+    cap = search_sql.MAX_RESULT_BYTES if opts.as_key is not None else opts.max_bytes
+    if cap is not None:
+        hits, cut = search_sql.cap_bytes(hits, cap)
+        truncated = truncated or cut
+    return SearchResult(
+        tuple(hits),
+        indexing,
+        truncated,
+        {"agents": explained} if opts.explain else None,
+        unindexed,
+    )
+
+
+def _order_key(order: str) -> Callable[[Hit], tuple[Any, ...]]:
+    if order == "recent":
+        return lambda h: (-h.timestamp, h.session_key, h.message_id)
+    return lambda h: (-h.score, -h.timestamp, h.session_key, h.message_id)
+
+
+def _visible_in(conn: sqlite3.Connection, agent: str, scope: Scope) -> list[str] | None:
+    if scope.policy is None:
+        return None
+    return scope.policy.visible_keys(session_refs(conn, agent))
+
+
+def _incognito_keys(conn: sqlite3.Connection) -> list[str]:
+    rows = conn.execute("SELECT session_key FROM sessions WHERE session_key GLOB '*:incognito-*'")
+    return [r[0] for r in rows if visibility.is_incognito(r[0])]
+
+
+def _unindexed(
+    conn: sqlite3.Connection, fp: str, keys: list[str] | None, hidden: list[str], only: str | None
+) -> int:
+    """Sessions in the search's scope whose indexing failed (a poison transcript): they are
+    not pending, so they do not make the answer `indexing`; the caller is told instead."""
+    from openclaw_sessions.index.stale import failures
+
+    found = {
+        f.session_key
+        for f in failures(conn, fp)
+        if only is None or only.lower() == f.session_key or only == f.session_id
+    }
+    if keys is not None:
+        found &= set(keys)
+    return len(found - set(hidden))
+
+
+def _stale_kick(conn: sqlite3.Connection, root: Path, agent: str, redactor: Redactor) -> bool:
+    """True when results may be incomplete; starts the background reconciler if needed."""
+    from openclaw_sessions.index.stale import stale_ids
+
+    agent_dir = paths.agent_dir(root, agent)
+    if stale_ids(conn, redactor.fingerprint):
+        if not locks.background_busy(agent_dir):
+            locks.spawn(root, agent)
+        return True
+    return locks.is_running(agent_dir)

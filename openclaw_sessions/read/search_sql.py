@@ -1,0 +1,300 @@
+"""The search query: one SQL statement per call, every filter inside it, before LIMIT.
+
+Visibility, dirty sessions, role, time and session filters all sit in the WHERE clause, so a
+hidden or stale match never changes what the caller sees, counts or pages. Snippets are
+redacted again on the way out (the index holds redacted text already) and cut after that.
+"""
+
+from __future__ import annotations
+
+import json
+import sqlite3
+from collections.abc import Sequence
+from typing import Any, NamedTuple
+
+from openclaw_sessions.policy import fts_query, recache
+from openclaw_sessions.policy.redact import Redactor, safe_cut
+from openclaw_sessions.policy.sanitize import json_bytes
+from openclaw_sessions.store.db import transaction
+
+from . import rankfork
+from .models import Hit
+from .snippets import CLOSE as _CLOSE
+from .snippets import OPEN as _OPEN
+from .snippets import Snippets, cjk_snippet
+
+SNIPPET_UNITS = 300  # UTF-16 code units, as upstream counts
+MAX_RESULT_BYTES = 32768
+_MARKS = recache.compile("[\x02\x03]")
+_CANDIDATES = 64  # first candidate batch for relevance order (grows x8 while inexact)
+
+
+class Filters(NamedTuple):
+    visible_keys: Sequence[str] | None = None  # None: operator mode (all but incognito)
+    hidden_keys: Sequence[str] = ()  # incognito keys, excluded in every mode
+    session: str | None = None  # a key or a session id
+    role: str | None = None
+    since_ms: int | None = None
+    until_ms: int | None = None
+
+
+def _base(plan: fts_query.Plan) -> tuple[str, str]:
+    """(FTS table driving the query, its MATCH expression)."""
+    if plan.primary is not None:
+        return "index_fts", plan.primary
+    assert plan.bigram is not None
+    return "index_bigram", plan.bigram
+
+
+def _filters(f: Filters, fp: str) -> tuple[list[str], list[Any]]:
+    """WHERE clauses over r (index_rows), t (transcripts), s (index_state), before LIMIT."""
+    where = ["s.needs_rebuild = 0", "s.claim_token IS NULL", "s.redaction_fp = ?"]
+    params: list[Any] = [fp]
+    if f.visible_keys is not None:
+        where.append("t.session_key IN (SELECT value FROM json_each(?))")
+        params.append(json.dumps(list(f.visible_keys)))
+    if f.hidden_keys:
+        where.append("t.session_key NOT IN (SELECT value FROM json_each(?))")
+        params.append(json.dumps(list(f.hidden_keys)))
+    if f.session is not None:
+        where.append("(t.session_key = ? OR t.session_id = ?)")
+        params += [f.session.lower(), f.session]
+    if f.role is not None:
+        where.append("r.role = ?")
+        params.append(f.role)
+    if f.since_ms is not None:
+        where.append("r.ts >= ?")
+        params.append(f.since_ms)
+    if f.until_ms is not None:
+        where.append("r.ts < ?")
+        params.append(f.until_ms)
+    return where, params
+
+
+def _also(plan: fts_query.Plan, table: str, col: str) -> tuple[str, list[Any]]:
+    """The other indexes' terms, as rowid filters on the driving table."""
+    sql, params = "", []
+    if plan.bigram is not None and table != "index_bigram":
+        sql += f" AND {col} IN (SELECT rowid FROM index_bigram WHERE index_bigram MATCH ?)"
+        params.append(plan.bigram)
+    return sql, params
+
+
+_JOINS = (
+    " JOIN transcripts t ON t.transcript_id = r.transcript_id"
+    " JOIN index_state s ON s.transcript_id = r.transcript_id"
+)
+
+
+def _recent(
+    conn: sqlite3.Connection, plan: fts_query.Plan, f: Filters, fp: str, limit: int
+) -> list[tuple[Any, ...]]:
+    """Newest first: every match is joined and filtered, then sorted by time."""
+    table, expr = _base(plan)
+    where, params = _filters(f, fp)
+    also, aparams = _also(plan, table, "r.row_id")
+    sql = (
+        f"SELECT t.session_key, t.session_id, r.message_id, r.role, r.ts, bm25({table}),"
+        f" r.row_id FROM {table} JOIN index_rows r ON r.row_id = {table}.rowid{_JOINS}"
+        f" WHERE {table} MATCH ?{also} AND {' AND '.join(where)}"
+        " ORDER BY r.ts DESC, t.session_key, r.message_id LIMIT ?"
+    )
+    return [tuple(r) for r in conn.execute(sql, [expr, *aparams, *params, limit + 1])]
+
+
+def _rank_sql(table: str, also: str, bound: str = "") -> str:
+    return (
+        f"SELECT rowid, rank FROM {table} WHERE {table} MATCH ?{also}{bound} ORDER BY rank LIMIT ?"
+    )
+
+
+def _first_k(limit: int) -> int:
+    """Candidates ranked on the first try: enough for most filters to leave limit+1."""
+    return max(_CANDIDATES, 8 * (limit + 1))
+
+
+def _ranked(
+    conn: sqlite3.Connection,
+    table: str,
+    also: str,
+    params: list[Any],
+    k: int,
+    upper: rankfork.Upper | None,
+) -> tuple[list[tuple[int, float]], bool]:
+    """The best k (rowid, rank), best first, and whether they are all the matches. With
+    ``upper`` (a child ranking the rowids above its ``mid``) this process ranks the others
+    meanwhile; bm25 scores do not depend on which rows are ranked together."""
+    if upper is None:
+        cands = [(c[0], c[1]) for c in conn.execute(_rank_sql(table, also), [*params, k])]
+        return cands, len(cands) < k
+    lower = [
+        (c[0], c[1])
+        for c in conn.execute(_rank_sql(table, also, " AND rowid <= ?"), [*params, upper.mid, k])
+    ]
+    above = upper.result()
+    if above is None:  # the child failed: rank its half here
+        sql = _rank_sql(table, also, " AND rowid > ?")
+        above = [(c[0], c[1]) for c in conn.execute(sql, [*params, upper.mid, k])]
+    both = sorted(lower + above, key=lambda c: c[1])
+    # All the matches only when each half ran out and the merge dropped none of them.
+    return both[:k], len(lower) < k and len(above) < k and len(both) <= k
+
+
+def _fork_upper(
+    conn: sqlite3.Connection, plan: fts_query.Plan, limit: int
+) -> rankfork.Upper | None:
+    """A child ranking the upper half of the matches, when there are many (rankfork.py)."""
+    table, expr = _base(plan)
+    also, aparams = _also(plan, table, "rowid")
+    sql = _rank_sql(table, also, " AND rowid > ?")
+    return rankfork.start(conn, table, expr, sql, [expr, *aparams], _first_k(limit))
+
+
+def _relevant(
+    conn: sqlite3.Connection,
+    plan: fts_query.Plan,
+    f: Filters,
+    fp: str,
+    limit: int,
+    upper: rankfork.Upper | None = None,
+) -> list[tuple[Any, ...]]:
+    """Best first, without joining every match: FTS5 ranks all matches itself (its fast path),
+    the best k candidates are joined and filtered, and k grows until the answer is exact."""
+    table, expr = _base(plan)
+    where, params = _filters(f, fp)
+    also, aparams = _also(plan, table, "rowid")
+    k = _first_k(limit)
+    while True:
+        cands, exhausted = _ranked(conn, table, also, [expr, *aparams], k, upper)
+        upper = None  # the child ranked the first k only
+        ranks = {c[0]: c[1] for c in cands}
+        rows = conn.execute(
+            "SELECT r.row_id, t.session_key, t.session_id, r.message_id, r.role, r.ts"
+            f" FROM index_rows r{_JOINS} WHERE r.row_id IN (SELECT value FROM json_each(?))"
+            f" AND {' AND '.join(where)}",
+            [json.dumps(list(ranks)), *params],
+        ).fetchall()
+        rows.sort(key=lambda r: (ranks[r[0]], -r[5], r[1], r[3]))
+        top = rows[: limit + 1]
+        # Exact when nothing outside the k candidates can rank before the last row kept: the
+        # matches are exhausted, or the last kept row ranks strictly better than candidate k.
+        if exhausted or (len(top) == limit + 1 and ranks[top[-1][0]] < cands[-1][1]):
+            break
+        k *= 8
+    return [(r[1], r[2], r[3], r[4], r[5], ranks[r[0]], r[0]) for r in top]
+
+
+def run(
+    conn: sqlite3.Connection,
+    plan: fts_query.Plan,
+    filters: Filters,
+    redactor: Redactor,
+    *,
+    limit: int,
+    order: str = "relevance",
+    snippet_units: int = SNIPPET_UNITS,
+    max_bytes: int | None = MAX_RESULT_BYTES,
+) -> tuple[list[Hit], bool]:
+    """(hits, truncated). Fetches limit+1 rows to know whether more exist."""
+    if plan.empty:
+        return [], False
+    fp = redactor.fingerprint
+    upper = None if order == "recent" else _fork_upper(conn, plan, limit)
+    try:
+        # One read transaction: the several statements of a search see one snapshot, even
+        # while a reconciler rewrites the rows (found by the concurrent search test).
+        with transaction(conn, write=False):
+            if upper is not None and not upper.confirm(conn):
+                upper = None  # something was committed: not the child's snapshot
+            if order == "recent":
+                rows = _recent(conn, plan, filters, fp, limit)
+            else:
+                rows = _relevant(conn, plan, filters, fp, limit, upper)
+            # Texts and snippets only for the rows shown, in the same snapshot: one message
+            # may be megabytes long.
+            texts = _texts(conn, rows[:limit])
+            snips = _snippets(conn, plan, rows[:limit], texts)
+    finally:
+        if upper is not None:
+            upper.close()
+    truncated = len(rows) > limit
+    shown = zip(rows[:limit], texts, snips, strict=True)
+    hits = [_hit(r, text, snip, plan, redactor, snippet_units) for r, text, snip in shown]
+    if max_bytes is not None:
+        hits, cut = cap_bytes(hits, max_bytes)
+        truncated = truncated or cut
+    return hits, truncated
+
+
+def _texts(conn: sqlite3.Connection, rows: Sequence[tuple[Any, ...]]) -> list[str]:
+    ids = [r[6] for r in rows]
+    got = dict(
+        conn.execute(
+            "SELECT row_id, text FROM index_rows WHERE row_id IN (SELECT value FROM json_each(?))",
+            (json.dumps(ids),),
+        ).fetchall()
+    )
+    return [got[i] for i in ids]
+
+
+def _snippets(
+    conn: sqlite3.Connection,
+    plan: fts_query.Plan,
+    rows: Sequence[tuple[Any, ...]],
+    texts: list[str],
+) -> list[str | None]:
+    """FTS5 snippets (snippets.py) of the rows shown; None where the CJK window serves."""
+    if plan.primary is None:
+        return [None] * len(rows)
+    snips = Snippets(conn)
+    try:
+        return [snips.primary(plan.primary, r[6], t) for r, t in zip(rows, texts, strict=True)]
+    finally:
+        snips.close()
+
+
+def cap_bytes(hits: list[Hit], max_bytes: int) -> tuple[list[Hit], bool]:
+    """Upstream's count: '[' and ']', the commas, each item's UTF-8 compact JSON (as
+    ``JSON.stringify`` writes it)."""
+    total = 2
+    for i, h in enumerate(hits):
+        size = json_bytes(h.to_json()) + (1 if i else 0)
+        if total + size > max_bytes:
+            return hits[:i], True
+        total += size
+    return hits, False
+
+
+def _hit(
+    row: tuple[Any, ...],
+    text: str,
+    snip: str | None,
+    plan: fts_query.Plan,
+    redactor: Redactor,
+    limit: int,
+) -> Hit:
+    key, sid, mid, role, ts, rank, _rowid = tuple(row)
+    if snip is None:
+        snip = cjk_snippet(text, plan.cjk_terms)
+    plain = _MARKS.sub("", snip)
+    red = redactor.redact(plain)
+    highlights: tuple[tuple[int, int], ...] = ()
+    if not red.changed:
+        highlights = _marked_spans(snip)
+    cut = safe_cut(red.text, limit, red.spans)
+    visible = len(cut) - (1 if len(cut) != len(red.text) else 0)
+    highlights = tuple((a, min(b, visible)) for a, b in highlights if a < visible)
+    score = -float(rank) if rank is not None else 0.0
+    return Hit(key, sid, mid, role, int(ts), cut, score, highlights)
+
+
+def _marked_spans(snip: str) -> tuple[tuple[int, int], ...]:
+    spans, out_pos, start = [], 0, 0
+    for ch in snip:
+        if ch == _OPEN:
+            start = out_pos
+        elif ch == _CLOSE:
+            spans.append((start, out_pos))
+        else:
+            out_pos += 1
+    return tuple(spans)

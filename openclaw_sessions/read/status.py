@@ -1,0 +1,143 @@
+"""`status`: the state of one agent's store and index, and a health verdict."""
+
+from __future__ import annotations
+
+import sqlite3
+from pathlib import Path
+from typing import Any
+
+from openclaw_sessions.errors import ExitCode
+from openclaw_sessions.index import locks
+from openclaw_sessions.index.stale import STALE_FROM, STALE_WHERE, failures, params
+from openclaw_sessions.policy.redact import Redactor
+from openclaw_sessions.store import db, paths
+
+_TOKENIZER = "unicode61 remove_diacritics 2"
+_INDEX_TABLES = {
+    "primary": ("index_fts", "unicode61 remove_diacritics 2"),
+    "bigram": ("index_bigram", "unicode61 (CJK bigrams)"),
+}
+
+
+def _one(conn: sqlite3.Connection, sql: str, *params: Any) -> Any:
+    row = conn.execute(sql, params).fetchone()
+    return row[0] if row else None
+
+
+def _meta(conn: sqlite3.Connection, key: str) -> int | None:
+    v = _one(conn, "SELECT value FROM meta WHERE key = ?", key)
+    return int(v) if v and str(v).isdigit() else None
+
+
+def _index_sizes(conn: sqlite3.Connection) -> dict[str, Any]:
+    out: dict[str, Any] = {}
+    for name, (table, tokenizer) in _INDEX_TABLES.items():
+        try:
+            size = _one(conn, "SELECT sum(pgsize) FROM dbstat WHERE name LIKE ?", f"{table}_%")
+        except sqlite3.OperationalError:  # dbstat not compiled in
+            size = None
+        rows = _one(conn, f"SELECT count(*) FROM {table}_docsize")
+        out[name] = {"tokenizer": tokenizer, "rows": rows, "bytes": size}
+    return out
+
+
+def agent_status(root: Path, agent: str, redactor: Redactor) -> dict[str, Any]:
+    path = paths.db_path(root, agent)
+    conn = db.connect(path)
+    try:
+        fp = redactor.fingerprint
+        stale = conn.execute(
+            "SELECT count(*) AS pending, sum(s.needs_rebuild != 0) AS dirty,"
+            f" min(coalesce(s.updated_at, t.imported_at)) AS oldest FROM {STALE_FROM}"
+            f" WHERE {STALE_WHERE}",
+            params(fp),
+        ).fetchone()
+        # Indexed under other rules; '' is a transcript that was never indexed at all.
+        mismatched = _one(
+            conn, "SELECT count(*) FROM index_state WHERE redaction_fp NOT IN ('', ?)", fp
+        )
+        failed = failures(conn, fp)
+        st: dict[str, Any] = {
+            "agentId": agent,
+            "database": str(path),
+            "schemaVersion": int(_one(conn, "PRAGMA user_version")),
+            "tokenizer": _TOKENIZER,
+            "sessions": _one(conn, "SELECT count(*) FROM sessions"),
+            "transcripts": _one(conn, "SELECT count(*) FROM transcripts"),
+            "events": _one(conn, "SELECT count(*) FROM events"),
+            "indexedMessages": _one(conn, "SELECT count(*) FROM index_rows"),
+            "pendingSessions": stale["pending"] or 0,
+            "dirtySessions": stale["dirty"] or 0,
+            "oldestPendingAt": stale["oldest"],
+            "oldestPendingAgeSeconds": (
+                None if stale["oldest"] is None else max(0, (db.now_ms() - stale["oldest"]) // 1000)
+            ),
+            "indexing": locks.is_running(paths.agent_dir(root, agent)),
+            "lastImportAt": _meta(conn, "last_import_at"),
+            "lastReconcileAt": _meta(conn, "last_reconcile_at"),
+            "databaseBytes": _db_bytes(path),
+            "malformedLines": _one(conn, "SELECT count(*) FROM quarantine"),
+            "vanishedTranscripts": _one(
+                conn, "SELECT count(*) FROM transcripts WHERE kind = 'vanished'"
+            ),
+            "failedSessions": len(failed),
+            "failures": [
+                {
+                    "sessionKey": f.session_key,
+                    "path": f.path,
+                    "error": f.error,
+                    "failedAt": f.failed_at,
+                }
+                for f in failed
+            ],
+            "redactionFingerprint": fp,
+            "redactionCurrent": not mismatched,
+            "indexes": _index_sizes(conn),
+        }
+    finally:
+        conn.close()
+    st["health"], st["exitCode"] = verdict(st)
+    return st
+
+
+def _db_bytes(path: Path) -> int:
+    total = 0
+    for suffix in ("", "-wal", "-shm"):
+        p = Path(str(path) + suffix)
+        if p.exists():
+            total += p.stat().st_size
+    return total
+
+
+def verdict(st: dict[str, Any]) -> tuple[str, int]:
+    """One line an operator can act on, and the exit code cron can act on."""
+    if st["pendingSessions"] and not st["indexing"]:
+        n = st["pendingSessions"]
+        why = "" if st["redactionCurrent"] else " (redaction rules changed)"
+        return (
+            f"{n} session{'s' if n != 1 else ''} pending{why}: run `openclaw-sessions reindex`",
+            int(ExitCode.PROBLEMS),
+        )
+    if st["failedSessions"]:
+        n = st["failedSessions"]
+        return (
+            f"{n} session{'s' if n != 1 else ''} could not be indexed (see `status --json`"
+            " failures); retried when the transcript or the redaction rules change",
+            int(ExitCode.PROBLEMS),
+        )
+    if st["malformedLines"]:
+        return (
+            f"{st['malformedLines']} malformed line(s) kept in quarantine: see "
+            "`openclaw-sessions import --json` issues",
+            int(ExitCode.PROBLEMS),
+        )
+    if st["vanishedTranscripts"]:
+        n = st["vanishedTranscripts"]
+        files = "transcripts kept after their files" if n != 1 else "transcript kept after its file"
+        return (
+            f"{n} {files} vanished without an archive: see `openclaw-sessions import --json`",
+            int(ExitCode.PROBLEMS),
+        )
+    if st["indexing"]:
+        return "reconciliation running", int(ExitCode.OK)
+    return "healthy", int(ExitCode.OK)

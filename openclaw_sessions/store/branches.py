@@ -1,0 +1,88 @@
+"""The stored copy of each transcript's active branch (table `branches`), so `history` does not
+walk a long transcript's whole tree on every call.
+
+Writers keep it: reconcile stores it when it publishes a transcript's index, and an append that
+provably extends it (tree.extend) extends it in the same transaction. It is current while its
+(revision, next_seq) equal the transcript's; anything else (a rewind, a rewrite, an append that
+is not a plain extension) leaves it behind, readers walk the tree instead and the next
+`reindex` stores it again.
+
+Format: marshal of plain data (loading it runs no code), as columns: seqs and timestamps as
+int64 arrays, ids as a list, roles as codes into a small table, then the other ids and the flat
+mode. Anything unexpected in it (a damaged blob, another Python's marshal, another FORMAT)
+reads as "not stored".
+"""
+
+from __future__ import annotations
+
+import marshal
+import sqlite3
+from array import array
+
+from openclaw_sessions.policy.branch import Branch, Messages
+
+FORMAT = 2  # 2: the tree rules of upstream's transcript-tree.ts (tree.py), `flat`
+_NONE_TS = -(2**63)  # no timestamp (int64 arrays hold no None)
+
+
+def encode(b: Branch) -> bytes:
+    names = list(dict.fromkeys(b.rows.roles))
+    codes = {n: i for i, n in enumerate(names)}
+    ts = array("q", [_NONE_TS if t is None else t for t in b.rows.ts])
+    return marshal.dumps((
+        FORMAT, array("q", b.rows.seqs).tobytes(), b.rows.ids, names,
+        array("H", [codes[r] for r in b.rows.roles]).tobytes(), ts.tobytes(), b.others, b.flat,
+    ))  # fmt: skip
+
+
+def decode(leaf: str | None, blob: bytes) -> Branch | None:
+    try:
+        fmt, seqs_b, ids, names, codes_b, ts_b, others, flat = marshal.loads(blob)
+        if fmt != FORMAT or flat.__class__ is not bool:
+            return None
+        seqs, ts, codes = array("q"), array("q"), array("H")
+        seqs.frombytes(seqs_b)
+        ts.frombytes(ts_b)
+        codes.frombytes(codes_b)
+        roles = [names[c] for c in codes]
+    except (ValueError, EOFError, TypeError, IndexError):
+        return None
+    if not (len(seqs) == len(ids) == len(roles) == len(ts)) or not isinstance(others, list):
+        return None
+    stamps = [None if t == _NONE_TS else t for t in ts.tolist()]
+    return Branch(leaf, Messages(seqs.tolist(), list(ids), roles, stamps), others, flat)
+
+
+def load_cached(conn: sqlite3.Connection, tid: int) -> Branch | None:
+    row = conn.execute(
+        "SELECT b.leaf, b.messages FROM branches b JOIN transcripts t USING (transcript_id)"
+        " WHERE b.transcript_id = ? AND b.revision = t.revision AND b.next_seq = t.next_seq",
+        (tid,),
+    ).fetchone()
+    return decode(row[0], row[1]) if row is not None else None
+
+
+def store(conn: sqlite3.Connection, tid: int, revision: int, next_seq: int, b: Branch) -> None:
+    """Record the active branch as of (revision, next_seq); the caller's write transaction."""
+    conn.execute(
+        "INSERT INTO branches (transcript_id, revision, next_seq, leaf, messages)"
+        " VALUES (?, ?, ?, ?, ?) ON CONFLICT(transcript_id) DO UPDATE SET"
+        " revision = excluded.revision, next_seq = excluded.next_seq, leaf = excluded.leaf,"
+        " messages = excluded.messages",
+        (tid, revision, next_seq, b.leaf, encode(b)),
+    )
+
+
+def load_at(conn: sqlite3.Connection, tid: int, next_seq: int) -> tuple[int, Branch] | None:
+    """(revision, branch) of the stored copy when it is current and stored as of exactly
+    ``next_seq``; None otherwise."""
+    row = conn.execute(
+        "SELECT b.revision, b.leaf, b.messages FROM branches b"
+        " JOIN transcripts t USING (transcript_id)"
+        " WHERE b.transcript_id = ? AND b.revision = t.revision AND b.next_seq = ?",
+        (tid, next_seq),
+    ).fetchone()
+    if row is None:
+        return None
+    b = decode(row[1], row[2])
+    return (row[0], b) if b is not None else None
