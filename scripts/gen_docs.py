@@ -73,11 +73,6 @@ ENVIRONMENT: dict[str, str] = {
         "writes. Set to 0 to keep it in one process (e.g. when a program with threads of its "
         "own calls the core), 1 to use it whatever the size."
     ),
-    "OPENCLAW_SESSIONS_SEARCH_FORK": (
-        "A search whose words match 10,000 messages or more ranks half of them in a "
-        "short-lived forked child, with the same snapshot and the same ranking. Set to 0 to "
-        "turn that off, 1 to do it whatever the number of matches."
-    ),
     "OPENCLAW_SESSIONS_CACHE_DIR": (
         "Where compiled redaction patterns are cached between runs, for start-up time "
         "(default: $XDG_CACHE_HOME/openclaw-sessions, else ~/.cache/openclaw-sessions)."

@@ -146,7 +146,7 @@ def test_man_page_sections_exit_codes_and_environment() -> None:
         for f in (REPO / "openclaw_sessions").rglob("*.py")
         for m in re.findall(r"environ\.get\(\s*\"(OPENCLAW_[A-Z_]+)\"", f.read_text("utf-8"))
     }
-    assert {"OPENCLAW_STATE_DIR", "OPENCLAW_SESSIONS_SEARCH_FORK"} <= read
+    assert {"OPENCLAW_STATE_DIR", "OPENCLAW_SESSIONS_BUSY_TIMEOUT_MS"} <= read
     for var in sorted(read | {"NO_COLOR", "OPENCLAW_CONFIG_PATH"}):
         assert f"\\fB{var}\\fR" in env, var
     files = _between(text, "FILES").replace("\\-", "-")

@@ -17,7 +17,6 @@ from openclaw_sessions.policy.redact import Redactor, safe_cut
 from openclaw_sessions.policy.sanitize import json_bytes
 from openclaw_sessions.store.db import transaction
 
-from . import rankfork
 from .models import Hit
 from .snippets import CLOSE as _CLOSE
 from .snippets import OPEN as _OPEN
@@ -102,52 +101,18 @@ def _recent(
     return [tuple(r) for r in conn.execute(sql, [expr, *aparams, *params, limit + 1])]
 
 
-def _rank_sql(table: str, also: str, bound: str = "") -> str:
-    return (
-        f"SELECT rowid, rank FROM {table} WHERE {table} MATCH ?{also}{bound} ORDER BY rank LIMIT ?"
-    )
-
-
 def _first_k(limit: int) -> int:
     """Candidates ranked on the first try: enough for most filters to leave limit+1."""
     return max(_CANDIDATES, 8 * (limit + 1))
 
 
 def _ranked(
-    conn: sqlite3.Connection,
-    table: str,
-    also: str,
-    params: list[Any],
-    k: int,
-    upper: rankfork.Upper | None,
+    conn: sqlite3.Connection, table: str, also: str, params: list[Any], k: int
 ) -> tuple[list[tuple[int, float]], bool]:
-    """The best k (rowid, rank), best first, and whether they are all the matches. With
-    ``upper`` (a child ranking the rowids above its ``mid``) this process ranks the others
-    meanwhile; bm25 scores do not depend on which rows are ranked together."""
-    if upper is None:
-        cands = [(c[0], c[1]) for c in conn.execute(_rank_sql(table, also), [*params, k])]
-        return cands, len(cands) < k
-    lower = [
-        (c[0], c[1])
-        for c in conn.execute(_rank_sql(table, also, " AND rowid <= ?"), [*params, upper.mid, k])
-    ]
-    above = upper.result()
-    if above is None:  # the child failed: rank its half here
-        sql = _rank_sql(table, also, " AND rowid > ?")
-        above = [(c[0], c[1]) for c in conn.execute(sql, [*params, upper.mid, k])]
-    both = sorted(lower + above, key=lambda c: c[1])
-    # All the matches only when each half ran out and the merge dropped none of them.
-    return both[:k], len(lower) < k and len(above) < k and len(both) <= k
-
-
-def _fork_upper(
-    conn: sqlite3.Connection, plan: fts_query.Plan, limit: int
-) -> rankfork.Upper | None:
-    """A child ranking the upper half of the matches, when there are many (rankfork.py)."""
-    table, expr = _base(plan)
-    also, aparams = _also(plan, table, "rowid")
-    sql = _rank_sql(table, also, " AND rowid > ?")
-    return rankfork.start(conn, table, expr, sql, [expr, *aparams], _first_k(limit))
+    """The best k (rowid, rank), best first, and whether they are all the matches."""
+    sql = f"SELECT rowid, rank FROM {table} WHERE {table} MATCH ?{also} ORDER BY rank LIMIT ?"
+    cands = [(c[0], c[1]) for c in conn.execute(sql, [*params, k])]
+    return cands, len(cands) < k
 
 
 def _relevant(
@@ -156,7 +121,6 @@ def _relevant(
     f: Filters,
     fp: str,
     limit: int,
-    upper: rankfork.Upper | None = None,
 ) -> list[tuple[Any, ...]]:
     """Best first, without joining every match: FTS5 ranks all matches itself (its fast path),
     the best k candidates are joined and filtered, and k grows until the answer is exact."""
@@ -165,8 +129,7 @@ def _relevant(
     also, aparams = _also(plan, table, "rowid")
     k = _first_k(limit)
     while True:
-        cands, exhausted = _ranked(conn, table, also, [expr, *aparams], k, upper)
-        upper = None  # the child ranked the first k only
+        cands, exhausted = _ranked(conn, table, also, [expr, *aparams], k)
         ranks = {c[0]: c[1] for c in cands}
         rows = conn.execute(
             "SELECT r.row_id, t.session_key, t.session_id, r.message_id, r.role, r.ts"
@@ -199,24 +162,17 @@ def run(
     if plan.empty:
         return [], False
     fp = redactor.fingerprint
-    upper = None if order == "recent" else _fork_upper(conn, plan, limit)
-    try:
-        # One read transaction: the several statements of a search see one snapshot, even
-        # while a reconciler rewrites the rows (found by the concurrent search test).
-        with transaction(conn, write=False):
-            if upper is not None and not upper.confirm(conn):
-                upper = None  # something was committed: not the child's snapshot
-            if order == "recent":
-                rows = _recent(conn, plan, filters, fp, limit)
-            else:
-                rows = _relevant(conn, plan, filters, fp, limit, upper)
-            # Texts and snippets only for the rows shown, in the same snapshot: one message
-            # may be megabytes long.
-            texts = _texts(conn, rows[:limit])
-            snips = _snippets(conn, plan, rows[:limit], texts)
-    finally:
-        if upper is not None:
-            upper.close()
+    # One read transaction: the several statements of a search see one snapshot, even while a
+    # reconciler rewrites the rows (found by the concurrent search test).
+    with transaction(conn, write=False):
+        if order == "recent":
+            rows = _recent(conn, plan, filters, fp, limit)
+        else:
+            rows = _relevant(conn, plan, filters, fp, limit)
+        # Texts and snippets only for the rows shown, in the same snapshot: one message may
+        # be megabytes long.
+        texts = _texts(conn, rows[:limit])
+        snips = _snippets(conn, plan, rows[:limit], texts)
     truncated = len(rows) > limit
     shown = zip(rows[:limit], texts, snips, strict=True)
     hits = [_hit(r, text, snip, plan, redactor, snippet_units) for r, text, snip in shown]
