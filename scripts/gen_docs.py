@@ -69,9 +69,9 @@ ENVIRONMENT: dict[str, str] = {
         "search --wait."
     ),
     "OPENCLAW_SESSIONS_PLAN_WORKER": (
-        "A reindex of a large backlog plans in a forked second process while this one "
-        "writes. Set to 0 to keep it in one process (e.g. when a program with threads of its "
-        "own calls the core), 1 to use it whatever the size."
+        "A reindex of a large backlog plans in a pool of forked worker processes, one per "
+        "CPU, while this one writes. Set to 0 to keep it in one process (e.g. when a program "
+        "with threads of its own calls the core), 1 to use the pool whatever the size."
     ),
     "OPENCLAW_SESSIONS_CACHE_DIR": (
         "Where compiled redaction patterns are cached between runs, for start-up time "

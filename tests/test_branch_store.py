@@ -34,7 +34,7 @@ def store_conn(state: Path) -> Iterator[sqlite3.Connection]:
 def cached_and_walked(state: Path) -> list[tuple[branch.Branch | None, branch.Branch]]:
     with store_conn(state) as conn:
         tids = [r[0] for r in conn.execute("SELECT transcript_id FROM transcripts ORDER BY 1")]
-        return [(branches.load_cached(conn, t), branch.walk_transcript(conn, t)) for t in tids]
+        return [(branches.load_cached(conn, t), branches.walk_transcript(conn, t)) for t in tids]
 
 
 def history_ids(*args: str) -> list[str]:

@@ -10,6 +10,7 @@ import subprocess
 import sys
 import time
 from pathlib import Path
+from typing import Any
 
 import pytest
 from conftest import REPO, Session, json_out, run_cli, write_store
@@ -107,7 +108,7 @@ WORKER = {"OPENCLAW_SESSIONS_PLAN_WORKER": "1"}
 )
 def test_kill_reindex_at_random_points_then_rerun(tmp_path: Path, seed: int, mode: str) -> None:
     """Foreground `reindex`, the background reconciler a search starts, and a reindex that
-    plans in a second process are killed alike; that process does not outlive its parent."""
+    plans in worker processes are killed alike; those processes do not outlive their parent."""
     import random
     import uuid
 
@@ -152,49 +153,38 @@ def test_planning_in_a_second_process_gives_the_same_index(tmp_path: Path) -> No
     assert dumps[0] == dumps[1] and len(dumps[0][0]) > 6 * 700
 
 
-_PARENT_PLANNED = Path(os.devnull)  # set by the test below
+_PLANNED_BY = Path(os.devnull)  # set by the test below
 
 
-def _child_waits_for_parent(tids: list[int]) -> object:
-    """The planning child's job, held until the parent has planned a group itself."""
-    from openclaw_sessions.index import planworker
-
-    end = time.monotonic() + 60
-    while not _PARENT_PLANNED.exists() and time.monotonic() < end:
-        time.sleep(0.01)
-    return planworker._plan_many_real(tids)  # type: ignore[attr-defined]
+def _recorded_plan(conn: sqlite3.Connection, tid: int, redactor: object) -> object:
+    """plan_rows, noting which process planned (the pool's workers are forked: they run it)."""
+    with _PLANNED_BY.open("a") as f:
+        f.write(f"{os.getpid()}\n")
+    return _real_plan(conn, tid, redactor)
 
 
-def test_parent_plans_groups_itself_while_the_child_is_busy(
+_real_plan: Any = None
+
+
+def test_the_pool_plans_and_this_process_writes(
     tmp_path: Path, monkeypatch: pytest.MonkeyPatch
 ) -> None:
-    """The child is held until this process has planned a group of its own: both processes
-    plan, and the index is the one a single process builds."""
-    from openclaw_sessions.index import planworker
+    """With the pool, every transcript is planned in a worker process, none here, and the
+    index is the one a single process builds."""
+    from openclaw_sessions.index import plan
 
-    global _PARENT_PLANNED
-    big(tmp_path / "src", 10, 1100)  # large transcripts: one group each, more than QUEUED
+    global _PLANNED_BY, _real_plan
+    big(tmp_path / "src", 10, 1100)
     reference = tmp_path / "ref"
     assert cli_proc(reference, "import", str(tmp_path / "src"), "--quiet", "--reindex").wait() == 0
     assert run_cli("import", str(tmp_path / "src"), "--quiet").exit_code == 0
-    state = tmp_path / "state"
-    _PARENT_PLANNED = tmp_path / "parent-planned"
-    local: list[int] = []
-    real_plan = planworker.plan
-
-    def parent_plan(*a: object) -> object:
-        if os.getpid() == parent:
-            local.append(a[1])  # type: ignore[arg-type]
-            _PARENT_PLANNED.touch()
-        return real_plan(*a)  # type: ignore[arg-type]
-
-    parent = os.getpid()
-    monkeypatch.setattr(planworker, "_plan_many_real", planworker._plan_many, raising=False)
-    monkeypatch.setattr(planworker, "_plan_many", _child_waits_for_parent)
-    monkeypatch.setattr(planworker, "plan", parent_plan)
+    _PLANNED_BY, _real_plan = tmp_path / "planned-by", plan.plan_rows
+    monkeypatch.setattr(plan, "plan_rows", _recorded_plan)
     monkeypatch.setenv("OPENCLAW_SESSIONS_PLAN_WORKER", "1")
     assert run_cli("reindex", "--quiet").exit_code == 0
-    assert 0 < len(local) < 10
+    pids = [int(x) for x in _PLANNED_BY.read_text().split()]
+    assert len(pids) == 10 and os.getpid() not in pids
+    state = tmp_path / "state"
     assert index_dump(state) == index_dump(reference)
     assert query(state, "SELECT count(*) FROM index_state WHERE claim_token IS NOT NULL")[0][0] == 0
     integrity(state)

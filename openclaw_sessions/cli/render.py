@@ -98,7 +98,9 @@ def fmt_time(ms: int | None, *, utc: bool = False) -> str:
 def progress(
     label: str, *, enabled: bool, unit: str = "items"
 ) -> Iterator[Callable[[int, int], None] | None]:
-    """A Rich bar with ETA and rate on stderr when it is a terminal; otherwise nothing."""
+    """A Rich bar with ETA and rate on stderr when it is a terminal; otherwise nothing. The bar
+    (and the thread that redraws it) starts with the first update: a reindex forks its planning
+    workers before that, never next to a thread."""
     if not enabled or not sys.stderr.isatty() or os.environ.get("NO_COLOR"):
         yield None
         return
@@ -121,13 +123,19 @@ def progress(
     columns: list[Any] = [TextColumn("{task.description}", style="bold", markup=False), BarColumn()]
     columns.append(TextColumn("{task.percentage:>3.0f}%") if unit == "B" else MofNCompleteColumn())
     columns += [TransferSpeedColumn() if unit == "B" else _Rate(), TimeRemainingColumn()]
-    with Progress(*columns, console=_console(True), transient=True) as bar:
-        task = bar.add_task(safe(label), total=None)
+    bar = Progress(*columns, console=_console(True), transient=True)
+    task = bar.add_task(safe(label), total=None)
 
-        def update(done: int, total: int) -> None:
-            bar.update(task, completed=done, total=total)
+    def update(done: int, total: int) -> None:
+        if not bar.live.is_started:
+            bar.start()
+        bar.update(task, completed=done, total=total)
 
+    try:
         yield update
+    finally:
+        if bar.live.is_started:
+            bar.stop()
 
 
 def import_report(report: ImportReport, reindexed: Sequence[ReindexReport]) -> None:

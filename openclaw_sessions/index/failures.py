@@ -11,8 +11,7 @@ from __future__ import annotations
 
 import json
 import sqlite3
-from collections.abc import Callable
-from typing import TYPE_CHECKING, Any
+from typing import TYPE_CHECKING
 
 from openclaw_sessions.reports import Issue
 from openclaw_sessions.store.db import describe, is_store_failure, now_ms, transaction
@@ -27,7 +26,7 @@ class IndexFailure(Exception):
     """Planning or writing one transcript raised; carries what failed."""
 
     def __init__(self, tid: int, revision: int, next_seq: int, reason: str) -> None:
-        super().__init__(tid, revision, next_seq, reason)  # picklable: the plan worker
+        super().__init__(tid, revision, next_seq, reason)  # picklable: from a planning worker
         self.tid, self.revision, self.next_seq, self.reason = tid, revision, next_seq, reason
 
 
@@ -66,26 +65,6 @@ class Failures:
                  f.tid),
             )  # fmt: skip
         self.new.add(f.tid)
-
-    def one(self, rebuild: Callable[..., int | None], tid: int, *args: Any) -> int | None:
-        """``rebuild(conn, tid, *args)``; its failure recorded (None) instead of raised."""
-        try:
-            return rebuild(self.conn, tid, *args)
-        except IndexFailure as f:
-            self.add(f)
-            return None
-
-    def group(
-        self, rebuild: Callable[..., dict[int, int | None]], tids: list[int], *args: Any
-    ) -> dict[int, int | None]:
-        """``rebuild(conn, tids, *args)``; when it fails, every one of them is left to be
-        retried alone (None), so the failure lands on the transcript that has it."""
-        try:
-            return rebuild(self.conn, tids, *args)
-        except Exception as exc:
-            if is_store_failure(exc):
-                raise
-            return dict.fromkeys(tids)
 
     def report(self) -> tuple[tuple[Issue, ...], int]:
         """(an issue per transcript that failed in this run, how many that failed in earlier

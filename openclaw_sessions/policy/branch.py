@@ -1,21 +1,15 @@
-"""One stored transcript's active branch, and a window of its messages ready to show.
+"""A transcript's active branch as a value: its leaf, its messages (as columns), the ids of its
+other entries, its flat mode; built from the tree walk (tree.py) over event rows (pure).
 
-The branch comes from its stored copy when that is current (branchstore.py), else from the
-tree walk (tree.py) over the transcript's event rows as plain tuples. Messages are kept as
-columns; only the window's raw lines are parsed, then sanitised (sanitize.py) with ``id`` and
-``timestamp`` added.
+Stored and read back by store/branches.py; shown a window at a time by read/history.py.
 """
 
 from __future__ import annotations
 
-import json
-import sqlite3
 from collections.abc import Collection, Iterable, Sequence
 from typing import NamedTuple, overload
 
-from . import sanitize, tree, wellformed
-from .sanitize import TextRedactor
-from .transcript import to_epoch_ms
+from . import tree
 
 
 class Row(NamedTuple):
@@ -28,12 +22,6 @@ class Row(NamedTuple):
 
 
 _new_row = tuple.__new__  # NamedTuple's own __new__ is a Python function: 3x slower
-# The whole line only for the controls whose fields no column holds (tree.py).
-_TREE_SQL = (
-    "SELECT seq, entry_id, parent_id, flags, type,"
-    " CASE WHEN type IN ('leaf', 'reset') THEN raw END, role, ts FROM events"
-    " WHERE transcript_id = ? ORDER BY seq"
-)
 
 
 class Messages(Sequence[Row]):
@@ -126,56 +114,3 @@ def walk(rows: Iterable[tree.EventRow]) -> Branch:
     """The active branch, from event rows in seq order."""
     w = tree.walk(rows)
     return Branch(w.leaf, messages_of(w.messages), w.others, w.flat)
-
-
-def active_branch(rows: Iterable[tree.EventRow]) -> list[Row]:
-    """The active branch's messages, oldest first, from event rows in seq order."""
-    return list(walk(rows).rows)
-
-
-def walk_transcript(conn: sqlite3.Connection, tid: int) -> Branch:
-    """Walk the whole stored tree (the caller holds a read or write transaction)."""
-    cur = conn.cursor()
-    cur.row_factory = None  # plain tuples: sqlite3.Row is slower to unpack
-    return walk(cur.execute(_TREE_SQL, (tid,)))
-
-
-def active_messages(conn: sqlite3.Connection, tid: int) -> Messages:
-    """The active branch's messages: the stored copy when it is current, else a walk."""
-    from openclaw_sessions.store.branches import load_cached
-
-    cached = load_cached(conn, tid)
-    return cached.rows if cached is not None else walk_transcript(conn, tid).rows
-
-
-def load_window(
-    conn: sqlite3.Connection, tid: int, rows: Sequence[Row], redactor: TextRedactor
-) -> list[sanitize.Sanitized]:
-    """Parse and sanitise exactly these rows; each message gains ``id`` and ``timestamp``."""
-    raw = dict(
-        conn.execute(
-            "SELECT seq, raw FROM events WHERE transcript_id = ?"
-            " AND seq IN (SELECT value FROM json_each(?))",
-            (tid, json.dumps([r.seq for r in rows])),
-        ).fetchall()
-    )
-    out: list[sanitize.Sanitized] = []
-    for r in rows:
-        try:
-            obj = wellformed.loads(raw[r.seq])
-        except (ValueError, RecursionError):  # a row edited by hand: shown empty, not fatal
-            obj = None
-        msg = obj.get("message") if isinstance(obj, dict) else None
-        if not isinstance(msg, dict):
-            msg = {"role": r.role or "unknown", "content": ""}
-        s = sanitize.sanitize_message(msg, redactor)
-        ts = r.ts if r.ts is not None else to_epoch_ms(msg.get("timestamp"))
-        shaped = {
-            "role": s.message.get("role", r.role),
-            **s.message,
-            "timestamp": ts,
-            "id": r.entry_id,
-        }
-        final, size = sanitize.well_formed(shaped)
-        out.append(sanitize.Sanitized(final, s.truncated, s.redacted, size))
-    return out

@@ -12,14 +12,18 @@ tool output filled it; and paged answers always carry offset/hasMore/totalMessag
 
 from __future__ import annotations
 
+import json
 import sqlite3
+from collections.abc import Sequence
 from typing import Any, NamedTuple
 
 from openclaw_sessions.errors import UsageError
-from openclaw_sessions.policy import sanitize, visibility
-from openclaw_sessions.policy.branch import Messages, active_messages, load_window
+from openclaw_sessions.policy import sanitize, visibility, wellformed
+from openclaw_sessions.policy.branch import Messages, Row
 from openclaw_sessions.policy.sanitize import TextRedactor
+from openclaw_sessions.policy.transcript import to_epoch_ms
 from openclaw_sessions.store import paths
+from openclaw_sessions.store.branches import active_messages
 from openclaw_sessions.store.context import Context, all_session_refs, caller_policy, open_store
 
 DEFAULT_LIMIT = 200  # upstream chat.history's default page
@@ -233,7 +237,7 @@ def _page(
     total, offset = len(rows), opts.offset or 0
     end = max(0, total - offset)
     first = max(0, end - limit)
-    window = load_window(conn, tid, rows[first:end], redactor)
+    window = _load_window(conn, tid, rows[first:end], redactor)
     start, size = sanitize.cap_newest([s.size for s in window], opts.max_bytes)
     # Upstream: the next page starts right below the oldest message that survived the cap
     # (when even the newest alone is too big, cap_newest already stopped at it).
@@ -271,7 +275,7 @@ def _around(
     if at is None:
         return HistoryResult(key, sid, (), total_messages=len(rows), anchor=anchor_id)
     first, last = sanitize.count_window(len(rows), at, limit)
-    window = load_window(conn, tid, rows[first:last], redactor)
+    window = _load_window(conn, tid, rows[first:last], redactor)
     sizes = [s.size for s in window]
     start, end, size = sanitize.cap_around(sizes, at - first, opts.max_bytes)
     return _finish(
@@ -285,3 +289,36 @@ def _around(
         total_messages=len(rows),
         anchor=anchor_id,
     )
+
+
+def _load_window(
+    conn: sqlite3.Connection, tid: int, rows: Sequence[Row], redactor: TextRedactor
+) -> list[sanitize.Sanitized]:
+    """Parse and sanitise exactly these rows; each message gains ``id`` and ``timestamp``."""
+    raw = dict(
+        conn.execute(
+            "SELECT seq, raw FROM events WHERE transcript_id = ?"
+            " AND seq IN (SELECT value FROM json_each(?))",
+            (tid, json.dumps([r.seq for r in rows])),
+        ).fetchall()
+    )
+    out: list[sanitize.Sanitized] = []
+    for r in rows:
+        try:
+            obj = wellformed.loads(raw[r.seq])
+        except (ValueError, RecursionError):  # a row edited by hand: shown empty, not fatal
+            obj = None
+        msg = obj.get("message") if isinstance(obj, dict) else None
+        if not isinstance(msg, dict):
+            msg = {"role": r.role or "unknown", "content": ""}
+        s = sanitize.sanitize_message(msg, redactor)
+        ts = r.ts if r.ts is not None else to_epoch_ms(msg.get("timestamp"))
+        shaped = {
+            "role": s.message.get("role", r.role),
+            **s.message,
+            "timestamp": ts,
+            "id": r.entry_id,
+        }
+        final, size = sanitize.well_formed(shaped)
+        out.append(sanitize.Sanitized(final, s.truncated, s.redacted, size))
+    return out

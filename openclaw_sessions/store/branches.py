@@ -1,5 +1,6 @@
-"""The stored copy of each transcript's active branch (table `branches`), so `history` does not
-walk a long transcript's whole tree on every call.
+"""Each transcript's active branch as the store gives it: the stored copy (table `branches`), so
+`history` does not walk a long transcript's whole tree on every call, else the walk of its
+event rows.
 
 Writers keep it: reconcile stores it when it publishes a transcript's index, and an append that
 provably extends it (tree.extend) extends it in the same transaction. It is current while its
@@ -19,6 +20,7 @@ import marshal
 import sqlite3
 from array import array
 
+from openclaw_sessions.policy import branch
 from openclaw_sessions.policy.branch import Branch, Messages
 
 FORMAT = 2  # 2: the tree rules of upstream's transcript-tree.ts (tree.py), `flat`
@@ -86,3 +88,24 @@ def load_at(conn: sqlite3.Connection, tid: int, next_seq: int) -> tuple[int, Bra
         return None
     b = decode(row[1], row[2])
     return (row[0], b) if b is not None else None
+
+
+# The whole line only for the controls whose fields no column holds (tree.py).
+_TREE_SQL = (
+    "SELECT seq, entry_id, parent_id, flags, type,"
+    " CASE WHEN type IN ('leaf', 'reset') THEN raw END, role, ts FROM events"
+    " WHERE transcript_id = ? ORDER BY seq"
+)
+
+
+def walk_transcript(conn: sqlite3.Connection, tid: int) -> Branch:
+    """Walk the whole stored tree (the caller holds a read or write transaction)."""
+    cur = conn.cursor()
+    cur.row_factory = None  # plain tuples: sqlite3.Row is slower to unpack
+    return branch.walk(cur.execute(_TREE_SQL, (tid,)))
+
+
+def active_messages(conn: sqlite3.Connection, tid: int) -> Messages:
+    """The active branch's messages: the stored copy when it is current, else a walk."""
+    cached = load_cached(conn, tid)
+    return cached.rows if cached is not None else walk_transcript(conn, tid).rows

@@ -275,6 +275,11 @@ def describe(exc: BaseException, redactor: TextRedactor | None = None) -> str:
     return text(redactor.redact_text(what) if redactor is not None else what)
 
 
+def path_of(conn: sqlite3.Connection) -> Path:
+    """The file of a connection's main database."""
+    return Path(next(r[2] for r in conn.execute("PRAGMA database_list") if r[1] == "main"))
+
+
 def now_ms() -> int:
     return int(time.time() * 1000)
 
