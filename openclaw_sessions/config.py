@@ -18,8 +18,8 @@ from types import MappingProxyType
 from typing import Any, NamedTuple
 
 from openclaw_sessions.policy import recache
+from openclaw_sessions.policy.keys import DEFAULT_MAIN_KEY
 from openclaw_sessions.policy.visibility import (
-    DEFAULT_MAIN_KEY,
     DEFAULT_SANDBOX_VISIBILITY,
     SANDBOX_VISIBILITIES,
     VISIBILITIES,

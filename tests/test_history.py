@@ -12,7 +12,8 @@ from conftest import Session, json_out, run_cli, write_store
 from helpers import query
 
 from openclaw_sessions.policy import sanitize
-from openclaw_sessions.policy.transcript import active_seqs, parse_entries, to_epoch_ms
+from openclaw_sessions.policy.transcript import active_seqs, parse_entries
+from openclaw_sessions.policy.when import to_epoch_ms
 
 CAP = 80 * 1024
 

@@ -13,7 +13,7 @@ from helpers import db_file, query
 from upstream_fixture import UpSession, agent_db, build
 
 from openclaw_sessions.cli import render
-from openclaw_sessions.policy import transcript, wellformed
+from openclaw_sessions.policy import transcript, wellformed, when
 
 HEADER = '{"type":"session","version":3,"id":"%s","timestamp":"2026-01-01T00:00:00.000Z"}'
 # Lone surrogate escapes as a JSON writer spells them: in an id, a text block, a string content.
@@ -189,10 +189,10 @@ def test_to_epoch_ms_range() -> None:
     ok = {"2026-01-01T00:00:00Z": 1767225600000, 1767225600: 1767225600000, 0: 0,
           1767225600000: 1767225600000, "9999-12-31T23:59:59Z": 253402300799000}  # fmt: skip
     for value, ms in ok.items():
-        assert transcript.to_epoch_ms(value) == ms
+        assert when.to_epoch_ms(value) == ms
     for value in (float("nan"), float("inf"), -float("inf"), 1e20, -1e308, 10**19, 10**400, -1,
                   True, "0001-01-01T00:00:00Z", "", "soon", None, [], {}):  # fmt: skip
-        assert transcript.to_epoch_ms(value) is None, value
+        assert when.to_epoch_ms(value) is None, value
     for ms in (10**18, float("nan"), -(10**15)):
         assert render.fmt_time(ms) == "-"  # type: ignore[arg-type]
 

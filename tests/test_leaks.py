@@ -277,7 +277,8 @@ def test_unsandboxed_callers_get_upstreams_answers(tmp_path: Path) -> None:
 def test_upstream_resolution_cases() -> None:
     """Ported from upstream sessions-resolution.test.ts and session-visibility.test.ts."""
     from openclaw_sessions.errors import ForbiddenError
-    from openclaw_sessions.policy.visibility import Caller, Policy, SessionRef
+    from openclaw_sessions.policy.keys import SessionRef
+    from openclaw_sessions.policy.visibility import Caller, Policy
 
     inc = "agent:main:dashboard:incognito-private"
     refs = [

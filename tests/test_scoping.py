@@ -11,7 +11,7 @@ from conftest import Session, json_out, run_cli, write_store
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
-from openclaw_sessions.policy import visibility
+from openclaw_sessions.policy import keys, visibility
 
 
 def build(root: Path, agent: str, sessions: dict[str, dict], texts: dict[str, list[str]]) -> None:
@@ -151,7 +151,7 @@ def test_results_are_the_visible_subset_of_an_unrestricted_search(world: tuple) 
         if sandboxed:
             args.append("--sandboxed")
         _, mine = search(root, "alpha", *args)
-        refs = [visibility.SessionRef(k, "main", None, e.get("spawnedBy"),
+        refs = [keys.SessionRef(k, "main", None, e.get("spawnedBy"),
                                       e.get("parentSessionKey"), None)
                 for k, e in sessions.items()]  # fmt: skip
         policy = visibility.Policy(

@@ -5,7 +5,7 @@ from __future__ import annotations
 import json
 from typing import Any
 
-from openclaw_sessions.policy import extract, transcript
+from openclaw_sessions.policy import extract, transcript, when
 
 
 def lines(*objs: dict[str, Any]) -> list[str]:
@@ -80,10 +80,10 @@ def test_v1_linear_ids_assigned() -> None:
 
 
 def test_timestamps() -> None:
-    assert transcript.to_epoch_ms("2026-01-01T00:00:00.500Z") == 1767225600500
-    assert transcript.to_epoch_ms(1767225600) == 1767225600000
-    assert transcript.to_epoch_ms(1767225600500) == 1767225600500
-    assert transcript.to_epoch_ms("nope") is None
+    assert when.to_epoch_ms("2026-01-01T00:00:00.500Z") == 1767225600500
+    assert when.to_epoch_ms(1767225600) == 1767225600000
+    assert when.to_epoch_ms(1767225600500) == 1767225600500
+    assert when.to_epoch_ms("nope") is None
 
 
 def test_extract_rules() -> None:

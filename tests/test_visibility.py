@@ -9,20 +9,22 @@ from hypothesis import given, settings
 from hypothesis import strategies as st
 
 from openclaw_sessions.errors import ForbiddenError, NotFoundError, UsageError
-from openclaw_sessions.policy.visibility import (
-    VISIBILITIES,
-    Caller,
-    Policy,
+from openclaw_sessions.policy.keys import (
     SessionRef,
     agent_of,
-    agent_pair_allowed,
-    allow_pattern_matches,
-    effective_visibility,
     is_acp_key,
     is_incognito,
     is_subagent_key,
     resolve_caller_key,
     resolve_session_key,
+)
+from openclaw_sessions.policy.visibility import (
+    VISIBILITIES,
+    Caller,
+    Policy,
+    agent_pair_allowed,
+    allow_pattern_matches,
+    effective_visibility,
 )
 
 MAIN = "agent:main:main"

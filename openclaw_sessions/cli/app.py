@@ -11,7 +11,7 @@ from openclaw_sessions import __version__
 from openclaw_sessions.errors import ExitCode
 from openclaw_sessions.store import paths
 
-from . import guard
+from . import guard, output
 from .completion import complete_session_key
 from .parsing import Command, Group
 
@@ -106,7 +106,7 @@ def import_cmd(
     quiet: QuietOpt = False,
 ) -> None:
     """Bulk-load legacy JSONL transcripts (idempotent, doctor-style)."""
-    from openclaw_sessions.ingest.importer import Options, run_import
+    from openclaw_sessions.ingest.importer import ImportOptions, run_import
 
     from . import render
 
@@ -120,12 +120,12 @@ def import_cmd(
                 sources or [],
                 agent=paths.check_agent_id(agent),
                 redactor=redactor,
-                options=Options(dry_run, include_archives),
+                options=ImportOptions(dry_run, include_archives),
                 progress=bar,
             )
         reindexed = []
         if reindex and not dry_run:
-            from openclaw_sessions.store.context import reindex_agent
+            from openclaw_sessions.index.reindex import reindex_agent
 
             reindexed = [reindex_agent(ctx.root, a, redactor) for a in report.agents]
         return report, reindexed
@@ -136,7 +136,7 @@ def import_cmd(
         out = report.to_json()
         if reindexed:
             out["reindex"] = [r.to_json() for r in reindexed]
-        guard.echo_json(out)
+        output.echo_json(out)
     elif not quiet or problems:
         render.import_report(report, reindexed)
     raise typer.Exit(int(ExitCode.PROBLEMS if problems else ExitCode.OK))
@@ -154,7 +154,7 @@ def reindex_cmd(
 ) -> None:
     """Run the reconciliation in the foreground (cron-safe)."""
     from openclaw_sessions.index import locks
-    from openclaw_sessions.store.context import reindex_agent
+    from openclaw_sessions.index.reindex import reindex_agent
 
     from . import render
 
@@ -176,7 +176,7 @@ def reindex_cmd(
     reports = guard.guarded(as_json, work)
     problems = sum(r.problems for r in reports)
     if as_json:
-        guard.echo_json({"agents": [r.to_json() for r in reports]})
+        output.echo_json({"agents": [r.to_json() for r in reports]})
     elif not quiet or problems:
         render.reindex_reports(reports)
     raise typer.Exit(int(ExitCode.PROBLEMS if problems else ExitCode.OK))
@@ -368,7 +368,7 @@ def status_cmd(
 
     stats = guard.guarded(as_json, work)
     if as_json:
-        guard.echo_json(stats if all_agents else stats[0])
+        output.echo_json(stats if all_agents else stats[0])
     else:
         render.status_table(stats, utc=utc)
     raise typer.Exit(max(s["exitCode"] for s in stats))
@@ -389,7 +389,7 @@ def delete_cmd(
 ) -> None:
     """Delete a session's transcripts and index rows in one transaction."""
     from openclaw_sessions.errors import UsageError
-    from openclaw_sessions.store.context import delete_session, preview_delete
+    from openclaw_sessions.store.sessions import delete_session, preview_delete
 
     from .argcheck import text
 
@@ -407,13 +407,13 @@ def delete_cmd(
                     )
                 ),
             )
-        from .render import safe
+        from .output import safe
 
         if not typer.confirm(f"Delete {safe(key)} and all its transcripts?"):
             raise typer.Exit(int(ExitCode.NOTHING))
     out = guard.guarded(as_json, lambda: delete_session(ctx, target))
     if as_json:
-        guard.echo_json(out)
+        output.echo_json(out)
     else:
         from . import render
 

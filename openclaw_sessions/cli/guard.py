@@ -5,52 +5,16 @@ fail and print exactly alike.
 
 from __future__ import annotations
 
-import re
 import sqlite3
 import sys
 from collections.abc import Callable
-from typing import Any, NoReturn, TypeVar
+from typing import NoReturn, TypeVar
 
 from openclaw_sessions.errors import ExitCode, ForbiddenError, NotFoundError, OpenClawError
-from openclaw_sessions.policy import wellformed
+
+from .output import echo_json, error
 
 T = TypeVar("T")
-_RAW_CONTROLS = re.compile("[\x7f-\x9f]")  # what json.dumps leaves raw with ensure_ascii=False
-
-
-def json_text(obj: Any) -> str:
-    """JSON with non-ASCII kept as is, but DEL and C1 controls escaped too (json escapes C0
-    itself): JSON read on a terminal carries no control character a terminal would obey. It
-    always encodes and parses: lone surrogates are U+FFFD and non-finite numbers null."""
-    text = wellformed.dumps(obj)  # a lone surrogate → U+FFFD, NaN/Infinity → null
-    if text.isascii() and "\x7f" not in text:
-        return text
-    return _RAW_CONTROLS.sub(lambda m: f"\\u{ord(m.group()):04x}", text)
-
-
-def echo_json(obj: Any) -> None:
-    """JSON is UTF-8 whatever the locale says (LANG=C, PYTHONIOENCODING=ascii): a CJK snippet
-    must reach jq, not raise UnicodeEncodeError."""
-    text = json_text(obj) + "\n"
-    out = sys.stdout
-    buf = getattr(out, "buffer", None)
-    if buf is None:  # a plain text stream (embedding, some test runners)
-        out.write(text)
-        out.flush()
-        return
-    out.flush()  # keep order with anything already written as text
-    buf.write(text.encode("utf-8"))
-    buf.flush()
-
-
-def error(message: str, hint: str | None) -> None:
-    """One line, whatever the message echoes (a key with a newline in it stays one line)."""
-    from .render import safe
-
-    line = f"error: {message}"
-    if hint:
-        line += f" (hint: {hint})"
-    print(wellformed.text(safe(line.replace("\n", "\\n"))), file=sys.stderr)
 
 
 def _redacted(text: str) -> str:

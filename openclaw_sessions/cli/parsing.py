@@ -17,7 +17,7 @@ from typer.core import TyperCommand, TyperGroup
 
 from openclaw_sessions.errors import ExitCode, OpenClawError, UsageError
 
-from . import guard
+from . import guard, output
 
 # Click's usage errors (Typer vendors Click; it is not imported by name).
 _CLICK_USAGE_ERROR: type[Exception] = typer.BadParameter.__mro__[1]
@@ -35,7 +35,7 @@ def _one_line_errors() -> Iterator[None]:
         ctx = getattr(exc, "ctx", None)
         message = " ".join(str(getattr(exc, "format_message", exc.__str__)()).split())
         hint = f"see `{ctx.command_path} --help`" if ctx is not None else None
-        guard.error(message[:1].lower() + message[1:], hint)
+        output.error(message[:1].lower() + message[1:], hint)
         raise SystemExit(int(ExitCode.USAGE)) from None
     except OpenClawError as exc:  # raised while parsing (_Command)
         guard.fail(exc, False)

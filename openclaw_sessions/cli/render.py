@@ -12,7 +12,6 @@ newline and tab stay) and Rich runs with markup, emoji codes and highlighting of
 from __future__ import annotations
 
 import os
-import re
 import sys
 from collections.abc import Callable, Iterator, Sequence
 from contextlib import contextmanager
@@ -21,22 +20,14 @@ from typing import IO, TYPE_CHECKING, Any, cast
 
 from openclaw_sessions.policy import wellformed
 
+from .output import json_text, safe
+
 if TYPE_CHECKING:
     from rich.console import Console
 
     from openclaw_sessions.read.history import HistoryResult
     from openclaw_sessions.read.models import SearchResult
     from openclaw_sessions.reports import ImportReport, ReindexReport
-
-
-_CONTROLS = re.compile("[\x00-\x08\x0b-\x1f\x7f-\x9f]")
-
-
-def safe(text: str) -> str:
-    """``text`` fit for a terminal: control characters (C0 but newline and tab, DEL, C1) as
-    visible ``\\xNN`` escapes, so a transcript cannot move the cursor, retitle the window,
-    plant a hyperlink or hide text."""
-    return _CONTROLS.sub(lambda m: f"\\x{ord(m.group()):02x}", text)
 
 
 def _safe_deep(value: Any) -> Any:
@@ -226,8 +217,6 @@ def search_footer(result: SearchResult) -> None:
     if not result.hits:
         note("no matches")
     if result.explain is not None:
-        from .guard import json_text
-
         note(f"explain: {json_text(result.explain)}")  # JSON-escaped: nothing left to escape
 
 

@@ -11,7 +11,7 @@ from typing import TYPE_CHECKING
 from openclaw_sessions.errors import ExitCode
 from openclaw_sessions.store import paths
 
-from . import argcheck, guard
+from . import argcheck, guard, output
 
 if TYPE_CHECKING:
     from openclaw_sessions.read.models import SearchResult
@@ -64,13 +64,13 @@ def search(
     result = guard.guarded(as_json or jsonl, work)
     code = int(ExitCode.OK if result.hits else ExitCode.NOTHING)
     if as_json:
-        guard.echo_json(result.to_json())
+        output.echo_json(result.to_json())
         return code
     from . import render
 
     if jsonl:
         for h in result.hits:
-            guard.echo_json(h.to_json())
+            output.echo_json(h.to_json())
         render.search_footer(result)
     else:
         render.search_table(result, utc=utc)
@@ -112,7 +112,7 @@ def history(
 
     result = guard.guarded(as_json, work)
     if as_json:
-        guard.echo_json(result.to_json())
+        output.echo_json(result.to_json())
     else:
         from . import render
 

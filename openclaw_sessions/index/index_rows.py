@@ -11,7 +11,7 @@ from collections.abc import Iterable, Sequence
 from dataclasses import dataclass
 from typing import TYPE_CHECKING, Any
 
-from openclaw_sessions.policy import extract, fts_query, transcript, tree
+from openclaw_sessions.policy import extract, fts_query, transcript, tree, when
 from openclaw_sessions.store import branches
 from openclaw_sessions.store.db import now_ms
 
@@ -37,7 +37,7 @@ def make_row(
     ts = e.ts
     if ts is None:
         msg = obj.get("message")
-        ts = transcript.to_epoch_ms(msg.get("timestamp")) if isinstance(msg, dict) else None
+        ts = when.to_epoch_ms(msg.get("timestamp")) if isinstance(msg, dict) else None
     clean = redactor.redact_text(text)
     return (
         transcript_id,

@@ -16,7 +16,7 @@ from collections.abc import Callable
 from openclaw_sessions.policy.redact import Redactor
 from openclaw_sessions.reports import ReindexReport
 from openclaw_sessions.store import branches
-from openclaw_sessions.store.db import is_store_failure, now_ms, transaction
+from openclaw_sessions.store.db import is_store_failure, now_ms, set_meta, transaction
 
 from . import index_rows, pool
 from .claims import ClaimLost, check_claim, claim_many, new_token, release_all
@@ -237,12 +237,7 @@ def reconcile(
     # (files edited by hand, foreign keys off) is kept for --full.
     swept = sweep(conn) if full else 0
     fill_branches(conn)
-    with transaction(conn):
-        conn.executemany(
-            "INSERT INTO meta (key, value) VALUES (?, ?)"
-            " ON CONFLICT(key) DO UPDATE SET value = excluded.value",
-            [("last_reconcile_at", str(now_ms())), ("redaction_fp", redactor.fingerprint)],
-        )
+    set_meta(conn, last_reconcile_at=str(now_ms()), redaction_fp=redactor.fingerprint)
     issues, known = bad.report()
     return ReindexReport(agent_id, done, rows, swept, skipped, time.monotonic() - started,
                          issues, known)  # fmt: skip

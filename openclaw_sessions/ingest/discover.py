@@ -4,16 +4,16 @@ from __future__ import annotations
 
 import os
 import re
-from collections.abc import Iterator
+from collections.abc import Callable, Iterator
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
 from openclaw_sessions.policy import wellformed
-from openclaw_sessions.policy.transcript import MAX_MS, MIN_MS
+from openclaw_sessions.policy.when import valid_updated_at
 from openclaw_sessions.reports import Issue
 
-from . import regular
+from . import regular, upstream_db
 
 SESSION_ID_RE = re.compile(r"^[a-z0-9][a-z0-9._-]{0,127}$", re.IGNORECASE)
 _RESET = re.compile(r"^(?P<id>.+)\.jsonl\.reset\.(?P<ts>.+)$")
@@ -111,14 +111,6 @@ def read_store(sdir: SessionsDir) -> None:
                                      " time (epoch ms); stored without one", str(store), None,
                                      key))  # fmt: skip
         sdir.entries.append(StoreEntry(key, sid, entry, _resolve_file(sdir, key, sid, entry)))
-
-
-def valid_updated_at(value: Any) -> int | None:
-    """A store entry's updatedAt (epoch ms) when it is a number in range, else None (NaN,
-    1e20, a 20-digit integer: SQLite stores 64-bit integers only)."""
-    if isinstance(value, bool) or not isinstance(value, int | float):
-        return None
-    return int(value) if MIN_MS <= value <= MAX_MS else None
 
 
 def _resolve_file(sdir: SessionsDir, key: str, sid: str, entry: dict[str, Any]) -> Path | None:
@@ -232,3 +224,34 @@ def discover(
                 yield from discover(sub, default_agent, problems)
             elif _has_transcripts(sub):
                 yield infer_agent(sub, default_agent), sub
+
+
+def readable(test: Callable[[], bool]) -> bool:
+    """A path test that is False when the path cannot be looked at (permissions): the sessions
+    dir scan (discover.discover) reports those directories."""
+    try:
+        return test()
+    except OSError:
+        return False
+
+
+def find_databases(source: Path) -> Iterator[tuple[str | None, Path]]:
+    """(agent id, database) under a state root, an agent dir, or any folder of state roots."""
+    if readable((source / upstream_db.DB_NAME).is_file):
+        yield None, source / upstream_db.DB_NAME
+    if readable((source / "agents").is_dir):
+        try:
+            agents = sorted((source / "agents").iterdir())
+        except OSError:
+            return
+        for agent in agents:
+            path = agent / "agent" / upstream_db.DB_NAME
+            if readable(path.is_file):
+                yield agent.name.lower(), path
+        return
+    for dirpath, dirnames, _ in os.walk(source, followlinks=False):
+        dirnames.sort()
+        for d in list(dirnames):
+            if readable((Path(dirpath) / d / "agents").is_dir):
+                dirnames.remove(d)
+                yield from find_databases(Path(dirpath) / d)

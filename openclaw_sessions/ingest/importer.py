@@ -6,28 +6,24 @@ untouched, and a rerun finishes the job. Nothing in the sources is ever modified
 
 from __future__ import annotations
 
-import json
-import os
 import sqlite3
 from collections.abc import Callable, Iterable
 from dataclasses import dataclass
+from datetime import UTC, datetime
 from pathlib import Path
 
 from openclaw_sessions.policy.redact import Redactor
 from openclaw_sessions.reports import ImportReport, Issue
-from openclaw_sessions.store import db, paths
+from openclaw_sessions.store import db, paths, sessions
 
-from . import discover, regular, upstream_db
-from .store_lines import FileResult, Target, import_file
+from . import discover, line_sources, regular, targets, upstream_db
+from .store_lines import FileResult, Target, import_file, import_lines
 
 Progress = Callable[[int, int], None]  # (bytes done, bytes total)
 
-_IMPORTED_KINDS = {"current", "reset"}
-_ARCHIVE_KINDS = {"deleted", "backup"}
-
 
 @dataclass
-class Options:
+class ImportOptions:
     dry_run: bool = False
     include_archives: bool = False
 
@@ -38,34 +34,31 @@ def run_import(
     *,
     agent: str,
     redactor: Redactor,
-    options: Options,
+    options: ImportOptions,
     progress: Progress | None = None,
 ) -> ImportReport:
-    from . import upstream_import  # lazy: it imports this module
-
     report = ImportReport(dry_run=options.dry_run)
     src_list = list(srcs)
-    ups = upstream_import.plan(root, src_list, agent, report)  # checked before any write
+    ups = targets.open_databases(root, src_list, agent, report)  # checked before any write
     scanned: dict[str, list[Path]] = {}
-    plan = upstream_import.merge(
-        _plan(root, src_list, agent, report, options, scanned), ups, report
-    )
-    total = sum(_size(t.path) for _, targets in plan for t in targets)
+    files = targets.file_targets(root, src_list, agent, report, options.include_archives, scanned)
+    by_agent = targets.merge(files, ups, report)
+    total = sum(_size(t.path) for _, found in by_agent for t in found)
     done = 0
-    for agent_id, targets in plan:
+    for agent_id, found in by_agent:
         conn = _open(root, agent_id, options.dry_run)
         try:
             report.agents.append(agent_id)
-            for target in targets:
+            for target in found:
                 done += _size(target.path)
                 _one(conn, target, redactor, options, report)
                 if progress:
                     progress(done, total)
             _vanished(conn, scanned.get(agent_id, []), report, options.dry_run)
             mine = [u for u in ups if u.agent_id == agent_id]
-            upstream_import.run(conn, mine, redactor, options, report)
+            _import_databases(conn, mine, redactor, options, report)
             if not options.dry_run:
-                _set_meta(conn, "last_import_at", str(db.now_ms()))
+                db.set_meta(conn, last_import_at=str(db.now_ms()))
         finally:
             conn.close()
     report.redact_issues(redactor)
@@ -80,7 +73,7 @@ def _open(root: Path, agent_id: str, dry_run: bool) -> sqlite3.Connection:
 
 
 def _one(
-    conn: sqlite3.Connection, t: Target, redactor: Redactor, o: Options, r: ImportReport
+    conn: sqlite3.Connection, t: Target, redactor: Redactor, o: ImportOptions, r: ImportReport
 ) -> None:
     r.files += 1
     isolated(r, t, redactor, lambda: import_file(conn, t, redactor, dry_run=o.dry_run))
@@ -190,182 +183,108 @@ def _vanished(
                              fresh)  # fmt: skip
 
 
-def _plan(
-    root: Path,
-    srcs: list[Path],
-    agent: str,
+def _import_databases(
+    conn: sqlite3.Connection,
+    planned: list[targets.UpstreamSource],
+    redactor: Redactor,
+    options: ImportOptions,
     report: ImportReport,
-    options: Options,
-    scanned: dict[str, list[Path]],
-) -> list[tuple[str, list[Target]]]:
-    """Group targets by agent (and the sessions dirs scanned, by agent); reads session stores
-    and writes their entries."""
-    by_agent: dict[str, list[Target]] = {}
-    if not srcs:
-        srcs = [root]
-    for src in srcs:
-        if not _usable_source(src, report):
-            continue
-        if not src.is_dir():
-            if not upstream_db.is_database_file(src):  # databases: upstream_import
-                by_agent.setdefault(agent, []).append(_single_target(src, agent))
-        else:
-            for agent_id, sdir_path in discover.discover(src, agent, report.issues):
-                scanned.setdefault(agent_id, []).append(sdir_path)
-                targets = _dir_targets(root, agent_id, sdir_path, report, options)
-                by_agent.setdefault(agent_id, []).extend(targets)
-    return sorted(by_agent.items())
-
-
-def _usable_source(src: Path, report: ImportReport) -> bool:
-    """A SOURCE is a directory or a regular file; anything else is reported and skipped."""
-    try:
-        bad = regular.problem(src, allow_dir=True)
-    except FileNotFoundError:
-        bad = regular.NotRegular("source_missing", "no such file or directory", src)
-    except OSError as exc:
-        bad = regular.NotRegular("source_unreadable", f"cannot read: {exc.strerror}", src)
-    if bad is not None:
-        report.issues.append(bad.issue())
-    return bad is None
-
-
-def _single_target(path: Path, agent: str) -> Target:
-    kind = discover.classify(path.name)
-    sid = kind.session_id or path.stem
-    return Target(path, path.name, f"agent:{agent}:orphan:{sid.lower()}", sid, "orphan")
-
-
-def _dir_targets(
-    root: Path, agent_id: str, path: Path, report: ImportReport, options: Options
-) -> list[Target]:
-    sdir = discover.SessionsDir(agent_id, path)
-    try:
-        os.scandir(path).close()
-    except OSError as exc:  # this agent's problem; the other agents still import
-        report.issues.append(discover.unreadable(path, exc))
-        return []
-    discover.read_store(sdir)
-    report.issues.extend(sdir.issues)
-    by_file: dict[str, tuple[str, str]] = {}
-    by_sid: dict[str, str] = {}
-    for e in sdir.entries:
-        by_sid.setdefault(e.session_id, e.key)
-        if e.file is None:
-            continue
-        if e.file.exists():
-            by_file[e.file.name] = (e.key, e.session_id)
-        else:
-            report.issues.append(
-                Issue("transcript_missing", "transcript file not found", str(e.file), None, e.key)
-            )
-    report.sessions += _write_store(root, agent_id, sdir.entries, report.dry_run)
-    return _targets(sdir, by_file, by_sid, report, options.include_archives)
-
-
-def _targets(
-    sdir: discover.SessionsDir,
-    by_file: dict[str, tuple[str, str]],
-    by_sid: dict[str, str],
-    report: ImportReport,
-    include_archives: bool,
-) -> list[Target]:
-    out: list[Target] = []
-    for f in sorted(sdir.path.iterdir()):
-        if not _regular_entry(f, report):
-            continue
-        if f.is_symlink() and not discover.inside(f, sdir.path):
-            report.issues.append(
-                Issue(
-                    "path_escape", "symlink points outside the sessions dir; not followed", str(f)
-                )
-            )
-            continue
-        kind = discover.classify(f.name)
-        if kind.kind in _ARCHIVE_KINDS and not include_archives:
-            _skip(report, f, kind.kind)
-            continue
-        if kind.kind not in _IMPORTED_KINDS | _ARCHIVE_KINDS or kind.session_id is None:
-            continue
-        if f.name in by_file:
-            key, sid = by_file[f.name]
-            out.append(Target(f, f.name, key, sid, kind.kind, kind.archived_at))
-            continue
-        sid = kind.session_id
-        found = by_sid.get(sid)
-        key = found or f"agent:{sdir.agent_id}:orphan:{sid.lower()}"
-        out.append(Target(f, f.name, key, sid, kind.kind, kind.archived_at, found is None))
-    return out
-
-
-def _regular_entry(f: Path, report: ImportReport) -> bool:
-    """Is this sessions dir entry a regular file? One that is named like a transcript but is
-    not (a FIFO, a directory, a dangling link, a symlink loop) is reported."""
-    try:
-        bad = regular.problem(f)
-    except OSError as exc:
-        bad = regular.NotRegular("transcript_unreadable", f"cannot read: {exc.strerror}", f)
-    if bad is not None and discover.classify(f.name).kind not in ("other", "lock"):
-        report.issues.append(bad.issue())
-    return bad is None
-
-
-def _skip(report: ImportReport, f: Path, kind: str) -> None:
-    report.skipped += 1
-    report.issues.append(
-        Issue(
-            f"{kind}_skipped", f"{kind} file skipped (use --include-archives to import it)", str(f)
-        )
-    )
-
-
-def _write_store(root: Path, agent_id: str, entries: list[discover.StoreEntry], dry: bool) -> int:
-    if dry or not entries:
-        return len(entries)
-    conn = db.connect(paths.db_path(root, agent_id), create=True)
-    try:
-        with db.transaction(conn):
-            for e in entries:
-                upsert_session(conn, e.key, e.session_id, e.entry)
-    finally:
-        conn.close()
-    return len(entries)
-
-
-def upsert_session(
-    conn: sqlite3.Connection, key: str, session_id: str, entry: dict[str, object]
 ) -> None:
-    def text(name: str) -> str | None:
-        v = entry.get(name)
-        return v.strip().lower() if isinstance(v, str) and v.strip() else None
+    """Import the databases planned for the agent whose store `conn` is."""
+    for p in planned:
+        try:
+            _database(conn, p, redactor, options, report)
+        finally:
+            report.upstream_rows_read += p.db.counters.rows_read
+            report.upstream_rows_checked += p.db.counters.rows_checked
+            p.db.close()
 
-    label = entry.get("label") or entry.get("displayName")
-    updated = discover.valid_updated_at(entry.get("updatedAt"))
-    conn.execute(
-        "INSERT INTO sessions (session_key, session_id, spawned_by, parent_session_key,"
-        " owner_session_key, label, updated_at, entry_json, derived)"
-        " VALUES (?, ?, ?, ?, ?, ?, ?, ?, 0) ON CONFLICT(session_key) DO UPDATE SET"
-        " session_id = excluded.session_id, spawned_by = excluded.spawned_by,"
-        " parent_session_key = excluded.parent_session_key,"
-        " owner_session_key = excluded.owner_session_key, label = excluded.label,"
-        " updated_at = excluded.updated_at, entry_json = excluded.entry_json, derived = 0",
-        (
-            key,
-            session_id,
-            text("spawnedBy"),
-            text("parentSessionKey"),
-            text("ownerSessionKey"),
-            label if isinstance(label, str) else None,
-            updated,
-            json.dumps(entry, ensure_ascii=False),
-        ),
+
+def _database(
+    conn: sqlite3.Connection,
+    p: targets.UpstreamSource,
+    redactor: Redactor,
+    o: ImportOptions,
+    r: ImportReport,
+) -> None:
+    udb = p.db
+    r.upstream_databases += 1
+    if udb.layout is None:
+        return
+    nodes = udb.nodes()
+    if not o.dry_run and nodes:
+        with db.transaction(conn):
+            for key, sid, entry in nodes:
+                sessions.upsert_session(conn, key, sid, entry)
+    r.sessions += len(nodes)
+    for g in p.generations:
+        name = f"upstream:{g.session_id}"
+        if not g.has_rows and not _known(conn, name):
+            continue  # a window with nothing written yet
+        key = g.session_key or f"agent:{p.agent_id}:orphan:{g.session_id.lower()}"
+        if g.session_key is None:
+            why = f"no session references these rows: imported as {key}"
+            r.issues.append(Issue("transcript_unreferenced", why, f"{udb.path}#{g.session_id}",
+                                  None, key))  # fmt: skip
+        t = Target(Path(f"{udb.path}#{g.session_id}"), name, key, g.session_id,
+                   "current" if g.current else "reset", _stamp(g.ended_at))  # fmt: skip
+        r.files += 1
+        src = udb.events(g.session_id)
+        try:
+            account(r, t, import_lines(conn, t, src, redactor, dry_run=o.dry_run))
+        finally:
+            src.close()
+    for a in udb.archives():
+        _archive(conn, udb, a, redactor, o, r)
+
+
+def _archive(
+    conn: sqlite3.Connection,
+    udb: upstream_db.AgentDatabase,
+    a: upstream_db.Archive,
+    redactor: Redactor,
+    o: ImportOptions,
+    r: ImportReport,
+) -> None:
+    kind = discover.classify(a.name)
+    where = Path(f"{udb.path}#{a.name}@{a.sha256[:16]}")
+    if kind.kind not in ("reset", "deleted") or (kind.kind == "deleted" and not o.include_archives):
+        r.skipped += 1
+        r.issues.append(Issue(f"{a.reason}_skipped", f"{a.reason} archive skipped "
+                              "(use --include-archives to import it)", str(where)))  # fmt: skip
+        return
+    row = conn.execute("SELECT source_path FROM transcripts WHERE source_name = ?",
+                       (a.name,)).fetchone()  # fmt: skip
+    if row and row[0] == str(where):
+        r.files += 1
+        r.unchanged += 1  # archives are write-once: same name, same sha256, already stored
+        return
+    blob, encoding = udb.archive_blob(a.name)
+    t = Target(where, a.name, a.session_key, a.session_id, kind.kind, kind.archived_at)
+    src = line_sources.FileSource(
+        where, opener=lambda _p: line_sources.open_blob(blob, encoding == "zstd")
     )
+    r.files += 1
+    try:
+        account(r, t, import_lines(conn, t, src, redactor, dry_run=o.dry_run))
+    except OSError as exc:
+        r.issues.append(Issue("transcript_unreadable", f"cannot read: {exc}", str(where), None,
+                              a.session_key))  # fmt: skip
+    finally:
+        src.close()
 
 
-def _set_meta(conn: sqlite3.Connection, key: str, value: str) -> None:
-    with db.transaction(conn):
-        conn.execute(
-            "INSERT INTO meta (key, value) VALUES (?, ?)"
-            " ON CONFLICT(key) DO UPDATE SET value = excluded.value",
-            (key, value),
-        )
+def _known(conn: sqlite3.Connection, name: str) -> bool:
+    row = conn.execute("SELECT 1 FROM transcripts WHERE source_name = ?", (name,)).fetchone()
+    return row is not None
+
+
+def _stamp(ms: int | None) -> str | None:
+    """Epoch ms → upstream's archive stamp (ISO with '-' for ':'), for older generations."""
+    if not isinstance(ms, int) or isinstance(ms, bool):
+        return None
+    try:
+        dt = datetime.fromtimestamp(ms / 1000, tz=UTC)
+    except (OverflowError, OSError, ValueError):
+        return None
+    return dt.isoformat(timespec="milliseconds").replace("+00:00", "Z").replace(":", "-")

@@ -3,21 +3,35 @@
 A source yields `(line_no, line)` pairs, each line with its trailing "\\n", after the prefix the
 store already holds. It decides whether that stored prefix is still intact (`resume`) from the
 store's `bytes_consumed`, `lines_consumed` and fingerprint (the `prefix_sha256` column), and
-produces the new fingerprint once consumed. Two kinds exist:
+produces the new fingerprint once consumed. Three kinds exist:
 
 - `FileSource`: a JSONL file, plain or zstd-compressed (`*.zst`, decompressed as a stream): the
   fingerprint is the sha256 of the consumed byte prefix, so an append is told from a rewrite by
   content. A trailing line without "\\n" is held back (`partial`).
-- `upstream.EventSource`: rows of an upstream agent database, resumed by `seq`.
+- `EventSource`: a session's rows in an upstream agent database (upstream_db.py), resumed by
+  `seq`. Rows are read `ORDER BY seq` in slices of SLICE; `line_no = seq + 1` (the line number
+  of the same transcript exported as JSONL), so the store's `lines_consumed` is the next seq to
+  read. Compressed rows (`event_zstd`, upstream ≥ 2026.9.6) are decompressed here, bounded by
+  their recorded `event_utf8_bytes`; one that cannot be is handed over as a `BadLine`
+  (quarantined). In WAL mode the whole session is read inside one read transaction (a
+  consistent snapshot; a WAL reader never blocks the writer); otherwise each slice is its own
+  short read.
+- `LiveSource`: lines handed over in memory by the append API (live.py).
 """
 
 from __future__ import annotations
 
+import contextlib
 import hashlib
 import io
-from collections.abc import Callable, Iterator
+import json
+import sqlite3
+from collections.abc import Callable, Iterable, Iterator, Mapping
+from dataclasses import dataclass
 from pathlib import Path
 from typing import IO, Any, Protocol
+
+from openclaw_sessions.policy.wellformed import has_lone_surrogate
 
 from .regular import open_regular
 
@@ -154,3 +168,189 @@ def open_blob(blob: bytes, zstd: bool) -> IO[bytes]:
         io.BytesIO(blob), read_size=CHUNK, read_across_frames=True
     )
     return io.BufferedReader(reader, buffer_size=CHUNK)
+
+
+@dataclass
+class Counters:
+    rows_read: int = 0  # transcript_events rows read as new events
+    rows_checked: int = 0  # rows read only to verify a stored prefix (and archive blobs)
+
+
+SLICE = 512  # rows per query
+MAX_EVENT_BYTES = 256 << 20  # decompression bound when event_utf8_bytes is missing
+_FP = "upstream1"  # fingerprint format tag
+
+
+def _digest(payload: bytes) -> str:
+    return hashlib.sha256(payload).hexdigest()[:32]
+
+
+class EventSource:
+    """A session's rows as JSONL lines: line_no = seq + 1, resumed at `seq >= lines_consumed`.
+
+    The stored fingerprint is `upstream1 <generation> <rows> <first-row hash> <last-row hash>`:
+    a resume re-reads two rows (the first and the last consumed) and counts the rest, so an
+    unchanged session costs two row reads, and rewritten, deleted or reordered rows are told
+    from appends.
+    """
+
+    def __init__(
+        self,
+        conn: sqlite3.Connection,
+        session_id: str,
+        *,
+        compressed: bool,
+        watermarks: bool,
+        wal: bool,
+        counters: Counters,
+    ) -> None:
+        self.conn, self.session_id, self.counters = conn, session_id, counters
+        self.watermarks = watermarks
+        self.cols = "CAST(event_json AS BLOB)" + (
+            ", event_zstd, event_utf8_bytes" if compressed else "")  # fmt: skip
+        self.partial = False
+        self.rows, self.first, self.last = 0, "", b""
+        self._dctx: Any = None
+        self._in_txn = False
+        if wal:  # one consistent snapshot; a WAL reader never blocks the writer
+            conn.execute("BEGIN")
+            self._in_txn = True
+        try:
+            self.generation = self._generation()
+        except BaseException:
+            self.close()
+            raise
+
+    def _generation(self) -> str:
+        if not self.watermarks:
+            return "-"
+        row = self.conn.execute(
+            "SELECT generation FROM transcript_rewrite_watermarks WHERE session_id = ?",
+            (self.session_id,),
+        ).fetchone()
+        return str(row[0]).replace(" ", "_") if row else "-"
+
+    def _payload(self, row: tuple[Any, ...]) -> bytes:
+        if row[1] is not None:
+            return bytes(row[1])
+        if len(row) > 2 and row[2] is not None:
+            if self._dctx is None:
+                import zstandard
+
+                self._dctx = zstandard.ZstdDecompressor()
+            return _decompress(self._dctx, bytes(row[2]), row[3])
+        return BadLine.of(b"", "event has neither event_json nor event_zstd")
+
+    def _row(self, where: str, *params: Any) -> bytes | None:
+        row = self.conn.execute(
+            f"SELECT seq, {self.cols} FROM transcript_events WHERE session_id = ? {where}",
+            (self.session_id, *params),
+        ).fetchall()  # all: the statement ends here, with its read lock
+        self.counters.rows_checked += len(row)
+        return self._payload(tuple(row[0])) if row else None
+
+    def resume(self, bytes_consumed: int, lines_consumed: int, fingerprint: str) -> bool:
+        parts = fingerprint.split(" ")
+        if len(parts) != 5 or parts[0] != _FP or parts[1] != self.generation:
+            return False
+        n = int(self.conn.execute(
+            "SELECT count(*) FROM transcript_events WHERE session_id = ? AND seq < ?",
+            (self.session_id, lines_consumed)).fetchone()[0])  # fmt: skip
+        if n != int(parts[2]) or n == 0:
+            return False
+        first = self._row("ORDER BY seq LIMIT 1")
+        last = self._row("AND seq = ?", lines_consumed - 1)
+        if first is None or last is None or _digest(first) != parts[3]:
+            return False
+        if _digest(last) != parts[4]:
+            return False
+        self.rows, self.first, self.last = n, parts[3], last
+        return True
+
+    def restart(self) -> None:
+        self.rows, self.first, self.last = 0, "", b""
+
+    def lines(self, line_no: int) -> Iterator[tuple[int, bytes]]:
+        seq = line_no
+        counters = self.counters
+        while True:
+            rows = self.conn.execute(
+                f"SELECT seq, {self.cols} FROM transcript_events WHERE session_id = ?"
+                " AND seq >= ? ORDER BY seq LIMIT ?",
+                (self.session_id, seq, SLICE),
+            ).fetchall()
+            for row in rows:
+                payload = self._payload(tuple(row))
+                if not self.rows:
+                    self.first = _digest(payload)
+                self.rows += 1
+                self.last = payload
+                counters.rows_read += 1
+                if isinstance(payload, BadLine):
+                    yield int(row[0]) + 1, payload
+                else:
+                    yield int(row[0]) + 1, payload + b"\n"
+            if len(rows) < SLICE:
+                return
+            seq = int(rows[-1][0]) + 1
+
+    def fingerprint(self) -> str:
+        return f"{_FP} {self.generation} {self.rows} {self.first} {_digest(self.last)}"
+
+    def close(self) -> None:
+        """End the read transaction (nothing to commit: it only releases the snapshot)."""
+        if self._in_txn:
+            self._in_txn = False
+            if self.conn.in_transaction:
+                with contextlib.suppress(sqlite3.Error):
+                    self.conn.execute("COMMIT")
+
+
+def _decompress(dctx: Any, blob: bytes, expected: Any) -> bytes:
+    import zstandard
+
+    limit = expected if isinstance(expected, int) and expected > 0 else MAX_EVENT_BYTES
+    try:
+        out: bytes = dctx.decompress(blob, max_output_size=limit)
+    except zstandard.ZstdError as exc:
+        return BadLine.of(blob, f"undecodable event_zstd: {exc}")
+    if isinstance(expected, int) and len(out) != expected:
+        return BadLine.of(
+            blob, f"event_zstd holds {len(out)} bytes, event_utf8_bytes says {expected}"
+        )
+    return out
+
+
+class LiveSource:
+    """Lines handed over in memory; the stored prefix is always intact by construction."""
+
+    partial = False
+
+    def __init__(self, lines: Iterable[str | Mapping[str, Any]]) -> None:
+        self._lines = [ln if isinstance(ln, str) else _dumps(ln) for ln in lines]
+        for ln in self._lines:
+            if "\n" in ln:
+                raise ValueError("a transcript line must not contain a newline")
+
+    def resume(self, bytes_consumed: int, lines_consumed: int, fingerprint: str) -> bool:
+        return True
+
+    def restart(self) -> None:
+        return None
+
+    def lines(self, line_no: int) -> Iterator[tuple[int, bytes]]:
+        for i, ln in enumerate(self._lines, start=line_no + 1):
+            yield i, ln.encode("utf-8") + b"\n"
+
+    def fingerprint(self) -> str:
+        return "live"
+
+    def close(self) -> None:
+        return None
+
+
+def _dumps(obj: Mapping[str, Any]) -> str:
+    """A line as JSON text; a lone surrogate is kept as its ``\\u`` escape (lossless, and the
+    line still encodes as UTF-8), as any JSONL writer spells it."""
+    text = json.dumps(obj, ensure_ascii=False)
+    return json.dumps(obj) if has_lone_surrogate(text) else text

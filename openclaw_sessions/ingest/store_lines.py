@@ -3,7 +3,7 @@
 Only complete lines (ending in "\\n") are consumed; a trailing partial line waits for the next
 run. The consumed prefix is fingerprinted (sha256), so an append is told from a rewrite by
 content, not by size or mtime. The lines come from a `linesrc.LineSource`: a JSONL file (plain
-or .zst) or the rows of an upstream agent database (`upstream.EventSource`, resumed by seq).
+or .zst), the rows of an upstream agent database, or a live append (line_sources.py).
 """
 
 from __future__ import annotations

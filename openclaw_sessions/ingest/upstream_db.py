@@ -34,16 +34,14 @@ from __future__ import annotations
 import sqlite3
 from dataclasses import dataclass, field
 from pathlib import Path
-from typing import TYPE_CHECKING, Any
+from typing import Any
 
 from openclaw_sessions.errors import UsageError
 from openclaw_sessions.policy import wellformed
 from openclaw_sessions.store.db import busy_timeout_ms, translate
 
+from . import line_sources
 from .regular import open_regular
-
-if TYPE_CHECKING:
-    from .upstream_events import EventSource
 
 DB_NAME = "openclaw-agent.sqlite"
 KNOWN_VERSION = 23  # newest upstream user_version this reader was written against
@@ -87,12 +85,6 @@ class Archive:
     session_key: str
     reason: str
     sha256: str
-
-
-@dataclass
-class Counters:
-    rows_read: int = 0  # transcript_events rows read as new events
-    rows_checked: int = 0  # rows read only to verify a stored prefix (and archive blobs)
 
 
 def _cols(conn: sqlite3.Connection, table: str) -> frozenset[str]:
@@ -162,7 +154,7 @@ class AgentDatabase:
     conn: sqlite3.Connection
     layout: Layout | None
     wal: bool
-    counters: Counters = field(default_factory=Counters)
+    counters: line_sources.Counters = field(default_factory=line_sources.Counters)
     _nodes: list[tuple[str, str, dict[str, Any]]] | None = None
 
     @classmethod
@@ -273,10 +265,17 @@ class AgentDatabase:
         self.counters.rows_checked += 1
         return bytes(row[0]), str(row[1])
 
-    def events(self, session_id: str) -> EventSource:
-        from .upstream_events import EventSource
-
-        return EventSource(self, session_id)
+    def events(self, session_id: str) -> line_sources.EventSource:
+        """The session's rows as a line source (the layout holds transcripts)."""
+        assert self.layout is not None
+        return line_sources.EventSource(
+            self.conn,
+            session_id,
+            compressed=self.layout.compressed,
+            watermarks=self.layout.watermarks,
+            wal=self.wal,
+            counters=self.counters,
+        )
 
 
 def _camel(col: str) -> str:

@@ -4,7 +4,6 @@ from __future__ import annotations
 
 import json
 from collections.abc import Iterable, Sequence
-from datetime import datetime
 from typing import Any, NamedTuple
 
 from . import tree
@@ -12,6 +11,7 @@ from .tree import FLAG_NO_PARENT as FLAG_NO_PARENT
 from .tree import FLAG_NOT_NODE as FLAG_NOT_NODE
 from .tree import FLAG_SIDE as FLAG_SIDE
 from .wellformed import json_text
+from .when import to_epoch_ms
 
 
 class Entry(NamedTuple):
@@ -54,32 +54,6 @@ def parse_line(text: str) -> dict[str, Any]:
     if not isinstance(obj, dict):
         raise LineError(f"expected a JSON object, got {type(obj).__name__}")
     return obj
-
-
-# Usable times: 1970-01-01 to 9999-12-31 (epoch ms). Anything else (NaN, ±Infinity, 1e20, a
-# 20-digit integer, year 1) is treated as missing: SQLite holds at most 64-bit integers and
-# datetime only years 1 to 9999.
-MIN_MS, MAX_MS = 0, 253_402_300_799_999
-
-
-def to_epoch_ms(value: Any) -> int | None:
-    """ISO-8601 string or epoch (s or ms) → epoch ms; None when unusable or out of range."""
-    if value.__class__ is str:  # the common case first: this runs for every imported line
-        if not value:
-            return None
-        try:
-            ms = int(datetime.fromisoformat(value).timestamp() * 1000)  # 3.11 reads "Z"
-        except (ValueError, OverflowError, OSError):
-            return None
-        return ms if MIN_MS <= ms <= MAX_MS else None
-    if isinstance(value, bool) or not isinstance(value, int | float):
-        return None
-    try:
-        v = float(value)
-    except OverflowError:  # an integer beyond any float
-        return None
-    f = v if v > 1e11 else v * 1000
-    return int(f) if MIN_MS <= f <= MAX_MS else None  # NaN compares false: None
 
 
 def bad_time(obj: dict[str, Any]) -> Any:

@@ -11,62 +11,29 @@ texts. Semantics follow upstream's ``createSessionVisibilityDecisionChecker``
 
 from __future__ import annotations
 
-from collections.abc import Callable, Iterable
+from collections.abc import Iterable
 from typing import NamedTuple
 
-from openclaw_sessions.errors import ForbiddenError, NotFoundError, UsageError
+from openclaw_sessions.errors import ForbiddenError, NotFoundError
 
-from . import recache
+from .keys import (
+    DEFAULT_MAIN_KEY,
+    SessionRef,
+    agent_of,
+    is_acp_key,
+    is_incognito,
+    is_subagent_key,
+    not_found,
+    parse_key,
+    resolve_session_key,
+)
 
 VISIBILITIES = ("self", "tree", "agent", "all")
 DEFAULT_VISIBILITY = "tree"
 SANDBOX_VISIBILITIES = ("spawned", "all")
 DEFAULT_SANDBOX_VISIBILITY = "spawned"
-DEFAULT_MAIN_KEY = "main"
 ACTIONS = ("search", "history")
 _MODES = {(v, s) for v in VISIBILITIES for s in SANDBOX_VISIBILITIES}
-
-# Upstream routing/session-key.ts: process-only sessions that session tools never reach.
-_INCOGNITO_RE = recache.compile(
-    r"agent:[^:]+:(?:dashboard|subagent|internal-session-effects):incognito-[^:]+"
-)
-
-_NOT_FOUND_HINT = (
-    "pass a full session key (agent:<id>:<rest>), a bare key like 'main', or a session id"
-)
-
-
-def is_incognito(key: str) -> bool:
-    """True for incognito keys, which no mode (not even operator mode) may see."""
-    return _INCOGNITO_RE.fullmatch(key.strip().lower()) is not None
-
-
-def parse_key(key: str) -> tuple[str, str] | None:
-    """``agent:<id>:<rest>`` → (id, rest), lowercased, else None (upstream drops empty
-    segments too, so ``agent::main:x`` is agent ``main``, rest ``x``)."""
-    parts = [p for p in key.strip().lower().split(":") if p]
-    if len(parts) < 3 or parts[0] != "agent" or not parts[1].strip():
-        return None
-    return parts[1].strip(), ":".join(parts[2:])
-
-
-def agent_of(key: str) -> str | None:
-    """The agent id of an ``agent:<id>:...`` key, else None."""
-    parsed = parse_key(key)
-    return parsed[0] if parsed else None
-
-
-def _kind_is(key: str, prefix: str) -> bool:
-    raw = key.strip().lower()
-    return raw.startswith(prefix) or (parse_key(raw) or ("", ""))[1].startswith(prefix)
-
-
-def is_subagent_key(key: str) -> bool:
-    return _kind_is(key, "subagent:")
-
-
-def is_acp_key(key: str) -> bool:
-    return _kind_is(key, "acp:")
 
 
 def allow_pattern_matches(pattern: str, agent_id: str) -> bool:
@@ -124,17 +91,6 @@ def effective_visibility(visibility: str, *, sandboxed: bool, sandbox_visibility
     return visibility
 
 
-class SessionRef(NamedTuple):
-    """One session store entry, as far as visibility cares (keys lowercased)."""
-
-    key: str
-    agent_id: str
-    session_id: str | None = None
-    spawned_by: str | None = None
-    parent_session_key: str | None = None
-    owner_session_key: str | None = None
-
-
 class Caller(NamedTuple):
     """Who is asking; ``key=None`` is operator mode (the shell user, not an agent).
 
@@ -154,93 +110,6 @@ class Caller(NamedTuple):
         # Bad values here are programming errors: config.py validates user input.
         if (self.visibility, self.sandbox_visibility) not in _MODES:
             raise ValueError(f"bad visibility: {self.visibility!r}/{self.sandbox_visibility!r}")
-
-
-def _not_found(shown: str) -> NotFoundError:
-    # Upstream's text for an unresolvable sessionId; we also use it for unknown keys.
-    return NotFoundError(
-        f"Session not found: {shown} (use the full sessionKey from sessions_list)",
-        hint=_NOT_FOUND_HINT,
-    )
-
-
-def resolve_session_key(
-    raw: str,
-    agent_id: str,
-    sessions: Iterable[SessionRef],
-    *,
-    current: str | None = None,
-    main_key: str = DEFAULT_MAIN_KEY,
-    shown: Callable[[SessionRef], bool] | None = None,
-    hidden_ids_resolve: bool = True,
-) -> str:
-    """A user reference → canonical key (existence of full keys is not checked here).
-
-    ``current`` → the caller's key (else the agent's main); ``main`` → that main key;
-    ``agent:...`` → itself; a bare rest → ``agent:<id>:<rest>`` if stored, else a session
-    id (keys first, like upstream). Unknown or ambiguous ids raise NotFoundError.
-
-    ``shown`` is what the caller may see: a session id resolves among those sessions first,
-    and an error lists only them. When none of the sessions with that id is shown, the id
-    still resolves (to one of them, for the caller's policy to deny, as upstream resolves ids
-    across the store) unless ``hidden_ids_resolve`` is false (a sandboxed caller's ids resolve
-    only among its own sessions, upstream's ``spawnedBy`` lookup).
-    """
-    text = raw.strip()
-    if not text:
-        raise UsageError("session key must not be empty", hint=_NOT_FOUND_HINT)
-    lower, agent = text.lower(), agent_id.strip().lower()
-    refs = tuple(sessions)
-    keys = {ref.key for ref in refs}
-    main = f"agent:{agent}:{main_key}"
-    if lower == "current":
-        return current if current is not None else main
-    if lower in ("main", main_key):  # before stored keys: a legacy bare "main" is an alias
-        return main
-    if lower in keys:  # e.g. the "global" sentinel, when a store has it
-        return lower
-    parsed = parse_key(lower)
-    if parsed is not None:
-        return f"agent:{parsed[0]}:{parsed[1]}"
-    candidate = f"agent:{agent}:{lower}"
-    if candidate in keys:
-        return candidate
-    named = [r for r in refs if r.session_id and r.session_id.lower() == lower]
-    seen = [r for r in named if shown(r)] if shown is not None else named
-    matches = sorted({r.key for r in seen})
-    if len(matches) > 1:  # ids are per agent upstream; prefer the caller's agent
-        matches = [k for k in matches if agent_of(k) == agent] or matches
-    if len(matches) == 1:
-        return matches[0]
-    if matches:  # every key named here is one the caller may see
-        raise NotFoundError(
-            f"Session id {text} matches several sessions: {', '.join(matches)}",
-            hint="pass the full session key instead",
-        )
-    if named and hidden_ids_resolve:  # hidden only: the policy denies it, naming no key
-        owners = sorted({r.key for r in named})
-        return next((k for k in owners if agent_of(k) == agent), owners[0])
-    if ":" in lower:  # key-shaped: let the policy decide forbidden vs not found
-        return candidate
-    raise _not_found(text)
-
-
-def resolve_caller_key(
-    raw: str, agent_id: str, sessions: Iterable[SessionRef], *, main_key: str = DEFAULT_MAIN_KEY
-) -> str:
-    """Resolve ``--as``: the caller's own session, which must exist (its main may be empty).
-
-    Upstream's "current" means "the session running this tool"; a shell has no enclosing
-    session, so here "current" and "main" both name the agent's main session.
-    """
-    refs = tuple(sessions)
-    key = resolve_session_key(
-        raw, agent_id, refs, main_key=main_key, shown=lambda r: not is_incognito(r.key)
-    )
-    parsed = parse_key(key)
-    if key not in {r.key for r in refs} and not (parsed and parsed[1] == main_key):
-        raise _not_found(raw.strip())
-    return key
 
 
 class Policy:
@@ -362,7 +231,7 @@ class Policy:
         if refs is None and not (
             parsed and parsed[1] == self.caller.main_key and parsed[0] in agents
         ):
-            raise _not_found(label)
+            raise not_found(label)
 
     def resolve_target(self, raw: str, action: str = "history") -> str:
         """Resolve a user reference and check it; returns the canonical key."""

@@ -18,13 +18,17 @@ from collections.abc import Sequence
 from typing import Any, NamedTuple
 
 from openclaw_sessions.errors import UsageError
-from openclaw_sessions.policy import sanitize, visibility, wellformed
+from openclaw_sessions.policy import keys, sanitize, visibility, wellformed
 from openclaw_sessions.policy.branch import Messages, Row
 from openclaw_sessions.policy.sanitize import TextRedactor
-from openclaw_sessions.policy.transcript import to_epoch_ms
+from openclaw_sessions.policy.when import to_epoch_ms
 from openclaw_sessions.store import paths
 from openclaw_sessions.store.branches import active_messages
-from openclaw_sessions.store.context import Context, all_session_refs, caller_policy, open_store
+from openclaw_sessions.store.context import Context
+from openclaw_sessions.store.db import open_store
+from openclaw_sessions.store.sessions import all_session_refs
+
+from .scope import caller_policy
 
 DEFAULT_LIMIT = 200  # upstream chat.history's default page
 MMAP_BYTES = 256 * 1024 * 1024
@@ -126,7 +130,7 @@ def read_history(
     limit = opts.limit or DEFAULT_LIMIT
     if opts.as_key is not None:
         limit = min(limit, MAX_LIMIT)
-    agent = visibility.agent_of(key) or policy.agent  # an unscoped key: the caller's agent
+    agent = keys.agent_of(key) or policy.agent  # an unscoped key: the caller's agent
     if not paths.db_path(ctx.root, agent).exists():  # a known agent's main, never written
         return _empty(key, None, opts)
     with open_store(ctx.root, agent) as conn:

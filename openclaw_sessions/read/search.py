@@ -14,19 +14,16 @@ from typing import Any, NamedTuple
 from openclaw_sessions import config
 from openclaw_sessions.errors import UsageError
 from openclaw_sessions.index import locks
-from openclaw_sessions.policy import fts_query, visibility
+from openclaw_sessions.policy import fts_query, keys, visibility
 from openclaw_sessions.policy.redact import Redactor, build_redactor
 from openclaw_sessions.store import paths
-from openclaw_sessions.store.context import (
-    Context,
-    caller_policy,
-    open_store,
-    reindex_agent,
-    session_refs,
-)
+from openclaw_sessions.store.context import Context
+from openclaw_sessions.store.db import open_store
+from openclaw_sessions.store.sessions import session_refs
 
 from . import search_sql
 from .models import Hit, SearchResult
+from .scope import caller_policy
 
 AS_MAX_LIMIT = 25
 
@@ -78,7 +75,7 @@ def _scope(ctx: Context, opts: SearchOptions, cfg: config.Config) -> Scope:
         ctx, cfg, as_key=opts.as_key, visibility_mode=opts.visibility, sandboxed=opts.sandboxed
     )
     target = policy.resolve_target(opts.session, "search") if opts.session else None
-    agents = sorted({visibility.agent_of(k) or policy.agent for k in policy.visible_keys()})
+    agents = sorted({keys.agent_of(k) or policy.agent for k in policy.visible_keys()})
     agents = [a for a in agents if paths.db_path(ctx.root, a).exists()]
     return Scope(agents, policy, target)
 
@@ -90,6 +87,8 @@ def run_search(ctx: Context, opts: SearchOptions) -> SearchResult:
     redactor = build_redactor(cfg.redact_patterns)
     scope = _scope(ctx, opts, cfg)
     if opts.wait:
+        from openclaw_sessions.index.reindex import reindex_agent  # the reconciler: only here
+
         for agent in scope.agents:
             reindex_agent(ctx.root, agent, redactor)
     hits: list[Hit] = []
@@ -99,10 +98,10 @@ def run_search(ctx: Context, opts: SearchOptions) -> SearchResult:
     explained: dict[str, Any] = {}
     for agent in scope.agents:
         with open_store(ctx.root, agent) as conn:
-            keys = _visible_in(conn, agent, scope)
+            visible = _visible_in(conn, agent, scope)
             hidden = _incognito_keys(conn)
             filters = search_sql.Filters(
-                keys, hidden, scope.session_key, opts.role, opts.since_ms, opts.until_ms
+                visible, hidden, scope.session_key, opts.role, opts.since_ms, opts.until_ms
             )
             found, more = search_sql.run(
                 conn, plan, filters, redactor, limit=limit, order=opts.order, max_bytes=None
@@ -110,14 +109,14 @@ def run_search(ctx: Context, opts: SearchOptions) -> SearchResult:
             hits += found
             truncated = truncated or more
             indexing = _stale_kick(conn, ctx.root, agent, redactor) or indexing
-            unindexed += _unindexed(conn, redactor.fingerprint, keys, hidden, scope.session_key)
+            unindexed += _unindexed(conn, redactor.fingerprint, visible, hidden, scope.session_key)
             if opts.explain:
                 from .explain import explain
 
                 explained[agent] = explain(
                     conn,
                     plan,
-                    keys=keys,
+                    keys=visible,
                     hidden=hidden,
                     operator=scope.policy is None,
                     redactor=redactor,
@@ -153,7 +152,7 @@ def _visible_in(conn: sqlite3.Connection, agent: str, scope: Scope) -> list[str]
 
 def _incognito_keys(conn: sqlite3.Connection) -> list[str]:
     rows = conn.execute("SELECT session_key FROM sessions WHERE session_key GLOB '*:incognito-*'")
-    return [r[0] for r in rows if visibility.is_incognito(r[0])]
+    return [r[0] for r in rows if keys.is_incognito(r[0])]
 
 
 def _unindexed(

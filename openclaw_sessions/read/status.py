@@ -25,8 +25,8 @@ def _one(conn: sqlite3.Connection, sql: str, *params: Any) -> Any:
 
 
 def _meta(conn: sqlite3.Connection, key: str) -> int | None:
-    v = _one(conn, "SELECT value FROM meta WHERE key = ?", key)
-    return int(v) if v and str(v).isdigit() else None
+    v = db.get_meta(conn, key)
+    return int(v) if v and v.isdigit() else None
 
 
 def _index_sizes(conn: sqlite3.Connection) -> dict[str, Any]:

@@ -13,6 +13,8 @@ from typing import TYPE_CHECKING
 from openclaw_sessions.errors import StoreError
 from openclaw_sessions.policy.tree import JS_SPACE
 
+from . import paths
+
 if TYPE_CHECKING:
     from openclaw_sessions.policy.sanitize import TextRedactor
 
@@ -275,6 +277,21 @@ def describe(exc: BaseException, redactor: TextRedactor | None = None) -> str:
     return text(redactor.redact_text(what) if redactor is not None else what)
 
 
+def set_meta(conn: sqlite3.Connection, **values: str) -> None:
+    """Record facts about the store (table `meta`) in one write transaction."""
+    with transaction(conn):
+        conn.executemany(
+            "INSERT INTO meta (key, value) VALUES (?, ?)"
+            " ON CONFLICT(key) DO UPDATE SET value = excluded.value",
+            list(values.items()),
+        )
+
+
+def get_meta(conn: sqlite3.Connection, key: str) -> str | None:
+    row = conn.execute("SELECT value FROM meta WHERE key = ?", (key,)).fetchone()
+    return None if row is None else str(row[0])
+
+
 def path_of(conn: sqlite3.Connection) -> Path:
     """The file of a connection's main database."""
     return Path(next(r[2] for r in conn.execute("PRAGMA database_list") if r[1] == "main"))
@@ -291,3 +308,16 @@ def connect_memory() -> sqlite3.Connection:
     conn.execute("PRAGMA foreign_keys = ON")
     _create(conn)
     return conn
+
+
+@contextmanager
+def open_store(root: Path, agent: str, *, create: bool = False) -> Iterator[sqlite3.Connection]:
+    """An agent's store for the length of a `with` block; SQLite errors become StoreError."""
+    path = paths.db_path(root, agent)
+    conn = connect(path, create=create)
+    try:
+        yield conn
+    except sqlite3.Error as exc:
+        raise translate(exc, path) from None
+    finally:
+        conn.close()

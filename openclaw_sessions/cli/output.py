@@ -1,0 +1,57 @@
+"""What leaves the tool on its two streams, Rich-free: JSON on stdout (UTF-8 whatever the
+locale, no control character a terminal would obey), and text made safe for a terminal,
+including the one `error:` line on stderr.
+"""
+
+from __future__ import annotations
+
+import re
+import sys
+from typing import Any
+
+from openclaw_sessions.policy import wellformed
+
+_CONTROLS = re.compile("[\x00-\x08\x0b-\x1f\x7f-\x9f]")
+
+
+def safe(text: str) -> str:
+    """``text`` fit for a terminal: control characters (C0 but newline and tab, DEL, C1) as
+    visible ``\\xNN`` escapes, so a transcript cannot move the cursor, retitle the window,
+    plant a hyperlink or hide text."""
+    return _CONTROLS.sub(lambda m: f"\\x{ord(m.group()):02x}", text)
+
+
+_RAW_CONTROLS = re.compile("[\x7f-\x9f]")  # what json.dumps leaves raw with ensure_ascii=False
+
+
+def json_text(obj: Any) -> str:
+    """JSON with non-ASCII kept as is, but DEL and C1 controls escaped too (json escapes C0
+    itself): JSON read on a terminal carries no control character a terminal would obey. It
+    always encodes and parses: lone surrogates are U+FFFD and non-finite numbers null."""
+    text = wellformed.dumps(obj)  # a lone surrogate → U+FFFD, NaN/Infinity → null
+    if text.isascii() and "\x7f" not in text:
+        return text
+    return _RAW_CONTROLS.sub(lambda m: f"\\u{ord(m.group()):04x}", text)
+
+
+def echo_json(obj: Any) -> None:
+    """JSON is UTF-8 whatever the locale says (LANG=C, PYTHONIOENCODING=ascii): a CJK snippet
+    must reach jq, not raise UnicodeEncodeError."""
+    text = json_text(obj) + "\n"
+    out = sys.stdout
+    buf = getattr(out, "buffer", None)
+    if buf is None:  # a plain text stream (embedding, some test runners)
+        out.write(text)
+        out.flush()
+        return
+    out.flush()  # keep order with anything already written as text
+    buf.write(text.encode("utf-8"))
+    buf.flush()
+
+
+def error(message: str, hint: str | None) -> None:
+    """One line, whatever the message echoes (a key with a newline in it stays one line)."""
+    line = f"error: {message}"
+    if hint:
+        line += f" (hint: {hint})"
+    print(wellformed.text(safe(line.replace("\n", "\\n"))), file=sys.stderr)

@@ -1,0 +1,258 @@
+"""What an `import` reads: the transcript files of each agent's sessions dirs and the upstream
+agent databases among the sources, planned before anything is imported.
+
+Files: a SOURCE is a state root, a sessions dir, any folder of those, or a single transcript;
+each sessions dir's `sessions.json` gives the keys of its files (its entries are stored on the
+way), files no entry names are imported under a derived key, archives and backups are skipped
+unless asked for. Databases: every one among the sources is opened and its layout checked
+first (an unknown layout is a usage error, exit 2, before anything is written). A session
+present both as a JSONL file and in a database is taken from the database, as upstream does
+(the file is a pre-migration leftover): the file is skipped with a notice.
+"""
+
+from __future__ import annotations
+
+import os
+from dataclasses import dataclass, field
+from pathlib import Path
+
+from openclaw_sessions.reports import ImportReport, Issue
+from openclaw_sessions.store import db, paths, sessions
+
+from . import discover, regular, upstream_db
+from .store_lines import Target
+
+_IMPORTED_KINDS = {"current", "reset"}
+
+
+_ARCHIVE_KINDS = {"deleted", "backup"}
+
+
+def file_targets(
+    root: Path,
+    srcs: list[Path],
+    agent: str,
+    report: ImportReport,
+    include_archives: bool,
+    scanned: dict[str, list[Path]],
+) -> list[tuple[str, list[Target]]]:
+    """Group targets by agent (and the sessions dirs scanned, by agent); reads session stores
+    and writes their entries."""
+    by_agent: dict[str, list[Target]] = {}
+    if not srcs:
+        srcs = [root]
+    for src in srcs:
+        if not _usable_source(src, report):
+            continue
+        if not src.is_dir():
+            if not upstream_db.is_database_file(src):  # databases: open_databases
+                by_agent.setdefault(agent, []).append(_single_target(src, agent))
+        else:
+            for agent_id, sdir_path in discover.discover(src, agent, report.issues):
+                scanned.setdefault(agent_id, []).append(sdir_path)
+                targets = _dir_targets(root, agent_id, sdir_path, report, include_archives)
+                by_agent.setdefault(agent_id, []).extend(targets)
+    return sorted(by_agent.items())
+
+
+def _usable_source(src: Path, report: ImportReport) -> bool:
+    """A SOURCE is a directory or a regular file; anything else is reported and skipped."""
+    try:
+        bad = regular.problem(src, allow_dir=True)
+    except FileNotFoundError:
+        bad = regular.NotRegular("source_missing", "no such file or directory", src)
+    except OSError as exc:
+        bad = regular.NotRegular("source_unreadable", f"cannot read: {exc.strerror}", src)
+    if bad is not None:
+        report.issues.append(bad.issue())
+    return bad is None
+
+
+def _single_target(path: Path, agent: str) -> Target:
+    kind = discover.classify(path.name)
+    sid = kind.session_id or path.stem
+    return Target(path, path.name, f"agent:{agent}:orphan:{sid.lower()}", sid, "orphan")
+
+
+def _dir_targets(
+    root: Path, agent_id: str, path: Path, report: ImportReport, include_archives: bool
+) -> list[Target]:
+    sdir = discover.SessionsDir(agent_id, path)
+    try:
+        os.scandir(path).close()
+    except OSError as exc:  # this agent's problem; the other agents still import
+        report.issues.append(discover.unreadable(path, exc))
+        return []
+    discover.read_store(sdir)
+    report.issues.extend(sdir.issues)
+    by_file: dict[str, tuple[str, str]] = {}
+    by_sid: dict[str, str] = {}
+    for e in sdir.entries:
+        by_sid.setdefault(e.session_id, e.key)
+        if e.file is None:
+            continue
+        if e.file.exists():
+            by_file[e.file.name] = (e.key, e.session_id)
+        else:
+            report.issues.append(
+                Issue("transcript_missing", "transcript file not found", str(e.file), None, e.key)
+            )
+    report.sessions += _write_store(root, agent_id, sdir.entries, report.dry_run)
+    return _targets(sdir, by_file, by_sid, report, include_archives)
+
+
+def _targets(
+    sdir: discover.SessionsDir,
+    by_file: dict[str, tuple[str, str]],
+    by_sid: dict[str, str],
+    report: ImportReport,
+    include_archives: bool,
+) -> list[Target]:
+    out: list[Target] = []
+    for f in sorted(sdir.path.iterdir()):
+        if not _regular_entry(f, report):
+            continue
+        if f.is_symlink() and not discover.inside(f, sdir.path):
+            report.issues.append(
+                Issue(
+                    "path_escape", "symlink points outside the sessions dir; not followed", str(f)
+                )
+            )
+            continue
+        kind = discover.classify(f.name)
+        if kind.kind in _ARCHIVE_KINDS and not include_archives:
+            _skip(report, f, kind.kind)
+            continue
+        if kind.kind not in _IMPORTED_KINDS | _ARCHIVE_KINDS or kind.session_id is None:
+            continue
+        if f.name in by_file:
+            key, sid = by_file[f.name]
+            out.append(Target(f, f.name, key, sid, kind.kind, kind.archived_at))
+            continue
+        sid = kind.session_id
+        found = by_sid.get(sid)
+        key = found or f"agent:{sdir.agent_id}:orphan:{sid.lower()}"
+        out.append(Target(f, f.name, key, sid, kind.kind, kind.archived_at, found is None))
+    return out
+
+
+def _regular_entry(f: Path, report: ImportReport) -> bool:
+    """Is this sessions dir entry a regular file? One that is named like a transcript but is
+    not (a FIFO, a directory, a dangling link, a symlink loop) is reported."""
+    try:
+        bad = regular.problem(f)
+    except OSError as exc:
+        bad = regular.NotRegular("transcript_unreadable", f"cannot read: {exc.strerror}", f)
+    if bad is not None and discover.classify(f.name).kind not in ("other", "lock"):
+        report.issues.append(bad.issue())
+    return bad is None
+
+
+def _skip(report: ImportReport, f: Path, kind: str) -> None:
+    report.skipped += 1
+    report.issues.append(
+        Issue(
+            f"{kind}_skipped", f"{kind} file skipped (use --include-archives to import it)", str(f)
+        )
+    )
+
+
+def _write_store(root: Path, agent_id: str, entries: list[discover.StoreEntry], dry: bool) -> int:
+    if dry or not entries:
+        return len(entries)
+    conn = db.connect(paths.db_path(root, agent_id), create=True)
+    try:
+        with db.transaction(conn):
+            for e in entries:
+                sessions.upsert_session(conn, e.key, e.session_id, e.entry)
+    finally:
+        conn.close()
+    return len(entries)
+
+
+_SUPERSEDED_KINDS = {"current", "reset", "orphan"}
+
+
+@dataclass
+class UpstreamSource:
+    agent_id: str
+    db: upstream_db.AgentDatabase
+    generations: list[upstream_db.Generation] = field(default_factory=list)
+
+
+def _agent_of(path: Path, db: upstream_db.AgentDatabase, default: str) -> str:
+    if path.parent.name == "agent" and path.parent.parent.parent.name == "agents":
+        return path.parent.parent.name.lower()
+    hint = db.agent_hint()
+    try:
+        return paths.check_agent_id(hint) if hint else default
+    except Exception:
+        return default
+
+
+def open_databases(
+    root: Path, srcs: list[Path], agent: str, report: ImportReport
+) -> list[UpstreamSource]:
+    """Open and check every upstream database of the sources; nothing is written yet."""
+    out: list[UpstreamSource] = []
+    seen: set[Path] = set()
+    try:
+        for src in srcs or [root]:
+            if discover.readable(src.is_file):
+                found: list[tuple[str | None, Path]] = (
+                    [(None, src)] if upstream_db.is_database_file(src) else [])  # fmt: skip
+            else:
+                found = list(discover.find_databases(src)) if discover.readable(src.is_dir) else []
+            for agent_id, path in found:
+                if path.resolve() in seen:
+                    continue
+                seen.add(path.resolve())
+                udb = upstream_db.AgentDatabase.open(path)
+                out.append(UpstreamSource(agent_id or _agent_of(path, udb, agent), udb))
+                out[-1].generations = udb.generations()
+    except BaseException:
+        close_databases(out)
+        raise
+    for p in out:
+        _notices(p, report)
+    return out
+
+
+def _notices(p: UpstreamSource, report: ImportReport) -> None:
+    layout, path = p.db.layout, str(p.db.path)
+    if layout is None:
+        why = "upstream agent database holds no transcripts yet (they are still JSONL files)"
+        report.issues.append(Issue("upstream_no_transcripts", why, path))
+    elif layout.version > upstream_db.KNOWN_VERSION:
+        known = upstream_db.KNOWN_VERSION
+        why = f"user_version {layout.version} is newer than {known}; read by tables"
+        report.issues.append(Issue("upstream_schema_newer", why, path))
+
+
+def close_databases(planned: list[UpstreamSource]) -> None:
+    for p in planned:
+        p.db.close()
+
+
+def merge(
+    plan_: list[tuple[str, list[Target]]], ups: list[UpstreamSource], report: ImportReport
+) -> list[tuple[str, list[Target]]]:
+    """Add agents that only have a database; drop JSONL twins of database sessions."""
+    by_agent = dict(plan_)
+    for p in ups:
+        by_agent.setdefault(p.agent_id, [])
+    for agent_id, targets in by_agent.items():
+        ids = {g.session_id for p in ups if p.agent_id == agent_id for g in p.generations}
+        if not ids:
+            continue
+        kept = []
+        for t in targets:
+            if t.kind in _SUPERSEDED_KINDS and t.session_id in ids:
+                report.skipped += 1
+                report.issues.append(Issue("transcript_superseded", "the upstream database holds "
+                                           "this session: imported from there", str(t.path), None,
+                                           t.session_key))  # fmt: skip
+            else:
+                kept.append(t)
+        by_agent[agent_id] = kept
+    return sorted(by_agent.items())

@@ -1,0 +1,121 @@
+"""Session rows: the session store's entries (table `sessions`), the references visibility
+decides over, and deleting a session with its transcripts and index rows."""
+
+from __future__ import annotations
+
+import json
+import sqlite3
+
+from openclaw_sessions.errors import NotFoundError
+from openclaw_sessions.policy import keys
+from openclaw_sessions.policy.when import valid_updated_at
+
+from . import db, paths
+from .context import Context
+
+
+def upsert_session(
+    conn: sqlite3.Connection, key: str, session_id: str, entry: dict[str, object]
+) -> None:
+    def text(name: str) -> str | None:
+        v = entry.get(name)
+        return v.strip().lower() if isinstance(v, str) and v.strip() else None
+
+    label = entry.get("label") or entry.get("displayName")
+    updated = valid_updated_at(entry.get("updatedAt"))
+    conn.execute(
+        "INSERT INTO sessions (session_key, session_id, spawned_by, parent_session_key,"
+        " owner_session_key, label, updated_at, entry_json, derived)"
+        " VALUES (?, ?, ?, ?, ?, ?, ?, ?, 0) ON CONFLICT(session_key) DO UPDATE SET"
+        " session_id = excluded.session_id, spawned_by = excluded.spawned_by,"
+        " parent_session_key = excluded.parent_session_key,"
+        " owner_session_key = excluded.owner_session_key, label = excluded.label,"
+        " updated_at = excluded.updated_at, entry_json = excluded.entry_json, derived = 0",
+        (
+            key,
+            session_id,
+            text("spawnedBy"),
+            text("parentSessionKey"),
+            text("ownerSessionKey"),
+            label if isinstance(label, str) else None,
+            updated,
+            json.dumps(entry, ensure_ascii=False),
+        ),
+    )
+
+
+def session_refs(conn: sqlite3.Connection, agent: str) -> list[keys.SessionRef]:
+    rows = conn.execute(
+        "SELECT session_key, session_id, spawned_by, parent_session_key, owner_session_key"
+        " FROM sessions"
+    ).fetchall()
+    refs = [keys.SessionRef(r[0], keys.agent_of(r[0]) or agent, *r[1:]) for r in rows]
+    # Older generations' ids also name their key.
+    for key, sid in conn.execute(
+        "SELECT DISTINCT t.session_key, t.session_id FROM transcripts t JOIN sessions s"
+        " ON s.session_key = t.session_key WHERE t.session_id != coalesce(s.session_id, '')"
+    ):
+        refs.append(keys.SessionRef(key, keys.agent_of(key) or agent, sid))
+    return refs
+
+
+def all_session_refs(ctx: Context) -> list[keys.SessionRef]:
+    """Every agent store's session refs: the snapshot visibility decides over."""
+    refs: list[keys.SessionRef] = []
+    for agent in paths.agents_with_db(ctx.root) or [ctx.agent]:
+        with db.open_store(ctx.root, agent) as conn:
+            refs += session_refs(conn, agent)
+    return refs
+
+
+def resolve_delete_target(
+    conn: sqlite3.Connection, target: str, agent: str
+) -> tuple[str, list[int]]:
+    """A key, a bare rest of a key, or a session id → (key, transcript ids)."""
+    t = target.strip()
+    candidates = [t.lower(), f"agent:{agent}:{t.lower()}"]
+    for key in candidates:
+        rows = conn.execute(
+            "SELECT transcript_id FROM transcripts WHERE session_key = ?", (key,)
+        ).fetchall()
+        exists = conn.execute("SELECT 1 FROM sessions WHERE session_key = ?", (key,)).fetchone()
+        if rows or exists:
+            return key, [r[0] for r in rows]
+    rows = conn.execute(
+        "SELECT transcript_id, session_key FROM transcripts WHERE session_id = ?", (t,)
+    ).fetchall()
+    if rows:
+        return rows[0][1], [r[0] for r in rows if r[1] == rows[0][1]]
+    raise NotFoundError(f"Session not found: {t}", hint="see `openclaw-sessions status` or search")
+
+
+def delete_session(
+    ctx: Context, target: str, *, generation_only: bool = False
+) -> dict[str, object]:
+    """Delete a session (or one generation, by session id) and its index rows atomically."""
+    agent = paths.check_agent_id(ctx.agent)
+    with db.open_store(ctx.root, agent) as conn:
+        with db.transaction(conn):
+            key, tids = resolve_delete_target(conn, target, agent)
+            n_rows = sum(
+                conn.execute(
+                    "SELECT count(*) FROM index_rows WHERE transcript_id = ?", (t,)
+                ).fetchone()[0]
+                for t in tids
+            )
+            n_events = sum(
+                conn.execute(
+                    "SELECT count(*) FROM events WHERE transcript_id = ?", (t,)
+                ).fetchone()[0]
+                for t in tids
+            )
+            for tid in tids:
+                conn.execute("DELETE FROM index_rows WHERE transcript_id = ?", (tid,))
+                conn.execute("DELETE FROM transcripts WHERE transcript_id = ?", (tid,))
+            conn.execute("DELETE FROM sessions WHERE session_key = ?", (key,))
+    return {"sessionKey": key, "transcripts": len(tids), "events": n_events, "indexRows": n_rows}
+
+
+def preview_delete(ctx: Context, target: str) -> str:
+    with db.open_store(ctx.root, paths.check_agent_id(ctx.agent)) as conn:
+        return resolve_delete_target(conn, target, ctx.agent)[0]
