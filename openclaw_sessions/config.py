@@ -10,13 +10,13 @@ malformed one is a ConfigError, never a traceback and never silently skipped.
 
 from __future__ import annotations
 
-import os
 import re
 from collections.abc import Mapping
 from pathlib import Path
 from types import MappingProxyType
 from typing import Any, NamedTuple
 
+from openclaw_sessions import settings
 from openclaw_sessions.policy import recache
 from openclaw_sessions.policy.keys import DEFAULT_MAIN_KEY
 from openclaw_sessions.policy.visibility import (
@@ -28,7 +28,6 @@ from openclaw_sessions.policy.visibility import (
 from .errors import ConfigError
 
 CONFIG_FILENAME = "openclaw.json"
-CONFIG_PATH_ENV = "OPENCLAW_CONFIG_PATH"
 
 _SYNTAX_HINT = "fix the JSON5 syntax (comments and trailing commas are fine)"
 # json5 reports "<string>:LINE <reason> at column COL"; we re-anchor it on the file.
@@ -63,10 +62,7 @@ class Config(NamedTuple):
 
 def config_path(state_root: Path, env: Mapping[str, str] | None = None) -> Path:
     """Where upstream would read its config: ``$OPENCLAW_CONFIG_PATH`` wins."""
-    override = (os.environ if env is None else env).get(CONFIG_PATH_ENV, "").strip()
-    if override:
-        return Path(os.path.expanduser(override))
-    return state_root / CONFIG_FILENAME
+    return settings.config_path(env) or state_root / CONFIG_FILENAME
 
 
 def load_config(state_root: Path, env: Mapping[str, str] | None = None) -> Config:
@@ -79,7 +75,7 @@ def load_config(state_root: Path, env: Mapping[str, str] | None = None) -> Confi
     except OSError as exc:
         raise ConfigError(
             f"cannot read config {path}: {exc.strerror or exc}",
-            hint=f"check the file's permissions, or set ${CONFIG_PATH_ENV} to another file",
+            hint=f"check the file's permissions, or set ${settings.CONFIG_PATH} to another file",
         ) from None
     try:
         text = raw.decode("utf-8-sig")  # tolerate a BOM, as editors on Windows write one

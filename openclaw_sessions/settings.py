@@ -1,12 +1,73 @@
 """Every OPENCLAW_* environment variable the tool reads, read here and nowhere else.
 
 Each accessor reads the environment when it is called, never at import: tests and callers
-that live long change it.
+that live long change it. The full CLI also lets Click read OPENCLAW_STATE_DIR and
+OPENCLAW_AGENT as its options' defaults (cli/app.py declares them with these names).
 """
 
 from __future__ import annotations
 
 import os
+from collections.abc import Mapping
+from pathlib import Path
+
+STATE_DIR = "OPENCLAW_STATE_DIR"
+AGENT = "OPENCLAW_AGENT"
+CONFIG_PATH = "OPENCLAW_CONFIG_PATH"
+
+
+def state_dir() -> Path | None:
+    """$OPENCLAW_STATE_DIR: the state root when --state-dir is not given (None: unset or empty)."""
+    raw = os.environ.get("OPENCLAW_STATE_DIR")
+    return Path(raw).expanduser() if raw else None
+
+
+def agent() -> str | None:
+    """$OPENCLAW_AGENT as set, empty included (how Click reads an empty value is Click's)."""
+    return os.environ.get("OPENCLAW_AGENT")
+
+
+def state_dir_set_empty() -> bool:
+    """$OPENCLAW_STATE_DIR is set but empty (Click's reading of that is Click's business)."""
+    return os.environ.get("OPENCLAW_STATE_DIR") == ""
+
+
+def config_path(env: Mapping[str, str] | None = None) -> Path | None:
+    """$OPENCLAW_CONFIG_PATH: upstream's config file instead of <root>/openclaw.json."""
+    raw = (os.environ if env is None else env).get("OPENCLAW_CONFIG_PATH", "").strip()
+    return Path(os.path.expanduser(raw)) if raw else None
+
+
+def busy_timeout_ms() -> int | None:
+    """$OPENCLAW_SESSIONS_BUSY_TIMEOUT_MS: how long to wait for another writer's lock."""
+    raw = os.environ.get("OPENCLAW_SESSIONS_BUSY_TIMEOUT_MS")
+    return int(raw) if raw and raw.isdigit() else None
+
+
+def max_pages() -> int | None:
+    """$OPENCLAW_SESSIONS_MAX_PAGES: a size quota per store (also how tests fill a disk)."""
+    raw = os.environ.get("OPENCLAW_SESSIONS_MAX_PAGES", "")
+    return int(raw) if raw.isdigit() else None
+
+
+def regex_cache_dir() -> Path:
+    """$OPENCLAW_SESSIONS_CACHE_DIR, else $XDG_CACHE_HOME/openclaw-sessions, else ~/.cache/…"""
+    return Path(
+        os.environ.get("OPENCLAW_SESSIONS_CACHE_DIR")
+        or os.path.join(
+            os.environ.get("XDG_CACHE_HOME") or os.path.expanduser("~/.cache"), "openclaw-sessions"
+        )
+    )
+
+
+def regex_cache() -> bool:
+    """False when $OPENCLAW_SESSIONS_NO_REGEX_CACHE is 1: compile the patterns every run."""
+    return os.environ.get("OPENCLAW_SESSIONS_NO_REGEX_CACHE") != "1"
+
+
+def background_reindex() -> bool:
+    """False when $OPENCLAW_SESSIONS_NO_BACKGROUND is 1: search starts no reconciler."""
+    return os.environ.get("OPENCLAW_SESSIONS_NO_BACKGROUND") != "1"
 
 
 def plan_workers() -> bool | None:
@@ -14,3 +75,9 @@ def plan_workers() -> bool | None:
     (unset or anything else): by the size of the backlog."""
     raw = os.environ.get("OPENCLAW_SESSIONS_PLAN_WORKER")
     return {"0": False, "1": True}.get(raw or "")
+
+
+def completing() -> bool:
+    """A shell is asking for completions (Click's _OPENCLAW_SESSIONS_COMPLETE, or any
+    *_COMPLETE variable): only the full CLI answers those."""
+    return any(k.endswith("_COMPLETE") for k in os.environ)

@@ -13,7 +13,7 @@ from pathlib import Path
 from conftest import REPO, Session, json_out, run_cli, write_store
 from helpers import db_file, events_dump, integrity, query
 
-from openclaw_sessions.store.db import PAGE_SIZE
+from openclaw_sessions.store.migrations import PAGE_SIZE
 
 
 def _sessions(root: Path, agent: str = "main") -> Path:

@@ -16,7 +16,7 @@ import pytest
 from conftest import REPO, Session, json_out, run_cli, write_store
 from helpers import db_file, events_dump, index_dump, integrity, query
 
-from openclaw_sessions.store.db import SCHEMA_VERSION
+from openclaw_sessions.store.migrations import SCHEMA_VERSION
 
 
 def sdir(root: Path) -> Path:

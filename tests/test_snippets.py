@@ -186,8 +186,8 @@ def test_history_texts_are_capped_at_4000_utf16_units(tmp_path: Path) -> None:
 
 def test_scratch_tables_use_the_index_tokenizers() -> None:
     """Snippets and explain re-tokenize text in scratch tables: same tokenizers as schema.sql."""
-    from openclaw_sessions.read import explain
+    from openclaw_sessions.store import migrations
 
-    schema = (Path(snippets.__file__).parent.parent / "store" / "schema.sql").read_text()
-    assert f"tokenize='{snippets.TOKENIZER}'" in schema
-    assert f'tokenize="{explain._BIGRAM_TOKENIZER}"' in schema
+    schema = migrations.schema_sql()
+    assert f"tokenize='{migrations.PRIMARY_TOKENIZER}'" in schema
+    assert f'tokenize="{migrations.BIGRAM_TOKENIZER}"' in schema

@@ -7,7 +7,7 @@ from pathlib import Path
 
 from conftest import REPO, json_out, run_cli
 
-from openclaw_sessions.store.db import SCHEMA_VERSION
+from openclaw_sessions.store.migrations import SCHEMA_VERSION
 
 SAMPLE = REPO / "sample" / "state"
 

@@ -16,7 +16,7 @@ from hypothesis import given, settings
 from hypothesis import strategies as st
 
 from openclaw_sessions.policy import transcript, tree
-from openclaw_sessions.store.db import SCHEMA_VERSION
+from openclaw_sessions.store.migrations import SCHEMA_VERSION
 
 
 def branch_ids(objs: list[dict[str, Any]]) -> list[str | None]:

@@ -7,7 +7,7 @@ from typing import Annotated, Any, NoReturn
 
 import typer
 
-from openclaw_sessions import __version__
+from openclaw_sessions import __version__, settings
 from openclaw_sessions.errors import ExitCode
 from openclaw_sessions.store import paths
 
@@ -33,12 +33,12 @@ StateDirOpt = Annotated[
         "--state-dir",
         metavar="PATH",
         help="State root (default: $OPENCLAW_STATE_DIR, else ~/.openclaw).",
-        envvar="OPENCLAW_STATE_DIR",
+        envvar=settings.STATE_DIR,
         show_envvar=True,
     ),
 ]
 AgentOpt = Annotated[
-    str, typer.Option("--agent", metavar="ID", help="Agent id.", envvar="OPENCLAW_AGENT")
+    str, typer.Option("--agent", metavar="ID", help="Agent id.", envvar=settings.AGENT)
 ]
 AllAgentsOpt = Annotated[bool, typer.Option("--all-agents", help="Every agent with a store.")]
 JsonOpt = Annotated[bool, typer.Option("--json", help="Machine-readable JSON on stdout.")]
@@ -443,9 +443,8 @@ def _app_for(argv: list[str]) -> typer.Typer:
     it holds before running one (~15 ms of start-up for the others). Help, completion and
     anything unusual get the whole app."""
     import copy
-    import os
 
-    if len(argv) < 2 or any(k.endswith("_COMPLETE") for k in os.environ):
+    if len(argv) < 2 or settings.completing():
         return app
     chosen = [c for c in app.registered_commands if c.name == argv[1]]
     if len(chosen) != 1:

@@ -2,8 +2,8 @@
 
 Owns: finding the store the command line points at (``--state-dir``/``--agent`` already
 typed, else ``$OPENCLAW_STATE_DIR``/``$OPENCLAW_AGENT``, else the defaults) and reading its
-session keys. This runs on every TAB press, so it imports only the standard library and
-``paths``, opens the database read-only (never creating or migrating it, never starting a
+session keys. This runs on every TAB press, so it imports only the standard library, ``paths``
+and ``db``, opens the database read-only (never creating or migrating it, never starting a
 reconciliation) and never raises: a missing, locked or corrupt store offers nothing.
 
 Use it as ``typer.Argument(autocompletion=complete_session_key)`` or the same on an Option.
@@ -11,26 +11,25 @@ Use it as ``typer.Argument(autocompletion=complete_session_key)`` or the same on
 
 from __future__ import annotations
 
-import os
-import sqlite3
 from pathlib import Path
 from typing import Any
 
 import typer
 
+from openclaw_sessions import settings
 from openclaw_sessions.store import paths
+from openclaw_sessions.store.db import open_readonly
 
 MAX_CANDIDATES = 500  # a shell menu longer than this is noise, and the query stays fast
-_TIMEOUT_S = 0.25  # a TAB press must not hang on a writer's lock
+_TIMEOUT_MS = 250  # a TAB press must not hang on a writer's lock
 
 
 def session_keys(root: Path, agent: str, prefix: str = "") -> list[str]:
     """Session keys of one agent's store starting with `prefix`, sorted; [] without a store."""
-    db = paths.db_path(root, agent)
-    if not db.is_file():
+    path = paths.db_path(root, agent)
+    if not path.is_file():
         return []
-    uri = db.resolve().as_uri() + "?mode=ro"
-    conn = sqlite3.connect(uri, uri=True, timeout=_TIMEOUT_S)
+    conn = open_readonly(path, busy_ms=_TIMEOUT_MS)
     try:
         rows = conn.execute(
             "SELECT session_key FROM sessions WHERE substr(session_key, 1, ?) = ?"
@@ -58,7 +57,7 @@ def _targets(ctx: typer.Context | None) -> tuple[Path, list[str]]:
     root = paths.state_root(Path(str(state_dir)) if state_dir else None)
     if _param(ctx, "all_agents"):
         return root, paths.agents_with_db(root)
-    agent = _param(ctx, "agent") or os.environ.get("OPENCLAW_AGENT") or paths.DEFAULT_AGENT
+    agent = _param(ctx, "agent") or settings.agent() or paths.DEFAULT_AGENT
     return root, [paths.check_agent_id(str(agent))]
 
 

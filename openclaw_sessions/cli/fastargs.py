@@ -12,10 +12,11 @@ bytes and exit alike, and that the option tables here match the Typer commands'.
 
 from __future__ import annotations
 
-import os
 from collections.abc import Callable
 from pathlib import Path
 from typing import Any
+
+from openclaw_sessions import settings
 
 FLAG, TEXT, INT, PATH = "flag", "text", "int", "path"
 
@@ -67,7 +68,7 @@ SPECS: dict[str, tuple[str, dict[str, tuple[str, str]], tuple[str, ...]]] = {
         ("as_json",),
     ),
 }
-ENV = {"state_dir": "OPENCLAW_STATE_DIR", "agent": "OPENCLAW_AGENT"}
+ENV = {"state_dir": settings.STATE_DIR, "agent": settings.AGENT}
 
 
 def _value(kind: str, raw: str) -> Any:
@@ -112,13 +113,12 @@ def parse(argv: list[str]) -> tuple[str, dict[str, Any]] | None:
         i += 1
     if len(positional) != 1 or not any(kw.get(m) for m in machine):
         return None
-    for dest, var in ENV.items():
-        env = os.environ.get(var)
-        if dest not in kw and env is not None:
-            if not env:
-                return None  # set but empty: how Click reads that is Click's business
-            if dest == "agent":
-                kw[dest] = env
+    if "state_dir" not in kw and settings.state_dir_set_empty():
+        return None  # set but empty: how Click reads that is Click's business
+    if "agent" not in kw and (agent := settings.agent()) is not None:
+        if not agent:
+            return None
+        kw["agent"] = agent
     kw[arg_name] = positional[0]
     return command, kw
 
@@ -126,7 +126,7 @@ def parse(argv: list[str]) -> tuple[str, dict[str, Any]] | None:
 def run(argv: list[str], ready: Callable[[], None] = lambda: None) -> int | None:
     """Run ``argv`` here and return its exit code, or None: the Typer app must run it.
     ``ready`` is called once the command's modules are imported, before it runs."""
-    if any(k.endswith("_COMPLETE") for k in os.environ):
+    if settings.completing():
         return None
     parsed = parse(argv)
     if parsed is None:

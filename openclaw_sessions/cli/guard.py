@@ -6,7 +6,6 @@ fail and print exactly alike.
 from __future__ import annotations
 
 import sqlite3
-import sys
 from collections.abc import Callable
 from typing import NoReturn, TypeVar
 
@@ -15,6 +14,9 @@ from openclaw_sessions.errors import ExitCode, ForbiddenError, NotFoundError, Op
 from .output import echo_json, error
 
 T = TypeVar("T")
+# Every transaction either committed or rolls back as the exit unwinds (a transcript, a
+# group of index rows): nothing is half-written.
+INTERRUPTED = "interrupted; work done so far is committed, the rest rolled back"
 
 
 def _redacted(text: str) -> str:
@@ -45,7 +47,7 @@ def guarded(as_json: bool, fn: Callable[[], T]) -> T:
 
         fail(translate(exc), as_json)
     except KeyboardInterrupt:
-        error("interrupted; work done so far is committed, the rest rolled back", None)
+        error(INTERRUPTED, None)
         raise SystemExit(int(ExitCode.INTERRUPTED)) from None
     except OSError as exc:
         from openclaw_sessions.errors import StoreError
@@ -56,8 +58,5 @@ def guarded(as_json: bool, fn: Callable[[], T]) -> T:
 def interrupted(signum: int, frame: object) -> NoReturn:
     """SIGINT handler: Ctrl-C anywhere exits 130 (Click alone would say 1)."""
     # SystemExit unwinds like any exception: open transactions roll back on the way out.
-    print(
-        "error: interrupted; finished transcripts are kept, the current one rolled back",
-        file=sys.stderr,
-    )
+    error(INTERRUPTED, None)
     raise SystemExit(int(ExitCode.INTERRUPTED))

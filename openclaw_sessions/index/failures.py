@@ -1,10 +1,11 @@
 """Index failures: a transcript whose planning or writing raises is that transcript's problem.
 
 Its claim is released, the failure is remembered against what failed (index_failures: the
-transcript's revision and next_seq, stale.failure_key of the rules) and reported; the run goes
-on with the others. It is retried only when the transcript, the redaction rules or the tool
-change, or by `reindex --full`. Store failures (locked, full, corrupt) are not caught here: they
-end the run (exit 3).
+transcript's revision and next_seq, and stale.failure_key: the redaction rules and the tool
+version) and reported; the run goes on with the others. While all of those are unchanged the
+transcript is not stale (stale.py): it is reported as failed (`status`, search's `unindexed`)
+instead of being retried by every run; `reindex --full` retries it. Store failures (locked, full,
+corrupt) are not caught here: they end the run (exit 3).
 """
 
 from __future__ import annotations
@@ -16,7 +17,7 @@ from typing import TYPE_CHECKING
 from openclaw_sessions.reports import Issue
 from openclaw_sessions.store.db import describe, is_store_failure, now_ms, transaction
 
-from .stale import failure_key, failures
+from .stale import current_failures, failure_key
 
 if TYPE_CHECKING:
     from openclaw_sessions.policy.redact import Redactor
@@ -81,5 +82,5 @@ class Failures:
                   key)
             for key, path, error in rows
         )  # fmt: skip
-        known = failures(self.conn, self.redactor.fingerprint)
+        known = current_failures(self.conn, self.redactor.fingerprint)
         return issues, sum(1 for f in known if f.transcript_id not in self.new)

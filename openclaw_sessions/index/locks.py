@@ -14,6 +14,8 @@ from collections.abc import Iterator
 from contextlib import contextmanager
 from pathlib import Path
 
+from openclaw_sessions import settings
+
 RUNNING = "reconcile.lock"
 BACKGROUND = "background.lock"
 
@@ -85,7 +87,7 @@ def background_busy(agent_dir: Path) -> bool:
 
 def spawn(state_root: Path, agent_id: str) -> None:
     """Start a detached `reindex --background` that outlives this process."""
-    if os.environ.get("OPENCLAW_SESSIONS_NO_BACKGROUND") == "1":
+    if not settings.background_reindex():
         return
     import subprocess
 

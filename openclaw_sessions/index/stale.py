@@ -1,9 +1,12 @@
-"""Which transcripts need reconciliation, and which failed (kept apart: search asks this on
-every call).
+"""Which transcripts the index serves, which need reconciliation, and which failed: the read
+side of the index state, which search asks on every call (the writers: reconcile.py,
+failures.py).
 
-A transcript whose indexing failed is remembered against what failed (index_failures: its
-revision and next_seq, the redaction rules and the tool version). While all of those are
-unchanged it is not stale: it is reported as failed instead of being retried by every run.
+Fresh: a transcript's rows are searchable while its index state is clean, unclaimed (a claimed
+one is being rewritten) and built under the current redaction rules; appended lines not yet
+indexed do not hide the rows already there. Failed: its planning or writing raised, and it is
+still as it was then (same revision and lines, same rules and code): reported, not retried.
+Stale: never indexed, not fresh, or its index behind its lines; and not failed.
 """
 
 from __future__ import annotations
@@ -13,24 +16,53 @@ from typing import NamedTuple
 
 from openclaw_sessions import __version__
 
-# Stale = never indexed, dirty, watermark behind, indexed under other redaction rules, or
-# claimed (a live claim is skipped by the reconciler; a dead one is taken over); and not
-# failed as it is now. Parameters: ?1 the redaction fingerprint, ?2 failure_key(it).
+# A failure of the transcript as it is now: same revision, same lines, same rules and code.
+# Parameters: ?2 failure_key(fingerprint); t is the transcript.
 CURRENT_FAILURE = (
     "SELECT 1 FROM index_failures f WHERE f.transcript_id = t.transcript_id"
     " AND f.revision = t.revision AND f.next_seq = t.next_seq AND f.fingerprint = ?2"
 )
-STALE_WHERE = (
-    "(s.transcript_id IS NULL OR s.needs_rebuild != 0 OR s.indexed_seq < t.next_seq - 1"
-    " OR s.redaction_fp != ?1 OR s.claim_token IS NOT NULL)"
-    f" AND NOT EXISTS ({CURRENT_FAILURE})"
-)
-STALE_FROM = "transcripts t LEFT JOIN index_state s ON s.transcript_id = t.transcript_id"
 
 
 def failure_key(fingerprint: str) -> str:
     """What a failure is remembered against besides the transcript: the rules and the code."""
     return f"{fingerprint}/{__version__}"
+
+
+class Failure(NamedTuple):
+    transcript_id: int
+    session_key: str
+    session_id: str
+    path: str
+    error: str
+    failed_at: int
+
+
+def current_failures(conn: sqlite3.Connection, fingerprint: str) -> list[Failure]:
+    """Transcripts whose indexing failed as they are now (not retried until they change)."""
+    rows = conn.execute(
+        "SELECT t.transcript_id, t.session_key, t.session_id, t.source_path, f.error,"
+        " f.failed_at"
+        " FROM index_failures f JOIN transcripts t ON t.transcript_id = f.transcript_id"
+        " WHERE f.revision = t.revision AND f.next_seq = t.next_seq AND f.fingerprint = ?"
+        " ORDER BY t.session_key, t.transcript_id",
+        (failure_key(fingerprint),),
+    ).fetchall()
+    return [Failure(*r) for r in rows]
+
+
+def fresh(fingerprint_param: str = "?") -> str:
+    """The condition on index_state ``s`` under which a transcript's rows are searchable;
+    its parameter is the redaction fingerprint."""
+    return f"s.needs_rebuild = 0 AND s.claim_token IS NULL AND s.redaction_fp = {fingerprint_param}"
+
+
+STALE_FROM = "transcripts t LEFT JOIN index_state s ON s.transcript_id = t.transcript_id"
+# Parameters: ?1 the redaction fingerprint, ?2 failure_key(it) (see params).
+STALE_WHERE = (
+    f"(s.transcript_id IS NULL OR NOT ({fresh('?1')}) OR s.indexed_seq < t.next_seq - 1)"
+    f" AND NOT EXISTS ({CURRENT_FAILURE})"
+)
 
 
 def params(fingerprint: str) -> tuple[str, str]:
@@ -44,25 +76,3 @@ def stale_ids(conn: sqlite3.Connection, fingerprint: str) -> list[int]:
         params(fingerprint),
     ).fetchall()
     return [r[0] for r in rows]
-
-
-class Failure(NamedTuple):
-    transcript_id: int
-    session_key: str
-    session_id: str
-    path: str
-    error: str
-    failed_at: int
-
-
-def failures(conn: sqlite3.Connection, fingerprint: str) -> list[Failure]:
-    """Transcripts whose indexing failed as they are now (not retried until they change)."""
-    rows = conn.execute(
-        "SELECT t.transcript_id, t.session_key, t.session_id, t.source_path, f.error,"
-        " f.failed_at"
-        " FROM index_failures f JOIN transcripts t ON t.transcript_id = f.transcript_id"
-        " WHERE f.revision = t.revision AND f.next_seq = t.next_seq AND f.fingerprint = ?"
-        " ORDER BY t.session_key, t.transcript_id",
-        (failure_key(fingerprint),),
-    ).fetchall()
-    return [Failure(*r) for r in rows]

@@ -12,6 +12,7 @@ from dataclasses import dataclass
 from datetime import UTC, datetime
 from pathlib import Path
 
+from openclaw_sessions.policy import keys
 from openclaw_sessions.policy.redact import Redactor
 from openclaw_sessions.reports import ImportReport, Issue
 from openclaw_sessions.store import db, paths, sessions
@@ -221,7 +222,7 @@ def _database(
         name = f"upstream:{g.session_id}"
         if not g.has_rows and not _known(conn, name):
             continue  # a window with nothing written yet
-        key = g.session_key or f"agent:{p.agent_id}:orphan:{g.session_id.lower()}"
+        key = g.session_key or keys.orphan_key(p.agent_id, g.session_id)
         if g.session_key is None:
             why = f"no session references these rows: imported as {key}"
             r.issues.append(Issue("transcript_unreferenced", why, f"{udb.path}#{g.session_id}",

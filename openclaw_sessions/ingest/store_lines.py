@@ -17,7 +17,7 @@ from typing import TYPE_CHECKING, Any
 from openclaw_sessions.index import index_rows
 from openclaw_sessions.policy import transcript
 from openclaw_sessions.reports import Issue, timestamp_invalid
-from openclaw_sessions.store.db import now_ms
+from openclaw_sessions.store.db import now_ms, transaction
 
 from .line_sources import CHUNK, BadLine, FileSource, LineSource
 from .regular import open_regular
@@ -121,16 +121,8 @@ def import_lines(
 ) -> FileResult:
     """Store new lines of one source in one write transaction (rolled back on dry runs)."""
     result = FileResult()
-    conn.execute("BEGIN IMMEDIATE")
-    try:
+    with transaction(conn, commit=not dry_run):
         _import_locked(conn, src, target, redactor, result)
-    except BaseException:
-        conn.rollback()
-        raise
-    if dry_run:
-        conn.rollback()
-    else:
-        conn.commit()
     return result
 
 

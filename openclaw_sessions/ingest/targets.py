@@ -16,6 +16,7 @@ import os
 from dataclasses import dataclass, field
 from pathlib import Path
 
+from openclaw_sessions.policy import keys
 from openclaw_sessions.reports import ImportReport, Issue
 from openclaw_sessions.store import db, paths, sessions
 
@@ -71,7 +72,7 @@ def _usable_source(src: Path, report: ImportReport) -> bool:
 def _single_target(path: Path, agent: str) -> Target:
     kind = discover.classify(path.name)
     sid = kind.session_id or path.stem
-    return Target(path, path.name, f"agent:{agent}:orphan:{sid.lower()}", sid, "orphan")
+    return Target(path, path.name, keys.orphan_key(agent, sid), sid, "orphan")
 
 
 def _dir_targets(
@@ -131,7 +132,7 @@ def _targets(
             continue
         sid = kind.session_id
         found = by_sid.get(sid)
-        key = found or f"agent:{sdir.agent_id}:orphan:{sid.lower()}"
+        key = found or keys.orphan_key(sdir.agent_id, sid)
         out.append(Target(f, f.name, key, sid, kind.kind, kind.archived_at, found is None))
     return out
 

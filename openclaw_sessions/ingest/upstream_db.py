@@ -38,7 +38,7 @@ from typing import Any
 
 from openclaw_sessions.errors import UsageError
 from openclaw_sessions.policy import wellformed
-from openclaw_sessions.store.db import busy_timeout_ms, translate
+from openclaw_sessions.store.db import open_readonly, translate
 
 from . import line_sources
 from .regular import open_regular
@@ -159,13 +159,11 @@ class AgentDatabase:
 
     @classmethod
     def open(cls, path: Path) -> AgentDatabase:
-        uri = path.resolve().as_uri() + "?mode=ro"
         try:
-            conn = sqlite3.connect(uri, uri=True, isolation_level=None, check_same_thread=False)
+            conn = open_readonly(path)
         except sqlite3.Error as exc:
             raise UsageError(f"cannot open upstream database {path}: {exc}") from None
         try:
-            conn.execute(f"PRAGMA busy_timeout = {busy_timeout_ms()}")
             conn.execute("PRAGMA query_only = ON")
             layout = detect(conn, path)
             wal = str(conn.execute("PRAGMA journal_mode").fetchone()[0]).lower() == "wal"

@@ -44,6 +44,16 @@ def parse_key(key: str) -> tuple[str, str] | None:
     return parts[1].strip(), ":".join(parts[2:])
 
 
+def scoped(rest: str, agent_id: str) -> str:
+    """The key ``rest`` names in agent ``agent_id``'s store: ``agent:<id>:<rest>``, lowercased."""
+    return f"agent:{agent_id.strip().lower()}:{rest.strip().lower()}"
+
+
+def orphan_key(agent_id: str, session_id: str) -> str:
+    """The key a transcript no session store entry names is stored under."""
+    return scoped(f"orphan:{session_id}", agent_id)
+
+
 def agent_of(key: str) -> str | None:
     """The agent id of an ``agent:<id>:...`` key, else None."""
     parsed = parse_key(key)
@@ -110,7 +120,7 @@ def resolve_session_key(
     lower, agent = text.lower(), agent_id.strip().lower()
     refs = tuple(sessions)
     keys = {ref.key for ref in refs}
-    main = f"agent:{agent}:{main_key}"
+    main = scoped(main_key, agent)
     if lower == "current":
         return current if current is not None else main
     if lower in ("main", main_key):  # before stored keys: a legacy bare "main" is an alias
@@ -120,7 +130,7 @@ def resolve_session_key(
     parsed = parse_key(lower)
     if parsed is not None:
         return f"agent:{parsed[0]}:{parsed[1]}"
-    candidate = f"agent:{agent}:{lower}"
+    candidate = scoped(lower, agent)
     if candidate in keys:
         return candidate
     named = [r for r in refs if r.session_id and r.session_id.lower() == lower]

@@ -18,6 +18,8 @@ from collections.abc import Callable
 from pathlib import Path
 from typing import Any
 
+from openclaw_sessions import settings
+
 try:  # CPython internals; absent or different elsewhere → plain re.compile
     import _sre  # type: ignore[import-not-found]
     from re import _compiler, _parser  # type: ignore[attr-defined]
@@ -30,11 +32,8 @@ _dirty = False
 
 
 def cache_file() -> Path:
-    base = os.environ.get("OPENCLAW_SESSIONS_CACHE_DIR") or os.path.join(
-        os.environ.get("XDG_CACHE_HOME") or os.path.expanduser("~/.cache"), "openclaw-sessions"
-    )
     tag = f"{sys.implementation.cache_tag}-{getattr(_sre, 'MAGIC', 0)}-{sys.hexversion:x}"
-    return Path(base) / f"regex-{tag}.marshal"
+    return settings.regex_cache_dir() / f"regex-{tag}.marshal"
 
 
 def _load() -> dict[tuple[str, int], _Entry]:
@@ -97,7 +96,7 @@ def compile(pattern: str, flags: int = 0) -> re.Pattern[str]:
     """re.compile, with the compiled code reused across runs."""
     global _dirty
     flags = int(flags)
-    if _sre is None or os.environ.get("OPENCLAW_SESSIONS_NO_REGEX_CACHE") == "1":
+    if _sre is None or not settings.regex_cache():
         return re.compile(pattern, flags)
     cache = _load()
     entry = cache.get((pattern, flags))

@@ -26,6 +26,7 @@ from .keys import (
     not_found,
     parse_key,
     resolve_session_key,
+    scoped,
 )
 
 VISIBILITIES = ("self", "tree", "agent", "all")
@@ -142,7 +143,7 @@ class Policy:
         )
         # The canonical main session of the caller's agent sees its whole agent under
         # tree; upstream drops this widening for spawn-restricted callers.
-        self._main = None if self.restrict_to_spawned else f"agent:{self._agent}:{caller.main_key}"
+        self._main = None if self.restrict_to_spawned else scoped(caller.main_key, self._agent)
 
     def _spawned_by_caller(self, ref: SessionRef) -> bool:
         # Upstream's gateway spawnedBy filter matches spawnedBy or parentSessionKey.

@@ -14,17 +14,16 @@ import sqlite3
 from collections.abc import Sequence
 from typing import Any
 
-from openclaw_sessions.index.stale import stale_ids
+from openclaw_sessions.index import stale
 from openclaw_sessions.policy import extract, fts_query, wellformed
 from openclaw_sessions.policy.redact import Redactor
+from openclaw_sessions.store.migrations import BIGRAM_TOKENIZER, PRIMARY_TOKENIZER
 
-from .snippets import TOKENIZER
+from .search_sql import JOINS
 
 # Messages off the index read per term to count its matches there (bounded work; above it
 # the count is a lower bound and says so).
 SCAN_CAP = 10_000
-# Must stay the bigram index's tokenizer (schema.sql, index_bigram).
-_BIGRAM_TOKENIZER = "unicode61 remove_diacritics 0 categories 'L* N* Co M*'"
 
 
 def _term_plan(term: fts_query.Term) -> fts_query.Plan | None:
@@ -51,11 +50,8 @@ def _occurrences(
     table, expr = ("index_fts", plan.primary) if plan.primary else ("index_bigram", plan.bigram)
     extra, params = _key_filter(keys, hidden)
     sql = (
-        f"SELECT count(*) FROM {table} JOIN index_rows r ON r.row_id = {table}.rowid"
-        " JOIN transcripts t ON t.transcript_id = r.transcript_id"
-        " JOIN index_state s ON s.transcript_id = r.transcript_id"
-        f" WHERE {table} MATCH ? AND s.needs_rebuild = 0 AND s.claim_token IS NULL"
-        f" AND s.redaction_fp = ?{extra}"
+        f"SELECT count(*) FROM {table} JOIN index_rows r ON r.row_id = {table}.rowid{JOINS}"
+        f" WHERE {table} MATCH ? AND {stale.fresh()}{extra}"
     )
     return int(conn.execute(sql, [expr, fp, *params]).fetchone()[0])
 
@@ -100,8 +96,8 @@ def _matching(texts: list[str], plan: fts_query.Plan) -> int:
         return 0
     db = sqlite3.connect(":memory:")
     try:
-        db.execute(f"CREATE VIRTUAL TABLE p USING fts5(text, tokenize='{TOKENIZER}')")
-        db.execute(f'CREATE VIRTUAL TABLE b USING fts5(cjk, tokenize="{_BIGRAM_TOKENIZER}")')
+        db.execute(f"CREATE VIRTUAL TABLE p USING fts5(text, tokenize='{PRIMARY_TOKENIZER}')")
+        db.execute(f'CREATE VIRTUAL TABLE b USING fts5(cjk, tokenize="{BIGRAM_TOKENIZER}")')
         rows = [(i, t, fts_query.cjk_bigram_text(t)) for i, t in enumerate(texts)]
         db.executemany("INSERT INTO p (rowid, text) VALUES (?, ?)", [r[:2] for r in rows])
         db.executemany("INSERT INTO b (rowid, cjk) VALUES (?, ?)", [(r[0], r[2]) for r in rows])
@@ -131,7 +127,7 @@ def explain(
     """One agent's part of the explanation. ``keys``: the keys the caller may see (None:
     operator mode); ``hidden``: the incognito keys, never counted in any mode."""
     fingerprint = redactor.fingerprint
-    pending = stale_ids(conn, fingerprint)
+    pending = stale.stale_ids(conn, fingerprint)
     if pending:
         extra, params = _key_filter(keys, hidden)
         rows = conn.execute(f"SELECT transcript_id FROM transcripts t WHERE 1{extra}", params)

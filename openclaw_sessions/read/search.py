@@ -19,7 +19,7 @@ from openclaw_sessions.policy.redact import Redactor, build_redactor
 from openclaw_sessions.store import paths
 from openclaw_sessions.store.context import Context
 from openclaw_sessions.store.db import open_store
-from openclaw_sessions.store.sessions import session_refs
+from openclaw_sessions.store.sessions import incognito_keys, session_refs
 
 from . import search_sql
 from .models import Hit, SearchResult
@@ -99,7 +99,7 @@ def run_search(ctx: Context, opts: SearchOptions) -> SearchResult:
     for agent in scope.agents:
         with open_store(ctx.root, agent) as conn:
             visible = _visible_in(conn, agent, scope)
-            hidden = _incognito_keys(conn)
+            hidden = incognito_keys(conn)
             filters = search_sql.Filters(
                 visible, hidden, scope.session_key, opts.role, opts.since_ms, opts.until_ms
             )
@@ -150,21 +150,16 @@ def _visible_in(conn: sqlite3.Connection, agent: str, scope: Scope) -> list[str]
     return scope.policy.visible_keys(session_refs(conn, agent))
 
 
-def _incognito_keys(conn: sqlite3.Connection) -> list[str]:
-    rows = conn.execute("SELECT session_key FROM sessions WHERE session_key GLOB '*:incognito-*'")
-    return [r[0] for r in rows if keys.is_incognito(r[0])]
-
-
 def _unindexed(
     conn: sqlite3.Connection, fp: str, keys: list[str] | None, hidden: list[str], only: str | None
 ) -> int:
     """Sessions in the search's scope whose indexing failed (a poison transcript): they are
     not pending, so they do not make the answer `indexing`; the caller is told instead."""
-    from openclaw_sessions.index.stale import failures
+    from openclaw_sessions.index.stale import current_failures
 
     found = {
         f.session_key
-        for f in failures(conn, fp)
+        for f in current_failures(conn, fp)
         if only is None or only.lower() == f.session_key or only == f.session_id
     }
     if keys is not None:

@@ -12,6 +12,7 @@ import sqlite3
 from collections.abc import Sequence
 from typing import Any, NamedTuple
 
+from openclaw_sessions.index import stale
 from openclaw_sessions.policy import fts_query, recache
 from openclaw_sessions.policy.redact import Redactor, safe_cut
 from openclaw_sessions.policy.sanitize import json_bytes
@@ -47,7 +48,7 @@ def _base(plan: fts_query.Plan) -> tuple[str, str]:
 
 def _filters(f: Filters, fp: str) -> tuple[list[str], list[Any]]:
     """WHERE clauses over r (index_rows), t (transcripts), s (index_state), before LIMIT."""
-    where = ["s.needs_rebuild = 0", "s.claim_token IS NULL", "s.redaction_fp = ?"]
+    where = [stale.fresh()]
     params: list[Any] = [fp]
     if f.visible_keys is not None:
         where.append("t.session_key IN (SELECT value FROM json_each(?))")
@@ -79,7 +80,8 @@ def _also(plan: fts_query.Plan, table: str, col: str) -> tuple[str, list[Any]]:
     return sql, params
 
 
-_JOINS = (
+# The transcript and index state of an index row r: what every filter of a search reads.
+JOINS = (
     " JOIN transcripts t ON t.transcript_id = r.transcript_id"
     " JOIN index_state s ON s.transcript_id = r.transcript_id"
 )
@@ -94,7 +96,7 @@ def _recent(
     also, aparams = _also(plan, table, "r.row_id")
     sql = (
         f"SELECT t.session_key, t.session_id, r.message_id, r.role, r.ts, bm25({table}),"
-        f" r.row_id FROM {table} JOIN index_rows r ON r.row_id = {table}.rowid{_JOINS}"
+        f" r.row_id FROM {table} JOIN index_rows r ON r.row_id = {table}.rowid{JOINS}"
         f" WHERE {table} MATCH ?{also} AND {' AND '.join(where)}"
         " ORDER BY r.ts DESC, t.session_key, r.message_id LIMIT ?"
     )
@@ -133,7 +135,7 @@ def _relevant(
         ranks = {c[0]: c[1] for c in cands}
         rows = conn.execute(
             "SELECT r.row_id, t.session_key, t.session_id, r.message_id, r.role, r.ts"
-            f" FROM index_rows r{_JOINS} WHERE r.row_id IN (SELECT value FROM json_each(?))"
+            f" FROM index_rows r{JOINS} WHERE r.row_id IN (SELECT value FROM json_each(?))"
             f" AND {' AND '.join(where)}",
             [json.dumps(list(ranks)), *params],
         ).fetchall()

@@ -23,6 +23,8 @@ import re
 import sqlite3
 from collections.abc import Sequence
 
+from openclaw_sessions.store.migrations import PRIMARY_TOKENIZER
+
 OPEN, CLOSE = "\x02", "\x03"
 ELLIPSIS = " … "
 TOKENS = 48
@@ -31,8 +33,6 @@ SCAN_CHARS = 32768  # the prefix scanned (linearly) for the first match of a lon
 MAX_HITS = 256  # a long row with this few matches still gets FTS5's snippet of the whole row
 EXCERPT = (600, 1400)  # characters kept before and after the first match
 _CJK_CONTEXT = (30, 90)  # characters before and after the first CJK match
-# Must stay the primary index's tokenizer (schema.sql, index_fts).
-TOKENIZER = "unicode61 remove_diacritics 2"
 _SNIPPET_SQL = f"snippet({{t}}, 0, '{OPEN}', '{CLOSE}', '{ELLIPSIS}', {TOKENS})"
 
 
@@ -91,7 +91,7 @@ class Snippets:
         """``column`` of a one-row FTS5 table holding ``text``, when it matches ``expr``."""
         if self._scratch is None:
             self._scratch = sqlite3.connect(":memory:")
-            sql = f"CREATE VIRTUAL TABLE s USING fts5(text, tokenize='{TOKENIZER}')"
+            sql = f"CREATE VIRTUAL TABLE s USING fts5(text, tokenize='{PRIMARY_TOKENIZER}')"
             self._scratch.execute(sql)
         db = self._scratch
         db.execute("DELETE FROM s")

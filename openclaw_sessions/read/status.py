@@ -8,13 +8,13 @@ from typing import Any
 
 from openclaw_sessions.errors import ExitCode
 from openclaw_sessions.index import locks
-from openclaw_sessions.index.stale import STALE_FROM, STALE_WHERE, failures, params
+from openclaw_sessions.index.stale import STALE_FROM, STALE_WHERE, current_failures, params
 from openclaw_sessions.policy.redact import Redactor
 from openclaw_sessions.store import db, paths
+from openclaw_sessions.store.migrations import PRIMARY_TOKENIZER
 
-_TOKENIZER = "unicode61 remove_diacritics 2"
 _INDEX_TABLES = {
-    "primary": ("index_fts", "unicode61 remove_diacritics 2"),
+    "primary": ("index_fts", PRIMARY_TOKENIZER),
     "bigram": ("index_bigram", "unicode61 (CJK bigrams)"),
 }
 
@@ -56,12 +56,12 @@ def agent_status(root: Path, agent: str, redactor: Redactor) -> dict[str, Any]:
         mismatched = _one(
             conn, "SELECT count(*) FROM index_state WHERE redaction_fp NOT IN ('', ?)", fp
         )
-        failed = failures(conn, fp)
+        failed = current_failures(conn, fp)
         st: dict[str, Any] = {
             "agentId": agent,
             "database": str(path),
             "schemaVersion": int(_one(conn, "PRAGMA user_version")),
-            "tokenizer": _TOKENIZER,
+            "tokenizer": PRIMARY_TOKENIZER,
             "sessions": _one(conn, "SELECT count(*) FROM sessions"),
             "transcripts": _one(conn, "SELECT count(*) FROM transcripts"),
             "events": _one(conn, "SELECT count(*) FROM events"),

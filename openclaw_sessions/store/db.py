@@ -1,4 +1,6 @@
-"""Connections (WAL, busy_timeout, foreign keys), the transaction helper and migrations."""
+"""Connections to our stores (WAL, busy timeout, foreign keys; created or migrated on open) and
+to any SQLite file read-only, the one transaction helper, the `meta` table, and the mapping of
+SQLite failures to store errors (exit 3)."""
 
 from __future__ import annotations
 
@@ -10,76 +12,25 @@ from contextlib import contextmanager
 from pathlib import Path
 from typing import TYPE_CHECKING
 
+from openclaw_sessions import settings
 from openclaw_sessions.errors import StoreError
-from openclaw_sessions.policy.tree import JS_SPACE
 
-from . import paths
+from . import migrations, paths
+from .migrations import APP_ID, PAGE_SIZE, SCHEMA_VERSION
 
 if TYPE_CHECKING:
     from openclaw_sessions.policy.sanitize import TextRedactor
 
-SCHEMA_VERSION = 6
-APP_ID = 0x4F43_5353  # "OCSS": marks the file as ours
 BUSY_TIMEOUT_MS = 5000
-PAGE_SIZE = 16384
-
-_JS_SPACE = f"char({', '.join(str(ord(c)) for c in JS_SPACE)})"  # tree.JS_SPACE in SQL
-
-# Migrations from version N-1 to N: each runs in one transaction with its version bump.
-MIGRATIONS: dict[int, str] = {
-    # v2: FTS inserts move from per-row triggers to batched INSERT ... SELECT (indexer.py).
-    2: "DROP TRIGGER IF EXISTS index_rows_ai;\nDROP TRIGGER IF EXISTS index_rows_ai_cjk;\n",
-    # v3: the stored active branch (branch.py); reconcile fills it for existing transcripts.
-    3: """CREATE TABLE branches (
-    transcript_id INTEGER PRIMARY KEY REFERENCES transcripts(transcript_id) ON DELETE CASCADE,
-    revision      INTEGER NOT NULL,
-    next_seq      INTEGER NOT NULL,
-    leaf          TEXT,
-    messages      BLOB NOT NULL
-);
-""",
-    # v4: no trigram index (CJK terms of any length go to the bigram index, query.py).
-    4: """DROP TRIGGER index_rows_ad_cjk;
-DROP TABLE IF EXISTS index_trigram;
-CREATE TRIGGER index_rows_ad_cjk AFTER DELETE ON index_rows WHEN old.cjk IS NOT NULL BEGIN
-    INSERT INTO index_bigram(index_bigram, rowid, cjk) VALUES ('delete', old.row_id, old.cjk);
-END;
-""",
-    # v5: the tree rules of upstream's transcript-tree.ts (tree.py). The columns the walk
-    # reads are made what import now stores (a blank id is no id; a parentId that is neither
-    # null nor a non-blank string puts the line on no tree), and every transcript's index and
-    # stored branch are rebuilt by the next reconcile (`reindex`, or the one a search starts).
-    5: f"""UPDATE events SET entry_id = NULL WHERE trim(entry_id, {_JS_SPACE}) = '';
-UPDATE events SET parent_id = NULL, flags = flags | 4 WHERE trim(parent_id, {_JS_SPACE}) = '';
-UPDATE events SET flags = flags | 4 WHERE parent_id IS NULL AND flags & 5 = 0
-    AND type IS NOT 'session' AND json_valid(raw) AND json_type(raw, '$.parentId') != 'null';
-UPDATE index_state SET needs_rebuild = 1;
-DELETE FROM branches;
-""",
-    # v6: transcripts whose indexing failed, and against what (failures.py, stale.py).
-    # IF NOT EXISTS: idempotent whatever number it ends up with (SQLite stores the statement
-    # without that clause, so the schema text equals a fresh store's).
-    6: """CREATE TABLE IF NOT EXISTS index_failures (
-    transcript_id INTEGER PRIMARY KEY REFERENCES transcripts(transcript_id) ON DELETE CASCADE,
-    revision      INTEGER NOT NULL,      -- the transcript as it was when it failed
-    next_seq      INTEGER NOT NULL,
-    fingerprint   TEXT NOT NULL,         -- stale.failure_key: redaction rules + tool version
-    error         TEXT NOT NULL,         -- redacted, one line
-    failed_at     INTEGER NOT NULL
-);
-""",
-}
 
 
-def schema_sql() -> str:
-    from importlib import resources
-
-    return resources.files(__package__).joinpath("schema.sql").read_text("utf-8")
+BUSY_TIMEOUT_MS = 5000
 
 
 def busy_timeout_ms() -> int:
-    raw = os.environ.get("OPENCLAW_SESSIONS_BUSY_TIMEOUT_MS")
-    return int(raw) if raw and raw.isdigit() else BUSY_TIMEOUT_MS
+    """How long a connection waits for another writer's lock."""
+    ms = settings.busy_timeout_ms()
+    return BUSY_TIMEOUT_MS if ms is None else ms
 
 
 def _configure(conn: sqlite3.Connection, *, readonly: bool) -> None:
@@ -87,20 +38,24 @@ def _configure(conn: sqlite3.Connection, *, readonly: bool) -> None:
     conn.execute("PRAGMA foreign_keys = ON")
     if not readonly:
         conn.execute("PRAGMA synchronous = NORMAL")
-    pages = os.environ.get("OPENCLAW_SESSIONS_MAX_PAGES", "")
-    if pages.isdigit():  # a size quota (also how tests simulate a full disk)
-        conn.execute(f"PRAGMA max_page_count = {int(pages)}")
+    pages = settings.max_pages()
+    if pages is not None:  # a size quota (also how tests simulate a full disk)
+        conn.execute(f"PRAGMA max_page_count = {pages}")
 
 
-def _raw_connect(path: Path, *, readonly: bool, immutable: bool = False) -> sqlite3.Connection:
-    uri = path.resolve().as_uri()
-    if immutable:
-        uri += "?immutable=1"  # read-only media: no -shm can be made, nothing will change
-    elif readonly:
-        uri += "?mode=ro"
+def _raw_connect(path: Path, mode: str | None = None) -> sqlite3.Connection:
+    """``mode``: None (read-write), "ro", or "immutable" (read-only media: no -shm can be
+    made, nothing will change)."""
+    uri = path.resolve().as_uri() + {None: "", "ro": "?mode=ro", "immutable": "?immutable=1"}[mode]
     # isolation_level=None: we issue BEGIN ourselves (BEGIN IMMEDIATE for writers).
-    conn = sqlite3.connect(uri, uri=True, isolation_level=None, check_same_thread=False)
-    conn.row_factory = sqlite3.Row
+    return sqlite3.connect(uri, uri=True, isolation_level=None, check_same_thread=False)
+
+
+def open_readonly(path: Path, *, busy_ms: int | None = None) -> sqlite3.Connection:
+    """Any SQLite file, read-only and as it is (never created, checked or migrated): upstream's
+    agent databases, the store a TAB press completes from."""
+    conn = _raw_connect(path, "ro")
+    conn.execute(f"PRAGMA busy_timeout = {busy_timeout_ms() if busy_ms is None else busy_ms}")
     return conn
 
 
@@ -134,7 +89,8 @@ def _read_only_fs(path: Path) -> bool:
 def _open(path: Path, *, readonly: bool, immutable: bool) -> sqlite3.Connection:
     conn = None
     try:
-        conn = _raw_connect(path, readonly=readonly, immutable=immutable)
+        conn = _raw_connect(path, "immutable" if immutable else "ro" if readonly else None)
+        conn.row_factory = sqlite3.Row
         _configure(conn, readonly=readonly)
         version = _check_header(conn, path)
         if version == 0 and not readonly:
@@ -186,23 +142,10 @@ def _create(conn: sqlite3.Connection) -> None:
     with transaction(conn):
         if int(conn.execute("PRAGMA user_version").fetchone()[0]) != 0:
             return  # another process created it while we waited for the lock
-        for stmt in _statements(schema_sql()):
+        for stmt in migrations.statements(migrations.schema_sql()):
             conn.execute(stmt)
         conn.execute(f"PRAGMA application_id = {APP_ID}")
         conn.execute(f"PRAGMA user_version = {SCHEMA_VERSION}")
-
-
-def _statements(sql: str) -> list[str]:
-    """Split a script into complete statements (triggers contain ';')."""
-    out, buf = [], ""
-    for line in sql.splitlines(keepends=True):
-        if not buf and line.lstrip().startswith("--"):
-            continue
-        buf += line
-        if sqlite3.complete_statement(buf):
-            out.append(buf.strip())
-            buf = ""
-    return [s for s in out if s]
 
 
 def _migrate(conn: sqlite3.Connection, path: Path, version: int) -> None:
@@ -218,14 +161,17 @@ def _migrate(conn: sqlite3.Connection, path: Path, version: int) -> None:
             current = int(conn.execute("PRAGMA user_version").fetchone()[0])
             if current >= target:
                 continue
-            for stmt in _statements(MIGRATIONS[target]):
+            for stmt in migrations.statements(migrations.MIGRATIONS[target]):
                 conn.execute(stmt)
             conn.execute(f"PRAGMA user_version = {target}")
 
 
 @contextmanager
-def transaction(conn: sqlite3.Connection, *, write: bool = True) -> Iterator[sqlite3.Connection]:
-    """BEGIN IMMEDIATE (writers) or DEFERRED (readers); commit, or roll back on any error."""
+def transaction(
+    conn: sqlite3.Connection, *, write: bool = True, commit: bool = True
+) -> Iterator[sqlite3.Connection]:
+    """BEGIN IMMEDIATE (writers) or DEFERRED (readers); commit, or roll back on any error.
+    ``commit=False`` (a dry run) rolls back what the block did, error or not."""
     conn.execute("BEGIN IMMEDIATE" if write else "BEGIN")
     try:
         yield conn
@@ -233,8 +179,10 @@ def transaction(conn: sqlite3.Connection, *, write: bool = True) -> Iterator[sql
         if conn.in_transaction:
             conn.rollback()
         raise
-    else:
+    if commit:
         conn.commit()
+    elif conn.in_transaction:
+        conn.rollback()
 
 
 def translate(exc: sqlite3.Error, path: Path | None = None) -> StoreError:

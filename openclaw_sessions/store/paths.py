@@ -2,9 +2,9 @@
 
 from __future__ import annotations
 
-import os
 from pathlib import Path
 
+from openclaw_sessions import settings
 from openclaw_sessions.errors import UsageError
 from openclaw_sessions.policy import recache
 
@@ -17,10 +17,7 @@ def state_root(explicit: Path | None = None) -> Path:
     """--state-dir, else $OPENCLAW_STATE_DIR, else ~/.openclaw."""
     if explicit is not None:
         return explicit.expanduser()
-    env = os.environ.get("OPENCLAW_STATE_DIR")
-    if env:
-        return Path(env).expanduser()
-    return Path.home() / ".openclaw"
+    return settings.state_dir() or Path.home() / ".openclaw"
 
 
 def check_agent_id(agent_id: str) -> str:

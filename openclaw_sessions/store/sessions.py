@@ -71,10 +71,10 @@ def all_session_refs(ctx: Context) -> list[keys.SessionRef]:
 def resolve_delete_target(
     conn: sqlite3.Connection, target: str, agent: str
 ) -> tuple[str, list[int]]:
-    """A key, a bare rest of a key, or a session id → (key, transcript ids)."""
+    """A key or a bare rest of a key (as keys.resolve_session_key reads those) → (that key,
+    its transcript ids); else a session id → (its key, that generation's transcript ids)."""
     t = target.strip()
-    candidates = [t.lower(), f"agent:{agent}:{t.lower()}"]
-    for key in candidates:
+    for key in (t.lower(), keys.scoped(t, agent)):
         rows = conn.execute(
             "SELECT transcript_id FROM transcripts WHERE session_key = ?", (key,)
         ).fetchall()
@@ -89,10 +89,11 @@ def resolve_delete_target(
     raise NotFoundError(f"Session not found: {t}", hint="see `openclaw-sessions status` or search")
 
 
-def delete_session(
-    ctx: Context, target: str, *, generation_only: bool = False
-) -> dict[str, object]:
-    """Delete a session (or one generation, by session id) and its index rows atomically."""
+def delete_session(ctx: Context, target: str) -> dict[str, object]:
+    """Delete a session in one transaction: its session row and, through the foreign keys,
+    every generation of its key with their events and index rows, whether the target names
+    the key or one of its session ids. The counts are those of the transcripts the target
+    names (all of the key's, or that generation's)."""
     agent = paths.check_agent_id(ctx.agent)
     with db.open_store(ctx.root, agent) as conn:
         with db.transaction(conn):
@@ -119,3 +120,9 @@ def delete_session(
 def preview_delete(ctx: Context, target: str) -> str:
     with db.open_store(ctx.root, paths.check_agent_id(ctx.agent)) as conn:
         return resolve_delete_target(conn, target, ctx.agent)[0]
+
+
+def incognito_keys(conn: sqlite3.Connection) -> list[str]:
+    """The store's incognito keys: no caller, not even the operator, searches them."""
+    rows = conn.execute("SELECT session_key FROM sessions WHERE session_key GLOB '*:incognito-*'")
+    return [r[0] for r in rows if keys.is_incognito(r[0])]

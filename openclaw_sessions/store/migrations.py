@@ -1,0 +1,92 @@
+"""The store's schema: schema.sql for a new store, the numbered migrations that take an older
+one to it, and the header (user_version, application_id) that says which. The code that applies
+them is db.py's (one transaction per step, with its version bump).
+"""
+
+from __future__ import annotations
+
+import sqlite3
+
+from openclaw_sessions.policy.tree import JS_SPACE
+
+# The tokenizers of the two indexes, as schema.sql declares them: snippets and --explain
+# re-tokenize text in scratch tables with the same ones (a test holds them equal).
+PRIMARY_TOKENIZER = "unicode61 remove_diacritics 2"
+BIGRAM_TOKENIZER = "unicode61 remove_diacritics 0 categories 'L* N* Co M*'"
+
+
+SCHEMA_VERSION = 6
+
+
+APP_ID = 0x4F43_5353  # "OCSS": marks the file as ours
+
+
+PAGE_SIZE = 16384
+
+
+_JS_SPACE = f"char({', '.join(str(ord(c)) for c in JS_SPACE)})"  # tree.JS_SPACE in SQL
+
+
+# Migrations from version N-1 to N: each runs in one transaction with its version bump.
+MIGRATIONS: dict[int, str] = {
+    # v2: FTS inserts move from per-row triggers to batched INSERT ... SELECT (index/index_rows.py).
+    2: "DROP TRIGGER IF EXISTS index_rows_ai;\nDROP TRIGGER IF EXISTS index_rows_ai_cjk;\n",
+    # v3: the stored active branch (store/branches.py); reconcile fills it for existing transcripts.
+    3: """CREATE TABLE branches (
+    transcript_id INTEGER PRIMARY KEY REFERENCES transcripts(transcript_id) ON DELETE CASCADE,
+    revision      INTEGER NOT NULL,
+    next_seq      INTEGER NOT NULL,
+    leaf          TEXT,
+    messages      BLOB NOT NULL
+);
+""",
+    # v4: no trigram index (CJK terms of any length go to the bigram index, policy/fts_query.py).
+    4: """DROP TRIGGER index_rows_ad_cjk;
+DROP TABLE IF EXISTS index_trigram;
+CREATE TRIGGER index_rows_ad_cjk AFTER DELETE ON index_rows WHEN old.cjk IS NOT NULL BEGIN
+    INSERT INTO index_bigram(index_bigram, rowid, cjk) VALUES ('delete', old.row_id, old.cjk);
+END;
+""",
+    # v5: the tree rules of upstream's transcript-tree.ts (policy/tree.py). The columns the walk
+    # reads are made what import now stores (a blank id is no id; a parentId that is neither
+    # null nor a non-blank string puts the line on no tree), and every transcript's index and
+    # stored branch are rebuilt by the next reconcile (`reindex`, or the one a search starts).
+    5: f"""UPDATE events SET entry_id = NULL WHERE trim(entry_id, {_JS_SPACE}) = '';
+UPDATE events SET parent_id = NULL, flags = flags | 4 WHERE trim(parent_id, {_JS_SPACE}) = '';
+UPDATE events SET flags = flags | 4 WHERE parent_id IS NULL AND flags & 5 = 0
+    AND type IS NOT 'session' AND json_valid(raw) AND json_type(raw, '$.parentId') != 'null';
+UPDATE index_state SET needs_rebuild = 1;
+DELETE FROM branches;
+""",
+    # v6: transcripts whose indexing failed, and against what (index/failures.py).
+    # IF NOT EXISTS: idempotent whatever number it ends up with (SQLite stores the statement
+    # without that clause, so the schema text equals a fresh store's).
+    6: """CREATE TABLE IF NOT EXISTS index_failures (
+    transcript_id INTEGER PRIMARY KEY REFERENCES transcripts(transcript_id) ON DELETE CASCADE,
+    revision      INTEGER NOT NULL,      -- the transcript as it was when it failed
+    next_seq      INTEGER NOT NULL,
+    fingerprint   TEXT NOT NULL,         -- stale.failure_key: redaction rules + tool version
+    error         TEXT NOT NULL,         -- redacted, one line
+    failed_at     INTEGER NOT NULL
+);
+""",
+}
+
+
+def schema_sql() -> str:
+    from importlib import resources
+
+    return resources.files(__package__).joinpath("schema.sql").read_text("utf-8")
+
+
+def statements(sql: str) -> list[str]:
+    """Split a script into complete statements (triggers contain ';')."""
+    out, buf = [], ""
+    for line in sql.splitlines(keepends=True):
+        if not buf and line.lstrip().startswith("--"):
+            continue
+        buf += line
+        if sqlite3.complete_statement(buf):
+            out.append(buf.strip())
+            buf = ""
+    return [s for s in out if s]
