@@ -84,13 +84,30 @@ class Log:
         return True
 
 
+def _parse_entries(lines: list[str]) -> list[Any]:
+    """JSONL text lines -> entries, as import builds them."""
+    from openclaw_sessions.policy import transcript
+
+    out: list[Any] = []
+    legacy = False
+    for seq, line in enumerate(lines):
+        obj = transcript.parse_line(line)
+        if seq == 0 and obj.get("type") == "session":
+            legacy = transcript.header_version(obj) is None
+        out.append(transcript.make_entry(obj, seq, legacy=legacy))
+    return out
+
+
+def _walk(entries: list[Any]) -> Any:
+    from openclaw_sessions.policy import transcript, tree
+
+    return tree.walk(map(transcript.tree_row, entries))
+
+
 class Writer:
     """Appends well-formed v3 entries to transcripts, tracking each file's leaf."""
 
     def __init__(self, root: Path, rng: random.Random, log: Log) -> None:
-        from openclaw_sessions.policy import transcript
-
-        self.tr = transcript
         self.rng = rng
         self.log = log
         self.pool: list[Path] = []
@@ -114,8 +131,8 @@ class Writer:
 
     def _load(self, f: Path) -> None:
         lines = [ln for ln in f.read_text("utf-8").splitlines() if ln.strip()]
-        entries = self.tr.parse_entries(lines)
-        self.leaf[f] = self.tr.walk(entries).leaf
+        entries = _parse_entries(lines)
+        self.leaf[f] = _walk(entries).leaf
         self.ids[f] = [e.entry_id for e in entries if e.entry_id]
 
     def append(self, f: Path) -> None:
@@ -182,7 +199,7 @@ class Writer:
                 continue
             if f not in active_ids:
                 lines = [ln for ln in f.read_text("utf-8").splitlines() if ln.strip()]
-                branch = self.tr.walk(self.tr.parse_entries(lines))
+                branch = _walk(_parse_entries(lines))
                 active_ids[f] = {m[1] for m in branch.messages}
             (on if uid in active_ids[f] else off).append(token)
         return on, off, hidden

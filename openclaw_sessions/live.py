@@ -13,7 +13,8 @@ from pathlib import Path
 from typing import Any
 
 from openclaw_sessions.ingest import line_sources
-from openclaw_sessions.ingest.store_lines import FileResult, Target, import_lines
+from openclaw_sessions.ingest.store_lines import import_lines
+from openclaw_sessions.ingest.transcripts import FileResult, Target
 from openclaw_sessions.policy.redact import Redactor, build_redactor
 from openclaw_sessions.store import db, paths
 
@@ -30,8 +31,13 @@ def append(
     """Append lines (JSON text or objects; a new session starts with its header line)."""
     conn = db.connect(paths.db_path(root, paths.check_agent_id(agent)), create=True)
     try:
-        target = Target(Path(f"live:{session_id}"), f"live:{session_id}", session_key.lower(),
-                        session_id, "current")  # fmt: skip
+        target = Target(
+            Path(f"live:{session_id}"),
+            f"live:{session_id}",
+            session_key.lower(),
+            session_id,
+            "current",
+        )
         return import_lines(
             conn, target, line_sources.LiveSource(lines), redactor or build_redactor()
         )

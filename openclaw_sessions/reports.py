@@ -5,8 +5,8 @@ Kept apart from models.py: search never loads them (start-up time)."""
 from __future__ import annotations
 
 import json
-from dataclasses import asdict, dataclass, field, replace
-from typing import Any, Protocol
+from dataclasses import dataclass, field
+from typing import Any, NamedTuple, Protocol
 
 
 class _TextRedactor(Protocol):
@@ -35,8 +35,7 @@ ERROR_CODES = frozenset(
 )
 
 
-@dataclass(frozen=True)
-class Issue:
+class Issue(NamedTuple):
     """One thing an import or reindex met; `code` is stable, `message` is for people."""
 
     code: str
@@ -105,14 +104,16 @@ class ImportReport:
             return None if text is None else redactor.redact_text(text)
 
         self.issues = [
-            replace(i, message=redactor.redact_text(i.message), path=red(i.path),
-                    session_key=red(i.session_key))
+            i._replace(
+                message=redactor.redact_text(i.message),
+                path=red(i.path),
+                session_key=red(i.session_key),
+            )
             for i in self.issues
-        ]  # fmt: skip
+        ]
 
     def to_json(self) -> dict[str, Any]:
-        out = asdict(self)
-        out = {
+        return {
             "dryRun": self.dry_run,
             "agents": self.agents,
             "files": self.files,
@@ -131,11 +132,9 @@ class ImportReport:
             "problems": self.problems,
             "issues": [i.to_json() for i in self.issues],
         }
-        return out
 
 
-@dataclass(frozen=True)
-class ReindexReport:
+class ReindexReport(NamedTuple):
     agent_id: str
     sessions: int  # transcripts rebuilt
     messages: int  # index rows written

@@ -1,9 +1,14 @@
-"""Test helpers that read a store directly (the CLI is exercised through conftest.run_cli)."""
+"""Test helpers that read a store directly (the CLI is exercised through conftest.run_cli),
+and that walk JSONL text lines the way import stores them."""
 
 from __future__ import annotations
 
 import sqlite3
+from collections.abc import Iterable, Sequence
 from pathlib import Path
+
+from openclaw_sessions.policy import transcript, tree
+from openclaw_sessions.policy.transcript import Entry
 
 
 def db_file(state: Path, agent: str = "main") -> Path:
@@ -44,3 +49,25 @@ def integrity(state: Path, agent: str = "main") -> None:
             conn.execute(f"INSERT INTO {t}({t}, rank) VALUES ('integrity-check', 1)")
     finally:
         conn.close()
+
+
+def parse_entries(lines: Sequence[str]) -> list[Entry]:
+    """JSONL text lines -> entries, as import builds them (v1 files get ids by position)."""
+    out: list[Entry] = []
+    legacy = False
+    for seq, line in enumerate(lines):
+        obj = transcript.parse_line(line)
+        if seq == 0 and obj.get("type") == "session":
+            legacy = transcript.header_version(obj) is None
+        out.append(transcript.make_entry(obj, seq, legacy=legacy))
+    return out
+
+
+def walk(entries: Iterable[Entry]) -> tree.Walk:
+    """The one tree walk (tree.walk), over entries."""
+    return tree.walk(map(transcript.tree_row, entries))
+
+
+def active_seqs(entries: Iterable[Entry]) -> list[int]:
+    """The seqs of every line on the active branch, in order."""
+    return walk(entries).seqs

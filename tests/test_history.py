@@ -9,10 +9,9 @@ from typing import Any
 
 import pytest
 from conftest import Session, json_out, run_cli, write_store
-from helpers import query
+from helpers import active_seqs, parse_entries, query
 
 from openclaw_sessions.policy import sanitize
-from openclaw_sessions.policy.transcript import active_seqs, parse_entries
 from openclaw_sessions.policy.when import to_epoch_ms
 
 CAP = 80 * 1024

@@ -17,13 +17,8 @@ from hypothesis import strategies as st
 
 from openclaw_sessions.errors import ConfigError
 from openclaw_sessions.policy import redact as R
-from openclaw_sessions.policy.redact import (
-    REDACTION_VERSION,
-    Redacted,
-    build_redactor,
-    safe_cut,
-    utf16_len,
-)
+from openclaw_sessions.policy.cut import safe_cut, utf16_len
+from openclaw_sessions.policy.redact import REDACTION_VERSION, Redacted, build_redactor
 
 RNG = random.Random(20240611)
 UP, LOW, DIG = "ABCDEFGHIJKLMNOPQRSTUVWXYZ", "abcdefghijklmnopqrstuvwxyz", "0123456789"

@@ -13,7 +13,8 @@ from conftest import Session, json_out, run_cli, write_store
 from helpers import db_file
 
 from openclaw_sessions.policy import fts_query
-from openclaw_sessions.policy.redact import build_redactor, utf16_len
+from openclaw_sessions.policy.cut import utf16_len
+from openclaw_sessions.policy.redact import build_redactor
 from openclaw_sessions.read import search_sql, snippets
 
 REPEAT = "lorem ipsum dolor sit amet "
@@ -31,7 +32,7 @@ def store(root: Path, texts: list[str], key: str = "agent:main:main") -> Path:
 
 
 class Traced:
-    """Runs search_sql.run on a store and records every statement and the scratch table's input."""
+    """Runs search_sql.find_hits on a store; records every statement and the scratch input."""
 
     def __init__(self, path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
         self.conn = sqlite3.connect(path)
@@ -50,7 +51,7 @@ class Traced:
         redactor = build_redactor()
         filt = search_sql.Filters()
         plan = fts_query.build(q)
-        hits, _ = search_sql.run(self.conn, plan, filt, redactor, limit=limit, order=order)
+        hits, _ = search_sql.find_hits(self.conn, plan, filt, redactor, limit=limit, order=order)
         return [h.to_json() for h in hits]
 
     def whole_row_snippets(self) -> int:

@@ -5,7 +5,9 @@ from __future__ import annotations
 import json
 from typing import Any
 
-from openclaw_sessions.policy import extract, transcript, when
+from helpers import active_seqs, parse_entries
+
+from openclaw_sessions.policy import extract, when
 
 
 def lines(*objs: dict[str, Any]) -> list[str]:
@@ -26,7 +28,7 @@ def msg(eid: str, parent: str | None, role: str = "user", text: str = "x", **kw:
 
 
 def active(*objs: dict[str, Any]) -> list[int]:
-    return transcript.active_seqs(transcript.parse_entries(lines(*objs)))
+    return active_seqs(parse_entries(lines(*objs)))
 
 
 def test_linear_chain() -> None:
@@ -74,9 +76,9 @@ def test_v1_linear_ids_assigned() -> None:
         {"type": "message", "message": {"role": "user", "content": "one"}},
         {"type": "message", "message": {"role": "assistant", "content": "two"}},
     ]
-    entries = transcript.parse_entries(lines(*v1))
+    entries = parse_entries(lines(*v1))
     assert [e.entry_id for e in entries] == [None, "v1-000001", "v1-000002"]
-    assert transcript.active_seqs(entries) == [1, 2]
+    assert active_seqs(entries) == [1, 2]
 
 
 def test_timestamps() -> None:

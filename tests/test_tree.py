@@ -11,7 +11,7 @@ from typing import Any
 import pytest
 import tree_cases as tc
 from conftest import Session, json_out, run_cli, write_store
-from helpers import query
+from helpers import parse_entries, query, walk
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
@@ -21,7 +21,7 @@ from openclaw_sessions.store.migrations import SCHEMA_VERSION
 
 def branch_ids(objs: list[dict[str, Any]]) -> list[str | None]:
     lines = [json.dumps(x) for x in [tc.HEADER, *objs]]
-    w = transcript.walk(transcript.parse_entries(lines))
+    w = walk(parse_entries(lines))
     return [json.loads(lines[s]).get("id") for s in w.seqs]
 
 
@@ -58,7 +58,7 @@ def test_a_parent_defined_later_in_the_file_is_stale_when_read() -> None:
 def test_cycles_give_an_empty_branch_and_no_leaf_to_extend() -> None:
     objs = [tc.msg("a", "b"), tc.msg("b", "a")]
     lines = [json.dumps(x) for x in [tc.HEADER, *objs]]
-    w = transcript.walk(transcript.parse_entries(lines))
+    w = walk(parse_entries(lines))
     assert w.seqs == [] and w.leaf is None
 
 
@@ -67,7 +67,7 @@ def test_v1_transcripts_are_flat() -> None:
           {"type": "message", "message": {"role": "user", "content": "one"}},
           {"type": "thinking_level_change", "thinkingLevel": "high"},
           {"type": "message", "message": {"role": "assistant", "content": "two"}}]  # fmt: skip
-    w = transcript.walk(transcript.parse_entries([json.dumps(x) for x in v1]))
+    w = walk(parse_entries([json.dumps(x) for x in v1]))
     assert w.flat and w.seqs == [1, 2, 3] and [m[1] for m in w.messages] == ["v1-000001",
                                                                             "v1-000003"]
 
@@ -175,7 +175,7 @@ def test_the_walk_is_upstreams_algorithm_on_any_line_soup(objs: list[dict[str, A
     """Duplicates, cycles, dangling and chained controls, stale and bad parents, side rows,
     resets: the tuple walk over stored columns selects exactly upstream's lines."""
     lines = [json.dumps(x) for x in [tc.HEADER, *objs]]
-    got = transcript.walk(transcript.parse_entries(lines)).seqs
+    got = walk(parse_entries(lines)).seqs
     assert got == [i + 1 for i in _reference(objs)]
 
 
@@ -215,24 +215,24 @@ def test_an_accepted_extension_is_exactly_what_the_walk_adds(
     """Whenever the append rule accepts lines, walking the whole tree gives the same branch
     (leaf, messages, flat mode): the same-transaction index never disagrees with a reindex."""
     lines = [json.dumps(x) for x in [tc.HEADER, *before, *after]]
-    entries = transcript.parse_entries(lines)
-    old = transcript.walk(entries[: 1 + len(before)])
+    entries = parse_entries(lines)
+    old = walk(entries[: 1 + len(before)])
     rows = [transcript.tree_row(e) for e in entries[1 + len(before) :]]
     known = {m[1] for m in old.messages}.union(old.others)
     ext = tree.extend(old.leaf, known, old.flat, rows)
     if ext is None:
         return
-    new = transcript.walk(entries)
+    new = walk(entries)
     assert new.messages == old.messages + ext.messages
     assert (new.leaf, new.flat) == (ext.leaf, old.flat)
 
 
 def test_plain_appends_extend_and_anything_else_does_not() -> None:
-    base = transcript.walk(transcript.parse_entries(tc.lines("stale_parent_mid_conversation")))
+    base = walk(parse_entries(tc.lines("stale_parent_mid_conversation")))
     known = {m[1] for m in base.messages}
 
     def ext(*objs: dict[str, Any]) -> tree.Extension | None:
-        entries = transcript.parse_entries([json.dumps(o) for o in objs])
+        entries = parse_entries([json.dumps(o) for o in objs])
         return tree.extend(base.leaf, known, base.flat, [transcript.tree_row(e) for e in entries])
 
     assert ext(tc.msg("five", "four"), tc.ans("six", "five")) is not None

@@ -165,8 +165,10 @@ def reindex_reports(reports: Sequence[ReindexReport]) -> None:
         for issue in r.failures:
             out.print(safe(f"  problem: {issue.code}: {issue.message} [{issue.path}]"))
         if r.known_failures:
-            out.print(f"  {r.known_failures} session(s) failed before and are unchanged: see"
-                      " `openclaw-sessions status`")  # fmt: skip
+            out.print(
+                f"  {r.known_failures} session(s) failed before and are unchanged: see"
+                " `openclaw-sessions status`"
+            )
 
 
 def _highlight(text: str, spans: Sequence[tuple[int, int]]) -> Any:
@@ -196,9 +198,12 @@ def search_table(result: SearchResult, *, utc: bool = False) -> None:
         table.add_column("role", no_wrap=True)
         table.add_column("snippet", overflow="fold")
         for h in result.hits:
-            table.add_row(fmt_time(h.timestamp, utc=utc),
-                          safe(f"{h.session_key}\n{h.message_id}"), safe(h.role),
-                          _highlight(h.snippet, h.highlights))  # fmt: skip
+            table.add_row(
+                fmt_time(h.timestamp, utc=utc),
+                safe(f"{h.session_key}\n{h.message_id}"),
+                safe(h.role),
+                _highlight(h.snippet, h.highlights),
+            )
         out.print(table)
     search_footer(result)
 
@@ -230,21 +235,32 @@ def status_table(stats: Sequence[dict[str, Any]], *, utc: bool = False) -> None:
         table.add_column("field", style="bold")
         table.add_column("value", overflow="fold")
         for label, key in (
-            ("database", "database"), ("schema version", "schemaVersion"),
-            ("sessions", "sessions"), ("transcripts", "transcripts"), ("events", "events"),
-            ("indexed messages", "indexedMessages"), ("pending sessions", "pendingSessions"),
-            ("dirty sessions", "dirtySessions"), ("failed sessions", "failedSessions"),
+            ("database", "database"),
+            ("schema version", "schemaVersion"),
+            ("sessions", "sessions"),
+            ("transcripts", "transcripts"),
+            ("events", "events"),
+            ("indexed messages", "indexedMessages"),
+            ("pending sessions", "pendingSessions"),
+            ("dirty sessions", "dirtySessions"),
+            ("failed sessions", "failedSessions"),
             ("malformed lines", "malformedLines"),
-            ("vanished transcripts", "vanishedTranscripts"), ("database bytes", "databaseBytes"),
+            ("vanished transcripts", "vanishedTranscripts"),
+            ("database bytes", "databaseBytes"),
             ("redaction fingerprint", "redactionFingerprint"),
-        ):  # fmt: skip
+        ):
             table.add_row(label, str(st[key]))
-        for label, key in (("last import", "lastImportAt"), ("last reconcile", "lastReconcileAt"),
-                           ("oldest pending since", "oldestPendingAt")):  # fmt: skip
+        for label, key in (
+            ("last import", "lastImportAt"),
+            ("last reconcile", "lastReconcileAt"),
+            ("oldest pending since", "oldestPendingAt"),
+        ):
             table.add_row(label, fmt_time(st[key], utc=utc))
         for name, idx in st["indexes"].items():
-            table.add_row(f"index {name}", f"{idx['rows']} rows, {idx['bytes'] or 0} bytes "
-                          f"({idx['tokenizer']})")  # fmt: skip
+            table.add_row(
+                f"index {name}",
+                f"{idx['rows']} rows, {idx['bytes'] or 0} bytes ({idx['tokenizer']})",
+            )
         table.add_row("indexing now", "yes" if st["indexing"] else "no")
         table.add_row("health", st["health"])
         out.print(table)
@@ -274,8 +290,9 @@ def _history_parts(m: dict[str, Any]) -> list[Any]:
     blocks = [{"type": "text", "text": content}] if isinstance(content, str) else content or []
     parts: list[Any] = []
     if role == "bashExecution":
-        parts.append(Text(f"$ {m.get('command', '')}  → {_one_line(str(m.get('output', '')))}",
-                          style="dim"))  # fmt: skip
+        parts.append(
+            Text(f"$ {m.get('command', '')}  → {_one_line(str(m.get('output', '')))}", style="dim")
+        )
     for b in blocks if isinstance(blocks, list) else []:
         kind = b.get("type") if isinstance(b, dict) else None
         if kind == "text" and isinstance(b.get("text"), str):
@@ -286,11 +303,18 @@ def _history_parts(m: dict[str, Any]) -> list[Any]:
             elif role == "assistant":
                 parts.append(Markdown(b["text"]))
             else:
-                parts.append(Text(b["text"], style="italic dim" if b["text"].startswith(
-                    "[sessions_history omitted") else ""))  # fmt: skip
+                parts.append(
+                    Text(
+                        b["text"],
+                        style="italic dim"
+                        if b["text"].startswith("[sessions_history omitted")
+                        else "",
+                    )
+                )
         elif kind == "thinking":
-            parts.append(Text(f"thinking: {_one_line(str(b.get('thinking', '')))}",
-                              style="dim italic"))  # fmt: skip
+            parts.append(
+                Text(f"thinking: {_one_line(str(b.get('thinking', '')))}", style="dim italic")
+            )
         elif kind == "toolCall":
             args = json.dumps(b.get("arguments"), ensure_ascii=False)
             parts.append(Text(f"→ {b.get('name')}({_one_line(args, 100)})", style="dim"))
@@ -326,8 +350,10 @@ def history_footer(result: HistoryResult) -> None:
     err = _console(True)
     notes: list[str] = []
     if result.total_messages is not None:
-        notes.append(f"{len(result.messages)} of {result.total_messages} messages shown"
-                     f" ({result.session_key}, session {result.session_id or '-'})")  # fmt: skip
+        notes.append(
+            f"{len(result.messages)} of {result.total_messages} messages shown"
+            f" ({result.session_key}, session {result.session_id or '-'})"
+        )
     if result.has_more:
         notes.append(f"older messages: --offset {result.next_offset}")
     if result.dropped_messages:
@@ -335,7 +361,10 @@ def history_footer(result: HistoryResult) -> None:
     if result.content_truncated:
         notes.append("long texts, images or metadata were cut")
     if not result.messages:
-        notes.append(f"message {result.anchor} is not on the active branch" if result.anchor
-                     else "no messages")  # fmt: skip
+        notes.append(
+            f"message {result.anchor} is not on the active branch"
+            if result.anchor
+            else "no messages"
+        )
     for note in notes:
         err.print(safe(note))

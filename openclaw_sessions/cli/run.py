@@ -50,15 +50,25 @@ def search(
         argcheck.text("QUERY", query, empty_ok=True)  # empty: the core's own message
         argcheck.count("--limit", limit)
         argcheck.count("--max-bytes", max_bytes, least=0)
-        argcheck.texts([("--session", session), ("--since", since), ("--until", until),
-                        ("--as", as_key)])  # fmt: skip
+        argcheck.texts(
+            [("--session", session), ("--since", since), ("--until", until), ("--as", as_key)]
+        )
         opts = SearchOptions(
-            query=query, limit=limit, session=session, role=role,
+            query=query,
+            limit=limit,
+            session=session,
+            role=role,
             since_ms=parse_when(since, option="--since") if since is not None else None,
             until_ms=parse_when(until, option="--until") if until is not None else None,
-            order=order, prefix=prefix, as_key=as_key, visibility=visibility,
-            sandboxed=sandboxed, wait=wait, max_bytes=max_bytes or None, explain=explain,
-        )  # fmt: skip
+            order=order,
+            prefix=prefix,
+            as_key=as_key,
+            visibility=visibility,
+            sandboxed=sandboxed,
+            wait=wait,
+            max_bytes=max_bytes or None,
+            explain=explain,
+        )
         return run_search(ctx, opts)
 
     result = guard.guarded(as_json or jsonl, work)
@@ -98,9 +108,16 @@ def history(
 
     ctx = Context(paths.state_root(state_dir), agent)
     opts = HistoryOptions(
-        target=key, limit=limit, offset=offset, around=around, session_id=session_id,
-        include_tools=include_tools, as_key=as_key, visibility=visibility, sandboxed=sandboxed,
-    )  # fmt: skip
+        target=key,
+        limit=limit,
+        offset=offset,
+        around=around,
+        session_id=session_id,
+        include_tools=include_tools,
+        as_key=as_key,
+        visibility=visibility,
+        sandboxed=sandboxed,
+    )
 
     def work() -> HistoryResult:
         argcheck.text("KEY", key, empty_ok=True)  # empty, --around empty: the core's messages

@@ -62,9 +62,8 @@ class Failures:
                 " revision = excluded.revision, next_seq = excluded.next_seq,"
                 " fingerprint = excluded.fingerprint, error = excluded.error,"
                 " failed_at = excluded.failed_at",
-                (f.revision, f.next_seq, self.key, self.redactor.redact_text(f.reason), now,
-                 f.tid),
-            )  # fmt: skip
+                (f.revision, f.next_seq, self.key, self.redactor.redact_text(f.reason), now, f.tid),
+            )
         self.new.add(f.tid)
 
     def report(self) -> tuple[tuple[Issue, ...], int]:
@@ -77,10 +76,15 @@ class Failures:
             (json.dumps(sorted(self.new)),),
         ).fetchall()
         issues = tuple(
-            Issue("index_failed", f"not indexed: {error}; retried when the transcript or the"
-                  " redaction rules change (`openclaw-sessions status` lists it)", path, None,
-                  key)
+            Issue(
+                "index_failed",
+                f"not indexed: {error}; retried when the transcript or the"
+                " redaction rules change (`openclaw-sessions status` lists it)",
+                path,
+                None,
+                key,
+            )
             for key, path, error in rows
-        )  # fmt: skip
+        )
         known = current_failures(self.conn, self.redactor.fingerprint)
         return issues, sum(1 for f in known if f.transcript_id not in self.new)

@@ -7,9 +7,8 @@ for a secret value cannot find it (the transcript rows keep the original, lossle
 from __future__ import annotations
 
 import sqlite3
-from collections.abc import Iterable, Sequence
-from dataclasses import dataclass
-from typing import TYPE_CHECKING, Any
+from collections.abc import Sequence
+from typing import TYPE_CHECKING, Any, NamedTuple
 
 from openclaw_sessions.policy import extract, fts_query, transcript, tree, when
 from openclaw_sessions.store import branches
@@ -50,8 +49,9 @@ def make_row(
     )
 
 
-@dataclass(frozen=True)
-class State:
+class IndexState(NamedTuple):
+    """A transcript's row of index_state."""
+
     indexed_seq: int
     leaf: str | None
     needs_rebuild: int
@@ -59,13 +59,13 @@ class State:
     redaction_fp: str
 
 
-def load_state(conn: sqlite3.Connection, transcript_id: int) -> State | None:
+def load_state(conn: sqlite3.Connection, transcript_id: int) -> IndexState | None:
     row = conn.execute(
         "SELECT indexed_seq, leaf_event_id, needs_rebuild, claim_token, redaction_fp"
         " FROM index_state WHERE transcript_id = ?",
         (transcript_id,),
     ).fetchone()
-    return State(*row) if row else None
+    return IndexState(*row) if row else None
 
 
 def mark_dirty(conn: sqlite3.Connection, transcript_id: int) -> None:
@@ -102,9 +102,10 @@ def append_indexed(
     revision, b, ext = found
     indexed = {m[0] for m in ext.messages if m[2] in ("user", "assistant")}
     out = [
-        r for e, obj in appended
+        r
+        for e, obj in appended
         if e.seq in indexed and (r := make_row(transcript_id, e, obj, redactor)) is not None
-    ]  # fmt: skip
+    ]
     insert_rows(conn, out)
     last = rows[-1][0]
     branches.store(conn, transcript_id, revision, last + 1, b.extended(ext))
@@ -117,7 +118,7 @@ def append_indexed(
 
 
 def _extension(
-    conn: sqlite3.Connection, tid: int, state: State, rows: Sequence[tree.EventRow]
+    conn: sqlite3.Connection, tid: int, state: IndexState, rows: Sequence[tree.EventRow]
 ) -> tuple[int, Branch, tree.Extension] | None:
     """(revision, stored branch, what the rows add to it) when they provably extend it."""
     start = state.indexed_seq + 1
@@ -148,10 +149,3 @@ def insert_rows(conn: sqlite3.Connection, rows: Sequence[IndexRow]) -> None:
             " WHERE row_id > ? AND cjk IS NOT NULL",
             (last,),
         )
-
-
-def delete_rows(conn: sqlite3.Connection, transcript_ids: Iterable[int]) -> int:
-    total = 0
-    for tid in transcript_ids:
-        total += conn.execute("DELETE FROM index_rows WHERE transcript_id = ?", (tid,)).rowcount
-    return total

@@ -52,15 +52,6 @@ def is_running(agent_dir: Path) -> bool:
     return False
 
 
-def wait_idle(agent_dir: Path) -> None:
-    """Block until no reconciler runs for the agent (used by --wait and tests)."""
-    fd = _open(agent_dir, RUNNING)
-    try:
-        fcntl.flock(fd, fcntl.LOCK_EX)
-    finally:
-        os.close(fd)
-
-
 @contextmanager
 def background_slot(agent_dir: Path) -> Iterator[bool]:
     """Yield True when this process is the agent's one background reconciler."""

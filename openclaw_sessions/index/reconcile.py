@@ -166,10 +166,13 @@ def _rebuild_alone(conn: sqlite3.Connection, tid: int, token: str, bad: Failures
 def fill_branches(conn: sqlite3.Connection) -> int:
     """Store the active branch of transcripts whose stored copy is missing or behind (stores
     made before schema v3, appends that were not plain extensions); returns how many."""
-    ids = [r[0] for r in conn.execute(
-        "SELECT t.transcript_id FROM transcripts t LEFT JOIN branches b USING (transcript_id)"
-        " WHERE b.transcript_id IS NULL OR b.revision != t.revision OR b.next_seq != t.next_seq"
-    )]  # fmt: skip
+    ids = [
+        r[0]
+        for r in conn.execute(
+            "SELECT t.transcript_id FROM transcripts t LEFT JOIN branches b USING (transcript_id)"
+            " WHERE b.transcript_id IS NULL OR b.revision != t.revision OR b.next_seq != t.next_seq"
+        )
+    ]
     for tid in ids:
         with transaction(conn):  # one short write transaction: the walk sees what it stores
             head = conn.execute(
@@ -239,5 +242,6 @@ def reconcile(
     fill_branches(conn)
     set_meta(conn, last_reconcile_at=str(now_ms()), redaction_fp=redactor.fingerprint)
     issues, known = bad.report()
-    return ReindexReport(agent_id, done, rows, swept, skipped, time.monotonic() - started,
-                         issues, known)  # fmt: skip
+    return ReindexReport(
+        agent_id, done, rows, swept, skipped, time.monotonic() - started, issues, known
+    )

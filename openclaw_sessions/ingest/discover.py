@@ -7,7 +7,7 @@ import re
 from collections.abc import Callable, Iterator
 from dataclasses import dataclass, field
 from pathlib import Path
-from typing import Any
+from typing import Any, NamedTuple
 
 from openclaw_sessions.policy import wellformed
 from openclaw_sessions.policy.when import valid_updated_at
@@ -34,8 +34,7 @@ def valid_session_id(value: Any) -> bool:
     )
 
 
-@dataclass(frozen=True)
-class FileKind:
+class FileKind(NamedTuple):
     kind: str  # current | reset | deleted | backup | lock | other
     session_id: str | None = None
     archived_at: str | None = None
@@ -63,8 +62,7 @@ def classify(name: str) -> FileKind:
     return FileKind("other")
 
 
-@dataclass
-class StoreEntry:
+class StoreEntry(NamedTuple):
     key: str
     session_id: str
     entry: dict[str, Any]
@@ -107,9 +105,15 @@ def read_store(sdir: SessionsDir) -> None:
             continue
         sid = str(entry["sessionId"])
         if entry.get("updatedAt") is not None and valid_updated_at(entry["updatedAt"]) is None:
-            sdir.issues.append(Issue("timestamp_invalid", "store entry updatedAt is not a usable"
-                                     " time (epoch ms); stored without one", str(store), None,
-                                     key))  # fmt: skip
+            sdir.issues.append(
+                Issue(
+                    "timestamp_invalid",
+                    "store entry updatedAt is not a usable time (epoch ms); stored without one",
+                    str(store),
+                    None,
+                    key,
+                )
+            )
         sdir.entries.append(StoreEntry(key, sid, entry, _resolve_file(sdir, key, sid, entry)))
 
 

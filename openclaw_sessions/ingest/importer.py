@@ -8,9 +8,9 @@ from __future__ import annotations
 
 import sqlite3
 from collections.abc import Callable, Iterable
-from dataclasses import dataclass
 from datetime import UTC, datetime
 from pathlib import Path
+from typing import NamedTuple
 
 from openclaw_sessions.policy import keys
 from openclaw_sessions.policy.redact import Redactor
@@ -18,13 +18,13 @@ from openclaw_sessions.reports import ImportReport, Issue
 from openclaw_sessions.store import db, paths, sessions
 
 from . import discover, line_sources, regular, targets, upstream_db
-from .store_lines import FileResult, Target, import_file, import_lines
+from .store_lines import import_file, import_lines
+from .transcripts import FileResult, Target
 
 Progress = Callable[[int, int], None]  # (bytes done, bytes total)
 
 
-@dataclass
-class ImportOptions:
+class ImportOptions(NamedTuple):
     dry_run: bool = False
     include_archives: bool = False
 
@@ -52,7 +52,7 @@ def run_import(
             report.agents.append(agent_id)
             for target in found:
                 done += _size(target.path)
-                _one(conn, target, redactor, options, report)
+                _import_file(conn, target, redactor, options, report)
                 if progress:
                     progress(done, total)
             _vanished(conn, scanned.get(agent_id, []), report, options.dry_run)
@@ -73,51 +73,74 @@ def _open(root: Path, agent_id: str, dry_run: bool) -> sqlite3.Connection:
     return db.connect(path, create=True)
 
 
-def _one(
+def _import_file(
     conn: sqlite3.Connection, t: Target, redactor: Redactor, o: ImportOptions, r: ImportReport
 ) -> None:
+    """Import one transcript file (its own transaction) and tally it. Whatever fails on it is
+    its reported problem, and the run goes on; a store failure (disk full, locked, corrupt)
+    still ends the run (exit 3)."""
     r.files += 1
-    isolated(r, t, redactor, lambda: import_file(conn, t, redactor, dry_run=o.dry_run))
-
-
-def isolated(
-    r: ImportReport, t: Target, redactor: Redactor, work: Callable[[], FileResult]
-) -> None:
-    """Import one transcript (its own transaction) and account for it. Whatever fails on it
-    is its reported problem, and the run goes on; a store failure (disk full, locked,
-    corrupt) still ends the run (exit 3)."""
     try:
-        res = work()
+        res = import_file(conn, t, redactor, dry_run=o.dry_run)
     except regular.NotRegular as exc:
         r.issues.append(exc.issue(t.session_key))
         return
     except OSError as exc:
-        r.issues.append(Issue("transcript_unreadable", f"cannot read: {exc.strerror or exc}",
-                              str(t.path), None, t.session_key))  # fmt: skip
+        r.issues.append(
+            Issue(
+                "transcript_unreadable",
+                f"cannot read: {exc.strerror or exc}",
+                str(t.path),
+                None,
+                t.session_key,
+            )
+        )
         return
     except Exception as exc:
         if db.is_store_failure(exc):
             raise
-        r.issues.append(Issue("transcript_failed", f"not imported: {db.describe(exc, redactor)}",
-                              str(t.path), None, t.session_key))  # fmt: skip
+        r.issues.append(
+            Issue(
+                "transcript_failed",
+                f"not imported: {db.describe(exc, redactor)}",
+                str(t.path),
+                None,
+                t.session_key,
+            )
+        )
         return
-    account(r, t, res)
+    tally(r, t, res)
 
 
-def account(r: ImportReport, t: Target, res: FileResult) -> None:
+def tally(r: ImportReport, t: Target, res: FileResult) -> None:
     """Add one transcript's result to the report (files and upstream databases alike)."""
     key = res.session_key or t.session_key
     if res.renamed_from is not None:
-        r.issues.append(Issue("transcript_renamed", f"{res.renamed_from} was renamed to this "
-                              f"{t.kind} archive: its stored copy (under {key}) takes the new "
-                              "name, nothing is stored twice", str(t.path), None, key))  # fmt: skip
+        r.issues.append(
+            Issue(
+                "transcript_renamed",
+                f"{res.renamed_from} was renamed to this "
+                f"{t.kind} archive: its stored copy (under {key}) takes the new "
+                "name, nothing is stored twice",
+                str(t.path),
+                None,
+                key,
+            )
+        )
     elif t.unreferenced and key == t.session_key:
         # A reset archive's key is only known if its generation was imported while current
         # (then it files under that key, silently); otherwise it is kept, and reported, under
         # a derived key.
         code = "transcript_unreferenced" if t.kind == "current" else "archive_unreferenced"
-        r.issues.append(Issue(code, f"no store entry references this file: imported as {key}",
-                              str(t.path), None, key))  # fmt: skip
+        r.issues.append(
+            Issue(
+                code,
+                f"no store entry references this file: imported as {key}",
+                str(t.path),
+                None,
+                key,
+            )
+        )
     r.events += res.events
     r.bytes_read += res.bytes_read
     r.malformed_lines += res.malformed
@@ -159,8 +182,11 @@ def _vanished(
     if not dirs:
         return
     where = {d.resolve() for d in dirs}
-    missing = {discover.safe_resolve(Path(i.path)) for i in report.issues
-               if i.code == "transcript_missing" and i.path}  # fmt: skip
+    missing = {
+        discover.safe_resolve(Path(i.path))
+        for i in report.issues
+        if i.code == "transcript_missing" and i.path
+    }
     gone = [
         (tid, path, key, kind)
         for tid, path, key, kind in conn.execute(
@@ -172,16 +198,24 @@ def _vanished(
     ]
     for _tid, path, key, _kind in gone:
         if discover.safe_resolve(Path(path)) not in missing:  # named by a store entry: reported
-            report.issues.append(Issue("transcript_vanished", "transcript file is gone and no "
-                                       "archive of it was imported: its stored copy is kept and "
-                                       "stays searchable as an older generation (restore the "
-                                       "file, import its archive, or `delete` its session id)",
-                                       path, None, key))  # fmt: skip
+            report.issues.append(
+                Issue(
+                    "transcript_vanished",
+                    "transcript file is gone and no "
+                    "archive of it was imported: its stored copy is kept and "
+                    "stays searchable as an older generation (restore the "
+                    "file, import its archive, or `delete` its session id)",
+                    path,
+                    None,
+                    key,
+                )
+            )
     fresh = [(tid,) for tid, _, _, kind in gone if kind == "current"]
     if fresh and not dry_run:
         with db.transaction(conn):
-            conn.executemany("UPDATE transcripts SET kind = 'vanished' WHERE transcript_id = ?",
-                             fresh)  # fmt: skip
+            conn.executemany(
+                "UPDATE transcripts SET kind = 'vanished' WHERE transcript_id = ?", fresh
+            )
 
 
 def _import_databases(
@@ -220,19 +254,26 @@ def _database(
     r.sessions += len(nodes)
     for g in p.generations:
         name = f"upstream:{g.session_id}"
-        if not g.has_rows and not _known(conn, name):
+        if not g.has_rows and not _stored(conn, name):
             continue  # a window with nothing written yet
         key = g.session_key or keys.orphan_key(p.agent_id, g.session_id)
         if g.session_key is None:
             why = f"no session references these rows: imported as {key}"
-            r.issues.append(Issue("transcript_unreferenced", why, f"{udb.path}#{g.session_id}",
-                                  None, key))  # fmt: skip
-        t = Target(Path(f"{udb.path}#{g.session_id}"), name, key, g.session_id,
-                   "current" if g.current else "reset", _stamp(g.ended_at))  # fmt: skip
+            r.issues.append(
+                Issue("transcript_unreferenced", why, f"{udb.path}#{g.session_id}", None, key)
+            )
+        t = Target(
+            Path(f"{udb.path}#{g.session_id}"),
+            name,
+            key,
+            g.session_id,
+            "current" if g.current else "reset",
+            _stamp(g.ended_at),
+        )
         r.files += 1
         src = udb.events(g.session_id)
         try:
-            account(r, t, import_lines(conn, t, src, redactor, dry_run=o.dry_run))
+            tally(r, t, import_lines(conn, t, src, redactor, dry_run=o.dry_run))
         finally:
             src.close()
     for a in udb.archives():
@@ -251,11 +292,17 @@ def _archive(
     where = Path(f"{udb.path}#{a.name}@{a.sha256[:16]}")
     if kind.kind not in ("reset", "deleted") or (kind.kind == "deleted" and not o.include_archives):
         r.skipped += 1
-        r.issues.append(Issue(f"{a.reason}_skipped", f"{a.reason} archive skipped "
-                              "(use --include-archives to import it)", str(where)))  # fmt: skip
+        r.issues.append(
+            Issue(
+                f"{a.reason}_skipped",
+                f"{a.reason} archive skipped (use --include-archives to import it)",
+                str(where),
+            )
+        )
         return
-    row = conn.execute("SELECT source_path FROM transcripts WHERE source_name = ?",
-                       (a.name,)).fetchone()  # fmt: skip
+    row = conn.execute(
+        "SELECT source_path FROM transcripts WHERE source_name = ?", (a.name,)
+    ).fetchone()
     if row and row[0] == str(where):
         r.files += 1
         r.unchanged += 1  # archives are write-once: same name, same sha256, already stored
@@ -267,15 +314,16 @@ def _archive(
     )
     r.files += 1
     try:
-        account(r, t, import_lines(conn, t, src, redactor, dry_run=o.dry_run))
+        tally(r, t, import_lines(conn, t, src, redactor, dry_run=o.dry_run))
     except OSError as exc:
-        r.issues.append(Issue("transcript_unreadable", f"cannot read: {exc}", str(where), None,
-                              a.session_key))  # fmt: skip
+        r.issues.append(
+            Issue("transcript_unreadable", f"cannot read: {exc}", str(where), None, a.session_key)
+        )
     finally:
         src.close()
 
 
-def _known(conn: sqlite3.Connection, name: str) -> bool:
+def _stored(conn: sqlite3.Connection, name: str) -> bool:
     row = conn.execute("SELECT 1 FROM transcripts WHERE source_name = ?", (name,)).fetchone()
     return row is not None
 

@@ -207,7 +207,8 @@ class EventSource:
         self.conn, self.session_id, self.counters = conn, session_id, counters
         self.watermarks = watermarks
         self.cols = "CAST(event_json AS BLOB)" + (
-            ", event_zstd, event_utf8_bytes" if compressed else "")  # fmt: skip
+            ", event_zstd, event_utf8_bytes" if compressed else ""
+        )
         self.partial = False
         self.rows, self.first, self.last = 0, "", b""
         self._dctx: Any = None
@@ -253,9 +254,12 @@ class EventSource:
         parts = fingerprint.split(" ")
         if len(parts) != 5 or parts[0] != _FP or parts[1] != self.generation:
             return False
-        n = int(self.conn.execute(
-            "SELECT count(*) FROM transcript_events WHERE session_id = ? AND seq < ?",
-            (self.session_id, lines_consumed)).fetchone()[0])  # fmt: skip
+        n = int(
+            self.conn.execute(
+                "SELECT count(*) FROM transcript_events WHERE session_id = ? AND seq < ?",
+                (self.session_id, lines_consumed),
+            ).fetchone()[0]
+        )
         if n != int(parts[2]) or n == 0:
             return False
         first = self._row("ORDER BY seq LIMIT 1")

@@ -13,15 +13,15 @@ present both as a JSONL file and in a database is taken from the database, as up
 from __future__ import annotations
 
 import os
-from dataclasses import dataclass, field
 from pathlib import Path
+from typing import NamedTuple
 
 from openclaw_sessions.policy import keys
 from openclaw_sessions.reports import ImportReport, Issue
 from openclaw_sessions.store import db, paths, sessions
 
 from . import discover, regular, upstream_db
-from .store_lines import Target
+from .transcripts import Target
 
 _IMPORTED_KINDS = {"current", "reset"}
 
@@ -174,11 +174,12 @@ def _write_store(root: Path, agent_id: str, entries: list[discover.StoreEntry], 
 _SUPERSEDED_KINDS = {"current", "reset", "orphan"}
 
 
-@dataclass
-class UpstreamSource:
+class UpstreamSource(NamedTuple):
+    """An upstream agent database to import, open, and the agent its transcripts go to."""
+
     agent_id: str
     db: upstream_db.AgentDatabase
-    generations: list[upstream_db.Generation] = field(default_factory=list)
+    generations: list[upstream_db.Generation]
 
 
 def _agent_of(path: Path, db: upstream_db.AgentDatabase, default: str) -> str:
@@ -201,7 +202,8 @@ def open_databases(
         for src in srcs or [root]:
             if discover.readable(src.is_file):
                 found: list[tuple[str | None, Path]] = (
-                    [(None, src)] if upstream_db.is_database_file(src) else [])  # fmt: skip
+                    [(None, src)] if upstream_db.is_database_file(src) else []
+                )
             else:
                 found = list(discover.find_databases(src)) if discover.readable(src.is_dir) else []
             for agent_id, path in found:
@@ -209,8 +211,8 @@ def open_databases(
                     continue
                 seen.add(path.resolve())
                 udb = upstream_db.AgentDatabase.open(path)
-                out.append(UpstreamSource(agent_id or _agent_of(path, udb, agent), udb))
-                out[-1].generations = udb.generations()
+                out.append(UpstreamSource(agent_id or _agent_of(path, udb, agent), udb, []))
+                out[-1].generations.extend(udb.generations())  # it is closed if this fails
     except BaseException:
         close_databases(out)
         raise
@@ -250,9 +252,15 @@ def merge(
         for t in targets:
             if t.kind in _SUPERSEDED_KINDS and t.session_id in ids:
                 report.skipped += 1
-                report.issues.append(Issue("transcript_superseded", "the upstream database holds "
-                                           "this session: imported from there", str(t.path), None,
-                                           t.session_key))  # fmt: skip
+                report.issues.append(
+                    Issue(
+                        "transcript_superseded",
+                        "the upstream database holds this session: imported from there",
+                        str(t.path),
+                        None,
+                        t.session_key,
+                    )
+                )
             else:
                 kept.append(t)
         by_agent[agent_id] = kept

@@ -34,7 +34,7 @@ from __future__ import annotations
 import sqlite3
 from dataclasses import dataclass, field
 from pathlib import Path
-from typing import Any
+from typing import Any, NamedTuple
 
 from openclaw_sessions.errors import UsageError
 from openclaw_sessions.policy import wellformed
@@ -56,8 +56,7 @@ def is_database_file(path: Path) -> bool:
         return False
 
 
-@dataclass(frozen=True)
-class Layout:
+class Layout(NamedTuple):
     version: int  # PRAGMA user_version
     meta: str  # "nodes" (session_nodes) | "entries" (session_entries)
     windows: str | None  # session_windows | sessions | None
@@ -67,8 +66,7 @@ class Layout:
     archives: bool
 
 
-@dataclass(frozen=True)
-class Generation:
+class Generation(NamedTuple):
     """One transcript (upstream session id) and what it belongs to."""
 
     session_id: str
@@ -78,8 +76,7 @@ class Generation:
     ended_at: int | None = None  # epoch ms, older generations only
 
 
-@dataclass(frozen=True)
-class Archive:
+class Archive(NamedTuple):
     name: str
     session_id: str
     session_key: str
@@ -104,9 +101,13 @@ def _unknown(path: Path, version: int, tables: list[str], why: str) -> UsageErro
 def detect(conn: sqlite3.Connection, path: Path) -> Layout | None:
     """The layout, None for an agent database that holds no transcripts yet (pre-flip)."""
     version = int(conn.execute("PRAGMA user_version").fetchone()[0])
-    tables = sorted(r[0] for r in conn.execute(
-        "SELECT name FROM sqlite_master WHERE type IN ('table', 'view')"
-        " AND name NOT LIKE 'sqlite_%'"))  # fmt: skip
+    tables = sorted(
+        r[0]
+        for r in conn.execute(
+            "SELECT name FROM sqlite_master WHERE type IN ('table', 'view')"
+            " AND name NOT LIKE 'sqlite_%'"
+        )
+    )
     names = set(tables)
     if "transcript_events" not in names:
         if "schema_meta" in names and _is_agent_db(conn):
@@ -114,8 +115,9 @@ def detect(conn: sqlite3.Connection, path: Path) -> Layout | None:
         raise _unknown(path, version, tables, "no transcript_events table")
     ev = _cols(conn, "transcript_events")
     if not {"session_id", "seq", "event_json"} <= ev:
-        raise _unknown(path, version, tables,
-                       f"transcript_events has columns {', '.join(sorted(ev))}")  # fmt: skip
+        raise _unknown(
+            path, version, tables, f"transcript_events has columns {', '.join(sorted(ev))}"
+        )
     if "session_nodes" in names and {"session_key", "current_session_id", "entry_json"} <= _cols(
         conn, "session_nodes"
     ):
@@ -129,9 +131,15 @@ def detect(conn: sqlite3.Connection, path: Path) -> Layout | None:
     wcols = _cols(conn, windows) if windows else frozenset()
     if windows and not {"session_id", "session_key"} <= wcols:
         windows, wcols = None, frozenset()
-    return Layout(version, meta, windows, wcols, "event_zstd" in ev,
-                  "transcript_rewrite_watermarks" in names,
-                  "session_transcript_archives" in names)  # fmt: skip
+    return Layout(
+        version,
+        meta,
+        windows,
+        wcols,
+        "event_zstd" in ev,
+        "transcript_rewrite_watermarks" in names,
+        "session_transcript_archives" in names,
+    )
 
 
 def _is_agent_db(conn: sqlite3.Connection) -> bool:
@@ -201,7 +209,7 @@ class AgentDatabase:
             rows = self.conn.execute(
                 "SELECT session_key, session_id, entry_json FROM session_entries ORDER BY 1"
             )
-            return [(str(k).strip().lower(), str(s), _entry(e, s)) for k, s, e in rows]  # fmt: skip
+            return [(str(k).strip().lower(), str(s), _entry(e, s)) for k, s, e in rows]
         cols = _cols(self.conn, "session_nodes")
         extra = [
             c for c in ("spawned_by", "parent_session_key", "label", "display_name") if c in cols
@@ -223,8 +231,12 @@ class AgentDatabase:
             return []
         current = {sid: key for key, sid, _ in self.nodes()}
         keys = set(current.values())
-        with_rows = [str(r[0]) for r in self.conn.execute(
-            "SELECT session_id FROM transcript_events GROUP BY session_id ORDER BY 1")]  # fmt: skip
+        with_rows = [
+            str(r[0])
+            for r in self.conn.execute(
+                "SELECT session_id FROM transcript_events GROUP BY session_id ORDER BY 1"
+            )
+        ]
         has = set(with_rows)
         out: list[Generation] = []
         seen: set[str] = set()
@@ -253,7 +265,7 @@ class AgentDatabase:
             "SELECT archive_name, session_id, session_key, reason, archive_sha256"
             " FROM session_transcript_archives ORDER BY archive_name"
         )
-        return [Archive(n, s, str(k).strip().lower(), r, h) for n, s, k, r, h in rows]  # fmt: skip
+        return [Archive(n, s, str(k).strip().lower(), r, h) for n, s, k, r, h in rows]
 
     def archive_blob(self, name: str) -> tuple[bytes, str]:
         row = self.conn.execute(

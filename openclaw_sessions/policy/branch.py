@@ -39,9 +39,11 @@ class Messages(Sequence[Row]):
     def of(cls, rows: Iterable[Row]) -> Messages:
         rows = list(rows)
         return cls(
-            [r.seq for r in rows], [r.entry_id for r in rows], [r.role for r in rows],
+            [r.seq for r in rows],
+            [r.entry_id for r in rows],
+            [r.role for r in rows],
             [r.ts for r in rows],
-        )  # fmt: skip
+        )
 
     def __len__(self) -> int:
         return len(self.seqs)
@@ -59,8 +61,11 @@ class Messages(Sequence[Row]):
         if not isinstance(other, Messages):
             return NotImplemented
         return (self.seqs, self.ids, self.roles, self.ts) == (
-            other.seqs, other.ids, other.roles, other.ts
-        )  # fmt: skip
+            other.seqs,
+            other.ids,
+            other.roles,
+            other.ts,
+        )
 
     __hash__ = None  # type: ignore[assignment]
 
@@ -79,15 +84,19 @@ class Messages(Sequence[Row]):
             return self
         seqs, ids, roles, ts = self.seqs, self.ids, self.roles, self.ts
         return Messages(
-            [seqs[i] for i in keep], [ids[i] for i in keep], [roles[i] for i in keep],
+            [seqs[i] for i in keep],
+            [ids[i] for i in keep],
+            [roles[i] for i in keep],
             [ts[i] for i in keep],
-        )  # fmt: skip
+        )
 
     def __add__(self, other: Messages) -> Messages:
         return Messages(
-            self.seqs + other.seqs, self.ids + other.ids, self.roles + other.roles,
+            self.seqs + other.seqs,
+            self.ids + other.ids,
+            self.roles + other.roles,
             self.ts + other.ts,
-        )  # fmt: skip
+        )
 
 
 class Branch(NamedTuple):
@@ -99,8 +108,9 @@ class Branch(NamedTuple):
     flat: bool = False  # no line ever moved the leaf: the branch is every line (tree.Walk)
 
     def extended(self, ext: tree.Extension) -> Branch:
-        return Branch(ext.leaf, self.rows + messages_of(ext.messages),
-                      self.others + ext.others, self.flat)  # fmt: skip
+        return Branch(
+            ext.leaf, self.rows + messages_of(ext.messages), self.others + ext.others, self.flat
+        )
 
 
 def messages_of(found: list[tree.Message]) -> Messages:

@@ -40,10 +40,6 @@ CJK_RUN = recache.compile(f"[{_CJK_CLASS}]+")
 _HAS_WORD = recache.compile(r"\w")
 
 
-def has_cjk(text: str) -> bool:
-    return CJK_RUN.search(text) is not None
-
-
 def cjk_bigram_text(text: str) -> str | None:
     """The bigram column: each CJK run as overlapping bigrams plus its last character."""
     runs = CJK_RUN.findall(text)
@@ -67,7 +63,7 @@ class Term(NamedTuple):
     route: str  # "primary" | "bigram" | "ignored"
 
 
-class Plan(NamedTuple):
+class QueryPlan(NamedTuple):
     """How a query runs: one FTS5 expression per index, ANDed together."""
 
     query: str
@@ -116,7 +112,7 @@ def _latin(text: str) -> Term:
     return Term(text, "primary" if _HAS_WORD.search(text) else "ignored")
 
 
-def build(query: str, *, prefix: bool = False) -> Plan:
+def build(query: str, *, prefix: bool = False) -> QueryPlan:
     """Validate and route a query."""
     q = validate(query)
     terms = [t for raw in q.split() for t in _split(raw)]
@@ -124,7 +120,7 @@ def build(query: str, *, prefix: bool = False) -> Plan:
     if prefix and primary and terms and terms[-1].route == "primary":
         primary[-1] += "*"
     bigram = [bigram_phrase(t.text) for t in terms if t.route == "bigram"]
-    return Plan(
+    return QueryPlan(
         query=q,
         terms=tuple(terms),
         primary=" AND ".join(primary) or None,

@@ -72,8 +72,13 @@ def _fresh(pattern: str, flags: int) -> tuple[re.Pattern[str], _Entry]:
     for name, i in groupindex.items():
         indexgroup[i] = name
     # plain ints only (RegexFlag is an IntFlag): marshal stores nothing else
-    entry: _Entry = (int(flags | parsed.state.flags), [int(c) for c in code],
-                     int(parsed.state.groups - 1), groupindex, tuple(indexgroup))  # fmt: skip
+    entry: _Entry = (
+        int(flags | parsed.state.flags),
+        [int(c) for c in code],
+        int(parsed.state.groups - 1),
+        groupindex,
+        tuple(indexgroup),
+    )
     return _sre.compile(pattern, *entry), entry
 
 

@@ -53,8 +53,6 @@ _TOK = "A-Za-z0-9_\\-"
 _ANY = re.compile(
     f"[{_ALWAYS}{_FORMAT}{_SEPS}{_HOMO}](?:(?<![{_SEPS}])|(?<=[{_TOK}].)|(?=[{_TOK}]))"
 )
-_SPARSE = re.compile(f"[{_ALWAYS}{_FORMAT}{_SEPS}]+")  # rare outside disguises (one class: fast)
-_HOMO_RX = re.compile(f"[{_HOMO}]")  # common: Cyrillic and Greek prose
 # A rare character, or an ASCII letter next to a homoglyph (one scan led by a class:
 # fast in Cyrillic or Greek prose).
 _MIXED = re.compile(  # (ASCII letters only: a homoglyph among digits and dashes is no disguise)

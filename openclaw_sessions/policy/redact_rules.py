@@ -26,18 +26,18 @@ Hit = tuple[int, int, int]  # start, end, kind (in the folded text)
 TOKEN, BLOCK, OPEN = 0, 1, 2  # mask the token; keep a key block's first and last line; its first
 FieldCheck = Callable[["re.Match[str]", int], "Span | None"]
 RuleCheck = Callable[["re.Match[str]"], "Span | None"]
-A = re.ASCII  # JavaScript's \w, \d and \b are ASCII; so are ours
-CI = re.ASCII | re.IGNORECASE
+ASCII = re.ASCII  # JavaScript's \w, \d and \b are ASCII; so are ours
+NOCASE = re.ASCII | re.IGNORECASE
 # JavaScript's \s is Unicode whitespace while re.ASCII's is not: "§" in a source stands for it.
-_WS = r"\s\u00a0\u1680\u2000-\u200a\u2028\u2029\u202f\u205f\u3000\ufeff"
+_JS_SPACES = r"\s\u00a0\u1680\u2000-\u200a\u2028\u2029\u202f\u205f\u3000\ufeff"
 
 
-def rx(src: str, flags: int) -> re.Pattern[str]:
+def compiled(src: str, flags: int) -> re.Pattern[str]:
     # recache: the compiled code is reused across runs (parsing these costs ~100 ms a run).
-    return recache.compile(src.replace("§", _WS), flags)
+    return recache.compile(src.replace("§", _JS_SPACES), flags)
 
 
-def _x(*specs: str) -> tuple[str, ...]:
+def _spellings(*specs: str) -> tuple[str, ...]:
     """Spell out keys: ``[-_]?`` gives three spellings, ``[-_]`` two."""
     out: list[str] = []
     for spec in specs:
@@ -55,20 +55,24 @@ def _alt(keys: Iterable[str], reverse: bool = False) -> str:
     return "(?:" + "|".join(re.escape(w) for w in words) + ")"
 
 
-def _ci(text: str) -> str:
+def _caseless(text: str) -> str:
     """A literal as explicit case classes: unlike re.I this keeps ``re``'s fast paths."""
     return "".join(f"[{c.lower()}{c.upper()}]" if c.isalpha() else re.escape(c) for c in text)
 
 
 # --- key tables (upstream's, spelled out) -------------------------------------------------------
-_K_PAY_Q = _x("card[-_]?number", "card[-_]?cvc", "card[-_]?cvv", "cvc", "cvv", "security[-_]?code",
-           "payment[-_]?credential", "shared[-_]?payment[-_]?token")  # fmt: skip
-_K_AWS = _x("aws[-_]?secret[-_]?access[-_]?key") + ("awsSecretAccessKey", "SecretAccessKey")
+_K_PAY_Q = _spellings(
+    "card[-_]?number", "card[-_]?cvc", "card[-_]?cvv", "cvc", "cvv", "security[-_]?code",
+    "payment[-_]?credential", "shared[-_]?payment[-_]?token",
+)  # fmt: skip
+_K_AWS = _spellings("aws[-_]?secret[-_]?access[-_]?key") + ("awsSecretAccessKey", "SecretAccessKey")
 _K_AUTH_HDR = ("authorization", "proxy-authorization", "cookie", "set-cookie", "x-api-key",
-            "x-auth-token")  # fmt: skip
-_K_ENV = _x("KEY", "TOKEN", "SECRET", "PASSWORD", "PASSWD", "CARD[-_]?NUMBER", "CARD[-_]?CVC",
-         "CARD[-_]?CVV", "CVC", "CVV", "SECURITY[-_]?CODE", "PAYMENT[-_]?CREDENTIAL",
-         "SHARED[-_]?PAYMENT[-_]?TOKEN")  # fmt: skip
+               "x-auth-token")  # fmt: skip
+_K_ENV = _spellings(
+    "KEY", "TOKEN", "SECRET", "PASSWORD", "PASSWD", "CARD[-_]?NUMBER", "CARD[-_]?CVC",
+    "CARD[-_]?CVV", "CVC", "CVV", "SECURITY[-_]?CODE", "PAYMENT[-_]?CREDENTIAL",
+    "SHARED[-_]?PAYMENT[-_]?TOKEN",
+)  # fmt: skip
 _K_JSON = ("apiKey", "api_key", "apiToken", "api_token", "bearerToken", "bearer_token", "token",
         "secret", "password", "passwd", "credential", "accessToken", "access_token",
         "refreshToken", "refresh_token", "idToken", "id_token", "authToken", "auth_token",
@@ -77,32 +81,37 @@ _K_JSON = ("apiKey", "api_key", "apiToken", "api_token", "bearerToken", "bearer_
 _K_PAY_JSON = ("cardNumber", "card_number", "cardCvc", "card_cvc", "cardCvv", "card_cvv", "cvc",
             "cvv", "securityCode", "security_code", "paymentCredential", "payment_credential",
             "sharedPaymentToken", "shared_payment_token")  # fmt: skip
-_K_QUOTED = _x("api[-_]key", "access[-_]token", "refresh[-_]token", "id[-_]token", "auth[-_]token",
-            "client[-_]secret", "app[-_]secret", "private[-_]key", "secret[-_]value",
-            "raw[-_]secret", "secret[-_]input", "key[-_]material") + (
-            "authToken", "clientSecret", "appSecret", "credential", "authorization")  # fmt: skip
-_K_CLI = _x("api[-_]?key", "hook[-_]?token", "access[-_]?token", "refresh[-_]?token",
-            "id[-_]?token", "private[-_]?key", "client[-_]?secret") + (
-            "token", "secret", "password", "passwd", "credential") + _K_AWS + _K_PAY_Q  # fmt: skip
+_K_QUOTED = _spellings(
+    "api[-_]key", "access[-_]token", "refresh[-_]token", "id[-_]token", "auth[-_]token",
+    "client[-_]secret", "app[-_]secret", "private[-_]key", "secret[-_]value",
+    "raw[-_]secret", "secret[-_]input", "key[-_]material",
+) + ("authToken", "clientSecret", "appSecret", "credential", "authorization")  # fmt: skip
+_K_CLI = _spellings(
+    "api[-_]?key", "hook[-_]?token", "access[-_]?token", "refresh[-_]?token",
+    "id[-_]?token", "private[-_]?key", "client[-_]?secret",
+) + ("token", "secret", "password", "passwd", "credential") + _K_AWS + _K_PAY_Q  # fmt: skip
 _K_STANDALONE = ("access_token", "refresh_token", "id_token", "authorization", "jwt", "token",
-              "secret", "password", "pass", "passwd", "credential") + _x(
+              "secret", "password", "pass", "passwd", "credential") + _spellings(
               "auth[-_]?token", "hook[-_]?token", "api[-_]?key", "client[-_]?secret",
               "app[-_]?secret", "private[-_]?key") + _K_PAY_Q  # fmt: skip
-_K_CONFIG_Q = _x("access[-_]?token", "refresh[-_]?token", "id[-_]?token", "auth[-_]?token",
-              "hook[-_]?token", "api[-_]?key", "api[-_]?secret", "secret[-_]?key",
-              "key[-_]?material") + ("authorization", "jwt", "token", "secret", "password",
-              "passphrase", "pass", "passwd") + _K_PAY_Q  # fmt: skip
-_K_CONFIG_ALL = _K_CONFIG_Q + _x("client[-_]?secret", "app[-_]?secret", "private[-_]?key") + (
-    "credential",)  # fmt: skip
+_K_CONFIG_Q = _spellings(
+    "access[-_]?token", "refresh[-_]?token", "id[-_]?token", "auth[-_]?token",
+    "hook[-_]?token", "api[-_]?key", "api[-_]?secret", "secret[-_]?key", "key[-_]?material",
+) + ("authorization", "jwt", "token", "secret", "password", "passphrase", "pass",
+     "passwd") + _K_PAY_Q  # fmt: skip
+_K_CONFIG_ALL = _K_CONFIG_Q + _spellings(
+    "client[-_]?secret", "app[-_]?secret", "private[-_]?key",
+) + ("credential",)  # fmt: skip
 _K_CONFIG_DIRECT = ("access-token", "refresh-token", "id-token", "auth-token", "hook-token",
-                 "passphrase") + _x("api[-_]?key", "api[-_]?secret", "secret[-_]?key",
-                 "key[-_]?material")  # fmt: skip
+                    "passphrase") + _spellings("api[-_]?key", "api[-_]?secret", "secret[-_]?key",
+                    "key[-_]?material")  # fmt: skip
 _K_PASSWORDISH = ("password", "passphrase", "pass", "passwd")
-_K_FORM = _x("access[-_]?token", "auth[-_]?token", "hook[-_]?token", "refresh[-_]?token",
-          "id[-_]?token", "api[-_]?key", "client[-_]?secret", "app[-_]?secret",
-          "private[-_]?key", "x[-_]?amz[-_]?signature", "x[-_]?amz[-_]?security[-_]?token") + (
-          "apikey", "credential", "authorization", "token", "key", "secret", "password", "pass",
-          "passwd", "auth", "jwt", "session", "code", "signature") + _K_AWS + _K_PAY_Q  # fmt: skip
+_K_FORM = _spellings(
+    "access[-_]?token", "auth[-_]?token", "hook[-_]?token", "refresh[-_]?token",
+    "id[-_]?token", "api[-_]?key", "client[-_]?secret", "app[-_]?secret",
+    "private[-_]?key", "x[-_]?amz[-_]?signature", "x[-_]?amz[-_]?security[-_]?token",
+) + ("apikey", "credential", "authorization", "token", "key", "secret", "password", "pass",
+     "passwd", "auth", "jwt", "session", "code", "signature") + _K_AWS + _K_PAY_Q  # fmt: skip
 
 # --- assignment families, evaluated at their separator --------------------------------------------
 # Each is upstream's "BOUNDARY KEY GAP SEP VALUE" regex cut at the separator: ``gap`` and ``edge``
@@ -132,7 +141,7 @@ class Field(NamedTuple):
     gap: str  # reversed: from the separator back to the key
     edge: str  # reversed: what precedes the key (a look-ahead, or consumed prefix + look-ahead)
     value: str  # forward, from after the separator; the token is its last non-empty group
-    flags: int = CI
+    flags: int = NOCASE
     check: FieldCheck | None = None  # given the value match and the key's start: the token
     chain: str = ""  # reversed: what else may sit between the gap and a key (for the gate)
 
@@ -140,9 +149,9 @@ class Field(NamedTuple):
 _UPSTREAM_FIELDS: tuple[Field, ...] = (
     # KEY=value in the environment style: an upper-case name ending in KEY, TOKEN, SECRET…
     Field("env", "=:", _K_ENV, "[§]*", r"[A-Z0-9_]*(?![A-Za-z0-9_])",
-           r"[§]*([\"']?)([^§\"'\\]+)\1", A),
+           r"[§]*([\"']?)([^§\"'\\]+)\1", ASCII),
     Field("env-escaped", "=:", _K_ENV, "[§]*", r"[A-Z0-9_]*(?![A-Za-z0-9_])",
-           r"[§]*\\+([\"'])([^§\"'\\]+)\\+\1", A),
+           r"[§]*\\+([\"'])([^§\"'\\]+)\\+\1", ASCII),
     Field("json", ":", _K_JSON, '[§]*"', '(?=")', r'[§]*"([^"]+)"'),
     Field("json-payment", ":", _K_PAY_JSON, '[§]*"', '(?=")', r'[§]*"([^"]+)"'),
     Field("quoted-field", ":=", _K_QUOTED, "[§]*[\"']?", r"(?=[\"']?(?:\Z|[§,{]))",
@@ -174,19 +183,19 @@ _UPSTREAM_FIELDS: tuple[Field, ...] = (
            r"([\"'`]?[^§&#\"'`<>]+)"),
     # Upstream's config patterns are case-sensitive; "[ \t]" (theirs: any \s) keeps a line's
     # "password:" from swallowing the next line's first word.
-    Field("config-quoted", ":=", _K_CONFIG_Q, "[ \t]*", r"(?=\Z|[§,{])", "[ \t]*" + _QUOTED, A),
+    Field("config-quoted", ":=", _K_CONFIG_Q, "[ \t]*", r"(?=\Z|[§,{])", "[ \t]*" + _QUOTED, ASCII),
     Field("config-password-quoted", ":=", _K_PASSWORDISH, "[ \t]*",
-           r"[-_][a-z0-9._-]{0,79}[a-z0-9](?=\Z|[§,{])", "[ \t]*" + _QUOTED, A),
+           r"[-_][a-z0-9._-]{0,79}[a-z0-9](?=\Z|[§,{])", "[ \t]*" + _QUOTED, ASCII),
     Field("config-dotted-quoted", ":=", _K_CONFIG_ALL, "[ \t]*",
-           r"\.[a-z0-9_.-]{1,80}(?=\Z|[§,{])", "[ \t]*" + _QUOTED, A),
-    Field("config-direct", "=", _K_CONFIG_DIRECT, "", r"(?=\Z|[§,{])", r"([^§#\"'`<>]+)", A),
+           r"\.[a-z0-9_.-]{1,80}(?=\Z|[§,{])", "[ \t]*" + _QUOTED, ASCII),
+    Field("config-direct", "=", _K_CONFIG_DIRECT, "", r"(?=\Z|[§,{])", r"([^§#\"'`<>]+)", ASCII),
     Field("aws-secret-field", ":=", _K_AWS, "[§]*[\"']?", r"(?=[\"']?(?:\Z|[§,{]))",
            r"[§]*([\"']?)([A-Za-z0-9/+=]{40})(?![A-Za-z0-9/+=])\1"),
 )  # fmt: skip
 
 # Upstream's form-body rule: the first pair of ``token=abc&next=1``; an "&" starts the search.
-FORM = rx(rf"{_alt(_K_FORM)}=([^&§]+)(?=&[A-Za-z_][A-Za-z0-9_.-]*=)", CI)
-RUN_R = rx(r"[^&§]*", A)  # reversed: back from an "&" over its pair
+FORM = compiled(rf"{_alt(_K_FORM)}=([^&§]+)(?=&[A-Za-z_][A-Za-z0-9_.-]*=)", NOCASE)
+RUN_R = compiled(r"[^&§]*", ASCII)  # reversed: back from an "&" over its pair
 COMMA = re.compile(r"[,;]")
 SPACE = frozenset(" \t\n\r\f\v\u00a0\u1680\u2028\u2029\u202f\u205f\u3000\ufeff") | frozenset(
     chr(c) for c in range(0x2000, 0x200B)
@@ -198,7 +207,7 @@ SPACE = frozenset(" \t\n\r\f\v\u00a0\u1680\u2028\u2029\u202f\u205f\u3000\ufeff")
 # speed, while a class or an alternation it must try at every position. A vendor prefix is a word
 # after its separator in the reversed text, so one pass branches on one character at a time (a
 # trie). Each anchor is a necessary condition of its rule (the tests compare gated and ungated).
-_T = r"[A-Za-z0-9_-]"
+_TOKEN = r"[A-Za-z0-9_-]"
 
 
 class Anchor(NamedTuple):
@@ -210,7 +219,7 @@ class Anchor(NamedTuple):
     umbrella: str = ""  # in the pass, instead of ``rest``: a cheaper superset several share
 
 
-def _pre(
+def _prefix(
     sep: str, *prefixes: str, bound: bool = False, then: str = "", short: bool = False
 ) -> tuple[Anchor, ...]:
     """A token that starts ``prefix`` + ``sep``; ``bound``: no word character before it; ``then``:
@@ -218,7 +227,7 @@ def _pre(
     than 8 token characters may follow it (else the pass checks that first, cheaply)."""
     edge = "(?![A-Za-z0-9_])" if bound else ""
     return tuple(
-        Anchor("r", sep, f"(?={_ci(p[::-1])}{edge}){then}", p[::-1].lower(), short)
+        Anchor("r", sep, f"(?={_caseless(p[::-1])}{edge}){then}", p[::-1].lower(), short)
         for p in prefixes
     )
 
@@ -226,11 +235,11 @@ def _pre(
 GUARD_CLS = "[A-Za-z0-9_.=+/~-]"  # 8 of these follow the separator of every non-short prefix
 
 
-def _fw(lit: str, rest: str) -> tuple[Anchor, ...]:
+def _plain(lit: str, rest: str) -> tuple[Anchor, ...]:
     return (Anchor("f", lit, rest),)
 
 
-def _min(n: int, sep: str, cls: str = _T) -> str:
+def _at_least(n: int, sep: str, cls: str = _TOKEN) -> str:
     """``then`` for "at least n token characters follow the separator"."""
     return f"(?<={cls}{{{n}}}{re.escape(sep)})"
 
@@ -256,7 +265,9 @@ def _build_trie(words: Iterable[str], ci: bool, exact: bool) -> str:
     def emit(node: _Node) -> str:
         if "" in node and not exact:
             return ""
-        alts = [(_ci(c) if ci else re.escape(c)) + emit(n) for c, n in sorted(node.items()) if c]
+        alts = [
+            (_caseless(c) if ci else re.escape(c)) + emit(n) for c, n in sorted(node.items()) if c
+        ]
         if not alts:
             return ""
         body = alts[0] if len(alts) == 1 else "(?:" + "|".join(alts) + ")"
@@ -293,7 +304,7 @@ class Rule:
     @property
     def regex(self) -> re.Pattern[str]:  # compiled when first needed: most never are
         if self._regex is None:
-            self._regex = rx(self.src, CI)
+            self._regex = compiled(self.src, NOCASE)
         return self._regex
 
 
@@ -301,13 +312,13 @@ class Rule:
 # style). Upstream's lazy BEGIN…END; a BEGIN with no END (a block pasted in half) is masked to
 # the end of its body: base64 lines, armor headers, blank lines, escaped "\n"s.
 _PEM_SRC = r"-{4,5} ?BEGIN [A-Z0-9 _-]{0,60}?PRIVATE KEY(?: BLOCK)? ?-{4,5}"
-PEM_BEGIN = rx(_PEM_SRC, CI)
-PEM_END = rx(r"-{4,5} ?END [A-Z0-9 _-]{0,60}?PRIVATE KEY(?: BLOCK)? ?-{4,5}", CI)
-_PEM_BODY = rx(
+PEM_BEGIN = compiled(_PEM_SRC, NOCASE)
+PEM_END = compiled(r"-{4,5} ?END [A-Z0-9 _-]{0,60}?PRIVATE KEY(?: BLOCK)? ?-{4,5}", NOCASE)
+_PEM_BODY = compiled(
     r"(?:(?:\r?\n|\\r\\n|\\n)[ \t]*(?:[A-Za-z0-9+/=]{16,100}|=[A-Za-z0-9+/]{4}"
     r"|[A-Za-z0-9+/]{1,15}={1,2}"
     r"|(?:Proc-Type|DEK-Info|Version|Comment|Hash|Charset): ?[^\r\n\\]*)?)+",
-    A,
+    ASCII,
 )
 
 
@@ -331,135 +342,145 @@ def pem_hits(text: str) -> Iterator[Hit]:
 
 
 _B64 = r"(?:\A|(?<=[^A-Za-z0-9]))"
-B64_RUN_R = rx(r"[A-Za-z0-9+/=]*", A)
-_ID = r"(?:\A|(?<=[^A-Za-z0-9_]))"
-_TG = (Anchor("r", ":", f"(?=[0-9]{{6}})(?<={_T}{{20}}:)"),)
-_CLI_GATE = _pre("-", "-", then="(?<=[A-Za-z]-)", short=True)  # "--" and a letter
+B64_RUN_R = compiled(r"[A-Za-z0-9+/=]*", ASCII)
+_WORD_START = r"(?:\A|(?<=[^A-Za-z0-9_]))"
+_TELEGRAM_GATE = (Anchor("r", ":", f"(?=[0-9]{{6}})(?<={_TOKEN}{{20}}:)"),)
+_CLI_GATE = _prefix("-", "-", then="(?<=[A-Za-z]-)", short=True)  # "--" and a letter
 _URL_GATE = (Anchor("r", ":", "(?=[^/§:@]*//)"),)  # the userinfo colon
 # Upstream matches every vendor prefix case-insensitively; the prefixes below that carry no
 # separator (AIza, AKIA, ASIA, AKID, LTAI, gAAAA, dapi, eyJ, ATBB, ATATT, ATCTT3) are matched in
 # the case their issuers use: a case-free anchor for them would cost ``re`` a pass over every
 # letter "a". Real tokens are issued in that case, so only made-up variants go unmasked.
-_CS = "(?-i:{})"
+_CASED = "(?-i:{})"
 
 
-def _r(name: str, src: str, anchors: tuple[Anchor, ...], b64: bool = False) -> Rule:
+def _rule(name: str, src: str, anchors: tuple[Anchor, ...], b64: bool = False) -> Rule:
     return Rule(name, src, anchors, b64, finder=pem_hits if name == "pem" else None)
 
 
 # In upstream's order; the token is the last non-empty group.
-_UPSTREAM_RULES = tuple(_r(*row) for row in (
+_UPSTREAM_RULES = tuple(_rule(*row) for row in (
     ("cli", rf"--{_alt(_K_CLI)}=([^§\"']+)", _CLI_GATE),
     ("cli-spaced", rf"--{_alt(_K_CLI)}[§]+(?!(?:or|and)(?![A-Za-z0-9_])(?=[§]+--))"
      r"([\"']?)([^§\"']+)\1", _CLI_GATE),
     ("bearer", r"(?<![A-Za-z0-9_])Bearer[§]+([-A-Za-z0-9._~+/=]{18,})(?![-A-Za-z0-9._~+/=])",
-     tuple(a for b in "bB" for a in _fw(b, f"(?=[eE][aA][rR][eE][rR][§]+[-A-Za-z0-9._~+/=]{{18}})"
+     tuple(a for b in "bB" for a in _plain(b,
+     f"(?=[eE][aA][rR][eE][rR][§]+[-A-Za-z0-9._~+/=]{{18}})"
                                          f"(?<![A-Za-z0-9_]{b})"))),
     ("url-password", r"(?<![A-Za-z0-9_])(?:https?|wss?|ftp)://[^/§:@]*:([^/§@]+)@", _URL_GATE),
-    ("db-password", r"(?<![A-Za-z0-9_])(?:postgres(?:ql)?|mysql|mongodb(?:\+srv)?|rediss?|amqps?)://"
+    ("db-password",
+     r"(?<![A-Za-z0-9_])(?:postgres(?:ql)?|mysql|mongodb(?:\+srv)?|rediss?|amqps?)://"
      r"[^:§/@]*:([^@§]+)@", _URL_GATE),
-    ("pem", _PEM_SRC, _pre("-", "private key", "private key block", "private key ", short=True)),
+    ("pem", _PEM_SRC, _prefix("-", "private key", "private key block", "private key ", short=True)),
     ("openai", r"(?<![A-Za-z0-9_])(sk-[A-Za-z0-9_-]{8,})(?![A-Za-z0-9_])",
-     _pre("-", "sk", bound=True, then=_min(8, "-"))),
-    ("github", r"(gh[pousr]_[A-Za-z0-9]{10,})", _pre("_", "ghp", "gho", "ghu", "ghs", "ghr")),
-    ("github-pat", r"(github_pat_[A-Za-z0-9_]{10,})", _pre("_", "github_pat")),
-    ("gitlab-pat", r"(glpat-[A-Za-z0-9._=\-]{20,})", _pre("-", "glpat")),
+     _prefix("-", "sk", bound=True, then=_at_least(8, "-"))),
+    ("github", r"(gh[pousr]_[A-Za-z0-9]{10,})", _prefix("_", "ghp", "gho", "ghu", "ghs", "ghr")),
+    ("github-pat", r"(github_pat_[A-Za-z0-9_]{10,})", _prefix("_", "github_pat")),
+    ("gitlab-pat", r"(glpat-[A-Za-z0-9._=\-]{20,})", _prefix("-", "glpat")),
     ("gitlab-oauth", r"(gloas-(?:[A-Fa-f0-9]{65,}|[A-Za-z0-9_-]{64}|[A-Fa-f0-9]{32,}))",
-     _pre("-", "gloas")),
-    ("gitlab-deploy", r"(gldt-[A-Za-z0-9_-]{20,})", _pre("-", "gldt")),
-    ("gitlab-cibuild", r"(glcbt-[A-Za-z0-9]{1,5}_[A-Za-z0-9_-]{20,})", _pre("-", "glcbt")),
-    ("gitlab-trigger", r"(glptt-[A-Za-z0-9_-]{40,})", _pre("-", "glptt")),
+     _prefix("-", "gloas")),
+    ("gitlab-deploy", r"(gldt-[A-Za-z0-9_-]{20,})", _prefix("-", "gldt")),
+    ("gitlab-cibuild", r"(glcbt-[A-Za-z0-9]{1,5}_[A-Za-z0-9_-]{20,})", _prefix("-", "glcbt")),
+    ("gitlab-trigger", r"(glptt-[A-Za-z0-9_-]{40,})", _prefix("-", "glptt")),
     ("gitlab-feed", r"(glft-(?:[A-Za-z0-9_-]{20,}|[a-h0-9]+-[0-9]+_))",
-     _pre("-", "glft", short=True)),
-    ("gitlab-mail", r"(glimt-[A-Za-z0-9_-]{25,})", _pre("-", "glimt")),
-    ("gitlab-agent", r"(glagent-[A-Za-z0-9_-]{50,})", _pre("-", "glagent")),
-    ("gitlab-workspace", r"(glwt-[A-Za-z0-9_-]{20,})", _pre("-", "glwt")),
-    ("gitlab-scim", r"(glsoat-[A-Za-z0-9_-]{20,})", _pre("-", "glsoat")),
-    ("gitlab-flags", r"(glffct-[A-Za-z0-9_-]{20,})", _pre("-", "glffct")),
-    ("gitlab-runner", r"(glrt-[A-Za-z0-9._-]{20,})", _pre("-", "glrt")),
+     _prefix("-", "glft", short=True)),
+    ("gitlab-mail", r"(glimt-[A-Za-z0-9_-]{25,})", _prefix("-", "glimt")),
+    ("gitlab-agent", r"(glagent-[A-Za-z0-9_-]{50,})", _prefix("-", "glagent")),
+    ("gitlab-workspace", r"(glwt-[A-Za-z0-9_-]{20,})", _prefix("-", "glwt")),
+    ("gitlab-scim", r"(glsoat-[A-Za-z0-9_-]{20,})", _prefix("-", "glsoat")),
+    ("gitlab-flags", r"(glffct-[A-Za-z0-9_-]{20,})", _prefix("-", "glffct")),
+    ("gitlab-runner", r"(glrt-[A-Za-z0-9._-]{20,})", _prefix("-", "glrt")),
     ("gitlab-runner-routed", r"(glrtr?-[A-Za-z0-9_-]{27,300}\.[0-9a-z]{2}\.[0-9a-z]{9})",
-     _pre("-", "glrt", "glrtr")),
-    ("gitlab-runner-reg", r"(GR1348941[A-Za-z0-9_-]{20,})", _fw("1", "(?<=[gG][rR]1)(?=348941)")),
-    ("gitlab-session", r"(_gitlab_session=[A-Za-z0-9%._-]{20,})", _pre("_", "_gitlab")),
+     _prefix("-", "glrt", "glrtr")),
+    ("gitlab-runner-reg", r"(GR1348941[A-Za-z0-9_-]{20,})", _plain("1",
+     "(?<=[gG][rR]1)(?=348941)")),
+    ("gitlab-session", r"(_gitlab_session=[A-Za-z0-9%._-]{20,})", _prefix("_", "_gitlab")),
     ("slack", r"(xox[baprseo]-[A-Za-z0-9-]{10,}|xoxe\.xox[bp]-[A-Za-z0-9-]{10,})",
-     _pre("-", "xoxb", "xoxa", "xoxp", "xoxr", "xoxs", "xoxe", "xoxo") + _pre(".", "xoxe")),
-    ("slack-app", r"(xapp-[A-Za-z0-9-]{10,})", _pre("-", "xapp")),
+     _prefix("-", "xoxb", "xoxa", "xoxp", "xoxr", "xoxs", "xoxe", "xoxo") + _prefix(".", "xoxe")),
+    ("slack-app", r"(xapp-[A-Za-z0-9-]{10,})", _prefix("-", "xapp")),
     ("slack-webhook", r"(https?://hooks\.slack\.com/(?:services|workflows|triggers)/"
      r"[A-Za-z0-9+/_-]{20,})",
-     _pre(".", "hooks", then=r"(?<=\." + _ci("kcals") + r"\.)")),
-    ("discord-webhook", r"(https://discord(?:app)?\.com/api/webhooks/[0-9]{17,20}/[A-Za-z0-9_-]{60,})",
-     _pre(".", "discord", "discordapp")),
+     _prefix(".", "hooks", then=r"(?<=\." + _caseless("kcals") + r"\.)")),
+    ("discord-webhook",
+     r"(https://discord(?:app)?\.com/api/webhooks/[0-9]{17,20}/[A-Za-z0-9_-]{60,})",
+     _prefix(".", "discord", "discordapp")),
     ("discord-bot", r"discord[\s\S]{0,40}?(?<![A-Za-z0-9_])([A-Za-z0-9_-]{24}\.[A-Za-z0-9_-]{6}\."
      r"[A-Za-z0-9_-]{27})(?![A-Za-z0-9_])",
-     (Anchor("r", ".", rf"(?<=\.{_T}{{6}}\.)(?={_T}{{24}})"),)),
-    ("groq", r"(gsk_[A-Za-z0-9_-]{10,})", _pre("_", "gsk")),
-    ("google", _CS.format(r"(AIza[0-9A-Za-z\-_]{20,})"), _fw("A", f"(?=Iza{_T}{{20}})")),
-    ("google-oauth", r"(ya29\.[0-9A-Za-z_\-./+=]{10,})", _pre(".", "ya29")),
-    ("google-refresh", r"(1//0[0-9A-Za-z_\-./+=]{10,})", _fw("1", "(?=//0)")),
-    ("jwt", _CS.format(r"(eyJ[A-Za-z0-9_-]{10,}\.[A-Za-z0-9_-]{10,}\.[A-Za-z0-9_-]{10,})"),
-     (Anchor("r", ".", f"(?<={_T}\\.)(?<={_T}{{10}}\\.)(?={_T}{{10}}{_T}*Jye)"),)),
-    ("perplexity", r"(pplx-[A-Za-z0-9_-]{10,})", _pre("-", "pplx")),
-    ("fal", r"(fal_[A-Za-z0-9_-]{10,})", _pre("_", "fal")),
-    ("firecrawl", _ID + r"(fc-[A-Za-z0-9]{10,})", _pre("-", "fc", bound=True)),
-    ("browserbase", r"(bb_live_[A-Za-z0-9_-]{10,})", _pre("_", "bb_live")),
-    ("fernet", _B64 + _CS.format(r"(gAAAA[A-Za-z0-9_=-]{20,})"), _fw("A", "(?<=gA)(?=AAA)"), True),
-    ("stripe", r"(sk_live_[A-Za-z0-9]{10,})", _pre("_", "sk_live")),
-    ("stripe-test", r"(sk_test_[A-Za-z0-9]{10,})", _pre("_", "sk_test")),
-    ("stripe-restricted", r"(rk_live_[A-Za-z0-9]{10,})", _pre("_", "rk_live")),
+     (Anchor("r", ".", rf"(?<=\.{_TOKEN}{{6}}\.)(?={_TOKEN}{{24}})"),)),
+    ("groq", r"(gsk_[A-Za-z0-9_-]{10,})", _prefix("_", "gsk")),
+    ("google", _CASED.format(r"(AIza[0-9A-Za-z\-_]{20,})"), _plain("A", f"(?=Iza{_TOKEN}{{20}})")),
+    ("google-oauth", r"(ya29\.[0-9A-Za-z_\-./+=]{10,})", _prefix(".", "ya29")),
+    ("google-refresh", r"(1//0[0-9A-Za-z_\-./+=]{10,})", _plain("1", "(?=//0)")),
+    ("jwt", _CASED.format(r"(eyJ[A-Za-z0-9_-]{10,}\.[A-Za-z0-9_-]{10,}\.[A-Za-z0-9_-]{10,})"),
+     (Anchor("r", ".", f"(?<={_TOKEN}\\.)(?<={_TOKEN}{{10}}\\.)(?={_TOKEN}{{10}}{_TOKEN}*Jye)"),)),
+    ("perplexity", r"(pplx-[A-Za-z0-9_-]{10,})", _prefix("-", "pplx")),
+    ("fal", r"(fal_[A-Za-z0-9_-]{10,})", _prefix("_", "fal")),
+    ("firecrawl", _WORD_START + r"(fc-[A-Za-z0-9]{10,})", _prefix("-", "fc", bound=True)),
+    ("browserbase", r"(bb_live_[A-Za-z0-9_-]{10,})", _prefix("_", "bb_live")),
+    ("fernet", _B64 + _CASED.format(r"(gAAAA[A-Za-z0-9_=-]{20,})"), _plain("A", "(?<=gA)(?=AAA)"),
+     True),
+    ("stripe", r"(sk_live_[A-Za-z0-9]{10,})", _prefix("_", "sk_live")),
+    ("stripe-test", r"(sk_test_[A-Za-z0-9]{10,})", _prefix("_", "sk_test")),
+    ("stripe-restricted", r"(rk_live_[A-Za-z0-9]{10,})", _prefix("_", "rk_live")),
     ("sendgrid", r"(SG\.[A-Za-z0-9_-]{10,}\.[A-Za-z0-9_-]{10,})",
-     _pre(".", "sg", then=_min(10, "."))),
-    ("npm", r"(npm_[A-Za-z0-9]{10,})", _pre("_", "npm")),
-    ("pypi", r"(pypi-[A-Za-z0-9_-]{10,})", _pre("-", "pypi")),
-    ("digitalocean", r"(do[opr]_v1_[A-Za-z0-9]{10,})", _pre("_", "dop_v1", "doo_v1", "dor_v1")),
-    ("doppler", r"(dp\.(?:ct|pt|sa|scim|audit)\.[A-Za-z0-9]{40,44})", _pre(".", "dp")),
-    ("doppler-service", r"(dp\.st\.[A-Za-z0-9]{40,44})", _pre(".", "dp")),
-    ("doppler-service-named", r"(dp\.st\.[a-z0-9_-]{2,35}\.[A-Za-z0-9]{40,44})", _pre(".", "dp")),
-    ("docker", r"(dckr_(?:pat|oat)_[A-Za-z0-9_-]{27,32})", _pre("_", "dckr_pat", "dckr_oat")),
-    ("buildkite", r"(bkua_[a-z0-9]{40})", _pre("_", "bkua")),
-    ("circleci", r"(CCIPAT_[A-Za-z0-9]{22}_[A-Fa-f0-9]{40})", _pre("_", "ccipat")),
-    ("supabase", r"(sbp_[a-z0-9]{40})", _pre("_", "sbp")),
-    ("databricks", _B64 + _CS.format(r"(dapi[0-9a-f]{32}(?:-[0-9])?)"),
-     _fw("p", "(?<=dap)(?=i[0-9a-f]{32})"), True),
-    ("datadog", r"(dd[pw]_[A-Za-z0-9]{36})", _pre("_", "ddp", "ddw")),
-    ("grafana-sa", r"(glsa_[A-Za-z0-9_]{41})", _pre("_", "glsa")),
-    ("grafana-cloud", r"(glc_eyJ[A-Za-z0-9+/=]{60,160})", _pre("_", "glc")),
-    ("netlify", r"(nfp_[A-Za-z0-9_]{36})", _pre("_", "nfp")),
-    ("contentful", r"(CFPAT-[A-Za-z0-9_\-]{40,})", _pre("-", "cfpat")),
-    ("atlassian-cloud", _B64 + _CS.format(r"(ATCTT3xFfG[A-Za-z0-9+/=_-]+=[A-Za-z0-9]{8})"),
-     _fw("A", "(?=TCTT3xFfG)"), True),
-    ("atlassian", _B64 + _CS.format(r"(ATATT[A-Za-z0-9+/=_-]+=[A-Za-z0-9]{8})"),
-     _fw("A", "(?=TATT)"), True),
-    ("bitbucket", _B64 + _CS.format(r"(ATBB[A-Za-z0-9_=.-]{16,})"), _fw("A", "(?=TBB)"), True),
-    ("bitbucket-dc", r"(BBDC-[A-Za-z0-9+/@_-]{40,50})", _pre("-", "bbdc")),
-    ("heroku", r"(HRKU-AA[A-Za-z0-9_-]{20,})", _pre("-", "hrku")),
+     _prefix(".", "sg", then=_at_least(10, "."))),
+    ("npm", r"(npm_[A-Za-z0-9]{10,})", _prefix("_", "npm")),
+    ("pypi", r"(pypi-[A-Za-z0-9_-]{10,})", _prefix("-", "pypi")),
+    ("digitalocean", r"(do[opr]_v1_[A-Za-z0-9]{10,})", _prefix("_", "dop_v1", "doo_v1", "dor_v1")),
+    ("doppler", r"(dp\.(?:ct|pt|sa|scim|audit)\.[A-Za-z0-9]{40,44})", _prefix(".", "dp")),
+    ("doppler-service", r"(dp\.st\.[A-Za-z0-9]{40,44})", _prefix(".", "dp")),
+    ("doppler-service-named", r"(dp\.st\.[a-z0-9_-]{2,35}\.[A-Za-z0-9]{40,44})", _prefix(".",
+     "dp")),
+    ("docker", r"(dckr_(?:pat|oat)_[A-Za-z0-9_-]{27,32})", _prefix("_", "dckr_pat", "dckr_oat")),
+    ("buildkite", r"(bkua_[a-z0-9]{40})", _prefix("_", "bkua")),
+    ("circleci", r"(CCIPAT_[A-Za-z0-9]{22}_[A-Fa-f0-9]{40})", _prefix("_", "ccipat")),
+    ("supabase", r"(sbp_[a-z0-9]{40})", _prefix("_", "sbp")),
+    ("databricks", _B64 + _CASED.format(r"(dapi[0-9a-f]{32}(?:-[0-9])?)"),
+     _plain("p", "(?<=dap)(?=i[0-9a-f]{32})"), True),
+    ("datadog", r"(dd[pw]_[A-Za-z0-9]{36})", _prefix("_", "ddp", "ddw")),
+    ("grafana-sa", r"(glsa_[A-Za-z0-9_]{41})", _prefix("_", "glsa")),
+    ("grafana-cloud", r"(glc_eyJ[A-Za-z0-9+/=]{60,160})", _prefix("_", "glc")),
+    ("netlify", r"(nfp_[A-Za-z0-9_]{36})", _prefix("_", "nfp")),
+    ("contentful", r"(CFPAT-[A-Za-z0-9_\-]{40,})", _prefix("-", "cfpat")),
+    ("atlassian-cloud", _B64 + _CASED.format(r"(ATCTT3xFfG[A-Za-z0-9+/=_-]+=[A-Za-z0-9]{8})"),
+     _plain("A", "(?=TCTT3xFfG)"), True),
+    ("atlassian", _B64 + _CASED.format(r"(ATATT[A-Za-z0-9+/=_-]+=[A-Za-z0-9]{8})"),
+     _plain("A", "(?=TATT)"), True),
+    ("bitbucket", _B64 + _CASED.format(r"(ATBB[A-Za-z0-9_=.-]{16,})"), _plain("A", "(?=TBB)"),
+     True),
+    ("bitbucket-dc", r"(BBDC-[A-Za-z0-9+/@_-]{40,50})", _prefix("-", "bbdc")),
+    ("heroku", r"(HRKU-AA[A-Za-z0-9_-]{20,})", _prefix("-", "hrku")),
     ("hubspot", r"(pat-(?:eu|na)1-[A-Za-z0-9]{8}-[A-Za-z0-9]{4}-[A-Za-z0-9]{4}-[A-Za-z0-9]{4}-"
-     r"[A-Za-z0-9]{12})", _pre("-", "pat-eu1", "pat-na1")),
-    ("apify", r"(apify_api_[A-Za-z0-9\-]{20,})", _pre("_", "apify_api")),
+     r"[A-Za-z0-9]{12})", _prefix("-", "pat-eu1", "pat-na1")),
+    ("apify", r"(apify_api_[A-Za-z0-9\-]{20,})", _prefix("_", "apify_api")),
     ("fly", r"(FlyV1 fm[0-9]+_[A-Za-z0-9+/=,_-]{100,})",
      (Anchor("r", "_", "(?=[0-9]+[mM][fF] 1[vV][yY][lL][fF])"),)),
-    ("fastly-io", r"(fio-u-[A-Za-z0-9_-]{40,})", _pre("-", "fio-u")),
-    ("agentmail", _ID + r"(am_[A-Za-z0-9_-]{10,})", _pre("_", "am", bound=True)),
-    ("elevenlabs", _ID + r"(sk_[A-Za-z0-9_]{10,})", _pre("_", "sk", bound=True)),
-    ("tavily", r"(tvly-[A-Za-z0-9]{10,})", _pre("-", "tvly")),
-    ("exa", r"(exa_[A-Za-z0-9]{10,})", _pre("_", "exa")),
-    ("matrix", r"(syt_[A-Za-z0-9]{10,})", _pre("_", "syt")),
-    ("retaindb", r"(retaindb_[A-Za-z0-9]{10,})", _pre("_", "retaindb")),
-    ("hsk", r"(hsk-[A-Za-z0-9]{10,})", _pre("-", "hsk")),
-    ("mem0", r"(mem0_[A-Za-z0-9]{10,})", _pre("_", "mem0")),
-    ("brv", r"(brv_[A-Za-z0-9]{10,})", _pre("_", "brv")),
-    ("xai", r"(xai-[A-Za-z0-9]{30,})", _pre("-", "xai", then=_min(30, "-", "[A-Za-z0-9]"))),
-    ("fireworks", _ID + r"(fw-[A-Za-z0-9]{30,})", _pre("-", "fw", bound=True)),
-    ("fireworks-2", _ID + r"(fw_[A-Za-z0-9]{30,})", _pre("_", "fw", bound=True)),
-    ("fpk", _ID + r"(fpk_[A-Za-z0-9]{30,})", _pre("_", "fpk", bound=True)),
-    ("aws-access-key", _B64 + _CS.format(r"((?:A3T[A-Z0-9]|A[KS]IA|ABIA|ACCA)[A-Z0-9]{16})"),
-     _fw("A", "(?=(?:3T[A-Z0-9]|[KS]IA|BIA|CCA)[A-Za-z0-9]{16})"), True),
-    ("tencent", _CS.format(r"(AKID[A-Za-z0-9]{10,})"), _fw("A", "(?=KID[A-Za-z0-9]{10})")),
-    ("alibaba", _CS.format(r"(LTAI[A-Za-z0-9]{10,})"), _fw("A", "(?<=LTA)(?=I[A-Za-z0-9]{10})")),
-    ("huggingface", r"(hf_[A-Za-z0-9]{10,})", _pre("_", "hf")),
-    ("huggingface-org", r"(api_org_[A-Za-z0-9]{20,})", _pre("_", "api_org")),
-    ("replicate", r"(r8_[A-Za-z0-9]{10,})", _pre("_", "r8")),
-    ("telegram-url", r"(?<![A-Za-z0-9_])bot([0-9]{6,}:[A-Za-z0-9_-]{20,})(?![A-Za-z0-9_])", _TG),
-    ("telegram", r"(?<![A-Za-z0-9_])([0-9]{6,}:[A-Za-z0-9_-]{20,})(?![A-Za-z0-9_])", _TG),
+    ("fastly-io", r"(fio-u-[A-Za-z0-9_-]{40,})", _prefix("-", "fio-u")),
+    ("agentmail", _WORD_START + r"(am_[A-Za-z0-9_-]{10,})", _prefix("_", "am", bound=True)),
+    ("elevenlabs", _WORD_START + r"(sk_[A-Za-z0-9_]{10,})", _prefix("_", "sk", bound=True)),
+    ("tavily", r"(tvly-[A-Za-z0-9]{10,})", _prefix("-", "tvly")),
+    ("exa", r"(exa_[A-Za-z0-9]{10,})", _prefix("_", "exa")),
+    ("matrix", r"(syt_[A-Za-z0-9]{10,})", _prefix("_", "syt")),
+    ("retaindb", r"(retaindb_[A-Za-z0-9]{10,})", _prefix("_", "retaindb")),
+    ("hsk", r"(hsk-[A-Za-z0-9]{10,})", _prefix("-", "hsk")),
+    ("mem0", r"(mem0_[A-Za-z0-9]{10,})", _prefix("_", "mem0")),
+    ("brv", r"(brv_[A-Za-z0-9]{10,})", _prefix("_", "brv")),
+    ("xai", r"(xai-[A-Za-z0-9]{30,})", _prefix("-", "xai", then=_at_least(30, "-", "[A-Za-z0-9]"))),
+    ("fireworks", _WORD_START + r"(fw-[A-Za-z0-9]{30,})", _prefix("-", "fw", bound=True)),
+    ("fireworks-2", _WORD_START + r"(fw_[A-Za-z0-9]{30,})", _prefix("_", "fw", bound=True)),
+    ("fpk", _WORD_START + r"(fpk_[A-Za-z0-9]{30,})", _prefix("_", "fpk", bound=True)),
+    ("aws-access-key", _B64 + _CASED.format(r"((?:A3T[A-Z0-9]|A[KS]IA|ABIA|ACCA)[A-Z0-9]{16})"),
+     _plain("A", "(?=(?:3T[A-Z0-9]|[KS]IA|BIA|CCA)[A-Za-z0-9]{16})"), True),
+    ("tencent", _CASED.format(r"(AKID[A-Za-z0-9]{10,})"), _plain("A", "(?=KID[A-Za-z0-9]{10})")),
+    ("alibaba", _CASED.format(r"(LTAI[A-Za-z0-9]{10,})"), _plain("A",
+     "(?<=LTA)(?=I[A-Za-z0-9]{10})")),
+    ("huggingface", r"(hf_[A-Za-z0-9]{10,})", _prefix("_", "hf")),
+    ("huggingface-org", r"(api_org_[A-Za-z0-9]{20,})", _prefix("_", "api_org")),
+    ("replicate", r"(r8_[A-Za-z0-9]{10,})", _prefix("_", "r8")),
+    ("telegram-url", r"(?<![A-Za-z0-9_])bot([0-9]{6,}:[A-Za-z0-9_-]{20,})(?![A-Za-z0-9_])",
+     _TELEGRAM_GATE),
+    ("telegram", r"(?<![A-Za-z0-9_])([0-9]{6,}:[A-Za-z0-9_-]{20,})(?![A-Za-z0-9_])",
+     _TELEGRAM_GATE),
 ))  # fmt: skip
 
 
@@ -544,7 +565,7 @@ FIELDS: tuple[Field, ...] = _UPSTREAM_FIELDS + (
           r"[ \t]+\"[^\"\r\n]{1,80}\"[ \t]*=[ \t]*(?:yek|eman)(?![A-Za-z0-9_:.-])",
           r"[ \t]*\"([^\"\r\n]+)\"", check=_xml_kv_check),
     Field("secret-name", "=:", names.WORDS + names.JOINED, _KV_GAP,
-          _NAME_CH + "*+(?!" + _NAME_CH + ")", _KV_VALUE, CI, _kv_check, _KV_CHAIN),
+          _NAME_CH + "*+(?!" + _NAME_CH + ")", _KV_VALUE, NOCASE, _kv_check, _KV_CHAIN),
 )  # fmt: skip
 
 
@@ -676,19 +697,19 @@ _LINE = r"[ \t]+[^\s=:'\"`]\S*[ \t]*(?:\r?\n|\Z)"
 _PW_UMBRELLA = "(?=[aA][sS][sS]|[wW])"  # the pass checks this; a hit tries each exactly
 
 
-def _pw(lit: str, rest: str) -> tuple[Anchor, ...]:
+def _password_at(lit: str, rest: str) -> tuple[Anchor, ...]:
     return (Anchor("f", lit, rest, umbrella=_PW_UMBRELLA),)
 
 
-_PW_PROSE = _pw("p", f"(?={_PW_IS})") + _pw("P", f"(?={_PW_IS})")
+_PW_PROSE = _password_at("p", f"(?={_PW_IS})") + _password_at("P", f"(?={_PW_IS})")
 _PW_LINE = (
-    _pw("p", rf"(?<![^\s]p)(?={_PW_WORDS}{_LINE})")
-    + _pw("P", rf"(?<![^\s]P)(?={_PW_WORDS}{_LINE})")
-    + _pw("p", rf"(?<=[rR][eE][qQ][uU][iI][rR][eE]p)(?=[aA][sS][sS]{_LINE})")
-    + _pw("p", rf"(?<=[rR][oO][oO][tT]p)(?=[wW]{_LINE})")
+    _password_at("p", rf"(?<![^\s]p)(?={_PW_WORDS}{_LINE})")
+    + _password_at("P", rf"(?<![^\s]P)(?={_PW_WORDS}{_LINE})")
+    + _password_at("p", rf"(?<=[rR][eE][qQ][uU][iI][rR][eE]p)(?=[aA][sS][sS]{_LINE})")
+    + _password_at("p", rf"(?<=[rR][oO][oO][tT]p)(?=[wW]{_LINE})")
 )
-_PW_NETRC = _pw("p", r"(?<=\sp)(?=assword[ \t]+\S+(?:[ \t]*(?:\r?\n|\Z)|[ \t]+[a-z]))")
-_CHPASSWD = _pw("p", "(?<=chp)(?=asswd)")
+_PW_NETRC = _password_at("p", r"(?<=\sp)(?=assword[ \t]+\S+(?:[ \t]*(?:\r?\n|\Z)|[ \t]+[a-z]))")
+_CHPASSWD = _password_at("p", "(?<=chp)(?=asswd)")
 # Tools that take a password in a flag are found by one finder (one rule, one anchor).
 _TOOL_SPECS: tuple[tuple[tuple[str, ...], str, RuleCheck], ...] = (
     *(((t,), _TOOL.format(re.escape(t), re.escape(t), more, f, sep) + _VAL, _placeholder_check)
@@ -704,22 +725,22 @@ _TOOL_SPECS: tuple[tuple[tuple[str, ...], str, RuleCheck], ...] = (
      r"((?:[ \t]+[^\s-]\S*){2,3})", _htpasswd_check),
 )  # fmt: skip
 _TOOL_RX: list[tuple[tuple[str, ...], re.Pattern[str], RuleCheck]] = []
-_TOOL_NAME = rx(
+_TOOL_NAME = compiled(
     "|".join(
         sorted({re.escape(n) for need, _, _ in _TOOL_SPECS for n in need}, key=len, reverse=True)
     ),
-    A,
+    ASCII,
 )
 
 
-_TOOL_FLAG = rx(r"-(?<=[ \t]-)[A-Za-z-]", A)
+_TOOL_FLAG = compiled(r"-(?<=[ \t]-)[A-Za-z-]", ASCII)
 
 
 def _tool_hits(text: str) -> Iterator[Hit]:
     """Passwords given to the tools above: on each line with such a flag, the regexes of the
     tools named on that line."""
     if not _TOOL_RX:
-        _TOOL_RX.extend((need, rx(src, CI), check) for need, src, check in _TOOL_SPECS)
+        _TOOL_RX.extend((need, compiled(src, NOCASE), check) for need, src, check in _TOOL_SPECS)
     end = 0
     for f in _TOOL_FLAG.finditer(text):
         if f.start() < end:
@@ -736,7 +757,8 @@ def _tool_hits(text: str) -> Iterator[Hit]:
 
 
 _MORE = (
-    Rule("url-userinfo", r"(?<=[A-Za-z0-9])://[^/\s:@]*:([^/\s]+?)@(?=[^@/\s]*(?:[/?#\s'\"),;\]]|\Z))",
+    Rule("url-userinfo",
+         r"(?<=[A-Za-z0-9])://[^/\s:@]*:([^/\s]+?)@(?=[^@/\s]*(?:[/?#\s'\"),;\]]|\Z))",
          _URL_GATE, check=_placeholder_check),
     Rule("url-token-user", r"(?<=[A-Za-z0-9])://([A-Za-z0-9_~%+.\-]{16,})@(?=[A-Za-z0-9\[])",
          (Anchor("r", ":", r"(?<=//:)(?<=[A-Za-z0-9_~%+.\-]{16}//:)"),), check=_token_user_check),
@@ -751,14 +773,15 @@ _MORE = (
          _CLI_GATE + _TOOL_GATE + _CHPASSWD, check=_placeholder_check, need=("echo", "printf")),
     Rule("aws-configure-set", r"aws[ \t]+configure[ \t]+set[ \t]+(?:--?\S+[ \t]+)*"
          r"(?:aws_secret_access_key|aws_session_token)[ \t]+" + _VAL,
-         _pre("_", "aws_secret_access", then="(?<=yek_)", short=True) + _pre("_", "aws_session",
+         _prefix("_", "aws_secret_access", then="(?<=yek_)", short=True) + _prefix("_",
+         "aws_session",
          then="(?<=nekot_)", short=True), check=_placeholder_check),
     Rule("password-prose", r"p(?<![A-Za-z0-9_]p)(?:assword|asswd|assphrase|wd)"
          r"(?:[ \t]+(is|was)(?:[ \t]*:)?)?[ \t]+(?:'([^'\r\n]{1,200})'|\"([^\"\r\n]{1,200})\""
          r"|`([^`\r\n]{1,200})`|(?<=s |: )(\S+))", _PW_PROSE, check=_prose_check),
     Rule("config-line", r"(?m)^[ \t]*(?:password|passwd|passphrase|pwd|(?-i:requirepass|rootpw))"
          r"[ \t]+([^\s=:'\"`][^\s]*)[ \t]*\r?$", _PW_LINE, check=_line_check),
-    Rule("netrc", _CS.format(r"(?<![A-Za-z0-9_])(?:machine[ \t]+\S+|default)(?:\s+(?:login|"
+    Rule("netrc", _CASED.format(r"(?<![A-Za-z0-9_])(?:machine[ \t]+\S+|default)(?:\s+(?:login|"
          r"account|port)[ \t]+\S+)*\s+password[ \t]+(\S+)"), _PW_NETRC, check=_placeholder_check,
          need=("machine", "default")),
     Rule("pgpass", r"(?m)^[ \t]*[^:\s#][^:\s]*:(?:[0-9]{1,5}|\*):[^:\s]+:[^:\s]+:(\S+?)[ \t]*\r?$",
@@ -766,135 +789,140 @@ _MORE = (
          check=_placeholder_check),
     Rule("sql-identified", r"(?<![A-Za-z0-9_])(?:identified[ \t]+(?:with[ \t]+\S+[ \t]+)?by"
          r"|password[ \t]+by)[ \t]+(?:password[ \t]*)?(?:'([^'\r\n]+)'|\"([^\"\r\n]+)\")",
-         _fw("b", r"(?<=[dD] b)(?=[yY][ \t]+['\"])") + _fw("B", r"(?<=[dD] B)(?=[yY][ \t]+['\"])"),
+         _plain("b", r"(?<=[dD] b)(?=[yY][ \t]+['\"])") + _plain("B",
+         r"(?<=[dD] B)(?=[yY][ \t]+['\"])"),
          check=_placeholder_check),
     Rule("xml-secret", r"<(?P<n>[A-Za-z_][A-Za-z0-9_:.-]{0,60})>(?P<v>[^<\r\n]{1,300})</(?P=n)>",
-         _fw("<", "(?=/[A-Za-z0-9_:.-]{0,40}?(?:" + "|".join(_ci(w) for w in (
+         _plain("<", "(?=/[A-Za-z0-9_:.-]{0,40}?(?:" + "|".join(_caseless(w) for w in (
              "pass", "pwd", "secret", "token", "key", "auth", "cred", "mnemonic")) + "))"),
          check=_xml_check),
     Rule("putty", r"PuTTY-User-Key-File-[0-9]:[^\r\n]*(?:\r?\n[^\r\n]*){0,12}?\r?\n"
          r"Private-Lines:[ \t]*[0-9]+[ \t]*\r?\n"
          r"((?:[A-Za-z0-9+/=]{1,100}\r?\n)*[A-Za-z0-9+/=]{1,100})(?![A-Za-z0-9+/=-])(?=\r?\n|\Z)",
-         _pre("-", "putty")),
-    Rule("pem-base64", _CS.format(r"(?<![A-Za-z0-9+/])(LS0tLS1CRUdJTi[A-Za-z0-9+/]{0,40}?"
+         _prefix("-", "putty")),
+    Rule("pem-base64", _CASED.format(r"(?<![A-Za-z0-9+/])(LS0tLS1CRUdJTi[A-Za-z0-9+/]{0,40}?"
          r"(?:UFJJVkFURSBLRV|BSSVZBVEUgS0VZ|QUklWQVRFIEtFWS)[A-Za-z0-9+/=]{16,}"
-         r"(?:\r?\n[ \t]*[A-Za-z0-9+/=]{16,})*)"), _fw("1", "(?<=LS0tLS1)(?=CRUdJTi)")),
+         r"(?:\r?\n[ \t]*[A-Za-z0-9+/=]{16,})*)"), _plain("1", "(?<=LS0tLS1)(?=CRUdJTi)")),
     Rule("discord-bot-token", r"(?<![A-Za-z0-9_-])([MNO][A-Za-z0-9_-]{23,27}\.[A-Za-z0-9_-]{6}\."
          r"[A-Za-z0-9_-]{27,38})(?![A-Za-z0-9_-])",
-         (Anchor("r", ".", rf"(?<=\.{_T}{{6}}\.)(?={_T}{{24}})"),)),
-) + tuple(_r(*row) for row in (
+         (Anchor("r", ".", rf"(?<=\.{_TOKEN}{{6}}\.)(?={_TOKEN}{{24}})"),)),
+) + tuple(_rule(*row) for row in (
     ("1password", r"(?<![A-Za-z0-9])(ops_eyJ[A-Za-z0-9+/]{250,}={0,3})",
      (Anchor("r", "_", "(?=[sS][pP][oO](?![A-Za-z0-9_]))(?<=[jJ][yY][eE]_)"),)),
-    ("1password-key", _CS.format(r"(?<![A-Za-z0-9])(A3-[A-Z0-9]{6}-(?:[A-Z0-9]{11}|[A-Z0-9]{6}-"
-     r"[A-Z0-9]{5})-[A-Z0-9]{5}-[A-Z0-9]{5}-[A-Z0-9]{5})"), _pre("-", "a3", bound=True)),
-    ("adobe", r"(?<![A-Za-z0-9])(p8e-[A-Za-z0-9]{32})", _pre("-", "p8e", bound=True)),
+    ("1password-key", _CASED.format(r"(?<![A-Za-z0-9])(A3-[A-Z0-9]{6}-(?:[A-Z0-9]{11}|[A-Z0-9]{6}-"
+     r"[A-Z0-9]{5})-[A-Z0-9]{5}-[A-Z0-9]{5}-[A-Z0-9]{5})"), _prefix("-", "a3", bound=True)),
+    ("adobe", r"(?<![A-Za-z0-9])(p8e-[A-Za-z0-9]{32})", _prefix("-", "p8e", bound=True)),
     ("age", r"(AGE-SECRET-KEY-1[QPZRY9X8GF2TVDW0S3JN54KHCE6MUA7L]{58})",
-     _pre("-", "age-secret-key")),
+     _prefix("-", "age-secret-key")),
     ("airtable", r"(?<![A-Za-z0-9])(pat[A-Za-z0-9]{14}\.[a-f0-9]{64})",
      (Anchor("r", ".", r"(?<=[a-fA-F0-9]\.)(?<=[a-fA-F0-9]{64}\.)"
                        r"(?=[A-Za-z0-9]{14}[tT][aA][pP])"),)),
-    ("artifactory", _CS.format(r"(?<![A-Za-z0-9])(AKCp[A-Za-z0-9]{69})"),
-     _fw("A", "(?=KCp[A-Za-z0-9]{69})")),
+    ("artifactory", _CASED.format(r"(?<![A-Za-z0-9])(AKCp[A-Za-z0-9]{69})"),
+     _plain("A", "(?=KCp[A-Za-z0-9]{69})")),
     ("azure-ad-secret", r"(?<![A-Za-z0-9_~.])([A-Za-z0-9_~.]{3}[0-9]Q~[A-Za-z0-9_~.-]{31,34})",
-     _fw("~", "(?<=[0-9][qQ]~)")),
-    ("clickhouse", _CS.format(r"(?<![A-Za-z0-9])(4b1d[A-Za-z0-9]{38})"),
-     _fw("b", "(?<=4b)(?=1d[A-Za-z0-9]{38})")),
-    ("clojars", r"(CLOJARS_[A-Za-z0-9]{60})", _pre("_", "clojars")),
+     _plain("~", "(?<=[0-9][qQ]~)")),
+    ("clickhouse", _CASED.format(r"(?<![A-Za-z0-9])(4b1d[A-Za-z0-9]{38})"),
+     _plain("b", "(?<=4b)(?=1d[A-Za-z0-9]{38})")),
+    ("clojars", r"(CLOJARS_[A-Za-z0-9]{60})", _prefix("_", "clojars")),
     ("clickup", r"(?<![A-Za-z0-9])(pk_[0-9]{6,8}_[A-Z0-9]{32})",
-     _pre("_", "pk", bound=True, then="(?<=[0-9]{6}_)")),
-    ("cloudflare-origin-ca", r"(v1\.0-[a-f0-9]{24}-[a-f0-9]{146})", _pre("-", "v1.0")),
+     _prefix("_", "pk", bound=True, then="(?<=[0-9]{6}_)")),
+    ("cloudflare-origin-ca", r"(v1\.0-[a-f0-9]{24}-[a-f0-9]{146})", _prefix("-", "v1.0")),
     ("duffel", r"(duffel_(?:test|live)_[A-Za-z0-9_=-]{43})",
-     _pre("_", "duffel_test", "duffel_live")),
-    ("dynatrace", r"(dt0c01\.[A-Za-z0-9]{24}\.[A-Za-z0-9]{64})", _pre(".", "dt0c01")),
-    ("easypost", _CS.format(r"(?<![A-Za-z0-9])(EZ[AT]K[A-Za-z0-9]{54})"),
-     _fw("K", "(?<=EZ[AT]K)(?=[A-Za-z0-9]{54})")),
-    ("facebook", _CS.format(r"(?<![A-Za-z0-9])(EAA[MC][A-Za-z0-9]{100,})"),
-     _fw("A", "(?<=EA)(?=A[MC][A-Za-z0-9]{100})")),
-    ("figma", r"(figd_[A-Za-z0-9_-]{40,})", _pre("_", "figd")),
-    ("flutterwave", r"(FLWSECK(?:_TEST)?-[A-Za-z0-9]{12,32}(?:-X)?)", _pre("-", "flwseck",
+     _prefix("_", "duffel_test", "duffel_live")),
+    ("dynatrace", r"(dt0c01\.[A-Za-z0-9]{24}\.[A-Za-z0-9]{64})", _prefix(".", "dt0c01")),
+    ("easypost", _CASED.format(r"(?<![A-Za-z0-9])(EZ[AT]K[A-Za-z0-9]{54})"),
+     _plain("K", "(?<=EZ[AT]K)(?=[A-Za-z0-9]{54})")),
+    ("facebook", _CASED.format(r"(?<![A-Za-z0-9])(EAA[MC][A-Za-z0-9]{100,})"),
+     _plain("A", "(?<=EA)(?=A[MC][A-Za-z0-9]{100})")),
+    ("figma", r"(figd_[A-Za-z0-9_-]{40,})", _prefix("_", "figd")),
+    ("flutterwave", r"(FLWSECK(?:_TEST)?-[A-Za-z0-9]{12,32}(?:-X)?)", _prefix("-", "flwseck",
      "flwseck_test")),
     ("fly-tokens", r"(?<![A-Za-z0-9])(fo1_[A-Za-z0-9_-]{43}|fm1[ar]_[A-Za-z0-9+/]{100,}={0,3}"
-     r"|fm2_[A-Za-z0-9+/]{100,}={0,3})", _pre("_", "fo1", "fm1a", "fm1r", "fm2", bound=True)),
-    ("google-oauth-secret", r"(GOCSPX-[A-Za-z0-9_-]{28})", _pre("-", "gocspx")),
+     r"|fm2_[A-Za-z0-9+/]{100,}={0,3})", _prefix("_", "fo1", "fm1a", "fm1r", "fm2", bound=True)),
+    ("google-oauth-secret", r"(GOCSPX-[A-Za-z0-9_-]{28})", _prefix("-", "gocspx")),
     ("harness", r"((?:pat|sat)\.[A-Za-z0-9_-]{22}\.[A-Za-z0-9]{24}\.[A-Za-z0-9]{20})",
-     _pre(".", "pat", "sat", bound=True, then=r"(?<=[A-Za-z0-9_-]{22}\.)")),
-    ("infracost", r"(?<![A-Za-z0-9])(ico-[A-Za-z0-9]{32})", _pre("-", "ico", bound=True)),
-    ("intra42", r"(s-s4t2(?:ud|af)-[a-f0-9]{64})", _pre("-", "s4t2ud", "s4t2af")),
-    ("jwt-base64", _CS.format(r"(?<![A-Za-z0-9+/])(ZXlK[A-Za-z0-9+/_-]{60,}={0,2})"),
-     _fw("K", "(?<=ZXlK)(?=[A-Za-z0-9+/_-]{60})")),
-    ("langsmith", r"(lsv2_(?:pt|sk)_[a-f0-9]{32}_[a-f0-9]{10})", _pre("_", "lsv2_pt", "lsv2_sk")),
-    ("linear", r"(lin_api_[A-Za-z0-9]{40})", _pre("_", "lin_api")),
+     _prefix(".", "pat", "sat", bound=True, then=r"(?<=[A-Za-z0-9_-]{22}\.)")),
+    ("infracost", r"(?<![A-Za-z0-9])(ico-[A-Za-z0-9]{32})", _prefix("-", "ico", bound=True)),
+    ("intra42", r"(s-s4t2(?:ud|af)-[a-f0-9]{64})", _prefix("-", "s4t2ud", "s4t2af")),
+    ("jwt-base64", _CASED.format(r"(?<![A-Za-z0-9+/])(ZXlK[A-Za-z0-9+/_-]{60,}={0,2})"),
+     _plain("K", "(?<=ZXlK)(?=[A-Za-z0-9+/_-]{60})")),
+    ("langsmith", r"(lsv2_(?:pt|sk)_[a-f0-9]{32}_[a-f0-9]{10})", _prefix("_", "lsv2_pt",
+     "lsv2_sk")),
+    ("linear", r"(lin_api_[A-Za-z0-9]{40})", _prefix("_", "lin_api")),
     ("mailchimp", r"(?<![A-Za-z0-9])([a-f0-9]{32}-us[0-9]{1,2})(?![A-Za-z0-9])",
      (Anchor("r", "-", "(?<=[sS][uU]-)(?=[a-fA-F0-9]{32})"),)),
     ("mailgun", r"(?<![A-Za-z0-9_-])(key-[a-f0-9]{32})(?![A-Za-z0-9_-])",
-     _pre("-", "key", bound=True, then="(?<=[a-fA-F0-9]{32}-)")),
+     _prefix("-", "key", bound=True, then="(?<=[a-fA-F0-9]{32}-)")),
     ("mapbox", r"(?<![A-Za-z0-9])(sk\.eyJ[A-Za-z0-9_-]{50,}\.[A-Za-z0-9_-]{20,})",
-     _pre(".", "sk", bound=True, then=r"(?<=[jJ][yY][eE]\.)")),
+     _prefix(".", "sk", bound=True, then=r"(?<=[jJ][yY][eE]\.)")),
     ("maxmind", r"(?<![A-Za-z0-9])([A-Za-z0-9]{6}_[A-Za-z0-9]{29}_mmk)(?![A-Za-z0-9])",
      (Anchor("r", "_", "(?<=[kK][mM][mM]_)(?=[A-Za-z0-9]{29}_)"),)),
-    ("ms-teams-webhook", r"(https://[A-Za-z0-9-]+\.webhook\.office\.com/webhookb2/[A-Za-z0-9@/-]{40,})",
-     _pre(".", "webhook")),
-    ("neon", r"(napi_[A-Za-z0-9]{40,})", _pre("_", "napi")),
+    ("ms-teams-webhook",
+     r"(https://[A-Za-z0-9-]+\.webhook\.office\.com/webhookb2/[A-Za-z0-9@/-]{40,})",
+     _prefix(".", "webhook")),
+    ("neon", r"(napi_[A-Za-z0-9]{40,})", _prefix("_", "napi")),
     ("newrelic", r"(NRAK-[A-Za-z0-9]{27}|NRII-[A-Za-z0-9-]{32}|NRJS-[a-f0-9]{19})",
-     _pre("-", "nrak", "nrii", "nrjs")),
+     _prefix("-", "nrak", "nrii", "nrjs")),
     ("notion", r"(?<![A-Za-z0-9])(ntn_[0-9]{11}[A-Za-z0-9]{35}|secret_[A-Za-z0-9]{43})"
      r"(?![A-Za-z0-9])",
-     _pre("_", "ntn") + (Anchor("r", "_", r"(?=[tT][eE][rR][cC][eE][sS](?![A-Za-z0-9_]))"
+     _prefix("_", "ntn") + (Anchor("r", "_", r"(?=[tT][eE][rR][cC][eE][sS](?![A-Za-z0-9_]))"
                           r"(?<=[A-Za-z0-9]{43}_)"),)),
-    ("octopus", _CS.format(r"(?<![A-Za-z0-9])(API-[A-Z0-9]{26})(?![A-Za-z0-9])"),
-     _pre("-", "api", bound=True, then="(?<=[A-Z0-9]{26}-)")),
-    ("openshift", r"(sha256~[A-Za-z0-9_-]{43})", _fw("~", "(?<=[sS][hH][aA]256~)")),
+    ("octopus", _CASED.format(r"(?<![A-Za-z0-9])(API-[A-Z0-9]{26})(?![A-Za-z0-9])"),
+     _prefix("-", "api", bound=True, then="(?<=[A-Z0-9]{26}-)")),
+    ("openshift", r"(sha256~[A-Za-z0-9_-]{43})", _plain("~", "(?<=[sS][hH][aA]256~)")),
     ("paypal-braintree", r"(access_token\$(?:production|sandbox)\$[0-9a-z]{16}\$[0-9a-f]{32})",
      (Anchor("r", "_", r"(?<=\$nekot_)(?=[sS][sS][eE][cC][cC][aA])"),)),
-    ("pinecone", r"(pcsk_[A-Za-z0-9_]{40,})", _pre("_", "pcsk")),
+    ("pinecone", r"(pcsk_[A-Za-z0-9_]{40,})", _prefix("_", "pcsk")),
     ("plaid", r"(access-(?:sandbox|development|production)-[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-"
-     r"[0-9a-f]{4}-[0-9a-f]{12})", _pre("-", "access-sandbox", "access-development",
+     r"[0-9a-f]{4}-[0-9a-f]{12})", _prefix("-", "access-sandbox", "access-development",
      "access-production")),
     ("planetscale", r"(pscale_(?:tkn|oauth|pw)_[A-Za-z0-9_=.-]{32,64})",
-     _pre("_", "pscale_tkn", "pscale_oauth", "pscale_pw")),
-    ("postman", r"(PMAK-[a-f0-9]{24}-[a-f0-9]{34})", _pre("-", "pmak")),
-    ("prefect", r"(pnu_[A-Za-z0-9]{36})", _pre("_", "pnu")),
-    ("pulumi", r"(pul-[a-f0-9]{40})", _pre("-", "pul")),
-    ("razorpay", r"(rzp_(?:live|test)_[A-Za-z0-9]{14,})", _pre("_", "rzp_live", "rzp_test")),
-    ("readme", r"(rdme_[a-z0-9]{70})", _pre("_", "rdme")),
-    ("render", r"(?<![A-Za-z0-9])(rnd_[A-Za-z0-9]{32,})", _pre("_", "rnd", bound=True)),
+     _prefix("_", "pscale_tkn", "pscale_oauth", "pscale_pw")),
+    ("postman", r"(PMAK-[a-f0-9]{24}-[a-f0-9]{34})", _prefix("-", "pmak")),
+    ("prefect", r"(pnu_[A-Za-z0-9]{36})", _prefix("_", "pnu")),
+    ("pulumi", r"(pul-[a-f0-9]{40})", _prefix("-", "pul")),
+    ("razorpay", r"(rzp_(?:live|test)_[A-Za-z0-9]{14,})", _prefix("_", "rzp_live", "rzp_test")),
+    ("readme", r"(rdme_[a-z0-9]{70})", _prefix("_", "rdme")),
+    ("render", r"(?<![A-Za-z0-9])(rnd_[A-Za-z0-9]{32,})", _prefix("_", "rnd", bound=True)),
     ("resend", r"(?<![A-Za-z0-9])(re_[A-Za-z0-9]{8}_[A-Za-z0-9]{24})(?![A-Za-z0-9])",
      (Anchor("r", "_", "(?=[eE][rR](?![A-Za-z0-9_]))(?<=[A-Za-z0-9]{8}_)"),)),
-    ("rubygems", r"(rubygems_[a-f0-9]{48})", _pre("_", "rubygems")),
-    ("scalingo", r"(tk-us-[A-Za-z0-9_-]{48})", _pre("-", "tk-us")),
-    ("brevo", r"(x(?:keysib|smtpsib)-[a-f0-9]{64}-[A-Za-z0-9]{16})", _pre("-", "xkeysib",
+    ("rubygems", r"(rubygems_[a-f0-9]{48})", _prefix("_", "rubygems")),
+    ("scalingo", r"(tk-us-[A-Za-z0-9_-]{48})", _prefix("-", "tk-us")),
+    ("brevo", r"(x(?:keysib|smtpsib)-[a-f0-9]{64}-[A-Za-z0-9]{16})", _prefix("-", "xkeysib",
      "xsmtpsib")),
     ("sentry", r"(sntrys_eyJ[A-Za-z0-9+/=_]{60,}|sntryu_[a-f0-9]{64})",
-     _pre("_", "sntrys", "sntryu")),
+     _prefix("_", "sntrys", "sntryu")),
     ("settlemint", r"(sm_(?:aat|pat|sat)_[A-Za-z0-9]{16})",
-     _pre("_", "sm_aat", "sm_pat", "sm_sat")),
-    ("shippo", r"(shippo_(?:live|test)_[a-fA-F0-9]{40})", _pre("_", "shippo_live", "shippo_test")),
-    ("shopify", r"(shp(?:at|ca|pa|ss)_[a-fA-F0-9]{32})", _pre("_", "shpat", "shpca", "shppa",
+     _prefix("_", "sm_aat", "sm_pat", "sm_sat")),
+    ("shippo", r"(shippo_(?:live|test)_[a-fA-F0-9]{40})", _prefix("_", "shippo_live",
+     "shippo_test")),
+    ("shopify", r"(shp(?:at|ca|pa|ss)_[a-fA-F0-9]{32})", _prefix("_", "shpat", "shpca", "shppa",
      "shpss")),
     ("sonarqube", r"(?<![A-Za-z0-9])(sq[apu]_[a-f0-9]{40})",
-     _pre("_", "sqa", "sqp", "squ", bound=True)),
+     _prefix("_", "sqa", "sqp", "squ", bound=True)),
     ("sourcegraph", r"(sgp_(?:[a-fA-F0-9]{16}|local)_[a-fA-F0-9]{40}|sgp_[a-fA-F0-9]{40})",
-     _pre("_", "sgp")),
+     _prefix("_", "sgp")),
     ("square", r"(?<![A-Za-z0-9_-])((?-i:EAAA)[A-Za-z0-9_-]{22,60}|sq0atp-[A-Za-z0-9_-]{22}"
-     r"|sq0csp-[A-Za-z0-9_-]{43})", _fw("A", "(?<=EA)(?=AA[A-Za-z0-9_-]{22})")
-     + _pre("-", "sq0atp", "sq0csp")),
-    ("stripe-any", r"((?:sk|rk)_(?:live|test|prod)_[A-Za-z0-9]{10,})", _pre("_", "sk_live",
+     r"|sq0csp-[A-Za-z0-9_-]{43})", _plain("A", "(?<=EA)(?=AA[A-Za-z0-9_-]{22})")
+     + _prefix("-", "sq0atp", "sq0csp")),
+    ("stripe-any", r"((?:sk|rk)_(?:live|test|prod)_[A-Za-z0-9]{10,})", _prefix("_", "sk_live",
      "sk_test", "sk_prod", "rk_live", "rk_test", "rk_prod")),
-    ("stripe-webhook", r"(whsec_[A-Za-z0-9]{24,})", _pre("_", "whsec")),
-    ("supabase-secret", r"(sb_secret_[A-Za-z0-9_-]{20,})", _pre("_", "sb_secret")),
-    ("tailscale", r"(tskey-[a-z]+-[A-Za-z0-9]{8,}-[A-Za-z0-9]{16,})", _pre("-", "tskey")),
-    ("terraform", r"([A-Za-z0-9]{14}\.(?-i:atlasv1)\.[A-Za-z0-9_=-]{60,70})", _pre(".", "atlasv1")),
-    ("twilio", _CS.format(r"(?<![A-Za-z0-9])(SK[0-9a-fA-F]{32})(?![A-Za-z0-9])"),
-     _fw("K", "(?<=SK)(?=[0-9a-fA-F]{32})")),
-    ("typeform", r"(tfp_[A-Za-z0-9_.=-]{59})", _pre("_", "tfp")),
+    ("stripe-webhook", r"(whsec_[A-Za-z0-9]{24,})", _prefix("_", "whsec")),
+    ("supabase-secret", r"(sb_secret_[A-Za-z0-9_-]{20,})", _prefix("_", "sb_secret")),
+    ("tailscale", r"(tskey-[a-z]+-[A-Za-z0-9]{8,}-[A-Za-z0-9]{16,})", _prefix("-", "tskey")),
+    ("terraform", r"([A-Za-z0-9]{14}\.(?-i:atlasv1)\.[A-Za-z0-9_=-]{60,70})", _prefix(".",
+     "atlasv1")),
+    ("twilio", _CASED.format(r"(?<![A-Za-z0-9])(SK[0-9a-fA-F]{32})(?![A-Za-z0-9])"),
+     _plain("K", "(?<=SK)(?=[0-9a-fA-F]{32})")),
+    ("typeform", r"(tfp_[A-Za-z0-9_.=-]{59})", _prefix("_", "tfp")),
     ("vault", r"(?<![A-Za-z0-9])(hv[sbr]\.[A-Za-z0-9_-]{24,300}|s\.(?=[A-Za-z]*[0-9])"
-     r"[A-Za-z0-9]{24})(?![A-Za-z0-9_-])", _pre(".", "hvs", "hvb", "hvr", bound=True)
-     + _pre(".", "s", bound=True, then=r"(?<=[A-Za-z0-9]{24}\.)")),
+     r"[A-Za-z0-9]{24})(?![A-Za-z0-9_-])", _prefix(".", "hvs", "hvb", "hvr", bound=True)
+     + _prefix(".", "s", bound=True, then=r"(?<=[A-Za-z0-9]{24}\.)")),
     ("woocommerce", r"(?<![A-Za-z0-9])(c[ks]_[a-f0-9]{40})(?![A-Za-z0-9])",
      (Anchor("r", "_", "(?=[kKsS][cC](?![A-Za-z0-9_]))(?<=[a-fA-F0-9]{40}_)"),)),
     ("yandex", r"(?<![A-Za-z0-9])((?-i:AQVN)[A-Za-z0-9_-]{35,38}|t1\.[A-Za-z0-9_-]+={0,2}\."
      r"[A-Za-z0-9_-]{86}={0,2})",
-     _fw("A", "(?=QVN[A-Za-z0-9_-]{35})") + _pre(".", "t1", bound=True)),
+     _plain("A", "(?=QVN[A-Za-z0-9_-]{35})") + _prefix(".", "t1", bound=True)),
 ))  # fmt: skip
 RULES = _UPSTREAM_RULES + _MORE
 

@@ -28,7 +28,7 @@ from functools import lru_cache
 from typing import Any, NamedTuple, Protocol
 
 from . import wellformed
-from .redact import cut_units, utf16_len
+from .cut import cut_units, utf16_len
 
 MAX_TEXT_UNITS = 4000  # UTF-16 code units, as JavaScript's String.length counts
 TRUNCATED_SUFFIX = "\n…(truncated)…"
@@ -143,11 +143,6 @@ def sanitize_message(message: dict[str, Any], redactor: TextRedactor) -> Sanitiz
             continue
         out[_text(key, redactor, flags)] = _deep(value, redactor, flags)
     return Sanitized(out, flags.truncated, flags.redacted)
-
-
-def is_tool_message(message: Any) -> bool:
-    """Upstream ``stripToolMessages``: tool results (role toolResult or tool) are tool output."""
-    return isinstance(message, dict) and message.get("role") in TOOL_ROLES
 
 
 def dumps(value: Any) -> str:

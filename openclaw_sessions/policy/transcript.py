@@ -3,7 +3,6 @@
 from __future__ import annotations
 
 import json
-from collections.abc import Iterable, Sequence
 from typing import Any, NamedTuple
 
 from . import tree
@@ -124,24 +123,3 @@ def make_entry(obj: dict[str, Any], seq: int, *, legacy: bool) -> Entry:
 def tree_row(e: Entry) -> tree.EventRow:
     """The tree's view of an entry (the columns of its stored event)."""
     return (e.seq, e.entry_id, e.parent_id, e.flags, e.type, e.control, e.role, e.ts)
-
-
-def walk(entries: Iterable[Entry]) -> tree.Walk:
-    return tree.walk(map(tree_row, entries))
-
-
-def active_seqs(entries: Iterable[Entry]) -> list[int]:
-    """The seqs of every line on the active branch, in order."""
-    return walk(entries).seqs
-
-
-def parse_entries(lines: Sequence[str]) -> list[Entry]:
-    """Convenience for tests and small inputs: JSONL text lines → entries."""
-    out: list[Entry] = []
-    legacy = False
-    for seq, line in enumerate(lines):
-        obj = parse_line(line)
-        if seq == 0 and obj.get("type") == "session":
-            legacy = header_version(obj) is None
-        out.append(make_entry(obj, seq, legacy=legacy))
-    return out

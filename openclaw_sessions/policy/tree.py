@@ -44,10 +44,20 @@ FLAG_SIDE = 2  # appendMode "side": stored, but does not move the leaf
 FLAG_NOT_NODE = 4  # parentId present but neither null nor a non-blank string: on no tree
 
 # Upstream's canonical entry types: the ones that can be the leaf.
-CANONICAL = frozenset({
-    "message", "thinking_level_change", "model_change", "compaction", "reset",
-    "branch_summary", "custom", "custom_message", "label", "session_info",
-})  # fmt: skip
+CANONICAL = frozenset(
+    {
+        "message",
+        "thinking_level_change",
+        "model_change",
+        "compaction",
+        "reset",
+        "branch_summary",
+        "custom",
+        "custom_message",
+        "label",
+        "session_info",
+    }
+)
 
 # What JavaScript's String.prototype.trim removes (upstream's "non-empty string" test).
 JS_SPACE = "\t\n\v\f\r \u00a0\u1680\u2028\u2029\u202f\u205f\u3000\ufeff" + "".join(
@@ -63,9 +73,11 @@ _MISSING: Any = object()
 
 def non_blank(value: Any) -> bool:
     """A string with something besides JavaScript whitespace in it."""
-    return value.__class__ is str and bool(value) and (
-        value[0] not in JS_SPACE or bool(value.strip(JS_SPACE))
-    )  # fmt: skip
+    return (
+        value.__class__ is str
+        and bool(value)
+        and (value[0] not in JS_SPACE or bool(value.strip(JS_SPACE)))
+    )
 
 
 class Walk(NamedTuple):

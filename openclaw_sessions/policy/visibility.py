@@ -33,7 +33,6 @@ VISIBILITIES = ("self", "tree", "agent", "all")
 DEFAULT_VISIBILITY = "tree"
 SANDBOX_VISIBILITIES = ("spawned", "all")
 DEFAULT_SANDBOX_VISIBILITY = "spawned"
-ACTIONS = ("search", "history")
 _MODES = {(v, s) for v in VISIBILITIES for s in SANDBOX_VISIBILITIES}
 
 

@@ -26,7 +26,7 @@ from .search_sql import JOINS
 SCAN_CAP = 10_000
 
 
-def _term_plan(term: fts_query.Term) -> fts_query.Plan | None:
+def _term_plan(term: fts_query.Term) -> fts_query.QueryPlan | None:
     if term.route == "ignored":
         return None
     return fts_query.build(term.text)
@@ -42,7 +42,7 @@ def _key_filter(keys: Sequence[str] | None, hidden: Sequence[str]) -> tuple[str,
 
 def _occurrences(
     conn: sqlite3.Connection,
-    plan: fts_query.Plan,
+    plan: fts_query.QueryPlan,
     keys: Sequence[str] | None,
     hidden: Sequence[str],
     fp: str,
@@ -59,7 +59,7 @@ def _occurrences(
 def _abandoned(
     conn: sqlite3.Connection,
     term: str,
-    plan: fts_query.Plan,
+    plan: fts_query.QueryPlan,
     hidden: Sequence[str],
     redactor: Redactor,
 ) -> tuple[int, bool]:
@@ -90,7 +90,7 @@ def _abandoned(
     return _matching(texts, plan), len(rows) > SCAN_CAP
 
 
-def _matching(texts: list[str], plan: fts_query.Plan) -> int:
+def _matching(texts: list[str], plan: fts_query.QueryPlan) -> int:
     """How many of ``texts`` the index would return for ``plan`` (same tokenizers)."""
     if not texts:
         return 0
@@ -116,7 +116,7 @@ def _matching(texts: list[str], plan: fts_query.Plan) -> int:
 
 def explain(
     conn: sqlite3.Connection,
-    plan: fts_query.Plan,
+    plan: fts_query.QueryPlan,
     *,
     keys: Sequence[str] | None,
     hidden: Sequence[str],

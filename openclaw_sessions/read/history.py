@@ -144,9 +144,8 @@ def read_history(
             return _empty(key, sid, opts)
         if not opts.include_tools:
             rows = rows.without_roles(sanitize.TOOL_ROLES)
-        if opts.around is not None:
-            return _around(conn, tid, key, sid, rows, opts, limit, redactor)
-        return _page(conn, tid, key, sid, rows, opts, limit, redactor)
+        shown = _Shown(conn, tid, key, sid, rows, redactor)
+        return _around(shown, opts, limit) if opts.around is not None else _page(shown, opts, limit)
 
 
 def _empty(key: str, sid: str | None, opts: HistoryOptions) -> HistoryResult:
@@ -227,29 +226,34 @@ def _finish(
     )
 
 
-def _page(
-    conn: sqlite3.Connection,
-    tid: int,
-    key: str,
-    sid: str | None,
-    rows: Messages,
-    opts: HistoryOptions,
-    limit: int,
-    redactor: TextRedactor,
-) -> HistoryResult:
+class _Shown(NamedTuple):
+    """The generation a history call shows, and how it reads and redacts its messages."""
+
+    conn: sqlite3.Connection
+    tid: int
+    key: str
+    sid: str | None
+    rows: Messages  # its active messages, oldest first, tool results left out unless asked
+    redactor: TextRedactor
+
+    def window(self, first: int, end: int) -> list[sanitize.Sanitized]:
+        return _load_window(self.conn, self.tid, self.rows[first:end], self.redactor)
+
+
+def _page(shown: _Shown, opts: HistoryOptions, limit: int) -> HistoryResult:
     """The ``limit`` messages before the newest ``offset`` ones, newest kept under the cap."""
-    total, offset = len(rows), opts.offset or 0
+    total, offset = len(shown.rows), opts.offset or 0
     end = max(0, total - offset)
     first = max(0, end - limit)
-    window = _load_window(conn, tid, rows[first:end], redactor)
+    window = shown.window(first, end)
     start, size = sanitize.cap_newest([s.size for s in window], opts.max_bytes)
     # Upstream: the next page starts right below the oldest message that survived the cap
     # (when even the newest alone is too big, cap_newest already stopped at it).
     next_offset = max(offset, total - (first + start)) if window else offset
     more = next_offset < total
     return _finish(
-        key,
-        sid,
+        shown.key,
+        shown.sid,
         window,
         start,
         len(window),
@@ -263,23 +267,15 @@ def _page(
     )
 
 
-def _around(
-    conn: sqlite3.Connection,
-    tid: int,
-    key: str,
-    sid: str | None,
-    rows: Messages,
-    opts: HistoryOptions,
-    limit: int,
-    redactor: TextRedactor,
-) -> HistoryResult:
+def _around(shown: _Shown, opts: HistoryOptions, limit: int) -> HistoryResult:
     """A window centred on ``opts.around``; an unknown id gives an empty window."""
     anchor_id = (opts.around or "").strip()
+    key, sid, rows = shown.key, shown.sid, shown.rows
     at = rows.index_of(anchor_id)
     if at is None:
         return HistoryResult(key, sid, (), total_messages=len(rows), anchor=anchor_id)
     first, last = sanitize.count_window(len(rows), at, limit)
-    window = _load_window(conn, tid, rows[first:last], redactor)
+    window = shown.window(first, last)
     sizes = [s.size for s in window]
     start, end, size = sanitize.cap_around(sizes, at - first, opts.max_bytes)
     return _finish(

@@ -103,7 +103,7 @@ def run_search(ctx: Context, opts: SearchOptions) -> SearchResult:
             filters = search_sql.Filters(
                 visible, hidden, scope.session_key, opts.role, opts.since_ms, opts.until_ms
             )
-            found, more = search_sql.run(
+            found, more = search_sql.find_hits(
                 conn, plan, filters, redactor, limit=limit, order=opts.order, max_bytes=None
             )
             hits += found

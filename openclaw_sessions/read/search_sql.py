@@ -14,7 +14,8 @@ from typing import Any, NamedTuple
 
 from openclaw_sessions.index import stale
 from openclaw_sessions.policy import fts_query, recache
-from openclaw_sessions.policy.redact import Redactor, safe_cut
+from openclaw_sessions.policy.cut import safe_cut
+from openclaw_sessions.policy.redact import Redactor
 from openclaw_sessions.policy.sanitize import json_bytes
 from openclaw_sessions.store.db import transaction
 
@@ -38,7 +39,7 @@ class Filters(NamedTuple):
     until_ms: int | None = None
 
 
-def _base(plan: fts_query.Plan) -> tuple[str, str]:
+def _driving_index(plan: fts_query.QueryPlan) -> tuple[str, str]:
     """(FTS table driving the query, its MATCH expression)."""
     if plan.primary is not None:
         return "index_fts", plan.primary
@@ -71,7 +72,7 @@ def _filters(f: Filters, fp: str) -> tuple[list[str], list[Any]]:
     return where, params
 
 
-def _also(plan: fts_query.Plan, table: str, col: str) -> tuple[str, list[Any]]:
+def _other_index(plan: fts_query.QueryPlan, table: str, col: str) -> tuple[str, list[Any]]:
     """The other indexes' terms, as rowid filters on the driving table."""
     sql, params = "", []
     if plan.bigram is not None and table != "index_bigram":
@@ -88,12 +89,12 @@ JOINS = (
 
 
 def _recent(
-    conn: sqlite3.Connection, plan: fts_query.Plan, f: Filters, fp: str, limit: int
+    conn: sqlite3.Connection, plan: fts_query.QueryPlan, f: Filters, fp: str, limit: int
 ) -> list[tuple[Any, ...]]:
     """Newest first: every match is joined and filtered, then sorted by time."""
-    table, expr = _base(plan)
+    table, expr = _driving_index(plan)
     where, params = _filters(f, fp)
-    also, aparams = _also(plan, table, "r.row_id")
+    also, aparams = _other_index(plan, table, "r.row_id")
     sql = (
         f"SELECT t.session_key, t.session_id, r.message_id, r.role, r.ts, bm25({table}),"
         f" r.row_id FROM {table} JOIN index_rows r ON r.row_id = {table}.rowid{JOINS}"
@@ -119,16 +120,16 @@ def _ranked(
 
 def _relevant(
     conn: sqlite3.Connection,
-    plan: fts_query.Plan,
+    plan: fts_query.QueryPlan,
     f: Filters,
     fp: str,
     limit: int,
 ) -> list[tuple[Any, ...]]:
     """Best first, without joining every match: FTS5 ranks all matches itself (its fast path),
     the best k candidates are joined and filtered, and k grows until the answer is exact."""
-    table, expr = _base(plan)
+    table, expr = _driving_index(plan)
     where, params = _filters(f, fp)
-    also, aparams = _also(plan, table, "rowid")
+    also, aparams = _other_index(plan, table, "rowid")
     k = _first_k(limit)
     while True:
         cands, exhausted = _ranked(conn, table, also, [expr, *aparams], k)
@@ -149,9 +150,9 @@ def _relevant(
     return [(r[1], r[2], r[3], r[4], r[5], ranks[r[0]], r[0]) for r in top]
 
 
-def run(
+def find_hits(
     conn: sqlite3.Connection,
-    plan: fts_query.Plan,
+    plan: fts_query.QueryPlan,
     filters: Filters,
     redactor: Redactor,
     *,
@@ -197,7 +198,7 @@ def _texts(conn: sqlite3.Connection, rows: Sequence[tuple[Any, ...]]) -> list[st
 
 def _snippets(
     conn: sqlite3.Connection,
-    plan: fts_query.Plan,
+    plan: fts_query.QueryPlan,
     rows: Sequence[tuple[Any, ...]],
     texts: list[str],
 ) -> list[str | None]:
@@ -227,7 +228,7 @@ def _hit(
     row: tuple[Any, ...],
     text: str,
     snip: str | None,
-    plan: fts_query.Plan,
+    plan: fts_query.QueryPlan,
     redactor: Redactor,
     limit: int,
 ) -> Hit:

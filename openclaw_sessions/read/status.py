@@ -19,7 +19,7 @@ _INDEX_TABLES = {
 }
 
 
-def _one(conn: sqlite3.Connection, sql: str, *params: Any) -> Any:
+def _scalar(conn: sqlite3.Connection, sql: str, *params: Any) -> Any:
     row = conn.execute(sql, params).fetchone()
     return row[0] if row else None
 
@@ -33,10 +33,10 @@ def _index_sizes(conn: sqlite3.Connection) -> dict[str, Any]:
     out: dict[str, Any] = {}
     for name, (table, tokenizer) in _INDEX_TABLES.items():
         try:
-            size = _one(conn, "SELECT sum(pgsize) FROM dbstat WHERE name LIKE ?", f"{table}_%")
+            size = _scalar(conn, "SELECT sum(pgsize) FROM dbstat WHERE name LIKE ?", f"{table}_%")
         except sqlite3.OperationalError:  # dbstat not compiled in
             size = None
-        rows = _one(conn, f"SELECT count(*) FROM {table}_docsize")
+        rows = _scalar(conn, f"SELECT count(*) FROM {table}_docsize")
         out[name] = {"tokenizer": tokenizer, "rows": rows, "bytes": size}
     return out
 
@@ -53,19 +53,19 @@ def agent_status(root: Path, agent: str, redactor: Redactor) -> dict[str, Any]:
             params(fp),
         ).fetchone()
         # Indexed under other rules; '' is a transcript that was never indexed at all.
-        mismatched = _one(
+        mismatched = _scalar(
             conn, "SELECT count(*) FROM index_state WHERE redaction_fp NOT IN ('', ?)", fp
         )
         failed = current_failures(conn, fp)
         st: dict[str, Any] = {
             "agentId": agent,
             "database": str(path),
-            "schemaVersion": int(_one(conn, "PRAGMA user_version")),
+            "schemaVersion": int(_scalar(conn, "PRAGMA user_version")),
             "tokenizer": PRIMARY_TOKENIZER,
-            "sessions": _one(conn, "SELECT count(*) FROM sessions"),
-            "transcripts": _one(conn, "SELECT count(*) FROM transcripts"),
-            "events": _one(conn, "SELECT count(*) FROM events"),
-            "indexedMessages": _one(conn, "SELECT count(*) FROM index_rows"),
+            "sessions": _scalar(conn, "SELECT count(*) FROM sessions"),
+            "transcripts": _scalar(conn, "SELECT count(*) FROM transcripts"),
+            "events": _scalar(conn, "SELECT count(*) FROM events"),
+            "indexedMessages": _scalar(conn, "SELECT count(*) FROM index_rows"),
             "pendingSessions": stale["pending"] or 0,
             "dirtySessions": stale["dirty"] or 0,
             "oldestPendingAt": stale["oldest"],
@@ -76,8 +76,8 @@ def agent_status(root: Path, agent: str, redactor: Redactor) -> dict[str, Any]:
             "lastImportAt": _meta(conn, "last_import_at"),
             "lastReconcileAt": _meta(conn, "last_reconcile_at"),
             "databaseBytes": _db_bytes(path),
-            "malformedLines": _one(conn, "SELECT count(*) FROM quarantine"),
-            "vanishedTranscripts": _one(
+            "malformedLines": _scalar(conn, "SELECT count(*) FROM quarantine"),
+            "vanishedTranscripts": _scalar(
                 conn, "SELECT count(*) FROM transcripts WHERE kind = 'vanished'"
             ),
             "failedSessions": len(failed),

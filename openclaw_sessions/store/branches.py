@@ -31,10 +31,18 @@ def encode(b: Branch) -> bytes:
     names = list(dict.fromkeys(b.rows.roles))
     codes = {n: i for i, n in enumerate(names)}
     ts = array("q", [_NONE_TS if t is None else t for t in b.rows.ts])
-    return marshal.dumps((
-        FORMAT, array("q", b.rows.seqs).tobytes(), b.rows.ids, names,
-        array("H", [codes[r] for r in b.rows.roles]).tobytes(), ts.tobytes(), b.others, b.flat,
-    ))  # fmt: skip
+    return marshal.dumps(
+        (
+            FORMAT,
+            array("q", b.rows.seqs).tobytes(),
+            b.rows.ids,
+            names,
+            array("H", [codes[r] for r in b.rows.roles]).tobytes(),
+            ts.tobytes(),
+            b.others,
+            b.flat,
+        )
+    )
 
 
 def decode(leaf: str | None, blob: bytes) -> Branch | None:

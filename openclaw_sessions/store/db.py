@@ -212,8 +212,12 @@ def is_store_failure(exc: BaseException) -> bool:
     the run ends) rather than to the data being written (one transcript's problem)?"""
     if isinstance(exc, StoreError):
         return True
-    data = (sqlite3.DataError, sqlite3.IntegrityError, sqlite3.InterfaceError,
-            sqlite3.ProgrammingError)  # fmt: skip
+    data = (
+        sqlite3.DataError,
+        sqlite3.IntegrityError,
+        sqlite3.InterfaceError,
+        sqlite3.ProgrammingError,
+    )
     return isinstance(exc, sqlite3.Error) and not isinstance(exc, data)
 
 

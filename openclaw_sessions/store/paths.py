@@ -34,10 +34,6 @@ def agent_dir(root: Path, agent_id: str) -> Path:
     return root / "agents" / check_agent_id(agent_id)
 
 
-def sessions_dir(root: Path, agent_id: str) -> Path:
-    return agent_dir(root, agent_id) / "sessions"
-
-
 def db_path(root: Path, agent_id: str) -> Path:
     return agent_dir(root, agent_id) / DB_NAME
 

@@ -1,0 +1,201 @@
+"""A transcript's row as import sees it: where a source goes (Target: its identity in the store
+and its session), where its import stands (Cursor: bytes and lines consumed, the prefix's
+fingerprint, the next seq), and the row's changes: a new transcript, a new identity, a new
+revision when stored lines were rewritten, an archive that takes over a renamed transcript.
+The caller (store_lines.py) holds the write transaction.
+"""
+
+from __future__ import annotations
+
+import hashlib
+import sqlite3
+from dataclasses import dataclass, field
+from pathlib import Path
+from typing import NamedTuple
+
+from openclaw_sessions.index import index_rows
+from openclaw_sessions.reports import Issue
+from openclaw_sessions.store.db import now_ms
+
+from .line_sources import CHUNK, LineSource
+from .regular import open_regular
+
+
+class Target(NamedTuple):
+    """Where a file goes: its identity in the store and its session."""
+
+    path: Path
+    source_name: str
+    session_key: str
+    session_id: str
+    kind: str  # current | reset | deleted | backup | orphan
+    archived_at: str | None = None
+    unreferenced: bool = False  # no store entry names the file: report the key it goes to
+
+
+@dataclass
+class FileResult:
+    status: str = "unchanged"  # imported | updated | rewritten | unchanged
+    events: int = 0
+    malformed: int = 0
+    bytes_read: int = 0
+    issues: list[Issue] = field(default_factory=list)
+    session_key: str | None = None  # the key it is stored under
+    renamed_from: str | None = None  # the name it had in the store before (a /reset rename)
+
+
+@dataclass
+class Cursor:
+    """Where a stored transcript's import stands (updated as lines are consumed)."""
+
+    transcript_id: int
+    revision: int
+    bytes_consumed: int
+    prefix_sha256: str
+    lines_consumed: int
+    next_seq: int
+    version: int | None
+
+
+def cursor_of(conn: sqlite3.Connection, source_name: str) -> Cursor | None:
+    row = conn.execute(
+        "SELECT transcript_id, revision, bytes_consumed, prefix_sha256, lines_consumed,"
+        " next_seq, version FROM transcripts WHERE source_name = ?",
+        (source_name,),
+    ).fetchone()
+    return Cursor(*row) if row else None
+
+
+def unchanged(conn: sqlite3.Connection, target: Target) -> bool:
+    """A file already stored whole, under the same identity: nothing to write, so no write
+    lock is taken (re-runs from cron stay off the writers' way). Checked by content."""
+    if target.path.name.endswith(".zst"):
+        return False
+    row = conn.execute(
+        "SELECT bytes_consumed, prefix_sha256, session_key, session_id, kind, archived_at,"
+        " source_path FROM transcripts WHERE source_name = ?",
+        (target.source_name,),
+    ).fetchone()
+    if row is None or tuple(row[2:]) != (
+        target.session_key,
+        target.session_id,
+        target.kind,
+        target.archived_at,
+        str(target.path),
+    ):
+        return False
+    try:
+        if target.path.stat().st_size != row[0]:
+            return False
+        h = hashlib.sha256()
+        with open_regular(target.path) as f:
+            while chunk := f.read(CHUNK):
+                h.update(chunk)
+    except OSError:
+        return False
+    return bool(h.hexdigest() == row[1])
+
+
+ARCHIVES = ("reset", "deleted", "backup")
+
+
+# Sources whose path is not a file (a database's rows, `live` appends): never renamed.
+_NOT_FILES = "source_name NOT LIKE 'upstream:%' AND source_name NOT LIKE 'live:%'"
+
+
+def renamed(
+    conn: sqlite3.Connection, src: LineSource, target: Target, result: FileResult
+) -> Cursor | None:
+    """An archive that is a stored transcript's file under a new name (upstream's legacy
+    `/reset` renames `<id>.jsonl` to `<id>.jsonl.reset.<ISO>`): same session id, the stored
+    prefix intact, the old file gone. It takes that transcript over (no second copy)."""
+    rows = conn.execute(
+        "SELECT transcript_id, revision, bytes_consumed, prefix_sha256, lines_consumed,"
+        " next_seq, version, source_name, source_path FROM transcripts WHERE session_id = ?"
+        f" AND kind IN ('current', 'vanished') AND bytes_consumed > 0 AND {_NOT_FILES}"
+        " ORDER BY transcript_id",
+        (target.session_id,),
+    ).fetchall()
+    for *cols, name, path in rows:
+        if Path(path).exists():
+            continue  # a copy, not a rename
+        k = Cursor(*cols)
+        if src.resume(k.bytes_consumed, k.lines_consumed, k.prefix_sha256):
+            conn.execute(
+                "UPDATE transcripts SET source_name = ? WHERE transcript_id = ?",
+                (target.source_name, k.transcript_id),
+            )
+            result.renamed_from = str(name)
+            result.status = "updated"
+            return k
+        src.restart()
+    return None
+
+
+def owner_key(conn: sqlite3.Connection, target: Target) -> str:
+    """A derived key yields to the real key an earlier generation of this id was stored under
+    (a transcript imported while current, later renamed to a reset archive)."""
+    if ":orphan:" not in target.session_key:
+        return target.session_key
+    row = conn.execute(
+        "SELECT session_key FROM transcripts WHERE session_id = ?"
+        " AND session_key NOT LIKE '%:orphan:%' LIMIT 1",
+        (target.session_id,),
+    ).fetchone()
+    return str(row[0]) if row else target.session_key
+
+
+def ensure_session(conn: sqlite3.Connection, target: Target) -> None:
+    conn.execute(
+        "INSERT INTO sessions (session_key, session_id, derived) VALUES (?, ?, 1)"
+        " ON CONFLICT(session_key) DO NOTHING",
+        (target.session_key, target.session_id),
+    )
+
+
+def create(conn: sqlite3.Connection, target: Target) -> Cursor:
+    cur = conn.execute(
+        "INSERT INTO transcripts (source_name, session_key, session_id, kind, archived_at,"
+        " source_path, imported_at) VALUES (?, ?, ?, ?, ?, ?, ?)",
+        (
+            target.source_name,
+            target.session_key,
+            target.session_id,
+            target.kind,
+            target.archived_at,
+            str(target.path),
+            now_ms(),
+        ),
+    )
+    assert cur.lastrowid is not None
+    return Cursor(cur.lastrowid, 1, 0, "", 0, 0, None)
+
+
+def update_identity(conn: sqlite3.Connection, cursor: Cursor, target: Target) -> None:
+    conn.execute(
+        "UPDATE transcripts SET session_key = ?, session_id = ?, kind = ?, archived_at = ?,"
+        " source_path = ? WHERE transcript_id = ?",
+        (
+            target.session_key,
+            target.session_id,
+            target.kind,
+            target.archived_at,
+            str(target.path),
+            cursor.transcript_id,
+        ),
+    )
+
+
+def new_revision(conn: sqlite3.Connection, cursor: Cursor) -> None:
+    """Keep the superseded lines in archived_events; the session must be reconciled."""
+    tid = cursor.transcript_id
+    conn.execute(
+        "INSERT OR IGNORE INTO archived_events (transcript_id, revision, seq, line_no, raw)"
+        " SELECT transcript_id, ?, seq, line_no, raw FROM events WHERE transcript_id = ?",
+        (cursor.revision, tid),
+    )
+    conn.execute("DELETE FROM events WHERE transcript_id = ?", (tid,))
+    conn.execute("UPDATE transcripts SET revision = revision + 1 WHERE transcript_id = ?", (tid,))
+    index_rows.mark_dirty(conn, tid)
+    cursor.revision += 1
+    cursor.version = None

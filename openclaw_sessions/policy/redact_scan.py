@@ -1,0 +1,222 @@
+"""Where the default rules must run: the anchor passes over a text (redact.py applies what they
+find).
+
+Reindex redacts every message, and ``re`` has no multi-literal search, so text without secrets
+must not meet ~200 regexes. Each family has cheap necessary conditions ("anchors",
+redact_rules.py), checked by a few passes that each start with one literal character (``-``,
+``_``, ``=``…), which ``re`` finds at memchr speed, and test the rest with look-arounds.
+Assignment families (``KEY=value``, ``"token": "…"``, headers) are anchored on their separator
+in the reversed text, where the key before an ``=``/``:`` is a look-ahead, and are evaluated at
+those separators only (``site_hits``). The other families are plain regexes over the text, run
+only when one of their anchors holds (``scan`` names them).
+"""
+
+from __future__ import annotations
+
+import re
+from collections.abc import Callable
+from functools import lru_cache
+from typing import NamedTuple
+
+from . import redact_rules as rules
+from .redact_rules import ASCII, TOKEN, Anchor, Hit, Span
+
+# --- the passes ---------------------------------------------------------------------------------
+# One per buffer and literal. A hit consumes only the literal, so no anchor hides inside
+# another one's match; at a hit every anchor of that literal is tried.
+# --- the passes ---------------------------------------------------------------------------------
+# One per buffer and literal. A hit consumes only the literal, so no anchor hides inside
+# another one's match; at a hit every anchor of that literal is tried.
+_Hits = tuple[tuple[re.Pattern[str], int], ...]  # anchors to try at a hit, with their rule
+
+
+_PassCall = tuple[Callable[..., "re.Match[str] | None"], bool, str, _Hits, dict[str, _Hits]]
+
+
+class _Pass(NamedTuple):
+    buf: str
+    lit: str
+    regex: re.Pattern[str]
+    anchors: _Hits  # tried at every hit
+    by_word: dict[str, _Hits]  # tried when the trie's word says so
+
+
+def _field_gate(lit: str) -> str:
+    """What must follow an ``=``/``:`` in the reversed text for some family's key to be there."""
+    fams = [f for f in rules.FIELDS if lit in f.seps]
+    ci = {k.lower() for f in fams if f.flags & re.I for k in f.keys}
+    cs = {k for f in fams if not f.flags & re.I for k in f.keys} - ci
+    wide = {k for k in ci if not k[-1].isascii()}  # (behind a guard: ASCII keys try fewer branches)
+    alts = [
+        rules.trie((k[::-1] for k in ci - wide), True),
+        rules.trie((k[::-1] for k in cs), False),
+    ]
+    if wide:
+        alts.append("(?=[^\\x00-\\x7f])" + rules.trie((k[::-1] for k in wide), True))
+    alts += dict.fromkeys(f.chain for f in fams if f.chain)  # a key then harmless suffixes
+    # Every family's gap is quotes, backslashes, spaces and markdown emphasis.
+    return r"(?=[§\\\"'`*_]*(?:" + "|".join(alts) + "))(?P<gate>)"
+
+
+@lru_cache(maxsize=1)
+def _passes() -> tuple[_Pass, ...]:
+    """The passes, compiled on first use (a CLI run that redacts nothing never pays for them)."""
+    groups: dict[tuple[str, str], list[tuple[Anchor, int]]] = {}
+    for i, rule in enumerate(rules.RULES):
+        for a in rule.anchors:
+            groups.setdefault((a.buf, a.lit), []).append((a, i))
+    for sep in "=:":
+        groups.setdefault(("r", sep), [])
+    out = []
+    for (buf, lit), items in groups.items():
+        alts, anchors = [], []
+        merged: dict[str, list[tuple[re.Pattern[str], int]]] = {}
+        worded = [(a, i) for a, i in items if a.word]
+        for short in (False, True):  # prefix anchors: a trie of the reversed prefixes, captured
+            words = {a.word for a, _ in worded if a.short == short}
+            if not words:
+                continue
+            keys = sorted(w for w in words if not any(w != v and w.startswith(v) for v in words))
+            lit_rx, g = re.escape(lit), rules.GUARD_CLS  # the near character first: a look-behind
+            guard = "" if short else f"(?<={g}{lit_rx})(?<={g}{{8}}{lit_rx})"  # reads left to right
+            alts.append(f"{guard}(?=({rules.trie(keys, True)}))")
+            for k in keys:  # a captured key stands for every word it starts, of either trie
+                merged.setdefault(k, []).extend(
+                    (rules.compiled(lit_rx + a.rest, ASCII), i)
+                    for a, i in worded
+                    if a.word.startswith(k)
+                )
+        by_word = {k: tuple(v) for k, v in merged.items()}
+        for a, i in items:
+            if not a.word:
+                alts.append(f"(?:{a.umbrella or a.rest})")
+                anchors.append((rules.compiled(re.escape(lit) + a.rest, ASCII), i))
+        if buf == "r" and lit in "=:":  # assignment families: a key before the separator
+            alts.append(_field_gate(lit))
+            if lit == "=":  # a capture, so the hit itself tells that a form pair follows
+                alts.insert(
+                    0, rules.FORM_GATE.replace("(?=", "(?=(?P<amp>", 1).replace("&)", ")&)")
+                )
+        regex = rules.compiled(re.escape(lit) + "(?:" + "|".join(dict.fromkeys(alts)) + ")", ASCII)
+        out.append(_Pass(buf, lit, regex, tuple(anchors), by_word))
+    return tuple(out)
+
+
+_FAMILIES = {sep: tuple(i for i, f in enumerate(rules.FIELDS) if sep in f.seps) for sep in "=:"}
+
+
+_CALLS: list[_PassCall] = []  # filled on first use (the hot loop reads a plain global)
+
+
+def _pass_calls() -> list[_PassCall]:
+    if not _CALLS:
+        _CALLS.extend(
+            (p.regex.search, p.buf == "r", p.lit, p.anchors, p.by_word) for p in _passes()
+        )
+    return _CALLS
+
+
+@lru_cache(maxsize=2)
+def _keyside_rx(sep: str) -> re.Pattern[str]:
+    """One match tells which families have their key before ``sep`` (group i+1: family i)."""
+    alts = (f"(?:(?=({rules.keyside(f)})))?" if sep in f.seps else "()" for f in rules.FIELDS)
+    return rules.compiled("".join(alts), ASCII)
+
+
+@lru_cache(maxsize=1)
+def _site_values() -> tuple[re.Pattern[str], ...]:
+    """The assignment families' value halves (the key halves: ``_keyside_rx``)."""
+    return tuple(rules.compiled(f.value, f.flags) for f in rules.FIELDS)
+
+
+def last_group(m: re.Match[str]) -> Span:
+    g = next((i for i in range(len(m.groups()), 0, -1) if m.group(i)), 0)
+    return m.span(g)
+
+
+def scan(text: str, rev: str) -> tuple[set[int], list[int], list[int]]:
+    """Run the passes: the rules whose anchor holds, the separators with a key before them, and
+    the "&" before a form pair."""
+    wanted: set[int] = set()
+    seps: list[int] = []
+    amps: list[int] = []
+    n1 = len(text) - 1
+    for search, reverse, lit, anchors, by_word in _CALLS or _pass_calls():
+        if lit not in text:  # "in" is a memchr without the cost of a regex call
+            continue
+        buf = rev if reverse else text
+        m = search(buf)
+        while m:
+            p = m.start()
+            if reverse and lit in "=:":  # an assignment separator
+                seps.append(n1 - p)
+                if lit == "=":  # "=" carries no anchors
+                    if m.group("amp") is not None:
+                        amps.append(n1 - m.end("amp"))
+                    m = search(buf, p + 1)
+                    continue
+            if lit == ":" and reverse and m.group("gate") is not None:  # only a key: no anchor
+                m = search(buf, p + 1)
+                continue
+            cands = anchors
+            if m.lastindex:
+                cands += by_word.get(m.group(m.lastindex).lower(), ())
+            for rx, i in cands:
+                if i not in wanted and rx.match(buf, p):
+                    wanted.add(i)
+            m = search(buf, p + 1)
+    if seps:
+        seps.sort()
+    if amps:
+        amps.sort()
+    return wanted, seps, amps
+
+
+def site_hits(text: str, rev: str, seps: list[int], amps: list[int]) -> list[Hit]:
+    """Assignment families at their separators and form pairs at their "&", left to right;
+    at a separator every family that fits adds its token; nothing starts inside an earlier
+    match."""
+    hits: list[Hit] = []
+    last = 0
+    for pos, is_amp in sorted([(q, False) for q in seps] + [(a, True) for a in amps]):
+        if pos < last:
+            continue
+        found = _form_at(text, rev, pos) if is_amp else _field_at(text, rev, pos)
+        if found and found[0] >= last:
+            last = found[2]
+            hits += [(s, e, TOKEN) for s, e in found[1] if e > s]
+    return hits
+
+
+def _field_at(text: str, rev: str, q: int) -> tuple[int, list[Span], int] | None:
+    """(the first key's start, the tokens, the values' end) of the families that fit at ``q``."""
+    n = len(text)
+    km = _keyside_rx(text[q]).match(rev, n - q)
+    if not km or not km.lastindex:
+        return None
+    regs = km.regs
+    values = _site_values()
+    found: list[Span] = []
+    key = stop = -1
+    for i in _FAMILIES[text[q]]:
+        start, end = regs[i + 1]
+        if end > start and (vm := values[i].match(text, q + 1)):
+            check = rules.FIELDS[i].check
+            span = check(vm, n - end) if check else last_group(vm)
+            if span:
+                found.append(span)
+                key = n - end if key < 0 else key
+                stop = max(stop, vm.end())
+    return (key, found, stop) if found else None
+
+
+def _form_at(text: str, rev: str, a: int) -> tuple[int, list[Span], int] | None:
+    """The first pair of a run that goes on with "&key=": upstream's form-body rule."""
+    back = rules.RUN_R.match(rev, len(text) - a)
+    run = a - (back.end() - back.start()) if back else a
+    cands = [run] if run == 0 or text[run - 1] in rules.SPACE else []
+    cands += [c.end() for c in rules.COMMA.finditer(text, run, a)]
+    for c in cands:
+        if fm := rules.FORM.match(text, c):
+            return c, [last_group(fm)], fm.end()
+    return None
