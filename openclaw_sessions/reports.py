@@ -1,12 +1,24 @@
-"""Reports of the maintenance commands (import, reindex) and the issues they met.
+"""What the maintenance commands (import, reindex) report: their progress as they go, and at
+the end their counts and the issues they met.
 
-Kept apart from models.py: search never loads them (start-up time)."""
+Kept apart from read/models.py: search never loads them (start-up time)."""
 
 from __future__ import annotations
 
 import json
+from collections.abc import Callable
+from contextlib import AbstractContextManager, nullcontext
 from dataclasses import dataclass, field
 from typing import Any, NamedTuple, Protocol
+
+Progress = Callable[[int, int], None]  # (done, total)
+# A stage's progress sink, given its label and its unit ("items", or "B" for bytes); None when
+# nobody watches. The CLI's is a progress bar on a terminal.
+Bars = Callable[[str, str], AbstractContextManager[Progress | None]]
+
+
+def no_bars(label: str, unit: str) -> AbstractContextManager[Progress | None]:
+    return nullcontext(None)
 
 
 class _TextRedactor(Protocol):

@@ -26,7 +26,7 @@ def test_collector_is_on_while_the_command_runs_and_after(
     seen: list[bool] = []
     from openclaw_sessions.cli import app
 
-    monkeypatch.setattr(app, "main", lambda: seen.append(gc.isenabled()))
+    monkeypatch.setattr(app, "app", lambda **_: seen.append(gc.isenabled()))
     monkeypatch.setattr(sys, "argv", ["openclaw-sessions", "--version"])  # not the fast path
     try:
         main.main()

@@ -1,17 +1,16 @@
-"""Typer app: parse options, call the core once, render, map errors to exit codes."""
+"""The Typer app: the commands, their arguments and options, their help. Each command hands
+its parameters, by name, to run.py, which does the rest (the fast path, fastargs.py, hands the
+same parameters from argv it parses itself); completions, the man page and the fast path's
+option table are generated from this app (scripts/gen_docs.py)."""
 
-import sys
-from collections.abc import Callable
 from pathlib import Path
 from typing import Annotated, Any, NoReturn
 
 import typer
 
 from openclaw_sessions import __version__, settings
-from openclaw_sessions.errors import ExitCode
 from openclaw_sessions.store import paths
 
-from . import guard, output
 from .completion import complete_session_key
 from .parsing import Command, Group
 
@@ -65,6 +64,14 @@ def _version(value: bool) -> None:
         raise typer.Exit()
 
 
+def _finish(command: str, params: dict[str, Any]) -> NoReturn:
+    """Run a parsed command; its exit code ends the process. ``params`` is the command
+    function's locals() at its first line: exactly its parameters."""
+    from . import run
+
+    raise typer.Exit(run.run_command(command, params))
+
+
 @app.callback()
 def _main(
     version: Annotated[
@@ -72,12 +79,6 @@ def _main(
     ] = False,
 ) -> None:
     """Search, read and maintain OpenClaw session transcripts from the shell."""
-
-
-def _ctx(state_dir: Path | None, agent: str, all_agents: bool = False) -> Any:
-    from openclaw_sessions.store.context import Context
-
-    return Context(paths.state_root(state_dir), agent, all_agents)
 
 
 @app.command("import", cls=Command)
@@ -106,40 +107,7 @@ def import_cmd(
     quiet: QuietOpt = False,
 ) -> None:
     """Bulk-load legacy JSONL transcripts (idempotent, doctor-style)."""
-    from openclaw_sessions.ingest.importer import ImportOptions, run_import
-
-    from . import render
-
-    ctx = _ctx(state_dir, agent)
-
-    def work() -> Any:
-        redactor = ctx.redactor()
-        with render.progress("importing", enabled=not quiet and not as_json, unit="B") as bar:
-            report = run_import(
-                ctx.root,
-                sources or [],
-                agent=paths.check_agent_id(agent),
-                redactor=redactor,
-                options=ImportOptions(dry_run, include_archives),
-                progress=bar,
-            )
-        reindexed = []
-        if reindex and not dry_run:
-            from openclaw_sessions.index.reindex import reindex_agent
-
-            reindexed = [reindex_agent(ctx.root, a, redactor) for a in report.agents]
-        return report, reindexed
-
-    report, reindexed = guard.guarded(as_json, work)
-    problems = report.problems + sum(r.problems for r in reindexed)
-    if as_json:
-        out = report.to_json()
-        if reindexed:
-            out["reindex"] = [r.to_json() for r in reindexed]
-        output.echo_json(out)
-    elif not quiet or problems:
-        render.import_report(report, reindexed)
-    raise typer.Exit(int(ExitCode.PROBLEMS if problems else ExitCode.OK))
+    _finish("import", locals())
 
 
 @app.command("reindex", cls=Command)
@@ -153,33 +121,7 @@ def reindex_cmd(
     background: Annotated[bool, typer.Option("--background", hidden=True)] = False,
 ) -> None:
     """Run the reconciliation in the foreground (cron-safe)."""
-    from openclaw_sessions.index import locks
-    from openclaw_sessions.index.reindex import reindex_agent
-
-    from . import render
-
-    ctx = _ctx(state_dir, agent, all_agents)
-
-    def work() -> list[Any]:
-        redactor = ctx.redactor()
-        out = []
-        for a in ctx.agents():
-            if background:
-                with locks.background_slot(paths.agent_dir(ctx.root, a)) as mine:
-                    if mine:
-                        out.append(reindex_agent(ctx.root, a, redactor, full=full))
-                continue
-            with render.progress(f"indexing {a}", enabled=not quiet and not as_json) as bar:
-                out.append(reindex_agent(ctx.root, a, redactor, full=full, progress=bar))
-        return out
-
-    reports = guard.guarded(as_json, work)
-    problems = sum(r.problems for r in reports)
-    if as_json:
-        output.echo_json({"agents": [r.to_json() for r in reports]})
-    elif not quiet or problems:
-        render.reindex_reports(reports)
-    raise typer.Exit(int(ExitCode.PROBLEMS if problems else ExitCode.OK))
+    _finish("reindex", locals())
 
 
 @app.command("search", cls=Command)
@@ -241,32 +183,7 @@ def search_cmd(
     utc: UtcOpt = False,
 ) -> None:
     """Full-text search of user and assistant text on the active branch."""
-    from .run import search
-
-    raise typer.Exit(
-        search(
-            query,
-            state_dir=state_dir,
-            agent=agent,
-            all_agents=all_agents,
-            limit=limit,
-            session=session,
-            role=role,
-            since=since,
-            until=until,
-            order=order,
-            prefix=prefix,
-            as_key=as_key,
-            visibility=visibility,
-            sandboxed=sandboxed,
-            wait=wait,
-            max_bytes=max_bytes,
-            explain=explain,
-            as_json=as_json,
-            jsonl=jsonl,
-            utc=utc,
-        )
-    )
+    _finish("search", locals())
 
 
 @app.command("history", cls=Command)
@@ -326,25 +243,7 @@ def history_cmd(
     utc: UtcOpt = False,
 ) -> None:
     """Read a session's conversation on its active branch, paged or around a message."""
-    from .run import history
-
-    raise typer.Exit(
-        history(
-            key,
-            state_dir=state_dir,
-            agent=agent,
-            limit=limit,
-            offset=offset,
-            around=around,
-            session_id=session_id,
-            include_tools=include_tools,
-            as_key=as_key,
-            visibility=visibility,
-            sandboxed=sandboxed,
-            as_json=as_json,
-            utc=utc,
-        )
-    )
+    _finish("history", locals())
 
 
 @app.command("status", cls=Command)
@@ -356,22 +255,7 @@ def status_cmd(
     utc: UtcOpt = False,
 ) -> None:
     """Show each agent's store and index state, with a health verdict."""
-    from openclaw_sessions.read.status import agent_status
-
-    from . import render
-
-    ctx = _ctx(state_dir, agent, all_agents)
-
-    def work() -> list[dict[str, Any]]:
-        redactor = ctx.redactor()
-        return [agent_status(ctx.root, a, redactor) for a in ctx.agents()]
-
-    stats = guard.guarded(as_json, work)
-    if as_json:
-        output.echo_json(stats if all_agents else stats[0])
-    else:
-        render.status_table(stats, utc=utc)
-    raise typer.Exit(max(s["exitCode"] for s in stats))
+    _finish("status", locals())
 
 
 @app.command("delete", cls=Command)
@@ -388,67 +272,4 @@ def delete_cmd(
     as_json: JsonOpt = False,
 ) -> None:
     """Delete a session's transcripts and index rows in one transaction."""
-    from openclaw_sessions.errors import UsageError
-    from openclaw_sessions.store.sessions import delete_session, preview_delete
-
-    from .argcheck import text
-
-    guard.guarded(as_json, lambda: text("TARGET", target))
-    ctx = _ctx(state_dir, agent)
-    if not yes:
-        key = guard.guarded(as_json, lambda: preview_delete(ctx, target))
-        if not sys.stdin.isatty():
-            guard.guarded(
-                as_json,
-                _raise(
-                    UsageError(
-                        "refusing to prompt: stdin is not a terminal",
-                        hint="pass --yes to delete without asking",
-                    )
-                ),
-            )
-        from .output import safe
-
-        if not typer.confirm(f"Delete {safe(key)} and all its transcripts?"):
-            raise typer.Exit(int(ExitCode.NOTHING))
-    out = guard.guarded(as_json, lambda: delete_session(ctx, target))
-    if as_json:
-        output.echo_json(out)
-    else:
-        from . import render
-
-        render.info(
-            f"deleted {out['sessionKey']}: {out['transcripts']} transcript(s), "
-            f"{out['events']} events, {out['indexRows']} index rows"
-        )
-
-
-def _raise(exc: Exception) -> Callable[[], NoReturn]:
-    def go() -> NoReturn:
-        raise exc
-
-    return go
-
-
-def main() -> None:
-    """Console-script entry point; Ctrl-C anywhere exits 130 (Click alone would say 1)."""
-    import signal
-
-    signal.signal(signal.SIGINT, guard.interrupted)
-    _app_for(sys.argv)(prog_name="openclaw-sessions")
-
-
-def _app_for(argv: list[str]) -> typer.Typer:
-    """The app with only the command being run: Typer builds the parameters of every command
-    it holds before running one (~15 ms of start-up for the others). Help, completion and
-    anything unusual get the whole app."""
-    import copy
-
-    if len(argv) < 2 or settings.completing():
-        return app
-    chosen = [c for c in app.registered_commands if c.name == argv[1]]
-    if len(chosen) != 1:
-        return app
-    single = copy.copy(app)
-    single.registered_commands = chosen
-    return single
+    _finish("delete", locals())

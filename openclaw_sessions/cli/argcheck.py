@@ -1,8 +1,8 @@
 """Option and argument values, checked where they enter the program (pure).
 
-Both parsers end here: the Typer app (cli.py) and the fast path (fastpath.py) hand their values
-to commands.py, which checks them with these before anything runs, so both refuse the same
-values with the same message. Failures are UsageError (exit 2, one `error:` line).
+Both parsers end here: the Typer app (app.py) and the fast path (fastargs.py) hand their values
+to run.py, which checks them with these before anything runs, so both refuse the same values
+with the same message. Failures are UsageError (exit 2, one `error:` line).
 
 - Counts (`--limit`, `--offset`, `--max-bytes`) are at most MAX_COUNT: SQLite binds 64-bit
   integers, and no store holds 2**31 messages. Lower bounds stay with the core, which words

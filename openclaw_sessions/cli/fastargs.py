@@ -7,7 +7,8 @@ only argv it fully understands: the commands' own options, each at most once, va
 plain form. Anything else (help, completion, table output, `-n5`, `--limit +3`, a repeated
 option, an unknown word) returns None and the Typer app runs as usual, with its canonical
 errors. Both paths then run the same code (run.py); tests check that they print the same
-bytes and exit alike, and that the option tables here match the Typer commands'.
+bytes and exit alike. The option table is generated from the Typer commands
+(fastargs_table.py, by scripts/gen_docs.py; a test fails when it drifts).
 """
 
 from __future__ import annotations
@@ -18,57 +19,18 @@ from typing import Any
 
 from openclaw_sessions import settings
 
-FLAG, TEXT, INT, PATH = "flag", "text", "int", "path"
+from .fastargs_table import COMMANDS
 
-_COMMON = {"--state-dir": ("state_dir", PATH), "--agent": ("agent", TEXT)}
-_VISIBILITY = {
-    "--as": ("as_key", TEXT),
-    "--visibility": ("visibility", TEXT),
-    "--sandboxed": ("sandboxed", FLAG),
+FLAG, TEXT, INT, PATH = "flag", "text", "int", "path"  # the kinds in fastargs_table.py
+
+# The outputs the fast path serves, per command: the scripted calls.
+MACHINE = {"search": ("as_json", "jsonl"), "history": ("as_json",)}
+# command -> (its argument, its options, the outputs the fast path serves), from the Typer
+# app's own declarations (fastargs_table.py is generated from them: a new option needs no edit)
+SPECS = {
+    command: (argument, options, MACHINE[command])
+    for command, (argument, options, _envvars) in COMMANDS.items()
 }
-# command → (its argument, its options, the outputs the fast path serves)
-SPECS: dict[str, tuple[str, dict[str, tuple[str, str]], tuple[str, ...]]] = {
-    "search": (
-        "query",
-        {
-            **_COMMON,
-            **_VISIBILITY,
-            "--all-agents": ("all_agents", FLAG),
-            "--limit": ("limit", INT),
-            "-n": ("limit", INT),
-            "--session": ("session", TEXT),
-            "--role": ("role", TEXT),
-            "--since": ("since", TEXT),
-            "--until": ("until", TEXT),
-            "--order": ("order", TEXT),
-            "--prefix": ("prefix", FLAG),
-            "--wait": ("wait", FLAG),
-            "--max-bytes": ("max_bytes", INT),
-            "--explain": ("explain", FLAG),
-            "--json": ("as_json", FLAG),
-            "--jsonl": ("jsonl", FLAG),
-            "--utc": ("utc", FLAG),
-        },
-        ("as_json", "jsonl"),
-    ),
-    "history": (
-        "key",
-        {
-            **_COMMON,
-            **_VISIBILITY,
-            "--limit": ("limit", INT),
-            "-n": ("limit", INT),
-            "--offset": ("offset", INT),
-            "--around": ("around", TEXT),
-            "--session-id": ("session_id", TEXT),
-            "--include-tools": ("include_tools", FLAG),
-            "--json": ("as_json", FLAG),
-            "--utc": ("utc", FLAG),
-        },
-        ("as_json",),
-    ),
-}
-ENV = {"state_dir": settings.STATE_DIR, "agent": settings.AGENT}
 
 
 def _value(kind: str, raw: str) -> Any:
@@ -123,7 +85,7 @@ def parse(argv: list[str]) -> tuple[str, dict[str, Any]] | None:
     return command, kw
 
 
-def run(argv: list[str], ready: Callable[[], None] = lambda: None) -> int | None:
+def run_fast(argv: list[str], ready: Callable[[], None] = lambda: None) -> int | None:
     """Run ``argv`` here and return its exit code, or None: the Typer app must run it.
     ``ready`` is called once the command's modules are imported, before it runs."""
     if settings.completing():
@@ -137,12 +99,6 @@ def run(argv: list[str], ready: Callable[[], None] = lambda: None) -> int | None
 
     signal.signal(signal.SIGINT, guard.interrupted)
     command, kw = parsed
-    if command == "search":
-        from openclaw_sessions.read import search  # noqa: F401 - imported before ready()
-
-        ready()
-        return run.search(**kw)
-    from openclaw_sessions.read import history  # noqa: F401
-
+    run.load(command)
     ready()
-    return run.history(**kw)
+    return run.run_command(command, kw)

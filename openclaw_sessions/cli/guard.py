@@ -1,6 +1,6 @@
 """How a command ends, without Typer: JSON on stdout, one `error:` line on stderr, the
-documented exit code. Shared by the Typer app (cli.py) and the fast path (fastpath.py), so both
-fail and print exactly alike.
+documented exit code. Shared by the Typer app (app.py) and the fast path (fastargs.py), through
+run.py, so both fail and print exactly alike.
 """
 
 from __future__ import annotations

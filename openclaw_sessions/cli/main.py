@@ -1,19 +1,19 @@
-"""The `openclaw-sessions` console script: the CLI, with the garbage collector kept out of
-start-up and shutdown.
+"""The `openclaw-sessions` console script (and `python -m openclaw_sessions`): the fast path
+for the scripted `--json` calls when it accepts their argv (fastargs.py), else the Typer app.
 
-Start-up allocates some 20,000 long-lived objects (Typer, Click, our modules) and shutdown
-collects them all again; neither finds a cycle worth freeing. Collecting is switched off while
-the CLI is imported, everything alive is then frozen (moved out of the collector's sight), and
-frozen again after the command so that shutdown skips it too. Measured on `history --around`:
-~12 ms of a ~100 ms run. Commands themselves run with the collector on.
-
-`search --json` and `history --json` go through the fast path (fastpath.py) when it accepts
-their argv; everything else through the Typer app (cli.py).
+Start-up allocates some 20,000 long-lived objects (Typer, Click, our modules, the compiled
+redaction patterns) and shutdown collects them all again; neither finds a cycle worth
+freeing. So the collector is off while the modules are imported, everything alive is then
+frozen (moved out of its sight), and frozen again after the command, so that shutdown skips
+it too; commands themselves run with the collector on. Measured on a 1M-message store
+(same run): without this, `search --json` takes 1.31x as long, `search` (table) 1.33x,
+`history --json` 1.23x, `status` 1.13x.
 """
 
 from __future__ import annotations
 
 import gc
+import sys
 from typing import NoReturn
 
 
@@ -26,29 +26,30 @@ def _reader_gone() -> NoReturn:
     """stdout's reader went away (`| head`): exit 1 quietly, as Click does, instead of a
     traceback; stdout now points at /dev/null so the final flush cannot fail again."""
     import os
-    import sys
 
     os.dup2(os.open(os.devnull, os.O_WRONLY), sys.stdout.fileno())
     raise SystemExit(1)
 
 
 def main() -> None:
-    import sys
-
     gc.disable()
     try:
-        from .fastargs import run
+        from .fastargs import run_fast
 
         try:
-            code = run(sys.argv[1:], ready=_collect_from_here)
+            code = run_fast(sys.argv[1:], ready=_collect_from_here)
         except BrokenPipeError:
             _reader_gone()
         if code is not None:
             raise SystemExit(code)
-        from .app import main as cli_main
+        import signal
+
+        from . import guard
+        from .app import app
 
         _collect_from_here()
-        cli_main()
+        signal.signal(signal.SIGINT, guard.interrupted)  # Ctrl-C exits 130 (Click says 1)
+        app(prog_name="openclaw-sessions")
     finally:
         gc.freeze()  # shutdown skips everything that lived
         gc.enable()

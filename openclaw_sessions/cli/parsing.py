@@ -1,4 +1,4 @@
-"""How the Typer app parses argv, beyond Click's defaults (used by cli.py).
+"""How the Typer app parses argv, beyond Click's defaults (used by app.py).
 
 Every error ends as one `error:` line with a hint and a documented exit code, also Click's own
 usage errors (unknown option, a value that is not an integer, a missing argument); and an empty

@@ -1,137 +1,226 @@
-"""What `search` and `history` do once their options are parsed: build the core's options, call
-it once, print, return the exit code. Typer-free, so the Typer app (cli.py) and the fast path
-(fastpath.py) run the very same code.
+"""Every command once its argv is parsed, the same whichever parser read it (the Typer app,
+app.py, or the fast path, fastargs.py): the parameters become the command's options object
+(the core's) and the flags that say how to print (Output, the CLI's), the values that need it
+are checked at the edge (argcheck.py), the core is called once, its result printed, and the
+exit code returned. Typer-free: the fast path runs it too.
+
+A new option is a parameter of the Typer command and a field of the options object (or of
+Output) with the same name and default; a test holds them equal.
 """
 
 from __future__ import annotations
 
-from pathlib import Path
-from typing import TYPE_CHECKING
+from collections.abc import Callable
+from importlib import import_module
+from typing import TYPE_CHECKING, Any, NamedTuple, TypeVar
 
-from openclaw_sessions.errors import ExitCode
-from openclaw_sessions.store import paths
+from openclaw_sessions.errors import ExitCode, UsageError
 
 from . import argcheck, guard, output
 
 if TYPE_CHECKING:
+    from contextlib import AbstractContextManager
+
+    from openclaw_sessions.reports import Progress
+    from openclaw_sessions.store.sessions import DeleteOptions
+
+T = TypeVar("T", bound=tuple[Any, ...])
+
+
+class Output(NamedTuple):
+    """How a command talks to its caller; the core never sees these."""
+
+    as_json: bool = False
+    jsonl: bool = False
+    utc: bool = False
+    quiet: bool = False
+    yes: bool = False
+
+
+def split(kind: type[T], params: dict[str, Any]) -> tuple[T, Output]:
+    """The command's options object and its Output, from its parameters by name."""
+    fields: tuple[str, ...] = getattr(kind, "_fields")  # noqa: B009 - a NamedTuple class
+    unknown = params.keys() - set(fields) - set(Output._fields)
+    if unknown:  # a parameter no one reads: the options object lacks a field
+        raise TypeError(f"{kind.__name__} has no field for {sorted(unknown)}")
+    opts = kind(**{k: v for k, v in params.items() if k in fields})
+    return opts, Output(**{k: v for k, v in params.items() if k in Output._fields})
+
+
+# The core module of each command (load() imports it: the fast path's start-up).
+CORE = {
+    "search": "openclaw_sessions.read.search",
+    "history": "openclaw_sessions.read.history",
+    "status": "openclaw_sessions.read.status",
+    "reindex": "openclaw_sessions.index.reindex",
+    "import": "openclaw_sessions.ingest.importer",
+    "delete": "openclaw_sessions.store.sessions",
+}
+
+
+def load(name: str) -> None:
+    """Import what a command runs, before it runs."""
+    import_module(CORE[name])
+
+
+def run_command(name: str, params: dict[str, Any]) -> int:
+    """Run one parsed command; its exit code."""
+    return _COMMANDS[name](params)
+
+
+def _search(params: dict[str, Any]) -> int:
     from openclaw_sessions.read.models import SearchResult
+    from openclaw_sessions.read.search import SearchOptions, search
 
-
-def search(
-    query: str,
-    *,
-    state_dir: Path | None = None,
-    agent: str = paths.DEFAULT_AGENT,
-    all_agents: bool = False,
-    limit: int = 10,
-    session: str | None = None,
-    role: str | None = None,
-    since: str | None = None,
-    until: str | None = None,
-    order: str = "relevance",
-    prefix: bool = False,
-    as_key: str | None = None,
-    visibility: str | None = None,
-    sandboxed: bool = False,
-    wait: bool = False,
-    max_bytes: int = 32768,
-    explain: bool = False,
-    as_json: bool = False,
-    jsonl: bool = False,
-    utc: bool = False,
-) -> int:
-    from openclaw_sessions.policy.when import parse_when
-    from openclaw_sessions.read.search import SearchOptions, run_search
-    from openclaw_sessions.store.context import Context
-
-    ctx = Context(paths.state_root(state_dir), agent, all_agents)
+    opts, out = split(SearchOptions, params)
 
     def work() -> SearchResult:
-        argcheck.text("QUERY", query, empty_ok=True)  # empty: the core's own message
-        argcheck.count("--limit", limit)
-        argcheck.count("--max-bytes", max_bytes, least=0)
+        argcheck.text("QUERY", opts.query, empty_ok=True)  # empty: the core's own message
+        argcheck.count("--limit", opts.limit)
+        argcheck.count("--max-bytes", opts.max_bytes, least=0)
         argcheck.texts(
-            [("--session", session), ("--since", since), ("--until", until), ("--as", as_key)]
-        )
-        opts = SearchOptions(
-            query=query,
-            limit=limit,
-            session=session,
-            role=role,
-            since_ms=parse_when(since, option="--since") if since is not None else None,
-            until_ms=parse_when(until, option="--until") if until is not None else None,
-            order=order,
-            prefix=prefix,
-            as_key=as_key,
-            visibility=visibility,
-            sandboxed=sandboxed,
-            wait=wait,
-            max_bytes=max_bytes or None,
-            explain=explain,
-        )
-        return run_search(ctx, opts)
+            [("--session", opts.session), ("--since", opts.since), ("--until", opts.until),
+             ("--as", opts.as_key)]
+        )  # fmt: skip
+        return search(opts)
 
-    result = guard.guarded(as_json or jsonl, work)
+    result = guard.guarded(out.as_json or out.jsonl, work)
     code = int(ExitCode.OK if result.hits else ExitCode.NOTHING)
-    if as_json:
+    if out.as_json:
         output.echo_json(result.to_json())
         return code
     from . import render
 
-    if jsonl:
+    if out.jsonl:
         for h in result.hits:
             output.echo_json(h.to_json())
         render.search_footer(result)
     else:
-        render.search_table(result, utc=utc)
+        render.search_table(result, utc=out.utc)
     return code
 
 
-def history(
-    key: str,
-    *,
-    state_dir: Path | None = None,
-    agent: str = paths.DEFAULT_AGENT,
-    limit: int | None = None,
-    offset: int | None = None,
-    around: str | None = None,
-    session_id: str | None = None,
-    include_tools: bool = False,
-    as_key: str | None = None,
-    visibility: str | None = None,
-    sandboxed: bool = False,
-    as_json: bool = False,
-    utc: bool = False,
-) -> int:
-    from openclaw_sessions.read.history import HistoryOptions, HistoryResult, read_history
-    from openclaw_sessions.store.context import Context
+def _history(params: dict[str, Any]) -> int:
+    from openclaw_sessions.read.history import HistoryOptions, HistoryResult, history
 
-    ctx = Context(paths.state_root(state_dir), agent)
-    opts = HistoryOptions(
-        target=key,
-        limit=limit,
-        offset=offset,
-        around=around,
-        session_id=session_id,
-        include_tools=include_tools,
-        as_key=as_key,
-        visibility=visibility,
-        sandboxed=sandboxed,
-    )
+    opts, out = split(HistoryOptions, params)
 
     def work() -> HistoryResult:
-        argcheck.text("KEY", key, empty_ok=True)  # empty, --around empty: the core's messages
-        argcheck.text("--around", around, empty_ok=True)
-        argcheck.count("--limit", limit)
-        argcheck.count("--offset", offset)
-        argcheck.texts([("--session-id", session_id), ("--as", as_key)])
-        return read_history(ctx, opts)
+        argcheck.text("KEY", opts.key, empty_ok=True)  # empty, --around empty: the core's
+        argcheck.text("--around", opts.around, empty_ok=True)
+        argcheck.count("--limit", opts.limit)
+        argcheck.count("--offset", opts.offset)
+        argcheck.texts([("--session-id", opts.session_id), ("--as", opts.as_key)])
+        return history(opts)
 
-    result = guard.guarded(as_json, work)
-    if as_json:
+    result = guard.guarded(out.as_json, work)
+    if out.as_json:
         output.echo_json(result.to_json())
     else:
         from . import render
 
-        render.history_view(result, utc=utc)
+        render.history_view(result, utc=out.utc)
     return int(ExitCode.OK if result.messages else ExitCode.NOTHING)
+
+
+def _status(params: dict[str, Any]) -> int:
+    from openclaw_sessions.read.status import StatusOptions, status
+
+    opts, out = split(StatusOptions, params)
+    stats = guard.guarded(out.as_json, lambda: status(opts))
+    if out.as_json:
+        output.echo_json(stats if opts.all_agents else stats[0])
+    else:
+        from . import render
+
+        render.status_table(stats, utc=out.utc)
+    return int(max(s["exitCode"] for s in stats))
+
+
+def _bars(out: Output) -> Callable[[str, str], AbstractContextManager[Progress | None]]:
+    """Progress bars on a terminal, unless the caller asked for quiet or JSON."""
+    from . import render
+
+    return lambda label, unit: render.progress(
+        label, enabled=not out.quiet and not out.as_json, unit=unit
+    )
+
+
+def _reindex(params: dict[str, Any]) -> int:
+    from openclaw_sessions.index.reindex import ReindexOptions, reindex
+
+    opts, out = split(ReindexOptions, params)
+    reports = guard.guarded(out.as_json, lambda: reindex(opts, _bars(out)))
+    problems = sum(r.problems for r in reports)
+    if out.as_json:
+        output.echo_json({"agents": [r.to_json() for r in reports]})
+    elif not out.quiet or problems:
+        from . import render
+
+        render.reindex_reports(reports)
+    return int(ExitCode.PROBLEMS if problems else ExitCode.OK)
+
+
+def _import(params: dict[str, Any]) -> int:
+    from openclaw_sessions.ingest.importer import ImportOptions, import_sources
+
+    opts, out = split(ImportOptions, params)
+    done = guard.guarded(out.as_json, lambda: import_sources(opts, _bars(out)))
+    if out.as_json:
+        report = done.report.to_json()
+        if done.reindexed:
+            report["reindex"] = [r.to_json() for r in done.reindexed]
+        output.echo_json(report)
+    elif not out.quiet or done.problems:
+        from . import render
+
+        render.import_report(done.report, done.reindexed)
+    return int(ExitCode.PROBLEMS if done.problems else ExitCode.OK)
+
+
+def _delete(params: dict[str, Any]) -> int:
+    from openclaw_sessions.store.sessions import DeleteOptions, delete_session
+
+    opts, out = split(DeleteOptions, params)
+    guard.guarded(out.as_json, lambda: argcheck.text("TARGET", opts.target))
+    if not out.yes and not _confirmed(opts, out):
+        return int(ExitCode.NOTHING)
+    done = guard.guarded(out.as_json, lambda: delete_session(opts))
+    if out.as_json:
+        output.echo_json(done)
+    else:
+        from . import render
+
+        render.info(
+            f"deleted {done['sessionKey']}: {done['transcripts']} transcript(s), "
+            f"{done['events']} events, {done['indexRows']} index rows"
+        )
+    return int(ExitCode.OK)
+
+
+def _confirmed(opts: DeleteOptions, out: Output) -> bool:
+    """Ask on the terminal; refuse to ask anything else (a script must pass --yes)."""
+    import sys
+
+    import typer
+
+    from openclaw_sessions.store.sessions import preview_delete
+
+    key = guard.guarded(out.as_json, lambda: preview_delete(opts))
+    if not sys.stdin.isatty():
+        refusal = UsageError(
+            "refusing to prompt: stdin is not a terminal",
+            hint="pass --yes to delete without asking",
+        )
+        guard.fail(refusal, out.as_json)
+    return bool(typer.confirm(f"Delete {output.safe(key)} and all its transcripts?"))
+
+
+_COMMANDS: dict[str, Callable[[dict[str, Any]], int]] = {
+    "search": _search,
+    "history": _history,
+    "status": _status,
+    "reindex": _reindex,
+    "import": _import,
+    "delete": _delete,
+}

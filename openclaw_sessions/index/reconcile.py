@@ -11,10 +11,9 @@ from __future__ import annotations
 
 import sqlite3
 import time
-from collections.abc import Callable
 
 from openclaw_sessions.policy.redact import Redactor
-from openclaw_sessions.reports import ReindexReport
+from openclaw_sessions.reports import Progress, ReindexReport
 from openclaw_sessions.store import branches
 from openclaw_sessions.store.db import is_store_failure, now_ms, set_meta, transaction
 
@@ -29,7 +28,6 @@ BATCH_ROWS = 1024
 GROUP_EVENTS = 4096
 MAX_RETRIES = 3
 
-Progress = Callable[[int, int], None]
 Written = dict[int, int | None]  # rows written per transcript; None: not now (retried alone)
 
 

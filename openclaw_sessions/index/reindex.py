@@ -1,13 +1,15 @@
-"""`reindex`: the reconciliation of each agent, in this process, holding the agent's lock."""
+"""`reindex`: the reconciliation of each agent, in this process, holding the agent's lock (and
+its one background slot, for the reconciler a search starts)."""
 
 from __future__ import annotations
 
-from collections.abc import Callable
 from pathlib import Path
+from typing import NamedTuple
 
 from openclaw_sessions.policy.redact import Redactor
-from openclaw_sessions.reports import ReindexReport
+from openclaw_sessions.reports import Bars, Progress, ReindexReport, no_bars
 from openclaw_sessions.store import paths
+from openclaw_sessions.store.context import Context
 from openclaw_sessions.store.db import open_store
 
 from . import locks
@@ -20,8 +22,35 @@ def reindex_agent(
     redactor: Redactor,
     *,
     full: bool = False,
-    progress: Callable[[int, int], None] | None = None,
+    progress: Progress | None = None,
 ) -> ReindexReport:
     """Reconcile one agent in this process (holding the agent's 'reconciling' lock)."""
     with open_store(root, agent) as conn, locks.reconciling(paths.agent_dir(root, agent)):
         return reconcile(conn, agent, redactor, full=full, progress=progress)
+
+
+class ReindexOptions(NamedTuple):
+    """`reindex`'s options, named as the CLI's parameters."""
+
+    state_dir: Path | None = None
+    agent: str = paths.DEFAULT_AGENT
+    all_agents: bool = False
+    full: bool = False  # rebuild every transcript's index, not only the stale ones
+    background: bool = False  # the detached reconciler a search starts: one per agent
+
+
+def reindex(opts: ReindexOptions, bars: Bars = no_bars) -> list[ReindexReport]:
+    """Reconcile each agent in turn; the background reconciler skips an agent another one
+    already serves."""
+    ctx = Context.at(opts.state_dir, opts.agent, opts.all_agents)
+    redactor = ctx.redactor()
+    out = []
+    for agent in ctx.agents():
+        if opts.background:
+            with locks.background_slot(paths.agent_dir(ctx.root, agent)) as mine:
+                if mine:
+                    out.append(reindex_agent(ctx.root, agent, redactor, full=opts.full))
+            continue
+        with bars(f"indexing {agent}", "items") as bar:
+            out.append(reindex_agent(ctx.root, agent, redactor, full=opts.full, progress=bar))
+    return out

@@ -7,26 +7,59 @@ untouched, and a rerun finishes the job. Nothing in the sources is ever modified
 from __future__ import annotations
 
 import sqlite3
-from collections.abc import Callable, Iterable
+from collections.abc import Iterable, Sequence
 from datetime import UTC, datetime
 from pathlib import Path
 from typing import NamedTuple
 
+from openclaw_sessions.index.reindex import reindex_agent
 from openclaw_sessions.policy import keys
 from openclaw_sessions.policy.redact import Redactor
-from openclaw_sessions.reports import ImportReport, Issue
+from openclaw_sessions.reports import Bars, ImportReport, Issue, Progress, ReindexReport, no_bars
 from openclaw_sessions.store import db, paths, sessions
+from openclaw_sessions.store.context import Context
 
 from . import discover, line_sources, regular, targets, upstream_db
 from .store_lines import import_file, import_lines
 from .transcripts import FileResult, Target
 
-Progress = Callable[[int, int], None]  # (bytes done, bytes total)
-
 
 class ImportOptions(NamedTuple):
+    """`import`'s options, named as the CLI's parameters."""
+
+    sources: Sequence[Path] | None = None  # None or empty: every <root>/agents/*/sessions
+    state_dir: Path | None = None
+    agent: str = paths.DEFAULT_AGENT  # where a lone transcript or sessions dir goes
     dry_run: bool = False
     include_archives: bool = False
+    reindex: bool = False
+
+
+class Imported(NamedTuple):
+    report: ImportReport
+    reindexed: tuple[ReindexReport, ...] = ()  # with --reindex
+
+    @property
+    def problems(self) -> int:
+        return self.report.problems + sum(r.problems for r in self.reindexed)
+
+
+def import_sources(opts: ImportOptions, bars: Bars = no_bars) -> Imported:
+    """The import (progress in bytes read), then with ``reindex`` each agent's reconciliation."""
+    ctx = Context.at(opts.state_dir, opts.agent)
+    redactor = ctx.redactor()
+    with bars("importing", "B") as bar:
+        report = run_import(
+            ctx.root,
+            opts.sources or [],
+            agent=paths.check_agent_id(opts.agent),
+            redactor=redactor,
+            options=opts,
+            progress=bar,
+        )
+    if not opts.reindex or opts.dry_run:
+        return Imported(report)
+    return Imported(report, tuple(reindex_agent(ctx.root, a, redactor) for a in report.agents))
 
 
 def run_import(

@@ -67,8 +67,8 @@ def _abandoned(
     not indexed yet) whose redacted text matches ``plan`` as the index would match it.
 
     SQL narrows the candidates to lines that hold the term at all; each candidate's text is
-    then extracted as the indexer extracts it, redacted, and matched with FTS5 in a scratch
-    table: only that verdict is counted."""
+    then extracted as the index extracts it (index_rows.make_row), redacted, and matched with
+    FTS5 in a scratch table: only that verdict is counted."""
     rows = conn.execute(
         "SELECT e.raw FROM events e JOIN transcripts t ON t.transcript_id = e.transcript_id"
         " WHERE e.type = 'message' AND e.role IN ('user', 'assistant')"

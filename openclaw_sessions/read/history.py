@@ -15,6 +15,7 @@ from __future__ import annotations
 import json
 import sqlite3
 from collections.abc import Sequence
+from pathlib import Path
 from typing import Any, NamedTuple
 
 from openclaw_sessions.errors import UsageError
@@ -36,7 +37,11 @@ MAX_LIMIT = 1000  # upstream CHAT_HISTORY_MAX_ENTRIES: the ceiling for tool call
 
 
 class HistoryOptions(NamedTuple):
-    target: str
+    """`history`'s options, named as the CLI's parameters."""
+
+    key: str  # a session key, a session id, main or current
+    state_dir: Path | None = None
+    agent: str = paths.DEFAULT_AGENT
     limit: int | None = None
     offset: int | None = None
     around: str | None = None  # upstream messageId
@@ -108,9 +113,8 @@ def validate(opts: HistoryOptions) -> None:
         raise UsageError(f"visibility must be one of {', '.join(visibility.VISIBILITIES)}")
 
 
-def read_history(
-    ctx: Context, opts: HistoryOptions, redactor: TextRedactor | None = None
-) -> HistoryResult:
+def history(opts: HistoryOptions, redactor: TextRedactor | None = None) -> HistoryResult:
+    ctx = Context.at(opts.state_dir, opts.agent)
     validate(opts)
     cfg = ctx.config
     if redactor is None:
@@ -126,7 +130,7 @@ def read_history(
             visibility.Caller(None, paths.check_agent_id(ctx.agent), main_key=cfg.main_key),
             all_session_refs(ctx),
         )
-    key = policy.resolve_target(opts.target, "history")
+    key = policy.resolve_target(opts.key, "history")
     limit = opts.limit or DEFAULT_LIMIT
     if opts.as_key is not None:
         limit = min(limit, MAX_LIMIT)
@@ -182,7 +186,7 @@ def _pick(
                 hint="use the sessionId of a search hit for this session",
             )
     else:  # a session id given as KEY names its own generation: it comes first
-        named = [g for g in gens if g[1].lower() == opts.target.strip().lower()]
+        named = [g for g in gens if g[1].lower() == opts.key.strip().lower()]
         gens = named + [g for g in gens if g not in named]
         if opts.around is None:
             gens = gens[:1]

@@ -16,6 +16,7 @@ from openclaw_sessions.errors import UsageError
 from openclaw_sessions.index import locks
 from openclaw_sessions.policy import fts_query, keys, visibility
 from openclaw_sessions.policy.redact import Redactor, build_redactor
+from openclaw_sessions.policy.when import parse_when
 from openclaw_sessions.store import paths
 from openclaw_sessions.store.context import Context
 from openclaw_sessions.store.db import open_store
@@ -29,19 +30,25 @@ AS_MAX_LIMIT = 25
 
 
 class SearchOptions(NamedTuple):
+    """`search`'s options, named as the CLI's parameters (cli/app.py builds it, and so does the
+    fast path)."""
+
     query: str
+    state_dir: Path | None = None
+    agent: str = paths.DEFAULT_AGENT
+    all_agents: bool = False
     limit: int = 10
-    session: str | None = None
+    session: str | None = None  # a key or a session id
     role: str | None = None
-    since_ms: int | None = None
-    until_ms: int | None = None
+    since: str | None = None  # an ISO date/time or a span (when.parse_when)
+    until: str | None = None
     order: str = "relevance"
     prefix: bool = False
     as_key: str | None = None
     visibility: str | None = None
     sandboxed: bool = False
     wait: bool = False
-    max_bytes: int | None = search_sql.MAX_RESULT_BYTES
+    max_bytes: int = search_sql.MAX_RESULT_BYTES  # 0: no cap (with --as: always the default)
     explain: bool = False
 
 
@@ -80,7 +87,10 @@ def _scope(ctx: Context, opts: SearchOptions, cfg: config.Config) -> Scope:
     return Scope(agents, policy, target)
 
 
-def run_search(ctx: Context, opts: SearchOptions) -> SearchResult:
+def search(opts: SearchOptions) -> SearchResult:
+    ctx = Context.at(opts.state_dir, opts.agent, opts.all_agents)
+    since_ms = parse_when(opts.since, option="--since") if opts.since is not None else None
+    until_ms = parse_when(opts.until, option="--until") if opts.until is not None else None
     _validate(opts)
     plan = fts_query.build(opts.query, prefix=opts.prefix)
     cfg = ctx.config
@@ -101,7 +111,7 @@ def run_search(ctx: Context, opts: SearchOptions) -> SearchResult:
             visible = _visible_in(conn, agent, scope)
             hidden = incognito_keys(conn)
             filters = search_sql.Filters(
-                visible, hidden, scope.session_key, opts.role, opts.since_ms, opts.until_ms
+                visible, hidden, scope.session_key, opts.role, since_ms, until_ms
             )
             found, more = search_sql.find_hits(
                 conn, plan, filters, redactor, limit=limit, order=opts.order, max_bytes=None
@@ -125,7 +135,7 @@ def run_search(ctx: Context, opts: SearchOptions) -> SearchResult:
     hits.sort(key=_order_key(opts.order))
     if len(hits) > limit:
         hits, truncated = hits[:limit], True
-    cap = search_sql.MAX_RESULT_BYTES if opts.as_key is not None else opts.max_bytes
+    cap = search_sql.MAX_RESULT_BYTES if opts.as_key is not None else opts.max_bytes or None
     if cap is not None:
         hits, cut = search_sql.cap_bytes(hits, cap)
         truncated = truncated or cut

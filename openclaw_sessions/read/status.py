@@ -4,13 +4,14 @@ from __future__ import annotations
 
 import sqlite3
 from pathlib import Path
-from typing import Any
+from typing import Any, NamedTuple
 
 from openclaw_sessions.errors import ExitCode
 from openclaw_sessions.index import locks
 from openclaw_sessions.index.stale import STALE_FROM, STALE_WHERE, current_failures, params
 from openclaw_sessions.policy.redact import Redactor
 from openclaw_sessions.store import db, paths
+from openclaw_sessions.store.context import Context
 from openclaw_sessions.store.migrations import PRIMARY_TOKENIZER
 
 _INDEX_TABLES = {
@@ -39,6 +40,21 @@ def _index_sizes(conn: sqlite3.Connection) -> dict[str, Any]:
         rows = _scalar(conn, f"SELECT count(*) FROM {table}_docsize")
         out[name] = {"tokenizer": tokenizer, "rows": rows, "bytes": size}
     return out
+
+
+class StatusOptions(NamedTuple):
+    """`status`'s options, named as the CLI's parameters."""
+
+    state_dir: Path | None = None
+    agent: str = paths.DEFAULT_AGENT
+    all_agents: bool = False
+
+
+def status(opts: StatusOptions) -> list[dict[str, Any]]:
+    """The state of each agent's store and index, with a verdict and an exit code each."""
+    ctx = Context.at(opts.state_dir, opts.agent, opts.all_agents)
+    redactor = ctx.redactor()
+    return [agent_status(ctx.root, a, redactor) for a in ctx.agents()]
 
 
 def agent_status(root: Path, agent: str, redactor: Redactor) -> dict[str, Any]:

@@ -18,6 +18,11 @@ class Context(NamedTuple):
     agent: str
     all_agents: bool = False
 
+    @classmethod
+    def at(cls, state_dir: Path | None, agent: str, all_agents: bool = False) -> Context:
+        """--state-dir (else $OPENCLAW_STATE_DIR, else ~/.openclaw) and --agent/--all-agents."""
+        return cls(paths.state_root(state_dir), agent, all_agents)
+
     @property
     def config(self) -> config.Config:
         return config.load_config(self.root)

@@ -1,5 +1,5 @@
--- The one schema of an agent's store. Version lives in PRAGMA user_version (db.SCHEMA_VERSION);
--- migrations in db.py take an older file to exactly this.
+-- The one schema of an agent's store. Version lives in PRAGMA user_version
+-- (migrations.SCHEMA_VERSION); the migrations in migrations.py take an older file to exactly this.
 
 -- Key/value facts about the store: last import/reconcile times, redaction fingerprint.
 CREATE TABLE meta (
@@ -108,7 +108,7 @@ CREATE TABLE index_failures (
 );
 
 -- Each transcript's active branch as `history` reads it: marshal'd columns of its messages
--- (seq, entry_id, role, ts), the ids of its other entries and its flat mode (branchstore.py).
+-- (seq, entry_id, role, ts), the ids of its other entries and its flat mode (store/branches.py).
 -- Kept by writers (reconcile's publish, an append that provably extends it); current while
 -- (revision, next_seq) equal the transcript's, else readers walk the tree (tree.py).
 CREATE TABLE branches (
@@ -140,7 +140,7 @@ CREATE VIRTUAL TABLE index_fts USING fts5(
 -- The CJK index covers only rows with CJK text; its content view says so, which keeps
 -- FTS5's integrity-check and 'rebuild' consistent with what the triggers index.
 CREATE VIEW index_rows_cjk AS SELECT row_id, text, cjk FROM index_rows WHERE cjk IS NOT NULL;
--- CJK bigram index: substrings of any length of CJK-like runs (see query.py). Schema v4
+-- CJK bigram index: substrings of any length of CJK-like runs (see policy/fts_query.py). Schema v4
 -- dropped the trigram index that served 3+ characters: a phrase of bigrams finds exactly the
 -- same rows, and the trigram index was bigger than the primary one.
 CREATE VIRTUAL TABLE index_bigram USING fts5(
@@ -148,7 +148,7 @@ CREATE VIRTUAL TABLE index_bigram USING fts5(
     tokenize="unicode61 remove_diacritics 0 categories 'L* N* Co M*'"
 );
 
--- External-content FTS: inserts are indexed in batches by indexer.insert_rows (one
+-- External-content FTS: inserts are indexed in batches by index_rows.insert_rows (one
 -- INSERT ... SELECT per index: per-row triggers made each row its own FTS5 segment, measured
 -- 2x slower); deletes stay on triggers so no code path can leave a stale FTS entry behind.
 -- Never INSERT OR REPLACE into index_rows.

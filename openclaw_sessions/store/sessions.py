@@ -5,6 +5,8 @@ from __future__ import annotations
 
 import json
 import sqlite3
+from pathlib import Path
+from typing import NamedTuple
 
 from openclaw_sessions.errors import NotFoundError
 from openclaw_sessions.policy import keys
@@ -89,15 +91,24 @@ def resolve_delete_target(
     raise NotFoundError(f"Session not found: {t}", hint="see `openclaw-sessions status` or search")
 
 
-def delete_session(ctx: Context, target: str) -> dict[str, object]:
+class DeleteOptions(NamedTuple):
+    """`delete`'s options, named as the CLI's parameters."""
+
+    target: str  # a session key, a bare rest of one, or a session id
+    state_dir: Path | None = None
+    agent: str = paths.DEFAULT_AGENT
+
+
+def delete_session(opts: DeleteOptions) -> dict[str, object]:
     """Delete a session in one transaction: its session row and, through the foreign keys,
     every generation of its key with their events and index rows, whether the target names
     the key or one of its session ids. The counts are those of the transcripts the target
     names (all of the key's, or that generation's)."""
+    ctx = Context.at(opts.state_dir, opts.agent)
     agent = paths.check_agent_id(ctx.agent)
     with db.open_store(ctx.root, agent) as conn:
         with db.transaction(conn):
-            key, tids = resolve_delete_target(conn, target, agent)
+            key, tids = resolve_delete_target(conn, opts.target, agent)
             n_rows = sum(
                 conn.execute(
                     "SELECT count(*) FROM index_rows WHERE transcript_id = ?", (t,)
@@ -117,9 +128,11 @@ def delete_session(ctx: Context, target: str) -> dict[str, object]:
     return {"sessionKey": key, "transcripts": len(tids), "events": n_events, "indexRows": n_rows}
 
 
-def preview_delete(ctx: Context, target: str) -> str:
+def preview_delete(opts: DeleteOptions) -> str:
+    """The key `delete` would remove (for its prompt); nothing is written."""
+    ctx = Context.at(opts.state_dir, opts.agent)
     with db.open_store(ctx.root, paths.check_agent_id(ctx.agent)) as conn:
-        return resolve_delete_target(conn, target, ctx.agent)[0]
+        return resolve_delete_target(conn, opts.target, ctx.agent)[0]
 
 
 def incognito_keys(conn: sqlite3.Connection) -> list[str]:
