@@ -159,16 +159,16 @@ def _core_ms(state: Path, hit: dict[str, Any], runs: int) -> float:
 
     sys.path.insert(0, str(bl.REPO))
     from openclaw_sessions.policy.redact import build_redactor
-    from openclaw_sessions.read.history import HistoryOptions, read_history
+    from openclaw_sessions.read.history import HistoryOptions, history
     from openclaw_sessions.store.context import Context
 
     ctx = Context(state, "main")
-    opts = HistoryOptions(target=KEY, around=hit["messageId"], session_id=hit["sessionId"])
+    opts = HistoryOptions(KEY, state, around=hit["messageId"], session_id=hit["sessionId"])
     redactor = build_redactor(ctx.config.redact_patterns)
     times = []
     for _ in range(runs + 1):
         t0 = time.perf_counter()
-        json.dumps(read_history(ctx, opts, redactor).to_json(), ensure_ascii=False)
+        json.dumps(history(opts, redactor).to_json(), ensure_ascii=False)
         times.append((time.perf_counter() - t0) * 1000)
     return bl.percentile(times[1:], 50) or 0.0
 
@@ -249,10 +249,10 @@ def main() -> int:
     )
     bound = bl.ratio((floor or 0) + core / 1000, floor)
     out.print(
-        f"in-process read_history --around (the work itself, imports excluded): p50 "
+        f"in-process history --around (the work itself, imports excluded): p50 "
         f"{core:.1f} ms; floor + that = {bl.fmt_ratio(bound)} of the floor"
     )
-    figures["in-process read_history --around"] = {"p50_ms": core, "ratio": bound}
+    figures["in-process history --around"] = {"p50_ms": core, "ratio": bound}
     if args.json:
         print(
             json.dumps(

@@ -211,7 +211,7 @@ def profile_import(c: bl.Corpus, out: bl.Out) -> bl.Profile:
     red = build_redactor(())
     prof = bl.profile(
         lambda: importer.run_import(
-            state, [c.path], agent="main", redactor=red, options=importer.Options()
+            state, [c.path], agent="main", redactor=red, options=importer.ImportOptions()
         )
     )
     bl.shutil.rmtree(state, ignore_errors=True)

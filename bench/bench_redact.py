@@ -9,8 +9,9 @@ German, French, Russian, Japanese or Chinese, with emoji and typographic punctua
 shell output, JSON tool calls, logs and URLs; fake secrets of several families are planted at a
 low rate. ``--from DIR`` takes instead the user and assistant texts of the ``*.jsonl``
 transcripts under DIR (a ``gen_corpus.py`` output, ``../shared/corpus/real``). The baseline's
-``openclaw_sessions/redact.py`` is read with ``git show BASE:…`` and loaded as a module of this
-package (it imports only ``recache`` and ``errors``). Floors over the same messages: a
+package is taken with ``git archive BASE openclaw_sessions``, imported under another name, and
+its redactor built (``policy/redact.py``, or ``redact.py`` before the package had
+subpackages). Floors over the same messages: a
 ``str.lower()`` pass and a one-literal regex scan. Figures are the best of several rounds (CPU
 time): microseconds per message and MB of UTF-8 per second; the ratio is new / base.
 """
@@ -24,7 +25,6 @@ import re
 import subprocess
 import sys
 import time
-import types
 from collections.abc import Callable
 from pathlib import Path
 
@@ -147,14 +147,25 @@ def transcript_texts(root: Path) -> list[str]:
 
 
 def base_redactor(ref: str) -> object:
-    """``build_redactor()`` of ``ref``'s redact.py, loaded as a module of this package."""
-    src = subprocess.run(["git", "show", f"{ref}:openclaw_sessions/redact.py"], cwd=REPO,
-                         capture_output=True, text=True, check=True).stdout  # fmt: skip
-    mod = types.ModuleType("openclaw_sessions._redact_base")
-    mod.__package__ = "openclaw_sessions"
-    sys.modules[mod.__name__] = mod
-    exec(compile(src, f"{ref}:openclaw_sessions/redact.py", "exec"), mod.__dict__)
-    return mod.build_redactor()
+    """``build_redactor()`` of ``ref``'s package, extracted to a temp dir as ``ocs_base``."""
+    import importlib
+    import io
+    import tarfile
+    import tempfile
+
+    tar = subprocess.run(["git", "archive", ref, "openclaw_sessions"], cwd=REPO,
+                         capture_output=True, check=True).stdout  # fmt: skip
+    where = Path(tempfile.mkdtemp(prefix="ocs-redact-base-"))
+    with tarfile.open(fileobj=io.BytesIO(tar)) as archive:
+        archive.extractall(where, filter="data")
+    (where / "openclaw_sessions").rename(where / "ocs_base")
+    sys.path.insert(0, str(where))
+    for name in ("ocs_base.policy.redact", "ocs_base.redact"):
+        try:
+            return importlib.import_module(name).build_redactor()
+        except ModuleNotFoundError:
+            continue
+    raise SystemExit(f"error: no redact module in {ref}")
 
 
 def best_us(fn: Callable[[str], object], msgs: list[str], rounds: int) -> float:

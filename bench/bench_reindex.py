@@ -152,7 +152,7 @@ def migrate(state: Path) -> None:
 def plan_only(state: Path) -> dict[str, Any]:
     """In-process: what reconcile computes before it writes (read the events, walk the tree,
     parse each message's JSON, extract, redact, CJK bigrams) for every transcript."""
-    from openclaw_sessions.index.reconcile import plan
+    from openclaw_sessions.index.plan import plan_rows
     from openclaw_sessions.policy.redact import build_redactor
     from openclaw_sessions.store import db
 
@@ -163,7 +163,7 @@ def plan_only(state: Path) -> dict[str, Any]:
         conn = db.connect(f)
         try:
             for (tid,) in conn.execute("SELECT transcript_id FROM transcripts").fetchall():
-                p = plan(conn, tid, red)
+                p = plan_rows(conn, tid, red)
                 rows += len(p.rows) if p else 0
         finally:
             conn.close()

@@ -11,7 +11,7 @@ reports p50/p90. Baselines measured in the same invocation:
 * ``rg --json -F WORD`` over the same agent's raw JSONL directory (two-word query: the regex
   ``a.*b|b.*a``, i.e. both words on one line); skipped with a note when rg is missing.
 
-Also: a no-op ``reindex`` (nothing stale), the in-process cost of ``find.run_search`` (what is
+Also: a no-op ``reindex`` (nothing stale), the in-process cost of ``read.search.search`` (what is
 left once imports are done), and ``python -X importtime -m openclaw_sessions search x --json``.
 
 Targets (issue): search p50 ≤ 1.5x the floor and faster than rg on 1M messages; no-op reindex
@@ -126,15 +126,14 @@ def stats(walls: list[float]) -> dict[str, float | None]:
 
 
 def in_process(state: Path, q: str, runs: int) -> float | None:
-    """Median ms of find.run_search in this (already warm) process."""
-    from openclaw_sessions.read.search import SearchOptions, run_search
-    from openclaw_sessions.store.context import Context
+    """Median ms of read.search.search in this (already warm) process."""
+    from openclaw_sessions.read.search import SearchOptions, search
 
-    ctx = Context(state, AGENT)
+    opts = SearchOptions(query=q, state_dir=state, agent=AGENT)
     walls = []
     for _ in range(runs):
         t0 = time.perf_counter()
-        run_search(ctx, SearchOptions(query=q))
+        search(opts)
         walls.append(time.perf_counter() - t0)
     return bl.percentile(walls, 50)
 
@@ -234,7 +233,7 @@ def main(argv: list[str] | None = None) -> int:
     floor = st["floor: python -c 'import typer, sqlite3'"]["p50"]
     res["commands"] = {k: {**v, "cmd": commands[k]} for k, v in st.items()}
     res["floorP50"] = floor
-    out.log("in-process run_search ...")
+    out.log("in-process search ...")
     os.environ["OPENCLAW_SESSIONS_NO_BACKGROUND"] = "1"
 
     rows = []
