@@ -6,6 +6,11 @@ this tool uses: session-tool visibility, agent-to-agent policy, the sandbox clam
 (defaults and per agent), ``session.mainKey`` and ``logging.redactPatterns``. Every
 other key is upstream's business and is ignored. A missing file means defaults; a
 malformed one is a ConfigError, never a traceback and never silently skipped.
+
+A setting is validated where it is used: the visibility settings (``tools.*``, ``agents.*``)
+only matter with ``--as``, so a bad one is kept in the Config and raised by
+``Config.visibility_settings()`` (the caller's policy asks for them), never at load time: an
+operator's `search` or `status` does not stop on a setting it does not read.
 """
 
 from __future__ import annotations
@@ -50,6 +55,15 @@ class Config(NamedTuple):
     redact_patterns: tuple[str, ...] = ()  # logging.redactPatterns
     path: Path | None = None  # the file read, None when there was none
     main_key: str = DEFAULT_MAIN_KEY  # session.mainKey: agent:<id>:<mainKey> is "main"
+    # A bad setting that only --as reads (tools.*, agents.*): raised when it is used.
+    visibility_error: ConfigError | None = None
+
+    def visibility_settings(self) -> Config:
+        """This config, once the settings a caller acting as a session reads (visibility,
+        agent-to-agent, sandbox clamp) are known to be valid; else their ConfigError."""
+        if self.visibility_error is not None:
+            raise self.visibility_error
+        return self
 
     def sandbox_visibility_for(self, agent_id: str) -> str:
         """The sandbox clamp for one agent: its own setting, else the defaults'."""
@@ -150,23 +164,36 @@ class _Checker:
 def _validate(data: object, path: Path) -> Config:
     check = _Checker(path)
     root = check.obj(data, "the top level")
+    logging = check.obj(root.get("logging"), "logging")
+    session = check.obj(root.get("session"), "session")
+    main_key = session.get("mainKey")
+    if main_key is not None and not isinstance(main_key, str):
+        raise check.fail("session.mainKey", "must be a string", 'e.g. "main"')
+    common = Config(
+        redact_patterns=check.strings(logging.get("redactPatterns"), "logging.redactPatterns"),
+        path=path,
+        main_key=(main_key or "").strip().lower() or DEFAULT_MAIN_KEY,
+    )
+    try:
+        return _visibility(check, root, common)
+    except ConfigError as exc:  # only --as reads these: raised when used
+        return common._replace(visibility_error=exc)
+
+
+def _visibility(check: _Checker, root: dict[str, Any], common: Config) -> Config:
+    """``common`` with the settings only a caller acting as a session reads."""
     tools = check.obj(root.get("tools"), "tools")
     sessions = check.obj(tools.get("sessions"), "tools.sessions")
     a2a = check.obj(tools.get("agentToAgent"), "tools.agentToAgent")
     agents = check.obj(root.get("agents"), "agents")
     defaults = check.obj(agents.get("defaults"), "agents.defaults")
     sandbox = check.obj(defaults.get("sandbox"), "agents.defaults.sandbox")
-    logging = check.obj(root.get("logging"), "logging")
-    session = check.obj(root.get("session"), "session")
-    main_key = session.get("mainKey")
-    if main_key is not None and not isinstance(main_key, str):
-        raise check.fail("session.mainKey", "must be a string", 'e.g. "main"')
     sandbox_default = check.choice(
         sandbox.get("sessionToolsVisibility"),
         "agents.defaults.sandbox.sessionToolsVisibility",
         SANDBOX_VISIBILITIES,
     )
-    return Config(
+    return common._replace(
         visibility=check.choice(
             sessions.get("visibility"), "tools.sessions.visibility", VISIBILITIES
         ),
@@ -176,9 +203,6 @@ def _validate(data: object, path: Path) -> Config:
         agent_to_agent_allow=check.strings(a2a.get("allow"), "tools.agentToAgent.allow"),
         sandbox_visibility_default=sandbox_default or DEFAULT_SANDBOX_VISIBILITY,
         sandbox_visibility_by_agent=MappingProxyType(_per_agent_sandbox(check, agents)),
-        redact_patterns=check.strings(logging.get("redactPatterns"), "logging.redactPatterns"),
-        path=path,
-        main_key=(main_key or "").strip().lower() or DEFAULT_MAIN_KEY,
     )
 
 

@@ -137,9 +137,28 @@ def test_bom_is_tolerated(tmp_path: Path) -> None:
 )
 def test_wrong_types_are_config_errors(tmp_path: Path, text: str, needle: str) -> None:
     path = write(tmp_path, text)
-    message = load_error(tmp_path).message
+    if needle.startswith(("tools", "agents")):  # read only with --as: raised when used
+        config = load_config(tmp_path, NO_ENV)
+        assert config.visibility_error is not None
+        with pytest.raises(ConfigError) as exc:
+            config.visibility_settings()
+        message = exc.value.message
+        assert isinstance(exc.value, UsageError) and exc.value.hint
+    else:
+        message = load_error(tmp_path).message
     assert message.startswith(f"invalid config {path}: ")
     assert needle in message
+
+
+def test_a_bad_visibility_setting_keeps_the_settings_every_command_reads(tmp_path: Path) -> None:
+    write(tmp_path, "{tools: {sessions: {visibility: 'banana'}}, session: {mainKey: 'Home'},"
+                    " logging: {redactPatterns: ['needle']}}")  # fmt: skip
+    config = load_config(tmp_path, NO_ENV)
+    assert config.redact_patterns == ("needle",) and config.main_key == "home"
+    assert config.visibility is None  # the defaults stand in until --as asks
+    with pytest.raises(ConfigError, match="tools.sessions.visibility"):
+        config.visibility_settings()
+    assert load_config(tmp_path / "none", NO_ENV).visibility_settings() == Config()
 
 
 def test_config_path_env_override(tmp_path: Path) -> None:

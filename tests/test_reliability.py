@@ -485,7 +485,7 @@ def test_no_traceback_on_broken_inputs(tmp_path: Path) -> None:
     for args in (
         ["search", "x", "--state-dir", str(tmp_path)],
         ["status", "--state-dir", str(tmp_path)],
-        ["import", "/nonexistent/path", "--state-dir", str(tmp_path)],
+        ["search", "x", "--state-dir", str(tmp_path), "--as", "main"],
         ["search", "", "--json"],
         ["history", "nope"],
         ["delete", "nope", "--yes"],
