@@ -3,7 +3,10 @@ and that walk JSONL text lines the way import stores them."""
 
 from __future__ import annotations
 
+import os
 import sqlite3
+import subprocess
+import sys
 from collections.abc import Iterable, Sequence
 from pathlib import Path
 
@@ -71,3 +74,18 @@ def walk(entries: Iterable[Entry]) -> tree.Walk:
 def active_seqs(entries: Iterable[Entry]) -> list[int]:
     """The seqs of every line on the active branch, in order."""
     return walk(entries).seqs
+
+
+SCRIPT = Path(sys.executable).parent / "openclaw-sessions"
+
+
+def installed(
+    *args: str, state: Path | None = None, env: dict[str, str] | None = None, input: str = ""
+) -> subprocess.CompletedProcess[str]:
+    """Run the installed console script (a real process: exit codes, pipes, no TTY)."""
+    full = {**os.environ, "NO_COLOR": "1", **(env or {})}
+    if state is not None:
+        full["OPENCLAW_STATE_DIR"] = str(state)
+    return subprocess.run(
+        [str(SCRIPT), *args], env=full, input=input, capture_output=True, text=True, timeout=300
+    )

@@ -415,14 +415,14 @@ def test_older_generations(tmp_path: Path) -> None:
     assert out["sessionKey"] == "agent:main:main" and out["sessionId"] == "gen-old"
     assert ids(out) == expected_ids(old)
     r = run_cli("history", "main", "--around", old_mid, "--session-id", "nope")
-    assert r.exit_code == 2 and "sessionId does not belong to sessionKey" in r.stderr
+    assert r.exit_code == 2 and "--session-id is not a generation of this session" in r.stderr
 
 
 @pytest.mark.parametrize(
     ("args", "message"),
     [
-        (["--offset", "0", "--around", "x"], "offset and messageId cannot be used together"),
-        (["--session-id", "s1"], "sessionId requires messageId"),
+        (["--offset", "0", "--around", "x"], "--offset and --around cannot be used together"),
+        (["--session-id", "s1"], "--session-id requires --around"),
         (["--limit", "0"], "limit must be a positive integer"),
         (["--offset", "-1"], "offset must be a non-negative integer"),
         (["--visibility", "world", "--as", "main"], "visibility must be one of"),

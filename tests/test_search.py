@@ -273,7 +273,7 @@ def test_limit_truncated_order_filters_and_snippet_cap(tmp_path: Path) -> None:
     assert len(until["results"]) == 30
     _, sess = search("common", "--session", "many-1", "--limit", "1")
     assert sess["results"][0]["sessionId"] == "many-1"
-    assert search("common", "--session", "nope")[0] == 1
+    assert search("common", "--session", "nope")[0] == 2  # unknown: exit 2, as everywhere
 
 
 def test_byte_cap_counts_like_upstream(tmp_path: Path) -> None:

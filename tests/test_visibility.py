@@ -309,7 +309,7 @@ def test_resolve_caller_key_unknown(raw: str) -> None:
     with pytest.raises(NotFoundError) as exc:
         resolve_caller_key(raw, "main", WORLD)
     assert exc.value.message == (
-        f"Session not found: {raw} (use the full sessionKey from sessions_list)"
+        f"Session not found: {raw} (use the full sessionKey from `openclaw-sessions sessions`)"
     )
     assert exc.value.hint
 

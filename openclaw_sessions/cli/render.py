@@ -215,7 +215,7 @@ def search_footer(result: SearchResult) -> None:
     def note(line: str) -> None:
         print(wellformed.text(safe(line)), file=sys.stderr)
 
-    for warning in result.warnings():
+    for warning in result.warnings(human=True):
         note(f"warning: {warning}")
     if result.truncated:
         note("more results exist: raise --limit or narrow the query")

@@ -85,9 +85,10 @@ class SessionRef(NamedTuple):
 
 
 def not_found(shown: str) -> NotFoundError:
-    # Upstream's text for an unresolvable sessionId; we also use it for unknown keys.
+    # Upstream's text for an unresolvable sessionId (also used for unknown keys), with the
+    # command that lists keys in place of its agent tool (sessions_list).
     return NotFoundError(
-        f"Session not found: {shown} (use the full sessionKey from sessions_list)",
+        f"Session not found: {shown} (use the full sessionKey from `openclaw-sessions sessions`)",
         hint=_NOT_FOUND_HINT,
     )
 

@@ -34,6 +34,22 @@ def parse_when(value: str, *, now: datetime | None = None, option: str = "--sinc
         ) from None
 
 
+def parse_window(
+    since: str | None, until: str | None, *, now: datetime | None = None
+) -> tuple[int | None, int | None]:
+    """--since and --until → (since_ms, until_ms), each None when not given; a window that
+    ends before it starts is a usage error, not an empty answer."""
+    now = now or datetime.now(UTC)  # one "now" for both: `--since 2d --until 1d`
+    since_ms = None if since is None else parse_when(since, now=now, option="--since")
+    until_ms = None if until is None else parse_when(until, now=now, option="--until")
+    if since_ms is not None and until_ms is not None and since_ms > until_ms:
+        raise UsageError(
+            f"--since {since!r} is after --until {until!r}",
+            hint="--since is the start of the window and --until its end",
+        )
+    return since_ms, until_ms
+
+
 # Usable times: 1970-01-01 to 9999-12-31 (epoch ms). Anything else (NaN, ±Infinity, 1e20, a
 # 20-digit integer, year 1) is treated as missing: SQLite holds at most 64-bit integers and
 # datetime only years 1 to 9999.

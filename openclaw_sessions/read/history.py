@@ -27,9 +27,8 @@ from openclaw_sessions.store import paths
 from openclaw_sessions.store.branches import active_messages
 from openclaw_sessions.store.context import Context
 from openclaw_sessions.store.db import open_store
-from openclaw_sessions.store.sessions import all_session_refs
 
-from .scope import caller_policy
+from .scope import caller_policy, operator_policy
 
 DEFAULT_LIMIT = 200  # upstream chat.history's default page
 MMAP_BYTES = 256 * 1024 * 1024
@@ -91,21 +90,21 @@ class HistoryResult(NamedTuple):
 
 
 def validate(opts: HistoryOptions) -> None:
-    """Upstream's parameter errors, texts included."""
+    """Upstream's parameter errors, named as the CLI's options."""
     if opts.limit is not None and opts.limit < 1:
         raise UsageError("limit must be a positive integer")
     if opts.offset is not None and opts.offset < 0:
         raise UsageError("offset must be a non-negative integer")
     if opts.around is not None and not opts.around.strip():
-        raise UsageError("messageId must be a non-empty string")
+        raise UsageError("--around must not be empty")
     if opts.offset is not None and opts.around is not None:
         raise UsageError(
-            "offset and messageId cannot be used together",
+            "--offset and --around cannot be used together",
             hint="--around shows a window around the message; drop --offset",
         )
     if opts.session_id is not None and opts.around is None:
         raise UsageError(
-            "sessionId requires messageId",
+            "--session-id requires --around",
             hint="--session-id picks the generation of an --around message; "
             "to page an older generation pass its session id as KEY",
         )
@@ -125,11 +124,8 @@ def history(opts: HistoryOptions, redactor: TextRedactor | None = None) -> Histo
         policy = caller_policy(
             ctx, cfg, as_key=opts.as_key, visibility_mode=opts.visibility, sandboxed=opts.sandboxed
         )
-    else:  # operator mode: every session but incognito ones (Policy's only rule without a key)
-        policy = visibility.Policy(
-            visibility.Caller(None, paths.check_agent_id(ctx.agent), main_key=cfg.main_key),
-            all_session_refs(ctx),
-        )
+    else:
+        policy = operator_policy(ctx, cfg)
     key = policy.resolve_target(opts.key, "history")
     limit = opts.limit or DEFAULT_LIMIT
     if opts.as_key is not None:
@@ -142,7 +138,7 @@ def history(opts: HistoryOptions, redactor: TextRedactor | None = None) -> Histo
         # memory map halves that scan (measured on 10,000 events). Read-only use, this
         # connection only.
         conn.execute(f"PRAGMA mmap_size = {MMAP_BYTES}")
-        gens = _generations(conn, key)
+        gens = generations(conn, key)
         tid, sid, rows = _pick(conn, gens, opts)
         if tid is None:
             return _empty(key, sid, opts)
@@ -159,7 +155,7 @@ def _empty(key: str, sid: str | None, opts: HistoryOptions) -> HistoryResult:
     return HistoryResult(key, sid, (), offset=opts.offset or 0, has_more=False, total_messages=0)
 
 
-def _generations(conn: sqlite3.Connection, key: str) -> list[tuple[int, str]]:
+def generations(conn: sqlite3.Connection, key: str) -> list[tuple[int, str]]:
     """(transcript id, session id) of every generation of ``key``, the current one first,
     then newest first."""
     current = conn.execute("SELECT session_id FROM sessions WHERE session_key = ?", (key,))
@@ -182,7 +178,7 @@ def _pick(
         gens = [g for g in gens if g[1] == opts.session_id.strip()]
         if not gens:
             raise UsageError(
-                "sessionId does not belong to sessionKey",
+                "--session-id is not a generation of this session",
                 hint="use the sessionId of a search hit for this session",
             )
     else:  # a session id given as KEY names its own generation: it comes first

@@ -27,8 +27,14 @@ class Hit(NamedTuple):
         }
 
 
+# JSON keeps upstream's text byte for byte: it is sessions_search's contract, and agents and
+# scripts acting as a session (--as) match on it. People get the CLI's own words (footer).
 INDEXING_WARNING = (
     "Transcript indexing is in progress; results may be incomplete. Retry sessions_search shortly."
+)
+INDEXING_NOTE = (
+    "indexing is in progress; results may be incomplete: run `openclaw-sessions reindex`,"
+    " or add `--wait`"
 )
 
 
@@ -48,8 +54,9 @@ class SearchResult(NamedTuple):
     explain: dict[str, Any] | None = None
     unindexed: int = 0  # sessions the caller may see whose indexing failed
 
-    def warnings(self) -> list[str]:
-        out = [INDEXING_WARNING] if self.indexing else []
+    def warnings(self, *, human: bool = False) -> list[str]:
+        """The JSON `warning`'s parts, or (``human``) the footer's lines."""
+        out = [INDEXING_NOTE if human else INDEXING_WARNING] if self.indexing else []
         return out + ([unindexed_warning(self.unindexed)] if self.unindexed else [])
 
     def to_json(self) -> dict[str, Any]:

@@ -16,7 +16,7 @@ from openclaw_sessions.errors import UsageError
 from openclaw_sessions.index import locks
 from openclaw_sessions.policy import fts_query, keys, visibility
 from openclaw_sessions.policy.redact import Redactor, build_redactor
-from openclaw_sessions.policy.when import parse_when
+from openclaw_sessions.policy.when import parse_window
 from openclaw_sessions.store import paths
 from openclaw_sessions.store.context import Context
 from openclaw_sessions.store.db import open_store
@@ -24,7 +24,7 @@ from openclaw_sessions.store.sessions import incognito_keys, session_refs
 
 from . import search_sql
 from .models import Hit, SearchResult
-from .scope import caller_policy
+from .scope import caller_policy, operator_policy
 
 AS_MAX_LIMIT = 25
 
@@ -40,7 +40,7 @@ class SearchOptions(NamedTuple):
     limit: int = 10
     session: str | None = None  # a key or a session id
     role: str | None = None
-    since: str | None = None  # an ISO date/time or a span (when.parse_when)
+    since: str | None = None  # an ISO date/time or a span (when.parse_window)
     until: str | None = None
     order: str = "relevance"
     prefix: bool = False
@@ -77,7 +77,9 @@ class Scope(NamedTuple):
 def _scope(ctx: Context, opts: SearchOptions, cfg: config.Config) -> Scope:
     if opts.as_key is None:
         agents = ctx.agents()
-        return Scope(agents, None, opts.session)
+        if opts.session is None:
+            return Scope(agents, None, None)
+        return Scope(agents, None, _operator_target(operator_policy(ctx, cfg), opts.session))
     policy = caller_policy(
         ctx, cfg, as_key=opts.as_key, visibility_mode=opts.visibility, sandboxed=opts.sandboxed
     )
@@ -87,10 +89,19 @@ def _scope(ctx: Context, opts: SearchOptions, cfg: config.Config) -> Scope:
     return Scope(agents, policy, target)
 
 
+def _operator_target(policy: visibility.Policy, raw: str) -> str:
+    """The --session filter of an operator search: an unknown session is an error (exit 2),
+    as everywhere; a session id stays an id, so the filter keeps to that generation."""
+    key = policy.resolve_target(raw, "search")
+    text = raw.strip()
+    if ":" in text or text.lower() == key or keys.scoped(text, policy.agent) == key:
+        return key  # a key, a bare rest of one, or an alias (main, current)
+    return text if text.lower() not in ("main", "current") else key
+
+
 def search(opts: SearchOptions) -> SearchResult:
     ctx = Context.at(opts.state_dir, opts.agent, opts.all_agents)
-    since_ms = parse_when(opts.since, option="--since") if opts.since is not None else None
-    until_ms = parse_when(opts.until, option="--until") if opts.until is not None else None
+    since_ms, until_ms = parse_window(opts.since, opts.until)
     _validate(opts)
     plan = fts_query.build(opts.query, prefix=opts.prefix)
     cfg = ctx.config

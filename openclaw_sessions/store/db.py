@@ -66,9 +66,10 @@ def connect(path: Path, *, create: bool = False, readonly: bool = False) -> sqli
     """
     if not path.exists():
         if not create:
+            root = path.parent.parent.parent  # <root>/agents/<id>/<file>
             raise StoreError(
                 f"no database at {path}",
-                hint="run `openclaw-sessions import` first (or check --state-dir/--agent)",
+                hint=f"run `openclaw-sessions import` first, which reads {paths.where(root)}",
             )
         path.parent.mkdir(parents=True, exist_ok=True)
     try:

@@ -20,6 +20,20 @@ def state_root(explicit: Path | None = None) -> Path:
     return settings.state_dir() or Path.home() / ".openclaw"
 
 
+def root_origin(root: Path) -> str:
+    """Which setting chose the state root ``root``, for messages that say where they looked."""
+    if settings.state_dir() == root:
+        return f"set by ${settings.STATE_DIR}"
+    if root == Path.home() / ".openclaw":
+        return f"by default (neither --state-dir nor ${settings.STATE_DIR} is set)"
+    return "set by --state-dir"
+
+
+def where(root: Path, agent: str = "*") -> str:
+    """Where a command looks for transcripts, and why there: for messages."""
+    return f"{root / 'agents' / agent / 'sessions'}; state root {root_origin(root)}"
+
+
 def check_agent_id(agent_id: str) -> str:
     """Agent ids become directory names: refuse anything that could escape."""
     if not _AGENT_RE.match(agent_id):
