@@ -29,7 +29,10 @@ class ImportOptions(NamedTuple):
 
     sources: Sequence[Path] | None = None  # None or empty: every <root>/agents/*/sessions
     state_dir: Path | None = None
-    agent: str = paths.DEFAULT_AGENT  # where a lone transcript or sessions dir goes
+    # Only this agent (a lone transcript or sessions dir goes to it); None: every agent, and
+    # a lone transcript goes to the default agent.
+    agent: str | None = None
+    all_agents: bool = False  # every agent, whatever --agent says (the default; symmetry)
     dry_run: bool = False
     include_archives: bool = False
     reindex: bool = False
@@ -46,15 +49,16 @@ class Imported(NamedTuple):
 
 def import_sources(opts: ImportOptions, bars: Bars = no_bars) -> Imported:
     """The import (progress in bytes read), then with ``reindex`` each agent's reconciliation."""
-    ctx = Context.at(opts.state_dir, opts.agent)
+    only = None if opts.all_agents or opts.agent is None else paths.check_agent_id(opts.agent)
+    ctx = Context.at(opts.state_dir, only or paths.DEFAULT_AGENT)
     redactor = ctx.redactor()
     with bars("importing", "B") as bar:
         report = run_import(
             ctx.root,
             opts.sources or [],
-            agent=paths.check_agent_id(opts.agent),
+            agent=ctx.agent,
             redactor=redactor,
-            options=opts,
+            options=opts._replace(agent=only),
             progress=bar,
         )
     if not opts.reindex or opts.dry_run:
@@ -71,12 +75,20 @@ def run_import(
     options: ImportOptions,
     progress: Progress | None = None,
 ) -> ImportReport:
+    """Import ``srcs`` (none: the state root's sessions dirs and databases); ``agent`` takes
+    what names no agent, ``options.agent`` (when set) is the only agent imported."""
     report = ImportReport(dry_run=options.dry_run)
     src_list = list(srcs)
-    ups = targets.open_databases(root, src_list, agent, report)  # checked before any write
+    if not src_list and not targets.root_present(root, options.agent, report):
+        return report
+    ups = targets.open_databases(root, src_list, agent, report, options.agent)  # before writes
     scanned: dict[str, list[Path]] = {}
-    files = targets.file_targets(root, src_list, agent, report, options.include_archives, scanned)
+    files = targets.file_targets(
+        root, src_list, agent, report, options.include_archives, scanned, options.agent
+    )
     by_agent = targets.merge(files, ups, report)
+    if not src_list and not by_agent:
+        targets.nothing_found(root, options.agent, report)
     total = sum(_size(t.path) for _, found in by_agent for t in found)
     done = 0
     for agent_id, found in by_agent:

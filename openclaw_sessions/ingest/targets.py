@@ -36,9 +36,10 @@ def file_targets(
     report: ImportReport,
     include_archives: bool,
     scanned: dict[str, list[Path]],
+    only: str | None = None,
 ) -> list[tuple[str, list[Target]]]:
     """Group targets by agent (and the sessions dirs scanned, by agent); reads session stores
-    and writes their entries."""
+    and writes their entries. ``only``: the one agent to import (`import --agent`)."""
     by_agent: dict[str, list[Target]] = {}
     if not srcs:
         srcs = [root]
@@ -50,6 +51,8 @@ def file_targets(
                 by_agent.setdefault(agent, []).append(_single_target(src, agent))
         else:
             for agent_id, sdir_path in discover.discover(src, agent, report.issues):
+                if only is not None and agent_id != only:
+                    continue
                 scanned.setdefault(agent_id, []).append(sdir_path)
                 targets = _dir_targets(root, agent_id, sdir_path, report, include_archives)
                 by_agent.setdefault(agent_id, []).extend(targets)
@@ -193,9 +196,10 @@ def _agent_of(path: Path, db: upstream_db.AgentDatabase, default: str) -> str:
 
 
 def open_databases(
-    root: Path, srcs: list[Path], agent: str, report: ImportReport
+    root: Path, srcs: list[Path], agent: str, report: ImportReport, only: str | None = None
 ) -> list[UpstreamSource]:
-    """Open and check every upstream database of the sources; nothing is written yet."""
+    """Open and check every upstream database of the sources (of agent ``only`` when set);
+    nothing is written yet."""
     out: list[UpstreamSource] = []
     seen: set[Path] = set()
     try:
@@ -211,7 +215,11 @@ def open_databases(
                     continue
                 seen.add(path.resolve())
                 udb = upstream_db.AgentDatabase.open(path)
-                out.append(UpstreamSource(agent_id or _agent_of(path, udb, agent), udb, []))
+                owner = agent_id or _agent_of(path, udb, agent)
+                if only is not None and owner != only:
+                    udb.close()
+                    continue
+                out.append(UpstreamSource(owner, udb, []))
                 out[-1].generations.extend(udb.generations())  # it is closed if this fails
     except BaseException:
         close_databases(out)
@@ -265,3 +273,27 @@ def merge(
                 kept.append(t)
         by_agent[agent_id] = kept
     return sorted(by_agent.items())
+
+
+def root_present(root: Path, only: str | None, report: ImportReport) -> bool:
+    """The state root an import without SOURCE reads exists; else a problem that says where
+    it looked and which setting chose the root."""
+    if discover.readable(root.is_dir):
+        return True
+    report.issues.append(
+        Issue("source_missing", f"the state root does not exist: looked for {_where(root, only)}",
+              str(root))
+    )  # fmt: skip
+    return False
+
+
+def nothing_found(root: Path, only: str | None, report: ImportReport) -> None:
+    """An import without SOURCE found nothing at all: say where it looked."""
+    report.issues.append(
+        Issue("nothing_found", f"no transcripts found: looked for {_where(root, only)}",
+              str(root))
+    )  # fmt: skip
+
+
+def _where(root: Path, only: str | None) -> str:
+    return paths.where(root, only or "*")
