@@ -268,7 +268,8 @@ def _sh(text: str | Path) -> str:
 
 
 def test_bash_completes_commands(on_path: dict[str, str]) -> None:
-    assert bash_complete(f"{PROG} se", on_path) == ["search"]
+    assert bash_complete(f"{PROG} sea", on_path) == ["search"]
+    assert bash_complete(f"{PROG} se", on_path) == ["search", "sessions"]
     every = bash_complete(f"{PROG} ", on_path)
     assert {name for name, _, _ in _commands() if name} <= set(every)
 
@@ -313,7 +314,7 @@ def test_fish_completes_commands_options_and_keys(store: Path, on_path: dict[str
                               text=True, env=on_path, timeout=60)  # fmt: skip
         return [x.split("\t")[0] for x in proc.stdout.splitlines()]
 
-    assert complete(f"{PROG} se") == ["search"]
+    assert complete(f"{PROG} sea") == ["search"]
     assert complete(f"{PROG} search --li") == ["--limit"]
     assert complete(f"{PROG} delete agent:main:d") == ["agent:main:discord:direct:bob"]
 

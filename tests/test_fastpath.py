@@ -138,6 +138,7 @@ def test_every_parameter_is_an_option_field_with_its_default() -> None:
     from openclaw_sessions.index.reindex import ReindexOptions
     from openclaw_sessions.ingest.importer import ImportOptions
     from openclaw_sessions.read.history import HistoryOptions
+    from openclaw_sessions.read.listing import SessionsOptions
     from openclaw_sessions.read.search import SearchOptions
     from openclaw_sessions.read.status import StatusOptions
     from openclaw_sessions.store.sessions import DeleteOptions
@@ -145,6 +146,7 @@ def test_every_parameter_is_an_option_field_with_its_default() -> None:
     options: dict[str, Any] = {
         "search": SearchOptions, "history": HistoryOptions, "status": StatusOptions,
         "reindex": ReindexOptions, "import": ImportOptions, "delete": DeleteOptions,
+        "sessions": SessionsOptions,
     }  # fmt: skip
     group = typer.main.get_command(app)
     assert set(group.commands) == set(options)  # type: ignore[attr-defined]

@@ -93,7 +93,20 @@ def import_cmd(
         ),
     ] = None,
     state_dir: StateDirOpt = None,
-    agent: AgentOpt = paths.DEFAULT_AGENT,
+    agent: Annotated[
+        str | None,
+        typer.Option(
+            "--agent",
+            metavar="ID",
+            help="Import only this agent (a lone transcript or sessions dir goes to it;"
+            " default: every agent, a lone transcript to main).",
+            envvar=settings.AGENT,
+            show_default=False,
+        ),
+    ] = None,
+    all_agents: Annotated[
+        bool, typer.Option("--all-agents", help="Every agent (the default; overrides --agent).")
+    ] = False,
     dry_run: Annotated[
         bool, typer.Option("--dry-run", help="Parse and count; write nothing.")
     ] = False,
@@ -244,6 +257,40 @@ def history_cmd(
 ) -> None:
     """Read a session's conversation on its active branch, paged or around a message."""
     _finish("history", locals())
+
+
+@app.command("sessions", cls=Command)
+def sessions_cmd(
+    state_dir: StateDirOpt = None,
+    agent: AgentOpt = paths.DEFAULT_AGENT,
+    all_agents: AllAgentsOpt = False,
+    since: Annotated[
+        str | None,
+        typer.Option("--since", metavar="WHEN", help="Updated at or after (ISO or 7d, 12h)."),
+    ] = None,
+    until: Annotated[
+        str | None,
+        typer.Option("--until", metavar="WHEN", help="Updated before (ISO or 7d, 12h)."),
+    ] = None,
+    limit: Annotated[
+        int | None,
+        typer.Option(
+            "--limit",
+            "-n",
+            metavar="N",
+            help="Most sessions to list, newest first (default: all).",
+            show_default=False,
+        ),
+    ] = None,
+    as_key: AsOpt = None,
+    visibility: VisOpt = None,
+    sandboxed: SandboxOpt = False,
+    as_json: JsonOpt = False,
+    jsonl: Annotated[bool, typer.Option("--jsonl", help="One session object per line.")] = False,
+    utc: UtcOpt = False,
+) -> None:
+    """List session keys, most recently updated first, with their index state."""
+    _finish("sessions", locals())
 
 
 @app.command("status", cls=Command)

@@ -55,6 +55,7 @@ CORE = {
     "reindex": "openclaw_sessions.index.reindex",
     "import": "openclaw_sessions.ingest.importer",
     "delete": "openclaw_sessions.store.sessions",
+    "sessions": "openclaw_sessions.read.listing",
 }
 
 
@@ -121,6 +122,36 @@ def _history(params: dict[str, Any]) -> int:
 
         render.history_view(result, utc=out.utc)
     return int(ExitCode.OK if result.messages else ExitCode.NOTHING)
+
+
+def _sessions(params: dict[str, Any]) -> int:
+    from openclaw_sessions.read.listing import Listed, SessionsOptions, list_sessions
+
+    opts, out = split(SessionsOptions, params)
+
+    def work() -> Listed:
+        argcheck.count("--limit", opts.limit)
+        argcheck.texts([("--since", opts.since), ("--until", opts.until), ("--as", opts.as_key)])
+        return list_sessions(opts)
+
+    listed = guard.guarded(out.as_json or out.jsonl, work)
+    if out.as_json:
+        doc: dict[str, Any] = {"sessions": [r.to_json() for r in listed.rows]}
+        if listed.truncated:
+            doc["truncated"] = True
+        output.echo_json(doc)
+    elif out.jsonl:
+        for r in listed.rows:
+            output.echo_json(r.to_json())
+    else:
+        from . import render_sessions
+
+        render_sessions.sessions_list(listed, utc=out.utc)
+    if listed.truncated and not out.as_json:
+        from . import render
+
+        render.info("more sessions exist: raise --limit")
+    return int(ExitCode.OK if listed.rows else ExitCode.NOTHING)
 
 
 def _status(params: dict[str, Any]) -> int:
@@ -223,4 +254,5 @@ _COMMANDS: dict[str, Callable[[dict[str, Any]], int]] = {
     "reindex": _reindex,
     "import": _import,
     "delete": _delete,
+    "sessions": _sessions,
 }

@@ -36,7 +36,8 @@ class Context(NamedTuple):
             if not found:
                 raise StoreError(
                     f"no agent databases under {self.root / 'agents'}",
-                    hint=f"run `openclaw-sessions import` first, which reads {paths.where(self.root)}",
+                    hint="run `openclaw-sessions import` first, which reads "
+                    + paths.where(self.root),
                 )
             return found
         return [paths.check_agent_id(self.agent)]

@@ -1,0 +1,181 @@
+"""`sessions`: the session keys of the selected agent(s), newest update first, with what an
+operator asks of each (its label, when it last changed, how long its active branch is, how
+many generations it has, whether its text is searchable).
+
+Visibility is the search's: the operator sees every session but incognito ones, `--as KEY`
+only what that session may see. The sort, the window (`--since/--until` on the last update)
+and `--limit` are one SQL statement per agent; message counts and index states are read for
+the rows shown only. Returns values; never prints.
+"""
+
+from __future__ import annotations
+
+import json
+import sqlite3
+from pathlib import Path
+from typing import Any, NamedTuple
+
+from openclaw_sessions.errors import UsageError
+from openclaw_sessions.index.stale import CURRENT_FAILURE, STALE_FROM, STALE_WHERE, params
+from openclaw_sessions.policy import keys, sanitize, visibility
+from openclaw_sessions.policy.when import parse_window
+from openclaw_sessions.store import paths
+from openclaw_sessions.store.branches import active_messages
+from openclaw_sessions.store.context import Context
+from openclaw_sessions.store.db import open_store, transaction
+from openclaw_sessions.store.sessions import incognito_keys, session_refs
+
+from .history import generations
+from .scope import caller_policy
+
+# A session's index state, worst first: its text is missing from search (failed: indexing
+# raised, see `status`; dirty: rows hidden until rebuilt), or behind (pending: never
+# indexed, or lines appended since), or searchable (indexed); none: no transcript stored.
+INDEX_STATES = ("failed", "dirty", "pending", "indexed", "none")
+
+
+class SessionsOptions(NamedTuple):
+    """`sessions`' options, named as the CLI's parameters."""
+
+    state_dir: Path | None = None
+    agent: str = paths.DEFAULT_AGENT
+    all_agents: bool = False
+    since: str | None = None  # on the last update (when.parse_window)
+    until: str | None = None
+    limit: int | None = None  # None: every session
+    as_key: str | None = None
+    visibility: str | None = None
+    sandboxed: bool = False
+
+
+class SessionRow(NamedTuple):
+    session_key: str
+    agent_id: str
+    session_id: str | None
+    label: str | None
+    updated_at: int | None  # the store entry's updatedAt, else its newest message's time
+    messages: int  # on the active branch of the current generation, as `history` counts
+    generations: int  # transcripts stored under the key (the current one and archives)
+    index_state: str  # one of INDEX_STATES (JSON "index")
+
+    def to_json(self) -> dict[str, Any]:
+        return {
+            "sessionKey": self.session_key,
+            "agentId": self.agent_id,
+            "sessionId": self.session_id,
+            "label": self.label,
+            "updatedAt": self.updated_at,
+            "messages": self.messages,
+            "generations": self.generations,
+            "index": self.index_state,
+        }
+
+
+class Listed(NamedTuple):
+    rows: tuple[SessionRow, ...]
+    truncated: bool = False  # --limit cut the list
+
+
+def list_sessions(opts: SessionsOptions) -> Listed:
+    if opts.limit is not None and opts.limit < 1:
+        raise UsageError("limit must be a positive integer")
+    if opts.visibility not in (None, *visibility.VISIBILITIES):
+        raise UsageError(f"visibility must be one of {', '.join(visibility.VISIBILITIES)}")
+    window = parse_window(opts.since, opts.until)
+    ctx = Context.at(opts.state_dir, opts.agent, opts.all_agents)
+    policy = None
+    if opts.as_key is not None:
+        policy = caller_policy(
+            ctx, ctx.config, as_key=opts.as_key, visibility_mode=opts.visibility,
+            sandboxed=opts.sandboxed,
+        )  # fmt: skip
+    found: list[tuple[Any, ...]] = []
+    for agent in _agents(ctx, policy):
+        with open_store(ctx.root, agent) as conn:
+            found += _newest(conn, agent, policy, window, opts.limit)
+    found.sort(key=lambda r: (r[3] is None, -(r[3] or 0), r[0]))
+    shown = found if opts.limit is None else found[: opts.limit]
+    rows = []
+    fp = ctx.redactor().fingerprint
+    for agent in sorted({r[5] for r in shown}):
+        with open_store(ctx.root, agent) as conn, transaction(conn, write=False):
+            rows += [_row(conn, r, fp) for r in shown if r[5] == agent]
+    rows.sort(key=lambda r: (r.updated_at is None, -(r.updated_at or 0), r.session_key))
+    return Listed(tuple(rows), len(found) > len(shown))
+
+
+def _agents(ctx: Context, policy: visibility.Policy | None) -> list[str]:
+    if policy is None:
+        return ctx.agents()
+    # Every agent the caller may see, as search reads them with --as.
+    wanted = {keys.agent_of(k) or policy.agent for k in policy.visible_keys()}
+    return sorted(a for a in wanted if paths.db_path(ctx.root, a).exists())
+
+
+def _newest(
+    conn: sqlite3.Connection,
+    agent: str,
+    policy: visibility.Policy | None,
+    window: tuple[int | None, int | None],
+    limit: int | None,
+) -> list[tuple[Any, ...]]:
+    """(key, session id, label, updated, generations, agent) of the newest sessions the
+    caller may see, newest first: one statement, every filter before LIMIT."""
+    where = ["s.session_key NOT IN (SELECT value FROM json_each(?))"]
+    args: list[Any] = [json.dumps(incognito_keys(conn))]
+    if policy is not None:
+        where.append("s.session_key IN (SELECT value FROM json_each(?))")
+        args.append(json.dumps(policy.visible_keys(session_refs(conn, agent))))
+    since, until = window
+    if since is not None:
+        where.append("updated >= ?")
+        args.append(since)
+    if until is not None:
+        where.append("updated < ?")
+        args.append(until)
+    sql = (
+        "SELECT s.session_key, s.session_id, s.label,"
+        " coalesce(s.updated_at, g.last) AS updated, coalesce(g.n, 0) FROM sessions s"
+        " LEFT JOIN (SELECT session_key, count(*) AS n, max(coalesce(last_ts, first_ts)) AS last"
+        " FROM transcripts GROUP BY session_key) g ON g.session_key = s.session_key"
+        f" WHERE {' AND '.join(where)}"
+        " ORDER BY updated IS NULL, updated DESC, s.session_key LIMIT ?"
+    )
+    rows = conn.execute(sql, [*args, -1 if limit is None else limit + 1]).fetchall()
+    return [(*tuple(r), agent) for r in rows]
+
+
+# One row per transcript of a key; ?1, ?2: stale.params, ?3: the key.
+_STATE_SQL = (
+    f"SELECT EXISTS ({CURRENT_FAILURE}), ({STALE_WHERE}),"
+    " s.indexed_seq >= 0 AND s.redaction_fp != '' AND"
+    " (s.needs_rebuild != 0 OR s.claim_token IS NOT NULL OR s.redaction_fp != ?1)"
+    f" FROM {STALE_FROM} WHERE t.session_key = ?3"
+)
+
+
+def _index_state(conn: sqlite3.Connection, key: str, fp: str) -> str:
+    """The worst state among the key's transcripts (INDEX_STATES)."""
+    states = set()
+    for failed, stale, hidden in conn.execute(_STATE_SQL, (*params(fp), key)):
+        states.add("failed" if failed else "dirty" if hidden else "pending" if stale else "indexed")
+    return next((s for s in INDEX_STATES if s in states), "none")
+
+
+def _row(conn: sqlite3.Connection, r: tuple[Any, ...], fp: str) -> SessionRow:
+    key, sid, label, updated, gens, agent = r
+    current = generations(conn, key)
+    messages = 0
+    if current:
+        rows = active_messages(conn, current[0][0])
+        messages = len(rows.without_roles(sanitize.TOOL_ROLES))
+    return SessionRow(
+        key,
+        keys.agent_of(key) or agent,
+        sid,
+        label,
+        updated,
+        messages,
+        gens,
+        _index_state(conn, key, fp),
+    )

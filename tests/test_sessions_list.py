@@ -1,0 +1,173 @@
+"""`sessions` (issue #18 §3): one row per session key the caller may see, newest update first,
+with its active branch's length, its generations and its index state; filtered by time and
+visibility before the limit; JSON, JSONL, a table on a terminal and tab-separated lines off
+one. Through the installed command."""
+
+from __future__ import annotations
+
+import json
+import re
+import sqlite3
+from pathlib import Path
+from typing import Any
+
+import pytest
+from conftest import Session, run_cli, write_store
+from helpers import db_file, installed
+
+DAY = 86_400_000
+T0 = 1_767_225_600_000  # 2026-01-01T00:00Z
+
+
+def _write(src: Path) -> None:
+    """Six keys: plain ones a day apart, a child spawned by main, an incognito one, one whose
+    transcript is missing, an orphan transcript (no store entry, no updatedAt)."""
+    entries: dict[str, dict[str, Any]] = {}
+    for i in range(4):
+        s = Session(f"s-{i}", ts0=T0 + i * DAY)
+        s.user(f"question {i}")
+        s.assistant(f"answer {i}")
+        s.tool("tool output")  # not counted: history does not show it by default
+        if i == 3:
+            s.assistant("one more")
+        s.write(src / f"s-{i}.jsonl")
+        entries[f"agent:main:k{i}"] = {"sessionId": f"s-{i}", "updatedAt": T0 + i * DAY + 5000,
+                                       "label": f"label {i}\tx"}  # fmt: skip
+    entries["agent:main:k0"]["spawnedBy"] = "agent:main:k3"
+    inc = Session("inc")
+    inc.user("hidden")
+    inc.write(src / "inc.jsonl")
+    entries["agent:main:dashboard:incognito-1"] = {"sessionId": "inc", "updatedAt": T0 + 9 * DAY}
+    entries["agent:main:gone"] = {"sessionId": "gone-1", "updatedAt": T0 + 8 * DAY}
+    orphan = Session("orph", ts0=T0 - DAY)
+    orphan.user("lonely")
+    orphan.write(src / "orph.jsonl")
+    write_store(src, entries)
+
+
+@pytest.fixture
+def listed(tmp_path: Path, state: Path) -> Path:
+    _write(tmp_path / "src")
+    assert run_cli("import", str(tmp_path / "src"), "--reindex").exit_code == 4  # gone: missing
+    return state
+
+
+def rows(state: Path, *args: str) -> list[dict[str, Any]]:
+    r = installed("sessions", "--json", *args, state=state)
+    assert r.returncode in (0, 1), r.stderr
+    return list(json.loads(r.stdout)["sessions"])
+
+
+def test_every_visible_key_newest_first_with_counts(listed: Path) -> None:
+    got = rows(listed)
+    assert [r["sessionKey"] for r in got] == [
+        "agent:main:gone", "agent:main:k3", "agent:main:k2", "agent:main:k1", "agent:main:k0",
+        "agent:main:orphan:orph",
+    ]  # fmt: skip   (no incognito key, even for the operator)
+    k3 = got[1]
+    assert k3 == {"sessionKey": "agent:main:k3", "agentId": "main", "sessionId": "s-3",
+                  "label": "label 3\tx", "updatedAt": T0 + 3 * DAY + 5000, "messages": 3,
+                  "generations": 1, "index": "indexed"}  # fmt: skip
+    history = json.loads(installed("history", "agent:main:k3", "--json", state=listed).stdout)
+    assert k3["messages"] == history["totalMessages"]  # counted as history counts
+    assert got[0]["generations"] == 0 and got[0]["index"] == "none" and got[0]["messages"] == 0
+    orphan = got[-1]  # no updatedAt: its newest message's time
+    assert orphan["updatedAt"] == T0 - DAY + 1000 and orphan["label"] is None
+
+
+def test_index_states_pending_dirty_failed(listed: Path, tmp_path: Path) -> None:
+    src = tmp_path / "src"
+    s = Session("s-9")
+    s.user("fresh")
+    s.write(src / "s-9.jsonl")
+    store = json.loads((src / "sessions.json").read_text())
+    store["agent:main:k9"] = {"sessionId": "s-9", "updatedAt": T0}
+    (src / "sessions.json").write_text(json.dumps(store))
+    (src / "s-1.jsonl").write_text((src / "s-1.jsonl").read_text().replace("answer 1", "ANSWER"))
+    run_cli("import", str(src))
+    conn = sqlite3.connect(db_file(listed))  # k2's stored line is no JSON: indexing fails
+    conn.execute("UPDATE events SET raw = '{broken' WHERE seq = 1 AND transcript_id ="
+                 " (SELECT transcript_id FROM transcripts WHERE session_id = 's-2')")  # fmt: skip
+    conn.execute("UPDATE index_state SET needs_rebuild = 1 WHERE transcript_id ="
+                 " (SELECT transcript_id FROM transcripts WHERE session_id = 's-2')")  # fmt: skip
+    conn.commit()
+    conn.close()
+    state = {r["sessionKey"]: r["index"] for r in rows(listed)}
+    assert (state["agent:main:k9"], state["agent:main:k1"]) == ("pending", "dirty")
+    run_cli("reindex")  # k2 fails: reported, not retried
+    state = {r["sessionKey"]: r["index"] for r in rows(listed)}
+    assert state["agent:main:k2"] == "failed"
+    assert {state[k] for k in ("agent:main:k9", "agent:main:k1", "agent:main:k3")} == {"indexed"}
+
+
+def test_since_until_and_limit_filter_before_the_cut(listed: Path) -> None:
+    keys = [r["sessionKey"] for r in rows(listed, "--since", "2026-01-02T00:00Z",
+                                          "--until", "2026-01-04T00:00Z")]  # fmt: skip
+    assert keys == ["agent:main:k2", "agent:main:k1"]
+    r = installed("sessions", "--json", "--limit", "2", state=listed)
+    doc = json.loads(r.stdout)
+    assert [x["sessionKey"] for x in doc["sessions"]] == ["agent:main:gone", "agent:main:k3"]
+    assert doc["truncated"] is True
+    assert "truncated" not in json.loads(installed("sessions", "--json", state=listed).stdout)
+    r = installed("sessions", "--limit", "2", state=listed)
+    assert r.stderr == "more sessions exist: raise --limit\n"
+    r = installed("sessions", "--since", "2030-01-01", "--json", state=listed)
+    assert r.returncode == 1 and json.loads(r.stdout) == {"sessions": []}
+    assert installed("sessions", "--limit", "0", state=listed).returncode == 2
+
+
+def test_as_lists_only_what_the_caller_may_see(listed: Path) -> None:
+    keys = {r["sessionKey"] for r in rows(listed, "--as", "agent:main:k3")}
+    assert keys == {"agent:main:k3", "agent:main:k0"}  # itself and the session it spawned
+    keys = {r["sessionKey"] for r in rows(listed, "--as", "agent:main:k1", "--visibility",
+                                          "self")}  # fmt: skip
+    assert keys == {"agent:main:k1"}
+    r = installed("sessions", "--as", "agent:main:nope", state=listed)
+    assert r.returncode == 2 and "Session not found" in r.stderr
+
+
+def test_jsonl_and_plain_lines_off_a_terminal(listed: Path) -> None:
+    r = installed("sessions", "--jsonl", state=listed)
+    lines = [json.loads(x) for x in r.stdout.splitlines()]
+    assert lines == rows(listed)
+    r = installed("sessions", state=listed)
+    assert r.returncode == 0 and r.stderr == ""
+    first = r.stdout.splitlines()[1].split("\t")
+    assert first[0] == "agent:main:k3" and first[1:3] == ["main", "s-3"]
+    assert first[4:] == ["3", "1", "indexed", "label 3 x"]  # a tab in a label stays in its cell
+    assert all(len(line.split("\t")) == 8 for line in r.stdout.splitlines())
+
+
+@pytest.mark.parametrize("columns", [40, 80, 200])
+def test_table_on_a_terminal_never_crops_keys_or_states(listed: Path, columns: int) -> None:
+    pexpect = pytest.importorskip("pexpect")
+    import os
+
+    env = {**os.environ, "OPENCLAW_STATE_DIR": str(listed), "COLUMNS": str(columns),
+           "LINES": "50", "NO_COLOR": "1"}  # fmt: skip
+    from helpers import SCRIPT
+
+    child = pexpect.spawn(str(SCRIPT), ["sessions"], env=env, encoding="utf-8",
+                          dimensions=(50, columns), timeout=30)  # fmt: skip
+    child.expect(pexpect.EOF)
+    out = re.sub(r"\x1b\[[0-9;]*m", "", child.before.replace("\r\n", "\n"))  # bold headers
+    lines = out.splitlines()
+    assert all(len(line) <= columns for line in lines)
+    head = next(i for i, line in enumerate(lines) if "session" in line)
+    a, b = lines[head].index("session"), lines[head].index("index")
+    if "label" in lines[head]:
+        b = lines[head].index("label")
+    elif "msgs" in lines[head]:
+        b = lines[head].index("msgs")
+    keys: list[str] = []
+    states: list[str] = []
+    for line in lines[head + 2 :]:  # a row starts with its time; folded parts continue it
+        if re.match(r"\s+\d{4}-", line):
+            keys.append("")
+            states.append(line[lines[head].index("index") :].strip())
+        if keys:
+            keys[-1] += line[a:b].strip()
+    assert keys == [r["sessionKey"] for r in rows(listed)]  # whole, never cropped
+    assert states == [r["index"] for r in rows(listed)]
+    if columns >= 80:
+        assert "label 3" in out and "msgs" in out
