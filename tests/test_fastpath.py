@@ -186,6 +186,10 @@ SEARCH_OPTS = st.fixed_dictionaries(
         "--visibility": st.sampled_from(["self", "tree", "agent", "all", "bad"]),
         "--agent": st.sampled_from(["main", "ops", "ghost", "../x"]),
         "--all-agents": st.just(None),
+        "--count": st.just(None),
+        "--by-session": st.just(None),
+        "--sessions": st.just(None),
+        "-C": st.sampled_from(["1", "3", HUGE]),
     },
 )
 

@@ -96,7 +96,7 @@ def test_explain_says_why(tmp_path: Path) -> None:
     assert why["放弃的分支"]["abandonedOrUnindexedMatches"] == 1
     assert why["zzzznothing"]["abandonedOrUnindexedMatches"] == 0
     plain = run_cli("search", "放弃的分支", "--json")
-    assert set(json_out(plain)) == {"results"}  # default shape unchanged
+    assert set(json_out(plain)) == {"results", "total"}  # default shape, no explain
 
 
 def test_explain_as_caller_reveals_no_branches(tmp_path: Path) -> None:

@@ -191,6 +191,26 @@ def search_cmd(
         bool,
         typer.Option("--explain", help="Say how the query was routed and why nothing matched."),
     ] = False,
+    counts: Annotated[
+        bool,
+        typer.Option("--count", "-c", help="Print the number of matching messages, no snippets."),
+    ] = False,
+    by_session: Annotated[
+        bool, typer.Option("--by-session", help="With --count: one count per session.")
+    ] = False,
+    sessions: Annotated[
+        bool,
+        typer.Option("--sessions", "-l", help="Print the session keys with a match (like rg -l)."),
+    ] = False,
+    context: Annotated[
+        int,
+        typer.Option(
+            "--context",
+            "-C",
+            metavar="N",
+            help="Show N active-branch messages before and after each hit.",
+        ),
+    ] = 0,
     as_json: JsonOpt = False,
     jsonl: Annotated[bool, typer.Option("--jsonl", help="One result object per line.")] = False,
     utc: UtcOpt = False,

@@ -20,13 +20,13 @@ from typing import IO, TYPE_CHECKING, Any, cast
 
 from openclaw_sessions.policy import wellformed
 
-from .output import json_text, safe
+from .output import echo_json, json_text, safe
 
 if TYPE_CHECKING:
     from rich.console import Console
 
     from openclaw_sessions.read.history import HistoryResult
-    from openclaw_sessions.read.models import SearchResult
+    from openclaw_sessions.read.models import Hit, SearchResult
     from openclaw_sessions.reports import ImportReport, ReindexReport
 
 
@@ -187,6 +187,29 @@ def _highlight(text: str, spans: Sequence[tuple[int, int]]) -> Any:
     return t
 
 
+def _snippet_cell(h: Hit) -> Any:
+    """The snippet, with its -C context above and below it, dim, one line per message."""
+    snippet = _highlight(h.snippet, h.highlights)
+    if h.context is None:
+        return snippet
+    from rich.console import Group
+    from rich.text import Text
+
+    def lines(mark: str, messages: Sequence[dict[str, Any]]) -> list[Any]:
+        return [Text(f"{mark} " + safe(_context_line(m)), style="dim") for m in messages]
+
+    return Group(*lines("↑", h.context.before), snippet, *lines("↓", h.context.after))
+
+
+def _context_line(m: dict[str, Any]) -> str:
+    """A context message as one line: its role and the start of its text."""
+    content = m.get("content")
+    blocks = [{"type": "text", "text": content}] if isinstance(content, str) else content
+    texts = [b.get("text") for b in blocks or [] if isinstance(b, dict) and b.get("type") == "text"]
+    text = " ".join(" ".join(t.split()) for t in texts if isinstance(t, str))
+    return f"{m.get('role')}: {_one_line(text, 160) if text else '…'}"
+
+
 def search_table(result: SearchResult, *, utc: bool = False) -> None:
     from rich.table import Table
 
@@ -202,7 +225,7 @@ def search_table(result: SearchResult, *, utc: bool = False) -> None:
                 fmt_time(h.timestamp, utc=utc),
                 safe(f"{h.session_key}\n{h.message_id}"),
                 safe(h.role),
-                _highlight(h.snippet, h.highlights),
+                _snippet_cell(h),
             )
         out.print(table)
     search_footer(result)
@@ -218,11 +241,45 @@ def search_footer(result: SearchResult) -> None:
     for warning in result.warnings(human=True):
         note(f"warning: {warning}")
     if result.truncated:
-        note("more results exist: raise --limit or narrow the query")
+        note(f"more results exist ({_total(result)} matches): {_lift(result)}")
     if not result.hits:
         note("no matches")
     if result.explain is not None:
         note(f"explain: {json_text(result.explain)}")  # JSON-escaped: nothing left to escape
+
+
+def _total(result: SearchResult) -> str:
+    return f"{result.total}{'' if result.total_exact else '+'}"
+
+
+def _lift(result: SearchResult) -> str:
+    """What lifts the cap that actually cut the list."""
+    shown = len(result.hits)
+    return {
+        "max-bytes": f"--max-bytes cut the list at {shown}; raise it (0: no cap) or narrow the"
+        " query",
+        "as-bytes": f"the 32 KiB cap of --as cut the list at {shown}; narrow the query",
+        "as-limit": f"--as shows at most {shown}; narrow the query",
+    }.get(result.cut_by or "", "raise --limit or narrow the query (--count counts them all)")
+
+
+def search_counts(result: SearchResult, *, jsonl: bool) -> None:
+    """`--count` (a number), `--count --by-session` (key, tab, count) and `--sessions` (keys),
+    one per line, or as JSON lines; warnings on stderr."""
+    if result.sessions is not None:
+        for s in result.sessions:
+            if jsonl:
+                echo_json(s.to_json())
+            else:
+                line = s.session_key if result.match_count is None else (
+                    f"{s.session_key}\t{s.matches}")  # fmt: skip
+                print(wellformed.text(safe(line)))
+    elif jsonl:
+        echo_json({"count": result.match_count})
+    else:
+        print(result.match_count)
+    for warning in result.warnings(human=True):
+        print(wellformed.text(safe(f"warning: {warning}")), file=sys.stderr)
 
 
 def status_table(stats: Sequence[dict[str, Any]], *, utc: bool = False) -> None:

@@ -79,6 +79,7 @@ def _search(params: dict[str, Any]) -> int:
         argcheck.text("QUERY", opts.query, empty_ok=True)  # empty: the core's own message
         argcheck.count("--limit", opts.limit)
         argcheck.count("--max-bytes", opts.max_bytes, least=0)
+        argcheck.count("--context", opts.context, least=0)
         argcheck.texts(
             [("--session", opts.session), ("--since", opts.since), ("--until", opts.until),
              ("--as", opts.as_key)]
@@ -86,13 +87,15 @@ def _search(params: dict[str, Any]) -> int:
         return search(opts)
 
     result = guard.guarded(out.as_json or out.jsonl, work)
-    code = int(ExitCode.OK if result.hits else ExitCode.NOTHING)
+    code = int(ExitCode.OK if result.found else ExitCode.NOTHING)
     if out.as_json:
         output.echo_json(result.to_json())
         return code
     from . import render
 
-    if out.jsonl:
+    if result.match_count is not None or result.sessions is not None:
+        render.search_counts(result, jsonl=out.jsonl)
+    elif out.jsonl:
         for h in result.hits:
             output.echo_json(h.to_json())
         render.search_footer(result)

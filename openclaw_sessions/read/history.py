@@ -291,6 +291,29 @@ def _around(shown: _Shown, opts: HistoryOptions, limit: int) -> HistoryResult:
     )
 
 
+def context_of(
+    conn: sqlite3.Connection,
+    key: str,
+    session_id: str,
+    message_id: str,
+    n: int,
+    redactor: TextRedactor,
+) -> tuple[tuple[dict[str, Any], ...], tuple[dict[str, Any], ...]]:
+    """The ``n`` messages before and after ``message_id`` on the active branch of generation
+    ``session_id`` of ``key``, shaped, redacted and capped as `history` shows them (tool
+    results left out): `search -C N`."""
+    for tid, sid in generations(conn, key):
+        if sid != session_id:
+            continue
+        rows = active_messages(conn, tid).without_roles(sanitize.TOOL_ROLES)
+        at = rows.index_of(message_id)
+        if at is not None:
+            before = _load_window(conn, tid, rows[max(0, at - n) : at], redactor)
+            after = _load_window(conn, tid, rows[at + 1 : at + 1 + n], redactor)
+            return tuple(s.message for s in before), tuple(s.message for s in after)
+    return (), ()
+
+
 def _load_window(
     conn: sqlite3.Connection, tid: int, rows: Sequence[Row], redactor: TextRedactor
 ) -> list[sanitize.Sanitized]:

@@ -14,9 +14,10 @@ class Hit(NamedTuple):
     snippet: str
     score: float
     highlights: tuple[tuple[int, int], ...] = ()  # for tables only; never in JSON
+    context: HitContext | None = None  # with -C N: the messages around it
 
     def to_json(self) -> dict[str, Any]:
-        return {
+        out: dict[str, Any] = {
             "sessionKey": self.session_key,
             "sessionId": self.session_id,
             "messageId": self.message_id,
@@ -25,6 +26,31 @@ class Hit(NamedTuple):
             "snippet": self.snippet,
             "score": self.score,
         }
+        if self.context is not None:
+            out["context"] = {
+                "before": list(self.context.before),
+                "after": list(self.context.after),
+            }
+        return out
+
+
+class HitContext(NamedTuple):
+    """The active-branch messages before and after a hit, shaped, redacted and capped as
+    `history` shows them (tool results left out)."""
+
+    before: tuple[dict[str, Any], ...] = ()
+    after: tuple[dict[str, Any], ...] = ()
+
+
+class SessionHits(NamedTuple):
+    """`search --count --by-session` and `--sessions`: one session's matches."""
+
+    session_key: str
+    agent_id: str
+    matches: int
+
+    def to_json(self) -> dict[str, Any]:
+        return {"sessionKey": self.session_key, "agentId": self.agent_id, "count": self.matches}
 
 
 # JSON keeps upstream's text byte for byte: it is sessions_search's contract, and agents and
@@ -53,6 +79,20 @@ class SearchResult(NamedTuple):
     truncated: bool = False
     explain: dict[str, Any] | None = None
     unindexed: int = 0  # sessions the caller may see whose indexing failed
+    # Every match (hits mode): exact when cheap to know (TOTAL_CAP), else a lower bound.
+    total: int = 0
+    total_exact: bool = True
+    # What cut the hits: limit, max-bytes, or the caps --as keeps (as-limit, as-bytes).
+    cut_by: str | None = None
+    match_count: int | None = None  # --count: the number of matching messages
+    sessions: tuple[SessionHits, ...] | None = None  # --count --by-session, --sessions
+
+    @property
+    def found(self) -> bool:
+        """Did anything match (exit 0, else 1)?"""
+        if self.match_count is not None:
+            return self.match_count > 0
+        return bool(self.sessions) if self.sessions is not None else bool(self.hits)
 
     def warnings(self, *, human: bool = False) -> list[str]:
         """The JSON `warning`'s parts, or (``human``) the footer's lines."""
@@ -60,7 +100,14 @@ class SearchResult(NamedTuple):
         return out + ([unindexed_warning(self.unindexed)] if self.unindexed else [])
 
     def to_json(self) -> dict[str, Any]:
-        out: dict[str, Any] = {"results": [h.to_json() for h in self.hits]}
+        out: dict[str, Any] = {}
+        if self.match_count is not None:
+            out["count"] = self.match_count
+        if self.sessions is not None:
+            out["sessions"] = [s.to_json() for s in self.sessions]
+        if not out:
+            out["results"] = [h.to_json() for h in self.hits]
+            out["total" if self.total_exact else "totalAtLeast"] = self.total
         if self.indexing:
             out["indexing"] = True
         if self.unindexed:

@@ -22,8 +22,8 @@ from openclaw_sessions.store.context import Context
 from openclaw_sessions.store.db import open_store
 from openclaw_sessions.store.sessions import incognito_keys, session_refs
 
-from . import search_sql
-from .models import Hit, SearchResult
+from . import counting, search_sql
+from .models import Hit, HitContext, SearchResult
 from .scope import caller_policy, operator_policy
 
 AS_MAX_LIMIT = 25
@@ -50,6 +50,10 @@ class SearchOptions(NamedTuple):
     wait: bool = False
     max_bytes: int = search_sql.MAX_RESULT_BYTES  # 0: no cap (with --as: always the default)
     explain: bool = False
+    counts: bool = False  # --count: the number of matching messages instead of hits
+    by_session: bool = False  # with --count: per session
+    sessions: bool = False  # the sessions with a match instead of hits (like `rg -l`)
+    context: int = 0  # -C N: N active-branch messages before and after each hit
 
 
 def _validate(opts: SearchOptions) -> None:
@@ -58,6 +62,7 @@ def _validate(opts: SearchOptions) -> None:
             "limit must be a positive integer",
             hint=f"with --as the limit is at most {AS_MAX_LIMIT}",
         )
+    counting.check_modes(opts.counts, opts.by_session, opts.sessions, opts.context, opts.explain)
     if opts.role not in (None, "user", "assistant"):
         raise UsageError("role must be user or assistant")
     if opts.order not in ("relevance", "recent"):
@@ -117,6 +122,8 @@ def search(opts: SearchOptions) -> SearchResult:
     unindexed = 0
     limit = opts.limit
     explained: dict[str, Any] = {}
+    tally = counting.Tally()
+    owner: dict[Hit, str] = {}  # a hit's agent (an unscoped key does not name it)
     for agent in scope.agents:
         with open_store(ctx.root, agent) as conn:
             visible = _visible_in(conn, agent, scope)
@@ -124,9 +131,17 @@ def search(opts: SearchOptions) -> SearchResult:
             filters = search_sql.Filters(
                 visible, hidden, scope.session_key, opts.role, since_ms, until_ms
             )
-            found, more = search_sql.find_hits(
-                conn, plan, filters, redactor, limit=limit, order=opts.order, max_bytes=None
-            )
+            found: list[Hit] = []
+            more = False
+            if opts.counts or opts.sessions:
+                per_session = opts.sessions or opts.by_session
+                tally.add(conn, agent, plan, filters, redactor.fingerprint, per_session=per_session)
+            else:
+                found, more = search_sql.find_hits(
+                    conn, plan, filters, redactor, limit=limit, order=opts.order, max_bytes=None
+                )
+                owner.update(dict.fromkeys(found, agent))
+                tally.add_total(conn, plan, filters, redactor.fingerprint, len(found), more)
             hits += found
             truncated = truncated or more
             indexing = _stale_kick(conn, ctx.root, agent, redactor) or indexing
@@ -143,20 +158,53 @@ def search(opts: SearchOptions) -> SearchResult:
                     redactor=redactor,
                     matched=bool(found),
                 )
+    explained_or_none = {"agents": explained} if opts.explain else None
+    if opts.counts or opts.sessions:
+        return SearchResult(
+            (), indexing, False, explained_or_none, unindexed,
+            match_count=tally.total if opts.counts else None,
+            sessions=tally.sessions(opts.order) if opts.by_session or opts.sessions else None,
+        )  # fmt: skip
     hits.sort(key=_order_key(opts.order))
     if len(hits) > limit:
         hits, truncated = hits[:limit], True
+    at_most = opts.as_key is not None and limit >= AS_MAX_LIMIT  # --limit cannot go higher
+    cut_by = ("as-limit" if at_most else "limit") if truncated else None
+    if opts.context:
+        hits = _with_context(ctx.root, hits, owner, opts.context, redactor)
     cap = search_sql.MAX_RESULT_BYTES if opts.as_key is not None else opts.max_bytes or None
     if cap is not None:
         hits, cut = search_sql.cap_bytes(hits, cap)
-        truncated = truncated or cut
+        if cut:
+            truncated, cut_by = True, "as-bytes" if opts.as_key is not None else "max-bytes"
     return SearchResult(
         tuple(hits),
         indexing,
         truncated,
-        {"agents": explained} if opts.explain else None,
+        explained_or_none,
         unindexed,
+        total=tally.total,
+        total_exact=tally.exact,
+        cut_by=cut_by,
     )
+
+
+def _with_context(
+    root: Path, hits: list[Hit], owner: dict[Hit, str], n: int, redactor: Redactor
+) -> list[Hit]:
+    """Each hit with the ``n`` active-branch messages before and after it (-C N)."""
+    from .history import context_of
+
+    out = []
+    for agent in sorted({owner[h] for h in hits}):
+        with open_store(root, agent) as conn:
+            out += [
+                h._replace(context=HitContext(*context_of(conn, h.session_key, h.session_id,
+                                                          h.message_id, n, redactor)))
+                for h in hits if owner[h] == agent
+            ]  # fmt: skip
+    order = {(h.session_key, h.session_id, h.message_id): i for i, h in enumerate(hits)}
+    return sorted(out, key=lambda h: order[(h.session_key, h.session_id, h.message_id)])
 
 
 def _order_key(order: str) -> Callable[[Hit], tuple[Any, ...]]:

@@ -88,20 +88,29 @@ JOINS = (
 )
 
 
+def _matching(plan: fts_query.QueryPlan, f: Filters, fp: str) -> tuple[str, str, list[Any]]:
+    """(the driving table, `FROM … WHERE …` of every match the filters keep, its parameters):
+    what the newest-first hits, the counts and the per-session counts all read."""
+    table, expr = _driving_index(plan)
+    where, params = _filters(f, fp)
+    also, aparams = _other_index(plan, table, "r.row_id")
+    body = (
+        f" FROM {table} JOIN index_rows r ON r.row_id = {table}.rowid{JOINS}"
+        f" WHERE {table} MATCH ?{also} AND {' AND '.join(where)}"
+    )
+    return table, body, [expr, *aparams, *params]
+
+
 def _recent(
     conn: sqlite3.Connection, plan: fts_query.QueryPlan, f: Filters, fp: str, limit: int
 ) -> list[tuple[Any, ...]]:
     """Newest first: every match is joined and filtered, then sorted by time."""
-    table, expr = _driving_index(plan)
-    where, params = _filters(f, fp)
-    also, aparams = _other_index(plan, table, "r.row_id")
+    table, body, params = _matching(plan, f, fp)
     sql = (
         f"SELECT t.session_key, t.session_id, r.message_id, r.role, r.ts, bm25({table}),"
-        f" r.row_id FROM {table} JOIN index_rows r ON r.row_id = {table}.rowid{JOINS}"
-        f" WHERE {table} MATCH ?{also} AND {' AND '.join(where)}"
-        " ORDER BY r.ts DESC, t.session_key, r.message_id LIMIT ?"
+        f" r.row_id{body} ORDER BY r.ts DESC, t.session_key, r.message_id LIMIT ?"
     )
-    return [tuple(r) for r in conn.execute(sql, [expr, *aparams, *params, limit + 1])]
+    return [tuple(r) for r in conn.execute(sql, [*params, limit + 1])]
 
 
 def _first_k(limit: int) -> int:
@@ -262,3 +271,44 @@ def _marked_spans(snip: str) -> tuple[tuple[int, int], ...]:
         else:
             out_pos += 1
     return tuple(spans)
+
+
+def count_matches(
+    conn: sqlite3.Connection, plan: fts_query.QueryPlan, f: Filters, fp: str, cap: int | None
+) -> int:
+    """How many messages match, every filter applied as for the hits (one statement); at most
+    ``cap`` (None: no cap), so a total costs at most ``cap`` rows however common the word."""
+    if plan.empty:
+        return 0
+    _, body, params = _matching(plan, f, fp)
+    if cap is None:
+        return int(conn.execute(f"SELECT count(*){body}", params).fetchone()[0])
+    sql = f"SELECT count(*) FROM (SELECT 1{body} LIMIT ?)"
+    return int(conn.execute(sql, [*params, cap]).fetchone()[0])
+
+
+class SessionCount(NamedTuple):
+    """The matches of one session: how many, the best score (-bm25) and the newest time."""
+
+    session_key: str
+    matches: int
+    score: float
+    last_ts: int
+
+
+def count_by_session(
+    conn: sqlite3.Connection, plan: fts_query.QueryPlan, f: Filters, fp: str
+) -> list[SessionCount]:
+    """Every session with a match and its matches (one statement; bm25() cannot sit in an
+    aggregate, so the matches are materialised first)."""
+    if plan.empty:
+        return []
+    table, body, params = _matching(plan, f, fp)
+    sql = (
+        f"WITH m AS MATERIALIZED (SELECT t.session_key AS k, bm25({table}) AS score, r.ts AS ts"
+        f"{body}) SELECT k, count(*), -min(score), max(ts) FROM m GROUP BY k"
+    )
+    with transaction(conn, write=False):
+        return [SessionCount(k, n, float(score), int(ts)) for k, n, score, ts in conn.execute(
+            sql, params
+        )]  # fmt: skip

@@ -1,0 +1,103 @@
+"""What `search` counts: the total of a hit list (`"total"`, or `"totalAtLeast"` when it is not
+cheap to know), `--count` (matching messages), `--count --by-session` and `--sessions` (the
+sessions with a match, like `rg -l`). Every count is one SQL statement per agent over the
+same WHERE as the hits (search_sql._matching), so it respects every filter and the caller's
+visibility exactly as the results do.
+
+The total rule: a hit list that was not cut holds every match, so its length is the total
+(no extra work); a cut one is counted with LIMIT TOTAL_CAP, so a common word costs at most
+that many rows: below the cap the total is exact, at the cap it is a lower bound
+(`totalAtLeast`). `--count` is always exact (its whole point), at O(matches).
+"""
+
+from __future__ import annotations
+
+import sqlite3
+from typing import NamedTuple
+
+from openclaw_sessions.errors import UsageError
+from openclaw_sessions.policy import fts_query, keys
+
+from . import search_sql
+from .models import SessionHits
+
+TOTAL_CAP = 1000
+
+
+def check_modes(
+    counts: bool, by_session: bool, sessions: bool, context: int, explain: bool
+) -> None:
+    """The output modes that make sense together."""
+    if by_session and not counts:
+        raise UsageError("--by-session counts per session: use it with --count")
+    if counts and sessions:
+        raise UsageError(
+            "--count and --sessions cannot be used together",
+            hint="--count --by-session gives each session's count",
+        )
+    if context < 0:
+        raise UsageError("-C/--context must be 0 or more")
+    if (counts or sessions) and (context or explain):
+        what = "-C/--context" if context else "--explain"
+        raise UsageError(f"{what} shows hits: it does not go with --count or --sessions")
+
+
+class _Found(NamedTuple):
+    hits: SessionHits
+    score: float  # the best hit's -bm25
+    last_ts: int  # the newest hit's time
+
+
+class Tally:
+    """The counts of one search, added up agent by agent."""
+
+    def __init__(self) -> None:
+        self.total = 0
+        self.exact = True
+        self._found: list[_Found] = []
+
+    def add_total(
+        self,
+        conn: sqlite3.Connection,
+        plan: fts_query.QueryPlan,
+        filters: search_sql.Filters,
+        fp: str,
+        shown: int,
+        cut: bool,
+    ) -> None:
+        """One agent's matches behind a hit list of ``shown`` hits (``cut``: more exist)."""
+        if not cut:
+            self.total += shown
+            return
+        cap = max(TOTAL_CAP, shown + 1)  # a --limit past the cap still counts its own
+        n = search_sql.count_matches(conn, plan, filters, fp, cap)
+        self.total += n
+        self.exact = self.exact and n < cap
+
+    def add(
+        self,
+        conn: sqlite3.Connection,
+        agent: str,
+        plan: fts_query.QueryPlan,
+        filters: search_sql.Filters,
+        fp: str,
+        *,
+        per_session: bool,
+    ) -> None:
+        """One agent's matching messages, exactly; per session when asked."""
+        if not per_session:
+            self.total += search_sql.count_matches(conn, plan, filters, fp, None)
+            return
+        for c in search_sql.count_by_session(conn, plan, filters, fp):
+            hits = SessionHits(c.session_key, keys.agent_of(c.session_key) or agent, c.matches)
+            self._found.append(_Found(hits, c.score, c.last_ts))
+            self.total += c.matches
+
+    def sessions(self, order: str) -> tuple[SessionHits, ...]:
+        """The sessions with a match, in the search's order: best hit first (relevance) or
+        newest hit first (recent)."""
+        if order == "recent":
+            found = sorted(self._found, key=lambda f: (-f.last_ts, f.hits.session_key))
+        else:
+            found = sorted(self._found, key=lambda f: (-f.score, -f.last_ts, f.hits.session_key))
+        return tuple(f.hits for f in found)
