@@ -55,6 +55,7 @@ class Issue(NamedTuple):
     path: str | None = None
     line: int | None = None
     session_key: str | None = None
+    known: bool = False  # reported by an earlier import and unchanged (ingest/problems.py)
 
     @property
     def severity(self) -> str:
@@ -67,6 +68,7 @@ class Issue(NamedTuple):
         if self.session_key is not None:
             out["sessionKey"] = self.session_key
         out["severity"] = self.severity
+        out["known"] = self.known
         return out
 
 
@@ -108,6 +110,11 @@ class ImportReport:
     def problems(self) -> int:
         return sum(1 for i in self.issues if i.severity == "error")
 
+    @property
+    def new_problems(self) -> int:
+        """Problems no earlier import reported (the only ones that make `import` exit 4)."""
+        return sum(1 for i in self.issues if i.severity == "error" and not i.known)
+
     def redact_issues(self, redactor: _TextRedactor) -> None:
         """Issues quote store and transcript content (a ``sessionFile`` value, a key, a file
         name): their message, path and key are redacted like every other printed string."""
@@ -142,6 +149,8 @@ class ImportReport:
             "upstreamRowsRead": self.upstream_rows_read,
             "upstreamRowsChecked": self.upstream_rows_checked,
             "problems": self.problems,
+            "newProblems": self.new_problems,
+            "knownIssues": sum(1 for i in self.issues if i.known),
             "issues": [i.to_json() for i in self.issues],
         }
 

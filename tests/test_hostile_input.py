@@ -50,7 +50,7 @@ def test_one_lone_surrogate_among_200_sessions_indexes_all_201(tmp_path: Path, s
     assert json_out(r)["agents"][0]["sessionsIndexed"] == 201
     st = json_out(run_cli("status", "--json"))
     assert (st["pendingSessions"], st["failedSessions"], st["indexedMessages"]) == (0, 0, 402)
-    assert st["health"] == "healthy"
+    assert st["health"] == "ok" and st["reasons"] == []
     for q in ("needle0", "needle199"):
         assert run_cli("search", q, "--json").exit_code == 0
     r = run_cli("search", "lonely", "--json")
@@ -102,11 +102,11 @@ def test_status_blames_redaction_rules_only_for_rows_indexed_under_other_rules(
     conn.commit()
     conn.close()
     st = json_out(run_cli("status", "--json"))
-    assert st["pendingSessions"] == 2 and "redaction" not in st["health"]
+    assert st["pendingSessions"] == 2 and "redaction" not in st["reasons"][0]
     assert run_cli("reindex").exit_code == 0
     (state / "openclaw.json").write_text('{logging: {redactPatterns: ["needle\\\\d"]}}')
     st = json_out(run_cli("status", "--json"))
-    assert st["pendingSessions"] == 2 and "(redaction rules changed)" in st["health"]
+    assert st["pendingSessions"] == 2 and "(redaction rules changed)" in st["reasons"][0]
 
 
 @pytest.mark.parametrize(

@@ -436,11 +436,14 @@ def test_import_issues_and_errors_are_redacted(tmp_path: Path) -> None:
     store = {"agent:main:main": {"sessionId": "c7-1", "sessionFile": f"/etc/{GHP}/x.jsonl"}}
     store["agent:main:other"] = {"sessionId": "c7-2", "sessionFile": f"../../{SK}"}
     write_store(d, store)
-    for args in ((), ("--json",)):
+    for args, code in (((), 4), (("--json",), 0)):  # reported once, then known (exit 0)
         r = run_cli("import", str(tmp_path / "src"), *args)
-        assert r.exit_code == 4
+        assert r.exit_code == code
         assert "path_escape" in r.stdout + r.stderr
         assert leaked(r.stdout + r.stderr) == [], args
+    for args in ((), ("--json",)):  # and remembered, redacted
+        r = run_cli("status", "--problems", *args)
+        assert "path_escape" in r.stdout and leaked(r.stdout + r.stderr) == [], args
     for cmd in (["history", GHP], ["history", GHP, "--json"], ["search", "x", "--session", SK,
                 "--as", "agent:main:main"], ["history", "agent:main:" + SK]):  # fmt: skip
         r = run_cli(*cmd)

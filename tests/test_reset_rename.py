@@ -129,7 +129,7 @@ def test_a_current_file_that_vanished_is_reported_and_kept(tmp_path: Path, state
     assert query(state, "SELECT kind FROM transcripts") == [("vanished",)]
     r = run_cli("status", "--json")
     st = json_out(r)
-    assert r.exit_code == 4 and st["vanishedTranscripts"] == 1 and "vanished" in st["health"]
+    assert r.exit_code == 4 and st["vanishedTranscripts"] == 1 and "vanished" in st["reasons"][0]
     assert _hits("zqfirstgen") == [(KEY, "s1")]  # kept, still searchable (documented)
     assert [i["code"] for i in _imp(tmp_path)[1]["issues"]] == ["transcript_vanished"]
     (d / "s1.jsonl").write_bytes(keep)  # it comes back: current again, under its key

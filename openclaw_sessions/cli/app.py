@@ -116,6 +116,14 @@ def import_cmd(
     reindex: Annotated[
         bool, typer.Option("--reindex", help="Run the reconciliation right after.")
     ] = False,
+    undelete: Annotated[
+        list[str] | None,
+        typer.Option(
+            "--undelete",
+            metavar="KEY",
+            help="Bring back a session `delete` removed (repeatable; else it stays deleted).",
+        ),
+    ] = None,
     as_json: JsonOpt = False,
     quiet: QuietOpt = False,
 ) -> None:
@@ -318,10 +326,19 @@ def status_cmd(
     state_dir: StateDirOpt = None,
     agent: AgentOpt = paths.DEFAULT_AGENT,
     all_agents: AllAgentsOpt = False,
+    problems: Annotated[
+        bool,
+        typer.Option(
+            "--problems", help="List quarantined lines and known import problems (file:line)."
+        ),
+    ] = False,
+    verbose: Annotated[
+        bool, typer.Option("--verbose", "-v", help="Every detail of each agent's store.")
+    ] = False,
     as_json: JsonOpt = False,
     utc: UtcOpt = False,
 ) -> None:
-    """Show each agent's store and index state, with a health verdict."""
+    """Show each agent's store and index state, with a health verdict (ok, attention, error)."""
     _finish("status", locals())
 
 

@@ -27,7 +27,7 @@ if TYPE_CHECKING:
 
     from openclaw_sessions.read.history import HistoryResult
     from openclaw_sessions.read.models import Hit, SearchResult
-    from openclaw_sessions.reports import ImportReport, ReindexReport
+    from openclaw_sessions.reports import ImportReport, Issue, ReindexReport
 
 
 def _safe_deep(value: Any) -> Any:
@@ -145,14 +145,37 @@ def import_report(report: ImportReport, reindexed: Sequence[ReindexReport]) -> N
     if not report.dry_run and not report.events and not report.imported:
         out.print("nothing new to import")
     for issue in report.issues:  # redacted by the importer; escaped here
-        where = issue.path or ""
-        if issue.line:
-            where += f":{issue.line}"
-        tag = "problem" if issue.severity == "error" else "note"
-        out.print(safe(f"  {tag}: {issue.code}: {issue.message} [{where}]"))
+        if not issue.known:
+            out.print(_issue_line(issue))
+    known = [i for i in report.issues if i.known]
+    if known:
+        errors = sum(1 for i in known if i.severity == "error")
+        out.print(
+            f"  {len(known)} issue(s) reported by an earlier import, unchanged ({errors}"
+            " problem(s)): `openclaw-sessions status --problems` lists them"
+        )
     reindex_reports(reindexed)
     if report.imported and not reindexed and not report.dry_run:
         out.print("new transcripts are indexed by the next search or `openclaw-sessions reindex`")
+
+
+def _issue_line(issue: Issue) -> str:
+    where = issue.path or issue.session_key or ""
+    if issue.line:
+        where += f":{issue.line}"
+    tag = "problem" if issue.severity == "error" else "note"
+    return safe(f"  {tag}: {issue.code}: {issue.message} [{where}]")
+
+
+def new_problems(report: ImportReport, reindexed: Sequence[ReindexReport]) -> None:
+    """`import --quiet`: only the problems no earlier run reported (cron mails nothing else)."""
+    for issue in report.issues:
+        if issue.severity == "error" and not issue.known:
+            print(wellformed.text(_issue_line(issue).strip()), file=sys.stderr)
+    for r in reindexed:
+        for issue in r.failures:
+            print(wellformed.text(safe(f"problem: {issue.code}: {issue.message} [{issue.path}]")),
+                  file=sys.stderr)  # fmt: skip
 
 
 def reindex_reports(reports: Sequence[ReindexReport]) -> None:
@@ -280,49 +303,6 @@ def search_counts(result: SearchResult, *, jsonl: bool) -> None:
         print(result.match_count)
     for warning in result.warnings(human=True):
         print(wellformed.text(safe(f"warning: {warning}")), file=sys.stderr)
-
-
-def status_table(stats: Sequence[dict[str, Any]], *, utc: bool = False) -> None:
-    from rich.table import Table
-
-    out = _console(False)
-    for st in stats:
-        st = _safe_deep(st)
-        table = Table(title=f"agent {st['agentId']}", show_header=False, title_justify="left")
-        table.add_column("field", style="bold")
-        table.add_column("value", overflow="fold")
-        for label, key in (
-            ("database", "database"),
-            ("schema version", "schemaVersion"),
-            ("sessions", "sessions"),
-            ("transcripts", "transcripts"),
-            ("events", "events"),
-            ("indexed messages", "indexedMessages"),
-            ("pending sessions", "pendingSessions"),
-            ("dirty sessions", "dirtySessions"),
-            ("failed sessions", "failedSessions"),
-            ("malformed lines", "malformedLines"),
-            ("vanished transcripts", "vanishedTranscripts"),
-            ("database bytes", "databaseBytes"),
-            ("redaction fingerprint", "redactionFingerprint"),
-        ):
-            table.add_row(label, str(st[key]))
-        for label, key in (
-            ("last import", "lastImportAt"),
-            ("last reconcile", "lastReconcileAt"),
-            ("oldest pending since", "oldestPendingAt"),
-        ):
-            table.add_row(label, fmt_time(st[key], utc=utc))
-        for name, idx in st["indexes"].items():
-            table.add_row(
-                f"index {name}",
-                f"{idx['rows']} rows, {idx['bytes'] or 0} bytes ({idx['tokenizer']})",
-            )
-        table.add_row("indexing now", "yes" if st["indexing"] else "no")
-        table.add_row("health", st["health"])
-        out.print(table)
-        for f in st["failures"]:  # safe already (_safe_deep)
-            out.print(f"  not indexed: {f['sessionKey']} [{f['path']}]: {f['error']}")
 
 
 _ROLE_STYLE = {"user": "bold cyan", "assistant": "bold green"}

@@ -35,6 +35,7 @@ class Output(NamedTuple):
     utc: bool = False
     quiet: bool = False
     yes: bool = False
+    verbose: bool = False
 
 
 def split(kind: type[T], params: dict[str, Any]) -> tuple[T, Output]:
@@ -165,9 +166,9 @@ def _status(params: dict[str, Any]) -> int:
     if out.as_json:
         output.echo_json(stats if opts.all_agents else stats[0])
     else:
-        from . import render
+        from . import render_status
 
-        render.status_table(stats, utc=out.utc)
+        render_status.status_view(stats, verbose=out.verbose, problems=opts.problems, utc=out.utc)
     return int(max(s["exitCode"] for s in stats))
 
 
@@ -196,19 +197,27 @@ def _reindex(params: dict[str, Any]) -> int:
 
 
 def _import(params: dict[str, Any]) -> int:
-    from openclaw_sessions.ingest.importer import ImportOptions, import_sources
+    from openclaw_sessions.ingest.importer import Imported, ImportOptions, import_sources
 
     opts, out = split(ImportOptions, params)
-    done = guard.guarded(out.as_json, lambda: import_sources(opts, _bars(out)))
+
+    def work() -> Imported:
+        argcheck.texts([("--undelete", k) for k in opts.undelete or ()])
+        return import_sources(opts, _bars(out))
+
+    done = guard.guarded(out.as_json, work)
     if out.as_json:
         report = done.report.to_json()
         if done.reindexed:
             report["reindex"] = [r.to_json() for r in done.reindexed]
         output.echo_json(report)
-    elif not out.quiet or done.problems:
+    else:
         from . import render
 
-        render.import_report(done.report, done.reindexed)
+        if out.quiet:  # only what is new since the last run (cron)
+            render.new_problems(done.report, done.reindexed)
+        else:
+            render.import_report(done.report, done.reindexed)
     return int(ExitCode.PROBLEMS if done.problems else ExitCode.OK)
 
 
@@ -227,7 +236,8 @@ def _delete(params: dict[str, Any]) -> int:
 
         render.info(
             f"deleted {done['sessionKey']}: {done['transcripts']} transcript(s), "
-            f"{done['events']} events, {done['indexRows']} index rows"
+            f"{done['events']} events, {done['indexRows']} index rows; import leaves it"
+            " deleted while its files are unchanged (`import --undelete KEY` brings it back)"
         )
     return int(ExitCode.OK)
 

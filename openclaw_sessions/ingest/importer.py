@@ -16,10 +16,10 @@ from openclaw_sessions.index.reindex import reindex_agent
 from openclaw_sessions.policy import keys
 from openclaw_sessions.policy.redact import Redactor
 from openclaw_sessions.reports import Bars, ImportReport, Issue, Progress, ReindexReport, no_bars
-from openclaw_sessions.store import db, paths, sessions
+from openclaw_sessions.store import db, paths, sessions, tombstones
 from openclaw_sessions.store.context import Context
 
-from . import discover, line_sources, regular, targets, upstream_db
+from . import deleted, discover, line_sources, problems, regular, targets, upstream_db
 from .store_lines import import_file, import_lines
 from .transcripts import FileResult, Target
 
@@ -33,6 +33,7 @@ class ImportOptions(NamedTuple):
     # a lone transcript goes to the default agent.
     agent: str | None = None
     all_agents: bool = False  # every agent, whatever --agent says (the default; symmetry)
+    undelete: Sequence[str] | None = None  # keys (or ids) `delete` removed: import them again
     dry_run: bool = False
     include_archives: bool = False
     reindex: bool = False
@@ -44,7 +45,8 @@ class Imported(NamedTuple):
 
     @property
     def problems(self) -> int:
-        return self.report.problems + sum(r.problems for r in self.reindexed)
+        """New problems only: what an earlier run reported is counted, not failed on again."""
+        return self.report.new_problems + sum(r.problems for r in self.reindexed)
 
 
 def import_sources(opts: ImportOptions, bars: Bars = no_bars) -> Imported:
@@ -61,6 +63,7 @@ def import_sources(opts: ImportOptions, bars: Bars = no_bars) -> Imported:
             options=opts._replace(agent=only),
             progress=bar,
         )
+    problems.remember(ctx.root, report, opts.sources)
     if not opts.reindex or opts.dry_run:
         return Imported(report)
     return Imported(report, tuple(reindex_agent(ctx.root, a, redactor) for a in report.agents))
@@ -79,6 +82,8 @@ def run_import(
     what names no agent, ``options.agent`` (when set) is the only agent imported."""
     report = ImportReport(dry_run=options.dry_run)
     src_list = list(srcs)
+    if options.undelete:
+        deleted.undelete(root, options.undelete, options.agent, report)
     if not src_list and not targets.root_present(root, options.agent, report):
         return report
     ups = targets.open_databases(root, src_list, agent, report, options.agent)  # before writes
@@ -190,7 +195,9 @@ def tally(r: ImportReport, t: Target, res: FileResult) -> None:
     r.bytes_read += res.bytes_read
     r.malformed_lines += res.malformed
     r.issues.extend(res.issues)
-    if res.status == "imported":
+    if res.status == "deleted":  # `delete` removed it: skipped while unchanged
+        r.skipped += 1
+    elif res.status == "imported":
         r.imported += 1
     elif res.status in ("updated", "rewritten"):
         r.updated += 1
@@ -292,10 +299,12 @@ def _database(
     if udb.layout is None:
         return
     nodes = udb.nodes()
+    gone = tombstones.load(conn).keys  # deleted keys keep no store entry
     if not o.dry_run and nodes:
         with db.transaction(conn):
             for key, sid, entry in nodes:
-                sessions.upsert_session(conn, key, sid, entry)
+                if key not in gone:
+                    sessions.upsert_session(conn, key, sid, entry)
     r.sessions += len(nodes)
     for g in p.generations:
         name = f"upstream:{g.session_id}"

@@ -17,7 +17,7 @@ from openclaw_sessions.policy import transcript
 from openclaw_sessions.reports import Issue, timestamp_invalid
 from openclaw_sessions.store.db import transaction
 
-from . import transcripts
+from . import deleted, transcripts
 from .line_sources import BadLine, FileSource, LineSource
 from .transcripts import FileResult, Target
 
@@ -49,7 +49,11 @@ def import_lines(
     *,
     dry_run: bool = False,
 ) -> FileResult:
-    """Store new lines of one source in one write transaction (rolled back on dry runs)."""
+    """Store new lines of one source in one write transaction (rolled back on dry runs); a
+    source `delete` removed is skipped while it is unchanged (deleted.py)."""
+    held = deleted.skipped(conn, target, src, dry_run=dry_run)
+    if held is not None:
+        return held
     result = FileResult()
     with transaction(conn, commit=not dry_run):
         _import_locked(conn, src, target, redactor, result)

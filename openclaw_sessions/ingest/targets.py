@@ -18,7 +18,7 @@ from typing import NamedTuple
 
 from openclaw_sessions.policy import keys
 from openclaw_sessions.reports import ImportReport, Issue
-from openclaw_sessions.store import db, paths, sessions
+from openclaw_sessions.store import db, paths, sessions, tombstones
 
 from . import discover, regular, upstream_db
 from .transcripts import Target
@@ -166,9 +166,11 @@ def _write_store(root: Path, agent_id: str, entries: list[discover.StoreEntry], 
         return len(entries)
     conn = db.connect(paths.db_path(root, agent_id), create=True)
     try:
+        gone = tombstones.load(conn).keys  # deleted keys keep no store entry
         with db.transaction(conn):
             for e in entries:
-                sessions.upsert_session(conn, e.key, e.session_id, e.entry)
+                if e.key not in gone:
+                    sessions.upsert_session(conn, e.key, e.session_id, e.entry)
     finally:
         conn.close()
     return len(entries)

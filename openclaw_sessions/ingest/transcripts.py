@@ -187,7 +187,9 @@ def update_identity(conn: sqlite3.Connection, cursor: Cursor, target: Target) ->
 
 
 def new_revision(conn: sqlite3.Connection, cursor: Cursor) -> None:
-    """Keep the superseded lines in archived_events; the session must be reconciled."""
+    """Keep the superseded lines in archived_events; the session must be reconciled. The
+    quarantined lines belonged to the old revision: those still malformed are met again as
+    the new one is read, and a line fixed in the file leaves the quarantine."""
     tid = cursor.transcript_id
     conn.execute(
         "INSERT OR IGNORE INTO archived_events (transcript_id, revision, seq, line_no, raw)"
@@ -195,6 +197,7 @@ def new_revision(conn: sqlite3.Connection, cursor: Cursor) -> None:
         (cursor.revision, tid),
     )
     conn.execute("DELETE FROM events WHERE transcript_id = ?", (tid,))
+    conn.execute("DELETE FROM quarantine WHERE transcript_id = ?", (tid,))
     conn.execute("UPDATE transcripts SET revision = revision + 1 WHERE transcript_id = ?", (tid,))
     index_rows.mark_dirty(conn, tid)
     cursor.revision += 1

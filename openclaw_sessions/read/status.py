@@ -1,4 +1,6 @@
-"""`status`: the state of one agent's store and index, and a health verdict."""
+"""`status`: the state of each agent's store and index, and a health verdict an operator and
+cron can act on: `health` is ok, attention (something to do: each reason says what) or error
+(the store cannot be used), with exit code 0, 4 or 3."""
 
 from __future__ import annotations
 
@@ -6,13 +8,15 @@ import sqlite3
 from pathlib import Path
 from typing import Any, NamedTuple
 
-from openclaw_sessions.errors import ExitCode
+from openclaw_sessions.errors import ExitCode, StoreError
 from openclaw_sessions.index import locks
 from openclaw_sessions.index.stale import STALE_FROM, STALE_WHERE, current_failures, params
 from openclaw_sessions.policy.redact import Redactor
 from openclaw_sessions.store import db, paths
 from openclaw_sessions.store.context import Context
 from openclaw_sessions.store.migrations import PRIMARY_TOKENIZER
+
+from .problems import known_problems, listed
 
 _INDEX_TABLES = {
     "primary": ("index_fts", PRIMARY_TOKENIZER),
@@ -48,16 +52,41 @@ class StatusOptions(NamedTuple):
     state_dir: Path | None = None
     agent: str = paths.DEFAULT_AGENT
     all_agents: bool = False
+    problems: bool = False  # list the quarantined lines and the known import problems
+
+
+HEALTH = ("ok", "attention", "error")
 
 
 def status(opts: StatusOptions) -> list[dict[str, Any]]:
-    """The state of each agent's store and index, with a verdict and an exit code each."""
+    """The state of each agent's store and index, with a verdict and an exit code each. With
+    --all-agents a store that cannot be opened is that agent's `error`, not everyone's."""
     ctx = Context.at(opts.state_dir, opts.agent, opts.all_agents)
     redactor = ctx.redactor()
-    return [agent_status(ctx.root, a, redactor) for a in ctx.agents()]
+    out = []
+    for agent in ctx.agents():
+        try:
+            out.append(agent_status(ctx.root, agent, redactor, problems=opts.problems))
+        except StoreError as exc:
+            if not opts.all_agents:
+                raise
+            out.append(_unusable(ctx.root, agent, exc))
+    return out
 
 
-def agent_status(root: Path, agent: str, redactor: Redactor) -> dict[str, Any]:
+def _unusable(root: Path, agent: str, exc: StoreError) -> dict[str, Any]:
+    return {
+        "agentId": agent,
+        "database": str(paths.db_path(root, agent)),
+        "health": "error",
+        "reasons": [exc.message + (f" ({exc.hint})" if exc.hint else "")],
+        "exitCode": int(ExitCode.STORE),
+    }
+
+
+def agent_status(
+    root: Path, agent: str, redactor: Redactor, *, problems: bool = False
+) -> dict[str, Any]:
     path = paths.db_path(root, agent)
     conn = db.connect(path)
     try:
@@ -109,10 +138,18 @@ def agent_status(root: Path, agent: str, redactor: Redactor) -> dict[str, Any]:
             "redactionFingerprint": fp,
             "redactionCurrent": not mismatched,
             "indexes": _index_sizes(conn),
+            "sessionsWithoutTranscript": _scalar(
+                conn,
+                "SELECT count(*) FROM sessions s WHERE NOT EXISTS"
+                " (SELECT 1 FROM transcripts t WHERE t.session_key = s.session_key)",
+            ),
+            "importProblems": known_problems(conn),
         }
+        if problems:
+            st["problems"] = listed(conn, redactor)
     finally:
         conn.close()
-    st["health"], st["exitCode"] = verdict(st)
+    st["health"], st["reasons"], st["exitCode"] = verdict(st)
     return st
 
 
@@ -125,35 +162,44 @@ def _db_bytes(path: Path) -> int:
     return total
 
 
-def verdict(st: dict[str, Any]) -> tuple[str, int]:
-    """One line an operator can act on, and the exit code cron can act on."""
+def verdict(st: dict[str, Any]) -> tuple[str, list[str], int]:
+    """(health, the reasons an operator can act on, the exit code cron can act on)."""
+    reasons = []
     if st["pendingSessions"] and not st["indexing"]:
-        n = st["pendingSessions"]
         why = "" if st["redactionCurrent"] else " (redaction rules changed)"
-        return (
-            f"{n} session{'s' if n != 1 else ''} pending{why}: run `openclaw-sessions reindex`",
-            int(ExitCode.PROBLEMS),
+        reasons.append(
+            f"{_n(st['pendingSessions'], 'session')} pending{why}: run `openclaw-sessions reindex`"
         )
     if st["failedSessions"]:
-        n = st["failedSessions"]
-        return (
-            f"{n} session{'s' if n != 1 else ''} could not be indexed (see `status --json`"
-            " failures); retried when the transcript or the redaction rules change",
-            int(ExitCode.PROBLEMS),
+        reasons.append(
+            f"{_n(st['failedSessions'], 'session')} could not be indexed (`status --verbose`"
+            " lists them); retried when the transcript or the redaction rules change"
         )
     if st["malformedLines"]:
-        return (
-            f"{st['malformedLines']} malformed line(s) kept in quarantine: see "
-            "`openclaw-sessions import --json` issues",
-            int(ExitCode.PROBLEMS),
+        reasons.append(
+            f"{_n(st['malformedLines'], 'malformed line')} kept in quarantine (`status"
+            " --problems` lists them): fix the line in its file and import again"
         )
     if st["vanishedTranscripts"]:
-        n = st["vanishedTranscripts"]
-        files = "transcripts kept after their files" if n != 1 else "transcript kept after its file"
-        return (
-            f"{n} {files} vanished without an archive: see `openclaw-sessions import --json`",
-            int(ExitCode.PROBLEMS),
+        reasons.append(
+            f"{_n(st['vanishedTranscripts'], 'transcript')} kept after the file vanished without"
+            " an archive: restore the file, import its archive, or `delete` its session id"
         )
-    if st["indexing"]:
-        return "reconciliation running", int(ExitCode.OK)
-    return "healthy", int(ExitCode.OK)
+    if st["importProblems"]:
+        reasons.append(
+            f"{_n(st['importProblems'], 'known import problem')} (e.g. a missing transcript"
+            " file): `status --problems` lists them with file and line"
+        )
+    if not st["sessions"]:
+        reasons.append("no sessions: run `openclaw-sessions import`")
+    elif st["sessionsWithoutTranscript"] == st["sessions"]:
+        reasons.append(
+            f"none of the {_n(st['sessions'], 'session')} has a transcript: nothing to search"
+            " (their files are missing: `status --problems`)"
+        )
+    code = ExitCode.PROBLEMS if reasons else ExitCode.OK
+    return ("attention" if reasons else "ok"), reasons, int(code)
+
+
+def _n(n: int, what: str) -> str:
+    return f"{n} {what}{'s' if n != 1 else ''}"

@@ -157,7 +157,7 @@ def _migrate(conn: sqlite3.Connection, path: Path, version: int) -> None:
     if not backup.exists():
         conn.execute("PRAGMA wal_checkpoint(TRUNCATE)")
         shutil.copy2(path, backup)
-    for target in range(version + 1, SCHEMA_VERSION + 1):
+    for target in sorted(n for n in migrations.MIGRATIONS if version < n <= SCHEMA_VERSION):
         with transaction(conn):
             current = int(conn.execute("PRAGMA user_version").fetchone()[0])
             if current >= target:

@@ -15,7 +15,7 @@ PRIMARY_TOKENIZER = "unicode61 remove_diacritics 2"
 BIGRAM_TOKENIZER = "unicode61 remove_diacritics 0 categories 'L* N* Co M*'"
 
 
-SCHEMA_VERSION = 6
+SCHEMA_VERSION = 13
 
 
 APP_ID = 0x4F43_5353  # "OCSS": marks the file as ours
@@ -68,6 +68,33 @@ DELETE FROM branches;
     fingerprint   TEXT NOT NULL,         -- stale.failure_key: redaction rules + tool version
     error         TEXT NOT NULL,         -- redacted, one line
     failed_at     INTEGER NOT NULL
+);
+""",
+    # v13: what import remembers between runs: the problems it reported (reported once, then
+    # counted; ingest/problems.py) and the sessions `delete` removed (tombstones, kept out of
+    # the next import while their files are unchanged; store/tombstones.py). Numbered from 13:
+    # 7-12 belong to other branches (numbers missing here are skipped, db._migrate).
+    13: """CREATE TABLE IF NOT EXISTS import_problems (
+    fingerprint TEXT PRIMARY KEY,        -- sha256 of code, path, line, session key, message
+    code        TEXT NOT NULL,
+    severity    TEXT NOT NULL,           -- error | notice (reports.Issue.severity)
+    message     TEXT NOT NULL,           -- redacted
+    path        TEXT,
+    line        INTEGER,
+    session_key TEXT,
+    first_seen  INTEGER NOT NULL,        -- epoch ms
+    last_seen   INTEGER NOT NULL
+);
+CREATE TABLE IF NOT EXISTS tombstones (
+    session_key    TEXT NOT NULL,
+    source_name    TEXT NOT NULL,        -- '' for the key itself (its store entry)
+    session_id     TEXT,
+    source_path    TEXT,
+    bytes_consumed INTEGER NOT NULL DEFAULT 0,  -- the source as stored when it was deleted
+    lines_consumed INTEGER NOT NULL DEFAULT 0,
+    prefix_sha256  TEXT NOT NULL DEFAULT '',
+    deleted_at     INTEGER NOT NULL,
+    PRIMARY KEY (session_key, source_name)
 );
 """,
 }

@@ -107,6 +107,35 @@ CREATE TABLE index_failures (
     failed_at     INTEGER NOT NULL
 );
 
+-- Import problems reported on an earlier run: import reports each once, then counts it while
+-- it is met unchanged, and forgets it once a run of the same scope no longer meets it
+-- (ingest/problems.py); `status --problems` lists them.
+CREATE TABLE import_problems (
+    fingerprint TEXT PRIMARY KEY,        -- sha256 of code, path, line, session key, message
+    code        TEXT NOT NULL,
+    severity    TEXT NOT NULL,           -- error | notice (reports.Issue.severity)
+    message     TEXT NOT NULL,           -- redacted
+    path        TEXT,
+    line        INTEGER,
+    session_key TEXT,
+    first_seen  INTEGER NOT NULL,        -- epoch ms
+    last_seen   INTEGER NOT NULL
+);
+
+-- Sessions removed by `delete`: the key ('' source) and each transcript as it was stored, so
+-- that import skips them while their sources are unchanged (store/tombstones.py).
+CREATE TABLE tombstones (
+    session_key    TEXT NOT NULL,
+    source_name    TEXT NOT NULL,        -- '' for the key itself (its store entry)
+    session_id     TEXT,
+    source_path    TEXT,
+    bytes_consumed INTEGER NOT NULL DEFAULT 0,  -- the source as stored when it was deleted
+    lines_consumed INTEGER NOT NULL DEFAULT 0,
+    prefix_sha256  TEXT NOT NULL DEFAULT '',
+    deleted_at     INTEGER NOT NULL,
+    PRIMARY KEY (session_key, source_name)
+);
+
 -- Each transcript's active branch as `history` reads it: marshal'd columns of its messages
 -- (seq, entry_id, role, ts), the ids of its other entries and its flat mode (store/branches.py).
 -- Kept by writers (reconcile's publish, an append that provably extends it); current while

@@ -1,5 +1,6 @@
 """Session rows: the session store's entries (table `sessions`), the references visibility
-decides over, and deleting a session with its transcripts and index rows."""
+decides over, and deleting a session with its transcripts and index rows (remembered in a
+tombstone, so that import does not bring it back)."""
 
 from __future__ import annotations
 
@@ -12,7 +13,7 @@ from openclaw_sessions.errors import NotFoundError
 from openclaw_sessions.policy import keys
 from openclaw_sessions.policy.when import valid_updated_at
 
-from . import db, paths
+from . import db, paths, tombstones
 from .context import Context
 
 
@@ -121,6 +122,7 @@ def delete_session(opts: DeleteOptions) -> dict[str, object]:
                 ).fetchone()[0]
                 for t in tids
             )
+            tombstones.record(conn, key)  # the next import leaves it deleted
             for tid in tids:
                 conn.execute("DELETE FROM index_rows WHERE transcript_id = ?", (tid,))
                 conn.execute("DELETE FROM transcripts WHERE transcript_id = ?", (tid,))

@@ -1,0 +1,132 @@
+"""`status` for people: one row per agent (messages, sessions, pending, quarantined, failed,
+size, health) and under it each reason an agent needs attention; `--verbose` the full detail
+table of each agent; `--problems` one line per problem, `path:line: code: message`, as
+compilers print them (editors and `grep` read that)."""
+
+from __future__ import annotations
+
+import sys
+from collections.abc import Sequence
+from typing import Any
+
+from openclaw_sessions.policy import wellformed
+
+from .output import safe
+from .render import _console, _safe_deep, fmt_time
+
+
+def human_bytes(n: int | None) -> str:
+    """1536 → '1.5 KiB' (binary units, as `ls -lh` and `du -h` count)."""
+    if n is None:
+        return "-"
+    size = float(n)
+    for unit in ("B", "KiB", "MiB", "GiB", "TiB"):
+        if size < 1024 or unit == "TiB":
+            return f"{int(size)} B" if unit == "B" else f"{size:.1f} {unit}"
+        size /= 1024
+    raise AssertionError("unreachable")
+
+
+def status_view(
+    stats: Sequence[dict[str, Any]], *, verbose: bool, problems: bool, utc: bool = False
+) -> None:
+    stats = [_safe_deep(st) for st in stats]
+    if verbose:
+        for st in stats:
+            _details(st, utc)
+    else:
+        _summary(stats)
+    for st in stats:  # what to do, under the table: data too (stdout)
+        for reason in st["reasons"]:
+            print(wellformed.text(f"{st['agentId']}: {st['health']}: {reason}"))
+    if problems:
+        _problems(stats)
+
+
+_COLUMNS = ("messages", "sessions", "pending", "quarantined", "failed", "size")
+
+
+def _summary(stats: Sequence[dict[str, Any]]) -> None:
+    from rich.table import Table
+
+    out = _console(False)
+    # A narrow terminal keeps the agent, its health and the first counts (the reasons under
+    # the table name whatever needs attention anyway).
+    shown = _COLUMNS[: 6 if out.width >= 80 else 3 if out.width >= 50 else 0]
+    table = Table(show_header=True, header_style="bold", expand=False, box=None, pad_edge=False)
+    table.add_column("agent", overflow="fold", min_width=5)
+    for name in shown:
+        table.add_column(name, justify="right", no_wrap=True)
+    table.add_column("health", no_wrap=True, min_width=9)
+    for st in stats:
+        if "sessions" not in st:  # a store that cannot be opened
+            table.add_row(st["agentId"], *["-"] * len(shown), st["health"])
+            continue
+        cells = {
+            "messages": str(st["indexedMessages"]),
+            "sessions": str(st["sessions"]),
+            "pending": str(st["pendingSessions"]),
+            "quarantined": str(st["malformedLines"]),
+            "failed": str(st["failedSessions"]),
+            "size": human_bytes(st["databaseBytes"]),
+        }
+        table.add_row(st["agentId"], *[cells[c] for c in shown], st["health"])
+    out.print(table)
+
+
+def _details(st: dict[str, Any], utc: bool) -> None:
+    from rich.table import Table
+
+    out = _console(False)
+    table = Table(title=f"agent {st['agentId']}", show_header=False, title_justify="left")
+    table.add_column("field", style="bold")
+    table.add_column("value", overflow="fold")
+    if "sessions" not in st:
+        table.add_row("database", st["database"])
+        table.add_row("health", st["health"])
+        out.print(table)
+        return
+    for label, key in (
+        ("database", "database"),
+        ("schema version", "schemaVersion"),
+        ("sessions", "sessions"),
+        ("sessions without transcript", "sessionsWithoutTranscript"),
+        ("transcripts", "transcripts"),
+        ("events", "events"),
+        ("indexed messages", "indexedMessages"),
+        ("pending sessions", "pendingSessions"),
+        ("dirty sessions", "dirtySessions"),
+        ("failed sessions", "failedSessions"),
+        ("malformed lines", "malformedLines"),
+        ("vanished transcripts", "vanishedTranscripts"),
+        ("import problems", "importProblems"),
+        ("database size", "databaseBytes"),
+        ("redaction fingerprint", "redactionFingerprint"),
+    ):
+        value = st[key]
+        table.add_row(label, human_bytes(value) if key == "databaseBytes" else str(value))
+    for label, key in (
+        ("last import", "lastImportAt"),
+        ("last reconcile", "lastReconcileAt"),
+        ("oldest pending since", "oldestPendingAt"),
+    ):
+        table.add_row(label, fmt_time(st[key], utc=utc))
+    for name, idx in st["indexes"].items():
+        size = human_bytes(idx["bytes"]) if idx["bytes"] is not None else "-"
+        table.add_row(f"index {name}", f"{idx['rows']} rows, {size} ({idx['tokenizer']})")
+    table.add_row("indexing now", "yes" if st["indexing"] else "no")
+    table.add_row("health", st["health"])
+    out.print(table)
+    for f in st["failures"]:  # safe already (_safe_deep)
+        out.print(f"  not indexed: {f['sessionKey']} [{f['path']}]: {f['error']}")
+
+
+def _problems(stats: Sequence[dict[str, Any]]) -> None:
+    """`path:line: severity: code: message` per problem, on stdout (what was asked for)."""
+    for st in stats:
+        for p in st.get("problems", []):
+            where = p["path"] or p["sessionKey"] or st["agentId"]
+            if p["line"]:
+                where += f":{p['line']}"
+            line = f"{where}: {p['severity']}: {p['code']}: {p['message']}"
+            sys.stdout.write(wellformed.text(safe(" ".join(line.split("\n")))) + "\n")

@@ -1,0 +1,73 @@
+"""Import's side of the tombstones `delete` leaves (store/tombstones.py): a source that is still
+exactly what was deleted is skipped and reported (once: ingest/problems.py counts it after
+that); a source that changed since (the session went on) brings its session back, and so does
+`import --undelete KEY`. A deleted key's store entry is left out of the store while the key
+is deleted (a changed source brings the key back at once, its entry with the next import).
+"""
+
+from __future__ import annotations
+
+import sqlite3
+from collections.abc import Iterable
+from pathlib import Path
+
+from openclaw_sessions.errors import UsageError
+from openclaw_sessions.reports import ImportReport, Issue
+from openclaw_sessions.store import db, paths, tombstones
+
+from .line_sources import LineSource
+from .transcripts import FileResult, Target
+
+
+def skipped(
+    conn: sqlite3.Connection, target: Target, src: LineSource, *, dry_run: bool
+) -> FileResult | None:
+    """The result of a deleted source that is unchanged (skipped, reported), else None: the
+    import goes on (a changed source lifts its key's tombstones first, unless dry)."""
+    tomb = tombstones.find(conn, target.source_name)
+    if tomb is None:
+        return None
+    if _unchanged(src, tomb):
+        why = (
+            "deleted with `openclaw-sessions delete`: not imported again while the file is"
+            " unchanged (`openclaw-sessions import --undelete KEY` brings it back)"
+        )
+        issue = Issue("session_deleted", why, str(target.path), None, tomb.session_key)
+        return FileResult(status="deleted", session_key=tomb.session_key, issues=[issue])
+    src.restart()
+    if not dry_run:
+        with db.transaction(conn):
+            tombstones.lift(conn, tomb.session_key)
+    return None
+
+
+def _unchanged(src: LineSource, tomb: tombstones.Tomb) -> bool:
+    """Does the source hold exactly the complete lines it held when it was deleted?"""
+    if not src.resume(tomb.bytes_consumed, tomb.lines_consumed, tomb.prefix_sha256):
+        return False
+    return next(iter(src.lines(tomb.lines_consumed)), None) is None
+
+
+def undelete(root: Path, refs: Iterable[str], only: str | None, report: ImportReport) -> None:
+    """`import --undelete KEY…`: lift each key's tombstones before the import reads anything
+    (searched in agent ``only``'s store, else in every agent's); an unknown one is exit 2."""
+    agents = [only] if only is not None else paths.agents_with_db(root)
+    for ref in refs:
+        found = None
+        for agent in agents:
+            if not paths.db_path(root, agent).exists():
+                continue
+            with db.open_store(root, agent) as conn:
+                key = tombstones.resolve(conn, ref, agent)
+                if key is not None and not report.dry_run:
+                    with db.transaction(conn):
+                        tombstones.lift(conn, key)
+            found = found or key
+        if found is not None:
+            why = "deleted session brought back: its files are imported again"
+            report.issues.append(Issue("session_undeleted", why, None, None, found))
+        else:
+            raise UsageError(
+                f"no deleted session {ref!r}", hint="`--undelete` takes a key or id that "
+                "`openclaw-sessions delete` removed (see `status --problems`)",
+            )  # fmt: skip

@@ -1,0 +1,97 @@
+"""Tombstones: what `delete` removed, so that the next `import` does not bring it back.
+
+`delete` records, in its own transaction, the session key (source '') and every transcript of
+it as it was stored: its source's name and path, and how much of the source was consumed with
+which fingerprint (bytes, lines, prefix sha256; the same cursor import resumes from). Import
+skips a source whose tombstone still matches it (ingest/deleted.py decides) and leaves the
+key's store entry out; a source that changed since (a session that went on) lifts the key's
+tombstones and imports again; so does `import --undelete KEY`. The caller holds the write
+transaction for every write here.
+"""
+
+from __future__ import annotations
+
+import sqlite3
+from typing import NamedTuple
+
+from openclaw_sessions.policy import keys
+
+from .db import now_ms
+
+
+class Tomb(NamedTuple):
+    """One deleted transcript, as it was stored."""
+
+    session_key: str
+    source_name: str
+    source_path: str | None
+    bytes_consumed: int
+    lines_consumed: int
+    prefix_sha256: str
+
+
+class Deleted(NamedTuple):
+    """The store's tombstones: the deleted keys and their transcripts by source name."""
+
+    keys: frozenset[str]
+    sources: dict[str, Tomb]
+
+
+def record(conn: sqlite3.Connection, key: str) -> None:
+    """Remember ``key`` and every transcript stored under it (before they are deleted)."""
+    now = now_ms()
+    conn.execute(
+        "INSERT INTO tombstones (session_key, source_name, deleted_at) VALUES (?, '', ?)"
+        " ON CONFLICT DO UPDATE SET deleted_at = excluded.deleted_at",
+        (key, now),
+    )
+    conn.execute(
+        "INSERT INTO tombstones (session_key, source_name, session_id, source_path,"
+        " bytes_consumed, lines_consumed, prefix_sha256, deleted_at) SELECT session_key,"
+        " source_name, session_id, source_path, bytes_consumed, lines_consumed, prefix_sha256,"
+        " ? FROM transcripts WHERE session_key = ? AND source_name NOT LIKE 'live:%'"
+        " ON CONFLICT DO UPDATE SET source_path = excluded.source_path,"
+        " bytes_consumed = excluded.bytes_consumed, lines_consumed = excluded.lines_consumed,"
+        " prefix_sha256 = excluded.prefix_sha256, deleted_at = excluded.deleted_at",
+        (now, key),
+    )
+
+
+def load(conn: sqlite3.Connection) -> Deleted:
+    rows = conn.execute(
+        "SELECT session_key, source_name, source_path, bytes_consumed, lines_consumed,"
+        " prefix_sha256 FROM tombstones"
+    ).fetchall()
+    tombs = [Tomb(*r) for r in rows]
+    return Deleted(
+        frozenset(t.session_key for t in tombs), {t.source_name: t for t in tombs if t.source_name}
+    )
+
+
+def find(conn: sqlite3.Connection, source_name: str) -> Tomb | None:
+    """The tombstone of a deleted source, if it is one (the table is small: a scan)."""
+    row = conn.execute(
+        "SELECT session_key, source_name, source_path, bytes_consumed, lines_consumed,"
+        " prefix_sha256 FROM tombstones WHERE source_name = ?",
+        (source_name,),
+    ).fetchone()
+    return None if row is None else Tomb(*row)
+
+
+def lift(conn: sqlite3.Connection, key: str) -> int:
+    """Forget the tombstones of ``key`` (its session comes back); how many there were."""
+    return conn.execute("DELETE FROM tombstones WHERE session_key = ?", (key,)).rowcount
+
+
+def resolve(conn: sqlite3.Connection, ref: str, agent: str) -> str | None:
+    """The deleted key ``ref`` names (a key, the rest of one, or a session id of one of its
+    transcripts), else None."""
+    text = ref.strip()
+    for key in (text.lower(), keys.scoped(text, agent)):
+        if conn.execute("SELECT 1 FROM tombstones WHERE session_key = ?", (key,)).fetchone():
+            return key
+    row = conn.execute(
+        "SELECT session_key FROM tombstones WHERE session_id = ? ORDER BY session_key LIMIT 1",
+        (text,),
+    ).fetchone()
+    return None if row is None else str(row[0])

@@ -1,0 +1,95 @@
+"""`delete` is remembered (issue #18 §5): the next `import` does not bring the session back while
+its files are unchanged (it skips and reports it, once); a file that changed since brings it
+back, and so does `import --undelete KEY`. Through the installed command."""
+
+from __future__ import annotations
+
+import json
+import shutil
+from pathlib import Path
+
+import pytest
+from conftest import REPO, Session
+from helpers import installed, query
+
+SAMPLE = REPO / "sample" / "state"
+KEY = "agent:main:telegram:direct:4242"
+FILE = "0b5c6f1e-2222-4a4a-9c9c-000000000002.jsonl"
+
+
+@pytest.fixture
+def deleted(tmp_path: Path) -> Path:
+    root = tmp_path / "state"
+    shutil.copytree(SAMPLE, root)
+    assert installed("import", "--reindex", "--quiet", state=root).returncode == 0
+    r = installed("delete", KEY, "--yes", state=root)
+    assert r.returncode == 0 and "`import --undelete KEY` brings it back" in r.stderr
+    return root
+
+
+def keys(root: Path) -> set[str]:
+    r = installed("sessions", "--json", state=root)
+    return {s["sessionKey"] for s in json.loads(r.stdout)["sessions"]}
+
+
+def test_import_leaves_a_deleted_session_deleted_and_says_so_once(deleted: Path) -> None:
+    r = installed("import", "--json", state=deleted)
+    assert r.returncode == 0, r.stderr
+    doc = json.loads(r.stdout)
+    (issue,) = [i for i in doc["issues"] if i["code"] == "session_deleted"]
+    assert issue["sessionKey"] == KEY and issue["path"].endswith(FILE)
+    assert issue["severity"] == "notice" and "--undelete" in issue["message"]
+    assert doc["sessionsImported"] == 0 and doc["skippedFiles"] == 1
+    assert KEY not in keys(deleted)
+    assert query(deleted, "SELECT count(*) FROM sessions WHERE session_key = ?", KEY) == [(0,)]
+    r = installed("import", state=deleted)  # known: counted, not repeated
+    assert r.returncode == 0 and "session_deleted" not in r.stderr
+    assert installed("search", "telegram", "--session", KEY, state=deleted).returncode == 2
+
+
+def test_undelete_brings_it_back(deleted: Path) -> None:
+    r = installed("import", "--undelete", "telegram:direct:4242", "--reindex", state=deleted)
+    assert r.returncode == 0, r.stderr
+    assert "session_undeleted" in r.stderr and KEY in r.stderr
+    assert KEY in keys(deleted)
+    label = query(deleted, "SELECT label FROM sessions WHERE session_key = ?", KEY)
+    assert label == [("Telegram DM",)]  # its store entry too
+    assert query(deleted, "SELECT count(*) FROM tombstones") == [(0,)]
+    r = installed("import", "--undelete", "agent:main:nope", state=deleted)
+    assert r.returncode == 2 and r.stderr.startswith("error: no deleted session 'agent:main:nope'")
+
+
+def test_undelete_takes_a_session_id_and_a_dry_run_changes_nothing(deleted: Path) -> None:
+    sid = FILE.removesuffix(".jsonl")
+    r = installed("import", "--undelete", sid, "--dry-run", "--json", state=deleted)
+    assert r.returncode == 0 and KEY not in keys(deleted)
+    assert query(deleted, "SELECT count(*) FROM tombstones") != [(0,)]
+    assert installed("import", "--undelete", sid, state=deleted).returncode == 0
+    assert KEY in keys(deleted)
+
+
+def test_a_changed_file_brings_it_back(deleted: Path) -> None:
+    path = deleted / "agents" / "main" / "sessions" / FILE
+    last = json.loads(path.read_text().splitlines()[-1])
+    line = {"type": "message", "id": "new00001", "parentId": last["id"],
+            "timestamp": "2026-01-06T10:00:00.000Z",
+            "message": {"role": "user", "content": "back again with zebras"}}  # fmt: skip
+    with path.open("a") as f:
+        f.write(json.dumps(line) + "\n")
+    r = installed("import", "--reindex", "--json", state=deleted)
+    assert r.returncode == 0 and json.loads(r.stdout)["sessionsImported"] == 1
+    assert KEY in keys(deleted)
+    hit = json.loads(installed("search", "zebras", "--json", state=deleted).stdout)["results"]
+    assert [h["sessionKey"] for h in hit] == [KEY]
+    assert query(deleted, "SELECT count(*) FROM tombstones") == [(0,)]
+
+
+def test_deleting_an_orphan_transcript_keeps_it_out_too(tmp_path: Path) -> None:
+    root = tmp_path / "state"
+    s = Session("lonely")
+    s.user("nobody names me")
+    s.write(root / "agents" / "main" / "sessions" / "lonely.jsonl")
+    assert installed("import", state=root).returncode == 0
+    assert installed("delete", "lonely", "--yes", state=root).returncode == 0
+    assert installed("import", "--quiet", state=root).returncode == 0
+    assert keys(root) == set()
