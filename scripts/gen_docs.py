@@ -89,19 +89,27 @@ ENVIRONMENT: dict[str, str] = {
 }
 
 EXIT_MEANINGS: dict[str, str] = {
-    "OK": "Success (search: at least one result; history: at least one message).",
-    "NOTHING": "search found nothing (like grep(1)); history: the window is empty.",
+    "OK": (
+        "Success (search: at least one result; history: at least one message; sessions: at "
+        "least one session; status: every store ok)."
+    ),
+    "NOTHING": (
+        "search found nothing (like grep(1); search --count printed 0); history: the window "
+        "is empty; sessions: nothing listed."
+    ),
     "USAGE": (
         "Usage error or invalid input: a bad option, an empty or over-long query, an unknown "
-        "session, or a session forbidden by the visibility rules."
+        "session (in any command), a session forbidden by the visibility rules, --since after "
+        "--until, a config file that does not parse."
     ),
     "STORE": (
         "Store problem: the database is missing for a command that needs it, corrupt, "
-        "read-only, full, or locked past the timeout."
+        "read-only, full, or locked past the timeout; status: a store is in error."
     ),
     "PROBLEMS": (
-        "import or reindex finished but with problems (malformed lines, missing "
-        "transcripts): see the report; status: a store needs attention."
+        "import met problems that no earlier import reported (malformed lines, missing "
+        "transcripts: see the report; known ones are counted, not failed on again), or "
+        "reindex met problems; status: a store needs attention (see its reasons)."
     ),
     "INTERRUPTED": (
         "Interrupted (Ctrl-C); the work done so far is committed or rolled back, never "
@@ -139,13 +147,21 @@ COMMAND_NOTES: dict[str, list[str]] = {
         "Importing is idempotent: re-running it imports nothing twice, appended lines are "
         "added, and a rewritten file is stored as a new revision. Transcripts new to the "
         "database are stored unindexed; the next search or reindex indexes them.",
+        "A problem is reported once: an import that meets it again, unchanged, counts it "
+        "instead, and exits 4 only for problems that are new (--quiet prints only those; "
+        "status --problems lists them all). A session removed with delete stays deleted while "
+        "its files are unchanged; --undelete brings it back.",
     ],
     "search": [
         "Each word of QUERY is matched as a phrase and all must match. Results come from the "
         "active branch of each transcript, user and assistant text only. With --json one "
-        'object is printed: {"results": [...], "indexing": true?, "warning": "..."?, '
-        '"truncated": true?}; each result has sessionKey, sessionId, messageId, role, '
-        "timestamp (epoch ms), snippet and score (higher is better).",
+        'object is printed: {"results": [...], "total": N (or "totalAtLeast": N), '
+        '"indexing": true?, "warning": "..."?, "truncated": true?}; each result has '
+        "sessionKey, sessionId, messageId, role, timestamp (epoch ms), snippet and score "
+        "(higher is better), and with -C its context.",
+        "--count prints the number of matching messages, --count --by-session one "
+        "sessionKey<TAB>count line per session, --sessions the session keys with a match; "
+        "each respects every filter and the caller's visibility exactly as the results do.",
     ],
     "history": [
         "Like upstream's sessions_history tool, the text is redacted. With --json one object "
@@ -159,9 +175,22 @@ COMMAND_NOTES: dict[str, list[str]] = {
         "concurrently with itself.",
     ],
     "status": [
+        "Prints one row per agent (messages indexed, sessions, pending, quarantined lines, "
+        "failed sessions, database size, health) and under it each reason a store needs "
+        "attention, with what to do. health is ok (exit status 0), attention (4) or error (3: "
+        "the store cannot be opened). --problems lists the quarantined lines and the import "
+        "problems remembered by the last imports, one per line as path:line: severity: code: "
+        "message; --verbose prints every detail.",
         "With --json, one object per agent (a list with --all-agents) with at least agentId, "
         "database, schemaVersion, sessions, events, indexedMessages, pendingSessions, "
-        "dirtySessions, indexing and lastReconcileAt.",
+        "dirtySessions, indexing, lastReconcileAt, health and reasons.",
+    ],
+    "sessions": [
+        "One row per session key the caller may see, most recently updated first: sessionKey, "
+        "agentId, sessionId, label, updatedAt, messages (the active branch, as history counts "
+        "them), generations and index (indexed, pending, dirty, failed, or none without a "
+        "transcript). A table on a terminal; piped, one tab-separated line per session; with "
+        '--json {"sessions": [...], "truncated": true?}.',
     ],
     "delete": [
         "Asks for confirmation unless --yes is given, and refuses to prompt when stdin is "
@@ -178,9 +207,17 @@ EXAMPLES: list[tuple[str, str, str]] = [
         "invoice --json | jq -r '.results[].sessionKey'",
         "The session keys of the matches, for a script:",
     ),
+    ("search", "deploy --count --by-session", "How many messages match, per session:"),
     ("history", "agent:main:main --limit 20", "The last messages of a session:"),
-    ("reindex", "--quiet", "Keep the index fresh from cron(8) (e.g. */15 * * * *):"),
+    ("sessions", "--since 7d", "The sessions updated in the last week, newest first:"),
+    (
+        "import",
+        "--quiet; openclaw-sessions reindex --all-agents --quiet",
+        "Keep the store and its index fresh from cron(8) (e.g. */15 * * * *); import prints "
+        "only problems new since its last run:",
+    ),
     ("status", "--all-agents --json", "Every agent's store and index state, as JSON:"),
+    ("status", "--problems", "What to fix, with file and line:"),
     ("delete", "agent:main:discord:direct:bob --yes", "Delete a session without asking:"),
 ]
 
@@ -308,7 +345,7 @@ def _check_prose(group: Any, ctx: Any, names: set[str]) -> None:
             continue
         cmd = group.get_command(ctx, name)
         known = {o for p in cmd.params for o in (*p.opts, *p.secondary_opts)}
-        for token in args.split("|")[0].split():  # what follows a | is another program
+        for token in re.split(r"[|;]", args)[0].split():  # after | or ;: another program
             if token.startswith("-") and token not in known:
                 raise SystemExit(f"gen_docs: example `{name} {args}` uses unknown {token}")
 

@@ -5,9 +5,9 @@ Each issue of a run is attributed to the agent whose store remembers it (its ses
 agent, else the `agents/<id>/` its path lies under; an issue of no agent with a store, such
 as a missing state root, is new on every run). An issue met before, unchanged (same code,
 path, line, key and message: its fingerprint), is `known`: counted, not printed again, and no
-cause for exit 4. The memory is rewritten by every run (never by a dry run): what a run meets
-is remembered, and what it no longer meets within what it read (the whole state root, or the
-SOURCEs given) is forgotten, so a problem that comes back is new again. `status --problems`
+cause for exit 4. Every run (never a dry run) updates the memory: what it meets for the first
+time is remembered, and what it no longer meets within what it read (the whole state root, or
+the SOURCEs given) is forgotten, so a problem that comes back is new again. `status --problems`
 lists what is remembered (read/problems.py).
 """
 
@@ -95,22 +95,24 @@ def _rewrite(
     read_all: bool,
     sources: Sequence[Path] | None,
 ) -> None:
-    now = db.now_ms()
+    """Add what is new, drop what is gone; a run that changes neither writes nothing (a cron
+    run over an unchanged state takes no write lock for this)."""
     met = [_stored(i) for i in met]
     seen = {fingerprint(i) for i in met}
+    new = [i for i in met if fingerprint(i) not in known]
     gone = [
         (fp,) for fp, path in known.items() if fp not in seen and _read(path, read_all, sources)
     ]
+    if not new and not gone:
+        return
+    now = db.now_ms()
     with db.transaction(conn):
         conn.executemany(
             "INSERT INTO import_problems (fingerprint, code, severity, message, path, line,"
-            " session_key, first_seen, last_seen) VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?)"
-            " ON CONFLICT(fingerprint) DO UPDATE SET last_seen = excluded.last_seen",
-            [
-                (fingerprint(i), i.code, i.severity, i.message, i.path, i.line, i.session_key,
-                 now, now)
-                for i in met
-            ],
+            " session_key, first_seen) VALUES (?, ?, ?, ?, ?, ?, ?, ?)"
+            " ON CONFLICT(fingerprint) DO NOTHING",
+            [(fingerprint(i), i.code, i.severity, i.message, i.path, i.line, i.session_key, now)
+             for i in new],
         )  # fmt: skip
         conn.executemany("DELETE FROM import_problems WHERE fingerprint = ?", gone)
 

@@ -5,9 +5,9 @@ same WHERE as the hits (search_sql._matching), so it respects every filter and t
 visibility exactly as the results do.
 
 The total rule: a hit list that was not cut holds every match, so its length is the total
-(no extra work); a cut one is counted with LIMIT TOTAL_CAP, so a common word costs at most
-that many rows: below the cap the total is exact, at the cap it is a lower bound
-(`totalAtLeast`). `--count` is always exact (its whole point), at O(matches).
+(no extra work); a cut one is counted with a LIMIT, TOTAL_CAP rows for the whole search, so
+a common word costs at most that many rows: below the cap the total is exact, at the cap it
+is a lower bound (`totalAtLeast`). `--count` is always exact (its whole point), at O(matches).
 """
 
 from __future__ import annotations
@@ -69,7 +69,9 @@ class Tally:
         if not cut:
             self.total += shown
             return
-        cap = max(TOTAL_CAP, shown + 1)  # a --limit past the cap still counts its own
+        # One budget for the whole search (every agent), and a --limit past it still counts
+        # its own hits: a common word costs at most TOTAL_CAP rows, however many agents.
+        cap = max(TOTAL_CAP - self.total, shown + 1)
         n = search_sql.count_matches(conn, plan, filters, fp, cap)
         self.total += n
         self.exact = self.exact and n < cap

@@ -82,8 +82,7 @@ DELETE FROM branches;
     path        TEXT,
     line        INTEGER,
     session_key TEXT,
-    first_seen  INTEGER NOT NULL,        -- epoch ms
-    last_seen   INTEGER NOT NULL
+    first_seen  INTEGER NOT NULL         -- epoch ms: the run that reported it
 );
 CREATE TABLE IF NOT EXISTS tombstones (
     session_key    TEXT NOT NULL,

@@ -118,8 +118,7 @@ CREATE TABLE import_problems (
     path        TEXT,
     line        INTEGER,
     session_key TEXT,
-    first_seen  INTEGER NOT NULL,        -- epoch ms
-    last_seen   INTEGER NOT NULL
+    first_seen  INTEGER NOT NULL         -- epoch ms: the run that reported it
 );
 
 -- Sessions removed by `delete`: the key ('' source) and each transcript as it was stored, so
