@@ -171,3 +171,18 @@ def test_table_on_a_terminal_never_crops_keys_or_states(listed: Path, columns: i
     assert states == [r["index"] for r in rows(listed)]
     if columns >= 80:
         assert "label 3" in out and "msgs" in out
+
+
+def test_labels_are_redacted_and_made_safe_in_every_output(tmp_path: Path, state: Path) -> None:
+    secret = "ghp_0123456789abcdefghijklmnopqrstuvwxyzAB"
+    s = Session("lab-1")
+    s.user("hello")
+    s.write(tmp_path / "src" / "lab-1.jsonl")
+    label = f"token {secret} \x1b]0;pwned\x07 done"
+    write_store(tmp_path / "src", {"agent:main:lab": {"sessionId": "lab-1", "label": label}})
+    run_cli("import", str(tmp_path / "src"))
+    for args in ([], ["--json"], ["--jsonl"]):
+        r = installed("sessions", *args, state=state)
+        assert secret not in r.stdout and "ghp_01" in r.stdout, args
+        assert "\x1b" not in r.stdout and "\x07" not in r.stdout, args  # raw: never
+    assert "\\x1b]0;pwned\\x07" in installed("sessions", state=state).stdout  # visible

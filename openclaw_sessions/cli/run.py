@@ -190,9 +190,9 @@ def _reindex(params: dict[str, Any]) -> int:
     if out.as_json:
         output.echo_json({"agents": [r.to_json() for r in reports]})
     elif not out.quiet or problems:
-        from . import render
+        from . import render_reports
 
-        render.reindex_reports(reports)
+        render_reports.reindex_reports(reports)
     return int(ExitCode.PROBLEMS if problems else ExitCode.OK)
 
 
@@ -212,12 +212,12 @@ def _import(params: dict[str, Any]) -> int:
             report["reindex"] = [r.to_json() for r in done.reindexed]
         output.echo_json(report)
     else:
-        from . import render
+        from . import render_reports
 
         if out.quiet:  # only what is new since the last run (cron)
-            render.new_problems(done.report, done.reindexed)
+            render_reports.new_problems(done.report, done.reindexed)
         else:
-            render.import_report(done.report, done.reindexed)
+            render_reports.import_report(done.report, done.reindexed)
     return int(ExitCode.PROBLEMS if done.problems else ExitCode.OK)
 
 

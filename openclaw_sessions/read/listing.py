@@ -18,6 +18,7 @@ from typing import Any, NamedTuple
 from openclaw_sessions.errors import UsageError
 from openclaw_sessions.index.stale import CURRENT_FAILURE, STALE_FROM, STALE_WHERE, params
 from openclaw_sessions.policy import keys, sanitize, visibility
+from openclaw_sessions.policy.redact import Redactor
 from openclaw_sessions.policy.when import parse_window
 from openclaw_sessions.store import paths
 from openclaw_sessions.store.branches import active_messages
@@ -96,10 +97,10 @@ def list_sessions(opts: SessionsOptions) -> Listed:
     found.sort(key=lambda r: (r[3] is None, -(r[3] or 0), r[0]))
     shown = found if opts.limit is None else found[: opts.limit]
     rows = []
-    fp = ctx.redactor().fingerprint
+    redactor = ctx.redactor()
     for agent in sorted({r[5] for r in shown}):
         with open_store(ctx.root, agent) as conn, transaction(conn, write=False):
-            rows += [_row(conn, r, fp) for r in shown if r[5] == agent]
+            rows += [_row(conn, r, redactor) for r in shown if r[5] == agent]
     rows.sort(key=lambda r: (r.updated_at is None, -(r.updated_at or 0), r.session_key))
     return Listed(tuple(rows), len(found) > len(shown))
 
@@ -162,7 +163,9 @@ def _index_state(conn: sqlite3.Connection, key: str, fp: str) -> str:
     return next((s for s in INDEX_STATES if s in states), "none")
 
 
-def _row(conn: sqlite3.Connection, r: tuple[Any, ...], fp: str) -> SessionRow:
+def _row(conn: sqlite3.Connection, r: tuple[Any, ...], redactor: Redactor) -> SessionRow:
+    """One listed session; its label is free text from the store: redacted (keys and ids
+    print as typed, as in every other output)."""
     key, sid, label, updated, gens, agent = r
     current = generations(conn, key)
     messages = 0
@@ -173,9 +176,9 @@ def _row(conn: sqlite3.Connection, r: tuple[Any, ...], fp: str) -> SessionRow:
         key,
         keys.agent_of(key) or agent,
         sid,
-        label,
+        None if label is None else redactor.redact_text(label),
         updated,
         messages,
         gens,
-        _index_state(conn, key, fp),
+        _index_state(conn, key, redactor.fingerprint),
     )

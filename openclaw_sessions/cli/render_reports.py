@@ -1,0 +1,82 @@
+"""What import and reindex report, for people, on stderr: the counts, each issue met for the
+first time (a known one is counted: ingest/problems.py), and with `--quiet` only the
+problems that are new since the last run (a cron line mails nothing else)."""
+
+from __future__ import annotations
+
+import sys
+from collections.abc import Sequence
+from typing import TYPE_CHECKING
+
+from openclaw_sessions.policy import wellformed
+
+from .output import safe
+from .render import _console
+
+if TYPE_CHECKING:
+    from openclaw_sessions.reports import ImportReport, Issue, ReindexReport
+
+
+def import_report(report: ImportReport, reindexed: Sequence[ReindexReport]) -> None:
+    out = _console(True)
+    verb = "would import" if report.dry_run else "imported"
+    out.print(
+        f"{verb}: {report.imported} new, {report.updated} updated, {report.unchanged} unchanged "
+        f"transcripts; {report.events} events stored; {report.malformed_lines} malformed lines; "
+        f"{report.skipped} files skipped"
+    )
+    if report.upstream_databases:
+        out.print(
+            f"upstream databases: {report.upstream_databases} read; "
+            f"{report.upstream_rows_read} new rows, {report.upstream_rows_checked} rows checked"
+        )
+    if not report.dry_run and not report.events and not report.imported:
+        out.print("nothing new to import")
+    for issue in report.issues:  # redacted by the importer; escaped here
+        if not issue.known:
+            out.print(_issue_line(issue))
+    known = [i for i in report.issues if i.known]
+    if known:
+        errors = sum(1 for i in known if i.severity == "error")
+        out.print(
+            f"  {len(known)} issue(s) reported by an earlier import, unchanged ({errors}"
+            " problem(s)): `openclaw-sessions status --problems` lists them"
+        )
+    reindex_reports(reindexed)
+    if report.imported and not reindexed and not report.dry_run:
+        out.print("new transcripts are indexed by the next search or `openclaw-sessions reindex`")
+
+
+def _issue_line(issue: Issue) -> str:
+    where = issue.path or issue.session_key or ""
+    if issue.line:
+        where += f":{issue.line}"
+    tag = "problem" if issue.severity == "error" else "note"
+    return safe(f"  {tag}: {issue.code}: {issue.message} [{where}]")
+
+
+def new_problems(report: ImportReport, reindexed: Sequence[ReindexReport]) -> None:
+    """`import --quiet`: only the problems no earlier run reported (cron mails nothing else)."""
+    for issue in report.issues:
+        if issue.severity == "error" and not issue.known:
+            print(wellformed.text(_issue_line(issue).strip()), file=sys.stderr)
+    for r in reindexed:
+        for issue in r.failures:
+            print(wellformed.text(safe(f"problem: {issue.code}: {issue.message} [{issue.path}]")),
+                  file=sys.stderr)  # fmt: skip
+
+
+def reindex_reports(reports: Sequence[ReindexReport]) -> None:
+    out = _console(True)
+    for r in reports:
+        out.print(
+            safe(f"{r.agent_id}: indexed {r.messages} messages in {r.sessions} sessions ")
+            + f"({r.skipped} busy elsewhere, {r.swept} orphan rows swept) in {r.seconds:.2f}s"
+        )
+        for issue in r.failures:
+            out.print(safe(f"  problem: {issue.code}: {issue.message} [{issue.path}]"))
+        if r.known_failures:
+            out.print(
+                f"  {r.known_failures} session(s) failed before and are unchanged: see"
+                " `openclaw-sessions status`"
+            )
