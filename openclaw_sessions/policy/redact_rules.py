@@ -727,7 +727,11 @@ _TOOL_SPECS: tuple[tuple[tuple[str, ...], str, RuleCheck], ...] = (
 _TOOL_RX: list[tuple[tuple[str, ...], re.Pattern[str], RuleCheck]] = []
 _TOOL_NAME = compiled(
     "|".join(
-        sorted({re.escape(n) for need, _, _ in _TOOL_SPECS for n in need}, key=len, reverse=True)
+        # longest first, then by name: a set's order changes with the hash seed, and the
+        # pattern text is the compiled-regex cache's key
+        sorted(
+            {re.escape(n) for need, _, _ in _TOOL_SPECS for n in need}, key=lambda n: (-len(n), n)
+        )
     ),
     ASCII,
 )
