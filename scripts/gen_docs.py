@@ -59,8 +59,13 @@ ENVIRONMENT: dict[str, str] = {
         "(default: <root>/openclaw.json). A missing file means the defaults; a malformed one "
         "is an error (exit status 2)."
     ),
-    "NO_COLOR": "When set to a non-empty value, disables colour. So does a stdout that is not "
-    "a terminal.",
+    "NO_COLOR": "When set to a non-empty value, disables colour (--color always still colours). "
+    "So does a stdout that is not a terminal.",
+    "PAGER": (
+        "The pager for a history longer than the screen on a terminal (default: less; empty "
+        "or cat: none). --no-pager, or a stdout that is not a terminal, skips it."
+    ),
+    "LESS": "Options for less(1) when it pages history (default: FRX, as git sets it).",
     "OPENCLAW_SESSIONS_BUSY_TIMEOUT_MS": (
         "How long to wait, in milliseconds, for a database locked by another writer before "
         f"failing with exit status 3 (default: {BUSY_TIMEOUT_MS})."
@@ -145,13 +150,30 @@ COMMAND_NOTES: dict[str, list[str]] = {
         "active branch of each transcript, user and assistant text only. With --json one "
         'object is printed: {"results": [...], "indexing": true?, "warning": "..."?, '
         '"truncated": true?}; each result has sessionKey, sessionId, messageId, role, '
-        "timestamp (epoch ms), snippet and score (higher is better).",
+        "timestamp (epoch ms), snippet, score (higher is better) and matches, the [start, end) "
+        "offsets of the matches in snippet, counted in code points.",
+        "Off a terminal (or with --format plain) each hit is one line of five tab-separated "
+        "fields: sessionKey, messageId, time, role and the snippet with its line breaks "
+        "collapsed.",
     ],
     "history": [
-        "Like upstream's sessions_history tool, the text is redacted. With --json one object "
-        "is printed: sessionKey, messages (each with role, content, timestamp and id), "
-        "truncated, droppedMessages, contentTruncated, contentRedacted and bytes, plus the "
+        "Like upstream's sessions_history tool, the text is redacted and capped (4000 UTF-16 "
+        "units per text, 80 KiB per page); --full lifts the caps for the operator. With --json "
+        "one object is printed: sessionKey, messages (each with role, content, timestamp and "
+        "id), truncated, droppedMessages, contentTruncated, contentRedacted and bytes, plus the "
         "paging fields offset, nextOffset, hasMore and totalMessages when they apply.",
+        "Off a terminal every text is printed as stored, never cropped, wrapped or rendered. "
+        "On a terminal assistant text is rendered as Markdown (link targets shown), and a "
+        "history longer than the screen goes through the pager.",
+    ],
+    "export": [
+        "--format md is for people; --format json is one object, "
+        '{"sessionKey": ..., "generations": [{"sessionId", "kind", "archivedAt", "messages", '
+        '"truncated", "contentRedacted"}]}, oldest generation first, every text redacted. '
+        "--format jsonl gives back the transcript's lines exactly as they were imported (raw "
+        "and unredacted: refused with --as, and never written to a terminal). --output FILE "
+        "is written atomically and an existing file is kept unless --force; --output DIR "
+        "writes each generation under its original file name.",
     ],
     "reindex": [
         "Indexes every stale session (never indexed, rewound, rewritten, or indexed under "
@@ -179,6 +201,11 @@ EXAMPLES: list[tuple[str, str, str]] = [
         "The session keys of the matches, for a script:",
     ),
     ("history", "agent:main:main --limit 20", "The last messages of a session:"),
+    (
+        "export",
+        "agent:main:main --format jsonl --all-generations -o backup-dir/",
+        "Every generation of a session as its original files, to move it elsewhere:",
+    ),
     ("reindex", "--quiet", "Keep the index fresh from cron(8) (e.g. */15 * * * *):"),
     ("status", "--all-agents --json", "Every agent's store and index state, as JSON:"),
     ("delete", "agent:main:discord:direct:bob --yes", "Delete a session without asking:"),
@@ -303,7 +330,10 @@ def _check_prose(group: Any, ctx: Any, names: set[str]) -> None:
             "gen_docs: describe in scripts/gen_docs.py: "
             + ", ".join(sorted(missing_env | missing_exit))
         )
-    for name, args, _ in EXAMPLES:
+    examples = list(EXAMPLES)
+    for name, cmd, _ in commands(group, ctx):
+        examples += [(name, ex.split(f"{PROG} {name}", 1)[1], "") for ex in epilog_examples(cmd)]
+    for name, args, _ in examples:
         if name not in names:
             continue
         cmd = group.get_command(ctx, name)
@@ -356,6 +386,7 @@ def man_page() -> str:
         lines += [f"[\\fIOPTIONS\\fR] {usage}".rstrip()]
         lines += _paras(paragraphs(cmd.help) + COMMAND_NOTES.get(name, []))
         lines += _options_block(cmd, cctx)
+        lines += _epilog_examples(cmd)
     lines += [".SH ENVIRONMENT"]
     for var, text in ENVIRONMENT.items():
         lines += [".TP", f"\\fB{lit(var)}\\fR", esc(text)]
@@ -379,6 +410,18 @@ def man_page() -> str:
         "Shell completions for bash, zsh and fish are installed with the package.",
     ]
     return "\n".join(lines) + "\n"
+
+
+def epilog_examples(cmd: Any) -> list[str]:
+    """The example command lines of a command's help epilog (cli/options.examples)."""
+    return [ln.strip() for ln in (cmd.epilog or "").splitlines() if ln.strip().startswith(PROG)]
+
+
+def _epilog_examples(cmd: Any) -> list[str]:
+    found = epilog_examples(cmd)
+    if not found:
+        return []
+    return [".PP", "Examples:", ".RS 4", ".nf", *map(lit, found), ".fi", ".RE"]
 
 
 def _paras(paras: list[str]) -> list[str]:

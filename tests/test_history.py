@@ -506,21 +506,23 @@ def test_visibility_denials_match_search(tmp_path: Path) -> None:
 # Table mode
 
 
-def test_table_renders_a_readable_conversation(tmp_path: Path) -> None:
+def test_off_a_terminal_text_is_printed_as_stored(tmp_path: Path) -> None:
     s = Session()
     s.user("how do I **bold**?")
-    s.assistant("Use **double stars** like this.")
+    s.assistant("Use **double stars** like [this](https://example.com/x).\n\n" + "w " * 200)
     s.tool("tool line one\ntool line two")
     load(tmp_path / "src", {"agent:main:main": s})
     r = run_cli("history", "main", "--utc")
     assert r.exit_code == 0
-    assert "user" in r.stdout and "assistant" in r.stdout and "2026-01-01 00:00Z" in r.stdout
-    assert "Use double stars like this." in r.stdout  # Markdown rendered for assistant text
-    assert "how do I **bold**?" in r.stdout  # user text shown as typed
+    lines = r.stdout.splitlines()
+    assert lines[0] == "user  2026-01-01 00:00 UTC  00000001" and lines[1] == "how do I **bold**?"
+    # no Markdown rendering, no wrapping, the link target kept: the text as stored
+    assert "Use **double stars** like [this](https://example.com/x)." in lines
+    assert ("w " * 200).rstrip() in [ln.rstrip() for ln in lines]
     assert "thinking: hmm" in r.stdout and "tool line" not in r.stdout
     assert "2 of 2 messages shown" in r.stderr
     r = run_cli("history", "main", "--include-tools")
-    assert "← exec: tool line one  (+1 lines)" in r.stdout
+    assert "← exec: tool line one\ntool line two\n" in r.stdout  # whole, not one line
 
 
 # ---------------------------------------------------------------------------------------------

@@ -8,10 +8,32 @@ from typing import Annotated, Any, NoReturn
 
 import typer
 
-from openclaw_sessions import __version__, settings
+from openclaw_sessions import __version__
+from openclaw_sessions.policy.sanitize import MAX_BYTES
 from openclaw_sessions.store import paths
 
-from .completion import complete_session_key
+from .completion import complete_session_key, words
+from .options import (
+    FILTERS,
+    OUTPUT,
+    AgentOpt,
+    AllAgentsOpt,
+    AsOpt,
+    ColorOpt,
+    IncludeToolsOpt,
+    JsonOpt,
+    KeyArg,
+    QuietOpt,
+    RoleOpt,
+    SandboxOpt,
+    SinceOpt,
+    StateDirOpt,
+    TimeOpt,
+    UntilOpt,
+    UtcOpt,
+    VisOpt,
+    examples,
+)
 from .parsing import Command, Group
 
 app = typer.Typer(
@@ -25,37 +47,6 @@ app = typer.Typer(
     rich_markup_mode=None,
     context_settings={"help_option_names": ["-h", "--help"]},
 )
-
-StateDirOpt = Annotated[
-    Path | None,
-    typer.Option(
-        "--state-dir",
-        metavar="PATH",
-        help="State root (default: $OPENCLAW_STATE_DIR, else ~/.openclaw).",
-        envvar=settings.STATE_DIR,
-        show_envvar=True,
-    ),
-]
-AgentOpt = Annotated[
-    str, typer.Option("--agent", metavar="ID", help="Agent id.", envvar=settings.AGENT)
-]
-AllAgentsOpt = Annotated[bool, typer.Option("--all-agents", help="Every agent with a store.")]
-JsonOpt = Annotated[bool, typer.Option("--json", help="Machine-readable JSON on stdout.")]
-QuietOpt = Annotated[bool, typer.Option("--quiet", "-q", help="Print nothing on success.")]
-UtcOpt = Annotated[bool, typer.Option("--utc", help="Show times in UTC instead of local time.")]
-AsOpt = Annotated[
-    str | None,
-    typer.Option("--as", metavar="KEY", help="Act as this session key (visibility rules apply)."),
-]
-VisOpt = Annotated[
-    str | None,
-    typer.Option(
-        "--visibility",
-        metavar="MODE",
-        help="self|tree|agent|all (with --as; default: config, else tree).",
-    ),
-]
-SandboxOpt = Annotated[bool, typer.Option("--sandboxed", help="Caller is sandboxed (with --as).")]
 
 
 def _version(value: bool) -> None:
@@ -81,7 +72,11 @@ def _main(
     """Search, read and maintain OpenClaw session transcripts from the shell."""
 
 
-@app.command("import", cls=Command)
+@app.command(
+    "import",
+    cls=Command,
+    epilog=examples("import --reindex", "import ~/backup/.openclaw --dry-run --json"),
+)
 def import_cmd(
     sources: Annotated[
         list[Path] | None,
@@ -105,12 +100,15 @@ def import_cmd(
     ] = False,
     as_json: JsonOpt = False,
     quiet: QuietOpt = False,
+    color: ColorOpt = "auto",
 ) -> None:
     """Bulk-load legacy JSONL transcripts (idempotent, doctor-style)."""
     _finish("import", locals())
 
 
-@app.command("reindex", cls=Command)
+@app.command(
+    "reindex", cls=Command, epilog=examples("reindex --quiet", "reindex --all-agents --full")
+)
 def reindex_cmd(
     state_dir: StateDirOpt = None,
     agent: AgentOpt = paths.DEFAULT_AGENT,
@@ -119,12 +117,21 @@ def reindex_cmd(
     as_json: JsonOpt = False,
     quiet: QuietOpt = False,
     background: Annotated[bool, typer.Option("--background", hidden=True)] = False,
+    color: ColorOpt = "auto",
 ) -> None:
     """Run the reconciliation in the foreground (cron-safe)."""
     _finish("reindex", locals())
 
 
-@app.command("search", cls=Command)
+@app.command(
+    "search",
+    cls=Command,
+    epilog=examples(
+        "search 'migration timeout' --since 7d",
+        "search deploy --role assistant --format plain | cut -f1 | sort -u",
+        "search invoice --json | jq -r '.results[].sessionKey'",
+    ),
+)
 def search_cmd(
     query: Annotated[
         str,
@@ -145,19 +152,20 @@ def search_cmd(
             metavar="KEY|ID",
             help="Only this session key or id.",
             autocompletion=complete_session_key,
+            rich_help_panel=FILTERS,
         ),
     ] = None,
-    role: Annotated[
-        str | None, typer.Option("--role", metavar="ROLE", help="user or assistant.")
-    ] = None,
-    since: Annotated[
-        str | None, typer.Option("--since", metavar="WHEN", help="ISO date/time or span (7d, 12h).")
-    ] = None,
-    until: Annotated[
-        str | None, typer.Option("--until", metavar="WHEN", help="ISO date/time or span (7d, 12h).")
-    ] = None,
+    role: RoleOpt = None,
+    since: SinceOpt = None,
+    until: UntilOpt = None,
     order: Annotated[
-        str, typer.Option("--order", metavar="ORDER", help="relevance or recent.")
+        str,
+        typer.Option(
+            "--order",
+            metavar="ORDER",
+            help="relevance or recent.",
+            autocompletion=words("relevance", "recent"),
+        ),
     ] = "relevance",
     prefix: Annotated[
         bool, typer.Option("--prefix", help="The last term matches as a prefix.")
@@ -179,23 +187,40 @@ def search_cmd(
         typer.Option("--explain", help="Say how the query was routed and why nothing matched."),
     ] = False,
     as_json: JsonOpt = False,
-    jsonl: Annotated[bool, typer.Option("--jsonl", help="One result object per line.")] = False,
+    jsonl: Annotated[
+        bool,
+        typer.Option("--jsonl", help="One result object per line.", rich_help_panel=OUTPUT),
+    ] = False,
+    layout: Annotated[
+        str,
+        typer.Option(
+            "--format",
+            metavar="FORMAT",
+            help="table or plain (one hit per line, tab-separated); default: a table on a"
+            " terminal, else plain.",
+            autocompletion=words("auto", "table", "plain"),
+            rich_help_panel=OUTPUT,
+        ),
+    ] = "auto",
     utc: UtcOpt = False,
+    time: TimeOpt = "absolute",
+    color: ColorOpt = "auto",
 ) -> None:
     """Full-text search of user and assistant text on the active branch."""
     _finish("search", locals())
 
 
-@app.command("history", cls=Command)
+@app.command(
+    "history",
+    cls=Command,
+    epilog=examples(
+        "history agent:main:main --limit 20",
+        "history agent:main:main --around 78dde6c6 --time relative",
+        "history agent:main:main --full > conversation.txt",
+    ),
+)
 def history_cmd(
-    key: Annotated[
-        str,
-        typer.Argument(
-            metavar="KEY",
-            help="Session key, session id, or main/current.",
-            autocompletion=complete_session_key,
-        ),
-    ],
+    key: KeyArg,
     state_dir: StateDirOpt = None,
     agent: AgentOpt = paths.DEFAULT_AGENT,
     limit: Annotated[
@@ -204,7 +229,7 @@ def history_cmd(
             "--limit",
             "-n",
             metavar="N",
-            help="Most messages per page or window (default 200).",
+            help="Most messages per page or window (default 200; --full: all).",
             show_default=False,
         ),
     ] = None,
@@ -233,32 +258,120 @@ def history_cmd(
             help="Generation that owns the --around message (a hit's sessionId).",
         ),
     ] = None,
-    include_tools: Annotated[
-        bool, typer.Option("--include-tools", help="Also show tool results (redacted, capped).")
+    include_tools: IncludeToolsOpt = False,
+    full: Annotated[
+        bool,
+        typer.Option(
+            "--full",
+            help="Every message, each whole (no text or page caps; still redacted; not with --as).",
+        ),
     ] = False,
+    max_bytes: Annotated[
+        int,
+        typer.Option(
+            "--max-bytes",
+            metavar="BYTES",
+            help="Cap on the page's JSON size (0: none, as --full; not with --as).",
+        ),
+    ] = MAX_BYTES,
     as_key: AsOpt = None,
     visibility: VisOpt = None,
     sandboxed: SandboxOpt = False,
     as_json: JsonOpt = False,
+    no_pager: Annotated[
+        bool,
+        typer.Option(
+            "--no-pager",
+            help="Never page (default: $PAGER, else less, on a terminal).",
+            rich_help_panel=OUTPUT,
+        ),
+    ] = False,
     utc: UtcOpt = False,
+    time: TimeOpt = "absolute",
+    color: ColorOpt = "auto",
 ) -> None:
     """Read a session's conversation on its active branch, paged or around a message."""
     _finish("history", locals())
 
 
-@app.command("status", cls=Command)
+@app.command(
+    "export",
+    cls=Command,
+    epilog=examples(
+        "export agent:main:main -o conversation.md",
+        "export agent:main:main --format json | jq '.generations[-1].messages | length'",
+        "export agent:main:main --format jsonl --all-generations -o backup-dir/",
+    ),
+)
+def export_cmd(
+    key: KeyArg,
+    state_dir: StateDirOpt = None,
+    agent: AgentOpt = paths.DEFAULT_AGENT,
+    fmt: Annotated[
+        str,
+        typer.Option(
+            "--format",
+            metavar="FORMAT",
+            help="md (for people), json (the active branch, redacted) or jsonl (the"
+            " transcript's lines as imported, raw: not with --as).",
+            autocompletion=words("md", "json", "jsonl"),
+            rich_help_panel=OUTPUT,
+        ),
+    ] = "md",
+    output: Annotated[
+        Path | None,
+        typer.Option(
+            "--output",
+            "-o",
+            metavar="PATH",
+            help="Write to this file (atomically), or into this directory; - is stdout.",
+            rich_help_panel=OUTPUT,
+        ),
+    ] = None,
+    force: Annotated[
+        bool,
+        typer.Option("--force", help="Replace an existing --output file.", rich_help_panel=OUTPUT),
+    ] = False,
+    all_generations: Annotated[
+        bool,
+        typer.Option(
+            "--all-generations",
+            help="Every generation of the key (reset archives), oldest first.",
+            rich_help_panel=FILTERS,
+        ),
+    ] = False,
+    include_tools: IncludeToolsOpt = False,
+    as_key: AsOpt = None,
+    visibility: VisOpt = None,
+    sandboxed: SandboxOpt = False,
+    as_json: Annotated[
+        bool, typer.Option("--json", help="The same as --format json.", rich_help_panel=OUTPUT)
+    ] = False,
+    utc: UtcOpt = False,
+    time: TimeOpt = "absolute",
+    color: ColorOpt = "auto",
+) -> None:
+    """Export a session: Markdown, JSON, or its original JSONL lines byte for byte."""
+    _finish("export", locals())
+
+
+@app.command(
+    "status", cls=Command, epilog=examples("status --all-agents", "status --json | jq .health")
+)
 def status_cmd(
     state_dir: StateDirOpt = None,
     agent: AgentOpt = paths.DEFAULT_AGENT,
     all_agents: AllAgentsOpt = False,
     as_json: JsonOpt = False,
     utc: UtcOpt = False,
+    time: TimeOpt = "absolute",
+    color: ColorOpt = "auto",
 ) -> None:
     """Show each agent's store and index state, with a health verdict."""
     _finish("status", locals())
 
 
-@app.command("delete", cls=Command)
+@app.command("delete", cls=Command, epilog=examples("delete agent:main:discord:direct:bob --yes"))
 def delete_cmd(
     target: Annotated[
         str,
@@ -270,6 +383,7 @@ def delete_cmd(
     agent: AgentOpt = paths.DEFAULT_AGENT,
     yes: Annotated[bool, typer.Option("--yes", "-y", help="Do not ask for confirmation.")] = False,
     as_json: JsonOpt = False,
+    color: ColorOpt = "auto",
 ) -> None:
     """Delete a session's transcripts and index rows in one transaction."""
     _finish("delete", locals())

@@ -222,7 +222,7 @@ def cap_bytes(hits: list[Hit], max_bytes: int) -> tuple[list[Hit], bool]:
     ``JSON.stringify`` writes it)."""
     total = 2
     for i, h in enumerate(hits):
-        size = json_bytes(h.to_json()) + (1 if i else 0)
+        size = json_bytes(h.upstream_json()) + (1 if i else 0)
         if total + size > max_bytes:
             return hits[:i], True
         total += size
