@@ -1,5 +1,5 @@
-"""The Typer-free fast path for `search --json|--jsonl` and `history --json`: what it accepts,
-that it matches the Typer commands' options, and that it prints and exits exactly as they do."""
+"""The Typer-free fast path for `search`, `history` and `export`: what it accepts, that it
+matches the Typer commands' options, and that it prints and exits exactly as they do."""
 
 from __future__ import annotations
 
@@ -60,6 +60,11 @@ def typer_path(argv: list[str]) -> tuple[int, str, str]:
                      "state_dir": Path("/s")})),
         (["history", "main", "--json", "--around", "abc", "--session-id", "s1"],
          ("history", {"key": "main", "as_json": True, "around": "abc", "session_id": "s1"})),
+        (["search", "x"], ("search", {"query": "x"})),
+        (["history", "main", "--full", "--no-pager"],
+         ("history", {"key": "main", "full": True, "no_pager": True})),
+        (["export", "main", "--format", "jsonl", "-o", "/x"],
+         ("export", {"key": "main", "fmt": "jsonl", "output": Path("/x")})),
     ],
 )  # fmt: skip
 def test_accepts_the_plain_forms(argv: list[str], want: Any, monkeypatch: Any) -> None:
@@ -70,7 +75,8 @@ def test_accepts_the_plain_forms(argv: list[str], want: Any, monkeypatch: Any) -
 @pytest.mark.parametrize(
     "argv",
     [
-        [], ["--version"], ["status", "--json"], ["search", "x"], ["history", "main"],
+        [], ["--version"], ["status", "--json"], ["export", "main", "--help"],
+        ["export", "main", "-o"], ["export", "main", "-o", ""],
         ["search", "x", "--json", "--help"], ["search", "x", "-h", "--json"],
         ["search", "x", "y", "--json"], ["search", "--json"], ["search", "x", "--json", "--json"],
         ["search", "x", "--json", "-n", "2", "--limit", "3"], ["search", "x", "--json", "-n5"],
@@ -107,7 +113,7 @@ def test_option_tables_match_the_typer_commands() -> None:
     from openclaw_sessions.cli.app import app
 
     group = typer.main.get_command(app)
-    for name, (arg, options, _machine) in fastargs.SPECS.items():
+    for name, (arg, options) in fastargs.SPECS.items():
         cmd = group.commands[name]  # type: ignore[attr-defined]
         theirs: dict[str, tuple[str, str]] = {}
         envs = {}

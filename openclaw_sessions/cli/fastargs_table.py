@@ -63,4 +63,28 @@ COMMANDS: dict[str, tuple[str, dict[str, tuple[str, str]], dict[str, str]]] = {
             "agent": "OPENCLAW_AGENT",
         },
     ),
+    "export": (
+        "key",
+        {
+            "--state-dir": ("state_dir", "path"),
+            "--agent": ("agent", "text"),
+            "--format": ("fmt", "text"),
+            "--output": ("output", "path"),
+            "-o": ("output", "path"),
+            "--force": ("force", "flag"),
+            "--all-generations": ("all_generations", "flag"),
+            "--include-tools": ("include_tools", "flag"),
+            "--as": ("as_key", "text"),
+            "--visibility": ("visibility", "text"),
+            "--sandboxed": ("sandboxed", "flag"),
+            "--json": ("as_json", "flag"),
+            "--utc": ("utc", "flag"),
+            "--time": ("time", "text"),
+            "--color": ("color", "text"),
+        },
+        {
+            "state_dir": "OPENCLAW_STATE_DIR",
+            "agent": "OPENCLAW_AGENT",
+        },
+    ),
 }
