@@ -18,6 +18,7 @@ from __future__ import annotations
 
 import contextlib
 import os
+import re
 import sys
 import tempfile
 from collections.abc import Iterable, Iterator
@@ -33,6 +34,7 @@ from .render import _safe_deep
 from .style import Times
 
 CHUNK = 1 << 20  # raw lines are written in about this many bytes at a time
+_BACKTICKS = re.compile("`+")
 
 
 def write(exp: Export, output: Path | None, *, force: bool, times: Times) -> list[Path]:
@@ -182,10 +184,7 @@ def _message(m: dict[str, Any], times: Times) -> list[str]:
 
 def _fenced(text: str, lang: str = "") -> str:
     """A code block whose fence is longer than any run of backticks in ``text``."""
-    longest = run = 0
-    for ch in text:
-        run = run + 1 if ch == "`" else 0
-        longest = max(longest, run)
+    longest = max(map(len, _BACKTICKS.findall(text)), default=0)
     fence = "`" * max(3, longest + 1)
     return f"{fence}{lang}\n{text}\n{fence}\n\n"
 

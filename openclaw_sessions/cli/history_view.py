@@ -16,6 +16,8 @@ import sys
 from io import StringIO
 from typing import TYPE_CHECKING, Any, NamedTuple
 
+from openclaw_sessions.policy import wellformed
+
 from . import pager
 from .output import safe, write_text
 from .render import _safe_deep, console
@@ -158,7 +160,7 @@ def markdown(text: str) -> Markdown:
 
 
 def footer(result: HistoryResult, *, whole: bool = False, liftable: bool = False) -> None:
-    err = console(True)
+    """Notes on stderr, as plain lines (no Rich: a piped history starts faster)."""
     lift = " (--full lifts the caps)" if liftable else ""
     notes: list[str] = []
     if result.total_messages is not None:
@@ -181,4 +183,4 @@ def footer(result: HistoryResult, *, whole: bool = False, liftable: bool = False
             else "no messages"
         )
     for note in notes:
-        err.print(safe(note))
+        print(wellformed.text(safe(note)), file=sys.stderr)

@@ -52,7 +52,7 @@ def console(stderr: bool = False, file: Any = None, width: int | None = None) ->
         file=cast("IO[str]", _WellFormed(file or stream)),
         stderr=stderr,
         force_terminal=True if color and (style.forced() or file is not None) else None,
-        color_system="standard" if color and style.forced() else "auto",
+        color_system=None if style.never() else "standard" if style.forced() else "auto",
         no_color=not color,
         width=width,
         highlight=False,
@@ -217,11 +217,16 @@ def search_lines(result: SearchResult, times: Times) -> None:
     search_footer(result)
 
 
+NARROW = 70  # columns: below this a terminal gets one block per hit instead of a table
+
+
 def search_table(result: SearchResult, times: Times) -> None:
     from rich.table import Table
 
     out = console(False)
-    if result.hits:
+    if result.hits and out.width < NARROW:
+        _search_blocks(result, times, out)
+    elif result.hits:
         table = Table(show_header=True, header_style="bold", expand=False, show_lines=False)
         table.add_column("time", no_wrap=True)
         table.add_column("session", overflow="fold")
@@ -236,6 +241,19 @@ def search_table(result: SearchResult, times: Times) -> None:
             )
         out.print(table)
     search_footer(result)
+
+
+def _search_blocks(result: SearchResult, times: Times, out: Console) -> None:
+    """A narrow terminal: each hit as its key and id, its time and role, then its snippet."""
+    from rich.text import Text
+
+    for h in result.hits:
+        head = Text(safe(h.session_key), style="bold")
+        head.append(f"  {safe(h.message_id)}", style="dim")
+        out.print(head)
+        out.print(Text(f"{times(h.timestamp)} · {safe(h.role)}", style="dim"))
+        out.print(_highlight(h.snippet, h.highlights))
+        out.print()
 
 
 def search_footer(result: SearchResult) -> None:

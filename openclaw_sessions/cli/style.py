@@ -37,6 +37,11 @@ def forced() -> bool:
     return _color == "always"
 
 
+def never() -> bool:
+    """--color never: no escape sequence at all, bold included (NO_COLOR keeps bold)."""
+    return _color == "never"
+
+
 def _isatty(stream: Any) -> bool:
     try:
         return bool(stream.isatty())

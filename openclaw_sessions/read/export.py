@@ -20,7 +20,6 @@ from pathlib import Path
 from typing import NamedTuple
 
 from openclaw_sessions.errors import StoreError, UsageError
-from openclaw_sessions.policy.redact import build_redactor
 from openclaw_sessions.store import paths
 from openclaw_sessions.store.context import Context
 from openclaw_sessions.store.db import open_store
@@ -126,6 +125,8 @@ def _generation(
 
 def messages(exp: Export, gen: Generation) -> HistoryResult:
     """The generation's active branch, redacted (``md`` and ``json``)."""
+    from openclaw_sessions.policy.redact import build_redactor  # not for raw lines: start-up
+
     cfg = Context(exp.root, exp.agent).config
     with open_store(exp.root, exp.agent) as conn:
         history.map_events(conn)
