@@ -634,3 +634,53 @@ def test_think_tags_and_tool_call_xml_are_kept_as_upstream_sessions_history_does
     assert code == 0 and out["messages"][-1]["content"] == [{"type": "text", "text": text}]
     r = run_cli("search", "zqthinkword", "--json")
     assert r.exit_code == 0 and "<think>" in json_out(r)["results"][0]["snippet"]
+
+
+# ---------------------------------------------------------------------------------------------
+# --full: the operator reads whole conversations
+
+
+FULL_SECRET = "ghp_" + "Z" * 36
+
+
+def _long_session(tmp_path: Path) -> Session:
+    s = Session()
+    for i in range(150):
+        s.user(f"question {i}")
+        s.assistant(f"answer {i}")
+    s.user("the big one " + "y" * 90_000 + " token " + FULL_SECRET)
+    load(tmp_path / "src", {"agent:main:main": s, "agent:main:subagent:k": Session("k")})
+    return s
+
+
+def test_full_gives_every_message_whole_still_redacted(tmp_path: Path) -> None:
+    _long_session(tmp_path)
+    code, capped = hist("main")
+    assert code == 0 and len(capped["messages"]) == 200 and capped["hasMore"] is True
+    assert capped["contentTruncated"] is True  # the 90,000-character text was cut
+    code, full = hist("main", "--full")
+    assert code == 0 and len(full["messages"]) == full["totalMessages"] == 301
+    assert full["hasMore"] is False and full["truncated"] is False
+    big = full["messages"][-1]["content"][0]["text"]
+    assert "y" * 90_000 in big and FULL_SECRET not in big and "ghp_ZZ" in big
+    assert full["bytes"] > CAP  # no 80 KiB page either
+    assert hist("main", "--max-bytes", "0")[1] == full  # the same, spelled as a cap of none
+    assert len(hist("main", "--full", "--limit", "5")[1]["messages"]) == 5
+    plain = run_cli("history", "main", "--full")
+    assert "y" * 90_000 in plain.stdout and FULL_SECRET not in plain.stdout
+    assert "301 of 301 messages shown" in plain.stderr
+
+
+def test_max_bytes_sets_the_page_cap(tmp_path: Path) -> None:
+    _long_session(tmp_path)
+    code, out = hist("main", "--max-bytes", "2000")
+    assert code == 0 and out["bytes"] <= 2000 and out["droppedMessages"] is True
+    assert run_cli("history", "main", "--max-bytes", "-1").exit_code == 2
+
+
+@pytest.mark.parametrize("lift", [["--full"], ["--max-bytes", "0"], ["--max-bytes", "100"]])
+def test_full_and_max_bytes_are_refused_with_as(tmp_path: Path, lift: list[str]) -> None:
+    _long_session(tmp_path)
+    r = run_cli("history", "main", *lift, "--as", "agent:main:main")
+    assert r.exit_code == 2 and r.stderr.startswith("error: --full and --max-bytes are for the")
+    assert r.stderr.count("\n") == 1 and r.stdout == ""
