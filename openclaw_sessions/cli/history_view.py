@@ -18,7 +18,7 @@ from typing import TYPE_CHECKING, Any, NamedTuple
 
 from openclaw_sessions.policy import wellformed
 
-from . import pager
+from . import pager, style
 from .output import safe, write_text
 from .render import _safe_deep, console
 from .style import Times
@@ -81,13 +81,22 @@ def _marked(result: HistoryResult, m: dict[str, Any]) -> bool:
     return result.anchor is not None and m.get("id") == safe(result.anchor)
 
 
-def plain(result: HistoryResult, times: Times) -> str:
-    """Every message as stored: a header line, each part whole, a blank line after."""
+_SGR = {"user": "1;36", "assistant": "1;32"}  # the terminal view's role colours, as SGR codes
+
+
+def plain(result: HistoryResult, times: Times, *, color: bool = False) -> str:
+    """Every message as stored: a header line, each part whole, a blank line after. With
+    ``color`` (--color always: an fzf preview) only the header lines are coloured."""
     out: list[str] = []
     for m in map(_safe_deep, result.messages):
-        head = f"{m.get('role')}  {times(m.get('timestamp'))}  {m.get('id', '')}"
+        role, rest = str(m.get("role")), f"  {times(m.get('timestamp'))}  {m.get('id', '')}"
+        if color:
+            role = f"\x1b[{_SGR.get(role, '1')}m{role}\x1b[0m"
+            rest = f"\x1b[2m{rest}\x1b[0m"
+        head = role + rest
         if _marked(result, m):
-            head = f"▶ {head}  ◀ this message"
+            on, off = ("\x1b[1;33m", "\x1b[0m") if color else ("", "")
+            head = f"{on}▶ {off}{head}{on}  ◀ this message{off}"
         out.append(head + "\n")
         out += [p.label + p.text + "\n" for p in parts(m)]
         out.append("\n")
@@ -100,7 +109,7 @@ def show(
     """The conversation, oldest first, on stdout; notes on stderr. ``whole``: --full was
     asked; ``liftable``: the caps could be lifted (no --as)."""
     if not sys.stdout.isatty():
-        write_text(plain(result, times))
+        write_text(plain(result, times, color=style.colored(sys.stdout)))
     else:
         size = shutil.get_terminal_size()
         buf = StringIO()
