@@ -30,7 +30,6 @@ from openclaw_sessions.read import export
 from openclaw_sessions.read.export import Export
 
 from .output import json_text, safe, write_bytes
-from .render import _safe_deep
 from .style import Times
 
 CHUNK = 1 << 20  # raw lines are written in about this many bytes at a time
@@ -144,17 +143,18 @@ def document(exp: Export) -> dict[str, Any]:
 
 def markdown(exp: Export, times: Times) -> str:
     """`--format md`: a heading per generation and per message (role, time), texts as
-    written (code blocks kept), thinking folded, tool calls and results fenced."""
-    out = [f"# {safe(exp.session_key)}\n\n"]
+    written (code blocks kept), thinking folded, tool calls and results fenced. Control
+    characters from the data are visible escapes (the document's own are newlines)."""
+    out = [f"# {exp.session_key}\n\n"]
     for g in exp.generations:
         page = export.messages(exp, g)
         kind = g.kind + (f" {g.archived_at}" if g.archived_at else "")
-        out.append(f"## Session {safe(g.session_id)} ({safe(kind)})\n\n")
-        for m in map(_safe_deep, page.messages):
+        out.append(f"## Session {g.session_id} ({kind})\n\n")
+        for m in page.messages:
             out += _message(m, times)
         if page.truncated:
             out.append("*Some messages or texts were left out (the caps of --as).*\n\n")
-    return "".join(out).rstrip("\n") + "\n"
+    return safe("".join(out).rstrip("\n") + "\n")
 
 
 def _message(m: dict[str, Any], times: Times) -> list[str]:

@@ -10,7 +10,6 @@ from __future__ import annotations
 
 import os
 import time
-from datetime import UTC, datetime
 from typing import Any, NamedTuple
 
 COLORS = ("auto", "always", "never")
@@ -69,13 +68,12 @@ def fmt_time(
     if relative:
         now = int(time.time() * 1000) if now_ms is None else now_ms
         return ago((now - ms) / 1000)
-    try:
-        dt = datetime.fromtimestamp(ms / 1000, tz=UTC)
-        if not utc:
-            dt = dt.astimezone()
+    try:  # the C library's calendar: the zone (and its summer time) of that instant
+        tm = time.gmtime(ms / 1000) if utc else time.localtime(ms / 1000)
     except (OverflowError, OSError, ValueError):  # a time no calendar holds (old stores)
         return "-"
-    return dt.strftime("%Y-%m-%d %H:%M ") + (dt.tzname() or dt.strftime("%z") or "UTC")
+    zone = "UTC" if utc else tm.tm_zone or time.strftime("%z", tm)
+    return time.strftime("%Y-%m-%d %H:%M ", tm) + zone
 
 
 _SPANS = (("y", 365 * 86400), ("mo", 30 * 86400), ("d", 86400), ("h", 3600), ("m", 60))
