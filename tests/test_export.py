@@ -8,6 +8,7 @@ import importlib.util
 import json
 import os
 import stat
+import subprocess
 import sys
 from pathlib import Path
 from typing import Any
@@ -81,9 +82,7 @@ def _gen_corpus(out: Path, messages: int) -> Path:
     return out
 
 
-def test_jsonl_round_trip_is_byte_exact_on_a_generated_corpus(
-    state: Path, tmp_path: Path
-) -> None:
+def test_jsonl_round_trip_is_byte_exact_on_a_generated_corpus(state: Path, tmp_path: Path) -> None:
     """Every file of bench/gen_corpus.py's corpus, reset archives included (the older
     generations of their keys, exported with --all-generations), under its own name."""
     src = _gen_corpus(tmp_path / "src", 4000)
@@ -268,9 +267,11 @@ def test_all_generations_are_oldest_first(tmp_path: Path) -> None:
     # a session id names its own generation
     assert [g["sessionId"] for g in json_out(export("g-old", "--json"))["generations"]] == ["g-old"]
     both = export("main", "--format", "jsonl", "--all-generations").stdout_bytes
-    assert both == (d / "g-old.jsonl.reset.2025-11-14T22-13-20.000Z").read_bytes() + (
-        d / "g-new.jsonl"
-    ).read_bytes()
+    assert (
+        both
+        == (d / "g-old.jsonl.reset.2025-11-14T22-13-20.000Z").read_bytes()
+        + (d / "g-new.jsonl").read_bytes()
+    )
     md = export("main", "--all-generations").stdout
     assert md.index("## Session g-old (reset 2025-11-14T22-13-20.000Z)") < md.index(
         "## Session g-new (current)"
@@ -382,3 +383,20 @@ def test_raw_lines_of_an_unknown_transcript_is_empty(state: Path, tmp_path: Path
     _conversation(tmp_path)
     with open_store(state, "main") as conn:
         assert list(raw_lines(conn, 999)) == []
+
+
+def test_installed_command_round_trips_the_largest_real_transcript(
+    corpus: Path, tmp_path: Path
+) -> None:
+    """Through the console script and a pipe, as a migration script would run it."""
+    exe = Path(sys.executable).parent / "openclaw-sessions"
+    biggest = max(
+        (p for p in corpus.rglob("*.jsonl*") if p.is_file()), key=lambda p: p.stat().st_size
+    )
+    env = {**os.environ, "OPENCLAW_STATE_DIR": str(tmp_path / "st")}
+    subprocess.run([exe, "import", str(biggest), "--quiet"], env=env, check=True)
+    sid = biggest.name.split(".jsonl")[0]
+    out = subprocess.run([exe, "export", sid, "--agent",
+                          biggest.parents[1].name, "--format", "jsonl"], env=env,
+                         capture_output=True, check=True)  # fmt: skip
+    assert out.stdout == biggest.read_bytes()

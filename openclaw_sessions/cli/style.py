@@ -12,6 +12,8 @@ import os
 import time
 from typing import Any, NamedTuple
 
+from openclaw_sessions.policy.when import MAX_MS, MIN_MS
+
 COLORS = ("auto", "always", "never")
 TIMES = ("absolute", "relative")
 
@@ -63,8 +65,8 @@ def fmt_time(
 ) -> str:
     """``2026-01-05 08:03 CET`` (local, with its zone), ``2026-01-05 07:03 UTC``, or with
     ``relative`` a span like ``3h ago`` (atuin's); ``-`` for no usable time."""
-    if not ms or not isinstance(ms, int | float) or isinstance(ms, bool):
-        return "-"
+    if not isinstance(ms, int | float) or isinstance(ms, bool) or not MIN_MS < ms <= MAX_MS:
+        return "-"  # none, or a time no calendar here holds (NaN too: it compares false)
     if relative:
         now = int(time.time() * 1000) if now_ms is None else now_ms
         return ago((now - ms) / 1000)
