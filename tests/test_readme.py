@@ -57,6 +57,8 @@ def test_readme_command_runs(cmd: str, demo_env: dict[str, str]) -> None:
     for tool in ("jq", "fzf"):  # the fzf recipe's preview has its own test, below
         if f"| {tool} " in cmd and shutil.which(tool) is None:
             pytest.skip(f"{tool} is not installed")
+    # fzf needs a terminal to ask; --filter runs the same pipeline and picks every line
+    cmd = cmd.replace("| fzf ", "| fzf --filter '' ")
     # the searches need an index: the README's own first import provides it
     subprocess.run([BIN / "openclaw-sessions", "import", "--reindex", "--quiet"], env=demo_env,
                    check=True)  # fmt: skip
