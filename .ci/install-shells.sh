@@ -1,36 +1,13 @@
 #!/usr/bin/env bash
-# Best effort: install zsh and fish so tests/test_docs.py can check the generated completion
-# scripts with them. Never fails CI: without a shell, those tests skip and say why.
+# Best effort: the shells and fzf that the completion-syntax and README-recipe tests use.
+# The tests skip, with their reason, whatever is still missing.
 set -u
-
-missing=()
-for shell in zsh fish jq; do
-    command -v "$shell" >/dev/null 2>&1 || missing+=("$shell")
-done
-[ "${#missing[@]}" -eq 0 ] && exit 0
-
-say() { echo "install-shells: $*" >&2; }
-
-if ! command -v apt-get >/dev/null 2>&1; then
-    say "no apt-get; not installing ${missing[*]} (their tests will skip)"
-    exit 0
-fi
-sudo=()
-if [ "$(id -u)" -ne 0 ]; then
-    if command -v sudo >/dev/null 2>&1 && sudo -n true 2>/dev/null; then
-        sudo=(sudo -n)
-    else
-        say "not root and no passwordless sudo; not installing ${missing[*]}"
-        exit 0
-    fi
-fi
-apt=("${sudo[@]}" env DEBIAN_FRONTEND=noninteractive apt-get)
-if command -v timeout >/dev/null 2>&1; then
-    apt=(timeout 600 "${apt[@]}")
-fi
-if "${apt[@]}" update -qq && "${apt[@]}" install -y -qq "${missing[@]}"; then
-    say "installed ${missing[*]}"
-else
-    say "could not install ${missing[*]} (their tests will skip)"
-fi
-exit 0
+need=()
+for cmd in zsh fish fzf; do command -v "$cmd" >/dev/null 2>&1 || need+=("$cmd"); done
+[ ${#need[@]} -eq 0 ] && exit 0
+command -v apt-get >/dev/null 2>&1 || exit 0
+SUDO=""; [ "$(id -u)" -eq 0 ] || SUDO="sudo -n"
+export DEBIAN_FRONTEND=noninteractive
+timeout 300 $SUDO apt-get install -y -q "${need[@]}" >/dev/null 2>&1 \
+  || { timeout 300 $SUDO apt-get update -q >/dev/null 2>&1 \
+       && timeout 300 $SUDO apt-get install -y -q "${need[@]}" >/dev/null 2>&1; } || true

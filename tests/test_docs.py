@@ -332,7 +332,7 @@ def test_zsh_first_tab_completes_from_fpath(tmp_path: Path, on_path: dict[str, s
                           dimensions=(24, 200))  # fmt: skip
     try:
         child.expect("READY> ")
-        child.send(f"{PROG} se\t")  # the first TAB autoloads _openclaw-sessions
+        child.send(f"{PROG} sea\t")  # the first TAB autoloads _openclaw-sessions
         child.expect_exact(f"{PROG} search ")
     finally:
         child.sendcontrol("c")

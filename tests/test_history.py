@@ -506,21 +506,23 @@ def test_visibility_denials_match_search(tmp_path: Path) -> None:
 # Table mode
 
 
-def test_table_renders_a_readable_conversation(tmp_path: Path) -> None:
+def test_off_a_terminal_text_is_printed_as_stored(tmp_path: Path) -> None:
     s = Session()
     s.user("how do I **bold**?")
-    s.assistant("Use **double stars** like this.")
+    s.assistant("Use **double stars** like [this](https://example.com/x).\n\n" + "w " * 200)
     s.tool("tool line one\ntool line two")
     load(tmp_path / "src", {"agent:main:main": s})
     r = run_cli("history", "main", "--utc")
     assert r.exit_code == 0
-    assert "user" in r.stdout and "assistant" in r.stdout and "2026-01-01 00:00Z" in r.stdout
-    assert "Use double stars like this." in r.stdout  # Markdown rendered for assistant text
-    assert "how do I **bold**?" in r.stdout  # user text shown as typed
+    lines = r.stdout.splitlines()
+    assert lines[0] == "user  2026-01-01 00:00 UTC  00000001" and lines[1] == "how do I **bold**?"
+    # no Markdown rendering, no wrapping, the link target kept: the text as stored
+    assert "Use **double stars** like [this](https://example.com/x)." in lines
+    assert ("w " * 200).rstrip() in [ln.rstrip() for ln in lines]
     assert "thinking: hmm" in r.stdout and "tool line" not in r.stdout
     assert "2 of 2 messages shown" in r.stderr
     r = run_cli("history", "main", "--include-tools")
-    assert "← exec: tool line one  (+1 lines)" in r.stdout
+    assert "← exec: tool line one\ntool line two\n" in r.stdout  # whole, not one line
 
 
 # ---------------------------------------------------------------------------------------------
@@ -632,3 +634,53 @@ def test_think_tags_and_tool_call_xml_are_kept_as_upstream_sessions_history_does
     assert code == 0 and out["messages"][-1]["content"] == [{"type": "text", "text": text}]
     r = run_cli("search", "zqthinkword", "--json")
     assert r.exit_code == 0 and "<think>" in json_out(r)["results"][0]["snippet"]
+
+
+# ---------------------------------------------------------------------------------------------
+# --full: the operator reads whole conversations
+
+
+FULL_SECRET = "ghp_" + "Z" * 36
+
+
+def _long_session(tmp_path: Path) -> Session:
+    s = Session()
+    for i in range(150):
+        s.user(f"question {i}")
+        s.assistant(f"answer {i}")
+    s.user("the big one " + "y" * 90_000 + " token " + FULL_SECRET)
+    load(tmp_path / "src", {"agent:main:main": s, "agent:main:subagent:k": Session("k")})
+    return s
+
+
+def test_full_gives_every_message_whole_still_redacted(tmp_path: Path) -> None:
+    _long_session(tmp_path)
+    code, capped = hist("main")
+    assert code == 0 and len(capped["messages"]) == 200 and capped["hasMore"] is True
+    assert capped["contentTruncated"] is True  # the 90,000-character text was cut
+    code, full = hist("main", "--full")
+    assert code == 0 and len(full["messages"]) == full["totalMessages"] == 301
+    assert full["hasMore"] is False and full["truncated"] is False
+    big = full["messages"][-1]["content"][0]["text"]
+    assert "y" * 90_000 in big and FULL_SECRET not in big and "ghp_ZZ" in big
+    assert full["bytes"] > CAP  # no 80 KiB page either
+    assert hist("main", "--max-bytes", "0")[1] == full  # the same, spelled as a cap of none
+    assert len(hist("main", "--full", "--limit", "5")[1]["messages"]) == 5
+    plain = run_cli("history", "main", "--full")
+    assert "y" * 90_000 in plain.stdout and FULL_SECRET not in plain.stdout
+    assert "301 of 301 messages shown" in plain.stderr
+
+
+def test_max_bytes_sets_the_page_cap(tmp_path: Path) -> None:
+    _long_session(tmp_path)
+    code, out = hist("main", "--max-bytes", "2000")
+    assert code == 0 and out["bytes"] <= 2000 and out["droppedMessages"] is True
+    assert run_cli("history", "main", "--max-bytes", "-1").exit_code == 2
+
+
+@pytest.mark.parametrize("lift", [["--full"], ["--max-bytes", "0"], ["--max-bytes", "100"]])
+def test_full_and_max_bytes_are_refused_with_as(tmp_path: Path, lift: list[str]) -> None:
+    _long_session(tmp_path)
+    r = run_cli("history", "main", *lift, "--as", "agent:main:main")
+    assert r.exit_code == 2 and r.stderr.startswith("error: --full and --max-bytes are for the")
+    assert r.stderr.count("\n") == 1 and r.stdout == ""

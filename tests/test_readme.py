@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import os
 import re
+import shlex
 import shutil
 import subprocess
 import sys
@@ -53,8 +54,11 @@ def demo_env(tmp_path: Path) -> dict[str, str]:
 
 @pytest.mark.parametrize("cmd", readme_commands())
 def test_readme_command_runs(cmd: str, demo_env: dict[str, str]) -> None:
-    if "jq" in cmd and shutil.which("jq") is None:
-        pytest.skip("jq is not installed")
+    for tool in ("jq", "fzf"):  # the fzf recipe's preview has its own test, below
+        if f"| {tool} " in cmd and shutil.which(tool) is None:
+            pytest.skip(f"{tool} is not installed")
+    # fzf needs a terminal to ask; --filter runs the same pipeline and picks every line
+    cmd = cmd.replace("| fzf ", "| fzf --filter '' ")
     # the searches need an index: the README's own first import provides it
     subprocess.run([BIN / "openclaw-sessions", "import", "--reindex", "--quiet"], env=demo_env,
                    check=True)  # fmt: skip
@@ -62,3 +66,41 @@ def test_readme_command_runs(cmd: str, demo_env: dict[str, str]) -> None:
                        capture_output=True, text=True, timeout=300)  # fmt: skip
     assert r.returncode in (0, 1), (cmd, r.stdout[-2000:], r.stderr[-2000:])
     assert "Traceback" not in r.stderr and "error:" not in r.stderr, (cmd, r.stderr)
+
+
+def test_fzf_recipe_previews_the_conversation_around_a_hit(demo_env: dict[str, str]) -> None:
+    """What fzf would do with the README's recipe: split a plain search line at its tabs and
+    run the --preview command with {1} and {2} filled in, as fzf quotes them."""
+    (line,) = [c for c in readme_commands() if "| fzf " in c]
+    search = line.split(" | fzf ")[0]
+    preview = re.search(r"--preview '([^']*)'", line)
+    assert preview is not None and "{1}" in preview[1] and "{2}" in preview[1]
+    subprocess.run([BIN / "openclaw-sessions", "import", "--reindex", "--quiet"], env=demo_env,
+                   check=True)  # fmt: skip
+    hits = subprocess.run(["bash", "-c", search], env=demo_env, capture_output=True, text=True)
+    assert hits.returncode == 0, hits.stderr
+    first = hits.stdout.splitlines()[0].split("\t")
+    assert len(first) == 5 and first[0].startswith("agent:")
+    cmd = preview[1].replace("{1}", shlex.quote(first[0])).replace("{2}", shlex.quote(first[1]))
+    shown = subprocess.run(["bash", "-c", cmd], env=demo_env, capture_output=True, text=True)
+    assert shown.returncode == 0, shown.stderr
+    marked = [ln for ln in shown.stdout.splitlines() if "◀ this message" in ln]
+    assert len(marked) == 1 and first[1] in marked[0] and "\x1b[" in marked[0]  # coloured
+
+
+@pytest.mark.skipif(shutil.which("jq") is None, reason="jq is not installed")
+@pytest.mark.parametrize(
+    "marker, check",
+    [
+        (".matches[]", lambda out: out.split() and {w.lower() for w in out.split()} == {"deploy"}),
+        ('select(.role == "assistant")', lambda out: "The deploy failed" in out),
+    ],
+)
+def test_jq_recipes_print_what_they_promise(demo_env: dict[str, str], marker: str,
+                                            check: object) -> None:  # fmt: skip
+    (cmd,) = [c for c in readme_commands() if marker in c]
+    subprocess.run([BIN / "openclaw-sessions", "import", "--reindex", "--quiet"], env=demo_env,
+                   check=True)  # fmt: skip
+    r = subprocess.run(["bash", "-o", "pipefail", "-c", cmd], env=demo_env, capture_output=True,
+                       text=True)  # fmt: skip
+    assert r.returncode == 0 and callable(check) and check(r.stdout), (cmd, r.stdout, r.stderr)

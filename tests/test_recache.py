@@ -48,3 +48,38 @@ def test_unwritable_cache_dir_is_not_an_error(tmp_path: Path) -> None:
     env = {**os.environ, "OPENCLAW_SESSIONS_CACHE_DIR": str(blocker / "sub")}
     plain = run({**env, "OPENCLAW_SESSIONS_NO_REGEX_CACHE": "1"})
     assert run(env) == plain
+
+
+def test_a_warm_cache_is_not_rewritten_whatever_the_hash_seed(tmp_path: Path) -> None:
+    """Every pattern's text is the same in every process (no set order leaks into it), so a
+    second run finds everything cached and writes nothing."""
+    env = {**os.environ, "OPENCLAW_SESSIONS_CACHE_DIR": str(tmp_path)}
+    first = run({**env, "PYTHONHASHSEED": "1"})
+    (cache,) = tmp_path.iterdir()
+    before = (cache.stat().st_mtime_ns, cache.read_bytes())
+    for seed in ("2", "3", "4"):
+        assert run({**env, "PYTHONHASHSEED": seed}) == first
+        assert (cache.stat().st_mtime_ns, cache.read_bytes()) == before
+
+
+JUNK = r"""
+from openclaw_sessions.policy import recache
+for i in range(2000):
+    recache.compile(f"junk-{i}-[a-z]+")
+"""
+
+
+def test_the_cache_keeps_one_working_set_not_every_pattern_ever(tmp_path: Path) -> None:
+    import marshal
+
+    from openclaw_sessions.policy import recache
+
+    env = {**os.environ, "OPENCLAW_SESSIONS_CACHE_DIR": str(tmp_path)}
+    subprocess.run([sys.executable, "-c", JUNK], env=env, cwd=REPO, check=True)
+    (cache,) = tmp_path.iterdir()
+    assert len(marshal.loads(cache.read_bytes())) == 2000
+    run(env)  # compiles the redaction rules anew, so it saves: the old patterns make way
+    kept = marshal.loads(cache.read_bytes())
+    junk = [k for k in kept if str(k[0]).startswith("junk-")]
+    assert len(junk) == recache.SPARE_ENTRIES
+    assert ("junk-1999-[a-z]+", 0) in kept and ("junk-0-[a-z]+", 0) not in kept  # newest kept

@@ -168,3 +168,34 @@ def test_anchors_never_hide_a_match_of_the_new_families(parts: list[str]) -> Non
     """Each family's anchors are a necessary condition: gated equals ungated."""
     text = "".join(parts)
     assert RED._run(text, [], gate=True) == RED._run(text, [], gate=False)
+
+
+@pytest.mark.parametrize(
+    ("text", "kept"),
+    [
+        ("Password: Tr0ub4dor&3xyz", "Password: "),
+        ("password: p@ss;w0rd!x", "password: "),
+        ("token: ab&cd&ef12345678", "token: "),
+        ("db_password=hunter2;x;y", "db_password="),
+    ],
+)
+def test_separators_inside_a_bare_value_are_part_of_it(text: str, kept: str) -> None:
+    out = build_redactor().redact_text(text)
+    assert out.startswith(kept)
+    secret = text[len(kept) :]
+    assert not any(part in out for part in secret.replace(";", "&").split("&") if len(part) > 2)
+
+
+def test_a_following_pair_still_ends_a_bare_value() -> None:
+    r = build_redactor()
+    assert r.redact_text("pass=foo&bar=baz&user=x").endswith("&bar=baz&user=x")
+    assert r.redact_text("password: abc, user: bob").endswith(", user: bob")
+
+
+def test_a_half_key_block_hides_its_short_last_line_and_keeps_the_prose_after() -> None:
+    body = "MIIEowIBAAKCAQEA" + "q" * 40
+    out = build_redactor().redact_text(
+        f"-----BEGIN RSA PRIVATE KEY-----\n{body}\nXy7+ab\n\nThanks, what do you think?"
+    )
+    assert "Xy7+ab" not in out and body[:20] not in out
+    assert out.endswith("\n\nThanks, what do you think?")

@@ -348,14 +348,14 @@ def test_older_schema_is_migrated_with_a_backup(tmp_path: Path) -> None:
         c.execute(v1[start : v1.index("END;", start) + 4])
     c.execute("DROP TABLE branches")
     c.execute("DROP TABLE index_failures")  # schema v6
-    c.execute("DROP TABLE import_problems")  # schema v13
+    c.execute("DROP TABLE import_problems")  # schema v7
     c.execute("DROP TABLE tombstones")
     c.execute("PRAGMA user_version = 1")
     c.commit()
     c.close()
     r = run_cli("status", "--json")  # v5: every index is rebuilt under the new tree rules
     assert r.exit_code == 4 and json_out(r)["pendingSessions"] == 1, r.stdout
-    assert query(state, "PRAGMA user_version")[0][0] == SCHEMA_VERSION == 13
+    assert query(state, "PRAGMA user_version")[0][0] == SCHEMA_VERSION == 7
     assert query(state, "SELECT count(*) FROM branches") == [(0,)]
     assert run_cli("reindex", "--quiet").exit_code == 0
     assert run_cli("status", "--json").exit_code == 0

@@ -46,3 +46,10 @@ def text(name: str, value: str | None, *, empty_ok: bool = False) -> None:
 def texts(pairs: Iterable[tuple[str, str | None]]) -> None:
     for name, value in pairs:
         text(name, value)
+
+
+def choice(name: str, value: str, choices: Iterable[str]) -> None:
+    """``value`` is one of ``choices`` (an option that takes one of a few words)."""
+    allowed = tuple(choices)
+    if value not in allowed:
+        raise UsageError(f"{name} must be one of {', '.join(allowed)}", hint=f"not {value!r}")

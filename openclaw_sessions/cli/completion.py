@@ -1,4 +1,5 @@
-"""Shell-completion callbacks: session keys offered from the agent's store.
+"""Shell-completion callbacks: session keys offered from the agent's store, agent ids from the
+state root, and the fixed values of the options that take one of a few words.
 
 Owns: finding the store the command line points at (``--state-dir``/``--agent`` already
 typed, else ``$OPENCLAW_STATE_DIR``/``$OPENCLAW_AGENT``, else the defaults) and reading its
@@ -6,11 +7,13 @@ session keys. This runs on every TAB press, so it imports only the standard libr
 and ``db``, opens the database read-only (never creating or migrating it, never starting a
 reconciliation) and never raises: a missing, locked or corrupt store offers nothing.
 
-Use it as ``typer.Argument(autocompletion=complete_session_key)`` or the same on an Option.
+Use it as ``typer.Argument(autocompletion=complete_session_key)`` or the same on an Option;
+``words(...)`` makes the callback of an option with fixed values.
 """
 
 from __future__ import annotations
 
+from collections.abc import Callable
 from pathlib import Path
 from typing import Any
 
@@ -71,3 +74,22 @@ def complete_session_key(ctx: typer.Context, incomplete: str) -> list[str]:
         return sorted(keys)[:MAX_CANDIDATES]
     except Exception:  # completion must never print a traceback into the user's shell
         return []
+
+
+def complete_agent(ctx: typer.Context, incomplete: str) -> list[str]:
+    """Agent ids under the state root: with a store, or an upstream sessions dir."""
+    try:
+        state_dir = _param(ctx, "state_dir")
+        root = paths.state_root(Path(str(state_dir)) if state_dir else None)
+        return [a for a in paths.known_agents(root) if a.startswith(incomplete)]
+    except Exception:  # never a traceback into the user's shell
+        return []
+
+
+def words(*values: str) -> Callable[[str], list[str]]:
+    """The callback of an option that takes one of ``values``."""
+
+    def complete(incomplete: str) -> list[str]:
+        return [v for v in values if v.startswith(incomplete)]
+
+    return complete

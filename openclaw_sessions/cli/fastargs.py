@@ -1,14 +1,14 @@
-"""The scripted hot paths without Typer: `search … --json|--jsonl` and `history … --json`.
+"""The reading commands without Typer: `search`, `history` and `export`, in every output form.
 
 Importing Typer (and Click under it) is most of a Python CLI's start-up: about 45 ms here,
-several times the rest of a search. Scripts and jq pipelines call `search --json` and
-`history --json` over and over, so those two are parsed here by a strict parser that accepts
-only argv it fully understands: the commands' own options, each at most once, values in their
-plain form. Anything else (help, completion, table output, `-n5`, `--limit +3`, a repeated
-option, an unknown word) returns None and the Typer app runs as usual, with its canonical
-errors. Both paths then run the same code (run.py); tests check that they print the same
-bytes and exit alike. The option table is generated from the Typer commands
-(fastargs_table.py, by scripts/gen_docs.py; a test fails when it drifts).
+several times the rest of a search. Scripts and pipelines call these three over and over
+(`search --json | jq`, `search | fzf` with a `history --around` preview, `export` in a loop),
+so they are parsed here by a strict parser that accepts only argv it fully understands: the
+commands' own options, each at most once, values in their plain form. Anything else (help,
+completion, `-n5`, `--limit +3`, a repeated option, an unknown word) returns None and the Typer
+app runs as usual, with its canonical errors. Both paths then run the same code (run.py);
+tests check that they print the same bytes and exit alike. The option table is generated from
+the Typer commands (fastargs_table.py, by scripts/gen_docs.py; a test fails when it drifts).
 """
 
 from __future__ import annotations
@@ -23,13 +23,10 @@ from .fastargs_table import COMMANDS
 
 FLAG, TEXT, INT, PATH = "flag", "text", "int", "path"  # the kinds in fastargs_table.py
 
-# The outputs the fast path serves, per command: the scripted calls.
-MACHINE = {"search": ("as_json", "jsonl"), "history": ("as_json",)}
-# command -> (its argument, its options, the outputs the fast path serves), from the Typer
-# app's own declarations (fastargs_table.py is generated from them: a new option needs no edit)
+# command -> (its argument, its options), from the Typer app's own declarations
+# (fastargs_table.py is generated from them: a new option needs no edit)
 SPECS = {
-    command: (argument, options, MACHINE[command])
-    for command, (argument, options, _envvars) in COMMANDS.items()
+    command: (argument, options) for command, (argument, options, _envvars) in COMMANDS.items()
 }
 
 
@@ -46,7 +43,7 @@ def parse(argv: list[str]) -> tuple[str, dict[str, Any]] | None:
     if not argv or argv[0] not in SPECS:
         return None
     command, args = argv[0], argv[1:]
-    arg_name, options, machine = SPECS[command]
+    arg_name, options = SPECS[command]
     kw: dict[str, Any] = {}
     positional: list[str] = []
     i = 0
@@ -73,7 +70,7 @@ def parse(argv: list[str]) -> tuple[str, dict[str, Any]] | None:
                     return None
                 kw[dest] = value
         i += 1
-    if len(positional) != 1 or not any(kw.get(m) for m in machine):
+    if len(positional) != 1:
         return None
     if "state_dir" not in kw and settings.state_dir_set_empty():
         return None  # set but empty: how Click reads that is Click's business

@@ -23,12 +23,12 @@ def _collect_from_here() -> None:
 
 
 def _reader_gone() -> NoReturn:
-    """stdout's reader went away (`| head`): exit 1 quietly, as Click does, instead of a
-    traceback; stdout now points at /dev/null so the final flush cannot fail again."""
-    import os
+    """stdout's reader went away (`| head`) outside a command's own handling (run.py): exit 0
+    quietly, as the command itself does, instead of a traceback."""
+    from .run import reader_gone
 
-    os.dup2(os.open(os.devnull, os.O_WRONLY), sys.stdout.fileno())
-    raise SystemExit(1)
+    reader_gone()
+    raise SystemExit(0)
 
 
 def main() -> None:

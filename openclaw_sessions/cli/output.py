@@ -37,7 +37,15 @@ def json_text(obj: Any) -> str:
 def echo_json(obj: Any) -> None:
     """JSON is UTF-8 whatever the locale says (LANG=C, PYTHONIOENCODING=ascii): a CJK snippet
     must reach jq, not raise UnicodeEncodeError."""
-    text = json_text(obj) + "\n"
+    _write_utf8(json_text(obj) + "\n")  # well-formed already
+
+
+def write_text(text: str) -> None:
+    """``text`` on stdout as UTF-8, whatever the locale says (lone surrogates as U+FFFD)."""
+    _write_utf8(wellformed.text(text))
+
+
+def _write_utf8(text: str) -> None:
     out = sys.stdout
     buf = getattr(out, "buffer", None)
     if buf is None:  # a plain text stream (embedding, some test runners)
@@ -47,6 +55,16 @@ def echo_json(obj: Any) -> None:
     out.flush()  # keep order with anything already written as text
     buf.write(text.encode("utf-8"))
     buf.flush()
+
+
+def write_bytes(data: bytes) -> None:
+    """Bytes on stdout as they are (export's raw lines)."""
+    sys.stdout.flush()
+    buf = getattr(sys.stdout, "buffer", None)
+    if buf is None:  # a plain text stream (embedding, some test runners)
+        sys.stdout.write(data.decode("utf-8", "surrogateescape"))
+        return
+    buf.write(data)
 
 
 def error(message: str, hint: str | None) -> None:

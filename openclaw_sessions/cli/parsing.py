@@ -1,8 +1,10 @@
 """How the Typer app parses argv, beyond Click's defaults (used by app.py).
 
 Every error ends as one `error:` line with a hint and a documented exit code, also Click's own
-usage errors (unknown option, a value that is not an integer, a missing argument); and an empty
-option value is refused instead of being read as "not given" or as the current directory.
+usage errors (unknown option, a value that is not an integer, a missing argument); an empty
+option value is refused instead of being read as "not given" or as the current directory; and
+`--help` lists a command's options in the groups their declarations name (Typer's
+`rich_help_panel`), as plain text.
 """
 
 from __future__ import annotations
@@ -58,6 +60,26 @@ class Command(TyperCommand):
     `--state-dir ""` or `import ""` would otherwise mean the current directory, and
     `--since ""` no filter at all. A path must be one the OS can name (argv's bytes always
     are; a caller in process may pass any string)."""
+
+    def collect_usage_pieces(self, ctx: Any) -> list[str]:
+        """A required argument as Click writes it (`QUERY`), not as Typer does (`{QUERY}`)."""
+        pieces = super().collect_usage_pieces(ctx)
+        return [p[1:-1] if p[:1] == "{" and p[-1:] == "}" else p for p in pieces]
+
+    def format_options(self, ctx: Any, formatter: Any) -> None:
+        """Arguments, then the options without a group, then each group in the order its
+        first option is declared."""
+        groups: dict[str, list[tuple[str, str]]] = {"Arguments": [], "Options": []}
+        for p in self.get_params(ctx):
+            record = p.get_help_record(ctx)
+            if record is None:
+                continue
+            kind = "Arguments" if p.param_type_name == "argument" else "Options"
+            groups.setdefault(getattr(p, "rich_help_panel", None) or kind, []).append(record)
+        for name, records in groups.items():
+            if records:
+                with formatter.section(name):
+                    formatter.write_dl(records)
 
     def parse_args(self, ctx: Any, args: list[str]) -> list[str]:
         if not ctx.resilient_parsing:

@@ -1,7 +1,8 @@
 """Rich tables, progress bars and messages for people. JSON never goes through Rich.
 
-stdout carries data (tables); stderr carries talk (progress, warnings, errors). Colour and bars
-are off when NO_COLOR is set or the stream is not a terminal.
+stdout carries data (tables, plain lines); stderr carries talk (progress, warnings, errors).
+Colour follows --color (style.py): by default off when NO_COLOR is set or the stream is not a
+terminal; bars only ever go to a terminal. `history` has its own module (history_view.py).
 
 Data is never interpreted: every string from a transcript or a store goes through ``safe``
 (C0/C1 control characters, ESC and OSC sequences included, become visible ``\\xNN`` escapes;
@@ -12,20 +13,21 @@ newline and tab stay) and Rich runs with markup, emoji codes and highlighting of
 from __future__ import annotations
 
 import os
+import re
 import sys
 from collections.abc import Callable, Iterator, Sequence
 from contextlib import contextmanager
-from datetime import UTC, datetime
 from typing import IO, TYPE_CHECKING, Any, cast
 
 from openclaw_sessions.policy import wellformed
 
-from .output import echo_json, json_text, safe
+from . import style
+from .output import echo_json, json_text, safe, write_text
+from .style import Times
 
 if TYPE_CHECKING:
     from rich.console import Console
 
-    from openclaw_sessions.read.history import HistoryResult
     from openclaw_sessions.read.models import Hit, SearchResult
 
 
@@ -39,14 +41,19 @@ def _safe_deep(value: Any) -> Any:
     return value
 
 
-def _console(stderr: bool) -> Console:
+def console(stderr: bool = False, file: Any = None, width: int | None = None) -> Console:
+    """A Rich console for ``file`` (default: stdout, or stderr), coloured as --color says."""
     from rich.console import Console
 
     stream = sys.stderr if stderr else sys.stdout
+    color = style.colored(stream)
     return Console(
-        file=cast("IO[str]", _WellFormed(stream)),
+        file=cast("IO[str]", _WellFormed(file or stream)),
         stderr=stderr,
-        no_color=bool(os.environ.get("NO_COLOR")) or not stream.isatty(),
+        force_terminal=True if color and (style.forced() or file is not None) else None,
+        color_system=None if style.never() else "standard" if style.forced() else "auto",
+        no_color=not color,
+        width=width,
         highlight=False,
         markup=False,  # data is never markup ...
         emoji=False,  # ... nor emoji codes (":thread:" in a key stays text)
@@ -72,16 +79,7 @@ def info(message: str) -> None:
     print(wellformed.text(safe(message)), file=sys.stderr)
 
 
-def fmt_time(ms: int | None, *, utc: bool = False) -> str:
-    if not ms or not isinstance(ms, int | float):
-        return "-"
-    try:
-        dt = datetime.fromtimestamp(ms / 1000, tz=UTC)
-    except (OverflowError, OSError, ValueError):  # a time no calendar holds (old stores)
-        return "-"
-    if not utc:
-        dt = dt.astimezone()
-    return dt.strftime("%Y-%m-%d %H:%M" + ("Z" if utc else ""))
+fmt_time = style.fmt_time
 
 
 @contextmanager
@@ -113,7 +111,7 @@ def progress(
     columns: list[Any] = [TextColumn("{task.description}", style="bold", markup=False), BarColumn()]
     columns.append(TextColumn("{task.percentage:>3.0f}%") if unit == "B" else MofNCompleteColumn())
     columns += [TransferSpeedColumn() if unit == "B" else _Rate(), TimeRemainingColumn()]
-    bar = Progress(*columns, console=_console(True), transient=True)
+    bar = Progress(*columns, console=console(True), transient=True)
     task = bar.add_task(safe(label), total=None)
 
     def update(done: int, total: int) -> None:
@@ -128,20 +126,114 @@ def progress(
             bar.stop()
 
 
-def _highlight(text: str, spans: Sequence[tuple[int, int]]) -> Any:
-    """The snippet with its matches in bold, each piece escaped (escapes change lengths)."""
-    from rich.text import Text
-
-    t, pos = Text(), 0
+def _pieces(text: str, spans: Sequence[tuple[int, int]]) -> Iterator[tuple[str, bool]]:
+    """``text`` cut at its matches: (piece, is a match), in order."""
+    pos = 0
     for a, b in sorted(spans):
         a = max(a, pos)
         if b <= a:
             continue
-        t.append(safe(text[pos:a]))
-        t.append(safe(text[a:b]), style="bold yellow")
+        yield text[pos:a], False
+        yield text[a:b], True
         pos = b
-    t.append(safe(text[pos:]))
+    yield text[pos:], False
+
+
+def _highlight(text: str, spans: Sequence[tuple[int, int]]) -> Any:
+    """The snippet with its matches in bold, each piece escaped (escapes change lengths)."""
+    from rich.text import Text
+
+    t = Text()
+    for piece, match in _pieces(text, spans):
+        t.append(safe(piece), style="bold yellow" if match else "")
     return t
+
+
+_BREAKS = re.compile(r"[\t\n\r]+")
+_MATCH_ON, _MATCH_OFF = "\x1b[1;33m", "\x1b[0m"  # the table's "bold yellow"
+
+
+def _field(text: str) -> str:
+    """One tab-separated field: tabs and line breaks become one space, controls escaped."""
+    return safe(_BREAKS.sub(" ", text))
+
+
+def search_lines(result: SearchResult, times: Times) -> None:
+    """One hit per line, `sessionKey messageId time role snippet` separated by tabs, for
+    cut, awk, sort and fzf; matches in colour only when --color says so. With -C, each hit's
+    context messages are lines of the same shape around it (their whole text), and groups
+    are separated by `--`, as grep -C does."""
+    color = style.colored(sys.stdout)
+    lines = []
+    for i, h in enumerate(result.hits):
+        snippet = "".join(
+            _MATCH_ON + _field(p) + _MATCH_OFF if match and color else _field(p)
+            for p, match in _pieces(h.snippet, h.highlights)
+        )
+        fields = (h.session_key, h.message_id, times(h.timestamp), h.role)
+        hit = "\t".join([*map(_field, fields), snippet]) + "\n"
+        if h.context is None:
+            lines.append(hit)
+            continue
+        around = [_context_fields(h, m, times) for m in h.context.before]
+        after = [_context_fields(h, m, times) for m in h.context.after]
+        lines += (["--\n"] if i else []) + around + [hit] + after
+    write_text("".join(lines))
+    search_footer(result)
+
+
+def _context_fields(h: Hit, m: dict[str, Any], times: Times) -> str:
+    ts = m.get("timestamp")
+    fields = (h.session_key, str(m.get("id", "")), times(ts if isinstance(ts, int) else None),
+              str(m.get("role", "")), context_text(m))  # fmt: skip
+    return "\t".join(map(_field, fields)) + "\n"
+
+
+def context_text(m: dict[str, Any]) -> str:
+    """A context message's text (its text blocks, joined), as history shows it."""
+    content = m.get("content")
+    blocks = [{"type": "text", "text": content}] if isinstance(content, str) else content
+    texts = [b.get("text") for b in blocks or [] if isinstance(b, dict) and b.get("type") == "text"]
+    return " ".join(t for t in texts if isinstance(t, str))
+
+
+NARROW = 70  # columns: below this a terminal gets one block per hit instead of a table
+
+
+def search_table(result: SearchResult, times: Times) -> None:
+    from rich.table import Table
+
+    out = console(False)
+    if result.hits and out.width < NARROW:
+        _search_blocks(result, times, out)
+    elif result.hits:
+        table = Table(show_header=True, header_style="bold", expand=False, show_lines=False)
+        table.add_column("time", no_wrap=True)
+        table.add_column("session", overflow="fold")
+        table.add_column("role", no_wrap=True)
+        table.add_column("snippet", overflow="fold")
+        for h in result.hits:
+            table.add_row(
+                times(h.timestamp),
+                safe(f"{h.session_key}\n{h.message_id}"),
+                safe(h.role),
+                _snippet_cell(h),
+            )
+        out.print(table)
+    search_footer(result)
+
+
+def _search_blocks(result: SearchResult, times: Times, out: Console) -> None:
+    """A narrow terminal: each hit as its key and id, its time and role, then its snippet."""
+    from rich.text import Text
+
+    for h in result.hits:
+        head = Text(safe(h.session_key), style="bold")
+        head.append(f"  {safe(h.message_id)}", style="dim")
+        out.print(head)
+        out.print(Text(f"{times(h.timestamp)} · {safe(h.role)}", style="dim"))
+        out.print(_snippet_cell(h))
+        out.print()
 
 
 def _snippet_cell(h: Hit) -> Any:
@@ -160,32 +252,10 @@ def _snippet_cell(h: Hit) -> Any:
 
 def _context_line(m: dict[str, Any]) -> str:
     """A context message as one line: its role and the start of its text."""
-    content = m.get("content")
-    blocks = [{"type": "text", "text": content}] if isinstance(content, str) else content
-    texts = [b.get("text") for b in blocks or [] if isinstance(b, dict) and b.get("type") == "text"]
-    text = " ".join(" ".join(t.split()) for t in texts if isinstance(t, str))
-    return f"{m.get('role')}: {_one_line(text, 160) if text else '…'}"
-
-
-def search_table(result: SearchResult, *, utc: bool = False) -> None:
-    from rich.table import Table
-
-    out = _console(False)
-    if result.hits:
-        table = Table(show_header=True, header_style="bold", expand=False, show_lines=False)
-        table.add_column("time", no_wrap=True)
-        table.add_column("session", overflow="fold")
-        table.add_column("role", no_wrap=True)
-        table.add_column("snippet", overflow="fold")
-        for h in result.hits:
-            table.add_row(
-                fmt_time(h.timestamp, utc=utc),
-                safe(f"{h.session_key}\n{h.message_id}"),
-                safe(h.role),
-                _snippet_cell(h),
-            )
-        out.print(table)
-    search_footer(result)
+    text = " ".join(context_text(m).split())
+    if len(text) > 160:
+        text = text[:160] + "…"
+    return f"{m.get('role')}: {text or '…'}"
 
 
 def search_footer(result: SearchResult) -> None:
@@ -230,112 +300,10 @@ def search_counts(result: SearchResult, *, jsonl: bool) -> None:
             else:
                 line = s.session_key if result.match_count is None else (
                     f"{s.session_key}\t{s.matches}")  # fmt: skip
-                print(wellformed.text(safe(line)))
+                write_text(wellformed.text(safe(line)) + "\n")
     elif jsonl:
         echo_json({"count": result.match_count})
     else:
-        print(result.match_count)
+        write_text(f"{result.match_count}\n")
     for warning in result.warnings(human=True):
         print(wellformed.text(safe(f"warning: {warning}")), file=sys.stderr)
-
-
-_ROLE_STYLE = {"user": "bold cyan", "assistant": "bold green"}
-
-
-def _one_line(text: str, width: int = 120) -> str:
-    lines = text.strip().splitlines() or [""]
-    head = lines[0][:width] + ("…" if len(lines[0]) > width else "")
-    return head + (f"  (+{len(lines) - 1} lines)" if len(lines) > 1 else "")
-
-
-def _history_parts(m: dict[str, Any]) -> list[Any]:
-    """A message's renderables: Markdown for assistant text, dim one-liners for the rest."""
-    import json
-
-    from rich.markdown import Markdown
-    from rich.text import Text
-
-    role = m.get("role")
-    tool = role in ("toolResult", "tool")
-    content = m.get("content")
-    blocks = [{"type": "text", "text": content}] if isinstance(content, str) else content or []
-    parts: list[Any] = []
-    if role == "bashExecution":
-        parts.append(
-            Text(f"$ {m.get('command', '')}  → {_one_line(str(m.get('output', '')))}", style="dim")
-        )
-    for b in blocks if isinstance(blocks, list) else []:
-        kind = b.get("type") if isinstance(b, dict) else None
-        if kind == "text" and isinstance(b.get("text"), str):
-            if tool:
-                name = m.get("toolName") or "tool"
-                style = "dim red" if m.get("isError") else "dim"
-                parts.append(Text(f"← {name}: {_one_line(b['text'])}", style=style))
-            elif role == "assistant":
-                parts.append(Markdown(b["text"]))
-            else:
-                parts.append(
-                    Text(
-                        b["text"],
-                        style="italic dim"
-                        if b["text"].startswith("[sessions_history omitted")
-                        else "",
-                    )
-                )
-        elif kind == "thinking":
-            parts.append(
-                Text(f"thinking: {_one_line(str(b.get('thinking', '')))}", style="dim italic")
-            )
-        elif kind == "toolCall":
-            args = json.dumps(b.get("arguments"), ensure_ascii=False)
-            parts.append(Text(f"→ {b.get('name')}({_one_line(args, 100)})", style="dim"))
-        elif kind == "image":
-            size = f", {b['bytes']} bytes" if "bytes" in b else ""
-            parts.append(Text(f"[image {b.get('mimeType', '')}{size} omitted]", style="dim"))
-    if m.get("errorMessage"):
-        parts.append(Text(f"error: {_one_line(str(m['errorMessage']))}", style="red"))
-    return parts
-
-
-def history_view(result: HistoryResult, *, utc: bool = False) -> None:
-    """The conversation, oldest first: a header per message, its parts indented below."""
-    from rich.padding import Padding
-    from rich.text import Text
-
-    out = _console(False)
-    for m in map(_safe_deep, result.messages):
-        marked = result.anchor is not None and m.get("id") == safe(result.anchor)
-        role = str(m.get("role"))
-        head = Text("▶ " if marked else "  ", style="bold yellow")
-        head.append(role, style=_ROLE_STYLE.get(role, "dim" if "tool" in role else "bold"))
-        head.append(f"  {fmt_time(m.get('timestamp'), utc=utc)}  {m.get('id', '')}", style="dim")
-        if marked:
-            head.append("  ◀ this message", style="bold yellow")
-        out.print(head)
-        for part in _history_parts(m):
-            out.print(Padding(part, (0, 0, 0, 4), expand=False))
-    history_footer(result)
-
-
-def history_footer(result: HistoryResult) -> None:
-    err = _console(True)
-    notes: list[str] = []
-    if result.total_messages is not None:
-        notes.append(
-            f"{len(result.messages)} of {result.total_messages} messages shown"
-            f" ({result.session_key}, session {result.session_id or '-'})"
-        )
-    if result.has_more:
-        notes.append(f"older messages: --offset {result.next_offset}")
-    if result.dropped_messages:
-        notes.append("some messages were left out to stay under 80 KiB")
-    if result.content_truncated:
-        notes.append("long texts, images or metadata were cut")
-    if not result.messages:
-        notes.append(
-            f"message {result.anchor} is not on the active branch"
-            if result.anchor
-            else "no messages"
-        )
-    for note in notes:
-        err.print(safe(note))

@@ -11,14 +11,14 @@ from typing import TYPE_CHECKING
 from openclaw_sessions.policy import wellformed
 
 from .output import safe
-from .render import _console
+from .render import console
 
 if TYPE_CHECKING:
     from openclaw_sessions.reports import ImportReport, Issue, ReindexReport
 
 
 def import_report(report: ImportReport, reindexed: Sequence[ReindexReport]) -> None:
-    out = _console(True)
+    out = console(True)
     verb = "would import" if report.dry_run else "imported"
     out.print(
         f"{verb}: {report.imported} new, {report.updated} updated, {report.unchanged} unchanged "
@@ -67,7 +67,7 @@ def new_problems(report: ImportReport, reindexed: Sequence[ReindexReport]) -> No
 
 
 def reindex_reports(reports: Sequence[ReindexReport]) -> None:
-    out = _console(True)
+    out = console(True)
     for r in reports:
         out.print(
             safe(f"{r.agent_id}: indexed {r.messages} messages in {r.sessions} sessions ")

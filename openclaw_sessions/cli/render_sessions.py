@@ -11,29 +11,31 @@ from typing import TYPE_CHECKING
 
 from openclaw_sessions.policy import wellformed
 
-from .output import safe
-from .render import _console, fmt_time
+from .output import safe, write_text
+from .render import console
 
 if TYPE_CHECKING:
     from openclaw_sessions.read.listing import Listed
+
+    from .style import Times
 
 
 def _field(text: str | None) -> str:
     return safe(" ".join((text or "").split()))  # tabs and newlines would split the line
 
 
-def sessions_list(listed: Listed, *, utc: bool = False) -> None:
+def sessions_list(listed: Listed, times: Times) -> None:
     if not sys.stdout.isatty():
         for r in listed.rows:
             cells = [r.session_key, r.agent_id, r.session_id or "-",
-                     fmt_time(r.updated_at, utc=utc), str(r.messages), str(r.generations),
+                     times(r.updated_at), str(r.messages), str(r.generations),
                      r.index_state, r.label or ""]  # fmt: skip
-            sys.stdout.write(wellformed.text("\t".join(map(_field, cells))) + "\n")
+            write_text(wellformed.text("\t".join(map(_field, cells))) + "\n")
         return
     from rich import box
     from rich.table import Table
 
-    out = _console(False)
+    out = console(False)
     # Narrower terminals drop the label and the generations, then the message count: the
     # key and its index state always show (a key folds, never crops).
     cols = ["msgs", "gens", "label"][: 0 if out.width < 50 else 1 if out.width < 72 else 3]
@@ -47,7 +49,7 @@ def sessions_list(listed: Listed, *, utc: bool = False) -> None:
             table.add_column(name, justify="right", no_wrap=True)
     table.add_column("index", no_wrap=True, min_width=7)
     for r in listed.rows:
-        cells = [fmt_time(r.updated_at, utc=utc), safe(r.session_key)]
+        cells = [times(r.updated_at), safe(r.session_key)]
         cells += [_field(r.label)] if "label" in cols else []
         cells += [str(r.messages)] if "msgs" in cols else []
         cells += [str(r.generations)] if "gens" in cols else []

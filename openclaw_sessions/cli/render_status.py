@@ -5,14 +5,14 @@ compilers print them (editors and `grep` read that)."""
 
 from __future__ import annotations
 
-import sys
 from collections.abc import Sequence
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
-from openclaw_sessions.policy import wellformed
+from .output import safe, write_text
+from .render import _safe_deep, console
 
-from .output import safe
-from .render import _console, _safe_deep, fmt_time
+if TYPE_CHECKING:
+    from .style import Times
 
 
 def human_bytes(n: int | None) -> str:
@@ -28,17 +28,17 @@ def human_bytes(n: int | None) -> str:
 
 
 def status_view(
-    stats: Sequence[dict[str, Any]], *, verbose: bool, problems: bool, utc: bool = False
+    stats: Sequence[dict[str, Any]], times: Times, *, verbose: bool, problems: bool
 ) -> None:
     stats = [_safe_deep(st) for st in stats]
     if verbose:
         for st in stats:
-            _details(st, utc)
+            _details(st, times)
     else:
         _summary(stats)
     for st in stats:  # what to do, under the table: data too (stdout)
         for reason in st["reasons"]:
-            print(wellformed.text(f"{st['agentId']}: {st['health']}: {reason}"))
+            write_text(f"{st['agentId']}: {st['health']}: {reason}\n")
     if problems:
         _problems(stats)
 
@@ -49,7 +49,7 @@ _COLUMNS = ("messages", "sessions", "pending", "quarantined", "failed", "size")
 def _summary(stats: Sequence[dict[str, Any]]) -> None:
     from rich.table import Table
 
-    out = _console(False)
+    out = console(False)
     # A narrow terminal keeps the agent, its health and the first counts (the reasons under
     # the table name whatever needs attention anyway).
     shown = _COLUMNS[: 6 if out.width >= 80 else 3 if out.width >= 50 else 0]
@@ -74,10 +74,10 @@ def _summary(stats: Sequence[dict[str, Any]]) -> None:
     out.print(table)
 
 
-def _details(st: dict[str, Any], utc: bool) -> None:
+def _details(st: dict[str, Any], times: Times) -> None:
     from rich.table import Table
 
-    out = _console(False)
+    out = console(False)
     table = Table(title=f"agent {st['agentId']}", show_header=False, title_justify="left")
     table.add_column("field", style="bold")
     table.add_column("value", overflow="fold")
@@ -110,7 +110,7 @@ def _details(st: dict[str, Any], utc: bool) -> None:
         ("last reconcile", "lastReconcileAt"),
         ("oldest pending since", "oldestPendingAt"),
     ):
-        table.add_row(label, fmt_time(st[key], utc=utc))
+        table.add_row(label, times(st[key]))
     for name, idx in st["indexes"].items():
         size = human_bytes(idx["bytes"]) if idx["bytes"] is not None else "-"
         table.add_row(f"index {name}", f"{idx['rows']} rows, {size} ({idx['tokenizer']})")
@@ -129,4 +129,4 @@ def _problems(stats: Sequence[dict[str, Any]]) -> None:
             if p["line"]:
                 where += f":{p['line']}"
             line = f"{where}: {p['severity']}: {p['code']}: {p['message']}"
-            sys.stdout.write(wellformed.text(safe(" ".join(line.split("\n")))) + "\n")
+            write_text(safe(" ".join(line.split("\n"))) + "\n")

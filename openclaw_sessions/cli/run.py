@@ -10,13 +10,16 @@ Output) with the same name and default; a test holds them equal.
 
 from __future__ import annotations
 
+import os
+import sys
 from collections.abc import Callable
 from importlib import import_module
+from pathlib import Path
 from typing import TYPE_CHECKING, Any, NamedTuple, TypeVar
 
 from openclaw_sessions.errors import ExitCode, UsageError
 
-from . import argcheck, guard, output
+from . import argcheck, guard, output, style
 
 if TYPE_CHECKING:
     from contextlib import AbstractContextManager
@@ -35,7 +38,26 @@ class Output(NamedTuple):
     utc: bool = False
     quiet: bool = False
     yes: bool = False
-    verbose: bool = False
+    color: str = "auto"  # auto | always | never
+    time: str = "absolute"  # absolute | relative
+    layout: str = "auto"  # search --format: auto | table | plain
+    no_pager: bool = False
+    output: Path | None = None  # export --output
+    force: bool = False
+    verbose: bool = False  # status: every detail
+
+    def times(self) -> style.Times:
+        return style.Times(utc=self.utc, relative=self.time == "relative")
+
+    def check(self) -> None:
+        """The values only the CLI reads, checked before anything runs."""
+        argcheck.choice("--color", self.color, style.COLORS)
+        argcheck.choice("--time", self.time, style.TIMES)
+        argcheck.choice("--format", self.layout, ("auto", "table", "plain"))
+        if self.layout != "auto" and (self.as_json or self.jsonl):
+            raise UsageError(
+                "--format is for the human output", hint="drop it, or drop --json/--jsonl"
+            )
 
 
 def split(kind: type[T], params: dict[str, Any]) -> tuple[T, Output]:
@@ -56,6 +78,7 @@ CORE = {
     "reindex": "openclaw_sessions.index.reindex",
     "import": "openclaw_sessions.ingest.importer",
     "delete": "openclaw_sessions.store.sessions",
+    "export": "openclaw_sessions.read.export",
     "sessions": "openclaw_sessions.read.listing",
 }
 
@@ -66,8 +89,24 @@ def load(name: str) -> None:
 
 
 def run_command(name: str, params: dict[str, Any]) -> int:
-    """Run one parsed command; its exit code."""
-    return _COMMANDS[name](params)
+    """Run one parsed command; its exit code. A reader that goes away (`| head`) ends it
+    quietly with 0: what was asked was being printed, and the reader had enough."""
+    out = Output(**{k: v for k, v in params.items() if k in Output._fields})
+    guard.guarded(out.as_json, out.check)
+    style.use_color(out.color)
+    try:
+        code = _COMMANDS[name](params)
+        sys.stdout.flush()
+    except BrokenPipeError:
+        reader_gone()
+        return int(ExitCode.OK)
+    return code
+
+
+def reader_gone() -> None:
+    """stdout's reader went away: point stdout at /dev/null, so that the flushes still to
+    come (ours, the interpreter's at exit) cannot fail again."""
+    os.dup2(os.open(os.devnull, os.O_WRONLY), sys.stdout.fileno())
 
 
 def _search(params: dict[str, Any]) -> int:
@@ -100,13 +139,16 @@ def _search(params: dict[str, Any]) -> int:
         for h in result.hits:
             output.echo_json(h.to_json())
         render.search_footer(result)
+    elif out.layout == "table" or (out.layout == "auto" and sys.stdout.isatty()):
+        render.search_table(result, out.times())
     else:
-        render.search_table(result, utc=out.utc)
+        render.search_lines(result, out.times())
     return code
 
 
 def _history(params: dict[str, Any]) -> int:
-    from openclaw_sessions.read.history import HistoryOptions, HistoryResult, history
+    from openclaw_sessions.read.history import HistoryOptions, history
+    from openclaw_sessions.read.models import HistoryResult
 
     opts, out = split(HistoryOptions, params)
 
@@ -115,6 +157,7 @@ def _history(params: dict[str, Any]) -> int:
         argcheck.text("--around", opts.around, empty_ok=True)
         argcheck.count("--limit", opts.limit)
         argcheck.count("--offset", opts.offset)
+        argcheck.count("--max-bytes", opts.max_bytes, least=0)
         argcheck.texts([("--session-id", opts.session_id), ("--as", opts.as_key)])
         return history(opts)
 
@@ -122,10 +165,41 @@ def _history(params: dict[str, Any]) -> int:
     if out.as_json:
         output.echo_json(result.to_json())
     else:
-        from . import render
+        from . import history_view
 
-        render.history_view(result, utc=out.utc)
+        history_view.show(
+            result,
+            out.times(),
+            whole=opts.uncapped,
+            liftable=opts.as_key is None,
+            use_pager=not out.no_pager,
+        )
     return int(ExitCode.OK if result.messages else ExitCode.NOTHING)
+
+
+def _export(params: dict[str, Any]) -> int:
+    from openclaw_sessions.read.export import Export, ExportOptions, export
+
+    opts, out = split(ExportOptions, params)
+    if out.as_json:
+        opts = opts._replace(fmt="json")
+
+    def work() -> Export:
+        argcheck.text("KEY", opts.key, empty_ok=True)  # empty: the core's message
+        argcheck.texts([("--as", opts.as_key)])
+        return export(opts)
+
+    exp = guard.guarded(False, work)
+    from . import export_out, render
+
+    if not exp.generations:
+        render.info(f"no transcript stored for {exp.session_key}: nothing to export")
+        return int(ExitCode.NOTHING)
+    written = guard.guarded(
+        False, lambda: export_out.write(exp, out.output, force=out.force, times=out.times())
+    )
+    export_out.summary(written)
+    return int(ExitCode.OK)
 
 
 def _sessions(params: dict[str, Any]) -> int:
@@ -150,7 +224,7 @@ def _sessions(params: dict[str, Any]) -> int:
     else:
         from . import render_sessions
 
-        render_sessions.sessions_list(listed, utc=out.utc)
+        render_sessions.sessions_list(listed, out.times())
     if listed.truncated and not out.as_json:
         from . import render
 
@@ -168,7 +242,7 @@ def _status(params: dict[str, Any]) -> int:
     else:
         from . import render_status
 
-        render_status.status_view(stats, verbose=out.verbose, problems=opts.problems, utc=out.utc)
+        render_status.status_view(stats, out.times(), verbose=out.verbose, problems=opts.problems)
     return int(max(s["exitCode"] for s in stats))
 
 
@@ -267,5 +341,6 @@ _COMMANDS: dict[str, Callable[[dict[str, Any]], int]] = {
     "reindex": _reindex,
     "import": _import,
     "delete": _delete,
+    "export": _export,
     "sessions": _sessions,
 }

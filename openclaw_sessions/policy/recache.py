@@ -29,6 +29,10 @@ except ImportError:  # pragma: no cover
 _Entry = tuple[int, list[int], int, dict[str, int], tuple[str | None, ...]]
 _cache: dict[tuple[str, int], _Entry] | None = None
 _dirty = False
+_used: set[Any] = set()  # keys this run asked for: they move to the end of the file's order
+# Entries no run asked for lately (old rule versions, user patterns since removed) are dropped
+# beyond this many, oldest first: the file keeps about one working set, not every pattern ever.
+SPARE_ENTRIES = 256
 
 
 def cache_file() -> Path:
@@ -53,12 +57,13 @@ def _save() -> None:
     if not _dirty or _cache is None:
         return
     path = cache_file()
-    if len(_cache) > 4096:  # user patterns come and go: never let the file grow without end
-        return
+    # Insertion order is recency: what this run used goes last, the oldest spares go first.
+    spare = [k for k in _cache if k not in _used]
+    kept = spare[max(0, len(spare) - SPARE_ENTRIES) :] + [k for k in _cache if k in _used]
     try:
         path.parent.mkdir(parents=True, exist_ok=True)
         tmp = path.with_name(f"{path.name}.{os.getpid()}.tmp")
-        tmp.write_bytes(marshal.dumps(_cache))
+        tmp.write_bytes(marshal.dumps({k: _cache[k] for k in kept}))
         os.replace(tmp, path)  # atomic: a reader sees the old or the new file
     except (OSError, ValueError):
         pass
@@ -86,6 +91,7 @@ def memo(key: tuple[Any, ...], build: Callable[[], str]) -> str:
     """A string derived deterministically from `key`, kept with the compiled patterns."""
     global _dirty
     cache: dict[Any, Any] = _load()
+    _used.add(key)
     value = cache.get(key)
     if isinstance(value, str):
         return value
@@ -104,6 +110,7 @@ def compile(pattern: str, flags: int = 0) -> re.Pattern[str]:
     if _sre is None or not settings.regex_cache():
         return re.compile(pattern, flags)
     cache = _load()
+    _used.add((pattern, flags))
     entry = cache.get((pattern, flags))
     if entry is not None:
         try:

@@ -315,8 +315,8 @@ _PEM_SRC = r"-{4,5} ?BEGIN [A-Z0-9 _-]{0,60}?PRIVATE KEY(?: BLOCK)? ?-{4,5}"
 PEM_BEGIN = compiled(_PEM_SRC, NOCASE)
 PEM_END = compiled(r"-{4,5} ?END [A-Z0-9 _-]{0,60}?PRIVATE KEY(?: BLOCK)? ?-{4,5}", NOCASE)
 _PEM_BODY = compiled(
-    r"(?:(?:\r?\n|\\r\\n|\\n)[ \t]*(?:[A-Za-z0-9+/=]{16,100}|=[A-Za-z0-9+/]{4}"
-    r"|[A-Za-z0-9+/]{1,15}={1,2}"
+    r"(?:(?:\r?\n|\\r\\n|\\n)[ \t]*(?:(?:[A-Za-z0-9+/=]{16,100}|=[A-Za-z0-9+/]{4}"
+    r"|[A-Za-z0-9+/]{1,15}={0,2})(?=[ \t]*(?:\r?\n|\\r|\\n|\Z))"  # whole lines; no padding needed
     r"|(?:Proc-Type|DEK-Info|Version|Comment|Hash|Charset): ?[^\r\n\\]*)?)+",
     ASCII,
 )
@@ -499,7 +499,9 @@ _KV_VALUE = (
     r"|\"((?:[^\"\\\r\n]|\\[^\r\n])+)\"|'([^'\r\n]+)'|`([^`\r\n]+)`"
     r"|([|>][-+0-9]{0,2})[ \t]*(?:#[^\r\n]*)?"
     r"(\r?\n(?:[ \t]*\r?\n)*[ \t]+\S[^\r\n]*(?:\r?\n(?:[ \t]*\r?\n)*[ \t]+\S[^\r\n]*)*)"
-    r"|([^\s\"'`;,&][^\s\"'`;,&]*))"
+    # bare: a ";", "," or "&" inside the value is part of it (p@ss;w0rd, Tr0ub&dor) unless a
+    # space or the next "name=" / "name:" pair follows it
+    r"|([^\s\"'`;,&](?:[^\s\"'`;,&]|[;,&](?=[^\s\"'`;,&])(?![A-Za-z_][\w.-]*[=:]))*))"
 )
 
 
@@ -727,7 +729,11 @@ _TOOL_SPECS: tuple[tuple[tuple[str, ...], str, RuleCheck], ...] = (
 _TOOL_RX: list[tuple[tuple[str, ...], re.Pattern[str], RuleCheck]] = []
 _TOOL_NAME = compiled(
     "|".join(
-        sorted({re.escape(n) for need, _, _ in _TOOL_SPECS for n in need}, key=len, reverse=True)
+        # longest first, then by name: a set's order changes with the hash seed, and the
+        # pattern text is the compiled-regex cache's key
+        sorted(
+            {re.escape(n) for need, _, _ in _TOOL_SPECS for n in need}, key=lambda n: (-len(n), n)
+        )
     ),
     ASCII,
 )

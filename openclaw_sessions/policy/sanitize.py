@@ -14,6 +14,9 @@ message-level extras (``metadata``, ``provider``, ``attachments[].body``) and ob
 fields are walked, not dropped: an operator reading ``--include-tools`` output sees them,
 masked. Every ``*Signature`` field is dropped at any depth, not only thinking's.
 
+The operator can lift the caps (``history --full``, ``export``): ``max_units=None`` redacts every
+string and cuts none; image data is still left out (it is no text).
+
 The byte caps (upstream ``capArrayByJsonBytes`` and ``enforceSessionsHistoryHardCap``) count
 the UTF-8 bytes of compact JSON, as ``JSON.stringify`` writes it: ``[``, ``]``, one comma
 between items, each item's own JSON.
@@ -58,20 +61,25 @@ class Sanitized(NamedTuple):
 
 
 class _Flags:
-    __slots__ = ("truncated", "redacted")
+    """One message's walk: what it did (truncated, redacted) and its cap (None: no cut)."""
 
-    def __init__(self) -> None:
+    __slots__ = ("truncated", "redacted", "max_units")
+
+    def __init__(self, max_units: int | None = MAX_TEXT_UNITS) -> None:
         self.truncated = False
         self.redacted = False
+        self.max_units = max_units
 
 
-def cap_text(text: str, redactor: TextRedactor) -> tuple[str, bool, bool]:
+def cap_text(
+    text: str, redactor: TextRedactor, max_units: int | None = MAX_TEXT_UNITS
+) -> tuple[str, bool, bool]:
     """Redact, then cut: (text, truncated, redacted). Redacting first keeps cut secrets whole."""
     clean = redactor.redact_text(text)
     redacted = clean != text
-    if utf16_len(clean) <= MAX_TEXT_UNITS:
+    if max_units is None or utf16_len(clean) <= max_units:
         return clean, False, redacted
-    return cut_units(clean, MAX_TEXT_UNITS) + TRUNCATED_SUFFIX, True, redacted
+    return cut_units(clean, max_units) + TRUNCATED_SUFFIX, True, redacted
 
 
 def base64_decoded_bytes(data: str) -> int:
@@ -93,7 +101,7 @@ def _text(value: str, redactor: TextRedactor, flags: _Flags) -> str:
         out = _short_text(redactor, value)
         flags.redacted |= out != value
         return out
-    out, cut, red = cap_text(value, redactor)
+    out, cut, red = cap_text(value, redactor, flags.max_units)
     flags.truncated |= cut
     flags.redacted |= red
     return out
@@ -132,10 +140,13 @@ def sanitize_block(block: Any, redactor: TextRedactor, flags: _Flags) -> Any:
     return out
 
 
-def sanitize_message(message: dict[str, Any], redactor: TextRedactor) -> Sanitized:
+def sanitize_message(
+    message: dict[str, Any], redactor: TextRedactor, *, max_units: int | None = MAX_TEXT_UNITS
+) -> Sanitized:
     """A copy of ``message`` with upstream's removals, redaction and cuts applied to every
-    field, the ones upstream knows and any other (metadata, attachments, custom blocks)."""
-    flags = _Flags()
+    field, the ones upstream knows and any other (metadata, attachments, custom blocks).
+    ``max_units=None``: nothing is cut (the operator's whole text), all is still redacted."""
+    flags = _Flags(max_units)
     out: dict[str, Any] = {}
     for key, value in message.items():
         if key in _DROPPED_FIELDS or key in _SIGNATURES:

@@ -8,16 +8,21 @@ a window around a message (grown older/newer in turn), sanitise (sanitize.py) an
 Two deliberate differences from upstream: offsets and limits count the messages this view
 shows (tool results only with ``include_tools``), so a page is never short because hidden
 tool output filled it; and paged answers always carry offset/hasMore/totalMessages.
+
+The operator (no ``--as``) can lift the caps: ``full`` (or ``max_bytes=0``) gives every
+message of the branch, each whole, still redacted.
 """
 
 from __future__ import annotations
 
 import json
 import sqlite3
+import sys
 from collections.abc import Sequence
 from pathlib import Path
 from typing import Any, NamedTuple
 
+from openclaw_sessions import config
 from openclaw_sessions.errors import UsageError
 from openclaw_sessions.policy import keys, sanitize, visibility, wellformed
 from openclaw_sessions.policy.branch import Messages, Row
@@ -28,6 +33,7 @@ from openclaw_sessions.store.branches import active_messages
 from openclaw_sessions.store.context import Context
 from openclaw_sessions.store.db import open_store
 
+from .models import HistoryResult
 from .scope import caller_policy, operator_policy
 
 DEFAULT_LIMIT = 200  # upstream chat.history's default page
@@ -49,44 +55,12 @@ class HistoryOptions(NamedTuple):
     as_key: str | None = None
     visibility: str | None = None
     sandboxed: bool = False
-    max_bytes: int = sanitize.MAX_BYTES
+    max_bytes: int = sanitize.MAX_BYTES  # 0: no cap (as --full)
+    full: bool = False  # every message, whole (operator only)
 
-
-class HistoryResult(NamedTuple):
-    session_key: str
-    session_id: str | None
-    messages: tuple[dict[str, Any], ...]
-    truncated: bool = False
-    dropped_messages: bool = False
-    content_truncated: bool = False
-    content_redacted: bool = False
-    bytes: int = 2
-    offset: int | None = None
-    next_offset: int | None = None
-    has_more: bool | None = None
-    total_messages: int | None = None
-    anchor: str | None = None  # the --around message id (for tables; not in JSON)
-
-    def to_json(self) -> dict[str, Any]:
-        out: dict[str, Any] = {
-            "sessionKey": self.session_key,
-            "sessionId": self.session_id,
-            "messages": list(self.messages),
-            "truncated": self.truncated,
-            "droppedMessages": self.dropped_messages,
-            "contentTruncated": self.content_truncated,
-            "contentRedacted": self.content_redacted,
-            "bytes": self.bytes,
-        }
-        for name, value in (
-            ("offset", self.offset),
-            ("nextOffset", self.next_offset),
-            ("hasMore", self.has_more),
-            ("totalMessages", self.total_messages),
-        ):
-            if value is not None:
-                out[name] = value
-        return out
+    @property
+    def uncapped(self) -> bool:
+        return self.full or self.max_bytes == 0
 
 
 def validate(opts: HistoryOptions) -> None:
@@ -110,6 +84,26 @@ def validate(opts: HistoryOptions) -> None:
         )
     if opts.visibility not in (None, *visibility.VISIBILITIES):
         raise UsageError(f"visibility must be one of {', '.join(visibility.VISIBILITIES)}")
+    if opts.as_key is not None and (opts.full or opts.max_bytes != sanitize.MAX_BYTES):
+        raise UsageError(
+            "--full and --max-bytes are for the operator: with --as, sessions_history's caps stay",
+            hint="drop --as to read whole messages",
+        )
+
+
+def resolve(
+    ctx: Context, cfg: config.Config, opts: HistoryOptions, action: str = "history"
+) -> tuple[str, str]:
+    """(the session key ``opts.key`` names, the agent whose store holds it), if the caller
+    (``--as``, else the operator) may read it. An unscoped key is the caller's agent's."""
+    if opts.as_key is not None:
+        policy = caller_policy(
+            ctx, cfg, as_key=opts.as_key, visibility_mode=opts.visibility, sandboxed=opts.sandboxed
+        )
+    else:
+        policy = operator_policy(ctx, cfg)
+    key = policy.resolve_target(opts.key, action)
+    return key, keys.agent_of(key) or policy.agent
 
 
 def history(opts: HistoryOptions, redactor: TextRedactor | None = None) -> HistoryResult:
@@ -120,32 +114,62 @@ def history(opts: HistoryOptions, redactor: TextRedactor | None = None) -> Histo
         from openclaw_sessions.policy.redact import build_redactor
 
         redactor = build_redactor(cfg.redact_patterns)
-    if opts.as_key is not None:
-        policy = caller_policy(
-            ctx, cfg, as_key=opts.as_key, visibility_mode=opts.visibility, sandboxed=opts.sandboxed
-        )
-    else:
-        policy = operator_policy(ctx, cfg)
-    key = policy.resolve_target(opts.key, "history")
-    limit = opts.limit or DEFAULT_LIMIT
-    if opts.as_key is not None:
-        limit = min(limit, MAX_LIMIT)
-    agent = keys.agent_of(key) or policy.agent  # an unscoped key: the caller's agent
+    key, agent = resolve(ctx, cfg, opts)
     if not paths.db_path(ctx.root, agent).exists():  # a known agent's main, never written
         return _empty(key, None, opts)
     with open_store(ctx.root, agent) as conn:
-        # The tree walk reads every event row of a transcript; rows carry their raw line, so a
-        # memory map halves that scan (measured on 10,000 events). Read-only use, this
-        # connection only.
-        conn.execute(f"PRAGMA mmap_size = {MMAP_BYTES}")
+        map_events(conn)
         gens = generations(conn, key)
         tid, sid, rows = _pick(conn, gens, opts)
         if tid is None:
             return _empty(key, sid, opts)
-        if not opts.include_tools:
-            rows = rows.without_roles(sanitize.TOOL_ROLES)
-        shown = _Shown(conn, tid, key, sid, rows, redactor)
+        shown = _shown(conn, tid, key, sid, rows, redactor, opts)
+        limit = _limit(opts, len(rows))
         return _around(shown, opts, limit) if opts.around is not None else _page(shown, opts, limit)
+
+
+def map_events(conn: sqlite3.Connection) -> None:
+    """The tree walk reads every event row of a transcript; rows carry their raw line, so a
+    memory map halves that scan (measured on 10,000 events). Read-only use, this connection
+    only."""
+    conn.execute(f"PRAGMA mmap_size = {MMAP_BYTES}")
+
+
+def read_generation(
+    conn: sqlite3.Connection,
+    tid: int,
+    key: str,
+    sid: str | None,
+    redactor: TextRedactor,
+    opts: HistoryOptions,
+) -> HistoryResult:
+    """One generation's active branch as a history page (export's read: every message with
+    ``opts.full``)."""
+    rows = active_messages(conn, tid)
+    shown = _shown(conn, tid, key, sid, rows, redactor, opts)
+    return _page(shown, opts, _limit(opts, len(rows)))
+
+
+def _limit(opts: HistoryOptions, total: int) -> int:
+    if opts.uncapped and opts.limit is None:
+        return max(total, 1)  # every message
+    limit = opts.limit or DEFAULT_LIMIT
+    return min(limit, MAX_LIMIT) if opts.as_key is not None else limit
+
+
+def _shown(
+    conn: sqlite3.Connection,
+    tid: int,
+    key: str,
+    sid: str | None,
+    rows: Messages,
+    redactor: TextRedactor,
+    opts: HistoryOptions,
+) -> _Shown:
+    if not opts.include_tools:
+        rows = rows.without_roles(sanitize.TOOL_ROLES)
+    max_units = None if opts.uncapped else sanitize.MAX_TEXT_UNITS
+    return _Shown(conn, tid, key, sid, rows, redactor, max_units)
 
 
 def _empty(key: str, sid: str | None, opts: HistoryOptions) -> HistoryResult:
@@ -235,9 +259,15 @@ class _Shown(NamedTuple):
     sid: str | None
     rows: Messages  # its active messages, oldest first, tool results left out unless asked
     redactor: TextRedactor
+    max_units: int | None  # the cap of each text (None: whole)
 
     def window(self, first: int, end: int) -> list[sanitize.Sanitized]:
-        return _load_window(self.conn, self.tid, self.rows[first:end], self.redactor)
+        rows = self.rows[first:end]
+        return _load_window(self.conn, self.tid, rows, self.redactor, self.max_units)
+
+    def max_bytes(self, opts: HistoryOptions) -> int:
+        """The page's byte cap (none when uncapped)."""
+        return sys.maxsize if self.max_units is None else opts.max_bytes
 
 
 def _page(shown: _Shown, opts: HistoryOptions, limit: int) -> HistoryResult:
@@ -246,7 +276,7 @@ def _page(shown: _Shown, opts: HistoryOptions, limit: int) -> HistoryResult:
     end = max(0, total - offset)
     first = max(0, end - limit)
     window = shown.window(first, end)
-    start, size = sanitize.cap_newest([s.size for s in window], opts.max_bytes)
+    start, size = sanitize.cap_newest([s.size for s in window], shown.max_bytes(opts))
     # Upstream: the next page starts right below the oldest message that survived the cap
     # (when even the newest alone is too big, cap_newest already stopped at it).
     next_offset = max(offset, total - (first + start)) if window else offset
@@ -258,7 +288,7 @@ def _page(shown: _Shown, opts: HistoryOptions, limit: int) -> HistoryResult:
         start,
         len(window),
         size,
-        opts.max_bytes,
+        shown.max_bytes(opts),
         offset=offset,
         next_offset=next_offset if more else None,
         has_more=more,
@@ -277,7 +307,7 @@ def _around(shown: _Shown, opts: HistoryOptions, limit: int) -> HistoryResult:
     first, last = sanitize.count_window(len(rows), at, limit)
     window = shown.window(first, last)
     sizes = [s.size for s in window]
-    start, end, size = sanitize.cap_around(sizes, at - first, opts.max_bytes)
+    start, end, size = sanitize.cap_around(sizes, at - first, shown.max_bytes(opts))
     return _finish(
         key,
         sid,
@@ -285,7 +315,7 @@ def _around(shown: _Shown, opts: HistoryOptions, limit: int) -> HistoryResult:
         start,
         end,
         size,
-        opts.max_bytes,
+        shown.max_bytes(opts),
         total_messages=len(rows),
         anchor=anchor_id,
     )
@@ -315,7 +345,11 @@ def context_of(
 
 
 def _load_window(
-    conn: sqlite3.Connection, tid: int, rows: Sequence[Row], redactor: TextRedactor
+    conn: sqlite3.Connection,
+    tid: int,
+    rows: Sequence[Row],
+    redactor: TextRedactor,
+    max_units: int | None = sanitize.MAX_TEXT_UNITS,
 ) -> list[sanitize.Sanitized]:
     """Parse and sanitise exactly these rows; each message gains ``id`` and ``timestamp``."""
     raw = dict(
@@ -334,7 +368,7 @@ def _load_window(
         msg = obj.get("message") if isinstance(obj, dict) else None
         if not isinstance(msg, dict):
             msg = {"role": r.role or "unknown", "content": ""}
-        s = sanitize.sanitize_message(msg, redactor)
+        s = sanitize.sanitize_message(msg, redactor, max_units=max_units)
         ts = r.ts if r.ts is not None else to_epoch_ms(msg.get("timestamp"))
         shaped = {
             "role": s.message.get("role", r.role),

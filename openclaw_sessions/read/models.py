@@ -1,4 +1,4 @@
-"""Frozen values search returns to the CLI (and the CLI renders)."""
+"""Frozen values search and history return to the CLI (and the CLI renders)."""
 
 from __future__ import annotations
 
@@ -13,11 +13,22 @@ class Hit(NamedTuple):
     timestamp: int
     snippet: str
     score: float
-    highlights: tuple[tuple[int, int], ...] = ()  # for tables only; never in JSON
+    # the matches in the snippet: [start, end) offsets in code points (Python's and jq's
+    # string indices), JSON "matches"
+    highlights: tuple[tuple[int, int], ...] = ()
     context: HitContext | None = None  # with -C N: the messages around it
 
     def to_json(self) -> dict[str, Any]:
-        out: dict[str, Any] = {
+        out = self.upstream_json()
+        out["matches"] = [list(span) for span in self.highlights]
+        if self.context is not None:
+            out["context"] = self.context.to_json()
+        return out
+
+    def upstream_json(self) -> dict[str, Any]:
+        """The fields of upstream's result: what the byte caps count (so --as returns as many
+        hits as sessions_search would); -C's context counts too (search_sql.cap_bytes)."""
+        return {
             "sessionKey": self.session_key,
             "sessionId": self.session_id,
             "messageId": self.message_id,
@@ -26,12 +37,6 @@ class Hit(NamedTuple):
             "snippet": self.snippet,
             "score": self.score,
         }
-        if self.context is not None:
-            out["context"] = {
-                "before": list(self.context.before),
-                "after": list(self.context.after),
-            }
-        return out
 
 
 class HitContext(NamedTuple):
@@ -40,6 +45,9 @@ class HitContext(NamedTuple):
 
     before: tuple[dict[str, Any], ...] = ()
     after: tuple[dict[str, Any], ...] = ()
+
+    def to_json(self) -> dict[str, Any]:
+        return {"before": list(self.before), "after": list(self.after)}
 
 
 class SessionHits(NamedTuple):
@@ -118,4 +126,41 @@ class SearchResult(NamedTuple):
             out["truncated"] = True
         if self.explain is not None:
             out["explain"] = self.explain
+        return out
+
+
+class HistoryResult(NamedTuple):
+    session_key: str
+    session_id: str | None
+    messages: tuple[dict[str, Any], ...]
+    truncated: bool = False
+    dropped_messages: bool = False
+    content_truncated: bool = False
+    content_redacted: bool = False
+    bytes: int = 2
+    offset: int | None = None
+    next_offset: int | None = None
+    has_more: bool | None = None
+    total_messages: int | None = None
+    anchor: str | None = None  # the --around message id (for tables; not in JSON)
+
+    def to_json(self) -> dict[str, Any]:
+        out: dict[str, Any] = {
+            "sessionKey": self.session_key,
+            "sessionId": self.session_id,
+            "messages": list(self.messages),
+            "truncated": self.truncated,
+            "droppedMessages": self.dropped_messages,
+            "contentTruncated": self.content_truncated,
+            "contentRedacted": self.content_redacted,
+            "bytes": self.bytes,
+        }
+        for name, value in (
+            ("offset", self.offset),
+            ("nextOffset", self.next_offset),
+            ("hasMore", self.has_more),
+            ("totalMessages", self.total_messages),
+        ):
+            if value is not None:
+                out[name] = value
         return out

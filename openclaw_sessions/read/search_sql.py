@@ -228,10 +228,14 @@ def _snippets(
 
 def cap_bytes(hits: list[Hit], max_bytes: int) -> tuple[list[Hit], bool]:
     """Upstream's count: '[' and ']', the commas, each item's UTF-8 compact JSON (as
-    ``JSON.stringify`` writes it)."""
+    ``JSON.stringify`` writes it). A hit's -C context counts too (it is no upstream field,
+    but with --as it must stay inside the budget the agent tool has)."""
     total = 2
     for i, h in enumerate(hits):
-        size = json_bytes(h.to_json()) + (1 if i else 0)
+        item = h.upstream_json()
+        if h.context is not None:
+            item["context"] = h.context.to_json()
+        size = json_bytes(item) + (1 if i else 0)
         if total + size > max_bytes:
             return hits[:i], True
         total += size

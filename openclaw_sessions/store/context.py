@@ -4,13 +4,15 @@ config and redaction rules that go with that root."""
 from __future__ import annotations
 
 from pathlib import Path
-from typing import NamedTuple
+from typing import TYPE_CHECKING, NamedTuple
 
 from openclaw_sessions import config
 from openclaw_sessions.errors import StoreError
-from openclaw_sessions.policy.redact import Redactor, build_redactor
 
 from . import paths
+
+if TYPE_CHECKING:
+    from openclaw_sessions.policy.redact import Redactor
 
 
 class Context(NamedTuple):
@@ -28,6 +30,8 @@ class Context(NamedTuple):
         return config.load_config(self.root)
 
     def redactor(self) -> Redactor:
+        from openclaw_sessions.policy.redact import build_redactor  # its rules take ~10 ms
+
         return build_redactor(self.config.redact_patterns)
 
     def agents(self) -> list[str]:

@@ -15,7 +15,7 @@ PRIMARY_TOKENIZER = "unicode61 remove_diacritics 2"
 BIGRAM_TOKENIZER = "unicode61 remove_diacritics 0 categories 'L* N* Co M*'"
 
 
-SCHEMA_VERSION = 13
+SCHEMA_VERSION = 7
 
 
 APP_ID = 0x4F43_5353  # "OCSS": marks the file as ours
@@ -70,11 +70,10 @@ DELETE FROM branches;
     failed_at     INTEGER NOT NULL
 );
 """,
-    # v13: what import remembers between runs: the problems it reported (reported once, then
+    # v7: what import remembers between runs: the problems it reported (reported once, then
     # counted; ingest/problems.py) and the sessions `delete` removed (tombstones, kept out of
-    # the next import while their files are unchanged; store/tombstones.py). Numbered from 13:
-    # 7-12 belong to other branches (numbers missing here are skipped, db._migrate).
-    13: """CREATE TABLE IF NOT EXISTS import_problems (
+    # the next import while their files are unchanged; store/tombstones.py).
+    7: """CREATE TABLE IF NOT EXISTS import_problems (
     fingerprint TEXT PRIMARY KEY,        -- sha256 of code, path, line, session key, message
     code        TEXT NOT NULL,
     severity    TEXT NOT NULL,           -- error | notice (reports.Issue.severity)

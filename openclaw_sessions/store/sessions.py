@@ -1,11 +1,13 @@
 """Session rows: the session store's entries (table `sessions`), the references visibility
-decides over, and deleting a session with its transcripts and index rows (remembered in a
-tombstone, so that import does not bring it back)."""
+decides over, deleting a session with its transcripts and index rows (remembered in a
+tombstone, so that import does not bring it back), and a transcript's lines as they were
+imported (`raw_lines`)."""
 
 from __future__ import annotations
 
 import json
 import sqlite3
+from collections.abc import Iterator
 from pathlib import Path
 from typing import NamedTuple
 
@@ -141,3 +143,44 @@ def incognito_keys(conn: sqlite3.Connection) -> list[str]:
     """The store's incognito keys: no caller, not even the operator, searches them."""
     rows = conn.execute("SELECT session_key FROM sessions WHERE session_key GLOB '*:incognito-*'")
     return [r[0] for r in rows if keys.is_incognito(r[0])]
+
+
+def raw_lines(conn: sqlite3.Connection, transcript_id: int) -> Iterator[bytes]:
+    """The transcript's lines as imported, in file order, each without its "\\n": the stored
+    events and the quarantined lines, each at its line number, and an empty line for every
+    number between them (import stores no blank line). Joined with "\\n" after each, they
+    are the bytes import consumed. The one reader of stored lines: how they are stored is
+    this function's business.
+
+    A quarantined line where an event now stands, or past the lines consumed, is left over
+    from a rewritten revision and skipped; of two at one number, the later wins."""
+    got = conn.execute(
+        "SELECT lines_consumed FROM transcripts WHERE transcript_id = ?", (transcript_id,)
+    ).fetchone()
+    if got is None:
+        return
+    consumed = int(got[0])
+    bad = dict(
+        conn.execute(
+            "SELECT line_no, raw FROM quarantine WHERE transcript_id = ? AND line_no <= ?"
+            " ORDER BY quarantine_id",
+            (transcript_id, consumed),
+        ).fetchall()
+    )
+    at = 0  # the last line number given back
+    events = conn.execute(
+        "SELECT line_no, CAST(raw AS BLOB) FROM events WHERE transcript_id = ? ORDER BY seq",
+        (transcript_id,),
+    )
+    for line_no, raw in events:
+        yield from _between(bad, at, line_no)
+        bad.pop(line_no, None)
+        yield bytes(raw)
+        at = line_no
+    yield from _between(bad, at, consumed + 1)
+
+
+def _between(bad: dict[int, bytes], after: int, before: int) -> Iterator[bytes]:
+    """The lines numbered after ``after`` and before ``before``: quarantined or blank."""
+    for n in range(after + 1, before):
+        yield bytes(bad.get(n, b""))

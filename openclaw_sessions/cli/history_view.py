@@ -1,0 +1,195 @@
+"""`history` for people: a header per message (role, time, id), its parts below.
+
+Off a terminal (a pipe, a file) every text is printed as stored, redacted: never cropped,
+wrapped or re-rendered, so `| less`, `> file` and `grep` see what the store holds. On a
+terminal assistant text is rendered as Markdown (with every link and image target shown, raw
+HTML kept as text), thinking and tool output shrink to one line unless the whole history was
+asked for (`--full`), and a history longer than the screen goes through the pager.
+Either way control characters are visible escapes (output.safe).
+"""
+
+from __future__ import annotations
+
+import json
+import shutil
+import sys
+from io import StringIO
+from typing import TYPE_CHECKING, Any, NamedTuple
+
+from openclaw_sessions.policy import wellformed
+
+from . import pager, style
+from .output import safe, write_text
+from .render import _safe_deep, console
+from .style import Times
+
+if TYPE_CHECKING:
+    from rich.markdown import Markdown
+
+    from openclaw_sessions.read.models import HistoryResult
+
+_ROLE_STYLE = {"user": "bold cyan", "assistant": "bold green"}
+_TOOL_ROLES = ("toolResult", "tool")
+
+
+class Part(NamedTuple):
+    """One piece of a message: a label (``thinking: ``, ``→ ``…) and its text."""
+
+    label: str
+    text: str
+    style: str = ""
+    markdown: bool = False  # assistant text: Markdown on a terminal
+    brief: bool = False  # one line on a terminal, unless the whole history was asked
+
+
+def parts(m: dict[str, Any]) -> list[Part]:
+    role = m.get("role")
+    content = m.get("content")
+    blocks = [{"type": "text", "text": content}] if isinstance(content, str) else content or []
+    out: list[Part] = []
+    if role == "bashExecution":
+        out.append(Part("$ ", str(m.get("command", "")), "dim", brief=True))
+        out.append(Part("→ ", str(m.get("output", "")), "dim", brief=True))
+    for b in blocks if isinstance(blocks, list) else []:
+        kind = b.get("type") if isinstance(b, dict) else None
+        if kind == "text" and isinstance(b.get("text"), str):
+            out.append(_text_part(m, b["text"]))
+        elif kind == "thinking":
+            out.append(Part("thinking: ", str(b.get("thinking", "")), "dim italic", brief=True))
+        elif kind == "toolCall":
+            args = json.dumps(b.get("arguments"), ensure_ascii=False)
+            out.append(Part(f"→ {b.get('name')}(", args + ")", "dim", brief=True))
+        elif kind == "image":
+            size = f", {b['bytes']} bytes" if "bytes" in b else ""
+            out.append(Part("", f"[image {b.get('mimeType', '')}{size} omitted]", "dim"))
+    if m.get("errorMessage"):
+        out.append(Part("error: ", str(m["errorMessage"]), "red", brief=True))
+    return out
+
+
+def _text_part(m: dict[str, Any], text: str) -> Part:
+    role = m.get("role")
+    if role in _TOOL_ROLES:
+        name = m.get("toolName") or "tool"
+        return Part(f"← {name}: ", text, "dim red" if m.get("isError") else "dim", brief=True)
+    if role == "assistant":
+        return Part("", text, markdown=True)
+    return Part("", text, "italic dim" if text.startswith("[sessions_history omitted") else "")
+
+
+def _marked(result: HistoryResult, m: dict[str, Any]) -> bool:
+    return result.anchor is not None and m.get("id") == safe(result.anchor)
+
+
+_SGR = {"user": "1;36", "assistant": "1;32"}  # the terminal view's role colours, as SGR codes
+
+
+def plain(result: HistoryResult, times: Times, *, color: bool = False) -> str:
+    """Every message as stored: a header line, each part whole, a blank line after. With
+    ``color`` (--color always: an fzf preview) only the header lines are coloured."""
+    out: list[str] = []
+    for m in map(_safe_deep, result.messages):
+        role, rest = str(m.get("role")), f"  {times(m.get('timestamp'))}  {m.get('id', '')}"
+        if color:
+            role = f"\x1b[{_SGR.get(role, '1')}m{role}\x1b[0m"
+            rest = f"\x1b[2m{rest}\x1b[0m"
+        head = role + rest
+        if _marked(result, m):
+            on, off = ("\x1b[1;33m", "\x1b[0m") if color else ("", "")
+            head = f"{on}▶ {off}{head}{on}  ◀ this message{off}"
+        out.append(head + "\n")
+        out += [p.label + p.text + "\n" for p in parts(m)]
+        out.append("\n")
+    return "".join(out)
+
+
+def show(
+    result: HistoryResult, times: Times, *, whole: bool, liftable: bool, use_pager: bool
+) -> None:
+    """The conversation, oldest first, on stdout; notes on stderr. ``whole``: --full was
+    asked; ``liftable``: the caps could be lifted (no --as)."""
+    if not sys.stdout.isatty():
+        write_text(plain(result, times, color=style.colored(sys.stdout)))
+    else:
+        size = shutil.get_terminal_size()
+        buf = StringIO()
+        _rich(result, times, whole, console(file=buf, width=size.columns))
+        text = buf.getvalue()
+        if not (use_pager and text.count("\n") >= size.lines and pager.page(text)):
+            write_text(text)
+    footer(result, whole=whole, liftable=liftable)
+
+
+def _rich(result: HistoryResult, times: Times, whole: bool, out: Any) -> None:
+    from rich.padding import Padding
+    from rich.text import Text
+
+    for m in map(_safe_deep, result.messages):
+        marked = _marked(result, m)
+        role = str(m.get("role"))
+        head = Text("▶ " if marked else "  ", style="bold yellow")
+        head.append(role, style=_ROLE_STYLE.get(role, "dim" if "tool" in role else "bold"))
+        head.append(f"  {times(m.get('timestamp'))}  {m.get('id', '')}", style="dim")
+        if marked:
+            head.append("  ◀ this message", style="bold yellow")
+        out.print(head)
+        for p in parts(m):
+            if p.markdown:
+                shown: Any = markdown(p.text)
+            else:
+                text = p.text if whole or not p.brief else _one_line(p.text)
+                shown = Text(p.label + text, style=p.style)
+            out.print(Padding(shown, (0, 0, 0, 4), expand=False))
+
+
+def _one_line(text: str, width: int = 120) -> str:
+    lines = text.strip().splitlines() or [""]
+    head = lines[0][:width] + ("…" if len(lines[0]) > width else "")
+    return head + (f"  (+{len(lines) - 1} lines)" if len(lines) > 1 else "")
+
+
+def markdown(text: str) -> Markdown:
+    """Rich's Markdown, but nothing of the text is dropped: links and images show their
+    targets (``Docs (https://…)``), raw HTML stays text."""
+    from markdown_it import MarkdownIt
+    from markdown_it.token import Token
+    from rich.markdown import Markdown
+
+    md = Markdown(text, hyperlinks=False)
+    parser = MarkdownIt("commonmark", {"html": False}).enable("strikethrough").enable("table")
+    md.parsed = parser.parse(text)
+    for tok in md.parsed:
+        kids = tok.children or []
+        for i, child in enumerate(kids):
+            if child.type == "image":
+                alt = "".join(c.content for c in child.children or [])
+                src = child.attrs.get("src", "")
+                kids[i] = Token("text", "", 0, content=f"[image: {alt}] ({src})")
+    return md
+
+
+def footer(result: HistoryResult, *, whole: bool = False, liftable: bool = False) -> None:
+    """Notes on stderr, as plain lines (no Rich: a piped history starts faster)."""
+    lift = " (--full lifts the caps)" if liftable else ""
+    notes: list[str] = []
+    if result.total_messages is not None:
+        notes.append(
+            f"{len(result.messages)} of {result.total_messages} messages shown"
+            f" ({result.session_key}, session {result.session_id or '-'})"
+        )
+    if result.has_more:
+        notes.append(f"older messages: --offset {result.next_offset}")
+    if result.dropped_messages:
+        notes.append(f"some messages were left out to stay under 80 KiB{lift}")
+    if result.content_truncated and whole:
+        notes.append("image data and signatures were left out")
+    elif result.content_truncated:
+        notes.append(f"long texts, images or metadata were cut{lift}")
+    if not result.messages:
+        notes.append(
+            f"message {result.anchor} is not on the active branch"
+            if result.anchor
+            else "no messages"
+        )
+    for note in notes:
+        print(wellformed.text(safe(note)), file=sys.stderr)

@@ -1,0 +1,47 @@
+"""The pager for long output on a terminal, as git runs it: `$PAGER` (default `less`) through
+the shell, with `LESS=FRX` and `LV=-c` unless they are set (quit when it fits, keep colours,
+leave the screen as it was). An empty `PAGER` or `cat` means no pager. The caller decides when
+(a terminal, output longer than the screen, no `--no-pager`).
+"""
+
+from __future__ import annotations
+
+import contextlib
+import os
+import signal
+import subprocess
+
+DEFAULT = "less"
+_NOT_FOUND = 127  # the shell's status for a command it cannot find
+
+
+def command() -> str | None:
+    """The pager to run, or None for none."""
+    cmd = os.environ.get("PAGER", DEFAULT).strip()
+    return None if cmd in ("", "cat") else cmd
+
+
+def page(text: str) -> bool:
+    """Show ``text`` through the pager; False when there is none to run (the caller prints).
+    Ctrl-C belongs to the pager while it runs (as in git): this process ignores it."""
+    cmd = command()
+    if cmd is None:
+        return False
+    env = dict(os.environ)
+    env.setdefault("LESS", "FRX")
+    env.setdefault("LV", "-c")
+    previous = signal.signal(signal.SIGINT, signal.SIG_IGN)
+    try:
+        proc = subprocess.Popen(cmd, shell=True, stdin=subprocess.PIPE, env=env)
+        assert proc.stdin is not None
+        with contextlib.suppress(BrokenPipeError):  # q in less before the end: done
+            try:
+                proc.stdin.write(text.encode("utf-8", "replace"))
+            finally:
+                proc.stdin.close()
+        status = proc.wait()
+    except OSError:
+        return False
+    finally:
+        signal.signal(signal.SIGINT, previous)
+    return status != _NOT_FOUND

@@ -1,0 +1,159 @@
+"""`export`: a session's transcripts, to take elsewhere.
+
+- ``jsonl``: each generation's lines as import read them, byte for byte (the store's
+  ``raw_lines``), checked against the fingerprint import took of them: what goes back into
+  OpenClaw or onto another machine. Raw and unredacted, so the operator's only.
+- ``md`` and ``json``: each generation's active branch as ``history --full`` reads it, every
+  text redacted (with ``--as``, sessions_history's caps stay).
+
+One generation by default (the current one, or the one a session id names), every generation
+of the key with ``all_generations``, oldest first. Returns values and iterators; the CLI
+renders and writes them.
+"""
+
+from __future__ import annotations
+
+import hashlib
+import re
+from collections.abc import Iterator
+from pathlib import Path
+from typing import NamedTuple
+
+from openclaw_sessions.errors import StoreError, UsageError
+from openclaw_sessions.store import paths
+from openclaw_sessions.store.context import Context
+from openclaw_sessions.store.db import open_store
+from openclaw_sessions.store.sessions import raw_lines
+
+from . import history
+from .history import HistoryOptions
+from .models import HistoryResult
+
+FORMATS = ("md", "json", "jsonl")
+_SHA256 = re.compile("[0-9a-f]{64}")  # a file's fingerprint (other sources keep other tags)
+
+
+class ExportOptions(NamedTuple):
+    """`export`'s options, named as the CLI's parameters."""
+
+    key: str  # a session key, a session id, main or current
+    state_dir: Path | None = None
+    agent: str = paths.DEFAULT_AGENT
+    fmt: str = "md"
+    all_generations: bool = False
+    include_tools: bool = False
+    as_key: str | None = None
+    visibility: str | None = None
+    sandboxed: bool = False
+
+
+class Generation(NamedTuple):
+    """One stored transcript of the key."""
+
+    transcript_id: int
+    session_id: str
+    kind: str  # current | reset | deleted | backup | orphan | vanished
+    archived_at: str | None
+    file_name: str  # the name it had (decompressed: no .zst), for a directory of files
+    fingerprint: str  # what import recorded of the lines it consumed
+
+
+class Export(NamedTuple):
+    root: Path
+    agent: str
+    session_key: str
+    generations: tuple[Generation, ...]  # oldest first
+    opts: ExportOptions
+
+
+def history_options(o: ExportOptions) -> HistoryOptions:
+    """How each generation is read for md and json: whole, unless a caller's caps stay."""
+    return HistoryOptions(
+        key=o.key,
+        include_tools=o.include_tools,
+        as_key=o.as_key,
+        visibility=o.visibility,
+        sandboxed=o.sandboxed,
+        full=o.as_key is None,
+    )
+
+
+def validate(opts: ExportOptions) -> None:
+    if opts.fmt not in FORMATS:
+        raise UsageError(f"format must be one of {', '.join(FORMATS)}")
+    if opts.fmt == "jsonl" and opts.as_key is not None:
+        raise UsageError(
+            "--format jsonl is the raw, unredacted transcript: for the operator only, not --as",
+            hint="use --format md or json (redacted) with --as",
+        )
+    history.validate(history_options(opts))
+
+
+def export(opts: ExportOptions) -> Export:
+    """What to export: the key the caller may read, and its generations."""
+    validate(opts)
+    ctx = Context.at(opts.state_dir, opts.agent)
+    key, agent = history.resolve(ctx, ctx.config, history_options(opts))
+    if not paths.db_path(ctx.root, agent).exists():  # a known agent's main, never written
+        return Export(ctx.root, agent, key, (), opts)
+    with open_store(ctx.root, agent) as conn:
+        gens = history.generations(conn, key)  # the current first, then newest first
+        if not opts.all_generations:
+            named = [g for g in gens if g[1].lower() == opts.key.strip().lower()]
+            gens = (named or gens)[:1]
+        found = {
+            r[0]: r
+            for r in conn.execute(
+                "SELECT transcript_id, session_id, kind, archived_at, source_name, prefix_sha256"
+                " FROM transcripts WHERE session_key = ?",
+                (key,),
+            )
+        }
+    chosen = [_generation(*found[tid]) for tid, _sid in reversed(gens) if tid in found]
+    return Export(ctx.root, agent, key, tuple(chosen), opts)
+
+
+def _generation(
+    tid: int, sid: str, kind: str, archived_at: str | None, source: str, fingerprint: str
+) -> Generation:
+    name = Path(source.partition(":")[2] if source.startswith(("upstream:", "live:")) else source)
+    file_name = name.name.removesuffix(".zst")
+    if source.startswith(("upstream:", "live:")) or file_name in ("", ".", ".."):
+        file_name = f"{sid}.jsonl"
+    return Generation(tid, sid, kind, archived_at, file_name, fingerprint)
+
+
+def messages(exp: Export, gen: Generation) -> HistoryResult:
+    """The generation's active branch, redacted (``md`` and ``json``)."""
+    from openclaw_sessions.policy.redact import build_redactor  # not for raw lines: start-up
+
+    cfg = Context(exp.root, exp.agent).config
+    with open_store(exp.root, exp.agent) as conn:
+        history.map_events(conn)
+        return history.read_generation(
+            conn,
+            gen.transcript_id,
+            exp.session_key,
+            gen.session_id,
+            build_redactor(cfg.redact_patterns),
+            history_options(exp.opts),
+        )
+
+
+def lines(exp: Export, gen: Generation) -> Iterator[bytes]:
+    """The generation's lines as imported, each with its "\\n" (``jsonl``). Once the last is
+    given, they are checked against the fingerprint import took: StoreError when they differ
+    (a line of blanks other than an empty one is not kept, for one)."""
+    if exp.opts.as_key is not None:  # export() refuses it; a second lock on the raw door
+        raise UsageError("--format jsonl is for the operator only")
+    digest = hashlib.sha256()
+    with open_store(exp.root, exp.agent) as conn:
+        for raw in raw_lines(conn, gen.transcript_id):
+            line = raw + b"\n"
+            digest.update(line)
+            yield line
+    if _SHA256.fullmatch(gen.fingerprint) and digest.hexdigest() != gen.fingerprint:
+        raise StoreError(
+            f"the stored lines of {gen.file_name} differ from the file import read",
+            hint="re-import the file, then export again",
+        )
