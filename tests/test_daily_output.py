@@ -205,6 +205,23 @@ def test_search_fits_the_terminal(store: Path, cols: int) -> None:
         assert KEY in out and "00000003" in out
 
 
+@pytest.mark.parametrize("cols", [40, 80, 200])
+def test_status_fits_the_terminal_and_never_folds_an_agent(tmp_path: Path, cols: int) -> None:
+    """Columns go from the right before an agent name would wrap onto a second line."""
+    src = tmp_path / "src" / "agents" / "prospector" / "sessions"
+    s = Session("p1")
+    s.user("hello")
+    s.write(src / "p1.jsonl")
+    write_store(src, {"agent:prospector:main": {"sessionId": "p1"}})
+    state = tmp_path / "state"
+    assert run_cli("import", str(tmp_path / "src"), "--state-dir", str(state)).exit_code == 0
+    out = ANSI.sub("", in_pty(state, ["status", "--all-agents"], cols=cols))
+    rows = [ln for ln in out.splitlines() if ln.strip()]
+    assert rows[0].split()[0] == "agent" and rows[1].split()[0] == "prospector", out
+    assert max(len(ln) for ln in rows[:2]) <= cols  # the reasons under it are lines of text
+    assert ("size" in rows[0]) == (cols >= 100) and ("messages" in rows[0]), out
+
+
 def test_long_history_goes_through_the_pager(store: Path, tmp_path: Path) -> None:
     seen, page = tmp_path / "less.txt", tmp_path / "page.txt"
     pager = f'printf %s "$LESS" > {seen}; cat > {page}'

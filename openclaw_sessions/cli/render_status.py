@@ -43,16 +43,29 @@ def status_view(
         _problems(stats)
 
 
-_COLUMNS = ("messages", "sessions", "pending", "quarantined", "failed", "size")
+# Each count column and its width (header or widest usual value), in the order shown.
+_COLUMNS = {"messages": 8, "sessions": 8, "pending": 7, "quarantined": 11, "failed": 6, "size": 10}
+
+
+def _fitting(width: int, agents: Sequence[str]) -> list[str]:
+    """The count columns that fit beside whole agent names and the health column: a narrow
+    terminal keeps the first counts (the reasons under the table name whatever needs
+    attention anyway), never a folded agent name."""
+    room = width - max([5, *map(len, agents)]) - 12  # the agent, then health and the gaps
+    shown: list[str] = []
+    for name, w in _COLUMNS.items():
+        room -= w + 2
+        if room < 0:
+            break
+        shown.append(name)
+    return shown
 
 
 def _summary(stats: Sequence[dict[str, Any]]) -> None:
     from rich.table import Table
 
     out = console(False)
-    # A narrow terminal keeps the agent, its health and the first counts (the reasons under
-    # the table name whatever needs attention anyway).
-    shown = _COLUMNS[: 6 if out.width >= 80 else 3 if out.width >= 50 else 0]
+    shown = _fitting(out.width, [st["agentId"] for st in stats])
     table = Table(show_header=True, header_style="bold", expand=False, box=None, pad_edge=False)
     table.add_column("agent", overflow="fold", min_width=5)
     for name in shown:
