@@ -6,8 +6,11 @@ them is db.py's (one transaction per step, with its version bump).
 from __future__ import annotations
 
 import sqlite3
+from collections.abc import Callable
 
 from openclaw_sessions.policy.tree import JS_SPACE
+
+from . import rawcodec
 
 # The tokenizers of the two indexes, as schema.sql declares them: snippets and --explain
 # re-tokenize text in scratch tables with the same ones (a test holds them equal).
@@ -15,7 +18,7 @@ PRIMARY_TOKENIZER = "unicode61 remove_diacritics 2"
 BIGRAM_TOKENIZER = "unicode61 remove_diacritics 0 categories 'L* N* Co M*'"
 
 
-SCHEMA_VERSION = 6
+SCHEMA_VERSION = 8
 
 
 APP_ID = 0x4F43_5353  # "OCSS": marks the file as ours
@@ -27,8 +30,10 @@ PAGE_SIZE = 16384
 _JS_SPACE = f"char({', '.join(str(ord(c)) for c in JS_SPACE)})"  # tree.JS_SPACE in SQL
 
 
-# Migrations from version N-1 to N: each runs in one transaction with its version bump.
-MIGRATIONS: dict[int, str] = {
+# Migrations from version N-1 to N: each runs in one transaction with its version bump. A step
+# is SQL, or a function of the connection when it needs Python (rawcodec's training).
+Migration = str | Callable[[sqlite3.Connection], None]
+MIGRATIONS: dict[int, Migration] = {
     # v2: FTS inserts move from per-row triggers to batched INSERT ... SELECT (index/index_rows.py).
     2: "DROP TRIGGER IF EXISTS index_rows_ai;\nDROP TRIGGER IF EXISTS index_rows_ai_cjk;\n",
     # v3: the stored active branch (store/branches.py); reconcile fills it for existing transcripts.
@@ -70,7 +75,87 @@ DELETE FROM branches;
     failed_at     INTEGER NOT NULL
 );
 """,
+    # v7: raw lines compressed (store/rawcodec.py): see _compress_raw below.
+    7: lambda conn: _compress_raw(conn),
+    # v8: the CJK bigram text is derived from the text (ocs_cjk_bigrams), never stored: the
+    # table is rebuilt without its column (row_ids kept, so both FTS5 indexes stay as they are).
+    8: """DROP TRIGGER index_rows_ad;
+DROP TRIGGER index_rows_ad_cjk;
+DROP VIEW index_rows_cjk;
+ALTER TABLE index_rows RENAME TO index_rows_v7;
+CREATE TABLE index_rows (
+    row_id        INTEGER PRIMARY KEY,
+    transcript_id INTEGER NOT NULL REFERENCES transcripts(transcript_id) ON DELETE CASCADE,
+    seq           INTEGER NOT NULL,
+    message_id    TEXT NOT NULL,
+    role          TEXT NOT NULL,
+    ts            INTEGER NOT NULL,
+    text          TEXT NOT NULL,
+    UNIQUE (transcript_id, seq)
+);
+INSERT INTO index_rows (row_id, transcript_id, seq, message_id, role, ts, text)
+    SELECT row_id, transcript_id, seq, message_id, role, ts, text FROM index_rows_v7;
+DROP TABLE index_rows_v7;
+CREATE VIEW index_rows_cjk AS SELECT row_id, cjk FROM
+    (SELECT row_id, ocs_cjk_bigrams(text) AS cjk FROM index_rows) WHERE cjk IS NOT NULL;
+CREATE TRIGGER index_rows_ad AFTER DELETE ON index_rows BEGIN
+    INSERT INTO index_fts(index_fts, rowid, text) VALUES ('delete', old.row_id, old.text);
+END;
+CREATE TRIGGER index_rows_ad_cjk AFTER DELETE ON index_rows BEGIN
+    INSERT INTO index_bigram(index_bigram, rowid, cjk) SELECT 'delete', old.row_id, cjk
+        FROM (SELECT ocs_cjk_bigrams(old.text) AS cjk) WHERE cjk IS NOT NULL;
+END;
+""",
 }
+
+# Steps that rewrite most of the file: VACUUM after them gives the freed pages back.
+VACUUM_AFTER = frozenset({7})
+
+_EVENTS_V7 = """CREATE TABLE events (
+    transcript_id INTEGER NOT NULL REFERENCES transcripts(transcript_id) ON DELETE CASCADE,
+    seq           INTEGER NOT NULL,
+    line_no       INTEGER NOT NULL,      -- 1-based line number in the file
+    entry_id      TEXT,                  -- entry id (v1: assigned in order)
+    parent_id     TEXT,
+    flags         INTEGER NOT NULL DEFAULT 0,  -- tree.FLAG_*: no parentId, side, on no tree
+    target_id     TEXT,                  -- leaf control target
+    type          TEXT,
+    role          TEXT,
+    ts            INTEGER,               -- epoch ms
+    raw           BLOB NOT NULL,         -- the line, compressed (store/rawcodec.py)
+    PRIMARY KEY (transcript_id, seq)
+)"""
+_ARCHIVED_V7 = """CREATE TABLE archived_events (
+    transcript_id INTEGER NOT NULL REFERENCES transcripts(transcript_id) ON DELETE CASCADE,
+    revision      INTEGER NOT NULL,
+    seq           INTEGER NOT NULL,
+    line_no       INTEGER NOT NULL,
+    raw           BLOB NOT NULL,         -- as events.raw
+    PRIMARY KEY (transcript_id, revision, seq)
+)"""
+_RAW_DICTS_V7 = """CREATE TABLE raw_dicts (
+    generation       INTEGER PRIMARY KEY,
+    dict_id          INTEGER NOT NULL UNIQUE,  -- zstd's dictionary id, derived from its bytes
+    trained_at_lines INTEGER NOT NULL,         -- the lines the store held then
+    sample_lines     INTEGER NOT NULL,
+    sample_bytes     INTEGER NOT NULL,
+    dict             BLOB NOT NULL
+)"""
+
+
+def _compress_raw(conn: sqlite3.Connection) -> None:
+    """v7: a dictionary trained on a sample of the store's lines, then every line of events and
+    archived_events copied compressed into the tables as schema.sql declares them (rowids
+    kept). One transaction; db.py makes the backup before and the VACUUM after."""
+    conn.execute(_RAW_DICTS_V7)
+    for table, create in (("events", _EVENTS_V7), ("archived_events", _ARCHIVED_V7)):
+        conn.execute(f"ALTER TABLE {table} RENAME TO {table}_v6")
+        conn.execute(create)
+    if rawcodec.lines(conn, "events_v6") >= rawcodec.FIRST_LINES:
+        rawcodec.train(conn, "events_v6")
+    for table in ("events", "archived_events"):
+        rawcodec.recompress(conn, f"{table}_v6", table)
+        conn.execute(f"DROP TABLE {table}_v6")
 
 
 def schema_sql() -> str:

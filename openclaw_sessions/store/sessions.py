@@ -1,10 +1,12 @@
 """Session rows: the session store's entries (table `sessions`), the references visibility
-decides over, and deleting a session with its transcripts and index rows."""
+decides over, a transcript's stored lines, and deleting a session with its transcripts and
+index rows."""
 
 from __future__ import annotations
 
 import json
 import sqlite3
+from collections.abc import Iterator
 from pathlib import Path
 from typing import NamedTuple
 
@@ -12,7 +14,7 @@ from openclaw_sessions.errors import NotFoundError
 from openclaw_sessions.policy import keys
 from openclaw_sessions.policy.when import valid_updated_at
 
-from . import db, paths
+from . import db, paths, rawcodec
 from .context import Context
 
 
@@ -59,6 +61,33 @@ def session_refs(conn: sqlite3.Connection, agent: str) -> list[keys.SessionRef]:
     ):
         refs.append(keys.SessionRef(key, keys.agent_of(key) or agent, sid))
     return refs
+
+
+def raw_lines(conn: sqlite3.Connection, transcript_id: int) -> Iterator[bytes]:
+    """The transcript's stored lines in file order, each line's bytes without its "\n": its
+    events (decoded, rawcodec.py) and its quarantined lines (kept as read), by line number.
+    A quarantined line an older revision left at a line number the current one stores as an
+    event is not the file's: it is left out. Blank lines are not stored, so not given. Call it
+    inside a read transaction for one snapshot; it streams, one line in memory at a time."""
+    bad = conn.execute(
+        "SELECT q.line_no, q.raw FROM quarantine q JOIN transcripts t USING (transcript_id)"
+        " WHERE q.transcript_id = ? AND q.line_no <= t.lines_consumed ORDER BY q.line_no",
+        (transcript_id,),
+    ).fetchall()
+    cur = conn.cursor()
+    cur.row_factory = None
+    events = cur.execute(
+        "SELECT line_no, raw FROM events WHERE transcript_id = ? ORDER BY seq", (transcript_id,)
+    )
+    i = 0
+    for line_no, raw in events:
+        while i < len(bad) and bad[i][0] <= line_no:
+            if bad[i][0] < line_no:
+                yield bytes(bad[i][1])
+            i += 1
+        yield rawcodec.unpack(conn, raw)
+    for _, raw in bad[i:]:
+        yield bytes(raw)
 
 
 def all_session_refs(ctx: Context) -> list[keys.SessionRef]:
