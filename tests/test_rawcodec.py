@@ -7,6 +7,7 @@ from __future__ import annotations
 
 import importlib.util
 import json
+import re
 import sqlite3
 import sys
 from collections.abc import Iterator
@@ -18,6 +19,7 @@ import zstandard
 from conftest import REPO, Session, json_out, run_cli, write_store
 from helpers import as_v6, connect, db_file, events_dump, integrity, query
 
+from openclaw_sessions.policy import fts_query
 from openclaw_sessions.policy.fts_query import cjk_bigram_text
 from openclaw_sessions.store import db, rawcodec, sessions
 from openclaw_sessions.store.migrations import SCHEMA_VERSION
@@ -185,8 +187,19 @@ def test_a_v6_store_migrates_in_place_and_answers_the_same(tmp_path: Path) -> No
     path = db_file(state)
     as_v6(path)  # the store as schema v6 kept it: lines as text, bigrams in index_rows
     assert query(state, "SELECT typeof(raw) FROM events LIMIT 1") == [("text",)]
+    # A row indexed by an older rule: its stored bigram text is not what the function derives.
+    c = sqlite3.connect(path)
+    row_id, cjk = c.execute("SELECT row_id, cjk FROM index_rows WHERE cjk IS NOT NULL").fetchone()
+    c.execute("INSERT INTO index_bigram(index_bigram, rowid, cjk) VALUES ('delete', ?, ?)",
+              (row_id, cjk))  # fmt: skip
+    c.execute("UPDATE index_rows SET cjk = ? || ' 旧式' WHERE row_id = ?", (cjk, row_id))
+    c.execute("INSERT INTO index_bigram(rowid, cjk) SELECT row_id, cjk FROM index_rows"
+              " WHERE row_id = ?", (row_id,))  # fmt: skip
+    c.commit()
+    c.close()
     v6_bytes = path.stat().st_size
     assert _searches(state) == before  # opening it migrates it: v7 (lines), v8 (bigrams)
+    integrity(state)  # the older row is indexed as the function derives it now
     assert query(state, "PRAGMA user_version") == [(SCHEMA_VERSION,)]
     assert events_dump(state) == lines
     assert query(state, "SELECT count(*) FROM raw_dicts")[0][0] == 1
@@ -243,4 +256,6 @@ def test_the_bigram_function_is_frozen() -> None:
         "\uf900\uf901": "豈更 更",  # compatibility ideographs: NFC maps them
     }
     assert {t: cjk_bigram_text(t) for t in cases} == cases
+    ranges = re.findall(r"(.)-(.)", fts_query._CJK_CLASS)  # the cheap first look spans them all
+    assert ranges and all("\u0e00" <= a <= b <= "\U0003ffff" for a, b in ranges)
     assert json.dumps(cjk_bigram_text("𠀀𠀁"), ensure_ascii=False) == '"𠀀𠀁 𠀁"'

@@ -77,35 +77,9 @@ DELETE FROM branches;
 """,
     # v7: raw lines compressed (store/rawcodec.py): see _compress_raw below.
     7: lambda conn: _compress_raw(conn),
-    # v8: the CJK bigram text is derived from the text (ocs_cjk_bigrams), never stored: the
-    # table is rebuilt without its column (row_ids kept, so both FTS5 indexes stay as they are).
-    8: """DROP TRIGGER index_rows_ad;
-DROP TRIGGER index_rows_ad_cjk;
-DROP VIEW index_rows_cjk;
-ALTER TABLE index_rows RENAME TO index_rows_v7;
-CREATE TABLE index_rows (
-    row_id        INTEGER PRIMARY KEY,
-    transcript_id INTEGER NOT NULL REFERENCES transcripts(transcript_id) ON DELETE CASCADE,
-    seq           INTEGER NOT NULL,
-    message_id    TEXT NOT NULL,
-    role          TEXT NOT NULL,
-    ts            INTEGER NOT NULL,
-    text          TEXT NOT NULL,
-    UNIQUE (transcript_id, seq)
-);
-INSERT INTO index_rows (row_id, transcript_id, seq, message_id, role, ts, text)
-    SELECT row_id, transcript_id, seq, message_id, role, ts, text FROM index_rows_v7;
-DROP TABLE index_rows_v7;
-CREATE VIEW index_rows_cjk AS SELECT row_id, cjk FROM
-    (SELECT row_id, ocs_cjk_bigrams(text) AS cjk FROM index_rows) WHERE cjk IS NOT NULL;
-CREATE TRIGGER index_rows_ad AFTER DELETE ON index_rows BEGIN
-    INSERT INTO index_fts(index_fts, rowid, text) VALUES ('delete', old.row_id, old.text);
-END;
-CREATE TRIGGER index_rows_ad_cjk AFTER DELETE ON index_rows BEGIN
-    INSERT INTO index_bigram(index_bigram, rowid, cjk) SELECT 'delete', old.row_id, cjk
-        FROM (SELECT ocs_cjk_bigrams(old.text) AS cjk) WHERE cjk IS NOT NULL;
-END;
-""",
+    # v8: the CJK bigram text is derived from the text (ocs_cjk_bigrams), never stored: see
+    # _derive_bigrams below.
+    8: lambda conn: _derive_bigrams(conn),
 }
 
 # Steps that rewrite most of the file: VACUUM after them gives the freed pages back.
@@ -141,6 +115,59 @@ _RAW_DICTS_V7 = """CREATE TABLE raw_dicts (
     sample_bytes     INTEGER NOT NULL,
     dict             BLOB NOT NULL
 )"""
+
+
+_V8_TABLE = """DROP TRIGGER index_rows_ad;
+DROP TRIGGER index_rows_ad_cjk;
+DROP VIEW index_rows_cjk;
+ALTER TABLE index_rows RENAME TO index_rows_v7;
+CREATE TABLE index_rows (
+    row_id        INTEGER PRIMARY KEY,
+    transcript_id INTEGER NOT NULL REFERENCES transcripts(transcript_id) ON DELETE CASCADE,
+    seq           INTEGER NOT NULL,
+    message_id    TEXT NOT NULL,
+    role          TEXT NOT NULL,
+    ts            INTEGER NOT NULL,
+    text          TEXT NOT NULL,
+    UNIQUE (transcript_id, seq)
+);
+INSERT INTO index_rows (row_id, transcript_id, seq, message_id, role, ts, text)
+    SELECT row_id, transcript_id, seq, message_id, role, ts, text FROM index_rows_v7;
+"""
+_V8_DERIVED = """DROP TABLE index_rows_v7;
+CREATE VIEW index_rows_cjk AS SELECT row_id, cjk FROM
+    (SELECT row_id, ocs_cjk_bigrams(text) AS cjk FROM index_rows) WHERE cjk IS NOT NULL;
+CREATE TRIGGER index_rows_ad AFTER DELETE ON index_rows BEGIN
+    INSERT INTO index_fts(index_fts, rowid, text) VALUES ('delete', old.row_id, old.text);
+END;
+CREATE TRIGGER index_rows_ad_cjk AFTER DELETE ON index_rows BEGIN
+    INSERT INTO index_bigram(index_bigram, rowid, cjk) SELECT 'delete', old.row_id, cjk
+        FROM (SELECT ocs_cjk_bigrams(old.text) AS cjk) WHERE cjk IS NOT NULL;
+END;
+"""
+
+
+def _derive_bigrams(conn: sqlite3.Connection) -> None:
+    """v8: index_rows rebuilt without its bigram column (row_ids kept: both FTS5 indexes stay
+    as they are), the view and the delete trigger derive it. A row whose stored bigram text is
+    not what the function derives (an older rule indexed it) is indexed anew with the derived
+    one first, so every later delete removes exactly what is indexed."""
+    for stmt in statements(_V8_TABLE):
+        conn.execute(stmt)
+    differ = conn.execute(
+        "SELECT row_id, cjk, derived FROM (SELECT row_id, cjk, ocs_cjk_bigrams(text) AS derived"
+        " FROM index_rows_v7) WHERE cjk IS NOT derived"
+    ).fetchall()
+    for row_id, stored, derived in differ:
+        if stored is not None:
+            conn.execute(
+                "INSERT INTO index_bigram(index_bigram, rowid, cjk) VALUES ('delete', ?, ?)",
+                (row_id, stored),
+            )
+        if derived is not None:
+            conn.execute("INSERT INTO index_bigram(rowid, cjk) VALUES (?, ?)", (row_id, derived))
+    for stmt in statements(_V8_DERIVED):
+        conn.execute(stmt)
 
 
 def _compress_raw(conn: sqlite3.Connection) -> None:
