@@ -10,8 +10,8 @@ On one corpus (``--cjk-ratio 0.33`` for a third of the text in Chinese, Japanese
   no second index);
 * ours: ``import CORPUS`` then ``reindex --all-agents`` into a fresh state dir (time to
   searchable: the sum), wall time and peak RSS of each; then ``search`` and ``history`` of the
-  longest session, for their peak RSS; and ``import CORPUS --reindex`` into another, where the
-  reconciliation follows the import in a second process (ingest/follow.py);
+  longest session, for their peak RSS; and ``import CORPUS --reindex`` into another (one
+  command);
 * with ``--base VENV`` (an install of another revision, e.g. ``main``), the same import and
   reindex with it into another state dir: its time and size in the same run;
 * the database against the JSONL bytes it holds (transcript files), per table (``dbstat``);
@@ -227,7 +227,7 @@ def build(cli: list[str], c: bl.Corpus, state: Path, out: bl.Out, label: str) ->
     }
 
 
-def followed(c: bl.Corpus, state: Path, out: bl.Out) -> dict[str, Any]:
+def one_command(c: bl.Corpus, state: Path, out: bl.Out) -> dict[str, Any]:
     out.log("ours: import --reindex ...")
     p = bl.run([*bl.cli(), "import", str(c.path), "--reindex", "--quiet"], bl.cli_env(state))
     p.check((0, 4))
@@ -254,7 +254,7 @@ def measure(args: argparse.Namespace, out: bl.Out) -> dict[str, Any]:
         out=out,
     )  # fmt: skip
     jsonl = sum(f.stat().st_size for f in bl.transcript_files(c.path))
-    runs: dict[str, list[dict[str, Any]]] = {"floor": [], "ours": [], "base": [], "followed": []}
+    runs: dict[str, list[dict[str, Any]]] = {"floor": [], "ours": [], "base": [], "oneCommand": []}
     state = None
     for i in range(args.repeat):
         work = bl.scratch("ocs-store-")
@@ -271,8 +271,8 @@ def measure(args: argparse.Namespace, out: bl.Out) -> dict[str, Any]:
             bl.shutil.rmtree(state.parent, ignore_errors=True)
         state = work / "ours"
         runs["ours"].append(build(bl.cli(), c, state, out, "ours"))
-        runs["followed"].append(followed(c, work / "followed", out))
-        bl.shutil.rmtree(work / "followed", ignore_errors=True)
+        runs["oneCommand"].append(one_command(c, work / "one", out))
+        bl.shutil.rmtree(work / "one", ignore_errors=True)
     assert state is not None
     best = {k: min(v, key=_seconds) for k, v in runs.items() if v}
     res: dict[str, Any] = {
@@ -282,7 +282,7 @@ def measure(args: argparse.Namespace, out: bl.Out) -> dict[str, Any]:
         "floor": best["floor"],
         "ours": best["ours"],
         "base": best.get("base"),
-        "followed": best["followed"],
+        "oneCommand": best["oneCommand"],
         "runs": runs,
         "reads": reads(state, c),
         "tables": table_bytes(state),
@@ -299,10 +299,10 @@ def _verdict(value: float, limit: float, unit: str = "x") -> str:
 
 
 def report(r: dict[str, Any], out: bl.Out) -> None:
-    f, o, b, rd, fw = r["floor"], r["ours"], r.get("base"), r["reads"], r["followed"]
+    f, o, b, rd, one = r["floor"], r["ours"], r.get("base"), r["reads"], r["oneCommand"]
     size = o["dbBytes"] / r["jsonlBytes"]
     searchable = o["searchableSeconds"] / f["seconds"]
-    one_command = fw["seconds"] / f["seconds"]
+    one_command = one["seconds"] / f["seconds"]
     rss = (o["importRssMB"], o["reindexRssMB"], rd["searchRssMB"], rd["historyRssMB"])
     rows = [
         (
@@ -318,8 +318,8 @@ def report(r: dict[str, Any], out: bl.Out) -> None:
             _verdict(searchable, TARGET_SEARCHABLE, "x floor"),
         ),
         (
-            "time to searchable: import --reindex (followed)",
-            f"{fw['seconds']:.2f} s",
+            "time to searchable: import --reindex",
+            f"{one['seconds']:.2f} s",
             bl.fmt_ratio(one_command),
             _verdict(one_command, TARGET_SEARCHABLE, "x floor"),
         ),
@@ -332,7 +332,7 @@ def report(r: dict[str, Any], out: bl.Out) -> None:
         ),
         (
             "CPU s: import, reindex; import --reindex",
-            f"{o['importCpuSeconds']:.1f}, {o['reindexCpuSeconds']:.1f}; {fw['cpuSeconds']:.1f}",
+            f"{o['importCpuSeconds']:.1f}, {o['reindexCpuSeconds']:.1f}; {one['cpuSeconds']:.1f}",
             None,
             None,
         ),

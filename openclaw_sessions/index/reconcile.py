@@ -212,10 +212,7 @@ def reconcile(
     *,
     full: bool = False,
     progress: Progress | None = None,
-    workers: int | None = None,
 ) -> ReindexReport:
-    """Reconcile the agent's stale transcripts (every one with ``full``); ``workers``: planning
-    processes (None: pool.workers_for decides by the backlog)."""
     started = time.monotonic()
     if full:
         # Transcript by transcript: each is hidden from search only while it is claimed,
@@ -227,8 +224,7 @@ def reconcile(
     groups, events = _groups(conn, ids)
     bad = Failures(conn, redactor, token)
     results: Written = {}
-    if workers is None:
-        workers = pool.workers_for(events, redactor)
+    workers = pool.workers_for(events, redactor)
     for group, planned in pool.planned_groups(conn, groups, redactor, workers):
         results.update(_write(conn, group, planned, token, bad))
         if progress:

@@ -23,11 +23,10 @@ def reindex_agent(
     *,
     full: bool = False,
     progress: Progress | None = None,
-    workers: int | None = None,
 ) -> ReindexReport:
     """Reconcile one agent in this process (holding the agent's 'reconciling' lock)."""
     with open_store(root, agent) as conn, locks.reconciling(paths.agent_dir(root, agent)):
-        return reconcile(conn, agent, redactor, full=full, progress=progress, workers=workers)
+        return reconcile(conn, agent, redactor, full=full, progress=progress)
 
 
 class ReindexOptions(NamedTuple):

@@ -7,7 +7,7 @@ untouched, and a rerun finishes the job. Nothing in the sources is ever modified
 from __future__ import annotations
 
 import sqlite3
-from collections.abc import Callable, Iterable, Sequence
+from collections.abc import Iterable, Sequence
 from datetime import UTC, datetime
 from pathlib import Path
 from typing import NamedTuple
@@ -19,7 +19,7 @@ from openclaw_sessions.reports import Bars, ImportReport, Issue, Progress, Reind
 from openclaw_sessions.store import db, paths, sessions
 from openclaw_sessions.store.context import Context
 
-from . import discover, follow, line_sources, regular, targets, upstream_db
+from . import discover, line_sources, regular, targets, upstream_db
 from .store_lines import import_file, import_lines
 from .transcripts import FileResult, Target
 
@@ -45,36 +45,21 @@ class Imported(NamedTuple):
 
 
 def import_sources(opts: ImportOptions, bars: Bars = no_bars) -> Imported:
-    """The import (progress in bytes read); with ``reindex`` each agent's reconciliation,
-    side by side with the import when a second process can take it (follow.py)."""
+    """The import (progress in bytes read), then with ``reindex`` each agent's reconciliation."""
     ctx = Context.at(opts.state_dir, opts.agent)
     redactor = ctx.redactor()
-    agent = paths.check_agent_id(opts.agent)
-
-    def run(on_agent: Callable[[str], None] | None = None) -> ImportReport:
-        with bars("importing", "B") as bar:
-            return run_import(
-                ctx.root,
-                opts.sources or [],
-                agent=agent,
-                redactor=redactor,
-                options=opts,
-                progress=bar,
-                on_agent=on_agent,
-            )
-
+    with bars("importing", "B") as bar:
+        report = run_import(
+            ctx.root,
+            opts.sources or [],
+            agent=paths.check_agent_id(opts.agent),
+            redactor=redactor,
+            options=opts,
+            progress=bar,
+        )
     if not opts.reindex or opts.dry_run:
-        return Imported(run())
-    if not follow.wanted(redactor):
-        report = run()
-        return Imported(report, tuple(reindex_agent(ctx.root, a, redactor) for a in report.agents))
-    with follow.following(ctx.root, redactor) as follower:
-        report = run(follower.agent)
-        done = {r.agent_id: r for r in follower.finish()}
-    return Imported(
-        report,
-        tuple(done.get(a) or reindex_agent(ctx.root, a, redactor) for a in report.agents),
-    )
+        return Imported(report)
+    return Imported(report, tuple(reindex_agent(ctx.root, a, redactor) for a in report.agents))
 
 
 def run_import(
@@ -85,9 +70,7 @@ def run_import(
     redactor: Redactor,
     options: ImportOptions,
     progress: Progress | None = None,
-    on_agent: Callable[[str], None] | None = None,
 ) -> ImportReport:
-    """Import the sources, agent by agent (``on_agent`` hears of each as its import starts)."""
     report = ImportReport(dry_run=options.dry_run)
     src_list = list(srcs)
     ups = targets.open_databases(root, src_list, agent, report)  # checked before any write
@@ -98,8 +81,6 @@ def run_import(
     done = 0
     for agent_id, found in by_agent:
         conn = _open(root, agent_id, options.dry_run)
-        if on_agent is not None:
-            on_agent(agent_id)
         try:
             report.agents.append(agent_id)
             for target in found:

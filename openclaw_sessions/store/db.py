@@ -24,7 +24,6 @@ if TYPE_CHECKING:
     from openclaw_sessions.policy.sanitize import TextRedactor
 
 BUSY_TIMEOUT_MS = 5000
-LOCKED = "database is locked"  # how a StoreError for a lock held past the timeout begins
 
 
 def busy_timeout_ms() -> int:
@@ -211,7 +210,7 @@ def translate(exc: sqlite3.Error, path: Path | None = None) -> StoreError:
     low = text.lower()
     if "locked" in low or "busy" in low:
         return StoreError(
-            f"{LOCKED}{where}: another process held it past the timeout",
+            f"database is locked{where}: another process held it past the timeout",
             hint="retry later, or raise OPENCLAW_SESSIONS_BUSY_TIMEOUT_MS",
         )
     if "full" in low:
