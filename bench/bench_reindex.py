@@ -42,12 +42,17 @@ FTS = "fts5(text, tokenize='unicode61 remove_diacritics 2')"
 
 
 def index_texts(state: Path) -> tuple[list[tuple[str]], list[tuple[str, str]]]:
+    """The indexed texts, and (text, bigram text) of those with CJK (derived, as the store
+    derives it: the bigram text is not stored)."""
+    from openclaw_sessions.policy.fts_query import cjk_bigram_text
+
     texts: list[tuple[str]] = []
     cjk: list[tuple[str, str]] = []
     for f in bl.db_files(state):
         conn = sqlite3.connect(f"file:{f}?mode=ro", uri=True)
-        for text, bigrams in conn.execute("SELECT text, cjk FROM index_rows ORDER BY row_id"):
+        for (text,) in conn.execute("SELECT text FROM index_rows ORDER BY row_id"):
             texts.append((text,))
+            bigrams = cjk_bigram_text(text)
             if bigrams is not None:
                 cjk.append((text, bigrams))
         conn.close()
@@ -93,8 +98,11 @@ def sizes(state: Path) -> dict[str, int]:
         ),
         0,
     )
+    from openclaw_sessions.store.db import register_functions
+
     for f in bl.db_files(state):
         conn = sqlite3.connect(f"file:{f}?mode=ro", uri=True)
+        register_functions(conn)  # the bigram text is derived (ocs_cjk_bigrams), not stored
 
         def q(sql: str, *p: Any, _c: sqlite3.Connection = conn) -> int:
             return int(_c.execute(sql, p).fetchone()[0] or 0)
@@ -110,13 +118,12 @@ def sizes(state: Path) -> dict[str, int]:
         out["database"] += q("SELECT sum(pgsize) FROM dbstat")
         out["rows"] += q("SELECT count(*) FROM index_rows")
         out["textBytes"] += q("SELECT sum(length(CAST(text AS BLOB))) FROM index_rows")
-        out["cjkRows"] += q("SELECT count(*) FROM index_rows WHERE cjk IS NOT NULL")
+        out["cjkRows"] += q("SELECT count(*) FROM index_rows_cjk")
         out["cjkTextBytes"] += q(
-            "SELECT sum(length(CAST(text AS BLOB))) FROM index_rows WHERE cjk IS NOT NULL"
+            "SELECT sum(length(CAST(text AS BLOB))) FROM index_rows JOIN index_rows_cjk"
+            " USING (row_id)"
         )
-        out["cjkColumnBytes"] += q(
-            "SELECT sum(length(CAST(cjk AS BLOB))) FROM index_rows WHERE cjk IS NOT NULL"
-        )
+        out["cjkColumnBytes"] += q("SELECT sum(length(CAST(cjk AS BLOB))) FROM index_rows_cjk")
         conn.close()
     return out
 

@@ -12,14 +12,24 @@ from pathlib import Path
 
 from openclaw_sessions.policy import transcript, tree
 from openclaw_sessions.policy.transcript import Entry
+from openclaw_sessions.store import db, rawcodec
 
 
 def db_file(state: Path, agent: str = "main") -> Path:
     return state / "agents" / agent / "openclaw-sessions.sqlite"
 
 
+def connect(path: Path) -> sqlite3.Connection:
+    """A plain connection to a store, with the SQL functions its schema names and
+    ``raw_text(raw)``: a stored line as text (raw lines are compressed, store/rawcodec.py)."""
+    conn = sqlite3.connect(path)
+    db.register_functions(conn)
+    conn.create_function("raw_text", 1, lambda v: rawcodec.unpack_text(conn, v))
+    return conn
+
+
 def query(state: Path, sql: str, *params: object, agent: str = "main") -> list[tuple]:
-    conn = sqlite3.connect(db_file(state, agent))
+    conn = connect(db_file(state, agent))
     try:
         return [tuple(r) for r in conn.execute(sql, params).fetchall()]
     finally:
@@ -29,7 +39,7 @@ def query(state: Path, sql: str, *params: object, agent: str = "main") -> list[t
 def events_dump(state: Path, agent: str = "main") -> list[tuple]:
     return query(
         state,
-        "SELECT t.source_name, e.seq, e.line_no, e.raw FROM events e JOIN"
+        "SELECT t.source_name, e.seq, e.line_no, raw_text(e.raw) FROM events e JOIN"
         " transcripts t USING (transcript_id) ORDER BY 1, 2",
         agent=agent,
     )
@@ -45,7 +55,7 @@ def index_dump(state: Path, agent: str = "main") -> list[tuple]:
 
 
 def integrity(state: Path, agent: str = "main") -> None:
-    conn = sqlite3.connect(db_file(state, agent))
+    conn = connect(db_file(state, agent))
     try:
         assert conn.execute("PRAGMA integrity_check").fetchone()[0] == "ok"
         for t in ("index_fts", "index_bigram"):
@@ -89,3 +99,50 @@ def installed(
     return subprocess.run(
         [str(SCRIPT), *args], env=full, input=input, capture_output=True, text=True, timeout=300
     )
+
+
+def as_v6(path: Path) -> None:
+    """Turn a store of the current schema into what schema v6 kept (its text is
+    tests/fixtures/schema_v6.sql): raw lines as text, the CJK bigram text stored in
+    index_rows, no dictionaries. Migration tests start from it."""
+    from openclaw_sessions.store.migrations import statements
+
+    text = (Path(__file__).parent / "fixtures" / "schema_v6.sql").read_text()
+    code = [
+        "\n".join(ln for ln in s.splitlines() if not ln.startswith("--")) for s in statements(text)
+    ]
+
+    def stmt(head: str) -> str:
+        return next(s for s in code if s.startswith(head))
+
+    conn = connect(path)
+    conn.isolation_level = None
+    try:
+        conn.execute("BEGIN IMMEDIATE")
+        for name in ("TRIGGER index_rows_ad", "TRIGGER index_rows_ad_cjk", "VIEW index_rows_cjk"):
+            conn.execute(f"DROP {name}")
+        for table in ("events", "archived_events", "index_rows"):
+            conn.execute(f"ALTER TABLE {table} RENAME TO {table}_now")
+            conn.execute(stmt(f"CREATE TABLE {table} ("))
+        conn.execute(
+            "INSERT INTO events SELECT transcript_id, seq, line_no, entry_id, parent_id, flags,"
+            " target_id, type, role, ts, raw_text(raw) FROM events_now ORDER BY rowid"
+        )
+        conn.execute(
+            "INSERT INTO archived_events SELECT transcript_id, revision, seq, line_no,"
+            " raw_text(raw) FROM archived_events_now ORDER BY rowid"
+        )
+        conn.execute(
+            "INSERT INTO index_rows SELECT row_id, transcript_id, seq, message_id, role, ts,"
+            " text, ocs_cjk_bigrams(text) FROM index_rows_now"
+        )
+        for table in ("events_now", "archived_events_now", "index_rows_now", "raw_dicts"):
+            conn.execute(f"DROP TABLE {table}")
+        conn.execute("DELETE FROM meta WHERE key = ?", (rawcodec.NEXT_KEY,))
+        for head in ("CREATE VIEW index_rows_cjk", "CREATE TRIGGER index_rows_ad ",
+                     "CREATE TRIGGER index_rows_ad_cjk"):  # fmt: skip
+            conn.execute(stmt(head))
+        conn.execute("PRAGMA user_version = 6")
+        conn.execute("COMMIT")
+    finally:
+        conn.close()

@@ -66,8 +66,9 @@ def test_one_lone_surrogate_among_200_sessions_indexes_all_201(tmp_path: Path, s
     table = run_cli("history", "lone-1", "--utc")
     assert table.exit_code == 0 and "lonely \ufffd" in table.stdout
     # the stored lines are the file's, escapes and all
-    raws = query(state, "SELECT e.raw FROM events e JOIN transcripts t USING (transcript_id)"
-                 " WHERE t.source_name = 'lone-1.jsonl' ORDER BY e.seq")  # fmt: skip
+    raws = query(state, "SELECT raw_text(e.raw) FROM events e JOIN transcripts t"
+                 " USING (transcript_id) WHERE t.source_name = 'lone-1.jsonl'"
+                 " ORDER BY e.seq")  # fmt: skip
     assert "".join(r[0] + "\n" for r in raws) == LONE
 
 

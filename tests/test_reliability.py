@@ -14,7 +14,7 @@ from typing import Any
 
 import pytest
 from conftest import REPO, Session, json_out, run_cli, write_store
-from helpers import db_file, events_dump, index_dump, integrity, query
+from helpers import as_v6, db_file, events_dump, index_dump, integrity, query
 
 from openclaw_sessions.store.migrations import SCHEMA_VERSION
 
@@ -338,6 +338,7 @@ def test_older_schema_is_migrated_with_a_backup(tmp_path: Path) -> None:
     small(tmp_path / "src")
     state = tmp_path / "state"
     run_cli("import", str(tmp_path / "src"), "--reindex")
+    as_v6(db_file(state))
     v1 = (Path(__file__).parent / "fixtures" / "schema_v1.sql").read_text()
     c = sqlite3.connect(db_file(state))
     start = v1.index("CREATE VIRTUAL TABLE index_trigram")
@@ -355,7 +356,7 @@ def test_older_schema_is_migrated_with_a_backup(tmp_path: Path) -> None:
     c.close()
     r = run_cli("status", "--json")  # v5: every index is rebuilt under the new tree rules
     assert r.exit_code == 4 and json_out(r)["pendingSessions"] == 1, r.stdout
-    assert query(state, "PRAGMA user_version")[0][0] == SCHEMA_VERSION == 7
+    assert query(state, "PRAGMA user_version")[0][0] == SCHEMA_VERSION == 9
     assert query(state, "SELECT count(*) FROM branches") == [(0,)]
     assert run_cli("reindex", "--quiet").exit_code == 0
     assert run_cli("status", "--json").exit_code == 0

@@ -11,7 +11,7 @@ from typing import Any
 import pytest
 import tree_cases as tc
 from conftest import Session, json_out, run_cli, write_store
-from helpers import parse_entries, query, walk
+from helpers import as_v6, parse_entries, query, walk
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
@@ -328,6 +328,7 @@ def _as_v4(state: Path, keys: dict[str, str]) -> None:
 
     from openclaw_sessions.index import index_rows
 
+    as_v6(db_file(state))  # v6 kept lines as text and bigrams in index_rows, as v4 did
     conn = sqlite3.connect(db_file(state), isolation_level=None)
     conn.execute("BEGIN IMMEDIATE")
     conn.execute("UPDATE events SET flags = flags & ~4")  # no FLAG_NOT_NODE yet

@@ -1,7 +1,9 @@
 """Index rows and index state: building rows from events, the same-transaction append rule.
 
 The text stored in the index is redacted first, so the index never holds a secret and a search
-for a secret value cannot find it (the transcript rows keep the original, losslessly).
+for a secret value cannot find it (the transcript rows keep the original, losslessly). A row's
+CJK bigram text is computed with it (in the planning workers) and indexed, never stored: the
+schema derives it again from the text where SQLite needs it (a delete's trigger).
 """
 
 from __future__ import annotations
@@ -18,10 +20,11 @@ if TYPE_CHECKING:
     from openclaw_sessions.policy.branch import Branch
     from openclaw_sessions.policy.redact import Redactor
 
+# (transcript_id, seq, message_id, role, ts, text, CJK bigram text or None)
 IndexRow = tuple[int, int, str, str, int, str, str | None]
 
 INSERT_ROW = (
-    "INSERT INTO index_rows (transcript_id, seq, message_id, role, ts, text, cjk)"
+    "INSERT INTO index_rows (row_id, transcript_id, seq, message_id, role, ts, text)"
     " VALUES (?, ?, ?, ?, ?, ?, ?)"
 )
 
@@ -133,19 +136,16 @@ def _extension(
 
 
 def insert_rows(conn: sqlite3.Connection, rows: Sequence[IndexRow]) -> None:
-    """Store index rows and index them, each FTS table in one INSERT ... SELECT."""
+    """Store index rows (row_ids after the last: the caller holds the write lock) and index
+    them: the text in one INSERT ... SELECT, the bigram text as computed."""
     if not rows:
         return
     last = conn.execute("SELECT coalesce(max(row_id), 0) FROM index_rows").fetchone()[0]
-    conn.executemany(INSERT_ROW, rows)
-    # New rows got row_ids above `last`: we hold the write lock, nobody else inserted.
+    conn.executemany(INSERT_ROW, [(last + 1 + i, *r[:6]) for i, r in enumerate(rows)])
     conn.execute(
         "INSERT INTO index_fts(rowid, text) SELECT row_id, text FROM index_rows WHERE row_id > ?",
         (last,),
     )
-    if any(r[6] is not None for r in rows):
-        conn.execute(
-            "INSERT INTO index_bigram(rowid, cjk) SELECT row_id, cjk FROM index_rows"
-            " WHERE row_id > ? AND cjk IS NOT NULL",
-            (last,),
-        )
+    bigrams = [(last + 1 + i, r[6]) for i, r in enumerate(rows) if r[6] is not None]
+    if bigrams:
+        conn.executemany("INSERT INTO index_bigram(rowid, cjk) VALUES (?, ?)", bigrams)

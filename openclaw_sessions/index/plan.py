@@ -14,7 +14,7 @@ from typing import NamedTuple
 from openclaw_sessions.policy import transcript, wellformed
 from openclaw_sessions.policy.branch import Branch
 from openclaw_sessions.policy.redact import Redactor
-from openclaw_sessions.store import branches
+from openclaw_sessions.store import branches, rawcodec
 from openclaw_sessions.store.db import transaction
 
 from . import index_rows
@@ -71,7 +71,8 @@ def _rows(
     for seq, raw in conn.execute(_RAW_SQL, (tid,)) if active else ():
         if (m := active.get(seq)) is not None:
             e = transcript.Entry(seq, m.entry_id, None, 0, "message", m.role, m.ts)
-            row = index_rows.make_row(tid, e, wellformed.loads(raw), redactor)
+            obj = wellformed.loads(rawcodec.unpack_text(conn, raw))
+            row = index_rows.make_row(tid, e, obj, redactor)
             if row is not None:
                 rows.append(row)
     return rows

@@ -15,6 +15,7 @@ from typing import TYPE_CHECKING, Any
 from openclaw_sessions.index import index_rows
 from openclaw_sessions.policy import transcript
 from openclaw_sessions.reports import Issue, timestamp_invalid
+from openclaw_sessions.store import rawcodec
 from openclaw_sessions.store.db import transaction
 
 from . import deleted, transcripts
@@ -107,6 +108,7 @@ def _consume(
     first_ts: int | None = None
     last_ts: int | None = None
     consumed = 0  # bytes, added to the counters once (a per-line attribute update is costly)
+    pack = rawcodec.packer(conn)
     for line_no, line in src.lines(cursor.lines_consumed):
         consumed += len(line)
         if line.__class__ is BadLine:
@@ -146,7 +148,7 @@ def _consume(
                 e.type,
                 e.role,
                 e.ts,
-                text,
+                pack(body),
             )
         )
         if e.ts is not None and e.type != "session":
@@ -156,7 +158,8 @@ def _consume(
             appended.append((e, obj))
         seq += 1
         if len(batch) >= BATCH:
-            _flush(conn, batch, appended, tid, redactor)
+            if _flush(conn, batch, appended, tid, redactor):
+                pack = rawcodec.packer(conn)
     _flush(conn, batch, appended, tid, redactor)
     cursor.bytes_consumed += consumed
     result.bytes_read += consumed
@@ -190,7 +193,10 @@ def _flush(
     appended: list[tuple[transcript.Entry, dict[str, Any]]],
     tid: int,
     redactor: Redactor,
-) -> None:
+) -> bool:
+    """Store a batch of events (and index the appended ones that extend the branch); True
+    when the store trained a new dictionary for raw lines meanwhile (rawcodec.py)."""
+    trained = False
     if batch:
         conn.executemany(
             "INSERT INTO events (transcript_id, seq, line_no, entry_id, parent_id, flags,"
@@ -198,9 +204,11 @@ def _flush(
             batch,
         )
         batch.clear()
+        trained = rawcodec.due(conn) and rawcodec.train(conn)
     if appended:
         index_rows.append_indexed(conn, tid, appended, redactor)
         appended.clear()
+    return trained
 
 
 def _legacy_from_db(conn: sqlite3.Connection, tid: int) -> bool:

@@ -17,6 +17,7 @@ from typing import Any
 from openclaw_sessions.index import stale
 from openclaw_sessions.policy import extract, fts_query, wellformed
 from openclaw_sessions.policy.redact import Redactor
+from openclaw_sessions.store import rawcodec
 from openclaw_sessions.store.migrations import BIGRAM_TOKENIZER, PRIMARY_TOKENIZER
 
 from .search_sql import JOINS
@@ -69,19 +70,23 @@ def _abandoned(
     SQL narrows the candidates to lines that hold the term at all; each candidate's text is
     then extracted as the index extracts it (index_rows.make_row), redacted, and matched with
     FTS5 in a scratch table: only that verdict is counted."""
-    rows = conn.execute(
-        "SELECT e.raw FROM events e JOIN transcripts t ON t.transcript_id = e.transcript_id"
-        " WHERE e.type = 'message' AND e.role IN ('user', 'assistant')"
-        " AND instr(lower(e.raw), lower(?)) > 0"
-        " AND t.session_key NOT IN (SELECT value FROM json_each(?))"
-        " AND NOT EXISTS (SELECT 1 FROM index_rows r WHERE r.transcript_id = e.transcript_id"
-        " AND r.seq = e.seq) LIMIT ?",
-        (term, json.dumps(list(hidden)), SCAN_CAP + 1),
-    ).fetchall()
+    # The lines are compressed (store/rawcodec.py): SQL sees them through this function.
+    conn.create_function("ocs_raw_text", 1, lambda v: rawcodec.unpack_text(conn, v))
+    try:
+        rows = conn.execute(
+            "SELECT e.raw FROM events e JOIN transcripts t ON t.transcript_id = e.transcript_id"
+            " WHERE e.type = 'message' AND e.role IN ('user', 'assistant')"
+            " AND t.session_key NOT IN (SELECT value FROM json_each(?))"
+            " AND NOT EXISTS (SELECT 1 FROM index_rows r WHERE r.transcript_id = e.transcript_id"
+            " AND r.seq = e.seq) AND instr(lower(ocs_raw_text(e.raw)), lower(?)) > 0 LIMIT ?",
+            (json.dumps(list(hidden)), term, SCAN_CAP + 1),
+        ).fetchall()
+    finally:
+        conn.create_function("ocs_raw_text", 1, None)
     texts = []
     for (raw,) in rows[:SCAN_CAP]:
         try:
-            obj = wellformed.loads(raw)  # lone surrogates: U+FFFD, as indexed
+            obj = wellformed.loads(rawcodec.unpack_text(conn, raw))  # lone surrogates: U+FFFD
         except (ValueError, RecursionError):
             continue
         text = extract.message_text(obj.get("message") if isinstance(obj, dict) else None)

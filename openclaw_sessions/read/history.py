@@ -28,7 +28,7 @@ from openclaw_sessions.policy import keys, sanitize, visibility, wellformed
 from openclaw_sessions.policy.branch import Messages, Row
 from openclaw_sessions.policy.sanitize import TextRedactor
 from openclaw_sessions.policy.when import to_epoch_ms
-from openclaw_sessions.store import paths
+from openclaw_sessions.store import paths, rawcodec
 from openclaw_sessions.store.branches import active_messages
 from openclaw_sessions.store.context import Context
 from openclaw_sessions.store.db import open_store
@@ -362,7 +362,7 @@ def _load_window(
     out: list[sanitize.Sanitized] = []
     for r in rows:
         try:
-            obj = wellformed.loads(raw[r.seq])
+            obj = wellformed.loads(rawcodec.unpack_text(conn, raw[r.seq]))
         except (ValueError, RecursionError):  # a row edited by hand: shown empty, not fatal
             obj = None
         msg = obj.get("message") if isinstance(obj, dict) else None

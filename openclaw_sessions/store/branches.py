@@ -19,9 +19,13 @@ from __future__ import annotations
 import marshal
 import sqlite3
 from array import array
+from collections.abc import Iterable, Iterator
+from typing import Any
 
 from openclaw_sessions.policy import branch
 from openclaw_sessions.policy.branch import Branch, Messages
+
+from . import rawcodec
 
 FORMAT = 2  # 2: the tree rules of upstream's transcript-tree.ts (tree.py), `flat`
 _NONE_TS = -(2**63)  # no timestamp (int64 arrays hold no None)
@@ -110,7 +114,13 @@ def walk_transcript(conn: sqlite3.Connection, tid: int) -> Branch:
     """Walk the whole stored tree (the caller holds a read or write transaction)."""
     cur = conn.cursor()
     cur.row_factory = None  # plain tuples: sqlite3.Row is slower to unpack
-    return branch.walk(cur.execute(_TREE_SQL, (tid,)))
+    return branch.walk(_controls_decoded(conn, cur.execute(_TREE_SQL, (tid,))))
+
+
+def _controls_decoded(conn: sqlite3.Connection, rows: Iterable[Any]) -> Iterator[Any]:
+    """The rows, with the few control lines they carry decoded (rawcodec.py)."""
+    for r in rows:
+        yield r if r[5] is None else (*r[:5], rawcodec.unpack_text(conn, r[5]), *r[6:])
 
 
 def active_messages(conn: sqlite3.Connection, tid: int) -> Messages:

@@ -14,15 +14,14 @@ from typing import TYPE_CHECKING
 
 from openclaw_sessions import settings
 from openclaw_sessions.errors import StoreError
+from openclaw_sessions.policy.fts_query import cjk_bigram_text
 
 from . import migrations, paths
 from .migrations import APP_ID, PAGE_SIZE, SCHEMA_VERSION
+from .rawcodec import CodecConnection
 
 if TYPE_CHECKING:
     from openclaw_sessions.policy.sanitize import TextRedactor
-
-BUSY_TIMEOUT_MS = 5000
-
 
 BUSY_TIMEOUT_MS = 5000
 
@@ -43,12 +42,21 @@ def _configure(conn: sqlite3.Connection, *, readonly: bool) -> None:
         conn.execute(f"PRAGMA max_page_count = {pages}")
 
 
+def register_functions(conn: sqlite3.Connection) -> None:
+    """The SQL functions the schema names (a view and a trigger derive the CJK bigram text)."""
+    conn.create_function("ocs_cjk_bigrams", 1, cjk_bigram_text, deterministic=True)
+
+
 def _raw_connect(path: Path, mode: str | None = None) -> sqlite3.Connection:
     """``mode``: None (read-write), "ro", or "immutable" (read-only media: no -shm can be
     made, nothing will change)."""
     uri = path.resolve().as_uri() + {None: "", "ro": "?mode=ro", "immutable": "?immutable=1"}[mode]
     # isolation_level=None: we issue BEGIN ourselves (BEGIN IMMEDIATE for writers).
-    return sqlite3.connect(uri, uri=True, isolation_level=None, check_same_thread=False)
+    conn = sqlite3.connect(
+        uri, uri=True, isolation_level=None, check_same_thread=False, factory=CodecConnection
+    )
+    register_functions(conn)
+    return conn
 
 
 def open_readonly(path: Path, *, busy_ms: int | None = None) -> sqlite3.Connection:
@@ -150,21 +158,31 @@ def _create(conn: sqlite3.Connection) -> None:
 
 
 def _migrate(conn: sqlite3.Connection, path: Path, version: int) -> None:
-    """Back up the file, then apply each migration atomically with its version bump."""
+    """Back up the file, then apply each migration atomically with its version bump; VACUUM
+    after one that rewrote most of the file (it is atomic too, and gives the pages back)."""
     import shutil
 
     backup = path.with_name(f"{path.name}.v{version}.bak")
     if not backup.exists():
         conn.execute("PRAGMA wal_checkpoint(TRUNCATE)")
         shutil.copy2(path, backup)
-    for target in sorted(n for n in migrations.MIGRATIONS if version < n <= SCHEMA_VERSION):
+    rewrote = False
+    for target in range(version + 1, SCHEMA_VERSION + 1):
         with transaction(conn):
             current = int(conn.execute("PRAGMA user_version").fetchone()[0])
             if current >= target:
                 continue
-            for stmt in migrations.statements(migrations.MIGRATIONS[target]):
-                conn.execute(stmt)
+            step = migrations.MIGRATIONS[target]
+            if callable(step):
+                step(conn)
+            else:
+                for stmt in migrations.statements(step):
+                    conn.execute(stmt)
             conn.execute(f"PRAGMA user_version = {target}")
+        rewrote = rewrote or target in migrations.VACUUM_AFTER
+    if rewrote:
+        conn.execute("VACUUM")
+        conn.execute("PRAGMA wal_checkpoint(TRUNCATE)")
 
 
 @contextmanager
@@ -256,7 +274,8 @@ def now_ms() -> int:
 
 def connect_memory() -> sqlite3.Connection:
     """A throwaway store (dry runs against an agent that has no database yet)."""
-    conn = sqlite3.connect(":memory:", isolation_level=None)
+    conn = sqlite3.connect(":memory:", isolation_level=None, factory=CodecConnection)
+    register_functions(conn)
     conn.row_factory = sqlite3.Row
     conn.execute("PRAGMA foreign_keys = ON")
     _create(conn)

@@ -6,8 +6,11 @@ them is db.py's (one transaction per step, with its version bump).
 from __future__ import annotations
 
 import sqlite3
+from collections.abc import Callable
 
 from openclaw_sessions.policy.tree import JS_SPACE
+
+from . import rawcodec
 
 # The tokenizers of the two indexes, as schema.sql declares them: snippets and --explain
 # re-tokenize text in scratch tables with the same ones (a test holds them equal).
@@ -15,7 +18,7 @@ PRIMARY_TOKENIZER = "unicode61 remove_diacritics 2"
 BIGRAM_TOKENIZER = "unicode61 remove_diacritics 0 categories 'L* N* Co M*'"
 
 
-SCHEMA_VERSION = 7
+SCHEMA_VERSION = 9
 
 
 APP_ID = 0x4F43_5353  # "OCSS": marks the file as ours
@@ -27,8 +30,10 @@ PAGE_SIZE = 16384
 _JS_SPACE = f"char({', '.join(str(ord(c)) for c in JS_SPACE)})"  # tree.JS_SPACE in SQL
 
 
-# Migrations from version N-1 to N: each runs in one transaction with its version bump.
-MIGRATIONS: dict[int, str] = {
+# Migrations from version N-1 to N: each runs in one transaction with its version bump. A step
+# is SQL, or a function of the connection when it needs Python (rawcodec's training).
+Migration = str | Callable[[sqlite3.Connection], None]
+MIGRATIONS: dict[int, Migration] = {
     # v2: FTS inserts move from per-row triggers to batched INSERT ... SELECT (index/index_rows.py).
     2: "DROP TRIGGER IF EXISTS index_rows_ai;\nDROP TRIGGER IF EXISTS index_rows_ai_cjk;\n",
     # v3: the stored active branch (store/branches.py); reconcile fills it for existing transcripts.
@@ -95,7 +100,114 @@ CREATE TABLE IF NOT EXISTS tombstones (
     PRIMARY KEY (session_key, source_name)
 );
 """,
+    # v8: raw lines compressed (store/rawcodec.py): see _compress_raw below.
+    8: lambda conn: _compress_raw(conn),
+    # v9: the CJK bigram text is derived from the text (ocs_cjk_bigrams), never stored: see
+    # _derive_bigrams below.
+    9: lambda conn: _derive_bigrams(conn),
 }
+
+# Steps that rewrite most of the file: VACUUM after them gives the freed pages back.
+VACUUM_AFTER = frozenset({8})
+
+_EVENTS_V8 = """CREATE TABLE events (
+    transcript_id INTEGER NOT NULL REFERENCES transcripts(transcript_id) ON DELETE CASCADE,
+    seq           INTEGER NOT NULL,
+    line_no       INTEGER NOT NULL,      -- 1-based line number in the file
+    entry_id      TEXT,                  -- entry id (v1: assigned in order)
+    parent_id     TEXT,
+    flags         INTEGER NOT NULL DEFAULT 0,  -- tree.FLAG_*: no parentId, side, on no tree
+    target_id     TEXT,                  -- leaf control target
+    type          TEXT,
+    role          TEXT,
+    ts            INTEGER,               -- epoch ms
+    raw           BLOB NOT NULL,         -- the line, compressed (store/rawcodec.py)
+    PRIMARY KEY (transcript_id, seq)
+)"""
+_ARCHIVED_V8 = """CREATE TABLE archived_events (
+    transcript_id INTEGER NOT NULL REFERENCES transcripts(transcript_id) ON DELETE CASCADE,
+    revision      INTEGER NOT NULL,
+    seq           INTEGER NOT NULL,
+    line_no       INTEGER NOT NULL,
+    raw           BLOB NOT NULL,         -- as events.raw
+    PRIMARY KEY (transcript_id, revision, seq)
+)"""
+_RAW_DICTS_V8 = """CREATE TABLE raw_dicts (
+    generation       INTEGER PRIMARY KEY,
+    dict_id          INTEGER NOT NULL UNIQUE,  -- zstd's dictionary id, derived from its bytes
+    trained_at_lines INTEGER NOT NULL,         -- the lines the store held then
+    sample_lines     INTEGER NOT NULL,
+    sample_bytes     INTEGER NOT NULL,
+    dict             BLOB NOT NULL
+)"""
+
+
+_V9_TABLE = """DROP TRIGGER index_rows_ad;
+DROP TRIGGER index_rows_ad_cjk;
+DROP VIEW index_rows_cjk;
+ALTER TABLE index_rows RENAME TO index_rows_v8;
+CREATE TABLE index_rows (
+    row_id        INTEGER PRIMARY KEY,
+    transcript_id INTEGER NOT NULL REFERENCES transcripts(transcript_id) ON DELETE CASCADE,
+    seq           INTEGER NOT NULL,
+    message_id    TEXT NOT NULL,
+    role          TEXT NOT NULL,
+    ts            INTEGER NOT NULL,
+    text          TEXT NOT NULL,
+    UNIQUE (transcript_id, seq)
+);
+INSERT INTO index_rows (row_id, transcript_id, seq, message_id, role, ts, text)
+    SELECT row_id, transcript_id, seq, message_id, role, ts, text FROM index_rows_v8;
+"""
+_V9_DERIVED = """DROP TABLE index_rows_v8;
+CREATE VIEW index_rows_cjk AS SELECT row_id, cjk FROM
+    (SELECT row_id, ocs_cjk_bigrams(text) AS cjk FROM index_rows) WHERE cjk IS NOT NULL;
+CREATE TRIGGER index_rows_ad AFTER DELETE ON index_rows BEGIN
+    INSERT INTO index_fts(index_fts, rowid, text) VALUES ('delete', old.row_id, old.text);
+END;
+CREATE TRIGGER index_rows_ad_cjk AFTER DELETE ON index_rows BEGIN
+    INSERT INTO index_bigram(index_bigram, rowid, cjk) SELECT 'delete', old.row_id, cjk
+        FROM (SELECT ocs_cjk_bigrams(old.text) AS cjk) WHERE cjk IS NOT NULL;
+END;
+"""
+
+
+def _derive_bigrams(conn: sqlite3.Connection) -> None:
+    """v9: index_rows rebuilt without its bigram column (row_ids kept: both FTS5 indexes stay
+    as they are), the view and the delete trigger derive it. A row whose stored bigram text is
+    not what the function derives (an older rule indexed it) is indexed anew with the derived
+    one first, so every later delete removes exactly what is indexed."""
+    for stmt in statements(_V9_TABLE):
+        conn.execute(stmt)
+    differ = conn.execute(
+        "SELECT row_id, cjk, derived FROM (SELECT row_id, cjk, ocs_cjk_bigrams(text) AS derived"
+        " FROM index_rows_v8) WHERE cjk IS NOT derived"
+    ).fetchall()
+    for row_id, stored, derived in differ:
+        if stored is not None:
+            conn.execute(
+                "INSERT INTO index_bigram(index_bigram, rowid, cjk) VALUES ('delete', ?, ?)",
+                (row_id, stored),
+            )
+        if derived is not None:
+            conn.execute("INSERT INTO index_bigram(rowid, cjk) VALUES (?, ?)", (row_id, derived))
+    for stmt in statements(_V9_DERIVED):
+        conn.execute(stmt)
+
+
+def _compress_raw(conn: sqlite3.Connection) -> None:
+    """v8: a dictionary trained on a sample of the store's lines, then every line of events and
+    archived_events copied compressed into the tables as schema.sql declares them (rowids
+    kept). One transaction; db.py makes the backup before and the VACUUM after."""
+    conn.execute(_RAW_DICTS_V8)
+    for table, create in (("events", _EVENTS_V8), ("archived_events", _ARCHIVED_V8)):
+        conn.execute(f"ALTER TABLE {table} RENAME TO {table}_v7")
+        conn.execute(create)
+    if rawcodec.lines(conn, "events_v7") >= rawcodec.FIRST_LINES:
+        rawcodec.train(conn, "events_v7")
+    for table in ("events", "archived_events"):
+        rawcodec.recompress(conn, f"{table}_v7", table)
+        conn.execute(f"DROP TABLE {table}_v7")
 
 
 def schema_sql() -> str:

@@ -44,7 +44,8 @@ CREATE INDEX transcripts_by_key ON transcripts(session_key);
 CREATE INDEX transcripts_by_session_id ON transcripts(session_id);
 
 -- One row per stored JSONL line, seq from 0 (header included). raw is the line as it was,
--- minus its "\n": the file's bytes are raw + "\n", in line_no order with the quarantine.
+-- minus its "\n", as one zstd frame (store/rawcodec.py): the file's bytes are each decoded raw
+-- + "\n", in line_no order with the quarantine (sessions.raw_lines reads them so).
 CREATE TABLE events (
     transcript_id INTEGER NOT NULL REFERENCES transcripts(transcript_id) ON DELETE CASCADE,
     seq           INTEGER NOT NULL,
@@ -56,7 +57,7 @@ CREATE TABLE events (
     type          TEXT,
     role          TEXT,
     ts            INTEGER,               -- epoch ms
-    raw           TEXT NOT NULL,
+    raw           BLOB NOT NULL,         -- the line, compressed (store/rawcodec.py)
     PRIMARY KEY (transcript_id, seq)
 );  -- a rowid table: WITHOUT ROWID is slow for rows this large (measured: 1.7x on import)
 
@@ -66,8 +67,19 @@ CREATE TABLE archived_events (
     revision      INTEGER NOT NULL,
     seq           INTEGER NOT NULL,
     line_no       INTEGER NOT NULL,
-    raw           TEXT NOT NULL,
+    raw           BLOB NOT NULL,         -- as events.raw
     PRIMARY KEY (transcript_id, revision, seq)
+);
+
+-- The zstd dictionaries raw lines are compressed with, oldest first (store/rawcodec.py).
+-- Never changed or removed: each frame names the id of the dictionary it needs.
+CREATE TABLE raw_dicts (
+    generation       INTEGER PRIMARY KEY,
+    dict_id          INTEGER NOT NULL UNIQUE,  -- zstd's dictionary id, derived from its bytes
+    trained_at_lines INTEGER NOT NULL,         -- the lines the store held then
+    sample_lines     INTEGER NOT NULL,
+    sample_bytes     INTEGER NOT NULL,
+    dict             BLOB NOT NULL
 );
 
 -- Lines that could not be stored as events (bad JSON, bad UTF-8), kept verbatim.
@@ -156,7 +168,6 @@ CREATE TABLE index_rows (
     role          TEXT NOT NULL,
     ts            INTEGER NOT NULL,
     text          TEXT NOT NULL,
-    cjk           TEXT,                  -- CJK bigram text, NULL when the text has no CJK
     UNIQUE (transcript_id, seq)
 );
 
@@ -165,9 +176,13 @@ CREATE VIRTUAL TABLE index_fts USING fts5(
     text, content='index_rows', content_rowid='row_id',
     tokenize='unicode61 remove_diacritics 2'
 );
--- The CJK index covers only rows with CJK text; its content view says so, which keeps
--- FTS5's integrity-check and 'rebuild' consistent with what the triggers index.
-CREATE VIEW index_rows_cjk AS SELECT row_id, text, cjk FROM index_rows WHERE cjk IS NOT NULL;
+-- The CJK index covers only rows with CJK text, and indexes their bigram text: derived, never
+-- stored, by ocs_cjk_bigrams(text) (policy/fts_query.cjk_bigram_text, registered on every
+-- connection by store/db.py; the sqlite3 shell lacks it, so deleting index rows there fails
+-- instead of leaving the index wrong). The view keeps FTS5's integrity-check and 'rebuild'
+-- consistent with what is indexed.
+CREATE VIEW index_rows_cjk AS SELECT row_id, cjk FROM
+    (SELECT row_id, ocs_cjk_bigrams(text) AS cjk FROM index_rows) WHERE cjk IS NOT NULL;
 -- CJK bigram index: substrings of any length of CJK-like runs (see policy/fts_query.py). Schema v4
 -- dropped the trigram index that served 3+ characters: a phrase of bigrams finds exactly the
 -- same rows, and the trigram index was bigger than the primary one.
@@ -176,13 +191,14 @@ CREATE VIRTUAL TABLE index_bigram USING fts5(
     tokenize="unicode61 remove_diacritics 0 categories 'L* N* Co M*'"
 );
 
--- External-content FTS: inserts are indexed in batches by index_rows.insert_rows (one
--- INSERT ... SELECT per index: per-row triggers made each row its own FTS5 segment, measured
--- 2x slower); deletes stay on triggers so no code path can leave a stale FTS entry behind.
+-- External-content FTS: inserts are indexed in batches by index/index_rows.insert_rows (in the
+-- writer's transaction: per-row triggers made each row its own FTS5 segment, measured 2x
+-- slower); deletes stay on triggers so no code path can leave a stale FTS entry behind.
 -- Never INSERT OR REPLACE into index_rows.
 CREATE TRIGGER index_rows_ad AFTER DELETE ON index_rows BEGIN
     INSERT INTO index_fts(index_fts, rowid, text) VALUES ('delete', old.row_id, old.text);
 END;
-CREATE TRIGGER index_rows_ad_cjk AFTER DELETE ON index_rows WHEN old.cjk IS NOT NULL BEGIN
-    INSERT INTO index_bigram(index_bigram, rowid, cjk) VALUES ('delete', old.row_id, old.cjk);
+CREATE TRIGGER index_rows_ad_cjk AFTER DELETE ON index_rows BEGIN
+    INSERT INTO index_bigram(index_bigram, rowid, cjk) SELECT 'delete', old.row_id, cjk
+        FROM (SELECT ocs_cjk_bigrams(old.text) AS cjk) WHERE cjk IS NOT NULL;
 END;

@@ -15,7 +15,7 @@ from openclaw_sessions.errors import NotFoundError
 from openclaw_sessions.policy import keys
 from openclaw_sessions.policy.when import valid_updated_at
 
-from . import db, paths, tombstones
+from . import db, paths, rawcodec, tombstones
 from .context import Context
 
 
@@ -168,14 +168,15 @@ def raw_lines(conn: sqlite3.Connection, transcript_id: int) -> Iterator[bytes]:
         ).fetchall()
     )
     at = 0  # the last line number given back
-    events = conn.execute(
-        "SELECT line_no, CAST(raw AS BLOB) FROM events WHERE transcript_id = ? ORDER BY seq",
-        (transcript_id,),
+    cur = conn.cursor()
+    cur.row_factory = None
+    events = cur.execute(
+        "SELECT line_no, raw FROM events WHERE transcript_id = ? ORDER BY seq", (transcript_id,)
     )
     for line_no, raw in events:
         yield from _between(bad, at, line_no)
         bad.pop(line_no, None)
-        yield bytes(raw)
+        yield rawcodec.unpack(conn, raw)
         at = line_no
     yield from _between(bad, at, consumed + 1)
 
