@@ -198,7 +198,7 @@ def test_a_v6_store_migrates_in_place_and_answers_the_same(tmp_path: Path) -> No
     c.commit()
     c.close()
     v6_bytes = path.stat().st_size
-    assert _searches(state) == before  # opening it migrates it: v7 (import memory), v8 (lines), v9 (bigrams)
+    assert _searches(state) == before  # opening it migrates it: v7 to v9
     integrity(state)  # the older row is indexed as the function derives it now
     assert query(state, "PRAGMA user_version") == [(SCHEMA_VERSION,)]
     assert events_dump(state) == lines
