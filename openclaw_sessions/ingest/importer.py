@@ -16,7 +16,7 @@ from openclaw_sessions.index.reindex import reindex_agent
 from openclaw_sessions.policy import keys
 from openclaw_sessions.policy.redact import Redactor
 from openclaw_sessions.reports import Bars, ImportReport, Issue, Progress, ReindexReport, no_bars
-from openclaw_sessions.store import db, paths, sessions
+from openclaw_sessions.store import db, paths, pending, sessions
 from openclaw_sessions.store.context import Context
 
 from . import discover, line_sources, regular, targets, upstream_db
@@ -93,10 +93,19 @@ def run_import(
             _import_databases(conn, mine, redactor, options, report)
             if not options.dry_run:
                 db.set_meta(conn, last_import_at=str(db.now_ms()))
+                _adopt(conn, redactor)
         finally:
             conn.close()
     report.redact_issues(redactor)
     return report
+
+
+def _adopt(conn: sqlite3.Connection, redactor: Redactor) -> None:
+    """Keep the pending set against these rules (a store's first import, new rules, a new
+    version), so `status` and search read it instead of evaluating staleness."""
+    if not pending.kept_for(conn, redactor.fingerprint):
+        with db.transaction(conn):
+            pending.adopt(conn, redactor.fingerprint)
 
 
 def _open(root: Path, agent_id: str, dry_run: bool) -> sqlite3.Connection:

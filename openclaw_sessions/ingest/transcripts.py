@@ -14,6 +14,7 @@ from pathlib import Path
 from typing import NamedTuple
 
 from openclaw_sessions.index import index_rows
+from openclaw_sessions.policy import keys
 from openclaw_sessions.reports import Issue
 from openclaw_sessions.store.db import now_ms
 
@@ -147,9 +148,9 @@ def owner_key(conn: sqlite3.Connection, target: Target) -> str:
 
 def ensure_session(conn: sqlite3.Connection, target: Target) -> None:
     conn.execute(
-        "INSERT INTO sessions (session_key, session_id, derived) VALUES (?, ?, 1)"
+        "INSERT INTO sessions (session_key, session_id, derived, agent_id) VALUES (?, ?, 1, ?)"
         " ON CONFLICT(session_key) DO NOTHING",
-        (target.session_key, target.session_id),
+        (target.session_key, target.session_id, keys.agent_of(target.session_key)),
     )
 
 

@@ -27,7 +27,7 @@ from openclaw_sessions.store import paths
 from openclaw_sessions.store.branches import active_messages
 from openclaw_sessions.store.context import Context
 from openclaw_sessions.store.db import open_store
-from openclaw_sessions.store.sessions import all_session_refs
+from openclaw_sessions.store.sessions import StoreIndex
 
 from .scope import caller_policy
 
@@ -121,16 +121,22 @@ def history(opts: HistoryOptions, redactor: TextRedactor | None = None) -> Histo
         from openclaw_sessions.policy.redact import build_redactor
 
         redactor = build_redactor(cfg.redact_patterns)
-    if opts.as_key is not None:
-        policy = caller_policy(
-            ctx, cfg, as_key=opts.as_key, visibility_mode=opts.visibility, sandboxed=opts.sandboxed
-        )
-    else:  # operator mode: every session but incognito ones (Policy's only rule without a key)
-        policy = visibility.Policy(
-            visibility.Caller(None, paths.check_agent_id(ctx.agent), main_key=cfg.main_key),
-            all_session_refs(ctx),
-        )
-    key = policy.resolve_target(opts.key, "history")
+    with StoreIndex(ctx.root, ctx.agent) as index:
+        if opts.as_key is not None:
+            policy = caller_policy(
+                ctx,
+                cfg,
+                index,
+                as_key=opts.as_key,
+                visibility_mode=opts.visibility,
+                sandboxed=opts.sandboxed,
+            )
+        else:  # operator mode: every session but incognito ones (Policy's only rule then)
+            policy = visibility.Policy(
+                visibility.Caller(None, paths.check_agent_id(ctx.agent), main_key=cfg.main_key),
+                index,
+            )
+        key = policy.resolve_target(opts.key, "history")
     limit = opts.limit or DEFAULT_LIMIT
     if opts.as_key is not None:
         limit = min(limit, MAX_LIMIT)
