@@ -17,6 +17,10 @@ from openclaw_sessions.policy.when import valid_updated_at
 from . import db, paths
 from .context import Context
 
+# meta key prefix: the stat of a session store file whose entries were last stored (import
+# skips storing them again while the file keeps it; `delete` forgets every one).
+STORE_STAT = "store_stat:"
+
 
 def upsert_session(
     conn: sqlite3.Connection, key: str, session_id: str, entry: dict[str, object]
@@ -208,6 +212,8 @@ def delete_session(opts: DeleteOptions) -> dict[str, object]:
                 conn.execute("DELETE FROM index_rows WHERE transcript_id = ?", (tid,))
                 conn.execute("DELETE FROM transcripts WHERE transcript_id = ?", (tid,))
             conn.execute("DELETE FROM sessions WHERE session_key = ?", (key,))
+            # The next import stores the session stores' entries again, this one included.
+            conn.execute("DELETE FROM meta WHERE key GLOB ?", (STORE_STAT + "*",))
     return {"sessionKey": key, "transcripts": len(tids), "events": n_events, "indexRows": n_rows}
 
 
