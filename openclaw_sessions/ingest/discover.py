@@ -94,10 +94,11 @@ class SessionsDir:
     def load_summary(self, text: str, known: Mapping[str, Path]) -> None:
         """Entries and issues from ``summary`` (the entries without their store data)."""
         doc = json.loads(text)
-        for key, sid, f in doc["entries"]:
-            if f is not None and os.sep not in f:
-                f = known.get(f) or self.path / f
-            self.entries.append(StoreEntry(key, sid, {}, None if f is None else Path(f)))
+        for key, sid, name in doc["entries"]:
+            f = None
+            if name is not None:  # the listing's Path when it has one (no path parsing)
+                f = (known.get(name) or self.path / name) if os.sep not in name else Path(name)
+            self.entries.append(StoreEntry(key, sid, {}, f))
         self.issues += [Issue(*i) for i in doc["issues"]]
 
 
