@@ -64,6 +64,21 @@ def integrity(state: Path, agent: str = "main") -> None:
         conn.close()
 
 
+def undo_v10(conn: sqlite3.Connection) -> None:
+    """Take schema v10's objects out of a fresh store (tests that fake an older one): the
+    counters and the pending set with their triggers, the sessions' agent and indexes, the
+    stats of the files read."""
+    for kind, name in conn.execute(
+        "SELECT type, name FROM sqlite_master WHERE type IN ('table', 'trigger', 'index')"
+        " AND (name GLOB 'counts*' OR name GLOB 'pending_*' OR name = 'index_pending'"
+        " OR name GLOB 'sessions_by_*' OR name = 'transcripts_by_session_id_nocase'"
+        " OR name = 'source_stats')"
+    ).fetchall():
+        conn.execute(f"DROP {kind.upper()} IF EXISTS {name}")
+    conn.execute("ALTER TABLE sessions DROP COLUMN agent_id")
+    conn.execute("DELETE FROM meta WHERE key GLOB 'pending_*' OR key GLOB 'store_stat:*'")
+
+
 def parse_entries(lines: Sequence[str]) -> list[Entry]:
     """JSONL text lines -> entries, as import builds them (v1 files get ids by position)."""
     out: list[Entry] = []

@@ -38,7 +38,7 @@ def test_a_state_whose_sessions_all_lack_transcripts_is_not_ok(tmp_path: Path) -
                 {f"agent:main:k{i}": {"sessionId": f"gone-{i}"} for i in range(3)})  # fmt: skip
     assert installed("import", "--quiet", state=root).returncode == 4
     code, st = status(root)
-    assert code == 4 and st["health"] == "attention" and st["sessionsWithoutTranscript"] == 3
+    assert code == 4 and st["health"] == "attention" and st["transcripts"] == 0
     assert any("none of the 3 sessions has a transcript" in why for why in st["reasons"])
     s = Session("gone-0")
     s.user("here after all")

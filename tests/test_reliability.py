@@ -14,7 +14,7 @@ from typing import Any
 
 import pytest
 from conftest import REPO, Session, json_out, run_cli, write_store
-from helpers import as_v6, db_file, events_dump, index_dump, integrity, query
+from helpers import as_v6, db_file, events_dump, index_dump, integrity, query, undo_v10
 
 from openclaw_sessions.store.migrations import SCHEMA_VERSION
 
@@ -351,12 +351,13 @@ def test_older_schema_is_migrated_with_a_backup(tmp_path: Path) -> None:
     c.execute("DROP TABLE index_failures")  # schema v6
     c.execute("DROP TABLE import_problems")  # schema v7
     c.execute("DROP TABLE tombstones")
+    undo_v10(c)
     c.execute("PRAGMA user_version = 1")
     c.commit()
     c.close()
     r = run_cli("status", "--json")  # v5: every index is rebuilt under the new tree rules
-    assert r.exit_code == 4 and json_out(r)["pendingSessions"] == 1, r.stdout
-    assert query(state, "PRAGMA user_version")[0][0] == SCHEMA_VERSION == 9
+    assert r.exit_code == 4 and json_out(r)["pendingSessions"] == 1, r.stdout + r.stderr
+    assert query(state, "PRAGMA user_version")[0][0] == SCHEMA_VERSION == 10
     assert query(state, "SELECT count(*) FROM branches") == [(0,)]
     assert run_cli("reindex", "--quiet").exit_code == 0
     assert run_cli("status", "--json").exit_code == 0

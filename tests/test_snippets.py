@@ -15,7 +15,7 @@ from helpers import db_file
 from openclaw_sessions.policy import fts_query
 from openclaw_sessions.policy.cut import utf16_len
 from openclaw_sessions.policy.redact import build_redactor
-from openclaw_sessions.read import search_sql, snippets
+from openclaw_sessions.read import scope, search_sql, snippets
 
 REPEAT = "lorem ipsum dolor sit amet "
 
@@ -36,6 +36,7 @@ class Traced:
 
     def __init__(self, path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
         self.conn = sqlite3.connect(path)
+        scope.register(self.conn, "main", None)  # the operator's per-row visibility
         self.sql: list[str] = []
         self.conn.set_trace_callback(self.sql.append)
         self.scratch: list[str] = []

@@ -103,7 +103,6 @@ def _details(st: dict[str, Any], times: Times) -> None:
         ("database", "database"),
         ("schema version", "schemaVersion"),
         ("sessions", "sessions"),
-        ("sessions without transcript", "sessionsWithoutTranscript"),
         ("transcripts", "transcripts"),
         ("events", "events"),
         ("indexed messages", "indexedMessages"),

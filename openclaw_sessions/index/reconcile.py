@@ -14,7 +14,7 @@ import time
 
 from openclaw_sessions.policy.redact import Redactor
 from openclaw_sessions.reports import Progress, ReindexReport
-from openclaw_sessions.store import branches
+from openclaw_sessions.store import branches, pending
 from openclaw_sessions.store.db import is_store_failure, now_ms, set_meta, transaction
 
 from . import index_rows, pool
@@ -214,6 +214,9 @@ def reconcile(
     progress: Progress | None = None,
 ) -> ReindexReport:
     started = time.monotonic()
+    if not pending.kept_for(conn, redactor.fingerprint):
+        with transaction(conn):  # new rules or a new version: the pending set follows them
+            pending.adopt(conn, redactor.fingerprint)
     if full:
         # Transcript by transcript: each is hidden from search only while it is claimed,
         # instead of every session at once until the whole rebuild is done.

@@ -2,9 +2,10 @@
 
 from __future__ import annotations
 
+import json
 import os
 import re
-from collections.abc import Callable, Iterator
+from collections.abc import Callable, Iterator, Mapping
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any, NamedTuple
@@ -78,9 +79,32 @@ class SessionsDir:
     entries: list[StoreEntry] = field(default_factory=list)
     issues: list[Issue] = field(default_factory=list)
 
+    def summary(self) -> str:
+        """What import needs of the read store once its entries are stored: each entry's key,
+        session id and file (a name inside the dir, else a path), and the issues (JSON)."""
+        base = str(self.path) + os.sep
 
-def read_store(sdir: SessionsDir) -> None:
-    """Parse sessions.json into entries; problems become issues, never exceptions."""
+        def file(f: Path | None) -> str | None:
+            s = None if f is None else str(f)
+            return s[len(base) :] if s is not None and s.startswith(base) else s
+
+        entries = [[e.key, e.session_id, file(e.file)] for e in self.entries]
+        return json.dumps({"entries": entries, "issues": [list(i) for i in self.issues]})
+
+    def load_summary(self, text: str, known: Mapping[str, Path]) -> None:
+        """Entries and issues from ``summary`` (the entries without their store data)."""
+        doc = json.loads(text)
+        for key, sid, name in doc["entries"]:
+            f = None
+            if name is not None:  # the listing's Path when it has one (no path parsing)
+                f = (known.get(name) or self.path / name) if os.sep not in name else Path(name)
+            self.entries.append(StoreEntry(key, sid, {}, f))
+        self.issues += [Issue(*i) for i in doc["issues"]]
+
+
+def read_store(sdir: SessionsDir, known: Mapping[str, Path] | None = None) -> None:
+    """Parse sessions.json into entries; problems become issues, never exceptions. ``known``:
+    the paths of the dir's files by name, when the caller made them already."""
     store = sdir.path / "sessions.json"
     try:
         with regular.open_regular(store) as f:
@@ -114,12 +138,16 @@ def read_store(sdir: SessionsDir) -> None:
                     key,
                 )
             )
-        sdir.entries.append(StoreEntry(key, sid, entry, _resolve_file(sdir, key, sid, entry)))
+        file = _resolve_file(sdir, key, sid, entry, known or {})
+        sdir.entries.append(StoreEntry(key, sid, entry, file))
 
 
-def _resolve_file(sdir: SessionsDir, key: str, sid: str, entry: dict[str, Any]) -> Path | None:
+def _resolve_file(
+    sdir: SessionsDir, key: str, sid: str, entry: dict[str, Any], known: Mapping[str, Path]
+) -> Path | None:
     """sessionFile must resolve inside the sessions dir; anything else is refused."""
-    default = sdir.path / f"{sid}.jsonl"
+    name = f"{sid}.jsonl"
+    default = known.get(name) or sdir.path / name
     declared = entry.get("sessionFile")
     if not isinstance(declared, str) or not declared.strip():
         return default

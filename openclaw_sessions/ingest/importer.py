@@ -6,6 +6,8 @@ untouched, and a rerun finishes the job. Nothing in the sources is ever modified
 
 from __future__ import annotations
 
+import functools
+import os
 import sqlite3
 from collections.abc import Iterable, Sequence
 from datetime import UTC, datetime
@@ -16,10 +18,10 @@ from openclaw_sessions.index.reindex import reindex_agent
 from openclaw_sessions.policy import keys
 from openclaw_sessions.policy.redact import Redactor
 from openclaw_sessions.reports import Bars, ImportReport, Issue, Progress, ReindexReport, no_bars
-from openclaw_sessions.store import db, paths, sessions, tombstones
+from openclaw_sessions.store import db, paths, pending, sessions, tombstones
 from openclaw_sessions.store.context import Context
 
-from . import deleted, discover, line_sources, problems, regular, targets, upstream_db
+from . import deleted, discover, line_sources, problems, regular, targets, transcripts, upstream_db
 from .store_lines import import_file, import_lines
 from .transcripts import FileResult, Target
 
@@ -94,26 +96,37 @@ def run_import(
     by_agent = targets.merge(files, ups, report)
     if not src_list and not by_agent:
         targets.nothing_found(root, options.agent, report)
-    total = sum(_size(t.path) for _, found in by_agent for t in found)
+    total = sum(_size(t) for _, found in by_agent for t in found)
     done = 0
     for agent_id, found in by_agent:
         conn = _open(root, agent_id, options.dry_run)
         try:
             report.agents.append(agent_id)
+            stored = transcripts.stored_files(conn)  # one read for every file's check
             for target in found:
-                done += _size(target.path)
-                _import_file(conn, target, redactor, options, report)
+                done += _size(target)
+                _import_file(conn, target, redactor, options, report, stored)
                 if progress:
                     progress(done, total)
-            _vanished(conn, scanned.get(agent_id, []), report, options.dry_run)
+            listed = {str(t.path) for t in found}
+            _vanished(conn, scanned.get(agent_id, []), listed, report, options.dry_run)
             mine = [u for u in ups if u.agent_id == agent_id]
             _import_databases(conn, mine, redactor, options, report)
             if not options.dry_run:
                 db.set_meta(conn, last_import_at=str(db.now_ms()))
+                _adopt(conn, redactor)
         finally:
             conn.close()
     report.redact_issues(redactor)
     return report
+
+
+def _adopt(conn: sqlite3.Connection, redactor: Redactor) -> None:
+    """Keep the pending set against these rules (a store's first import, new rules, a new
+    version), so `status` and search read it instead of evaluating staleness."""
+    if not pending.kept_for(conn, redactor.fingerprint):
+        with db.transaction(conn):
+            pending.adopt(conn, redactor.fingerprint)
 
 
 def _open(root: Path, agent_id: str, dry_run: bool) -> sqlite3.Connection:
@@ -124,14 +137,19 @@ def _open(root: Path, agent_id: str, dry_run: bool) -> sqlite3.Connection:
 
 
 def _import_file(
-    conn: sqlite3.Connection, t: Target, redactor: Redactor, o: ImportOptions, r: ImportReport
+    conn: sqlite3.Connection,
+    t: Target,
+    redactor: Redactor,
+    o: ImportOptions,
+    r: ImportReport,
+    stored: transcripts.Stored,
 ) -> None:
     """Import one transcript file (its own transaction) and tally it. Whatever fails on it is
     its reported problem, and the run goes on; a store failure (disk full, locked, corrupt)
     still ends the run (exit 3)."""
     r.files += 1
     try:
-        res = import_file(conn, t, redactor, dry_run=o.dry_run)
+        res = import_file(conn, t, redactor, dry_run=o.dry_run, stored=stored)
     except regular.NotRegular as exc:
         r.issues.append(exc.issue(t.session_key))
         return
@@ -217,20 +235,34 @@ def tally(r: ImportReport, t: Target, res: FileResult) -> None:
         r.unchanged += 1
 
 
-def _size(p: Path) -> int:
+def _size(t: Target) -> int:
+    if t.stat is not None:
+        return t.stat.st_size
     try:
-        return p.stat().st_size
+        return t.path.stat().st_size
     except OSError:
         return 0
 
 
+_VANISHED = (
+    "transcript file is gone and no archive of it was imported: its stored copy is kept and"
+    " stays searchable as an older generation (restore the file, import its archive, or"
+    " `delete` its session id)"
+)
+
+
 def _vanished(
-    conn: sqlite3.Connection, dirs: list[Path], report: ImportReport, dry_run: bool
+    conn: sqlite3.Connection,
+    dirs: list[Path],
+    listed: set[str],
+    report: ImportReport,
+    dry_run: bool,
 ) -> None:
     """Current transcripts of the scanned sessions dirs whose file is gone, and that no archive
     took over (a rename): they become kind `vanished`, reported on every run like a missing
     transcript. Their rows stay, still searchable as an older generation of their key: the
-    store keeps what it imported until `delete`, and the file may come back (current again)."""
+    store keeps what it imported until `delete`, and the file may come back (current again).
+    ``listed``: the files this run found, which are not gone (no stat needed)."""
     if not dirs:
         return
     where = {d.resolve() for d in dirs}
@@ -239,6 +271,11 @@ def _vanished(
         for i in report.issues
         if i.code == "transcript_missing" and i.path
     }
+
+    @functools.cache  # a parent dir is resolved once, not once a file
+    def scanned(parent: str) -> bool:
+        return Path(parent).resolve() in where
+
     gone = [
         (tid, path, key, kind)
         for tid, path, key, kind in conn.execute(
@@ -246,22 +283,11 @@ def _vanished(
             " WHERE kind IN ('current', 'vanished') AND source_name NOT LIKE 'upstream:%'"
             " AND source_name NOT LIKE 'live:%'"
         ).fetchall()
-        if Path(path).parent.resolve() in where and not Path(path).exists()
+        if path not in listed and scanned(os.path.dirname(path)) and not os.path.exists(path)
     ]
     for _tid, path, key, _kind in gone:
         if discover.safe_resolve(Path(path)) not in missing:  # named by a store entry: reported
-            report.issues.append(
-                Issue(
-                    "transcript_vanished",
-                    "transcript file is gone and no "
-                    "archive of it was imported: its stored copy is kept and "
-                    "stays searchable as an older generation (restore the "
-                    "file, import its archive, or `delete` its session id)",
-                    path,
-                    None,
-                    key,
-                )
-            )
+            report.issues.append(Issue("transcript_vanished", _VANISHED, path, None, key))
     fresh = [(tid,) for tid, _, _, kind in gone if kind == "current"]
     if fresh and not dry_run:
         with db.transaction(conn):

@@ -11,6 +11,7 @@ from __future__ import annotations
 import errno
 import os
 import stat
+from collections.abc import Callable
 from pathlib import Path
 from typing import BinaryIO
 
@@ -45,12 +46,15 @@ def _mode_problem(mode: int, path: Path, allow_dir: bool) -> NotRegular | None:
     return NotRegular("not_regular", f"{what}, not a regular file: skipped", path)
 
 
-def problem(path: Path, *, allow_dir: bool = False) -> NotRegular | None:
+def problem(
+    path: Path, *, allow_dir: bool = False, stat: Callable[[], os.stat_result] | None = None
+) -> NotRegular | None:
     """Why ``path`` is not a regular file (a directory too, with ``allow_dir``), or None.
+    ``stat``: how to stat it, symlinks followed (a directory listing's cached stat).
 
     A missing path raises FileNotFoundError; other OS errors (permissions) propagate."""
     try:
-        st = os.stat(path)
+        st = stat() if stat is not None else os.stat(path)
     except FileNotFoundError:
         if os.path.islink(path):
             return NotRegular("link_dangling", "symlink to a missing file: skipped", path)

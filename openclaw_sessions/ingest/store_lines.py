@@ -9,6 +9,7 @@ they go to, and where its import stands: transcripts.py.
 
 from __future__ import annotations
 
+import os
 import sqlite3
 from typing import TYPE_CHECKING, Any
 
@@ -29,15 +30,23 @@ BATCH = 2000
 
 
 def import_file(
-    conn: sqlite3.Connection, target: Target, redactor: Redactor, *, dry_run: bool = False
+    conn: sqlite3.Connection,
+    target: Target,
+    redactor: Redactor,
+    *,
+    dry_run: bool = False,
+    stored: transcripts.Stored | None = None,
 ) -> FileResult:
-    """Store new lines of one file (plain or .zst) in one write transaction."""
+    """Store new lines of one file (plain or .zst) in one write transaction. ``stored``: the
+    transcripts as `transcripts.stored_files` read them, when the caller did."""
     target = target._replace(session_key=transcripts.owner_key(conn, target))
-    if transcripts.unchanged(conn, target):
+    if transcripts.unchanged(conn, target, stored, record=not dry_run):
         return FileResult(session_key=target.session_key)
+    # The stat before the read (the listing's, or now): see transcripts.signature.
+    sig = transcripts.signature(target.stat or os.stat(target.path))
     src = FileSource(target.path)
     try:
-        return import_lines(conn, target, src, redactor, dry_run=dry_run)
+        return import_lines(conn, target, src, redactor, dry_run=dry_run, stat=sig)
     finally:
         src.close()
 
@@ -49,15 +58,19 @@ def import_lines(
     redactor: Redactor,
     *,
     dry_run: bool = False,
+    stat: str | None = None,
 ) -> FileResult:
     """Store new lines of one source in one write transaction (rolled back on dry runs); a
-    source `delete` removed is skipped while it is unchanged (deleted.py)."""
+    source `delete` removed is skipped while it is unchanged (deleted.py). ``stat``: the file's
+    signature taken before it was opened, recorded when the source was read whole (a trailing
+    partial line leaves none: the next run reads the file again)."""
     held = deleted.skipped(conn, target, src, dry_run=dry_run)
     if held is not None:
         return held
     result = FileResult()
     with transaction(conn, commit=not dry_run):
-        _import_locked(conn, src, target, redactor, result)
+        tid = _import_locked(conn, src, target, redactor, result)
+        transcripts.record_stat(conn, tid, None if src.partial else stat)
     return result
 
 
@@ -67,7 +80,7 @@ def _import_locked(
     target: Target,
     redactor: Redactor,
     result: FileResult,
-) -> None:
+) -> int:
     cursor = transcripts.cursor_of(conn, target.source_name)
     resumed = False
     if cursor is None and target.kind in transcripts.ARCHIVES:
@@ -89,6 +102,7 @@ def _import_locked(
         cursor.bytes_consumed = cursor.lines_consumed = cursor.next_seq = 0
     transcripts.update_identity(conn, cursor, target)
     _consume(conn, src, cursor, target, redactor, result)
+    return cursor.transcript_id
 
 
 def _consume(

@@ -13,6 +13,7 @@ present both as a JSONL file and in a database is taken from the database, as up
 from __future__ import annotations
 
 import os
+import stat as stat_mod
 from pathlib import Path
 from typing import NamedTuple
 
@@ -21,7 +22,7 @@ from openclaw_sessions.reports import ImportReport, Issue
 from openclaw_sessions.store import db, paths, sessions, tombstones
 
 from . import discover, regular, upstream_db
-from .transcripts import Target
+from .transcripts import Target, signature
 
 _IMPORTED_KINDS = {"current", "reset"}
 
@@ -83,11 +84,11 @@ def _dir_targets(
 ) -> list[Target]:
     sdir = discover.SessionsDir(agent_id, path)
     try:
-        os.scandir(path).close()
+        listing = _listing(path)
     except OSError as exc:  # this agent's problem; the other agents still import
         report.issues.append(discover.unreadable(path, exc))
         return []
-    discover.read_store(sdir)
+    _read_store(root, sdir, {name: listed.path for name, listed in listing.items()}, report)
     report.issues.extend(sdir.issues)
     by_file: dict[str, tuple[str, str]] = {}
     by_sid: dict[str, str] = {}
@@ -95,61 +96,104 @@ def _dir_targets(
         by_sid.setdefault(e.session_id, e.key)
         if e.file is None:
             continue
-        if e.file.exists():
+        if _exists(e.file, str(path), listing):
             by_file[e.file.name] = (e.key, e.session_id)
         else:
             report.issues.append(
                 Issue("transcript_missing", "transcript file not found", str(e.file), None, e.key)
             )
-    report.sessions += _write_store(root, agent_id, sdir.entries, report.dry_run)
-    return _targets(sdir, by_file, by_sid, report, include_archives)
+    report.sessions += len(sdir.entries)
+    return _targets(sdir, listing, by_file, by_sid, report, include_archives)
+
+
+class _Listed(NamedTuple):
+    """A sessions dir entry, stat'ed once (symlinks followed) for everything import asks."""
+
+    entry: os.DirEntry[str]
+    path: Path
+    stat: os.stat_result | OSError
+
+
+def _listing(path: Path) -> dict[str, _Listed]:
+    """The sessions dir's entries by name, in name order."""
+    with os.scandir(path) as it:
+        entries = sorted(it, key=lambda e: e.name)
+    out = {}
+    for e in entries:
+        try:
+            st: os.stat_result | OSError = e.stat()
+        except OSError as exc:
+            st = exc
+        out[e.name] = _Listed(e, path / e.name, st)
+    return out
+
+
+def _exists(file: Path, sdir: str, listing: dict[str, _Listed]) -> bool:
+    """Path.exists() (symlinks followed), from the listing when the file is in it."""
+    head, _, name = str(file).rpartition(os.sep)
+    if head != sdir:
+        return file.exists()
+    found = listing.get(name)
+    return found is not None and isinstance(found.stat, os.stat_result)
 
 
 def _targets(
     sdir: discover.SessionsDir,
+    listing: dict[str, _Listed],
     by_file: dict[str, tuple[str, str]],
     by_sid: dict[str, str],
     report: ImportReport,
     include_archives: bool,
 ) -> list[Target]:
     out: list[Target] = []
-    for f in sorted(sdir.path.iterdir()):
-        if not _regular_entry(f, report):
+    for listed in listing.values():
+        f = listed.path
+        st = _regular_entry(f, listed, report)
+        if st is None:
             continue
-        if f.is_symlink() and not discover.inside(f, sdir.path):
+        if listed.entry.is_symlink() and not discover.inside(f, sdir.path):
             report.issues.append(
                 Issue(
                     "path_escape", "symlink points outside the sessions dir; not followed", str(f)
                 )
             )
             continue
-        kind = discover.classify(f.name)
+        name = listed.entry.name
+        kind = discover.classify(name)
         if kind.kind in _ARCHIVE_KINDS and not include_archives:
             _skip(report, f, kind.kind)
             continue
         if kind.kind not in _IMPORTED_KINDS | _ARCHIVE_KINDS or kind.session_id is None:
             continue
-        if f.name in by_file:
-            key, sid = by_file[f.name]
-            out.append(Target(f, f.name, key, sid, kind.kind, kind.archived_at))
+        if name in by_file:
+            key, sid = by_file[name]
+            out.append(Target(f, name, key, sid, kind.kind, kind.archived_at, stat=st))
             continue
         sid = kind.session_id
         found = by_sid.get(sid)
         key = found or keys.orphan_key(sdir.agent_id, sid)
-        out.append(Target(f, f.name, key, sid, kind.kind, kind.archived_at, found is None))
+        out.append(Target(f, name, key, sid, kind.kind, kind.archived_at, found is None, stat=st))
     return out
 
 
-def _regular_entry(f: Path, report: ImportReport) -> bool:
-    """Is this sessions dir entry a regular file? One that is named like a transcript but is
-    not (a FIFO, a directory, a dangling link, a symlink loop) is reported."""
+def _regular_entry(f: Path, listed: _Listed, report: ImportReport) -> os.stat_result | None:
+    """This sessions dir entry's stat if it is a regular file. One that is named like a
+    transcript but is not (a FIFO, a directory, a dangling link, a symlink loop) is reported."""
+    if isinstance(listed.stat, os.stat_result) and stat_mod.S_ISREG(listed.stat.st_mode):
+        return listed.stat
+
+    def stat() -> os.stat_result:
+        if isinstance(listed.stat, OSError):
+            raise listed.stat
+        return listed.stat
+
     try:
-        bad = regular.problem(f)
+        bad = regular.problem(f, stat=stat)
     except OSError as exc:
         bad = regular.NotRegular("transcript_unreadable", f"cannot read: {exc.strerror}", f)
     if bad is not None and discover.classify(f.name).kind not in ("other", "lock"):
         report.issues.append(bad.issue())
-    return bad is None
+    return stat() if bad is None else None
 
 
 def _skip(report: ImportReport, f: Path, kind: str) -> None:
@@ -161,19 +205,52 @@ def _skip(report: ImportReport, f: Path, kind: str) -> None:
     )
 
 
-def _write_store(root: Path, agent_id: str, entries: list[discover.StoreEntry], dry: bool) -> int:
-    if dry or not entries:
-        return len(entries)
-    conn = db.connect(paths.db_path(root, agent_id), create=True)
+def _store_stat(path: Path) -> str | None:
+    try:
+        return signature(os.stat(path))
+    except OSError:
+        return None
+
+
+def _read_store(
+    root: Path, sdir: discover.SessionsDir, known: dict[str, Path], report: ImportReport
+) -> None:
+    """Read the dir's session store and store its entries. A file with the stat it had when
+    its entries were last stored (kept in meta with what import needs of it, until a `delete`
+    forgets it) is not opened: its entries are stored already."""
+    path = sdir.path / "sessions.json"
+    stat = _store_stat(path)  # before the read: see transcripts.signature
+    db_file = paths.db_path(root, sdir.agent_id)
+    meta_key = sessions.STORE_STAT + str(path)
+    if stat is not None and not report.dry_run and db_file.exists():
+        conn = db.connect(db_file)
+        try:
+            kept = db.get_meta(conn, meta_key)
+        finally:
+            conn.close()
+        if kept is not None and kept.startswith(stat + "\n"):
+            sdir.load_summary(kept[len(stat) + 1 :], known)
+            return
+    discover.read_store(sdir, known)
+    if report.dry_run or not (sdir.entries or stat):
+        return
+    conn = db.connect(db_file, create=True)
     try:
         gone = tombstones.load(conn).keys  # deleted keys keep no store entry
         with db.transaction(conn):
-            for e in entries:
+            for e in sdir.entries:
                 if e.key not in gone:
                     sessions.upsert_session(conn, e.key, e.session_id, e.entry)
+            if stat is None:  # being written: read it again next time
+                conn.execute("DELETE FROM meta WHERE key = ?", (meta_key,))
+            else:
+                conn.execute(
+                    "INSERT INTO meta (key, value) VALUES (?, ?)"
+                    " ON CONFLICT(key) DO UPDATE SET value = excluded.value",
+                    (meta_key, f"{stat}\n{sdir.summary()}"),
+                )
     finally:
         conn.close()
-    return len(entries)
 
 
 _SUPERSEDED_KINDS = {"current", "reset", "orphan"}

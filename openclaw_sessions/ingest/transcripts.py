@@ -8,14 +8,17 @@ The caller (store_lines.py) holds the write transaction.
 from __future__ import annotations
 
 import hashlib
+import os
 import sqlite3
+import time
 from dataclasses import dataclass, field
 from pathlib import Path
-from typing import NamedTuple
+from typing import Any, NamedTuple
 
 from openclaw_sessions.index import index_rows
+from openclaw_sessions.policy import keys
 from openclaw_sessions.reports import Issue
-from openclaw_sessions.store.db import now_ms
+from openclaw_sessions.store.db import now_ms, transaction
 
 from .line_sources import CHUNK, LineSource
 from .regular import open_regular
@@ -31,6 +34,7 @@ class Target(NamedTuple):
     kind: str  # current | reset | deleted | backup | orphan
     archived_at: str | None = None
     unreferenced: bool = False  # no store entry names the file: report the key it goes to
+    stat: os.stat_result | None = None  # the file's, when its directory was listed
 
 
 @dataclass
@@ -66,17 +70,48 @@ def cursor_of(conn: sqlite3.Connection, source_name: str) -> Cursor | None:
     return Cursor(*row) if row else None
 
 
-def unchanged(conn: sqlite3.Connection, target: Target) -> bool:
+# A stat is trusted only when the file's own timestamps are this much older than the stat: a
+# write after it then changes them, even on a file system with coarse timestamps (git's "racily
+# clean" rule).
+SETTLED_NS = 1_000_000_000
+
+
+def signature(st: os.stat_result) -> str | None:
+    """What a file's stat says of its content (size, mtime, inode, ctime), or None when it was
+    written too recently for a later write to be sure to change it."""
+    if time.time_ns() - max(st.st_mtime_ns, st.st_ctime_ns) < SETTLED_NS:
+        return None
+    return f"{st.st_size}:{st.st_mtime_ns}:{st.st_ino}:{st.st_ctime_ns}"
+
+
+_STORED = (
+    "SELECT t.source_name, t.bytes_consumed, t.prefix_sha256, t.session_key, t.session_id,"
+    " t.kind, t.archived_at, t.source_path, st.stat, t.transcript_id FROM transcripts t"
+    " LEFT JOIN source_stats st USING (transcript_id)"
+)
+Stored = dict[str, tuple[Any, ...]]
+
+
+def stored_files(conn: sqlite3.Connection) -> Stored:
+    """What `unchanged` asks of every stored transcript, in one read (an import of many
+    files asks it once instead of once a file)."""
+    return {r[0]: tuple(r) for r in conn.execute(_STORED)}
+
+
+def unchanged(
+    conn: sqlite3.Connection, target: Target, stored: Stored | None = None, *, record: bool = True
+) -> bool:
     """A file already stored whole, under the same identity: nothing to write, so no write
-    lock is taken (re-runs from cron stay off the writers' way). Checked by content."""
-    if target.path.name.endswith(".zst"):
-        return False
-    row = conn.execute(
-        "SELECT bytes_consumed, prefix_sha256, session_key, session_id, kind, archived_at,"
-        " source_path FROM transcripts WHERE source_name = ?",
-        (target.source_name,),
-    ).fetchone()
-    if row is None or tuple(row[2:]) != (
+    lock is taken (re-runs from cron stay off the writers' way). Its stat answers when it is
+    the one recorded when the file was last read whole; else its content does (and the stat
+    is recorded, so the next run need not read it; not with ``record`` False, a dry run).
+    ``stored``: `stored_files`, when read."""
+    if stored is None:
+        found = conn.execute(f"{_STORED} WHERE t.source_name = ?", (target.source_name,))
+        row = found.fetchone()
+    else:
+        row = stored.get(target.source_name)
+    if row is None or tuple(row[3:8]) != (
         target.session_key,
         target.session_id,
         target.kind,
@@ -85,7 +120,11 @@ def unchanged(conn: sqlite3.Connection, target: Target) -> bool:
     ):
         return False
     try:
-        if target.path.stat().st_size != row[0]:
+        st = target.stat or os.stat(target.path)
+        sig = signature(st)
+        if sig is not None and sig == row[8]:
+            return True
+        if target.path.name.endswith(".zst") or st.st_size != row[1]:
             return False
         h = hashlib.sha256()
         with open_regular(target.path) as f:
@@ -93,7 +132,25 @@ def unchanged(conn: sqlite3.Connection, target: Target) -> bool:
                 h.update(chunk)
     except OSError:
         return False
-    return bool(h.hexdigest() == row[1])
+    if h.hexdigest() != row[2]:
+        return False
+    if sig is not None and record:  # e.g. the first run after an upgrade: the next reads nothing
+        with transaction(conn):
+            record_stat(conn, row[9], sig)
+    return True
+
+
+def record_stat(conn: sqlite3.Connection, tid: int, sig: str | None) -> None:
+    """Remember (or forget, with None) the stat of the file transcript ``tid`` was read whole
+    from; the caller's write transaction."""
+    if sig is None:
+        conn.execute("DELETE FROM source_stats WHERE transcript_id = ?", (tid,))
+    else:
+        conn.execute(
+            "INSERT INTO source_stats (transcript_id, stat) VALUES (?, ?)"
+            " ON CONFLICT(transcript_id) DO UPDATE SET stat = excluded.stat",
+            (tid, sig),
+        )
 
 
 ARCHIVES = ("reset", "deleted", "backup")
@@ -147,9 +204,9 @@ def owner_key(conn: sqlite3.Connection, target: Target) -> str:
 
 def ensure_session(conn: sqlite3.Connection, target: Target) -> None:
     conn.execute(
-        "INSERT INTO sessions (session_key, session_id, derived) VALUES (?, ?, 1)"
+        "INSERT INTO sessions (session_key, session_id, derived, agent_id) VALUES (?, ?, 1, ?)"
         " ON CONFLICT(session_key) DO NOTHING",
-        (target.session_key, target.session_id),
+        (target.session_key, target.session_id, keys.agent_of(target.session_key)),
     )
 
 

@@ -10,7 +10,7 @@ is visibility.py's business.
 from __future__ import annotations
 
 from collections.abc import Callable, Iterable
-from typing import NamedTuple
+from typing import NamedTuple, Protocol, runtime_checkable
 
 from openclaw_sessions.errors import NotFoundError, UsageError
 
@@ -84,6 +84,51 @@ class SessionRef(NamedTuple):
     owner_session_key: str | None = None
 
 
+@runtime_checkable
+class SessionIndex(Protocol):
+    """What resolution and visibility ask of the session stores, one reference at a time (the
+    store answers each with an indexed lookup: store/sessions.py)."""
+
+    def with_key(self, key: str) -> list[SessionRef]:
+        """The references whose key is ``key`` (lowercased)."""
+        ...
+
+    def with_session_id(self, session_id: str) -> list[SessionRef]:
+        """The references whose session id equals ``session_id`` ignoring case."""
+        ...
+
+    def has_agent(self, agent_id: str) -> bool:
+        """Does a reference name this agent (a key ``agent:<agent_id>:…``)?"""
+        ...
+
+
+class Snapshot:
+    """A SessionIndex over references held in memory (tests, and pure callers)."""
+
+    def __init__(self, refs: Iterable[SessionRef]) -> None:
+        self.refs = tuple(refs)
+        self._by_key: dict[str, list[SessionRef]] = {}
+        self._by_id: dict[str, list[SessionRef]] = {}
+        for r in self.refs:
+            self._by_key.setdefault(r.key, []).append(r)
+            if r.session_id:
+                self._by_id.setdefault(r.session_id.lower(), []).append(r)
+        self._agents = {r.agent_id for r in self.refs if parse_key(r.key) is not None}
+
+    def with_key(self, key: str) -> list[SessionRef]:
+        return list(self._by_key.get(key, ()))
+
+    def with_session_id(self, session_id: str) -> list[SessionRef]:
+        return list(self._by_id.get(session_id.lower(), ()))
+
+    def has_agent(self, agent_id: str) -> bool:
+        return agent_id in self._agents
+
+
+def as_index(sessions: Iterable[SessionRef] | SessionIndex) -> SessionIndex:
+    return sessions if isinstance(sessions, SessionIndex) else Snapshot(sessions)
+
+
 def not_found(shown: str) -> NotFoundError:
     # Upstream's text for an unresolvable sessionId (also used for unknown keys), with the
     # command that lists keys in place of its agent tool (sessions_list).
@@ -96,7 +141,7 @@ def not_found(shown: str) -> NotFoundError:
 def resolve_session_key(
     raw: str,
     agent_id: str,
-    sessions: Iterable[SessionRef],
+    sessions: Iterable[SessionRef] | SessionIndex,
     *,
     current: str | None = None,
     main_key: str = DEFAULT_MAIN_KEY,
@@ -119,22 +164,21 @@ def resolve_session_key(
     if not text:
         raise UsageError("session key must not be empty", hint=_NOT_FOUND_HINT)
     lower, agent = text.lower(), agent_id.strip().lower()
-    refs = tuple(sessions)
-    keys = {ref.key for ref in refs}
+    index = as_index(sessions)
     main = scoped(main_key, agent)
     if lower == "current":
         return current if current is not None else main
     if lower in ("main", main_key):  # before stored keys: a legacy bare "main" is an alias
         return main
-    if lower in keys:  # e.g. the "global" sentinel, when a store has it
+    if index.with_key(lower):  # e.g. the "global" sentinel, when a store has it
         return lower
     parsed = parse_key(lower)
     if parsed is not None:
         return f"agent:{parsed[0]}:{parsed[1]}"
     candidate = scoped(lower, agent)
-    if candidate in keys:
+    if index.with_key(candidate):
         return candidate
-    named = [r for r in refs if r.session_id and r.session_id.lower() == lower]
+    named = index.with_session_id(lower)
     seen = [r for r in named if shown(r)] if shown is not None else named
     matches = sorted({r.key for r in seen})
     if len(matches) > 1:  # ids are per agent upstream; prefer the caller's agent
@@ -155,18 +199,22 @@ def resolve_session_key(
 
 
 def resolve_caller_key(
-    raw: str, agent_id: str, sessions: Iterable[SessionRef], *, main_key: str = DEFAULT_MAIN_KEY
+    raw: str,
+    agent_id: str,
+    sessions: Iterable[SessionRef] | SessionIndex,
+    *,
+    main_key: str = DEFAULT_MAIN_KEY,
 ) -> str:
     """Resolve ``--as``: the caller's own session, which must exist (its main may be empty).
 
     Upstream's "current" means "the session running this tool"; a shell has no enclosing
     session, so here "current" and "main" both name the agent's main session.
     """
-    refs = tuple(sessions)
+    index = as_index(sessions)
     key = resolve_session_key(
-        raw, agent_id, refs, main_key=main_key, shown=lambda r: not is_incognito(r.key)
+        raw, agent_id, index, main_key=main_key, shown=lambda r: not is_incognito(r.key)
     )
     parsed = parse_key(key)
-    if key not in {r.key for r in refs} and not (parsed and parsed[1] == main_key):
+    if not index.with_key(key) and not (parsed and parsed[1] == main_key):
         raise not_found(raw.strip())
     return key

@@ -11,14 +11,16 @@ texts. Semantics follow upstream's ``createSessionVisibilityDecisionChecker``
 
 from __future__ import annotations
 
-from collections.abc import Iterable
+from collections.abc import Callable, Iterable
 from typing import NamedTuple
 
 from openclaw_sessions.errors import ForbiddenError, NotFoundError
 
 from .keys import (
     DEFAULT_MAIN_KEY,
+    SessionIndex,
     SessionRef,
+    Snapshot,
     agent_of,
     is_acp_key,
     is_incognito,
@@ -112,21 +114,37 @@ class Caller(NamedTuple):
             raise ValueError(f"bad visibility: {self.visibility!r}/{self.sandbox_visibility!r}")
 
 
-class Policy:
-    """Visibility decisions for one caller over one snapshot of the session stores."""
+class _Owned:
+    """The session index as a caller sees it: an unscoped key (``global``, a legacy bare key)
+    is only ever the caller's own agent's; another agent's cannot name its owner, so it is not
+    there at all (upstream lists unscoped keys from the requester's agent only)."""
 
-    def __init__(self, caller: Caller, sessions: Iterable[SessionRef]) -> None:
+    def __init__(self, index: SessionIndex, owns: Callable[[SessionRef], bool]) -> None:
+        self._index, self._owns = index, owns
+
+    def with_key(self, key: str) -> list[SessionRef]:
+        return [r for r in self._index.with_key(key) if self._owns(r)]
+
+    def with_session_id(self, session_id: str) -> list[SessionRef]:
+        return [r for r in self._index.with_session_id(session_id) if self._owns(r)]
+
+    def has_agent(self, agent_id: str) -> bool:
+        return self._index.has_agent(agent_id)
+
+
+class Policy:
+    """Visibility decisions for one caller over the session stores: a snapshot of their
+    references, or a SessionIndex that looks each one up (store/sessions.py)."""
+
+    def __init__(self, caller: Caller, sessions: Iterable[SessionRef] | SessionIndex) -> None:
         caller.check_modes()
         self.caller = caller
         self._key = caller.key.strip().lower() if caller.key is not None else None
         self._agent = caller.agent_id.strip().lower()
-        # An unscoped key (``global``, a legacy bare key) is only ever the caller's own
-        # agent's: another agent's cannot name its owner, so it is not in this snapshot at
-        # all (upstream lists unscoped keys from the requester's agent only).
-        self._sessions = tuple(r for r in sessions if self.owns_unscoped(r))
-        self._by_key: dict[str, list[SessionRef]] = {}
-        for ref in self._sessions:
-            self._by_key.setdefault(ref.key, []).append(ref)
+        if not isinstance(sessions, SessionIndex):
+            sessions = Snapshot(r for r in sessions if self.owns_unscoped(r))
+        self._snapshot = sessions.refs if isinstance(sessions, Snapshot) else None
+        self._index = _Owned(sessions, self.owns_unscoped)
         self.visibility = effective_visibility(
             caller.visibility,
             sandboxed=caller.sandboxed,
@@ -206,9 +224,31 @@ class Policy:
         return self.deny_reason(ref) is None
 
     def visible_keys(self, refs: Iterable[SessionRef] | None = None) -> list[str]:
-        """Sorted visible keys (default: the whole snapshot), for the SQL filter."""
-        pool = self._sessions if refs is None else refs
+        """Sorted visible keys of ``refs`` (default: the whole snapshot, when there is one)."""
+        pool = refs if refs is not None else self._snapshot
+        if pool is None:
+            raise ValueError("no snapshot: pass the references to decide over")
         return sorted({r.key for r in pool if self.owns_unscoped(r) and self.visible(r)})
+
+    def sees_all_of(self, agent_id: str) -> bool:
+        """Is every session of this agent visible but incognito ones, whatever its relations
+        (the caller's own agent under agent/all, or under tree for its main session; another
+        agent under all with agent-to-agent access)? Then a store can be asked for any one of
+        them instead of each relation."""
+        if self._key is None:
+            return True
+        agent = agent_id.strip().lower()
+        if agent == self._agent:
+            return self.visibility in ("agent", "all") or (
+                self.visibility == "tree" and self._key == self._main
+            )
+        return (
+            self.visibility == "all"
+            and self.caller.agent_to_agent_enabled
+            and agent_pair_allowed(
+                self._agent, agent, enabled=True, allow=self.caller.agent_to_agent_allow
+            )
+        )
 
     def check_target(
         self, target_key: str, action: str = "history", shown: str | None = None
@@ -220,16 +260,17 @@ class Policy:
         """
         key = target_key.strip().lower()
         label = shown if shown is not None else target_key
-        refs = self._by_key.get(key)
+        refs = self._index.with_key(key)
         probe = refs or [SessionRef(key=key, agent_id=agent_of(key) or self._agent)]
         reasons = [self.deny_reason(ref) for ref in probe]
         if None not in reasons:
             raise _forbidden(next(r for r in reasons if r is not None), action, label)
         # Like upstream, a known agent's main session may be read before it has a transcript.
         parsed = parse_key(key)
-        agents = {ref.agent_id for ref in self._sessions} | {self._agent}
-        if refs is None and not (
-            parsed and parsed[1] == self.caller.main_key and parsed[0] in agents
+        if not refs and not (
+            parsed
+            and parsed[1] == self.caller.main_key
+            and (parsed[0] == self._agent or self._index.has_agent(parsed[0]))
         ):
             raise not_found(label)
 
@@ -239,7 +280,7 @@ class Policy:
             key = resolve_session_key(
                 raw,
                 self._agent,
-                self._sessions,
+                self._index,
                 current=self._key,
                 main_key=self.caller.main_key,
                 shown=self._id_candidate,

@@ -11,7 +11,6 @@ from __future__ import annotations
 
 import json
 import sqlite3
-from collections.abc import Sequence
 from typing import Any
 
 from openclaw_sessions.index import stale
@@ -20,6 +19,7 @@ from openclaw_sessions.policy.redact import Redactor
 from openclaw_sessions.store import rawcodec
 from openclaw_sessions.store.migrations import BIGRAM_TOKENIZER, PRIMARY_TOKENIZER
 
+from .scope import SESSION_JOIN
 from .search_sql import JOINS
 
 # Messages off the index read per term to count its matches there (bounded work; above it
@@ -33,35 +33,20 @@ def _term_plan(term: fts_query.Term) -> fts_query.QueryPlan | None:
     return fts_query.build(term.text)
 
 
-def _key_filter(keys: Sequence[str] | None, hidden: Sequence[str]) -> tuple[str, list[Any]]:
-    sql, params = " AND t.session_key NOT IN (SELECT value FROM json_each(?))", [json.dumps(hidden)]
-    if keys is not None:
-        sql += " AND t.session_key IN (SELECT value FROM json_each(?))"
-        params.append(json.dumps(list(keys)))
-    return sql, params
-
-
-def _occurrences(
-    conn: sqlite3.Connection,
-    plan: fts_query.QueryPlan,
-    keys: Sequence[str] | None,
-    hidden: Sequence[str],
-    fp: str,
-) -> int:
+def _occurrences(conn: sqlite3.Connection, plan: fts_query.QueryPlan, visible: str, fp: str) -> int:
     table, expr = ("index_fts", plan.primary) if plan.primary else ("index_bigram", plan.bigram)
-    extra, params = _key_filter(keys, hidden)
     sql = (
         f"SELECT count(*) FROM {table} JOIN index_rows r ON r.row_id = {table}.rowid{JOINS}"
-        f" WHERE {table} MATCH ? AND {stale.fresh()}{extra}"
+        f" WHERE {table} MATCH ? AND {stale.fresh()} AND {visible}"
     )
-    return int(conn.execute(sql, [expr, fp, *params]).fetchone()[0])
+    return int(conn.execute(sql, [expr, fp]).fetchone()[0])
 
 
 def _abandoned(
     conn: sqlite3.Connection,
     term: str,
     plan: fts_query.QueryPlan,
-    hidden: Sequence[str],
+    visible: str,
     redactor: Redactor,
 ) -> tuple[int, bool]:
     """(count, capped): user/assistant messages off the index (abandoned branches, sessions
@@ -75,11 +60,11 @@ def _abandoned(
     try:
         rows = conn.execute(
             "SELECT e.raw FROM events e JOIN transcripts t ON t.transcript_id = e.transcript_id"
-            " WHERE e.type = 'message' AND e.role IN ('user', 'assistant')"
-            " AND t.session_key NOT IN (SELECT value FROM json_each(?))"
+            f"{SESSION_JOIN} WHERE e.type = 'message' AND e.role IN ('user', 'assistant')"
+            f" AND instr(lower(ocs_raw_text(e.raw)), lower(?)) > 0 AND {visible}"
             " AND NOT EXISTS (SELECT 1 FROM index_rows r WHERE r.transcript_id = e.transcript_id"
-            " AND r.seq = e.seq) AND instr(lower(ocs_raw_text(e.raw)), lower(?)) > 0 LIMIT ?",
-            (json.dumps(list(hidden)), term, SCAN_CAP + 1),
+            " AND r.seq = e.seq) LIMIT ?",
+            (term, SCAN_CAP + 1),
         ).fetchall()
     finally:
         conn.create_function("ocs_raw_text", 1, None)
@@ -123,25 +108,19 @@ def explain(
     conn: sqlite3.Connection,
     plan: fts_query.QueryPlan,
     *,
-    keys: Sequence[str] | None,
-    hidden: Sequence[str],
+    visible: str,
     operator: bool,
     redactor: Redactor,
     matched: bool,
 ) -> dict[str, Any]:
-    """One agent's part of the explanation. ``keys``: the keys the caller may see (None:
-    operator mode); ``hidden``: the incognito keys, never counted in any mode."""
+    """One agent's part of the explanation. ``visible``: the per-row visibility condition of
+    the caller (read/scope.py; incognito sessions are never counted in any mode)."""
     fingerprint = redactor.fingerprint
-    pending = stale.stale_ids(conn, fingerprint)
-    if pending:
-        extra, params = _key_filter(keys, hidden)
-        rows = conn.execute(f"SELECT transcript_id FROM transcripts t WHERE 1{extra}", params)
-        visible = {r[0] for r in rows}
-        pending = [p for p in pending if p in visible]
+    pending = _pending(conn, fingerprint, visible)
     out: dict[str, Any] = {
         "terms": [{"text": t.text, "route": t.route} for t in plan.terms],
         "expressions": {"primary": plan.primary, "bigram": plan.bigram},
-        "pendingSessions": len(pending),
+        "pendingSessions": pending,
     }
     if matched:
         return out
@@ -151,17 +130,31 @@ def explain(
         if sub is None or sub.empty:
             reasons.append({"term": term.text, "reason": "no letters or digits: ignored"})
             continue
-        n = _occurrences(conn, sub, keys, hidden, fingerprint)
+        n = _occurrences(conn, sub, visible, fingerprint)
         item: dict[str, Any] = {"term": term.text, "indexedMatches": n}
         if n == 0:
             item["reason"] = "does not occur in indexed text"
             if operator:
-                count, capped = _abandoned(conn, term.text, sub, hidden, redactor)
+                count, capped = _abandoned(conn, term.text, sub, visible, redactor)
                 item["abandonedOrUnindexedMatches"] = count
                 if capped:
                     item["abandonedOrUnindexedCapped"] = SCAN_CAP
         reasons.append(item)
     out["why"] = reasons
     if pending:
-        out["note"] = f"{len(pending)} session(s) pending reconciliation are not searched yet"
+        out["note"] = f"{pending} session(s) pending reconciliation are not searched yet"
     return out
+
+
+def _pending(conn: sqlite3.Connection, fingerprint: str, visible: str) -> int:
+    """Stale transcripts the caller may see: none at all is the O(1) answer of the common case;
+    else each stale one (of the pending set, when it is kept for this fingerprint) is checked."""
+    if not stale.any_stale(conn, fingerprint):
+        return 0
+    ids = stale.stale_ids(conn, fingerprint)
+    row = conn.execute(
+        f"SELECT count(*) FROM transcripts t{SESSION_JOIN} WHERE t.transcript_id IN"
+        f" (SELECT value FROM json_each(?)) AND {visible}",
+        (json.dumps(ids),),
+    ).fetchone()
+    return int(row[0])

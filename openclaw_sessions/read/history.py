@@ -32,6 +32,7 @@ from openclaw_sessions.store import paths, rawcodec
 from openclaw_sessions.store.branches import active_messages
 from openclaw_sessions.store.context import Context
 from openclaw_sessions.store.db import open_store
+from openclaw_sessions.store.sessions import StoreIndex
 
 from .models import HistoryResult
 from .scope import caller_policy, operator_policy
@@ -96,13 +97,19 @@ def resolve(
 ) -> tuple[str, str]:
     """(the session key ``opts.key`` names, the agent whose store holds it), if the caller
     (``--as``, else the operator) may read it. An unscoped key is the caller's agent's."""
-    if opts.as_key is not None:
-        policy = caller_policy(
-            ctx, cfg, as_key=opts.as_key, visibility_mode=opts.visibility, sandboxed=opts.sandboxed
-        )
-    else:
-        policy = operator_policy(ctx, cfg)
-    key = policy.resolve_target(opts.key, action)
+    with StoreIndex(ctx.root, ctx.agent) as index:
+        if opts.as_key is not None:
+            policy = caller_policy(
+                ctx,
+                cfg,
+                index,
+                as_key=opts.as_key,
+                visibility_mode=opts.visibility,
+                sandboxed=opts.sandboxed,
+            )
+        else:
+            policy = operator_policy(ctx, cfg, index)
+        key = policy.resolve_target(opts.key, action)
     return key, keys.agent_of(key) or policy.agent
 
 

@@ -16,7 +16,6 @@ from pathlib import Path
 from typing import Any, NamedTuple
 
 from openclaw_sessions.errors import UsageError
-from openclaw_sessions.index.stale import CURRENT_FAILURE, STALE_FROM, STALE_WHERE, params
 from openclaw_sessions.policy import keys, sanitize, visibility
 from openclaw_sessions.policy.redact import Redactor
 from openclaw_sessions.policy.when import parse_window
@@ -24,10 +23,11 @@ from openclaw_sessions.store import paths
 from openclaw_sessions.store.branches import active_messages
 from openclaw_sessions.store.context import Context
 from openclaw_sessions.store.db import open_store, transaction
-from openclaw_sessions.store.sessions import incognito_keys, session_refs
+from openclaw_sessions.store.pending import FROM, current_failure, params, stale_where
+from openclaw_sessions.store.sessions import StoreIndex, incognito_keys, session_refs
 
 from .history import generations
-from .scope import caller_policy
+from .scope import caller_policy, stores_in_scope
 
 # A session's index state, worst first: its text is missing from search (failed: indexing
 # raised, see `status`; dirty: rows hidden until rebuilt), or behind (pending: never
@@ -85,13 +85,16 @@ def list_sessions(opts: SessionsOptions) -> Listed:
     window = parse_window(opts.since, opts.until)
     ctx = Context.at(opts.state_dir, opts.agent, opts.all_agents)
     policy = None
+    agents = ctx.agents()
     if opts.as_key is not None:
-        policy = caller_policy(
-            ctx, ctx.config, as_key=opts.as_key, visibility_mode=opts.visibility,
-            sandboxed=opts.sandboxed,
-        )  # fmt: skip
+        with StoreIndex(ctx.root, ctx.agent) as index:
+            policy = caller_policy(
+                ctx, ctx.config, index, as_key=opts.as_key, visibility_mode=opts.visibility,
+                sandboxed=opts.sandboxed,
+            )  # fmt: skip
+            agents = stores_in_scope(index, policy)  # every agent the caller may see
     found: list[tuple[Any, ...]] = []
-    for agent in _agents(ctx, policy):
+    for agent in agents:
         with open_store(ctx.root, agent) as conn:
             found += _newest(conn, agent, policy, window, opts.limit)
     found.sort(key=lambda r: (r[3] is None, -(r[3] or 0), r[0]))
@@ -103,14 +106,6 @@ def list_sessions(opts: SessionsOptions) -> Listed:
             rows += [_row(conn, r, redactor) for r in shown if r[5] == agent]
     rows.sort(key=lambda r: (r.updated_at is None, -(r.updated_at or 0), r.session_key))
     return Listed(tuple(rows), len(found) > len(shown))
-
-
-def _agents(ctx: Context, policy: visibility.Policy | None) -> list[str]:
-    if policy is None:
-        return ctx.agents()
-    # Every agent the caller may see, as search reads them with --as.
-    wanted = {keys.agent_of(k) or policy.agent for k in policy.visible_keys()}
-    return sorted(a for a in wanted if paths.db_path(ctx.root, a).exists())
 
 
 def _newest(
@@ -148,10 +143,10 @@ def _newest(
 
 # One row per transcript of a key; ?1, ?2: stale.params, ?3: the key.
 _STATE_SQL = (
-    f"SELECT EXISTS ({CURRENT_FAILURE}), ({STALE_WHERE}),"
+    f"SELECT EXISTS ({current_failure('?2')}), ({stale_where()}),"
     " s.indexed_seq >= 0 AND s.redaction_fp != '' AND"
     " (s.needs_rebuild != 0 OR s.claim_token IS NOT NULL OR s.redaction_fp != ?1)"
-    f" FROM {STALE_FROM} WHERE t.session_key = ?3"
+    f" FROM {FROM} WHERE t.session_key = ?3"
 )
 
 

@@ -1,24 +1,38 @@
-"""Who is asking: the visibility policy of a caller acting as a session (`--as KEY`), or of
-the operator (no `--as`: every session but incognito ones), over a snapshot of every agent's
-session references."""
+"""Who is asking and what they may see: the visibility policy of a caller acting as a session
+(`--as KEY`), or of the operator (no `--as`: every session but incognito ones), over the
+session stores, asked one reference at a time; the stores in which the
+caller sees anything; and the per-row predicate a query checks visibility with.
+
+Nothing here reads every session: the caller and a target resolve by indexed lookups, the
+stores in scope are found from the caller's own relations (itself, the sessions it spawned,
+parents or owns) and the agents it sees whole, and each hit of a query is checked against the
+policy as the query meets it (as upstream checks each row)."""
 
 from __future__ import annotations
+
+import sqlite3
+from collections.abc import Iterator
 
 from openclaw_sessions import config
 from openclaw_sessions.policy import keys, visibility
 from openclaw_sessions.store import paths
 from openclaw_sessions.store.context import Context
-from openclaw_sessions.store.sessions import all_session_refs
+from openclaw_sessions.store.sessions import StoreIndex
 
 
 def caller_policy(
-    ctx: Context, cfg: config.Config, *, as_key: str, visibility_mode: str | None, sandboxed: bool
+    ctx: Context,
+    cfg: config.Config,
+    index: StoreIndex,
+    *,
+    as_key: str,
+    visibility_mode: str | None,
+    sandboxed: bool,
 ) -> visibility.Policy:
     """The visibility policy of ``--as KEY`` (shared by search and history); the config's
     visibility settings are checked here, where they are used."""
     cfg = cfg.visibility_settings()
-    refs = all_session_refs(ctx)
-    key = keys.resolve_caller_key(as_key, ctx.agent, refs, main_key=cfg.main_key)
+    key = keys.resolve_caller_key(as_key, ctx.agent, index, main_key=cfg.main_key)
     caller_agent = keys.agent_of(key) or ctx.agent
     caller = visibility.Caller(
         key=key,
@@ -30,12 +44,71 @@ def caller_policy(
         agent_to_agent_allow=cfg.agent_to_agent_allow,
         main_key=cfg.main_key,
     )
-    return visibility.Policy(caller, refs)
+    return visibility.Policy(caller, index)
 
 
-def operator_policy(ctx: Context, cfg: config.Config) -> visibility.Policy:
+def operator_policy(ctx: Context, cfg: config.Config, index: StoreIndex) -> visibility.Policy:
     """The operator's policy (no `--as`): every session but incognito ones, the Policy's only
     rule without a caller key; it resolves what the operator names (key, id, `main`) as
     `--as` does, so an unknown session is "not found" (exit 2) in every command."""
     caller = visibility.Caller(None, paths.check_agent_id(ctx.agent), main_key=cfg.main_key)
-    return visibility.Policy(caller, all_session_refs(ctx))
+    return visibility.Policy(caller, index)
+
+
+def _candidates(
+    index: StoreIndex, agent: str, policy: visibility.Policy
+) -> Iterator[keys.SessionRef]:
+    """The sessions of one store that may be visible to the caller: those related to it, and
+    those of each agent it sees whole (all visible but incognito ones)."""
+    if policy.caller.key is not None:
+        yield from index.related(agent, policy.caller.key.strip().lower())
+    for named in index.agents_named(agent):
+        if policy.sees_all_of(named):
+            yield from index.of_agent(agent, named)
+    if policy.sees_all_of(agent):
+        yield from index.of_agent(agent, None)
+
+
+def stores_in_scope(index: StoreIndex, policy: visibility.Policy) -> list[str]:
+    """The agent stores that hold at least one session the caller may see."""
+    return [
+        agent
+        for agent in index.agents
+        if any(
+            policy.owns_unscoped(r) and policy.visible(r) for r in _candidates(index, agent, policy)
+        )
+    ]
+
+
+# The per-row visibility of a query's rows: t is the transcript, ss its session row. Operator
+# mode hides incognito keys only; the GLOB lets few keys reach the exact rule.
+OPERATOR_VISIBLE = (
+    "(lower(t.session_key) NOT GLOB '*:incognito-*' OR oc_visible(t.session_key, NULL, NULL, NULL))"
+)
+CALLER_VISIBLE = (
+    "oc_visible(t.session_key, ss.spawned_by, ss.parent_session_key, ss.owner_session_key)"
+)
+SESSION_JOIN = " JOIN sessions ss ON ss.session_key = t.session_key"
+
+
+def visible_sql(policy: visibility.Policy | None) -> str:
+    """The condition a query puts on its rows for this caller (None: the operator)."""
+    return OPERATOR_VISIBLE if policy is None or policy.caller.key is None else CALLER_VISIBLE
+
+
+def register(conn: sqlite3.Connection, agent: str, policy: visibility.Policy | None) -> None:
+    """Define oc_visible on a connection to agent ``agent``'s store: the policy's verdict on a
+    row (the operator's, without one), memoised per session for the life of the query."""
+    if policy is None:
+        policy = visibility.Policy(visibility.Caller(None, agent), ())
+    seen: dict[tuple[str, str | None, str | None, str | None], int] = {}
+
+    def oc_visible(key: str, spawned: str | None, parent: str | None, owner: str | None) -> int:
+        args = (key, spawned, parent, owner)
+        got = seen.get(args)
+        if got is None:
+            ref = keys.SessionRef(key, keys.agent_of(key) or agent, None, spawned, parent, owner)
+            got = seen[args] = int(policy.owns_unscoped(ref) and policy.visible(ref))
+        return got
+
+    conn.create_function("oc_visible", 4, oc_visible, deterministic=True)

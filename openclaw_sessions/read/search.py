@@ -20,11 +20,11 @@ from openclaw_sessions.policy.when import parse_window
 from openclaw_sessions.store import paths
 from openclaw_sessions.store.context import Context
 from openclaw_sessions.store.db import open_store
-from openclaw_sessions.store.sessions import incognito_keys, session_refs
+from openclaw_sessions.store.sessions import StoreIndex, session_ref
 
 from . import counting, search_sql
 from .models import Hit, HitContext, SearchResult
-from .scope import caller_policy, operator_policy
+from .scope import caller_policy, operator_policy, register, stores_in_scope, visible_sql
 
 AS_MAX_LIMIT = 25
 
@@ -72,10 +72,10 @@ def _validate(opts: SearchOptions) -> None:
 
 
 class Scope(NamedTuple):
-    """Which agents a search reads and which keys it may return in each."""
+    """Which agents a search reads, and whose visibility it checks on each row."""
 
     agents: list[str]
-    policy: visibility.Policy | None
+    policy: visibility.Policy | None  # None: the operator
     session_key: str | None
 
 
@@ -84,13 +84,20 @@ def _scope(ctx: Context, opts: SearchOptions, cfg: config.Config) -> Scope:
         agents = ctx.agents()
         if opts.session is None:
             return Scope(agents, None, None)
-        return Scope(agents, None, _operator_target(operator_policy(ctx, cfg), opts.session))
-    policy = caller_policy(
-        ctx, cfg, as_key=opts.as_key, visibility_mode=opts.visibility, sandboxed=opts.sandboxed
-    )
-    target = policy.resolve_target(opts.session, "search") if opts.session else None
-    agents = sorted({keys.agent_of(k) or policy.agent for k in policy.visible_keys()})
-    agents = [a for a in agents if paths.db_path(ctx.root, a).exists()]
+        with StoreIndex(ctx.root, ctx.agent) as index:
+            target = _operator_target(operator_policy(ctx, cfg, index), opts.session)
+        return Scope(agents, None, target)
+    with StoreIndex(ctx.root, ctx.agent) as index:
+        policy = caller_policy(
+            ctx,
+            cfg,
+            index,
+            as_key=opts.as_key,
+            visibility_mode=opts.visibility,
+            sandboxed=opts.sandboxed,
+        )
+        target = policy.resolve_target(opts.session, "search") if opts.session else None
+        agents = stores_in_scope(index, policy)
     return Scope(agents, policy, target)
 
 
@@ -126,11 +133,9 @@ def search(opts: SearchOptions) -> SearchResult:
     owner: dict[Hit, str] = {}  # a hit's agent (an unscoped key does not name it)
     for agent in scope.agents:
         with open_store(ctx.root, agent) as conn:
-            visible = _visible_in(conn, agent, scope)
-            hidden = incognito_keys(conn)
-            filters = search_sql.Filters(
-                visible, hidden, scope.session_key, opts.role, since_ms, until_ms
-            )
+            register(conn, agent, scope.policy)
+            visible = visible_sql(scope.policy)
+            filters = search_sql.Filters(visible, scope.session_key, opts.role, since_ms, until_ms)
             found: list[Hit] = []
             more = False
             if opts.counts or opts.sessions:
@@ -145,15 +150,14 @@ def search(opts: SearchOptions) -> SearchResult:
             hits += found
             truncated = truncated or more
             indexing = _stale_kick(conn, ctx.root, agent, redactor) or indexing
-            unindexed += _unindexed(conn, redactor.fingerprint, visible, hidden, scope.session_key)
+            unindexed += _unindexed(conn, agent, redactor.fingerprint, scope)
             if opts.explain:
                 from .explain import explain
 
                 explained[agent] = explain(
                     conn,
                     plan,
-                    keys=visible,
-                    hidden=hidden,
+                    visible=visible,
                     operator=scope.policy is None,
                     redactor=redactor,
                     matched=bool(found),
@@ -213,35 +217,38 @@ def _order_key(order: str) -> Callable[[Hit], tuple[Any, ...]]:
     return lambda h: (-h.score, -h.timestamp, h.session_key, h.message_id)
 
 
-def _visible_in(conn: sqlite3.Connection, agent: str, scope: Scope) -> list[str] | None:
-    if scope.policy is None:
-        return None
-    return scope.policy.visible_keys(session_refs(conn, agent))
-
-
-def _unindexed(
-    conn: sqlite3.Connection, fp: str, keys: list[str] | None, hidden: list[str], only: str | None
-) -> int:
+def _unindexed(conn: sqlite3.Connection, agent: str, fp: str, scope: Scope) -> int:
     """Sessions in the search's scope whose indexing failed (a poison transcript): they are
     not pending, so they do not make the answer `indexing`; the caller is told instead."""
     from openclaw_sessions.index.stale import current_failures
 
-    found = {
-        f.session_key
-        for f in current_failures(conn, fp)
-        if only is None or only.lower() == f.session_key or only == f.session_id
-    }
-    if keys is not None:
-        found &= set(keys)
-    return len(found - set(hidden))
+    only = scope.session_key
+    policy = scope.policy or visibility.Policy(visibility.Caller(None, agent), ())
+    found = set()
+    for f in current_failures(conn, fp):
+        if only is not None and only.lower() != f.session_key and only != f.session_id:
+            continue
+        row = conn.execute(
+            "SELECT session_key, session_id, spawned_by, parent_session_key, owner_session_key"
+            " FROM sessions WHERE session_key = ?",
+            (f.session_key,),
+        ).fetchone()
+        ref = (
+            session_ref(row, agent)
+            if row
+            else keys.SessionRef(f.session_key, keys.agent_of(f.session_key) or agent)
+        )
+        if policy.owns_unscoped(ref) and policy.visible(ref):
+            found.add(f.session_key)
+    return len(found)
 
 
 def _stale_kick(conn: sqlite3.Connection, root: Path, agent: str, redactor: Redactor) -> bool:
     """True when results may be incomplete; starts the background reconciler if needed."""
-    from openclaw_sessions.index.stale import stale_ids
+    from openclaw_sessions.index.stale import any_stale
 
     agent_dir = paths.agent_dir(root, agent)
-    if stale_ids(conn, redactor.fingerprint):
+    if any_stale(conn, redactor.fingerprint):
         if not locks.background_busy(agent_dir):
             locks.spawn(root, agent)
         return True

@@ -1,7 +1,8 @@
 """The search query: one SQL statement per call, every filter inside it, before LIMIT.
 
-Visibility, dirty sessions, role, time and session filters all sit in the WHERE clause, so a
-hidden or stale match never changes what the caller sees, counts or pages. Snippets are
+Visibility (checked per row: read/scope.py), dirty sessions, role, time and session filters all
+sit in the WHERE clause, so a hidden or stale match never changes what the caller sees, counts or
+pages. Snippets are
 redacted again on the way out (the index holds redacted text already) and cut after that.
 """
 
@@ -20,6 +21,7 @@ from openclaw_sessions.policy.sanitize import json_bytes
 from openclaw_sessions.store.db import transaction
 
 from .models import Hit
+from .scope import OPERATOR_VISIBLE, SESSION_JOIN
 from .snippets import CLOSE as _CLOSE
 from .snippets import OPEN as _OPEN
 from .snippets import Snippets, cjk_snippet
@@ -31,8 +33,9 @@ _CANDIDATES = 64  # first candidate batch for relevance order (grows x8 while in
 
 
 class Filters(NamedTuple):
-    visible_keys: Sequence[str] | None = None  # None: operator mode (all but incognito)
-    hidden_keys: Sequence[str] = ()  # incognito keys, excluded in every mode
+    # The per-row visibility condition (read/scope.py: visible_sql, with its function
+    # registered on the connection); the default: every session but incognito ones.
+    visible: str = OPERATOR_VISIBLE
     session: str | None = None  # a key or a session id
     role: str | None = None
     since_ms: int | None = None
@@ -48,15 +51,10 @@ def _driving_index(plan: fts_query.QueryPlan) -> tuple[str, str]:
 
 
 def _filters(f: Filters, fp: str) -> tuple[list[str], list[Any]]:
-    """WHERE clauses over r (index_rows), t (transcripts), s (index_state), before LIMIT."""
-    where = [stale.fresh()]
+    """WHERE clauses over r (index_rows), t (transcripts), s (index_state), ss (sessions),
+    before LIMIT."""
+    where = [stale.fresh(), f.visible]
     params: list[Any] = [fp]
-    if f.visible_keys is not None:
-        where.append("t.session_key IN (SELECT value FROM json_each(?))")
-        params.append(json.dumps(list(f.visible_keys)))
-    if f.hidden_keys:
-        where.append("t.session_key NOT IN (SELECT value FROM json_each(?))")
-        params.append(json.dumps(list(f.hidden_keys)))
     if f.session is not None:
         where.append("(t.session_key = ? OR t.session_id = ?)")
         params += [f.session.lower(), f.session]
@@ -81,10 +79,10 @@ def _other_index(plan: fts_query.QueryPlan, table: str, col: str) -> tuple[str, 
     return sql, params
 
 
-# The transcript and index state of an index row r: what every filter of a search reads.
+# The transcript, index state and session of an index row r: what the filters of a search read.
 JOINS = (
     " JOIN transcripts t ON t.transcript_id = r.transcript_id"
-    " JOIN index_state s ON s.transcript_id = r.transcript_id"
+    " JOIN index_state s ON s.transcript_id = r.transcript_id" + SESSION_JOIN
 )
 
 

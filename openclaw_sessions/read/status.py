@@ -1,6 +1,9 @@
 """`status`: the state of each agent's store and index, and a health verdict an operator and
 cron can act on: `health` is ok, attention (something to do: each reason says what) or error
-(the store cannot be used), with exit code 0, 4 or 3."""
+(the store cannot be used), with exit code 0, 4 or 3.
+
+Every figure costs the same at any store size: counters kept by the writers (store/counts.py),
+the pending set (store/pending.py), FTS5's and SQLite's own totals; never a count of rows."""
 
 from __future__ import annotations
 
@@ -10,9 +13,9 @@ from typing import Any, NamedTuple
 
 from openclaw_sessions.errors import ExitCode, StoreError
 from openclaw_sessions.index import locks
-from openclaw_sessions.index.stale import STALE_FROM, STALE_WHERE, current_failures, params
+from openclaw_sessions.index.stale import current_failures, figures
 from openclaw_sessions.policy.redact import Redactor
-from openclaw_sessions.store import db, paths
+from openclaw_sessions.store import counts, db, paths
 from openclaw_sessions.store.context import Context
 from openclaw_sessions.store.migrations import PRIMARY_TOKENIZER
 
@@ -34,15 +37,25 @@ def _meta(conn: sqlite3.Connection, key: str) -> int | None:
     return int(v) if v and v.isdigit() else None
 
 
+_FTS_PARTS = ("data", "idx", "docsize", "config")
+
+
 def _index_sizes(conn: sqlite3.Connection) -> dict[str, Any]:
+    """Rows from FTS5's own totals; bytes from dbstat, which walks the pages of the index's
+    own tables only (named exactly, aggregated: not the whole file)."""
     out: dict[str, Any] = {}
     for name, (table, tokenizer) in _INDEX_TABLES.items():
+        parts = [f"{table}_{p}" for p in _FTS_PARTS]
         try:
-            size = _scalar(conn, "SELECT sum(pgsize) FROM dbstat WHERE name LIKE ?", f"{table}_%")
+            size = _scalar(
+                conn,
+                "SELECT sum(pgsize) FROM dbstat WHERE aggregate = TRUE"
+                f" AND name IN ({', '.join('?' * len(parts))})",
+                *parts,
+            )
         except sqlite3.OperationalError:  # dbstat not compiled in
             size = None
-        rows = _scalar(conn, f"SELECT count(*) FROM {table}_docsize")
-        out[name] = {"tokenizer": tokenizer, "rows": rows, "bytes": size}
+        out[name] = {"tokenizer": tokenizer, "rows": counts.fts_rows(conn, table), "bytes": size}
     return out
 
 
@@ -91,40 +104,35 @@ def agent_status(
     conn = db.connect(path)
     try:
         fp = redactor.fingerprint
-        stale = conn.execute(
-            "SELECT count(*) AS pending, sum(s.needs_rebuild != 0) AS dirty,"
-            f" min(coalesce(s.updated_at, t.imported_at)) AS oldest FROM {STALE_FROM}"
-            f" WHERE {STALE_WHERE}",
-            params(fp),
-        ).fetchone()
-        # Indexed under other rules; '' is a transcript that was never indexed at all.
-        mismatched = _scalar(
-            conn, "SELECT count(*) FROM index_state WHERE redaction_fp NOT IN ('', ?)", fp
-        )
+        # One read transaction: the figures are of one snapshot of the store.
+        conn.execute("BEGIN")
+        n = counts.read(conn)
+        stale = figures(conn, fp)
+        # Indexed under other rules; 'fp:' alone counts transcripts never indexed at all.
+        mismatched = sum(v for k, v in n.items() if k.startswith("fp:") and k not in
+                         ("fp:", f"fp:{fp}"))  # fmt: skip
         failed = current_failures(conn, fp)
         st: dict[str, Any] = {
             "agentId": agent,
             "database": str(path),
             "schemaVersion": int(_scalar(conn, "PRAGMA user_version")),
             "tokenizer": PRIMARY_TOKENIZER,
-            "sessions": _scalar(conn, "SELECT count(*) FROM sessions"),
-            "transcripts": _scalar(conn, "SELECT count(*) FROM transcripts"),
-            "events": _scalar(conn, "SELECT count(*) FROM events"),
-            "indexedMessages": _scalar(conn, "SELECT count(*) FROM index_rows"),
-            "pendingSessions": stale["pending"] or 0,
-            "dirtySessions": stale["dirty"] or 0,
-            "oldestPendingAt": stale["oldest"],
+            "sessions": n.get("sessions", 0),
+            "transcripts": n.get("transcripts", 0),
+            "events": n.get("events", 0),
+            "indexedMessages": counts.fts_rows(conn, "index_fts"),
+            "pendingSessions": stale.sessions,
+            "dirtySessions": stale.dirty,
+            "oldestPendingAt": stale.oldest,
             "oldestPendingAgeSeconds": (
-                None if stale["oldest"] is None else max(0, (db.now_ms() - stale["oldest"]) // 1000)
+                None if stale.oldest is None else max(0, (db.now_ms() - stale.oldest) // 1000)
             ),
             "indexing": locks.is_running(paths.agent_dir(root, agent)),
             "lastImportAt": _meta(conn, "last_import_at"),
             "lastReconcileAt": _meta(conn, "last_reconcile_at"),
-            "databaseBytes": _db_bytes(path),
-            "malformedLines": _scalar(conn, "SELECT count(*) FROM quarantine"),
-            "vanishedTranscripts": _scalar(
-                conn, "SELECT count(*) FROM transcripts WHERE kind = 'vanished'"
-            ),
+            "databaseBytes": _db_bytes(conn),
+            "malformedLines": n.get("quarantine", 0),
+            "vanishedTranscripts": n.get("vanished", 0),
             "failedSessions": len(failed),
             "failures": [
                 {
@@ -138,28 +146,20 @@ def agent_status(
             "redactionFingerprint": fp,
             "redactionCurrent": not mismatched,
             "indexes": _index_sizes(conn),
-            "sessionsWithoutTranscript": _scalar(
-                conn,
-                "SELECT count(*) FROM sessions s WHERE NOT EXISTS"
-                " (SELECT 1 FROM transcripts t WHERE t.session_key = s.session_key)",
-            ),
             "importProblems": known_problems(conn),
         }
         if problems:
             st["problems"] = listed(conn, redactor)
+        conn.rollback()
     finally:
         conn.close()
     st["health"], st["reasons"], st["exitCode"] = verdict(st)
     return st
 
 
-def _db_bytes(path: Path) -> int:
-    total = 0
-    for suffix in ("", "-wal", "-shm"):
-        p = Path(str(path) + suffix)
-        if p.exists():
-            total += p.stat().st_size
-    return total
+def _db_bytes(conn: sqlite3.Connection) -> int:
+    """The database's size as SQLite sees it (its pages, those still in the WAL included)."""
+    return int(_scalar(conn, "PRAGMA page_count")) * int(_scalar(conn, "PRAGMA page_size"))
 
 
 def verdict(st: dict[str, Any]) -> tuple[str, list[str], int]:
@@ -192,7 +192,7 @@ def verdict(st: dict[str, Any]) -> tuple[str, list[str], int]:
         )
     if not st["sessions"]:
         reasons.append("no sessions: run `openclaw-sessions import`")
-    elif st["sessionsWithoutTranscript"] == st["sessions"]:
+    elif not st["transcripts"]:
         reasons.append(
             f"none of the {_n(st['sessions'], 'session')} has a transcript: nothing to search"
             " (their files are missing: `status --problems`)"

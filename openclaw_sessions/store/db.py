@@ -151,7 +151,8 @@ def _create(conn: sqlite3.Connection) -> None:
     with transaction(conn):
         if int(conn.execute("PRAGMA user_version").fetchone()[0]) != 0:
             return  # another process created it while we waited for the lock
-        for stmt in migrations.statements(migrations.schema_sql()):
+        schema = migrations.schema_sql() + migrations.derived_schema()
+        for stmt in migrations.statements(schema):
             conn.execute(stmt)
         conn.execute(f"PRAGMA application_id = {APP_ID}")
         conn.execute(f"PRAGMA user_version = {SCHEMA_VERSION}")
@@ -162,11 +163,14 @@ def _migrate(conn: sqlite3.Connection, path: Path, version: int) -> None:
     after one that rewrote most of the file (it is atomic too, and gives the pages back)."""
     import shutil
 
+    from openclaw_sessions.policy.keys import agent_of
+
     backup = path.with_name(f"{path.name}.v{version}.bak")
     if not backup.exists():
         conn.execute("PRAGMA wal_checkpoint(TRUNCATE)")
         shutil.copy2(path, backup)
     rewrote = False
+    conn.create_function("oc_agent_of", 1, agent_of, deterministic=True)  # v10 fills a column
     for target in range(version + 1, SCHEMA_VERSION + 1):
         with transaction(conn):
             current = int(conn.execute("PRAGMA user_version").fetchone()[0])

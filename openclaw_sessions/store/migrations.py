@@ -10,7 +10,7 @@ from collections.abc import Callable
 
 from openclaw_sessions.policy.tree import JS_SPACE
 
-from . import rawcodec
+from . import counts, pending, rawcodec
 
 # The tokenizers of the two indexes, as schema.sql declares them: snippets and --explain
 # re-tokenize text in scratch tables with the same ones (a test holds them equal).
@@ -18,7 +18,7 @@ PRIMARY_TOKENIZER = "unicode61 remove_diacritics 2"
 BIGRAM_TOKENIZER = "unicode61 remove_diacritics 0 categories 'L* N* Co M*'"
 
 
-SCHEMA_VERSION = 9
+SCHEMA_VERSION = 10
 
 
 APP_ID = 0x4F43_5353  # "OCSS": marks the file as ours
@@ -208,6 +208,46 @@ def _compress_raw(conn: sqlite3.Connection) -> None:
     for table in ("events", "archived_events"):
         rawcodec.recompress(conn, f"{table}_v7", table)
         conn.execute(f"DROP TABLE {table}_v7")
+
+
+def derived_schema() -> str:
+    """The tables and triggers made from store/counts.py and store/pending.py (a fresh store
+    and migration 10 both create them from here)."""
+    parts = [counts.TABLE, *counts.triggers(), pending.TABLE, pending.INDEX, *pending.triggers()]
+    return "".join(f"{p};\n" for p in parts)
+
+
+def _quote(text: str) -> str:
+    return "'" + text.replace("'", "''") + "'"
+
+
+# v10: reads that cost the same at any store size, and a no-op import that opens no file. The
+# sessions' agent and the indexes visibility resolves with; the stat of each file last read
+# whole (empty: the next import fingerprints each file once, as before); the counters `status`
+# reads and the pending set search asks, filled here from the rows (the set against the
+# fingerprint of the last reconcile and this code, so an upgraded store is on the fast path at
+# once). oc_agent_of: db._migrate.
+MIGRATIONS[10] = f"""ALTER TABLE sessions ADD COLUMN agent_id TEXT;
+UPDATE sessions SET agent_id = oc_agent_of(session_key);
+CREATE INDEX sessions_by_session_id ON sessions(session_id COLLATE NOCASE);
+CREATE INDEX sessions_by_spawner ON sessions(spawned_by) WHERE spawned_by IS NOT NULL;
+CREATE INDEX sessions_by_parent ON sessions(parent_session_key)
+    WHERE parent_session_key IS NOT NULL;
+CREATE INDEX sessions_by_owner ON sessions(owner_session_key) WHERE owner_session_key IS NOT NULL;
+CREATE INDEX sessions_by_agent ON sessions(agent_id);
+CREATE INDEX transcripts_by_session_id_nocase ON transcripts(session_id COLLATE NOCASE);
+CREATE TABLE source_stats (
+    transcript_id INTEGER PRIMARY KEY REFERENCES transcripts(transcript_id) ON DELETE CASCADE,
+    stat          TEXT NOT NULL
+);
+{derived_schema()}{counts.FILL};
+INSERT INTO meta (key, value) SELECT 'pending_fp', value FROM meta WHERE key = 'redaction_fp'
+    ON CONFLICT(key) DO UPDATE SET value = excluded.value;
+INSERT INTO meta (key, value) SELECT 'pending_failure_key',
+    value || {_quote(pending.failure_key(""))} FROM meta WHERE key = 'redaction_fp'
+    ON CONFLICT(key) DO UPDATE SET value = excluded.value;
+{pending.FILL};
+"""
 
 
 def schema_sql() -> str:

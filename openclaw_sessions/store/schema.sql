@@ -18,7 +18,16 @@ CREATE TABLE sessions (
     updated_at         INTEGER,          -- epoch ms (entry updatedAt)
     entry_json         TEXT,             -- the raw store entry, NULL for derived keys
     derived            INTEGER NOT NULL DEFAULT 0  -- 1: no store entry referenced the file
-);
+, agent_id TEXT);  -- keys.agent_of(session_key), NULL for an unscoped key (v10, as ALTER TABLE
+-- writes it: a migrated store's schema text equals a fresh one's)
+-- What visibility asks of sessions (read/scope.py, store/sessions.py): a session id (any case),
+-- the sessions a caller spawned, parents or owns, an agent's sessions.
+CREATE INDEX sessions_by_session_id ON sessions(session_id COLLATE NOCASE);
+CREATE INDEX sessions_by_spawner ON sessions(spawned_by) WHERE spawned_by IS NOT NULL;
+CREATE INDEX sessions_by_parent ON sessions(parent_session_key)
+    WHERE parent_session_key IS NOT NULL;
+CREATE INDEX sessions_by_owner ON sessions(owner_session_key) WHERE owner_session_key IS NOT NULL;
+CREATE INDEX sessions_by_agent ON sessions(agent_id);
 
 -- Transcript generations: a session key owns one current transcript and any number of
 -- archived ones (resets, opted-in deleted archives and backups).
@@ -42,6 +51,7 @@ CREATE TABLE transcripts (
 );
 CREATE INDEX transcripts_by_key ON transcripts(session_key);
 CREATE INDEX transcripts_by_session_id ON transcripts(session_id);
+CREATE INDEX transcripts_by_session_id_nocase ON transcripts(session_id COLLATE NOCASE);
 
 -- One row per stored JSONL line, seq from 0 (header included). raw is the line as it was,
 -- minus its "\n", as one zstd frame (store/rawcodec.py): the file's bytes are each decoded raw
@@ -80,6 +90,14 @@ CREATE TABLE raw_dicts (
     sample_lines     INTEGER NOT NULL,
     sample_bytes     INTEGER NOT NULL,
     dict             BLOB NOT NULL
+);
+
+-- The file a transcript was last read whole from, as stat saw it before that read (size,
+-- mtime, inode, ctime: ingest/transcripts.py): an import that finds the same takes the file as
+-- unchanged without opening it. Only a stat older than its own timestamps by a second is kept.
+CREATE TABLE source_stats (
+    transcript_id INTEGER PRIMARY KEY REFERENCES transcripts(transcript_id) ON DELETE CASCADE,
+    stat          TEXT NOT NULL
 );
 
 -- Lines that could not be stored as events (bad JSON, bad UTF-8), kept verbatim.
@@ -202,3 +220,7 @@ CREATE TRIGGER index_rows_ad_cjk AFTER DELETE ON index_rows BEGIN
     INSERT INTO index_bigram(index_bigram, rowid, cjk) SELECT 'delete', old.row_id, cjk
         FROM (SELECT ocs_cjk_bigrams(old.text) AS cjk) WHERE cjk IS NOT NULL;
 END;
+
+-- Counters `status` reads (store/counts.py) and the pending set search asks (store/pending.py):
+-- their tables and the triggers that keep them are created from those modules, where the one
+-- definition of staleness lives (migrations.derived_schema).

@@ -1,7 +1,7 @@
 """Session rows: the session store's entries (table `sessions`), the references visibility
-decides over, deleting a session with its transcripts and index rows (remembered in a
-tombstone, so that import does not bring it back), and a transcript's lines as they were
-imported (`raw_lines`)."""
+decides over (looked up one at a time: StoreIndex), deleting a session with its transcripts
+and index rows (remembered in a tombstone, so that import does not bring it back), and a
+transcript's lines as they were imported (`raw_lines`)."""
 
 from __future__ import annotations
 
@@ -18,6 +18,10 @@ from openclaw_sessions.policy.when import valid_updated_at
 from . import db, paths, rawcodec, tombstones
 from .context import Context
 
+# meta key prefix: the stat of a session store file whose entries were last stored (import
+# skips storing them again while the file keeps it; `delete` forgets every one).
+STORE_STAT = "store_stat:"
+
 
 def upsert_session(
     conn: sqlite3.Connection, key: str, session_id: str, entry: dict[str, object]
@@ -30,8 +34,8 @@ def upsert_session(
     updated = valid_updated_at(entry.get("updatedAt"))
     conn.execute(
         "INSERT INTO sessions (session_key, session_id, spawned_by, parent_session_key,"
-        " owner_session_key, label, updated_at, entry_json, derived)"
-        " VALUES (?, ?, ?, ?, ?, ?, ?, ?, 0) ON CONFLICT(session_key) DO UPDATE SET"
+        " owner_session_key, label, updated_at, entry_json, derived, agent_id)"
+        " VALUES (?, ?, ?, ?, ?, ?, ?, ?, 0, ?) ON CONFLICT(session_key) DO UPDATE SET"
         " session_id = excluded.session_id, spawned_by = excluded.spawned_by,"
         " parent_session_key = excluded.parent_session_key,"
         " owner_session_key = excluded.owner_session_key, label = excluded.label,"
@@ -45,32 +49,113 @@ def upsert_session(
             label if isinstance(label, str) else None,
             updated,
             json.dumps(entry, ensure_ascii=False),
+            keys.agent_of(key),
         ),
     )
 
 
-def session_refs(conn: sqlite3.Connection, agent: str) -> list[keys.SessionRef]:
-    rows = conn.execute(
-        "SELECT session_key, session_id, spawned_by, parent_session_key, owner_session_key"
-        " FROM sessions"
-    ).fetchall()
-    refs = [keys.SessionRef(r[0], keys.agent_of(r[0]) or agent, *r[1:]) for r in rows]
-    # Older generations' ids also name their key.
-    for key, sid in conn.execute(
-        "SELECT DISTINCT t.session_key, t.session_id FROM transcripts t JOIN sessions s"
-        " ON s.session_key = t.session_key WHERE t.session_id != coalesce(s.session_id, '')"
-    ):
-        refs.append(keys.SessionRef(key, keys.agent_of(key) or agent, sid))
-    return refs
+_REF = "session_key, session_id, spawned_by, parent_session_key, owner_session_key"
 
 
-def all_session_refs(ctx: Context) -> list[keys.SessionRef]:
-    """Every agent store's session refs: the snapshot visibility decides over."""
-    refs: list[keys.SessionRef] = []
-    for agent in paths.agents_with_db(ctx.root) or [ctx.agent]:
-        with db.open_store(ctx.root, agent) as conn:
-            refs += session_refs(conn, agent)
-    return refs
+def session_ref(row: sqlite3.Row | tuple[object, ...], agent: str) -> keys.SessionRef:
+    """The reference of a `sessions` row (its _REF columns) in agent ``agent``'s store."""
+    key = str(row[0])
+    return keys.SessionRef(key, keys.agent_of(key) or agent, *row[1:5])
+
+
+class StoreIndex:
+    """The session stores of a state root as a keys.SessionIndex: each question is an indexed
+    lookup in each agent's store (any store may hold any key; there are a few stores). An
+    older generation's session id names its key too, with no relations (as the snapshot this
+    replaces had it). Connections open on first use and close with the index."""
+
+    def __init__(self, root: Path, default_agent: str) -> None:
+        self.root = root
+        self.agents = paths.agents_with_db(root) or [paths.check_agent_id(default_agent)]
+        self._conns: dict[str, sqlite3.Connection] = {}
+
+    def __enter__(self) -> StoreIndex:
+        return self
+
+    def __exit__(self, *exc: object) -> None:
+        self.close()
+
+    def close(self) -> None:
+        for conn in self._conns.values():
+            conn.close()
+        self._conns.clear()
+
+    def conn(self, agent: str) -> sqlite3.Connection:
+        if agent not in self._conns:
+            self._conns[agent] = db.connect(paths.db_path(self.root, agent))
+        return self._conns[agent]
+
+    def _ask(self, sql: str, *args: object) -> list[tuple[str, tuple[object, ...]]]:
+        out = []
+        for agent in self.agents:
+            try:
+                out += [(agent, tuple(r)) for r in self.conn(agent).execute(sql, args)]
+            except sqlite3.Error as exc:
+                raise db.translate(exc, paths.db_path(self.root, agent)) from None
+        return out
+
+    def with_key(self, key: str) -> list[keys.SessionRef]:
+        rows = self._ask(f"SELECT {_REF} FROM sessions WHERE session_key = ?", key)
+        older = self._ask(
+            "SELECT DISTINCT t.session_key, t.session_id FROM transcripts t JOIN sessions s"
+            " ON s.session_key = t.session_key WHERE t.session_key = ?"
+            " AND t.session_id != coalesce(s.session_id, '')",
+            key,
+        )
+        return [session_ref(r, a) for a, r in rows] + [
+            keys.SessionRef(str(k), keys.agent_of(str(k)) or a, str(sid)) for a, (k, sid) in older
+        ]
+
+    def with_session_id(self, session_id: str) -> list[keys.SessionRef]:
+        # NOCASE folds ASCII only: the lower and upper forms also find a non-ASCII id stored
+        # in either case; Python's lower() decides.
+        forms = sorted({session_id, session_id.lower(), session_id.upper()})
+        marks = ", ".join("?" * len(forms))
+        rows = self._ask(
+            f"SELECT {_REF} FROM sessions WHERE session_id COLLATE NOCASE IN ({marks})", *forms
+        )
+        older = self._ask(
+            "SELECT DISTINCT t.session_key, t.session_id FROM transcripts t JOIN sessions s"
+            f" ON s.session_key = t.session_key WHERE t.session_id COLLATE NOCASE IN ({marks})"
+            " AND t.session_id != coalesce(s.session_id, '')",
+            *forms,
+        )
+        want = session_id.lower()
+        refs = [session_ref(r, a) for a, r in rows] + [
+            keys.SessionRef(str(k), keys.agent_of(str(k)) or a, str(sid)) for a, (k, sid) in older
+        ]
+        return [r for r in refs if r.session_id and r.session_id.lower() == want]
+
+    def has_agent(self, agent_id: str) -> bool:
+        return bool(self._ask("SELECT 1 FROM sessions WHERE agent_id = ? LIMIT 1", agent_id))
+
+    def related(self, agent: str, key: str) -> Iterator[keys.SessionRef]:
+        """The sessions of one store that ``key`` is, spawned, parents or owns, one at a time
+        (the caller stops at the first it needs)."""
+        conn = self.conn(agent)
+        for col in ("session_key", "spawned_by", "parent_session_key", "owner_session_key"):
+            for row in conn.execute(f"SELECT {_REF} FROM sessions WHERE {col} = ?", (key,)):
+                yield session_ref(row, agent)
+
+    def of_agent(self, agent: str, of: str | None) -> Iterator[keys.SessionRef]:
+        """The sessions of one store whose key names agent ``of`` (None: unscoped keys), one
+        at a time."""
+        sql = f"SELECT {_REF} FROM sessions WHERE agent_id IS ?"
+        for row in self.conn(agent).execute(sql, (of,)):
+            yield session_ref(row, agent)
+
+    def agents_named(self, agent: str) -> list[str]:
+        """The agents the keys of one store name, each found by an index seek."""
+        conn, out = self.conn(agent), list[str]()
+        sql = "SELECT min(agent_id) FROM sessions WHERE agent_id > ?"
+        while (found := conn.execute(sql, (out[-1] if out else "",)).fetchone()[0]) is not None:
+            out.append(str(found))
+        return out
 
 
 def resolve_delete_target(
@@ -129,6 +214,8 @@ def delete_session(opts: DeleteOptions) -> dict[str, object]:
                 conn.execute("DELETE FROM index_rows WHERE transcript_id = ?", (tid,))
                 conn.execute("DELETE FROM transcripts WHERE transcript_id = ?", (tid,))
             conn.execute("DELETE FROM sessions WHERE session_key = ?", (key,))
+            # The next import stores the session stores' entries again, this one included.
+            conn.execute("DELETE FROM meta WHERE key GLOB ?", (STORE_STAT + "*",))
     return {"sessionKey": key, "transcripts": len(tids), "events": n_events, "indexRows": n_rows}
 
 
