@@ -119,7 +119,8 @@ def installed(
 def as_v6(path: Path) -> None:
     """Turn a store of the current schema into what schema v6 kept (its text is
     tests/fixtures/schema_v6.sql): raw lines as text, the CJK bigram text stored in
-    index_rows, no dictionaries. Migration tests start from it."""
+    index_rows, no dictionaries, none of the tables and triggers of v7 and v10. Migration
+    tests start from it."""
     from openclaw_sessions.store.migrations import statements
 
     text = (Path(__file__).parent / "fixtures" / "schema_v6.sql").read_text()
@@ -134,6 +135,9 @@ def as_v6(path: Path) -> None:
     conn.isolation_level = None
     try:
         conn.execute("BEGIN IMMEDIATE")
+        undo_v10(conn)
+        for table in ("import_problems", "tombstones"):  # v7
+            conn.execute(f"DROP TABLE {table}")
         for name in ("TRIGGER index_rows_ad", "TRIGGER index_rows_ad_cjk", "VIEW index_rows_cjk"):
             conn.execute(f"DROP {name}")
         for table in ("events", "archived_events", "index_rows"):

@@ -17,6 +17,7 @@ from helpers import db_file, installed
 from openclaw_sessions.policy import fts_query
 from openclaw_sessions.read import search_sql
 from openclaw_sessions.read.counting import TOTAL_CAP
+from openclaw_sessions.read.scope import register
 
 T0 = 1_767_225_600_000
 
@@ -173,6 +174,7 @@ def _steps(state: Path, cap: int | None) -> int:
         ticks[0] += 1
         return 0
 
+    register(conn, "main", None)  # the operator's per-row visibility
     conn.set_progress_handler(tick, 1000)
     plan = fts_query.build("plenty")
     n = search_sql.count_matches(conn, plan, search_sql.Filters(), fp, cap)

@@ -96,7 +96,7 @@ def test_compact_rows_verbose_details_and_json_health(tmp_path: Path) -> None:
     assert "main: attention: 4 sessions pending: run `openclaw-sessions reindex`" in lines
     assert "ops: attention: 1 session pending: run `openclaw-sessions reindex`" in lines
     v = installed("status", "--verbose", state=root)
-    assert "redaction fingerprint" in v.stdout and "sessions without transcript" in v.stdout
+    assert "redaction fingerprint" in v.stdout and "transcripts" in v.stdout
     code, st = status(root)
     assert st["health"] in ("ok", "attention", "error") and isinstance(st["reasons"], list)
     installed("reindex", "--all-agents", "--quiet", state=root)

@@ -126,16 +126,19 @@ def test_a_changed_session_store_is_read_and_stored_again(
 def test_a_deleted_session_comes_back_whole_on_the_next_import(
     tmp_path: Path, monkeypatch: pytest.MonkeyPatch
 ) -> None:
-    """`delete` forgets the session stores' stats: the next import stores their entries again
-    (relations included), not just a bare row for the re-imported transcript."""
+    """`delete` forgets the session stores' stats: a deleted session stays deleted while its
+    files are unchanged (its tombstone), and `--undelete` brings it back with its store entry
+    (relations included), not a bare row for the re-imported transcript."""
     monkeypatch.setattr(transcripts, "SETTLED_NS", 0)
     root = tmp_path / "state"
     _state(root)
     _import(root)
     delete_session(DeleteOptions("agent:main:subagent:x", state_dir=root))
     _import(root)
-    got = query(root, "SELECT spawned_by, derived FROM sessions WHERE session_id = 'n-1'")
-    assert got == [("agent:main:main", 0)]
+    sql = "SELECT spawned_by, derived FROM sessions WHERE session_id = 'n-1'"
+    assert query(root, sql) == []
+    import_sources(ImportOptions(state_dir=root, undelete=["agent:main:subagent:x"]))
+    assert query(root, sql) == [("agent:main:main", 0)]
 
 
 def test_a_stat_too_recent_is_not_trusted(tmp_path: Path, opened: list[str]) -> None:

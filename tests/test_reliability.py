@@ -14,7 +14,7 @@ from typing import Any
 
 import pytest
 from conftest import REPO, Session, json_out, run_cli, write_store
-from helpers import as_v6, db_file, events_dump, index_dump, integrity, query, undo_v10
+from helpers import as_v6, db_file, events_dump, index_dump, integrity, query
 
 from openclaw_sessions.store.migrations import SCHEMA_VERSION
 
@@ -349,9 +349,6 @@ def test_older_schema_is_migrated_with_a_backup(tmp_path: Path) -> None:
         c.execute(v1[start : v1.index("END;", start) + 4])
     c.execute("DROP TABLE branches")
     c.execute("DROP TABLE index_failures")  # schema v6
-    c.execute("DROP TABLE import_problems")  # schema v7
-    c.execute("DROP TABLE tombstones")
-    undo_v10(c)
     c.execute("PRAGMA user_version = 1")
     c.commit()
     c.close()

@@ -324,7 +324,7 @@ def _as_v4(state: Path, keys: dict[str, str]) -> None:
     import sqlite3
     from array import array
 
-    from helpers import db_file, undo_v10
+    from helpers import db_file
 
     from openclaw_sessions.index import index_rows
 
@@ -353,7 +353,6 @@ def _as_v4(state: Path, keys: dict[str, str]) -> None:
                               array("q", [0] * len(rows)).tobytes(), []))  # fmt: skip
         conn.execute("INSERT INTO branches VALUES (?, ?, ?, ?, ?)", (tid, rev, nxt, None, blob))
     conn.execute("UPDATE index_state SET needs_rebuild = 0, claim_token = NULL")
-    undo_v10(conn)
     conn.execute("PRAGMA user_version = 4")
     conn.execute("COMMIT")
     conn.close()

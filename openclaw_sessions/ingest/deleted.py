@@ -13,7 +13,7 @@ from pathlib import Path
 
 from openclaw_sessions.errors import UsageError
 from openclaw_sessions.reports import ImportReport, Issue
-from openclaw_sessions.store import db, paths, tombstones
+from openclaw_sessions.store import db, paths, sessions, tombstones
 
 from .line_sources import LineSource
 from .transcripts import FileResult, Target
@@ -62,6 +62,10 @@ def undelete(root: Path, refs: Iterable[str], only: str | None, report: ImportRe
                 if key is not None and not report.dry_run:
                     with db.transaction(conn):
                         tombstones.lift(conn, key)
+                        # Its store entry was left out: the session stores are read again.
+                        conn.execute(
+                            "DELETE FROM meta WHERE key GLOB ?", (sessions.STORE_STAT + "*",)
+                        )
             found = found or key
         if found is not None:
             why = "deleted session brought back: its files are imported again"

@@ -24,10 +24,10 @@ from openclaw_sessions.store.branches import active_messages
 from openclaw_sessions.store.context import Context
 from openclaw_sessions.store.db import open_store, transaction
 from openclaw_sessions.store.pending import FROM, current_failure, params, stale_where
-from openclaw_sessions.store.sessions import StoreIndex, incognito_keys, session_refs
+from openclaw_sessions.store.sessions import StoreIndex, incognito_keys
 
 from .history import generations
-from .scope import caller_policy, stores_in_scope
+from .scope import caller_policy, register, stores_in_scope
 
 # A session's index state, worst first: its text is missing from search (failed: indexing
 # raised, see `status`; dirty: rows hidden until rebuilt), or behind (pending: never
@@ -120,8 +120,10 @@ def _newest(
     where = ["s.session_key NOT IN (SELECT value FROM json_each(?))"]
     args: list[Any] = [json.dumps(incognito_keys(conn))]
     if policy is not None:
-        where.append("s.session_key IN (SELECT value FROM json_each(?))")
-        args.append(json.dumps(policy.visible_keys(session_refs(conn, agent))))
+        register(conn, agent, policy)  # the caller's verdict per row, as search asks it
+        where.append(
+            "oc_visible(s.session_key, s.spawned_by, s.parent_session_key, s.owner_session_key)"
+        )
     since, until = window
     if since is not None:
         where.append("updated >= ?")

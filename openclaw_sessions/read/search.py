@@ -96,9 +96,10 @@ def _scope(ctx: Context, opts: SearchOptions, cfg: config.Config) -> Scope:
             visibility_mode=opts.visibility,
             sandboxed=opts.sandboxed,
         )
-        target = policy.resolve_target(opts.session, "search") if opts.session else None
         agents = stores_in_scope(index, policy)
-    return Scope(agents, policy, target)
+        if not opts.session:
+            return Scope(agents, policy, None)
+        return Scope(agents, policy, policy.resolve_target(opts.session, "search"))
 
 
 def _operator_target(policy: visibility.Policy, raw: str) -> str:
