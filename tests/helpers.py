@@ -9,6 +9,7 @@ import subprocess
 import sys
 from collections.abc import Iterable, Sequence
 from pathlib import Path
+from typing import Any
 
 from openclaw_sessions.policy import transcript, tree
 from openclaw_sessions.policy.transcript import Entry
@@ -165,3 +166,17 @@ def as_v6(path: Path) -> None:
         conn.execute("COMMIT")
     finally:
         conn.close()
+
+
+def generate_corpus(out: Path, messages: int, **kw: Any) -> dict[str, Any]:
+    """bench/gen_corpus.py's corpus under ``out`` (agents, seed, cjk_ratio… as it takes
+    them); its manifest."""
+    import importlib.util
+
+    path = Path(__file__).resolve().parent.parent / "bench" / "gen_corpus.py"
+    spec = importlib.util.spec_from_file_location("gen_corpus", path)
+    assert spec and spec.loader
+    mod = importlib.util.module_from_spec(spec)
+    sys.modules["gen_corpus"] = mod
+    spec.loader.exec_module(mod)
+    return mod.generate(out, messages, **kw)  # type: ignore[no-any-return]

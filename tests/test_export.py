@@ -4,7 +4,6 @@ and who may export what."""
 
 from __future__ import annotations
 
-import importlib.util
 import json
 import os
 import stat
@@ -13,8 +12,8 @@ import sys
 from pathlib import Path
 from typing import Any
 
-from conftest import REPO, Session, json_out, run_cli, write_store
-from helpers import query
+from conftest import Session, json_out, run_cli, write_store
+from helpers import generate_corpus, query
 
 from openclaw_sessions.store.db import open_store
 from openclaw_sessions.store.sessions import raw_lines
@@ -73,12 +72,7 @@ def test_jsonl_round_trip_is_byte_exact_on_the_real_corpus(
 
 
 def _gen_corpus(out: Path, messages: int) -> Path:
-    spec = importlib.util.spec_from_file_location("gen_corpus", REPO / "bench" / "gen_corpus.py")
-    assert spec and spec.loader
-    mod = importlib.util.module_from_spec(spec)
-    sys.modules["gen_corpus"] = mod
-    spec.loader.exec_module(mod)
-    mod.generate(out, messages, agents=2, seed=7)
+    generate_corpus(out, messages, agents=2, seed=7)
     return out
 
 

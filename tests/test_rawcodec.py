@@ -5,33 +5,22 @@ derived, never stored."""
 
 from __future__ import annotations
 
-import importlib.util
 import json
 import re
 import sqlite3
-import sys
 from collections.abc import Iterator
 from pathlib import Path
 from typing import Any
 
 import pytest
 import zstandard
-from conftest import REPO, Session, json_out, run_cli, write_store
-from helpers import as_v6, connect, db_file, events_dump, integrity, query
+from conftest import Session, json_out, run_cli, write_store
+from helpers import as_v6, connect, db_file, events_dump, generate_corpus, integrity, query
 
 from openclaw_sessions.policy import fts_query
 from openclaw_sessions.policy.fts_query import cjk_bigram_text
 from openclaw_sessions.store import db, rawcodec, sessions
 from openclaw_sessions.store.migrations import SCHEMA_VERSION
-
-
-def generate(out: Path, messages: int, **kw: Any) -> dict[str, Any]:
-    spec = importlib.util.spec_from_file_location("gen_corpus", REPO / "bench" / "gen_corpus.py")
-    assert spec and spec.loader
-    mod = importlib.util.module_from_spec(spec)
-    sys.modules["gen_corpus"] = mod
-    spec.loader.exec_module(mod)
-    return mod.generate(out, messages, **kw)  # type: ignore[no-any-return]
 
 
 def stored_files(state: Path, agent: str) -> Iterator[tuple[str, bytes]]:
@@ -60,7 +49,7 @@ def without_blank_lines(data: bytes) -> bytes:
 
 
 def test_generated_corpus_round_trips_through_several_dictionaries(tmp_path: Path) -> None:
-    m = generate(tmp_path / "src", 12_000, agents=1, seed=5, cjk_ratio=0.33)
+    m = generate_corpus(tmp_path / "src", 12_000, agents=1, seed=5, cjk_ratio=0.33)
     state = tmp_path / "state"
     assert run_cli("import", str(tmp_path / "src"), "--quiet").exit_code == 0
     back = dict(stored_files(state, "main"))
@@ -130,7 +119,7 @@ def test_lines_stored_before_the_first_dictionary_are_recompressed_with_it(
 
 
 def test_a_dictionary_id_is_derived_from_its_bytes(tmp_path: Path, state: Path) -> None:
-    generate(tmp_path / "src", 3_000, agents=1, seed=2)
+    generate_corpus(tmp_path / "src", 3_000, agents=1, seed=2)
     run_cli("import", str(tmp_path / "src"), "--quiet")
     for did, blob in query(state, "SELECT dict_id, dict FROM raw_dicts"):
         assert zstandard.ZstdCompressionDict(blob).dict_id() == did == rawcodec._id_of(blob)
@@ -156,7 +145,7 @@ def test_too_little_to_train_on_waits_for_twice_the_lines(tmp_path: Path, state:
 
 
 def test_a_line_whose_dictionary_is_gone_is_a_store_error(tmp_path: Path, state: Path) -> None:
-    generate(tmp_path / "src", 3_000, agents=1, seed=2)
+    generate_corpus(tmp_path / "src", 3_000, agents=1, seed=2)
     run_cli("import", str(tmp_path / "src"), "--reindex", "--quiet")
     key = query(state, "SELECT session_key FROM transcripts ORDER BY next_seq DESC LIMIT 1")[0][0]
     assert run_cli("history", key, "--json").exit_code == 0
@@ -178,7 +167,8 @@ def _searches(state: Path) -> dict[str, Any]:
 
 
 def test_a_v6_store_migrates_in_place_and_answers_the_same(tmp_path: Path) -> None:
-    generate(tmp_path / "src", 4_000, agents=1, seed=9, cjk_ratio=0.33, plant=["zqplantalpha"])
+    src = tmp_path / "src"
+    generate_corpus(src, 4_000, agents=1, seed=9, cjk_ratio=0.33, plant=["zqplantalpha"])
     state = tmp_path / "state"
     assert run_cli("import", str(tmp_path / "src"), "--reindex", "--quiet").exit_code == 0
     before = _searches(state)

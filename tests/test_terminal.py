@@ -2,7 +2,6 @@
 
 from __future__ import annotations
 
-import importlib.util
 import os
 import re
 import shutil
@@ -11,7 +10,7 @@ import sys
 from pathlib import Path
 
 import pytest
-from conftest import REPO
+from helpers import generate_corpus
 
 pexpect = pytest.importorskip("pexpect")
 
@@ -22,12 +21,7 @@ BAR_CHARS = ("━", "╸", "╺")
 
 
 def corpus(tmp: Path, messages: int) -> Path:
-    spec = importlib.util.spec_from_file_location("gen_corpus", REPO / "bench" / "gen_corpus.py")
-    assert spec and spec.loader
-    mod = importlib.util.module_from_spec(spec)
-    sys.modules["gen_corpus"] = mod
-    spec.loader.exec_module(mod)
-    mod.generate(tmp / "src", messages, agents=1, seed=3)
+    generate_corpus(tmp / "src", messages, agents=1, seed=3)
     return tmp / "src"
 
 
