@@ -1,8 +1,8 @@
 """The options several commands share, declared once (with their --help group and their
-completion), and the help epilog of examples."""
+completion), the help epilog of examples, and the hand-over of a parsed command to run.py."""
 
 from pathlib import Path
-from typing import Annotated
+from typing import Annotated, Any, NoReturn
 
 import typer
 
@@ -133,3 +133,11 @@ UntilOpt = Annotated[
         "--until", metavar="WHEN", help="ISO date/time or span (7d, 12h).", rich_help_panel=FILTERS
     ),
 ]
+
+
+def finish(command: str, params: dict[str, Any]) -> NoReturn:
+    """Run a parsed command; its exit code ends the process. ``params`` is the command
+    function's locals() at its first line: exactly its parameters."""
+    from . import run
+
+    raise typer.Exit(run.run_command(command, params))

@@ -10,20 +10,18 @@ import functools
 import os
 import sqlite3
 from collections.abc import Iterable, Sequence
-from datetime import UTC, datetime
 from pathlib import Path
 from typing import NamedTuple
 
 from openclaw_sessions.index.reindex import reindex_agent
-from openclaw_sessions.policy import keys
 from openclaw_sessions.policy.redact import Redactor
 from openclaw_sessions.reports import Bars, ImportReport, Issue, Progress, ReindexReport, no_bars
-from openclaw_sessions.store import db, paths, pending, sessions, tombstones
+from openclaw_sessions.store import db, paths, pending
 from openclaw_sessions.store.context import Context
 
-from . import deleted, discover, line_sources, problems, regular, targets, transcripts, upstream_db
-from .store_lines import import_file, import_lines
-from .transcripts import FileResult, Target
+from . import deleted, discover, problems, regular, targets, transcripts, upstream_import
+from .store_lines import import_file
+from .transcripts import Target
 
 
 class ImportOptions(NamedTuple):
@@ -111,7 +109,9 @@ def run_import(
             listed = {str(t.path) for t in found}
             _vanished(conn, scanned.get(agent_id, []), listed, report, options.dry_run)
             mine = [u for u in ups if u.agent_id == agent_id]
-            _import_databases(conn, mine, redactor, options, report)
+            upstream_import.import_databases(
+                conn, mine, redactor, report, options.dry_run, options.include_archives
+            )
             if not options.dry_run:
                 db.set_meta(conn, last_import_at=str(db.now_ms()))
                 _adopt(conn, redactor)
@@ -177,62 +177,7 @@ def _import_file(
             )
         )
         return
-    tally(r, t, res)
-
-
-def tally(r: ImportReport, t: Target, res: FileResult) -> None:
-    """Add one transcript's result to the report (files and upstream databases alike)."""
-    key = res.session_key or t.session_key
-    if res.renamed_from is not None:
-        r.issues.append(
-            Issue(
-                "transcript_renamed",
-                f"{res.renamed_from} was renamed to this "
-                f"{t.kind} archive: its stored copy (under {key}) takes the new "
-                "name, nothing is stored twice",
-                str(t.path),
-                None,
-                key,
-            )
-        )
-    elif t.unreferenced and key == t.session_key:
-        # A reset archive's key is only known if its generation was imported while current
-        # (then it files under that key, silently); otherwise it is kept, and reported, under
-        # a derived key.
-        code = "transcript_unreferenced" if t.kind == "current" else "archive_unreferenced"
-        r.issues.append(
-            Issue(
-                code,
-                f"no store entry references this file: imported as {key}",
-                str(t.path),
-                None,
-                key,
-            )
-        )
-    r.events += res.events
-    r.bytes_read += res.bytes_read
-    r.malformed_lines += res.malformed
-    r.issues.extend(res.issues)
-    if res.status == "deleted":  # `delete` removed it: skipped while unchanged
-        r.skipped += 1
-    elif res.status == "imported":
-        r.imported += 1
-    elif res.status in ("updated", "rewritten"):
-        r.updated += 1
-        if res.status == "rewritten":
-            r.rewritten += 1
-            r.issues.append(
-                Issue(
-                    "transcript_rewritten",
-                    "already-imported lines changed: "
-                    "stored as a new revision, session marked for reindex",
-                    str(t.path),
-                    None,
-                    t.session_key,
-                )
-            )
-    else:
-        r.unchanged += 1
+    transcripts.tally(r, t, res)
 
 
 def _size(t: Target) -> int:
@@ -294,126 +239,3 @@ def _vanished(
             conn.executemany(
                 "UPDATE transcripts SET kind = 'vanished' WHERE transcript_id = ?", fresh
             )
-
-
-def _import_databases(
-    conn: sqlite3.Connection,
-    planned: list[targets.UpstreamSource],
-    redactor: Redactor,
-    options: ImportOptions,
-    report: ImportReport,
-) -> None:
-    """Import the databases planned for the agent whose store `conn` is."""
-    for p in planned:
-        try:
-            _database(conn, p, redactor, options, report)
-        finally:
-            report.upstream_rows_read += p.db.counters.rows_read
-            report.upstream_rows_checked += p.db.counters.rows_checked
-            p.db.close()
-
-
-def _database(
-    conn: sqlite3.Connection,
-    p: targets.UpstreamSource,
-    redactor: Redactor,
-    o: ImportOptions,
-    r: ImportReport,
-) -> None:
-    udb = p.db
-    r.upstream_databases += 1
-    if udb.layout is None:
-        return
-    nodes = udb.nodes()
-    gone = tombstones.load(conn).keys  # deleted keys keep no store entry
-    if not o.dry_run and nodes:
-        with db.transaction(conn):
-            for key, sid, entry in nodes:
-                if key not in gone:
-                    sessions.upsert_session(conn, key, sid, entry)
-    r.sessions += len(nodes)
-    for g in p.generations:
-        name = f"upstream:{g.session_id}"
-        if not g.has_rows and not _stored(conn, name):
-            continue  # a window with nothing written yet
-        key = g.session_key or keys.orphan_key(p.agent_id, g.session_id)
-        if g.session_key is None:
-            why = f"no session references these rows: imported as {key}"
-            r.issues.append(
-                Issue("transcript_unreferenced", why, f"{udb.path}#{g.session_id}", None, key)
-            )
-        t = Target(
-            Path(f"{udb.path}#{g.session_id}"),
-            name,
-            key,
-            g.session_id,
-            "current" if g.current else "reset",
-            _stamp(g.ended_at),
-        )
-        r.files += 1
-        src = udb.events(g.session_id)
-        try:
-            tally(r, t, import_lines(conn, t, src, redactor, dry_run=o.dry_run))
-        finally:
-            src.close()
-    for a in udb.archives():
-        _archive(conn, udb, a, redactor, o, r)
-
-
-def _archive(
-    conn: sqlite3.Connection,
-    udb: upstream_db.AgentDatabase,
-    a: upstream_db.Archive,
-    redactor: Redactor,
-    o: ImportOptions,
-    r: ImportReport,
-) -> None:
-    kind = discover.classify(a.name)
-    where = Path(f"{udb.path}#{a.name}@{a.sha256[:16]}")
-    if kind.kind not in ("reset", "deleted") or (kind.kind == "deleted" and not o.include_archives):
-        r.skipped += 1
-        r.issues.append(
-            Issue(
-                f"{a.reason}_skipped",
-                f"{a.reason} archive skipped (use --include-archives to import it)",
-                str(where),
-            )
-        )
-        return
-    row = conn.execute(
-        "SELECT source_path FROM transcripts WHERE source_name = ?", (a.name,)
-    ).fetchone()
-    if row and row[0] == str(where):
-        r.files += 1
-        r.unchanged += 1  # archives are write-once: same name, same sha256, already stored
-        return
-    blob, encoding = udb.archive_blob(a.name)
-    t = Target(where, a.name, a.session_key, a.session_id, kind.kind, kind.archived_at)
-    src = line_sources.FileSource(
-        where, opener=lambda _p: line_sources.open_blob(blob, encoding == "zstd")
-    )
-    r.files += 1
-    try:
-        tally(r, t, import_lines(conn, t, src, redactor, dry_run=o.dry_run))
-    except OSError as exc:
-        r.issues.append(
-            Issue("transcript_unreadable", f"cannot read: {exc}", str(where), None, a.session_key)
-        )
-    finally:
-        src.close()
-
-
-def _stored(conn: sqlite3.Connection, name: str) -> bool:
-    row = conn.execute("SELECT 1 FROM transcripts WHERE source_name = ?", (name,)).fetchone()
-    return row is not None
-
-
-def _stamp(ms: int | None) -> str | None:
-    """Epoch ms → upstream's archive stamp (ISO with '-' for ':'), for older generations."""
-    if not isinstance(ms, int) or isinstance(ms, bool):
-        return None
-    try:
-        dt = datetime.fromtimestamp(ms / 1000, tz=UTC)
-    except (OverflowError, OSError, ValueError):
-        return None
-    return dt.isoformat(timespec="milliseconds").replace("+00:00", "Z").replace(":", "-")

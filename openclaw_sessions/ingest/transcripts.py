@@ -1,8 +1,9 @@
 """A transcript's row as import sees it: where a source goes (Target: its identity in the store
 and its session), where its import stands (Cursor: bytes and lines consumed, the prefix's
 fingerprint, the next seq), and the row's changes: a new transcript, a new identity, a new
-revision when stored lines were rewritten, an archive that takes over a renamed transcript.
-The caller (store_lines.py) holds the write transaction.
+revision when stored lines were rewritten, an archive that takes over a renamed transcript;
+and how one source's result adds to the import's report (tally). The caller (store_lines.py)
+holds the write transaction.
 """
 
 from __future__ import annotations
@@ -17,7 +18,7 @@ from typing import Any, NamedTuple
 
 from openclaw_sessions.index import index_rows
 from openclaw_sessions.policy import keys
-from openclaw_sessions.reports import Issue
+from openclaw_sessions.reports import ImportReport, Issue
 from openclaw_sessions.store.db import now_ms, transaction
 
 from .line_sources import CHUNK, LineSource
@@ -259,3 +260,58 @@ def new_revision(conn: sqlite3.Connection, cursor: Cursor) -> None:
     index_rows.mark_dirty(conn, tid)
     cursor.revision += 1
     cursor.version = None
+
+
+def tally(r: ImportReport, t: Target, res: FileResult) -> None:
+    """Add one transcript's result to the report (files and upstream databases alike)."""
+    key = res.session_key or t.session_key
+    if res.renamed_from is not None:
+        r.issues.append(
+            Issue(
+                "transcript_renamed",
+                f"{res.renamed_from} was renamed to this "
+                f"{t.kind} archive: its stored copy (under {key}) takes the new "
+                "name, nothing is stored twice",
+                str(t.path),
+                None,
+                key,
+            )
+        )
+    elif t.unreferenced and key == t.session_key:
+        # A reset archive's key is only known if its generation was imported while current
+        # (then it files under that key, silently); otherwise it is kept, and reported, under
+        # a derived key.
+        code = "transcript_unreferenced" if t.kind == "current" else "archive_unreferenced"
+        r.issues.append(
+            Issue(
+                code,
+                f"no store entry references this file: imported as {key}",
+                str(t.path),
+                None,
+                key,
+            )
+        )
+    r.events += res.events
+    r.bytes_read += res.bytes_read
+    r.malformed_lines += res.malformed
+    r.issues.extend(res.issues)
+    if res.status == "deleted":  # `delete` removed it: skipped while unchanged
+        r.skipped += 1
+    elif res.status == "imported":
+        r.imported += 1
+    elif res.status in ("updated", "rewritten"):
+        r.updated += 1
+        if res.status == "rewritten":
+            r.rewritten += 1
+            r.issues.append(
+                Issue(
+                    "transcript_rewritten",
+                    "already-imported lines changed: "
+                    "stored as a new revision, session marked for reindex",
+                    str(t.path),
+                    None,
+                    t.session_key,
+                )
+            )
+    else:
+        r.unchanged += 1
