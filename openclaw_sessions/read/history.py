@@ -99,14 +99,7 @@ def resolve(
     (``--as``, else the operator) may read it. An unscoped key is the caller's agent's."""
     with StoreIndex(ctx.root, ctx.agent) as index:
         if opts.as_key is not None:
-            policy = caller_policy(
-                ctx,
-                cfg,
-                index,
-                as_key=opts.as_key,
-                visibility_mode=opts.visibility,
-                sandboxed=opts.sandboxed,
-            )
+            policy = caller_policy(ctx, cfg, index, opts)
         else:
             policy = operator_policy(ctx, cfg, index)
         key = policy.resolve_target(opts.key, action)

@@ -88,10 +88,7 @@ def list_sessions(opts: SessionsOptions) -> Listed:
     agents = ctx.agents()
     if opts.as_key is not None:
         with StoreIndex(ctx.root, ctx.agent) as index:
-            policy = caller_policy(
-                ctx, ctx.config, index, as_key=opts.as_key, visibility_mode=opts.visibility,
-                sandboxed=opts.sandboxed,
-            )  # fmt: skip
+            policy = caller_policy(ctx, ctx.config, index, opts)
             agents = stores_in_scope(index, policy)  # every agent the caller may see
     found: list[tuple[Any, ...]] = []
     for agent in agents:

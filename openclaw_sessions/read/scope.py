@@ -12,6 +12,7 @@ from __future__ import annotations
 
 import sqlite3
 from collections.abc import Iterator
+from typing import Protocol
 
 from openclaw_sessions import config
 from openclaw_sessions.policy import keys, visibility
@@ -20,25 +21,32 @@ from openclaw_sessions.store.context import Context
 from openclaw_sessions.store.sessions import StoreIndex
 
 
+class ActingAs(Protocol):
+    """What the options of a reading command say about who is asking (`--as` and its mode)."""
+
+    @property
+    def as_key(self) -> str | None: ...
+    @property
+    def visibility(self) -> str | None: ...
+    @property
+    def sandboxed(self) -> bool: ...
+
+
 def caller_policy(
-    ctx: Context,
-    cfg: config.Config,
-    index: StoreIndex,
-    *,
-    as_key: str,
-    visibility_mode: str | None,
-    sandboxed: bool,
+    ctx: Context, cfg: config.Config, index: StoreIndex, opts: ActingAs
 ) -> visibility.Policy:
     """The visibility policy of ``--as KEY`` (shared by search and history); the config's
     visibility settings are checked here, where they are used."""
+    if opts.as_key is None:
+        raise ValueError("caller_policy is for --as; the operator's is operator_policy")
     cfg = cfg.visibility_settings()
-    key = keys.resolve_caller_key(as_key, ctx.agent, index, main_key=cfg.main_key)
+    key = keys.resolve_caller_key(opts.as_key, ctx.agent, index, main_key=cfg.main_key)
     caller_agent = keys.agent_of(key) or ctx.agent
     caller = visibility.Caller(
         key=key,
         agent_id=caller_agent,
-        visibility=visibility_mode or cfg.visibility or visibility.DEFAULT_VISIBILITY,
-        sandboxed=sandboxed,
+        visibility=opts.visibility or cfg.visibility or visibility.DEFAULT_VISIBILITY,
+        sandboxed=opts.sandboxed,
         sandbox_visibility=cfg.sandbox_visibility_for(caller_agent),
         agent_to_agent_enabled=cfg.agent_to_agent_enabled,
         agent_to_agent_allow=cfg.agent_to_agent_allow,

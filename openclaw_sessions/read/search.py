@@ -88,14 +88,7 @@ def _scope(ctx: Context, opts: SearchOptions, cfg: config.Config) -> Scope:
             target = _operator_target(operator_policy(ctx, cfg, index), opts.session)
         return Scope(agents, None, target)
     with StoreIndex(ctx.root, ctx.agent) as index:
-        policy = caller_policy(
-            ctx,
-            cfg,
-            index,
-            as_key=opts.as_key,
-            visibility_mode=opts.visibility,
-            sandboxed=opts.sandboxed,
-        )
+        policy = caller_policy(ctx, cfg, index, opts)
         agents = stores_in_scope(index, policy)
         if not opts.session:
             return Scope(agents, policy, None)
