@@ -240,9 +240,13 @@ def fingerprint(state: Path) -> list[tuple[Any, ...]]:
 
 
 def integrity(state: Path) -> list[str]:
+    # The store's own connection: the bigram index reads its text through a function only
+    # the tool registers (store/db.py), which a plain sqlite3 connection lacks.
+    from openclaw_sessions.store import db
+
     problems = []
     for f in bl.db_files(state):
-        conn = sqlite3.connect(f)
+        conn = db.connect(f)
         try:
             r = conn.execute("PRAGMA integrity_check").fetchone()[0]
             if r != "ok":
