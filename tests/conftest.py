@@ -2,8 +2,10 @@
 
 from __future__ import annotations
 
+import atexit
 import json
 import os
+import shutil
 import tempfile
 from collections.abc import Iterator
 from pathlib import Path
@@ -139,5 +141,8 @@ def json_out(result: Any) -> Any:
 
 
 os.environ.setdefault("OPENCLAW_SESSIONS_NO_BACKGROUND", "1")
-# the compiled-regex cache goes to a temp dir, not the user's ~/.cache
-os.environ.setdefault("OPENCLAW_SESSIONS_CACHE_DIR", tempfile.mkdtemp(prefix="ocs-cache-"))
+# the compiled-regex cache goes to a temp dir, not the user's ~/.cache; removed at exit
+if "OPENCLAW_SESSIONS_CACHE_DIR" not in os.environ:
+    _cache = tempfile.mkdtemp(prefix="ocs-cache-")
+    os.environ["OPENCLAW_SESSIONS_CACHE_DIR"] = _cache
+    atexit.register(shutil.rmtree, _cache, ignore_errors=True)
