@@ -188,11 +188,6 @@ def _xml_check(m: re.Match[str]) -> Span | None:
     return names.quoted_value(m.string, s, e)
 
 
-def _config_set_check(m: re.Match[str]) -> Span | None:
-    name = re.split(r"[:/]", m.group("n"))[-1]
-    return _group_value(m, 2, prose=False) if names.secret_name(name) else None
-
-
 def _token_user_check(m: re.Match[str]) -> Span | None:
     v = m.group(1)
     tokenish = any(c.isdigit() for c in v) and any(c.isalpha() for c in v) and "." not in v
