@@ -79,7 +79,11 @@ def _passes() -> tuple[_Pass, ...]:
             keys = sorted(w for w in words if not any(w != v and w.startswith(v) for v in words))
             lit_rx, g = re.escape(lit), rules.GUARD_CLS  # the near character first: a look-behind
             guard = "" if short else f"(?<={g}{lit_rx})(?<={g}{{8}}{lit_rx})"  # reads left to right
-            alts.append(f"{guard}(?=({rules.trie(keys, True)}))")
+            # A short anchor's own condition is part of the hit: "--" then a letter is a flag,
+            # a run of dashes (a Markdown table's rule) is no hit at all. (A key holds its own
+            # words' conditions only: keys are prefix-free, so at most one matches at a place.)
+            then = "|".join(dict.fromkeys(a.rest for a, _ in worded if a.short)) if short else ""
+            alts.append(f"{guard}(?=({rules.trie(keys, True)})){f'(?:{then})' if then else ''}")
             for k in keys:  # a captured key stands for every word it starts, of either trie
                 merged.setdefault(k, []).extend(
                     (rules.compiled(lit_rx + a.rest, ASCII), i)
