@@ -17,6 +17,7 @@ from hypothesis import strategies as st
 
 from openclaw_sessions.errors import ConfigError
 from openclaw_sessions.policy import redact as R
+from openclaw_sessions.policy import redact_scan
 from openclaw_sessions.policy.cut import safe_cut, utf16_len
 from openclaw_sessions.policy.redact import REDACTION_VERSION, Redacted, build_redactor
 
@@ -369,6 +370,12 @@ def test_anchors_never_hide_a_match(parts: list[str]) -> None:
     gated = RED._run(text, spans, gate=True)
     assert gated == RED._run(text, [], gate=False)
     assert all(_is_mask(gated[s:e]) for s, e in spans)
+
+
+@given(st.sets(st.text(alphabet="ab-", min_size=1, max_size=5), max_size=30))
+def test_prefix_free_keys_are_the_words_no_other_word_starts(words: set[str]) -> None:
+    brute = sorted(w for w in words if not any(w != v and w.startswith(v) for v in words))
+    assert redact_scan.prefix_free(words) == brute
 
 
 @pytest.mark.parametrize(

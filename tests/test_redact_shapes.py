@@ -72,6 +72,22 @@ def test_shape_redaction_is_idempotent_and_gated_like_ungated(shape: Shape) -> N
     assert RED._run(shape.text, [], gate=False) == once
 
 
+# Dash runs (a Markdown table's rule, a horizontal rule, "--" before a flag): the "-" pass
+# checks a short anchor's own condition at the hit, so a run of dashes is no hit; next to one,
+# every shape is still found as the ungated rules find it.
+_DASHES = ("|---|---|\n{}\n|---|---|", "------\n{}\n------", "{}\n\n---\n", "{}\n--x --", "--\n{}")
+
+
+@pytest.mark.parametrize("shape", SHAPES, ids=[s.family for s in SHAPES])
+def test_shapes_next_to_dash_runs_are_gated_like_ungated(shape: Shape) -> None:
+    for template in _DASHES:
+        text = template.format(shape.text)
+        out = RED.redact_text(text)
+        assert out == RED._run(text, [], gate=False), template
+        for secret in shape.secrets:
+            assert secret not in out, (template, out)
+
+
 def test_masks_keep_the_text_around_them_as_written() -> None:
     body = "Ab3" * 12
     out = RED.redact_text(f"« ｇｈｐ＿{body} »")

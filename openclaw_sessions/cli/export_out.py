@@ -20,7 +20,6 @@ import contextlib
 import os
 import re
 import sys
-import tempfile
 from collections.abc import Iterable, Iterator
 from pathlib import Path
 from typing import Any
@@ -85,6 +84,8 @@ def _save(target: Path, chunks: Iterable[bytes], force: bool, *, raw: bool) -> P
     """``chunks`` into ``target`` atomically; an existing target only with ``force``."""
     if target.exists() and not force:
         raise UsageError(f"{target} exists", hint="pass --force to replace it")
+    import tempfile  # (here: stdout needs none of its ~3 ms of imports)
+
     fd, tmp = tempfile.mkstemp(prefix=f".{target.name}.", suffix=".tmp", dir=target.parent)
     try:
         with os.fdopen(fd, "wb") as f:

@@ -11,14 +11,13 @@ Either way control characters are visible escapes (output.safe).
 from __future__ import annotations
 
 import json
-import shutil
 import sys
 from io import StringIO
 from typing import TYPE_CHECKING, Any, NamedTuple
 
 from openclaw_sessions.policy import wellformed
 
-from . import pager, style
+from . import style
 from .output import safe, write_text
 from .render import _safe_deep, console
 from .style import Times
@@ -110,7 +109,11 @@ def show(
     asked; ``liftable``: the caps could be lifted (no --as)."""
     if not sys.stdout.isatty():
         write_text(plain(result, times, color=style.colored(sys.stdout)))
-    else:
+    else:  # (a pipe never needs the pager, nor shutil and subprocess: ~4 ms of start-up)
+        import shutil
+
+        from . import pager
+
         size = shutil.get_terminal_size()
         buf = StringIO()
         _rich(result, times, whole, console(file=buf, width=size.columns))

@@ -20,6 +20,8 @@ import re
 import unicodedata
 from bisect import bisect_left, bisect_right
 
+from . import recache
+
 # Compatibility forms whose NFKC form is an ASCII letter or digit (full-width, ligatures,
 # letter-like symbols, roman numerals, enclosed alphanumerics): they fold wherever they are.
 _ALWAYS = (
@@ -50,12 +52,13 @@ _HOMO = "".join(re.escape(c) for c in HOMOGLYPHS)
 _TOK = "A-Za-z0-9_\\-"
 # A candidate: any of the above, but a separator only next to an ASCII token character (so
 # "注意：" in Chinese prose is not one).
-_ANY = re.compile(
+_ANY = recache.compile(
     f"[{_ALWAYS}{_FORMAT}{_SEPS}{_HOMO}](?:(?<![{_SEPS}])|(?<=[{_TOK}].)|(?=[{_TOK}]))"
 )
 # A rare character, or an ASCII letter next to a homoglyph (one scan led by a class:
-# fast in Cyrillic or Greek prose).
-_MIXED = re.compile(  # (ASCII letters only: a homoglyph among digits and dashes is no disguise)
+# fast in Cyrillic or Greek prose). ASCII letters only: a homoglyph among digits and dashes is
+# no disguise.
+_MIXED = recache.compile(
     f"[{_ALWAYS}{_FORMAT}{_SEPS}A-Za-z](?:(?<=[^\\x00-\\x7f])|(?=[{_HOMO}])|(?<=[{_HOMO}][A-Za-z]))"
 )
 

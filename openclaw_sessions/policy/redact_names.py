@@ -10,13 +10,15 @@ word followed by more words on its line ("the token: it expires hourly", "passwo
 What it masks: anything else, quoted or not, including plain words at the end of a line
 ("password: changeme").
 
-Pure: no I/O, stdlib ``re`` only.
+Pure: stdlib ``re`` only (compiled through recache: the compiled code is reused across runs).
 """
 
 from __future__ import annotations
 
 import re
 from functools import lru_cache
+
+from . import recache
 
 Span = tuple[int, int]
 
@@ -44,7 +46,7 @@ SUFFIXES = ("key", "base", "b64", "base64", "hex", "value", "data", "hash", "enc
             "new", "prod", "dev", "test", "live", "1", "2", "v2")  # fmt: skip
 
 _ALL_WORDS = sorted({w.lower() for w in WORDS + JOINED}, key=lambda w: (-len(w), w))
-_NAME_RX = re.compile(
+_NAME_RX = recache.compile(
     r"(?P<pre>.*?)(?P<word>" + "|".join(re.escape(w) for w in _ALL_WORDS) + r")"
     r"(?P<chain>(?:[_.\- ](?:" + "|".join(SUFFIXES) + r"))*)\Z",
     re.IGNORECASE | re.DOTALL,
@@ -57,7 +59,7 @@ _NOT_BEFORE = frozenset(
     "special start end image audio video vision".split()
 )
 _NOT_PASS = ("bypass", "compass", "surpass", "trespass", "overpass", "underpass")
-_CAMEL = re.compile(r"(?<=[a-z0-9])(?=[A-Z])")
+_CAMEL = recache.compile(r"(?<=[a-z0-9])(?=[A-Z])")
 
 # Values that are words, not secrets (compared lower-cased, trailing punctuation stripped).
 STOP_VALUES = frozenset(
@@ -71,23 +73,23 @@ STOP_VALUES = frozenset(
     "missing present ok error fail failed success provided needed configured sensitive "
     "placeholder example xxx changeit".split()
 )
-_REF = re.compile(
+_REF = recache.compile(
     r"\$\{?[A-Za-z_][A-Za-z0-9_]*\}?|\$[({].*|%[A-Za-z_][A-Za-z0-9_]*%|\{\{.*|\{%.*|<[^<>]*>"
     r"|\[[^\[\]]*\]|\*[A-Za-z_][A-Za-z_-]*|![A-Za-z]+(?:::[A-Za-z]+)?|\{[A-Za-z_][\w.]*\}|[{\[(]"
 )
-_TEMPLATE = re.compile(r"(?i)your[_-]|[_-]here\b|placeholder|changeme[_-]|xxxx|<[a-z_-]+>")
-_PATH = re.compile(r"(?:~|\.\.?)?(?:/[\w.@-]+)+/?|[A-Za-z]:\\.*|\\\\.*")
-_CALL = re.compile(r"[A-Za-z_][\w.]*[(\[].*|[A-Za-z_]\w*(?:\.[A-Za-z_]\w*)+")
-_PLAIN_WORD = re.compile(r"[^\W\d_](?:[^\W\d_]|')*")  # a word of letters, in any script
-_NEXT_WORD = re.compile(r"[ \t]+[^\s#]")  # more on the line: the value was a word of prose
-_CONSTANT = re.compile(r"[A-Z][A-Z0-9]*(?:_[A-Z0-9]+)+")  # an environment variable's name
+_TEMPLATE = recache.compile(r"(?i)your[_-]|[_-]here\b|placeholder|changeme[_-]|xxxx|<[a-z_-]+>")
+_PATH = recache.compile(r"(?:~|\.\.?)?(?:/[\w.@-]+)+/?|[A-Za-z]:\\.*|\\\\.*")
+_CALL = recache.compile(r"[A-Za-z_][\w.]*[(\[].*|[A-Za-z_]\w*(?:\.[A-Za-z_]\w*)+")
+_PLAIN_WORD = recache.compile(r"[^\W\d_](?:[^\W\d_]|')*")  # a word of letters, in any script
+_NEXT_WORD = recache.compile(r"[ \t]+[^\s#]")  # more on the line: the value was a word of prose
+_CONSTANT = recache.compile(r"[A-Z][A-Z0-9]*(?:_[A-Z0-9]+)+")  # an environment variable's name
 CLOSERS = ")]}>"  # a value in code ends before these
 PROSE_END = ".,;:" + CLOSERS  # after "key: value" in a sentence, before these too
-_B64ISH = re.compile(r"[A-Za-z0-9+/=_\-]{16,}")
-_CONT = re.compile(r"[ \t]*\r?\n[ \t]*([A-Za-z0-9+/=_\-]{20,})[ \t]*(?=\r?\n|\Z)")
+_B64ISH = recache.compile(r"[A-Za-z0-9+/=_\-]{16,}")
+_CONT = recache.compile(r"[ \t]*\r?\n[ \t]*([A-Za-z0-9+/=_\-]{20,})[ \t]*(?=\r?\n|\Z)")
 
 
-_SEG = re.compile(r"[^0-9A-Za-z\u0080-\uffff]+")
+_SEG = recache.compile(r"[^0-9A-Za-z\u0080-\uffff]+")
 
 
 def segments(name: str) -> list[str]:

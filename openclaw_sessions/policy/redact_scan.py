@@ -76,10 +76,14 @@ def _passes() -> tuple[_Pass, ...]:
             words = {a.word for a, _ in worded if a.short == short}
             if not words:
                 continue
-            keys = sorted(w for w in words if not any(w != v and w.startswith(v) for v in words))
+            keys = prefix_free(words)
             lit_rx, g = re.escape(lit), rules.GUARD_CLS  # the near character first: a look-behind
             guard = "" if short else f"(?<={g}{lit_rx})(?<={g}{{8}}{lit_rx})"  # reads left to right
-            alts.append(f"{guard}(?=({rules.trie(keys, True)}))")
+            # A short anchor's own condition is part of the hit: "--" then a letter is a flag,
+            # a run of dashes (a Markdown table's rule) is no hit at all. (A key holds its own
+            # words' conditions only: keys are prefix-free, so at most one matches at a place.)
+            then = "|".join(dict.fromkeys(a.rest for a, _ in worded if a.short)) if short else ""
+            alts.append(f"{guard}(?=({rules.trie(keys, True)})){f'(?:{then})' if then else ''}")
             for k in keys:  # a captured key stands for every word it starts, of either trie
                 merged.setdefault(k, []).extend(
                     (rules.compiled(lit_rx + a.rest, ASCII), i)
@@ -100,6 +104,16 @@ def _passes() -> tuple[_Pass, ...]:
         regex = rules.compiled(re.escape(lit) + "(?:" + "|".join(dict.fromkeys(alts)) + ")", ASCII)
         out.append(_Pass(buf, lit, regex, tuple(anchors), by_word))
     return tuple(out)
+
+
+def prefix_free(words: set[str]) -> list[str]:
+    """The words that no other word starts, sorted. In sorted order the words a word starts
+    follow it at once, so one pass keeps a word unless the last one kept starts it."""
+    keys: list[str] = []
+    for w in sorted(words):
+        if not keys or not w.startswith(keys[-1]):
+            keys.append(w)
+    return keys
 
 
 _FAMILIES = {sep: tuple(i for i, f in enumerate(rules.FIELDS) if sep in f.seps) for sep in "=:"}

@@ -13,7 +13,6 @@ renders and writes them.
 
 from __future__ import annotations
 
-import hashlib
 import re
 from collections.abc import Iterator
 from pathlib import Path
@@ -146,6 +145,8 @@ def lines(exp: Export, gen: Generation) -> Iterator[bytes]:
     (a line of blanks other than an empty one is not kept, for one)."""
     if exp.opts.as_key is not None:  # export() refuses it; a second lock on the raw door
         raise UsageError("--format jsonl is for the operator only")
+    import hashlib  # (here: OpenSSL's set-up costs the redacted formats ~2 ms of start-up)
+
     digest = hashlib.sha256()
     with open_store(exp.root, exp.agent) as conn:
         for raw in raw_lines(conn, gen.transcript_id):

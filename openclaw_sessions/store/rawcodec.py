@@ -20,8 +20,6 @@ compares the original bytes.
 
 from __future__ import annotations
 
-import hashlib
-import random
 import sqlite3
 from collections.abc import Callable, Iterator
 
@@ -196,6 +194,8 @@ def _sample(
     conn: sqlite3.Connection, table: str, lines: int
 ) -> list[bytes | bytearray | memoryview]:
     """Lines picked at random (by rowid) up to SAMPLE_BYTES, long ones by their prefix."""
+    import random  # (here: a reader never trains, and never pays for the import)
+
     rng = random.Random(lines)  # the same store gives the same sample
     ids = rng.sample(range(1, lines + 1), min(lines, 8192)) if lines else []
     out: list[bytes | bytearray | memoryview] = []
@@ -232,5 +232,7 @@ def _trained(samples: list[bytes | bytearray | memoryview]) -> bytes | None:
 def _id_of(blob: bytes) -> int:
     """The dictionary's id: from its content (bytes 8 on; 0-3 are the magic, 4-7 the id),
     above zstd's reserved ids (< 32768) and below 2**31."""
+    import hashlib  # (here: OpenSSL's set-up costs ~2 ms of every reader's start-up)
+
     h = int.from_bytes(hashlib.sha256(blob[8:]).digest()[:4], "little")
     return 32768 + h % (2**31 - 32768)
