@@ -324,6 +324,16 @@ def test_fingerprint() -> None:
     assert REDACTION_VERSION >= 1
 
 
+def test_fingerprint_follows_the_anchors(monkeypatch: pytest.MonkeyPatch) -> None:
+    """An anchor narrower than its rule hides what the rule masks (a netrc line in a table
+    cell leaked so): a change of anchors must re-index like a change of the rule."""
+    from openclaw_sessions.policy import redact_rules
+
+    rule = next(r for r in redact_rules.RULES if r.name == "netrc")
+    monkeypatch.setattr(rule, "anchors", rule.anchors[:0])
+    assert R.Redactor().fingerprint != RED.fingerprint
+
+
 def test_redactor_is_immutable() -> None:
     with pytest.raises(AttributeError):
         RED.fingerprint = "x"  # type: ignore[misc]

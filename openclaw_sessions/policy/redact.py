@@ -253,7 +253,10 @@ def _default_sources() -> Iterable[str]:
     yield rules.FORM.pattern
     for r in rules.RULES:
         check = r.check.__qualname__ if r.check else ""
-        yield f"{r.name}|{r.src}|{r.b64}|{check}"
+        finder = r.finder.__qualname__ if r.finder else ""
+        # The anchors decide when a rule runs at all: one that is narrower than its rule hides
+        # what the rule would mask, so a change of them re-indexes as a change of the rule does.
+        yield f"{r.name}|{r.src}|{r.b64}|{check}|{finder}|{r.anchors!r}|{r.need!r}"
     yield "".join(sorted(f"{k}{v}" for k, v in redact_fold.HOMOGLYPHS.items()))
 
 

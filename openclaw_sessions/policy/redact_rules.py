@@ -218,7 +218,9 @@ _PW_LINE = (
     + _password_at("p", rf"(?<=[rR][eE][qQ][uU][iI][rR][eE]p)(?=[aA][sS][sS]{_LINE})")
     + _password_at("p", rf"(?<=[rR][oO][oO][tT]p)(?=[wW]{_LINE})")
 )
-_PW_NETRC = _password_at("p", r"(?<=\sp)(?=assword[ \t]+\S+(?:[ \t]*(?:\r?\n|\Z)|[ \t]+[a-z]))")
+# Only what the rule itself needs: whatever follows the value (a table's "|", a flag) is no
+# condition of the rule, so it may be none of the anchor's.
+_PW_NETRC = _password_at("p", r"(?<=\sp)(?=assword[ \t]+\S)")
 _CHPASSWD = _password_at("p", "(?<=chp)(?=asswd)")
 
 
@@ -250,8 +252,10 @@ _MORE = (
     Rule("netrc", CASED.format(r"(?<![A-Za-z0-9_])(?:machine[ \t]+\S+|default)(?:\s+(?:login|"
          r"account|port)[ \t]+\S+)*\s+password[ \t]+(\S+)"), _PW_NETRC, check=placeholder_check,
          need=("machine", "default")),
-    Rule("pgpass", r"(?m)^[ \t]*[^:\s#][^:\s]*:(?:[0-9]{1,5}|\*):[^:\s]+:[^:\s]+:(\S+?)[ \t]*\r?$",
-         (Anchor("r", ":", r"(?=(?:[0-9]{1,5}|\*):[^:\s]+[ \t]*(?:\n|\Z))"),),
+    # A .pgpass line, alone on its line or as a one-cell Markdown table row.
+    Rule("pgpass", r"(?m)^[ \t]*(?:\|[ \t]*)?[^:\s#|][^:\s]*:(?:[0-9]{1,5}|\*):[^:\s]+:[^:\s]+:"
+         r"(\S+?)[ \t]*(?:\|[ \t]*)?\r?$",
+         (Anchor("r", ":", r"(?=(?:[0-9]{1,5}|\*):[^:\s]+[ \t]*(?:\|[ \t]*)?(?:\n|\Z))"),),
          check=placeholder_check),
     Rule("sql-identified", r"(?<![A-Za-z0-9_])(?:identified[ \t]+(?:with[ \t]+\S+[ \t]+)?by"
          r"|password[ \t]+by)[ \t]+(?:password[ \t]*)?(?:'([^'\r\n]+)'|\"([^\"\r\n]+)\")",
