@@ -167,6 +167,10 @@ def test_head_ends_quietly_with_exit_0(store: Path, command: str) -> None:
                        env=env(store), capture_output=True, timeout=120)  # fmt: skip
     assert r.returncode == 0, r.stderr
     assert len(r.stdout) == 100 and b"Traceback" not in r.stderr and b"Error" not in r.stderr
+    # A reader gone before the first byte: the very first write fails, still no error.
+    r = subprocess.run(["bash", "-o", "pipefail", "-c", f"{EXE} {command} | head -c 0"],
+                       env=env(store), capture_output=True, timeout=120)  # fmt: skip
+    assert r.returncode == 0 and r.stderr.lower().count(b"error") == 0, r.stderr
 
 
 # --- history in a pipe and on a terminal -----------------------------------------------------

@@ -49,6 +49,8 @@ def guarded(as_json: bool, fn: Callable[[], T]) -> T:
     except KeyboardInterrupt:
         error(INTERRUPTED, None)
         raise SystemExit(int(ExitCode.INTERRUPTED)) from None
+    except BrokenPipeError:
+        raise  # stdout's reader went away: not a failure (run.run_command ends quietly)
     except OSError as exc:
         from openclaw_sessions.errors import StoreError
 

@@ -12,6 +12,7 @@ newline and tab stay) and Rich runs with markup, emoji codes and highlighting of
 
 from __future__ import annotations
 
+import functools
 import os
 import re
 import sys
@@ -43,11 +44,9 @@ def _safe_deep(value: Any) -> Any:
 
 def console(stderr: bool = False, file: Any = None, width: int | None = None) -> Console:
     """A Rich console for ``file`` (default: stdout, or stderr), coloured as --color says."""
-    from rich.console import Console
-
     stream = sys.stderr if stderr else sys.stdout
     color = style.colored(stream)
-    return Console(
+    return _console_class()(
         file=cast("IO[str]", _WellFormed(file or stream)),
         stderr=stderr,
         force_terminal=True if color and (style.forced() or file is not None) else None,
@@ -59,6 +58,20 @@ def console(stderr: bool = False, file: Any = None, width: int | None = None) ->
         emoji=False,  # ... nor emoji codes (":thread:" in a key stays text)
         soft_wrap=not stream.isatty(),
     )
+
+
+@functools.cache
+def _console_class() -> type[Console]:
+    """Rich's Console, except when stdout's reader goes away: Rich exits 1 then; we raise
+    BrokenPipeError, which run.run_command ends quietly with 0 (as every other output)."""
+    from rich.console import Console
+
+    class Quiet(Console):
+        def on_broken_pipe(self) -> None:
+            self.quiet = True
+            raise BrokenPipeError
+
+    return Quiet
 
 
 class _WellFormed:
