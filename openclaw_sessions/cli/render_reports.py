@@ -70,8 +70,9 @@ def reindex_reports(reports: Sequence[ReindexReport]) -> None:
     out = console(True)
     for r in reports:
         out.print(
-            safe(f"{r.agent_id}: indexed {r.messages} messages in {r.sessions} sessions ")
-            + f"({r.skipped} busy elsewhere, {r.swept} orphan rows swept) in {r.seconds:.2f}s"
+            safe(f"{r.agent_id}: indexed {_n(r.messages, 'message')} in ")
+            + f"{_n(r.sessions, 'session')} ({r.skipped} busy elsewhere,"
+            f" {_n(r.swept, 'orphan row')} swept) in {r.seconds:.2f}s"
         )
         for issue in r.failures:
             out.print(safe(f"  problem: {issue.code}: {issue.message} [{issue.path}]"))
@@ -80,3 +81,7 @@ def reindex_reports(reports: Sequence[ReindexReport]) -> None:
                 f"  {r.known_failures} session(s) failed before and are unchanged: see"
                 " `openclaw-sessions status`"
             )
+
+
+def _n(n: int, what: str) -> str:
+    return f"{n} {what}{'' if n == 1 else 's'}"
