@@ -84,18 +84,10 @@ class Log:
         return True
 
 
-def _parse_entries(lines: list[str]) -> list[Any]:
-    """JSONL text lines -> entries, as import builds them."""
+def transcript_entries(lines: list[str]) -> list[Any]:
     from openclaw_sessions.policy import transcript
 
-    out: list[Any] = []
-    legacy = False
-    for seq, line in enumerate(lines):
-        obj = transcript.parse_line(line)
-        if seq == 0 and obj.get("type") == "session":
-            legacy = transcript.header_version(obj) is None
-        out.append(transcript.make_entry(obj, seq, legacy=legacy))
-    return out
+    return transcript.entries(lines)
 
 
 def _walk(entries: list[Any]) -> Any:
@@ -131,7 +123,7 @@ class Writer:
 
     def _load(self, f: Path) -> None:
         lines = [ln for ln in f.read_text("utf-8").splitlines() if ln.strip()]
-        entries = _parse_entries(lines)
+        entries = transcript_entries(lines)
         self.leaf[f] = _walk(entries).leaf
         self.ids[f] = [e.entry_id for e in entries if e.entry_id]
 
@@ -199,7 +191,7 @@ class Writer:
                 continue
             if f not in active_ids:
                 lines = [ln for ln in f.read_text("utf-8").splitlines() if ln.strip()]
-                branch = _walk(_parse_entries(lines))
+                branch = _walk(transcript_entries(lines))
                 active_ids[f] = {m[1] for m in branch.messages}
             (on if uid in active_ids[f] else off).append(token)
         return on, off, hidden

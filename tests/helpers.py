@@ -7,7 +7,7 @@ import os
 import sqlite3
 import subprocess
 import sys
-from collections.abc import Iterable, Sequence
+from collections.abc import Iterable
 from pathlib import Path
 from typing import Any
 
@@ -80,16 +80,7 @@ def undo_v10(conn: sqlite3.Connection) -> None:
     conn.execute("DELETE FROM meta WHERE key GLOB 'pending_*' OR key GLOB 'store_stat:*'")
 
 
-def parse_entries(lines: Sequence[str]) -> list[Entry]:
-    """JSONL text lines -> entries, as import builds them (v1 files get ids by position)."""
-    out: list[Entry] = []
-    legacy = False
-    for seq, line in enumerate(lines):
-        obj = transcript.parse_line(line)
-        if seq == 0 and obj.get("type") == "session":
-            legacy = transcript.header_version(obj) is None
-        out.append(transcript.make_entry(obj, seq, legacy=legacy))
-    return out
+parse_entries = transcript.entries  # JSONL text lines -> entries, as import builds them
 
 
 def walk(entries: Iterable[Entry]) -> tree.Walk:

@@ -140,11 +140,10 @@ def _consume(
         except (UnicodeDecodeError, transcript.LineError) as exc:
             _quarantine(conn, tid, target, line_no, body, exc, result)
             continue
-        if seq == 0 and obj.get("type") == "session":
-            cursor.version = transcript.header_version(obj)
-            legacy = cursor.version is None
-        elif seq == 0:
-            legacy = "id" not in obj
+        if seq == 0:
+            legacy = transcript.is_legacy(obj)
+            if obj.get("type") == "session":
+                cursor.version = transcript.header_version(obj)
         e = transcript.make_entry(obj, seq, legacy=legacy)
         if e.ts is None and (bad := transcript.bad_time(obj)) is not None:
             result.issues.append(

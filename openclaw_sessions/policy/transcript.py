@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import json
+from collections.abc import Iterable
 from typing import Any, NamedTuple
 
 from . import tree
@@ -123,3 +124,25 @@ def make_entry(obj: dict[str, Any], seq: int, *, legacy: bool) -> Entry:
 def tree_row(e: Entry) -> tree.EventRow:
     """The tree's view of an entry (the columns of its stored event)."""
     return (e.seq, e.entry_id, e.parent_id, e.flags, e.type, e.control, e.role, e.ts)
+
+
+def entries(lines: Iterable[str]) -> list[Entry]:
+    """A transcript's text lines (each a whole JSON line) as import builds their entries: a
+    header without a version, or a first line without an ``id``, makes a v1 file (ids by
+    position). For callers that hold the lines (tests, benchmarks); import streams them."""
+    out: list[Entry] = []
+    legacy = False
+    for seq, line in enumerate(lines):
+        obj = parse_line(line)
+        if seq == 0:
+            legacy = is_legacy(obj)
+        out.append(make_entry(obj, seq, legacy=legacy))
+    return out
+
+
+def is_legacy(first: dict[str, Any]) -> bool:
+    """Is the file whose first line this is a v1 transcript (ids assigned by position)? A
+    header without a version, or a first line without an ``id``."""
+    if first.get("type") == "session":
+        return header_version(first) is None
+    return "id" not in first
