@@ -2,9 +2,11 @@
 find).
 
 Reindex redacts every message, and ``re`` has no multi-literal search, so text without secrets
-must not meet ~200 regexes. Each family has cheap necessary conditions ("anchors",
-redact_rules.py), checked by a few passes that each start with one literal character (``-``,
-``_``, ``=``…), which ``re`` finds at memchr speed, and test the rest with look-arounds.
+must not meet ~200 regexes. Each family has cheap necessary conditions ("anchors", declared
+with its rule: redact_rules.RULES), checked by a few passes that each start with one literal
+character (``-``, ``_``, ``=``…), which ``re`` finds at memchr speed, and test the rest with
+look-arounds. An anchor is never narrower than its rule (a test runs every shape in tables and
+next to dashes with and without the passes).
 Assignment families (``KEY=value``, ``"token": "…"``, headers) are anchored on their separator
 in the reversed text, where the key before an ``=``/``:`` is a look-ahead, and are evaluated at
 those separators only (``site_hits``). The other families are plain regexes over the text, run
