@@ -141,6 +141,28 @@ def test_a_deleted_session_comes_back_whole_on_the_next_import(
     assert query(root, sql) == [("agent:main:main", 0)]
 
 
+def test_a_deleted_session_that_went_on_comes_back_with_its_store_entry(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """A deleted session whose file changed since (the session went on) comes back, and the
+    next import stores its store entry again (relations included): the session store's stat,
+    recorded while the key was deleted, does not keep it out."""
+    monkeypatch.setattr(transcripts, "SETTLED_NS", 0)
+    root = tmp_path / "state"
+    d = _state(root)
+    _import(root)
+    delete_session(DeleteOptions("agent:main:subagent:x", state_dir=root))
+    _import(root)  # skipped while unchanged; sessions.json read, its stat recorded
+    with open(d / "n-1.jsonl", "a", encoding="utf-8") as f:
+        s = Session("n-1")
+        s.user("the session went on")
+        f.write(s.text().splitlines(keepends=True)[1])
+    assert _import(root).imported == 1
+    _import(root)
+    sql = "SELECT spawned_by, derived FROM sessions WHERE session_id = 'n-1'"
+    assert query(root, sql) == [("agent:main:main", 0)]
+
+
 def test_a_stat_too_recent_is_not_trusted(tmp_path: Path, opened: list[str]) -> None:
     """A file written within the last second could be written again without its stat
     changing (coarse timestamps): it is read on every run until it settles."""

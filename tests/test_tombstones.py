@@ -93,3 +93,21 @@ def test_deleting_an_orphan_transcript_keeps_it_out_too(tmp_path: Path) -> None:
     assert installed("delete", "lonely", "--yes", state=root).returncode == 0
     assert installed("import", "--quiet", state=root).returncode == 0
     assert keys(root) == set()
+
+
+def test_a_reset_rename_of_a_deleted_transcript_keeps_it_deleted(deleted: Path) -> None:
+    """Upstream's `/reset` renames the (unchanged) transcript to a reset archive: it is the
+    deleted transcript under another name, not a new one; it stays out of the store."""
+    d = deleted / "agents" / "main" / "sessions"
+    sid = FILE.removesuffix(".jsonl")
+    (d / FILE).rename(d / f"{FILE}.reset.2026-02-01T10-00-00.000Z")
+    store = json.loads((d / "sessions.json").read_text())
+    del store[KEY]  # (a reset session's entry names its next transcript: not made here)
+    (d / "sessions.json").write_text(json.dumps(store))
+    r = installed("import", "--reindex", "--json", state=deleted)
+    assert r.returncode == 0, r.stderr
+    doc = json.loads(r.stdout)
+    assert doc["sessionsImported"] == 0
+    assert [i["sessionKey"] for i in doc["issues"] if i["code"] == "session_deleted"] == [KEY]
+    assert query(deleted, "SELECT count(*) FROM transcripts WHERE session_id = ?", sid) == [(0,)]
+    assert KEY not in keys(deleted) and f"agent:main:orphan:{sid}" not in keys(deleted)

@@ -24,7 +24,7 @@ def skipped(
 ) -> FileResult | None:
     """The result of a deleted source that is unchanged (skipped, reported), else None: the
     import goes on (a changed source lifts its key's tombstones first, unless dry)."""
-    tomb = tombstones.find(conn, target.source_name)
+    tomb = tombstones.find(conn, target.source_name) or _moved(conn, target, src)
     if tomb is None:
         return None
     if _unchanged(src, tomb):
@@ -37,8 +37,27 @@ def skipped(
     src.restart()
     if not dry_run:
         with db.transaction(conn):
-            tombstones.lift(conn, tomb.session_key)
+            _lift(conn, tomb.session_key)
     return None
+
+
+def _moved(conn: sqlite3.Connection, target: Target, src: LineSource) -> tombstones.Tomb | None:
+    """The tombstone of a deleted transcript this source is under another name (upstream's
+    `/reset` renames `<id>.jsonl` to `<id>.jsonl.reset.<ISO>`): same session id, and the lines
+    stored when it was deleted still its prefix."""
+    for tomb in tombstones.with_session_id(conn, target.session_id):
+        found = src.resume(tomb.bytes_consumed, tomb.lines_consumed, tomb.prefix_sha256)
+        src.restart()
+        if found:
+            return tomb
+    return None
+
+
+def _lift(conn: sqlite3.Connection, key: str) -> None:
+    """Lift ``key``'s tombstones; its store entry was left out, so the session stores are
+    read (and their entries stored) again by the next import, whatever their stats say."""
+    tombstones.lift(conn, key)
+    conn.execute("DELETE FROM meta WHERE key GLOB ?", (sessions.STORE_STAT + "*",))
 
 
 def _unchanged(src: LineSource, tomb: tombstones.Tomb) -> bool:
@@ -61,11 +80,7 @@ def undelete(root: Path, refs: Iterable[str], only: str | None, report: ImportRe
                 key = tombstones.resolve(conn, ref, agent)
                 if key is not None and not report.dry_run:
                     with db.transaction(conn):
-                        tombstones.lift(conn, key)
-                        # Its store entry was left out: the session stores are read again.
-                        conn.execute(
-                            "DELETE FROM meta WHERE key GLOB ?", (sessions.STORE_STAT + "*",)
-                        )
+                        _lift(conn, key)
             found = found or key
         if found is not None:
             why = "deleted session brought back: its files are imported again"

@@ -78,6 +78,17 @@ def find(conn: sqlite3.Connection, source_name: str) -> Tomb | None:
     return None if row is None else Tomb(*row)
 
 
+def with_session_id(conn: sqlite3.Connection, session_id: str) -> list[Tomb]:
+    """The deleted transcripts of a session id (a scan, as `find`)."""
+    rows = conn.execute(
+        "SELECT session_key, source_name, source_path, bytes_consumed, lines_consumed,"
+        " prefix_sha256 FROM tombstones WHERE session_id = ? AND source_name != ''"
+        " AND bytes_consumed > 0 ORDER BY session_key, source_name",
+        (session_id,),
+    ).fetchall()
+    return [Tomb(*r) for r in rows]
+
+
 def lift(conn: sqlite3.Connection, key: str) -> int:
     """Forget the tombstones of ``key`` (its session comes back); how many there were."""
     return conn.execute("DELETE FROM tombstones WHERE session_key = ?", (key,)).rowcount
