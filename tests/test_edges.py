@@ -116,6 +116,8 @@ def test_a_session_filter_keeps_working_for_keys_aliases_and_ids(sample: Path) -
         installed("history", "main", "--json", state=sample).stdout
     )["sessionId"]  # fmt: skip
     assert keys_of("--session", sid) == {"agent:main:main"}
+    # An id resolves in any case (as history's does), so it filters in any case too.
+    assert keys_of("--session", sid.upper()) == {"agent:main:main"}
 
 
 def test_not_found_points_to_the_sessions_command(sample: Path) -> None:

@@ -85,7 +85,7 @@ def _scope(ctx: Context, opts: SearchOptions, cfg: config.Config) -> Scope:
         if opts.session is None:
             return Scope(agents, None, None)
         with StoreIndex(ctx.root, ctx.agent) as index:
-            target = _operator_target(operator_policy(ctx, cfg, index), opts.session)
+            target = _operator_target(operator_policy(ctx, cfg, index), index, opts.session)
         return Scope(agents, None, target)
     with StoreIndex(ctx.root, ctx.agent) as index:
         policy = caller_policy(ctx, cfg, index, opts)
@@ -95,14 +95,18 @@ def _scope(ctx: Context, opts: SearchOptions, cfg: config.Config) -> Scope:
         return Scope(agents, policy, policy.resolve_target(opts.session, "search"))
 
 
-def _operator_target(policy: visibility.Policy, raw: str) -> str:
+def _operator_target(policy: visibility.Policy, index: StoreIndex, raw: str) -> str:
     """The --session filter of an operator search: an unknown session is an error (exit 2),
-    as everywhere; a session id stays an id, so the filter keeps to that generation."""
+    as everywhere; a session id stays an id, so the filter keeps to that generation (as
+    stored: ids resolve in any case, the filter compares them exactly)."""
     key = policy.resolve_target(raw, "search")
     text = raw.strip()
     if ":" in text or text.lower() == key or keys.scoped(text, policy.agent) == key:
         return key  # a key, a bare rest of one, or an alias (main, current)
-    return text if text.lower() not in ("main", "current") else key
+    if text.lower() in ("main", "current"):
+        return key
+    stored = sorted({r.session_id or "" for r in index.with_session_id(text) if r.key == key})
+    return text if text in stored or not stored else stored[0]
 
 
 def search(opts: SearchOptions) -> SearchResult:
