@@ -111,3 +111,48 @@ def test_a_reset_rename_of_a_deleted_transcript_keeps_it_deleted(deleted: Path) 
     assert [i["sessionKey"] for i in doc["issues"] if i["code"] == "session_deleted"] == [KEY]
     assert query(deleted, "SELECT count(*) FROM transcripts WHERE session_id = ?", sid) == [(0,)]
     assert KEY not in keys(deleted) and f"agent:main:orphan:{sid}" not in keys(deleted)
+
+
+def test_deleting_a_session_id_deletes_that_generation_only(tmp_path: Path) -> None:
+    """A key with a reset archive and a current file: `delete <archive id>` drops the archive
+    alone (the conversation goes on under its key, its store entry stays), import leaves it
+    out, and the current file going on does not bring the deleted generation back."""
+    d = tmp_path / "state" / "agents" / "main" / "sessions"
+    root = tmp_path / "state"
+    old, cur = Session("g-old"), Session("g-cur")
+    old.user("zqoldword from before the reset")
+    old.write(d / "g-old.jsonl")
+    entry = {"agent:main:main": {"sessionId": "g-old", "label": "L"}}
+    (d / "sessions.json").write_text(json.dumps(entry))
+    assert installed("import", "--quiet", state=root).returncode == 0
+    (d / "g-old.jsonl").rename(d / "g-old.jsonl.reset.2026-01-01T00-00-00.000Z")  # /reset
+    cur.user("zqcurword after the reset")
+    cur.write(d / "g-cur.jsonl")
+    entry["agent:main:main"]["sessionId"] = "g-cur"
+    (d / "sessions.json").write_text(json.dumps(entry))
+    assert installed("import", "--reindex", "--quiet", state=root).returncode == 0
+    gens = query(root, "SELECT session_id FROM transcripts WHERE session_key = 'agent:main:main'")
+    assert sorted(gens) == [("g-cur",), ("g-old",)]
+    from openclaw_sessions.store.sessions import DeleteOptions, preview_delete
+
+    assert preview_delete(DeleteOptions("g-old", state_dir=root)).startswith(
+        "generation g-old of agent:main:main"
+    )
+    assert preview_delete(DeleteOptions("main", state_dir=root)) == (
+        "agent:main:main and all its transcripts"
+    )
+    r = installed("delete", "g-old", "--yes", "--json", state=root)
+    assert r.returncode == 0 and json.loads(r.stdout)["transcripts"] == 1, r.stdout
+    found = installed("search", "zqcurword", "--count", state=root).stdout.strip()
+    assert found == "1" and installed("search", "zqoldword", state=root).returncode == 1
+    assert "agent:main:main" in keys(root)
+    assert installed("import", "--reindex", "--quiet", state=root).returncode == 0
+    assert installed("search", "zqoldword", state=root).returncode == 1  # still deleted
+    cur.user("the session went on")
+    cur.write(d / "g-cur.jsonl")
+    assert installed("import", "--reindex", "--quiet", state=root).returncode == 0
+    assert installed("search", "zqoldword", state=root).returncode == 1  # and stays so
+    label = query(root, "SELECT label FROM sessions WHERE session_key = 'agent:main:main'")
+    assert label == [("L",)]
+    assert installed("delete", "agent:main:main", "--yes", state=root).returncode == 0
+    assert installed("search", "zqcurword", state=root).returncode == 1

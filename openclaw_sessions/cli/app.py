@@ -176,7 +176,9 @@ def delete_cmd(
     target: Annotated[
         str,
         typer.Argument(
-            metavar="TARGET", help="Session key or session id.", autocompletion=complete_session_key
+            metavar="TARGET",
+            help="Session key (the session, every generation) or session id (that generation).",
+            autocompletion=complete_session_key,
         ),
     ],
     state_dir: StateDirOpt = None,

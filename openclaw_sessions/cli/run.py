@@ -324,14 +324,14 @@ def _confirmed(opts: DeleteOptions, out: Output) -> bool:
 
     from openclaw_sessions.store.sessions import preview_delete
 
-    key = guard.guarded(out.as_json, lambda: preview_delete(opts))
+    what = guard.guarded(out.as_json, lambda: preview_delete(opts))
     if not sys.stdin.isatty():
         refusal = UsageError(
             "refusing to prompt: stdin is not a terminal",
             hint="pass --yes to delete without asking",
         )
         guard.fail(refusal, out.as_json)
-    return bool(typer.confirm(f"Delete {output.safe(key)} and all its transcripts?"))
+    return bool(typer.confirm(f"Delete {output.safe(what)}?"))
 
 
 _COMMANDS: dict[str, Callable[[dict[str, Any]], int]] = {

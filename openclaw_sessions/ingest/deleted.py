@@ -37,7 +37,7 @@ def skipped(
     src.restart()
     if not dry_run:
         with db.transaction(conn):
-            _lift(conn, tomb.session_key)
+            _lift(conn, tomb.session_key, tomb.source_name)
     return None
 
 
@@ -53,10 +53,11 @@ def _moved(conn: sqlite3.Connection, target: Target, src: LineSource) -> tombsto
     return None
 
 
-def _lift(conn: sqlite3.Connection, key: str) -> None:
-    """Lift ``key``'s tombstones; its store entry was left out, so the session stores are
-    read (and their entries stored) again by the next import, whatever their stats say."""
-    tombstones.lift(conn, key)
+def _lift(conn: sqlite3.Connection, key: str, source_name: str | None = None) -> None:
+    """Lift ``key``'s tombstones (tombstones.lift); a deleted key's store entry was left out,
+    so the session stores are read (and their entries stored) again by the next import,
+    whatever their stats say."""
+    tombstones.lift(conn, key, source_name)
     conn.execute("DELETE FROM meta WHERE key GLOB ?", (sessions.STORE_STAT + "*",))
 
 

@@ -179,6 +179,16 @@ def resolve_delete_target(
     raise NotFoundError(f"Session not found: {t}", hint="see `openclaw-sessions status` or search")
 
 
+def _whole(conn: sqlite3.Connection, target: str, key: str, tids: list[int], agent: str) -> bool:
+    """Does deleting ``target`` remove the whole session: it names the key itself (a key or
+    its bare rest), or a session id whose generation is the key's last?"""
+    t = target.strip()
+    if key in (t.lower(), keys.scoped(t, agent)):
+        return True
+    total = conn.execute("SELECT count(*) FROM transcripts WHERE session_key = ?", (key,))
+    return int(total.fetchone()[0]) <= len(tids)
+
+
 class DeleteOptions(NamedTuple):
     """`delete`'s options, named as the CLI's parameters."""
 
@@ -188,10 +198,10 @@ class DeleteOptions(NamedTuple):
 
 
 def delete_session(opts: DeleteOptions) -> dict[str, object]:
-    """Delete a session in one transaction: its session row and, through the foreign keys,
-    every generation of its key with their events and index rows, whether the target names
-    the key or one of its session ids. The counts are those of the transcripts the target
-    names (all of the key's, or that generation's)."""
+    """Delete in one transaction what the target names, with its events and index rows: a
+    key, the session with every generation; a session id, that generation only (the key and
+    its other generations stay: a vanished transcript's id drops just that one). Deleted
+    transcripts leave tombstones, so import does not bring them back; the counts are theirs."""
     ctx = Context.at(opts.state_dir, opts.agent)
     agent = paths.check_agent_id(ctx.agent)
     with db.open_store(ctx.root, agent) as conn:
@@ -209,21 +219,28 @@ def delete_session(opts: DeleteOptions) -> dict[str, object]:
                 ).fetchone()[0]
                 for t in tids
             )
-            tombstones.record(conn, key)  # the next import leaves it deleted
+            whole = _whole(conn, opts.target, key, tids, agent)
+            tombstones.record(conn, key, None if whole else tids)  # the next import skips it
             for tid in tids:
                 conn.execute("DELETE FROM index_rows WHERE transcript_id = ?", (tid,))
                 conn.execute("DELETE FROM transcripts WHERE transcript_id = ?", (tid,))
-            conn.execute("DELETE FROM sessions WHERE session_key = ?", (key,))
+            if whole:
+                conn.execute("DELETE FROM sessions WHERE session_key = ?", (key,))
             # The next import stores the session stores' entries again, this one included.
             conn.execute("DELETE FROM meta WHERE key GLOB ?", (STORE_STAT + "*",))
     return {"sessionKey": key, "transcripts": len(tids), "events": n_events, "indexRows": n_rows}
 
 
 def preview_delete(opts: DeleteOptions) -> str:
-    """The key `delete` would remove (for its prompt); nothing is written."""
+    """What `delete` would remove, for its prompt ("agent:main:main and all its transcripts",
+    or one generation of it); nothing is written."""
     ctx = Context.at(opts.state_dir, opts.agent)
-    with db.open_store(ctx.root, paths.check_agent_id(ctx.agent)) as conn:
-        return resolve_delete_target(conn, opts.target, ctx.agent)[0]
+    agent = paths.check_agent_id(ctx.agent)
+    with db.open_store(ctx.root, agent) as conn:
+        key, tids = resolve_delete_target(conn, opts.target, agent)
+        if _whole(conn, opts.target, key, tids, agent):
+            return f"{key} and all its transcripts"
+    return f"generation {opts.target.strip()} of {key} (the key keeps its other generations)"
 
 
 def incognito_keys(conn: sqlite3.Connection) -> list[str]:

@@ -1,17 +1,20 @@
 """Tombstones: what `delete` removed, so that the next `import` does not bring it back.
 
-`delete` records, in its own transaction, the session key (source '') and every transcript of
-it as it was stored: its source's name and path, and how much of the source was consumed with
-which fingerprint (bytes, lines, prefix sha256; the same cursor import resumes from). Import
-skips a source whose tombstone still matches it (ingest/deleted.py decides) and leaves the
-key's store entry out; a source that changed since (a session that went on) lifts the key's
-tombstones and imports again; so does `import --undelete KEY`. The caller holds the write
-transaction for every write here.
+`delete KEY` records, in its own transaction, the session key (source '') and every transcript
+of it as it was stored (`delete ID`, one generation: that transcript only, the key stays): its
+source's name and path, and how much of the source was consumed with which fingerprint (bytes,
+lines, prefix sha256; the same cursor import resumes from). Import skips a source whose
+tombstone still matches it (ingest/deleted.py decides) and leaves a deleted key's store entry
+out; a source that changed since (a session that went on) lifts its tombstone, and all of its
+key's when the key itself was deleted, and imports again; so does `import --undelete KEY`. The
+caller holds the write transaction for every write here.
 """
 
 from __future__ import annotations
 
+import json
 import sqlite3
+from collections.abc import Sequence
 from typing import NamedTuple
 
 from openclaw_sessions.policy import keys
@@ -31,29 +34,33 @@ class Tomb(NamedTuple):
 
 
 class Deleted(NamedTuple):
-    """The store's tombstones: the deleted keys and their transcripts by source name."""
+    """The store's tombstones: the deleted keys (whole sessions) and the deleted transcripts
+    by source name (those of the deleted keys, and single generations deleted by id)."""
 
     keys: frozenset[str]
     sources: dict[str, Tomb]
 
 
-def record(conn: sqlite3.Connection, key: str) -> None:
-    """Remember ``key`` and every transcript stored under it (before they are deleted)."""
+def record(conn: sqlite3.Connection, key: str, tids: Sequence[int] | None = None) -> None:
+    """Remember ``key`` and every transcript stored under it (before they are deleted); with
+    ``tids``, only those transcripts (one generation deleted: the key and its entry stay)."""
     now = now_ms()
-    conn.execute(
-        "INSERT INTO tombstones (session_key, source_name, deleted_at) VALUES (?, '', ?)"
-        " ON CONFLICT DO UPDATE SET deleted_at = excluded.deleted_at",
-        (key, now),
-    )
+    if tids is None:
+        conn.execute(
+            "INSERT INTO tombstones (session_key, source_name, deleted_at) VALUES (?, '', ?)"
+            " ON CONFLICT DO UPDATE SET deleted_at = excluded.deleted_at",
+            (key, now),
+        )
+    only = "" if tids is None else " AND transcript_id IN (SELECT value FROM json_each(?))"
     conn.execute(
         "INSERT INTO tombstones (session_key, source_name, session_id, source_path,"
         " bytes_consumed, lines_consumed, prefix_sha256, deleted_at) SELECT session_key,"
         " source_name, session_id, source_path, bytes_consumed, lines_consumed, prefix_sha256,"
-        " ? FROM transcripts WHERE session_key = ? AND source_name NOT LIKE 'live:%'"
+        f" ? FROM transcripts WHERE session_key = ? AND source_name NOT LIKE 'live:%'{only}"
         " ON CONFLICT DO UPDATE SET source_path = excluded.source_path,"
         " bytes_consumed = excluded.bytes_consumed, lines_consumed = excluded.lines_consumed,"
         " prefix_sha256 = excluded.prefix_sha256, deleted_at = excluded.deleted_at",
-        (now, key),
+        (now, key) if tids is None else (now, key, json.dumps(list(tids))),
     )
 
 
@@ -64,7 +71,8 @@ def load(conn: sqlite3.Connection) -> Deleted:
     ).fetchall()
     tombs = [Tomb(*r) for r in rows]
     return Deleted(
-        frozenset(t.session_key for t in tombs), {t.source_name: t for t in tombs if t.source_name}
+        frozenset(t.session_key for t in tombs if not t.source_name),  # the key itself
+        {t.source_name: t for t in tombs if t.source_name},
     )
 
 
@@ -89,9 +97,18 @@ def with_session_id(conn: sqlite3.Connection, session_id: str) -> list[Tomb]:
     return [Tomb(*r) for r in rows]
 
 
-def lift(conn: sqlite3.Connection, key: str) -> int:
-    """Forget the tombstones of ``key`` (its session comes back); how many there were."""
-    return conn.execute("DELETE FROM tombstones WHERE session_key = ?", (key,)).rowcount
+def lift(conn: sqlite3.Connection, key: str, source_name: str | None = None) -> int:
+    """Forget the tombstones of ``key`` (its session comes back), or with ``source_name``
+    that source's only, unless the key itself was deleted (then all of them: the session
+    comes back whole); how many there were."""
+    whole = conn.execute(
+        "SELECT 1 FROM tombstones WHERE session_key = ? AND source_name = ''", (key,)
+    ).fetchone()
+    if source_name is None or whole:
+        return conn.execute("DELETE FROM tombstones WHERE session_key = ?", (key,)).rowcount
+    return conn.execute(
+        "DELETE FROM tombstones WHERE session_key = ? AND source_name = ?", (key, source_name)
+    ).rowcount
 
 
 def resolve(conn: sqlite3.Connection, ref: str, agent: str) -> str | None:
