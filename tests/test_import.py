@@ -256,3 +256,21 @@ def test_interrupted_import_then_rerun_equals_clean(tmp_path: Path) -> None:
     env2 = {**env, "OPENCLAW_STATE_DIR": str(tmp_path / "clean")}
     subprocess.run(cmd, env=env2, cwd=REPO, check=True)
     assert events_dump(killed_state) == events_dump(tmp_path / "clean")
+
+
+def test_a_lone_file_leaves_a_known_transcript_as_its_sessions_dir_said(
+    tmp_path: Path, state: Path
+) -> None:
+    """`import FILE` of a transcript already imported from its sessions dir adds its new
+    lines; its key, kind and path stay those of the dir (it was turned into an orphan)."""
+    src = tmp_path / "src"
+    s = make_state(src)
+    assert run_cli("import", str(src)).exit_code == 0
+    sql = "SELECT session_key, kind, source_path FROM transcripts WHERE session_id = 'aaaa-1'"
+    before = query(state, sql)
+    assert before[0][:2] == ("agent:main:main", "current")
+    s["a"].user("one more line")
+    s["a"].write(_sessions(src) / "aaaa-1.jsonl")
+    r = run_cli("import", os.path.relpath(_sessions(src) / "aaaa-1.jsonl"), "--json")
+    assert r.exit_code == 0 and json_out(r)["eventsStored"] == 1, r.stdout
+    assert query(state, sql) == before

@@ -230,6 +230,15 @@ def create(conn: sqlite3.Connection, target: Target) -> Cursor:
 
 
 def update_identity(conn: sqlite3.Connection, cursor: Cursor, target: Target) -> None:
+    """The transcript row takes the source's identity (key, id, kind, path), except that a
+    lone file given as SOURCE (kind orphan: it names no key) leaves a transcript the store
+    already knows under its sessions dir as it is."""
+    if target.kind == "orphan":
+        row = conn.execute(
+            "SELECT kind FROM transcripts WHERE transcript_id = ?", (cursor.transcript_id,)
+        ).fetchone()
+        if row is not None and row[0] != "orphan":
+            return
     conn.execute(
         "UPDATE transcripts SET session_key = ?, session_id = ?, kind = ?, archived_at = ?,"
         " source_path = ? WHERE transcript_id = ?",
