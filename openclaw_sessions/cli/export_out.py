@@ -50,8 +50,10 @@ def write(exp: Export, output: Path | None, *, force: bool, times: Times) -> lis
         return []
     if output.is_dir():
         if fmt == "jsonl":
-            return [_save(output / g.file_name, _chunks(export.lines(exp, g)), force, raw=True)
-                    for g in exp.generations]  # fmt: skip
+            return [
+                _save(output / g.file_name, _chunks(export.lines(exp, g)), force, raw=True)
+                for g in exp.generations
+            ]
         name = f"{exp.generations[-1].session_id}.{fmt}"
         return [_save(output / name, _stream(exp, times), force, raw=False)]
     return [_save(output, _stream(exp, times), force, raw=fmt == "jsonl")]

@@ -197,8 +197,13 @@ def search_lines(result: SearchResult, times: Times) -> None:
 
 def _context_fields(h: Hit, m: dict[str, Any], times: Times) -> str:
     ts = m.get("timestamp")
-    fields = (h.session_key, str(m.get("id", "")), times(ts if isinstance(ts, int) else None),
-              str(m.get("role", "")), context_text(m))  # fmt: skip
+    fields = (
+        h.session_key,
+        str(m.get("id", "")),
+        times(ts if isinstance(ts, int) else None),
+        str(m.get("role", "")),
+        context_text(m),
+    )
     return "\t".join(map(_field, fields)) + "\n"
 
 
@@ -311,8 +316,8 @@ def search_counts(result: SearchResult, *, jsonl: bool) -> None:
             if jsonl:
                 echo_json(s.to_json())
             else:
-                line = s.session_key if result.match_count is None else (
-                    f"{s.session_key}\t{s.matches}")  # fmt: skip
+                count = "" if result.match_count is None else f"\t{s.matches}"
+                line = s.session_key + count
                 write_text(wellformed.text(safe(line)) + "\n")
     elif jsonl:
         echo_json({"count": result.match_count})

@@ -62,8 +62,10 @@ def new_problems(report: ImportReport, reindexed: Sequence[ReindexReport]) -> No
             print(wellformed.text(_issue_line(issue).strip()), file=sys.stderr)
     for r in reindexed:
         for issue in r.failures:
-            print(wellformed.text(safe(f"problem: {issue.code}: {issue.message} [{issue.path}]")),
-                  file=sys.stderr)  # fmt: skip
+            print(
+                wellformed.text(safe(f"problem: {issue.code}: {issue.message} [{issue.path}]")),
+                file=sys.stderr,
+            )
 
 
 def reindex_reports(reports: Sequence[ReindexReport]) -> None:

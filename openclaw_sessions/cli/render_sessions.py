@@ -27,9 +27,16 @@ def _field(text: str | None) -> str:
 def sessions_list(listed: Listed, times: Times) -> None:
     if not sys.stdout.isatty():
         for r in listed.rows:
-            cells = [r.session_key, r.agent_id, r.session_id or "-",
-                     times(r.updated_at), str(r.messages), str(r.generations),
-                     r.index_state, r.label or ""]  # fmt: skip
+            cells = [
+                r.session_key,
+                r.agent_id,
+                r.session_id or "-",
+                times(r.updated_at),
+                str(r.messages),
+                str(r.generations),
+                r.index_state,
+                r.label or "",
+            ]
             write_text(wellformed.text("\t".join(map(_field, cells))) + "\n")
         return
     from rich import box

@@ -121,9 +121,13 @@ def _search(params: dict[str, Any]) -> int:
         argcheck.count("--max-bytes", opts.max_bytes, least=0)
         argcheck.count("--context", opts.context, least=0)
         argcheck.texts(
-            [("--session", opts.session), ("--since", opts.since), ("--until", opts.until),
-             ("--as", opts.as_key)]
-        )  # fmt: skip
+            [
+                ("--session", opts.session),
+                ("--since", opts.since),
+                ("--until", opts.until),
+                ("--as", opts.as_key),
+            ]
+        )
         return search(opts)
 
     result = guard.guarded(out.as_json or out.jsonl, work)

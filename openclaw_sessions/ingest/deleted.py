@@ -88,6 +88,7 @@ def undelete(root: Path, refs: Iterable[str], only: str | None, report: ImportRe
             report.issues.append(Issue("session_undeleted", why, None, None, found))
         else:
             raise UsageError(
-                f"no deleted session {ref!r}", hint="`--undelete` takes a key or id that "
+                f"no deleted session {ref!r}",
+                hint="`--undelete` takes a key or id that "
                 "`openclaw-sessions delete` removed (see `status --problems`)",
-            )  # fmt: skip
+            )

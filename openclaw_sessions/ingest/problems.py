@@ -32,9 +32,11 @@ def _stored(issue: Issue) -> Issue:
         return None if text is None else wellformed.text(text)
 
     return issue._replace(
-        message=wellformed.text(issue.message), path=clean(issue.path),
-        session_key=clean(issue.session_key), known=False,
-    )  # fmt: skip
+        message=wellformed.text(issue.message),
+        path=clean(issue.path),
+        session_key=clean(issue.session_key),
+        known=False,
+    )
 
 
 # Lines kept in quarantine: the quarantine is their memory (a line is read, and reported,
@@ -111,9 +113,11 @@ def _rewrite(
             "INSERT INTO import_problems (fingerprint, code, severity, message, path, line,"
             " session_key, first_seen) VALUES (?, ?, ?, ?, ?, ?, ?, ?)"
             " ON CONFLICT(fingerprint) DO NOTHING",
-            [(fingerprint(i), i.code, i.severity, i.message, i.path, i.line, i.session_key, now)
-             for i in new],
-        )  # fmt: skip
+            [
+                (fingerprint(i), i.code, i.severity, i.message, i.path, i.line, i.session_key, now)
+                for i in new
+            ],
+        )
         conn.executemany("DELETE FROM import_problems WHERE fingerprint = ?", gone)
 
 

@@ -360,18 +360,20 @@ def root_present(root: Path, only: str | None, report: ImportReport) -> bool:
     if discover.readable(root.is_dir):
         return True
     report.issues.append(
-        Issue("source_missing", f"the state root does not exist: looked for {_where(root, only)}",
-              str(root))
-    )  # fmt: skip
+        Issue(
+            "source_missing",
+            f"the state root does not exist: looked for {_where(root, only)}",
+            str(root),
+        )
+    )
     return False
 
 
 def nothing_found(root: Path, only: str | None, report: ImportReport) -> None:
     """An import without SOURCE found nothing at all: say where it looked."""
     report.issues.append(
-        Issue("nothing_found", f"no transcripts found: looked for {_where(root, only)}",
-              str(root))
-    )  # fmt: skip
+        Issue("nothing_found", f"no transcripts found: looked for {_where(root, only)}", str(root))
+    )
 
 
 def _where(root: Path, only: str | None) -> str:

@@ -34,13 +34,12 @@ def listed(conn: sqlite3.Connection, redactor: TextRedactor) -> list[dict[str, A
         message = f"line {line}: {error}; kept in quarantine"
         out.append(
             _item("quarantine", code, "error", red(message), red(path), line, red(key), None)
-        )  # fmt: skip (the quarantine keeps no time)
+        )  # the quarantine keeps no time
     for code, severity, message, path, line, key, since in conn.execute(
         "SELECT code, severity, message, path, line, session_key, first_seen FROM"
         " import_problems ORDER BY severity = 'notice', path, line, code"
     ):
-        out.append(_item("import", code, severity, red(message), red(path), line, red(key),
-                         since))  # fmt: skip
+        out.append(_item("import", code, severity, red(message), red(path), line, red(key), since))
     return out
 
 

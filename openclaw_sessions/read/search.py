@@ -163,10 +163,14 @@ def search(opts: SearchOptions) -> SearchResult:
     explained_or_none = {"agents": explained} if opts.explain else None
     if opts.counts or opts.sessions:
         return SearchResult(
-            (), indexing, False, explained_or_none, unindexed,
+            (),
+            indexing,
+            False,
+            explained_or_none,
+            unindexed,
             match_count=tally.total if opts.counts else None,
             sessions=tally.sessions(opts.order) if opts.by_session or opts.sessions else None,
-        )  # fmt: skip
+        )
     hits.sort(key=_order_key(opts.order))
     if len(hits) > limit:
         hits, truncated = hits[:limit], True
@@ -201,10 +205,14 @@ def _with_context(
     for agent in sorted({owner[h] for h in hits}):
         with open_store(root, agent) as conn:
             out += [
-                h._replace(context=HitContext(*context_of(conn, h.session_key, h.session_id,
-                                                          h.message_id, n, redactor)))
-                for h in hits if owner[h] == agent
-            ]  # fmt: skip
+                h._replace(
+                    context=HitContext(
+                        *context_of(conn, h.session_key, h.session_id, h.message_id, n, redactor)
+                    )
+                )
+                for h in hits
+                if owner[h] == agent
+            ]
     order = {(h.session_key, h.session_id, h.message_id): i for i, h in enumerate(hits)}
     return sorted(out, key=lambda h: order[(h.session_key, h.session_id, h.message_id)])
 

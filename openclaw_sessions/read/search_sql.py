@@ -311,6 +311,7 @@ def count_by_session(
         f"{body}) SELECT k, count(*), -min(score), max(ts) FROM m GROUP BY k"
     )
     with transaction(conn, write=False):
-        return [SessionCount(k, n, float(score), int(ts)) for k, n, score, ts in conn.execute(
-            sql, params
-        )]  # fmt: skip
+        return [
+            SessionCount(k, n, float(score), int(ts))
+            for k, n, score, ts in conn.execute(sql, params)
+        ]

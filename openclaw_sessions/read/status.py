@@ -109,8 +109,9 @@ def agent_status(
         n = counts.read(conn)
         stale = figures(conn, fp)
         # Indexed under other rules; 'fp:' alone counts transcripts never indexed at all.
-        mismatched = sum(v for k, v in n.items() if k.startswith("fp:") and k not in
-                         ("fp:", f"fp:{fp}"))  # fmt: skip
+        mismatched = sum(
+            v for k, v in n.items() if k.startswith("fp:") and k not in ("fp:", f"fp:{fp}")
+        )
         failed = current_failures(conn, fp)
         st: dict[str, Any] = {
             "agentId": agent,
