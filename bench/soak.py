@@ -372,9 +372,10 @@ def main(argv: list[str] | None = None) -> int:
     last_note = t0
     while any(t.is_alive() for t in threads):
         for f in bl.db_files(work):
-            wal = Path(str(f) + "-wal")
-            if wal.exists():
-                log.wal_max = max(log.wal_max, wal.stat().st_size)
+            try:  # the last connection to close removes the WAL: it may go at any moment
+                log.wal_max = max(log.wal_max, Path(str(f) + "-wal").stat().st_size)
+            except FileNotFoundError:
+                pass
         if time.monotonic() - last_note >= 15:
             last_note = time.monotonic()
             with log.lock:
