@@ -216,6 +216,9 @@ COMMAND_NOTES: dict[str, list[str]] = {
         '--json {"sessions": [...], "truncated": true?}.',
     ],
     "delete": [
+        "A key deletes the session with every generation; a session id, that generation only "
+        "(a reset archive, a vanished transcript). What is deleted stays deleted: import skips "
+        "a file still as it was deleted, until it changes or import --undelete KEY.",
         "Asks for confirmation unless --yes is given, and refuses to prompt when stdin is "
         "not a terminal. Upstream's JSONL files are left alone.",
     ],
