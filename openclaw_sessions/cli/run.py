@@ -133,7 +133,7 @@ def _search(params: dict[str, Any]) -> int:
     result = guard.guarded(out.as_json or out.jsonl, work)
     code = int(ExitCode.OK if result.found else ExitCode.NOTHING)
     if out.as_json:
-        output.echo_json(result.to_json())
+        output.echo_json(result.agent_json() if opts.as_key is not None else result.to_json())
         return code
     from . import render
 
@@ -141,7 +141,7 @@ def _search(params: dict[str, Any]) -> int:
         render.search_counts(result, jsonl=out.jsonl)
     elif out.jsonl:
         for h in result.hits:
-            output.echo_json(h.to_json())
+            output.echo_json(h.upstream_json() if opts.as_key is not None else h.to_json())
         render.search_footer(result)
     elif out.layout == "table" or (out.layout == "auto" and sys.stdout.isatty()):
         render.search_table(result, out.times())

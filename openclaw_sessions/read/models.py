@@ -28,14 +28,14 @@ class Hit(NamedTuple):
     def upstream_json(self) -> dict[str, Any]:
         """The fields of upstream's result: what the byte caps count (so --as returns as many
         hits as sessions_search would); -C's context counts too (search_sql.cap_bytes)."""
-        return {
+        return {  # upstream's key order (its SessionsSearchHitSchema)
             "sessionKey": self.session_key,
-            "sessionId": self.session_id,
-            "messageId": self.message_id,
-            "role": self.role,
             "timestamp": self.timestamp,
+            "role": self.role,
             "snippet": self.snippet,
             "score": self.score,
+            "sessionId": self.session_id,
+            "messageId": self.message_id,
         }
 
 
@@ -106,6 +106,30 @@ class SearchResult(NamedTuple):
         """The JSON `warning`'s parts, or (``human``) the footer's lines."""
         out = [INDEXING_NOTE if human else INDEXING_WARNING] if self.indexing else []
         return out + ([unindexed_warning(self.unindexed)] if self.unindexed else [])
+
+    def agent_json(self) -> dict[str, Any]:
+        """Upstream's `sessions_search` result and nothing else (`--as`, the MCP server):
+        `results`, then `indexing`, `warning` and `truncated` only when upstream sets them.
+        The operator's counts (`total`, `unindexed`) and per-hit `matches` stay out; a hit's
+        -C context and `--explain` stay in, as the caller asked for them by name, and so do
+        `--count` and `--sessions` (no hit list: the counts of the caller's visible hits)."""
+        if self.match_count is not None or self.sessions is not None:
+            return self.to_json()
+        results = []
+        for h in self.hits:
+            item = h.upstream_json()
+            if h.context is not None:
+                item["context"] = h.context.to_json()
+            results.append(item)
+        out: dict[str, Any] = {"results": results}
+        if self.indexing:
+            out["indexing"] = True
+            out["warning"] = INDEXING_WARNING
+        if self.truncated:
+            out["truncated"] = True
+        if self.explain is not None:
+            out["explain"] = self.explain
+        return out
 
     def to_json(self) -> dict[str, Any]:
         out: dict[str, Any] = {}
