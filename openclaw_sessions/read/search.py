@@ -85,7 +85,12 @@ def _scope(ctx: Context, opts: SearchOptions, cfg: config.Config) -> Scope:
         if opts.session is None:
             return Scope(agents, None, None)
         with StoreIndex(ctx.root, ctx.agent) as index:
-            target = _operator_target(operator_policy(ctx, cfg, index), index, opts.session)
+            policy = operator_policy(ctx, cfg, index)
+            key = policy.resolve_target(opts.session, "search")
+            target = _operator_target(policy, index, opts.session, key)
+        named = keys.agent_of(key)  # a full key names its agent: search it there, as history does
+        if named is not None and named not in agents:
+            agents = sorted({*agents, named})
         return Scope(agents, None, target)
     with StoreIndex(ctx.root, ctx.agent) as index:
         policy = caller_policy(ctx, cfg, index, opts)
@@ -95,11 +100,10 @@ def _scope(ctx: Context, opts: SearchOptions, cfg: config.Config) -> Scope:
         return Scope(agents, policy, policy.resolve_target(opts.session, "search"))
 
 
-def _operator_target(policy: visibility.Policy, index: StoreIndex, raw: str) -> str:
+def _operator_target(policy: visibility.Policy, index: StoreIndex, raw: str, key: str) -> str:
     """The --session filter of an operator search: an unknown session is an error (exit 2),
     as everywhere; a session id stays an id, so the filter keeps to that generation (as
     stored: ids resolve in any case, the filter compares them exactly)."""
-    key = policy.resolve_target(raw, "search")
     text = raw.strip()
     if ":" in text or text.lower() == key or keys.scoped(text, policy.agent) == key:
         return key  # a key, a bare rest of one, or an alias (main, current)
@@ -133,7 +137,9 @@ def search(opts: SearchOptions) -> SearchResult:
         with open_store(ctx.root, agent) as conn:
             register(conn, agent, scope.policy)
             visible = visible_sql(scope.policy)
-            filters = search_sql.Filters(visible, scope.session_key, opts.role, since_ms, until_ms)
+            filters = search_sql.Filters(
+                visible, scope.session_key, opts.role, since_ms, until_ms, agent=agent
+            )
             found: list[Hit] = []
             more = False
             if opts.counts or opts.sessions:

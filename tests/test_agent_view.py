@@ -1,0 +1,76 @@
+"""The agent's view (`--as`) is upstream's answer exactly, and a key or id never silently
+matches nothing: a full key names its agent, an agent's search keeps to its own namespace."""
+
+from __future__ import annotations
+
+import json
+from pathlib import Path
+
+import pytest
+
+from tests.conftest import Session, write_store
+from tests.helpers import installed
+
+UPSTREAM_HIT = ["sessionKey", "timestamp", "role", "snippet", "score", "sessionId", "messageId"]
+
+
+def _one(sessions_dir: Path, sid: str, text: str) -> None:
+    s = Session(sid)
+    s.user(text)
+    s.write(sessions_dir / f"{sid}.jsonl")
+
+
+@pytest.fixture
+def two_agents(state: Path) -> Path:
+    """main and ops, and in main's directory an entry whose key names ops (a stray)."""
+    main, ops = state / "agents" / "main" / "sessions", state / "agents" / "ops" / "sessions"
+    _one(main, "m1", "zebra in main")
+    _one(main, "x1", "zebra stray entry")
+    write_store(main, {"agent:main:main": {"sessionId": "m1", "updatedAt": 1},
+                       "agent:ops:stray": {"sessionId": "x1", "updatedAt": 2}})  # fmt: skip
+    _one(ops, "o1", "zebra in ops")
+    write_store(ops, {"agent:ops:main": {"sessionId": "o1", "updatedAt": 1}})
+    assert installed("import", "--reindex", state=state).returncode == 0
+    return state
+
+
+def _keys(state: Path, *args: str) -> list[str]:
+    r = installed("search", "zebra", "--json", *args, state=state)
+    assert r.returncode in (0, 1), r.stderr
+    return sorted(h["sessionKey"] for h in json.loads(r.stdout)["results"])
+
+
+def test_the_agent_view_is_upstreams_result_shape(two_agents: Path) -> None:
+    r = installed("search", "zebra", "--json", "--as", "main", state=two_agents)
+    doc = json.loads(r.stdout)
+    assert list(doc) == ["results"], doc  # no total, no unindexed, nothing unset
+    assert [list(h) for h in doc["results"]] == [UPSTREAM_HIT]
+    r = installed("search", "zebra", "--jsonl", "--as", "main", state=two_agents)
+    assert [list(json.loads(x)) for x in r.stdout.splitlines()] == [UPSTREAM_HIT]
+    # the operator keeps the extensions
+    doc = json.loads(installed("search", "zebra", "--json", state=two_agents).stdout)
+    assert "total" in doc and all("matches" in h for h in doc["results"])
+
+
+def test_an_agents_search_keeps_to_its_own_namespace(two_agents: Path) -> None:
+    assert _keys(two_agents) == ["agent:main:main"]
+    assert _keys(two_agents, "--all-agents") == ["agent:main:main", "agent:ops:main"]
+    assert _keys(two_agents, "--as", "agent:ops:main", "--visibility", "agent") == [
+        "agent:ops:main"
+    ]
+    assert _keys(two_agents, "--as", "main", "--visibility", "agent") == ["agent:main:main"]
+    r = installed("search", "zebra", "--count", "--all-agents", state=two_agents)
+    assert r.stdout == "2\n"
+    # named on purpose, the stray entry is still found where it is stored
+    assert _keys(two_agents, "--session", "agent:ops:stray") == ["agent:ops:stray"]
+
+
+def test_a_full_key_names_its_agent(two_agents: Path) -> None:
+    assert _keys(two_agents, "--session", "agent:ops:main") == ["agent:ops:main"]
+    assert _keys(two_agents, "--session", "o1") == ["agent:ops:main"]  # an id of ops's
+    r = installed("search", "zebra", "--session", "agent:ops:main", "--count", state=two_agents)
+    assert (r.returncode, r.stdout) == (0, "1\n")
+    r = installed("search", "zebra", "--session", "agent:ops:nosuch", state=two_agents)
+    assert r.returncode == 2 and r.stderr.startswith("error: Session not found")
+    r = installed("history", "agent:ops:main", "--json", state=two_agents)
+    assert r.returncode == 0 and "zebra in ops" in r.stdout
