@@ -74,3 +74,22 @@ def test_a_full_key_names_its_agent(two_agents: Path) -> None:
     assert r.returncode == 2 and r.stderr.startswith("error: Session not found")
     r = installed("history", "agent:ops:main", "--json", state=two_agents)
     assert r.returncode == 0 and "zebra in ops" in r.stdout
+
+
+def test_the_operator_gets_what_limit_asks_for(state: Path) -> None:
+    """The 32 KiB cap is the agent tool's: operator output is cut by --limit alone."""
+    s = Session("big")
+    for i in range(300):
+        s.user(f"plenty {i} " + "filler words here " * 30)
+    s.write(state / "agents" / "main" / "sessions" / "big.jsonl")
+    write_store(state / "agents" / "main" / "sessions", {"agent:main:main": {"sessionId": "big"}})
+    assert installed("import", "--reindex", state=state).returncode == 0
+    r = installed("search", "plenty", "--limit", "300", "--jsonl", state=state)
+    assert len(r.stdout.splitlines()) == 300 and len(r.stdout) > 32768
+    assert "--limit" not in r.stderr and "--max-bytes" not in r.stderr
+    r = installed("search", "plenty", "--limit", "300", "--json", "--max-bytes", "32768",
+                  state=state)  # fmt: skip
+    doc = json.loads(r.stdout)
+    assert doc["truncated"] and len(doc["results"]) < 300
+    r = installed("search", "plenty", "--limit", "25", "--json", "--as", "main", state=state)
+    assert len(r.stdout.encode()) < 32768 + 200  # the agent's cap stays

@@ -48,7 +48,8 @@ class SearchOptions(NamedTuple):
     visibility: str | None = None
     sandboxed: bool = False
     wait: bool = False
-    max_bytes: int = search_sql.MAX_RESULT_BYTES  # 0: no cap (with --as: always the default)
+    # 0: no cap. The 32 KiB cap is the agent tool's: --as always has it, the operator on request.
+    max_bytes: int = 0
     explain: bool = False
     counts: bool = False  # --count: the number of matching messages instead of hits
     by_session: bool = False  # with --count: per session
