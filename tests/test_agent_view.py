@@ -47,9 +47,15 @@ def test_the_agent_view_is_upstreams_result_shape(two_agents: Path) -> None:
     assert [list(h) for h in doc["results"]] == [UPSTREAM_HIT]
     r = installed("search", "zebra", "--jsonl", "--as", "main", state=two_agents)
     assert [list(json.loads(x)) for x in r.stdout.splitlines()] == [UPSTREAM_HIT]
-    # the operator keeps the extensions
-    doc = json.loads(installed("search", "zebra", "--json", state=two_agents).stdout)
+    # the operator keeps the extensions, and every hit names its agent
+    doc = json.loads(installed("search", "zebra", "--json", "--all-agents", state=two_agents).stdout)
     assert "total" in doc and all("matches" in h for h in doc["results"])
+    assert sorted((h["agentId"], h["sessionKey"]) for h in doc["results"]) == [
+        ("main", "agent:main:main"),
+        ("ops", "agent:ops:main"),
+    ]
+    r = installed("search", "zebra", "--jsonl", "--agent", "ops", state=two_agents)
+    assert [json.loads(x)["agentId"] for x in r.stdout.splitlines()] == ["ops"]
 
 
 def test_an_agents_search_keeps_to_its_own_namespace(two_agents: Path) -> None:

@@ -150,6 +150,7 @@ def search(opts: SearchOptions) -> SearchResult:
                 found, more = search_sql.find_hits(
                     conn, plan, filters, redactor, limit=limit, order=opts.order, max_bytes=None
                 )
+                found = [h._replace(agent_id=agent) for h in found]
                 owner.update(dict.fromkeys(found, agent))
                 tally.add_total(conn, plan, filters, redactor.fingerprint, len(found), more)
             hits += found
