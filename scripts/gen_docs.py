@@ -541,6 +541,7 @@ def fish_completion() -> str:
 
 # ---------------------------------------------------------------------------------------
 
+
 def fast_table() -> str:
     """The fast path's option table (cli/fastargs_table.py), read off the Typer commands: a new
     option reaches the fast path without an edit there."""
@@ -558,7 +559,7 @@ def fast_table() -> str:
         cmd = group.commands[name]
         argument = next(p.name for p in cmd.params if p.param_type_name == "argument")
         options = [
-            (opt, p.name, "flag" if p.is_flag else kinds[p.type.name])
+            (opt, p.name, "flag" if p.is_flag else "list" if p.multiple else kinds[p.type.name])
             for p in cmd.params
             if p.param_type_name == "option"
             for opt in p.opts

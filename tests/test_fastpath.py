@@ -122,7 +122,9 @@ def test_option_tables_match_the_typer_commands() -> None:
                 assert p.name == arg
                 continue
             kinds = {"int": fastargs.INT, "path": fastargs.PATH, "str": fastargs.TEXT}
-            kind = fastargs.FLAG if p.is_flag else kinds[p.type.name]
+            kind = (
+                fastargs.FLAG if p.is_flag else fastargs.LIST if p.multiple else kinds[p.type.name]
+            )
             for opt in p.opts:
                 theirs[opt] = (p.name, kind)
             if p.envvar:
@@ -148,13 +150,14 @@ def test_every_parameter_is_an_option_field_with_its_default() -> None:
     from openclaw_sessions.read.listing import SessionsOptions
     from openclaw_sessions.read.search import SearchOptions
     from openclaw_sessions.read.status import StatusOptions
+    from openclaw_sessions.remote.push import PushOptions
     from openclaw_sessions.store.sessions import DeleteOptions
 
     options: dict[str, Any] = {
         "search": SearchOptions, "history": HistoryOptions, "status": StatusOptions,
         "reindex": ReindexOptions, "import": ImportOptions, "delete": DeleteOptions,
         "export": ExportOptions,
-        "sessions": SessionsOptions,
+        "sessions": SessionsOptions, "push": PushOptions,
     }  # fmt: skip
     group = typer.main.get_command(app)
     assert set(group.commands) == set(options)  # type: ignore[attr-defined]

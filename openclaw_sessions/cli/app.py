@@ -12,7 +12,7 @@ import typer
 from openclaw_sessions import __version__
 from openclaw_sessions.store import paths
 
-from . import read_commands
+from . import read_commands, remote_cli
 from .completion import complete_agent, complete_session_key
 from .options import (
     OUTPUT,
@@ -137,6 +137,9 @@ def reindex_cmd(
 # The reading commands, declared in read_commands.py, in their place in --help.
 for _name, _epilog, _command in read_commands.COMMANDS:
     app.command(_name, cls=Command, epilog=_epilog)(_command)
+
+
+app.command("push", cls=Command, epilog=remote_cli.PUSH_EPILOG)(remote_cli.push_cmd)
 
 
 @app.command(

@@ -21,7 +21,8 @@ from openclaw_sessions import settings
 
 from .fastargs_table import COMMANDS
 
-FLAG, TEXT, INT, PATH = "flag", "text", "int", "path"  # the kinds in fastargs_table.py
+# the kinds in fastargs_table.py; a LIST option (repeatable) is left to Typer
+FLAG, TEXT, INT, PATH, LIST = "flag", "text", "int", "path", "list"
 
 # command -> (its argument, its options), from the Typer app's own declarations
 # (fastargs_table.py is generated from them: a new option needs no edit)
@@ -54,7 +55,9 @@ def parse(argv: list[str]) -> tuple[str, dict[str, Any]] | None:
         else:
             name, eq, raw = tok.partition("=")
             spec = options.get(name)
-            if spec is None or spec[0] in kw or (eq and (spec[1] == FLAG or name[:2] != "--")):
+            if spec is None or spec[0] in kw or spec[1] == LIST:
+                return None
+            if eq and (spec[1] == FLAG or name[:2] != "--"):
                 return None
             dest, kind = spec
             if kind == FLAG:

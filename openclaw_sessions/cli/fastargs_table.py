@@ -37,6 +37,8 @@ COMMANDS: dict[str, tuple[str, dict[str, tuple[str, str]], dict[str, str]]] = {
             "--utc": ("utc", "flag"),
             "--time": ("time", "text"),
             "--color": ("color", "text"),
+            "--remote": ("remote", "text"),
+            "--host": ("hosts", "list"),
         },
         {
             "state_dir": "OPENCLAW_STATE_DIR",

@@ -46,6 +46,8 @@ class Output(NamedTuple):
     output: Path | None = None  # export --output
     force: bool = False
     verbose: bool = False  # status: every detail
+    remote: str | None = None  # search --remote DSN: the central database (remote_cli.py)
+    hosts: list[str] | None = None  # search --host NAME…, with --remote
 
     def times(self) -> style.Times:
         return style.Times(utc=self.utc, relative=self.time == "relative")
@@ -115,6 +117,10 @@ def _search(params: dict[str, Any]) -> int:
     from openclaw_sessions.read.search import SearchOptions, search
 
     opts, out = split(SearchOptions, params)
+    if out.remote is not None or out.hosts:
+        from .remote_search import run_search
+
+        return run_search(opts, out, params)
 
     def work() -> SearchResult:
         argcheck.text("QUERY", opts.query, empty_ok=True)  # empty: the core's own message

@@ -1,0 +1,128 @@
+"""The central database's address: a libpq DSN (a URI or key=value words) given on the command
+line or in $OPENCLAW_SESSIONS_REMOTE, checked, shown without its password, and connected to
+with every failure turned into one clear error (bad DSN: exit 2; server down, refused, denied:
+exit 3)."""
+
+from __future__ import annotations
+
+import os
+import re
+from typing import TYPE_CHECKING, Any
+
+from openclaw_sessions.errors import StoreError, UsageError
+
+if TYPE_CHECKING:
+    import psycopg
+
+ENV = "OPENCLAW_SESSIONS_REMOTE"
+_URI_PASSWORD = re.compile(r"(postgres(?:ql)?://[^:/@\s]*:)([^@\s]*)(@)")
+_WORD_PASSWORD = re.compile(r"(password\s*=\s*)('(?:[^'\\]|\\.)*'|\S+)", re.IGNORECASE)
+
+
+class RemoteError(StoreError):
+    """The central database cannot be used: down, refused, denied, or newer (exit 3)."""
+
+    code = "remote_error"
+
+
+def _psycopg() -> Any:
+    try:
+        import psycopg
+    except ImportError:
+        raise UsageError(
+            "the central database needs psycopg, which is not installed",
+            hint="pip install 'openclaw-sessions[postgres]'",
+        ) from None
+    return psycopg
+
+
+def resolve(raw: str | None) -> str:
+    """The DSN to use: ``raw``, else (None or "-") $OPENCLAW_SESSIONS_REMOTE; checked."""
+    dsn = raw if raw not in (None, "-") else os.environ.get(ENV, "")
+    if not dsn or not dsn.strip():
+        raise UsageError(
+            "no central database given", hint=f"pass a DSN, or set ${ENV} (and pass -)"
+        )
+    psycopg = _psycopg()
+    try:
+        psycopg.conninfo.conninfo_to_dict(dsn)
+    except psycopg.Error as exc:
+        raise UsageError(
+            f"bad DSN: {scrub(str(exc), dsn)}", hint=f"DSN given: {masked(dsn)}"
+        ) from None
+    return dsn
+
+
+def _password(dsn: str) -> str | None:
+    try:
+        import psycopg
+
+        value = psycopg.conninfo.conninfo_to_dict(dsn).get("password")
+    except Exception:
+        return None
+    return str(value) if value else None
+
+
+def masked(dsn: str) -> str:
+    """The DSN as it may be shown: any password replaced by ***."""
+    out = _URI_PASSWORD.sub(lambda m: m.group(1) + ("***" if m.group(2) else "") + "@", dsn)
+    out = _WORD_PASSWORD.sub(lambda m: m.group(1) + "***", out)
+    return scrub(out, dsn)
+
+
+def scrub(text: str, dsn: str) -> str:
+    """``text`` with the DSN's password (and the DSN itself) masked, wherever it appears."""
+    pw = _password(dsn)
+    if pw and pw in text:
+        text = text.replace(pw, "***")
+    return text
+
+
+def describe(dsn: str) -> str:
+    """Where the DSN points, for messages: user@host/dbname (never the password)."""
+    try:
+        import psycopg
+
+        d = psycopg.conninfo.conninfo_to_dict(dsn)
+    except Exception:
+        return masked(dsn)
+    host = str(d.get("host") or os.environ.get("PGHOST") or "localhost")
+    db = str(d.get("dbname") or d.get("user") or "")
+    return f"{host}/{db}" if db else host
+
+
+def first_line(exc: BaseException, dsn: str) -> str:
+    lines = [ln.strip() for ln in str(exc).strip().splitlines() if ln.strip()]
+    return scrub(lines[0] if lines else type(exc).__name__, dsn)
+
+
+def translate(exc: BaseException, dsn: str) -> RemoteError:
+    """A psycopg failure as one line, with a hint that says what to check."""
+    import psycopg
+
+    text = first_line(exc, dsn)
+    where = describe(dsn)
+    if isinstance(exc, psycopg.errors.InsufficientPrivilege):
+        return RemoteError(
+            f"central database {where}: permission denied: {text}",
+            hint="see the README's 'Fleet' section for the privileges push and search need",
+            code="remote_denied",
+        )
+    if isinstance(exc, psycopg.OperationalError):
+        return RemoteError(
+            f"cannot reach the central database {where}: {text}",
+            hint="is the server up, and the DSN right?",
+            code="remote_unreachable",
+        )
+    return RemoteError(f"central database {where}: {text}", code="remote_error")
+
+
+def connect(dsn: str, *, autocommit: bool = False) -> psycopg.Connection[Any]:
+    psycopg = _psycopg()
+    try:
+        conn: psycopg.Connection[Any] = psycopg.connect(
+            dsn, autocommit=autocommit, connect_timeout=10, application_name="openclaw-sessions"
+        )
+    except psycopg.Error as exc:
+        raise translate(exc, dsn) from None
+    return conn

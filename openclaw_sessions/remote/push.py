@@ -1,0 +1,381 @@
+"""`push`: a host's redacted index rows and session metadata into the central database,
+incrementally and idempotently.
+
+What leaves the machine: the index rows local search searches (active-branch user and
+assistant text, redacted, of transcripts whose index is fresh under the current rules), their
+folded tokens, and the session fields visibility reads; plus the host's visibility settings.
+Never: raw lines, thinking, tool calls or results, incognito sessions.
+
+Incremental: each transcript's fingerprint (revision, index state, rules, its rows' ids) is
+kept centrally; an unchanged one moves nothing, a changed one is diffed row by row (a hash of
+each row), a gone or stale one is deleted centrally. Each batch commits with the fingerprints
+it makes true, so an interrupted push resumes where it stopped. Pushes of one host are
+serialised by an advisory lock on the host's name; other hosts' pushes touch other rows.
+"""
+
+from __future__ import annotations
+
+import hashlib
+import json
+import socket
+import sqlite3
+from collections.abc import Iterator
+from pathlib import Path
+from typing import Any, NamedTuple
+
+from openclaw_sessions import __version__, config
+from openclaw_sessions.errors import UsageError
+from openclaw_sessions.policy import keys
+from openclaw_sessions.policy.redact import build_redactor
+from openclaw_sessions.store import paths
+from openclaw_sessions.store.context import Context
+from openclaw_sessions.store.db import open_store, transaction
+from openclaw_sessions.store.pending import fresh
+
+from . import dsn as dsns
+from . import schema
+from .rows import clean, fold_text, row_hash
+
+S = schema.SCHEMA
+HOST_LOCK = 0x6F6373  # pg_advisory_lock(HOST_LOCK, hashtext(host))
+BATCH_ROWS = 5000  # rows per COPY/commit: bounded memory, resumable
+ROW_COLS = (
+    "host, agent, transcript_id, seq, session_key, session_id, message_id, role, ts, text,"
+    " words, bigrams, ntok, tsv, hash"
+)
+
+
+class PushOptions(NamedTuple):
+    """`push`'s options, named as the CLI's parameters."""
+
+    dsn: str | None = None  # None or "-": $OPENCLAW_SESSIONS_REMOTE
+    state_dir: Path | None = None
+    host: str | None = None  # default: this machine's hostname
+    agent: str | None = None  # None: every agent
+    all_agents: bool = False
+
+
+class PushReport(NamedTuple):
+    host: str
+    remote: str  # where, without the password
+    agents: tuple[str, ...]
+    upserted: int
+    deleted: int
+    unchanged: int
+    sessions_upserted: int
+    sessions_deleted: int
+    transcripts: int  # transcripts whose rows were pushed (changed or new)
+    stale: int  # transcripts not pushed: their index is not fresh (reindex first)
+    migrated_from: int
+
+    def to_json(self) -> dict[str, Any]:
+        return {
+            "host": self.host,
+            "remote": self.remote,
+            "agents": list(self.agents),
+            "upserted": self.upserted,
+            "deleted": self.deleted,
+            "unchanged": self.unchanged,
+            "sessionsUpserted": self.sessions_upserted,
+            "sessionsDeleted": self.sessions_deleted,
+            "transcriptsPushed": self.transcripts,
+            "stale": self.stale,
+            "schemaVersion": schema.VERSION,
+            "migratedFrom": self.migrated_from,
+        }
+
+
+def host_name(raw: str | None) -> str:
+    name = (raw if raw is not None else socket.gethostname()).strip()
+    if not name or any(ord(c) < 32 or c.isspace() for c in name) or len(name) > 255:
+        raise UsageError("--host must be a non-empty name without spaces or control characters")
+    return name
+
+
+def config_snapshot(cfg: config.Config) -> dict[str, Any]:
+    """The settings `search --as` reads on this host, as pushed."""
+    return {
+        "visibility": cfg.visibility,
+        "agentToAgentEnabled": cfg.agent_to_agent_enabled,
+        "agentToAgentAllow": list(cfg.agent_to_agent_allow),
+        "sandboxVisibilityDefault": cfg.sandbox_visibility_default,
+        "sandboxVisibilityByAgent": dict(cfg.sandbox_visibility_by_agent),
+        "mainKey": cfg.main_key,
+        "redactPatterns": list(cfg.redact_patterns),
+        "visibilityError": cfg.visibility_error.message if cfg.visibility_error else None,
+    }
+
+
+class _Counts:
+    def __init__(self) -> None:
+        self.upserted = self.deleted = self.unchanged = 0
+        self.s_up = self.s_del = self.pushed = self.stale = 0
+
+
+def push(opts: PushOptions) -> PushReport:
+    dsn = dsns.resolve(opts.dsn)
+    host = host_name(opts.host)
+    ctx = Context.at(
+        opts.state_dir, opts.agent or paths.DEFAULT_AGENT, opts.agent is None or opts.all_agents
+    )
+    agents = ctx.agents()
+    cfg = ctx.config
+    fp = build_redactor(cfg.redact_patterns).fingerprint
+    counts = _Counts()
+    import psycopg
+
+    conn = dsns.connect(dsn, autocommit=True)  # each `with conn.transaction()` commits
+    try:
+        start = schema.migrate(conn)
+        conn.execute("SELECT pg_advisory_lock(%s, hashtext(%s))", (HOST_LOCK, host))
+        with conn.transaction():
+            conn.execute(
+                f"INSERT INTO {S}.ocs_hosts (host, config, tool) VALUES (%s, %s, %s)"
+                " ON CONFLICT (host) DO UPDATE SET config = excluded.config,"
+                " tool = excluded.tool, pushed_at = now()",
+                (host, json.dumps(config_snapshot(cfg)), __version__),
+            )
+        for agent in agents:
+            with open_store(ctx.root, agent) as local:
+                _push_agent(conn, local, host, agent, fp, counts)
+        _forget_agents(
+            conn, host, agents, whole=opts.agent is None or opts.all_agents, counts=counts
+        )
+    except psycopg.Error as exc:
+        raise dsns.translate(exc, dsn) from None
+    finally:
+        conn.close()  # the host's lock goes with the session
+    return PushReport(
+        host,
+        dsns.masked(dsn),
+        tuple(agents),
+        counts.upserted,
+        counts.deleted,
+        counts.unchanged,
+        counts.s_up,
+        counts.s_del,
+        counts.pushed,
+        counts.stale,
+        start,
+    )
+
+
+def _forget_agents(
+    conn: Any, host: str, agents: list[str], *, whole: bool, counts: _Counts
+) -> None:
+    """A push of every agent deletes the central rows of agents this host no longer has."""
+    if not whole:
+        return
+    with conn.transaction():
+        cur = conn.execute(
+            f"DELETE FROM {S}.ocs_rows WHERE host = %s AND NOT agent = ANY(%s)", (host, agents)
+        )
+        counts.deleted += cur.rowcount
+        conn.execute(
+            f"DELETE FROM {S}.ocs_transcripts WHERE host = %s AND NOT agent = ANY(%s)",
+            (host, agents),
+        )
+        cur = conn.execute(
+            f"DELETE FROM {S}.ocs_sessions WHERE host = %s AND NOT agent = ANY(%s)", (host, agents)
+        )
+        counts.s_del += cur.rowcount
+
+
+_SESSION_COLS = (
+    "session_key, session_id, spawned_by, parent_session_key, owner_session_key, label,"
+    " updated_at, agent_id"
+)
+
+
+def _push_sessions(conn: Any, local: sqlite3.Connection, host: str, agent: str, c: _Counts) -> None:
+    mine = {
+        r[0]: tuple(r)
+        for r in local.execute(f"SELECT {_SESSION_COLS} FROM sessions")
+        if not keys.is_incognito(r[0])
+    }
+    theirs = {
+        r[0]: tuple(r)
+        for r in conn.execute(
+            f"SELECT {_SESSION_COLS.replace('agent_id', 'key_agent')} FROM {S}.ocs_sessions"
+            " WHERE host = %s AND agent = %s",
+            (host, agent),
+        )
+    }
+    changed = [v for k, v in mine.items() if theirs.get(k) != v]
+    gone = [k for k in theirs if k not in mine]
+    with conn.transaction():
+        if changed:
+            with conn.cursor() as cur:
+                cur.executemany(
+                    f"INSERT INTO {S}.ocs_sessions (host, agent, "
+                    f"{_SESSION_COLS.replace('agent_id', 'key_agent')}) VALUES"
+                    " (%s, %s, %s, %s, %s, %s, %s, %s, %s, %s)"
+                    " ON CONFLICT (host, agent, session_key) DO UPDATE SET"
+                    " session_id = excluded.session_id, spawned_by = excluded.spawned_by,"
+                    " parent_session_key = excluded.parent_session_key,"
+                    " owner_session_key = excluded.owner_session_key, label = excluded.label,"
+                    " updated_at = excluded.updated_at, key_agent = excluded.key_agent",
+                    [(host, agent, *v) for v in changed],
+                )
+        if gone:
+            conn.execute(
+                f"DELETE FROM {S}.ocs_sessions WHERE host = %s AND agent = %s"
+                " AND session_key = ANY(%s)",
+                (host, agent, gone),
+            )
+    c.s_up += len(changed)
+    c.s_del += len(gone)
+
+
+def _local_transcripts(
+    local: sqlite3.Connection, fp: str
+) -> tuple[dict[int, tuple[str, str, str, int]], int]:
+    """{transcript id: (key, session id, fingerprint, rows)} of the fresh transcripts (what
+    local search searches), and how many are not fresh."""
+    out: dict[int, tuple[str, str, str, int]] = {}
+    stale = 0
+    sql = (
+        "SELECT t.transcript_id, t.session_key, t.session_id, t.revision, s.indexed_seq,"
+        f" s.leaf_event_id, s.redaction_fp, ({fresh()}) AS ok,"
+        " coalesce(n.cnt, 0), coalesce(n.mx, 0), coalesce(n.sm, 0)"
+        " FROM transcripts t JOIN index_state s ON s.transcript_id = t.transcript_id"
+        " LEFT JOIN (SELECT transcript_id, count(*) AS cnt, max(row_id) AS mx,"
+        " total(row_id) AS sm FROM index_rows GROUP BY transcript_id) n"
+        " ON n.transcript_id = t.transcript_id"
+    )
+    for row in local.execute(sql, (fp,)):
+        tid, key, sid = int(row[0]), str(row[1]), str(row[2])
+        if keys.is_incognito(key):
+            continue
+        if not row[7]:
+            stale += 1
+            continue
+        mark = "\0".join(str(v) for v in row[1:7]) + "\0" + "\0".join(str(v) for v in row[8:])
+        out[tid] = (
+            key,
+            sid,
+            hashlib.sha256(mark.encode("utf-8", "surrogatepass")).hexdigest()[:32],
+            int(row[8]),
+        )
+    return out, stale
+
+
+def _push_agent(
+    conn: Any, local: sqlite3.Connection, host: str, agent: str, fp: str, c: _Counts
+) -> None:
+    with transaction(local, write=False):  # one snapshot of the local store
+        _push_sessions(conn, local, host, agent, c)
+        mine, stale = _local_transcripts(local, fp)
+        c.stale += stale
+        theirs = {
+            int(t): str(f)
+            for t, f in conn.execute(
+                f"SELECT transcript_id, fp FROM {S}.ocs_transcripts WHERE host = %s AND agent = %s",
+                (host, agent),
+            )
+        }
+        gone = [t for t in theirs if t not in mine]
+        if gone:
+            with conn.transaction():
+                cur = conn.execute(
+                    f"DELETE FROM {S}.ocs_rows WHERE host = %s AND agent = %s"
+                    " AND transcript_id = ANY(%s)",
+                    (host, agent, gone),
+                )
+                c.deleted += cur.rowcount
+                conn.execute(
+                    f"DELETE FROM {S}.ocs_transcripts WHERE host = %s AND agent = %s"
+                    " AND transcript_id = ANY(%s)",
+                    (host, agent, gone),
+                )
+        todo = []
+        for tid, (key, sid, tfp, n) in sorted(mine.items()):
+            if theirs.get(tid) == tfp:
+                c.unchanged += n
+            else:
+                todo.append((tid, key, sid, tfp, tid in theirs))
+        batch: list[tuple[int, str, str, str, bool]] = []
+        size = 0
+        for item in todo:
+            batch.append(item)
+            size += mine[item[0]][3]
+            if size >= BATCH_ROWS:
+                _push_batch(conn, local, host, agent, batch, c)
+                batch, size = [], 0
+        if batch:
+            _push_batch(conn, local, host, agent, batch, c)
+
+
+def _rows(local: sqlite3.Connection, tid: int) -> Iterator[tuple[int, str, str, int, str]]:
+    cur = local.cursor()
+    cur.row_factory = None
+    yield from cur.execute(
+        "SELECT seq, message_id, role, ts, text FROM index_rows WHERE transcript_id = ?"
+        " ORDER BY seq",
+        (tid,),
+    )
+
+
+def _push_batch(
+    conn: Any,
+    local: sqlite3.Connection,
+    host: str,
+    agent: str,
+    batch: list[tuple[int, str, str, str, bool]],
+    c: _Counts,
+) -> None:
+    """One transaction: the changed rows of these transcripts, and their fingerprints. Rows
+    stream from the local store into COPY (two passes over a known transcript: its diff, then
+    its new rows), so memory does not grow with a transcript's length."""
+    keep: dict[int, set[int]] = {}
+    with conn.transaction():
+        with conn.cursor() as cur:
+            for tid, key, sid, _tfp, known in batch:
+                c.pushed += 1
+                if not known:
+                    continue
+                central = {
+                    int(s): str(h)
+                    for s, h in cur.execute(
+                        f"SELECT seq, hash FROM {S}.ocs_rows WHERE host = %s AND agent = %s"
+                        " AND transcript_id = %s",
+                        (host, agent, tid),
+                    )
+                }
+                same, seen = set(), set()
+                for seq, mid, role, ts, text in _rows(local, tid):
+                    seen.add(seq)
+                    if central.get(seq) == row_hash(key, sid, mid, role, ts, text):
+                        same.add(seq)
+                keep[tid] = same
+                c.unchanged += len(same)
+                drop = [s for s in central if s not in same]
+                c.deleted += len([s for s in drop if s not in seen])
+                if drop:
+                    cur.execute(
+                        f"DELETE FROM {S}.ocs_rows WHERE host = %s AND agent = %s"
+                        " AND transcript_id = %s AND seq = ANY(%s)",
+                        (host, agent, tid, drop),
+                    )
+            with cur.copy(f"COPY {S}.ocs_rows ({ROW_COLS}) FROM STDIN") as cp:
+                for tid, key, sid, _tfp, _known in batch:
+                    skip = keep.get(tid, set())
+                    for seq, mid, role, ts, text in _rows(local, tid):
+                        if seq in skip:
+                            continue
+                        h = row_hash(key, sid, mid, role, ts, text)
+                        text = clean(text)
+                        f = fold_text(text)
+                        cp.write_row(
+                            (host, agent, tid, seq, key, sid, mid, role, ts, text, f.words,
+                             f.bigrams, f.ntok, f.tsv, h)
+                        )  # fmt: skip
+                        c.upserted += 1
+            cur.executemany(
+                f"INSERT INTO {S}.ocs_transcripts (host, agent, transcript_id, session_key,"
+                " session_id, fp) VALUES (%s, %s, %s, %s, %s, %s)"
+                " ON CONFLICT (host, agent, transcript_id) DO UPDATE SET"
+                " session_key = excluded.session_key, session_id = excluded.session_id,"
+                " fp = excluded.fp",
+                [(host, agent, tid, key, sid, tfp) for tid, key, sid, tfp, _ in batch],
+            )

@@ -1,0 +1,65 @@
+"""What a push sends of one index row: the redacted text, its folded primary tokens and CJK
+bigram tokens (fold.py), the tsvector that indexes them centrally, and a hash that tells a
+changed row from an unchanged one (pure but for fold's SQLite probe)."""
+
+from __future__ import annotations
+
+import hashlib
+from typing import NamedTuple
+
+from openclaw_sessions.policy import fts_query
+
+from . import fold
+
+LEXEME_CHARS = 100  # tsvector lexemes are cut here (PostgreSQL allows 2047 bytes)
+TSV_CHARS = 500_000  # a larger tsvector (limit: 1 MB) is left NULL: such rows are scanned
+BIGRAM_MARK = "~"  # a bigram lexeme's prefix (never in a primary token: a separator)
+
+
+def lexeme(token: str) -> str:
+    cut = token[:LEXEME_CHARS]
+    return "'" + cut.replace("\\", "\\\\").replace("'", "''") + "'"
+
+
+class Folded(NamedTuple):
+    words: str  # " w1 w2 … " (primary tokens)
+    bigrams: str | None  # " b1 b2 … " (CJK bigram tokens) or None
+    ntok: int
+    tsv: str | None  # a tsvector literal
+
+
+def clean(text: str) -> str:
+    """Text PostgreSQL can hold: NUL (a separator to the tokenizer, as U+FFFD is) and lone
+    surrogates become U+FFFD."""
+    if "\x00" in text:
+        text = text.replace("\x00", "\ufffd")
+    try:
+        text.encode("utf-8")
+    except UnicodeEncodeError:
+        text = text.encode("utf-8", "replace").decode("utf-8")
+    return text
+
+
+def fold_text(text: str) -> Folded:
+    words = fold.primary().tokens(text)
+    cjk = fts_query.cjk_bigram_text(text)
+    bigrams = fold.bigram().tokens(cjk) if cjk is not None else []
+    lexemes = {lexeme(w) for w in words}
+    lexemes.update(lexeme(BIGRAM_MARK + b) for b in bigrams)
+    tsv: str | None = " ".join(sorted(lexemes))
+    if tsv is not None and len(tsv) > TSV_CHARS:
+        tsv = None
+    return Folded(
+        " " + " ".join(words) + " ",
+        (" " + " ".join(bigrams) + " ") if cjk is not None else None,
+        len(words),
+        tsv,
+    )
+
+
+def row_hash(key: str, sid: str, mid: str, role: str, ts: int, text: str) -> str:
+    h = hashlib.blake2b(digest_size=12)
+    for part in (key, sid, mid, role, str(ts)):
+        h.update(part.encode("utf-8", "surrogatepass") + b"\0")
+    h.update(text.encode("utf-8", "surrogatepass"))
+    return h.hexdigest()

@@ -1,0 +1,137 @@
+"""The central schema: numbered migrations (like the local store's), applied by `push` under
+an advisory lock, recorded in ocs_meta. A database migrated by a newer tool is refused by an
+older one (exit 3), for push and search alike; an older one is migrated by push and refused by
+search (which needs only SELECT).
+
+Every table leads with ``host``: a host's rows are one key range (and a LIST partition by host
+is the natural next step when one server is not enough: README, "Going further")."""
+
+from __future__ import annotations
+
+from typing import Any
+
+from .dsn import RemoteError
+
+SCHEMA = "openclaw_sessions"
+MIGRATION_LOCK = 0x6F63735F6D6967  # pg_advisory_xact_lock key of the migrations
+
+MIGRATIONS: list[str] = [
+    # 1: hosts with their config snapshot, sessions, transcripts with their fingerprints, rows
+    f"""
+    CREATE TABLE {SCHEMA}.ocs_meta (key text PRIMARY KEY, value text NOT NULL);
+    -- One row per pushing host: the settings --as reads there (visibility, agent-to-agent,
+    -- sandbox clamp, main key, redaction patterns), as pushed last.
+    CREATE TABLE {SCHEMA}.ocs_hosts (
+        host        text PRIMARY KEY,
+        config      jsonb NOT NULL,
+        tool        text NOT NULL,
+        pushed_at   timestamptz NOT NULL DEFAULT now()
+    );
+    -- The session store entries visibility reads (never incognito ones).
+    CREATE TABLE {SCHEMA}.ocs_sessions (
+        host               text NOT NULL,
+        agent              text NOT NULL,   -- the store it is in
+        session_key        text NOT NULL,
+        session_id         text,
+        spawned_by         text,
+        parent_session_key text,
+        owner_session_key  text,
+        label              text,
+        updated_at         bigint,
+        key_agent          text,            -- the agent its key names (NULL: unscoped)
+        PRIMARY KEY (host, agent, session_key)
+    );
+    CREATE INDEX ocs_sessions_by_id ON {SCHEMA}.ocs_sessions (host, lower(session_id));
+    -- Transcript generations pushed, with the fingerprint of what was pushed.
+    CREATE TABLE {SCHEMA}.ocs_transcripts (
+        host          text NOT NULL,
+        agent         text NOT NULL,
+        transcript_id bigint NOT NULL,
+        session_key   text NOT NULL,
+        session_id    text NOT NULL,
+        fp            text NOT NULL,
+        PRIMARY KEY (host, agent, transcript_id)
+    );
+    CREATE INDEX ocs_transcripts_by_id
+        ON {SCHEMA}.ocs_transcripts (host, lower(session_id));
+    -- The redacted index rows: text as local search shows it, the folded tokens of the
+    -- primary index and of the CJK bigram index (" tok tok "), both as a tsvector for GIN.
+    CREATE TABLE {SCHEMA}.ocs_rows (
+        host          text NOT NULL,
+        agent         text NOT NULL,
+        transcript_id bigint NOT NULL,
+        seq           integer NOT NULL,
+        session_key   text NOT NULL,
+        session_id    text NOT NULL,
+        message_id    text NOT NULL,
+        role          text NOT NULL,
+        ts            bigint NOT NULL,
+        text          text NOT NULL,
+        words         text NOT NULL,    -- " w1 w2 … " (primary tokens, folded)
+        bigrams       text,             -- " b1 b2 … " (CJK bigram tokens), NULL: no CJK
+        ntok          integer NOT NULL,
+        tsv           tsvector,         -- distinct words and ~bigrams; NULL: too large
+        hash          text NOT NULL,    -- of message id, role, ts and text
+        PRIMARY KEY (host, agent, transcript_id, seq)
+    );
+    CREATE INDEX ocs_rows_tsv ON {SCHEMA}.ocs_rows USING gin (tsv);
+    CREATE INDEX ocs_rows_untokenized ON {SCHEMA}.ocs_rows (host) WHERE tsv IS NULL;
+    CREATE INDEX ocs_rows_by_ts ON {SCHEMA}.ocs_rows (ts);
+    CREATE INDEX ocs_rows_by_key ON {SCHEMA}.ocs_rows (host, session_key);
+    """,
+]
+VERSION = len(MIGRATIONS)
+
+
+def _exists(cur: Any) -> bool:
+    return bool(
+        cur.execute("SELECT to_regclass(%s) IS NOT NULL", (f"{SCHEMA}.ocs_meta",)).fetchone()[0]
+    )
+
+
+def version(conn: Any) -> int:
+    """The central schema's version (0: none yet)."""
+    with conn.cursor() as cur:
+        if not _exists(cur):
+            return 0
+        row = cur.execute(
+            f"SELECT value FROM {SCHEMA}.ocs_meta WHERE key = 'schema_version'"
+        ).fetchone()
+    return int(row[0]) if row else 0
+
+
+def check(conn: Any, *, for_search: bool) -> None:
+    """Refuse a schema this tool does not know (newer), or (search) none or an older one."""
+    found = version(conn)
+    if found > VERSION:
+        raise RemoteError(
+            f"the central schema is version {found}; this openclaw-sessions knows up to {VERSION}",
+            hint="upgrade openclaw-sessions on this machine",
+            code="remote_schema_newer",
+        )
+    if for_search and found < VERSION:
+        raise RemoteError(
+            "the central database has no openclaw-sessions schema yet"
+            if found == 0
+            else f"the central schema is version {found}; this openclaw-sessions needs {VERSION}",
+            hint="run `openclaw-sessions push` with this version first",
+            code="remote_schema_missing" if found == 0 else "remote_schema_older",
+        )
+
+
+def migrate(conn: Any) -> int:
+    """Bring the schema to VERSION (one transaction, under the migration lock); the version
+    it was at."""
+    with conn.transaction():
+        conn.execute("SELECT pg_advisory_xact_lock(%s)", (MIGRATION_LOCK,))
+        conn.execute(f"CREATE SCHEMA IF NOT EXISTS {SCHEMA}") if version(conn) == 0 else None
+        start = version(conn)
+        check(conn, for_search=False)
+        for n in range(start, VERSION):
+            conn.execute(MIGRATIONS[n])
+            conn.execute(
+                f"INSERT INTO {SCHEMA}.ocs_meta (key, value) VALUES ('schema_version', %s)"
+                " ON CONFLICT (key) DO UPDATE SET value = excluded.value",
+                (str(n + 1),),
+            )
+    return start
