@@ -162,19 +162,21 @@ def test_nothing_local_search_must_not_find(tmp_path: Path) -> None:
     sdir = state / "agents" / "main" / "sessions"
     s = Session("s1")
     s.user("hello visiblefleetword here")
-    old = s.assistant("abandonedbranchword reply", thinking="thinkingsecretword")
+    old = s.assistant("a reply", thinking="thinkingsecretword")
     s.tool("toolresultword output")
-    s.add({"message": {"role": "assistant", "content": [
-        {"type": "toolCall", "id": "c1", "name": "exec", "arguments": {"cmd": "toolcallword"}}]}})  # fmt: skip
+    call = {"type": "toolCall", "id": "c1", "name": "exec", "arguments": {"cmd": "toolcallword"}}
+    s.add({"message": {"role": "assistant", "content": [call]}})
     s.user("my key is sk-fakeAbCdEfGhIjKlMnOpQrStUvWxYz0123456789 and password=hunter2hunter2")
+    s.user("abandonedbranchword is on a branch left behind")
     s.navigate(old)
     s.user("after rewind visiblefleetword")
     s.write(sdir / "s1.jsonl")
     inc = Session("inc1")
     inc.user("incognitotextword must stay home")
     inc.write(sdir / "inc1.jsonl")
+    incognito = "agent:main:dashboard:incognito-abc"
     write_store(sdir, {"agent:main:main": {"sessionId": "s1", "updatedAt": 1},
-                       "agent:main:dashboard:incognito-abc": {"sessionId": "inc1", "updatedAt": 2}})  # fmt: skip
+                       incognito: {"sessionId": "inc1", "updatedAt": 2}})  # fmt: skip
     r = env.cli("import", "--reindex", "--state-dir", str(state), "--quiet")
     assert r.exit_code in (0, 4), r.stderr
     target = env.new_db()
@@ -192,6 +194,10 @@ def test_nothing_local_search_must_not_find(tmp_path: Path) -> None:
     for word in ("incognitotextword", "thinkingsecretword", "toolresultword", "hunter2hunter2"):
         r = env.cli("search", word, "--remote", target, "--json")
         assert r.exit_code == 1 and json.loads(r.stdout)["results"] == [], word
-    local = env.cli("search", "abandonedbranchword", "--state-dir", str(state), "--json")
-    remote = env.cli("search", "abandonedbranchword", "--remote", target, "--json")
-    assert len(json.loads(local.stdout)["results"]) == len(json.loads(remote.stdout)["results"])
+    for word in ("abandonedbranchword", "visiblefleetword", "sk-fake"):
+        local = env.cli("search", word, "--state-dir", str(state), "--json")
+        remote = env.cli("search", word, "--remote", target, "--json")
+        assert remote.exit_code == local.exit_code
+        mids = [[h["messageId"] for h in json.loads(x.stdout)["results"]] for x in (local, remote)]
+        assert sorted(mids[0]) == sorted(mids[1]), word
+    assert "abandonedbranchword" not in dump
