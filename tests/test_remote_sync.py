@@ -1,0 +1,190 @@
+"""push is incremental and idempotent: a second push moves nothing; a delete, a rewind and a
+changed redaction rule reach the central tables; an interrupted push resumes; pushes of
+different hosts run side by side, two of one host one after the other."""
+
+from __future__ import annotations
+
+import json
+import threading
+from pathlib import Path
+from typing import Any
+
+import pytest
+
+from tests import remote_env as env
+from tests.conftest import Session, write_store
+
+
+def _state(tmp_path: Path) -> tuple[Path, Session]:
+    state = tmp_path / "state"
+    sdir = state / "agents" / "main" / "sessions"
+    s = Session("s1")
+    s.user("first pelicanword message")
+    branch = s.assistant("second reply blueberrysecret42 here")
+    s.user("third walrusword message")
+    s.write(sdir / "s1.jsonl")
+    t = Session("s2")
+    t.user("another session pelicanword")
+    t.write(sdir / "s2.jsonl")
+    write_store(sdir, {"agent:main:main": {"sessionId": "s1", "updatedAt": 1},
+                       "agent:main:other": {"sessionId": "s2", "updatedAt": 2}})  # fmt: skip
+    _import(state)
+    s.branch = branch  # type: ignore[attr-defined]
+    return state, s
+
+
+def _import(state: Path) -> None:
+    r = env.cli("import", "--reindex", "--state-dir", str(state), "--quiet")
+    assert r.exit_code in (0, 4), r.stderr
+
+
+def _found(target: str, word: str) -> list[str]:
+    r = env.cli("search", word, "--remote", target, "--json")
+    assert r.exit_code in (0, 1), r.stderr
+    return sorted(h["messageId"] for h in json.loads(r.stdout)["results"])
+
+
+def _central_rows(target: str) -> int:
+    db = target.split("dbname=")[1].split()[0]
+    return int(env.admin("SELECT count(*) FROM openclaw_sessions.ocs_rows", db=db)[0][0])
+
+
+def test_a_second_push_moves_nothing(tmp_path: Path) -> None:
+    env.server()
+    state, _ = _state(tmp_path)
+    target = env.new_db()
+    first = env.push(target, state, "gw")
+    assert (first["upserted"], first["deleted"], first["unchanged"]) == (4, 0, 0)
+    assert first["sessionsUpserted"] == 2 and first["migratedFrom"] == 0
+    again = env.push(target, state, "gw")
+    assert (again["upserted"], again["deleted"], again["unchanged"]) == (0, 0, 4)
+    assert (again["sessionsUpserted"], again["sessionsDeleted"]) == (0, 0)
+    assert again["migratedFrom"] == 1 and again["transcriptsPushed"] == 0
+    # a full reindex rewrites every local row: their hashes still match, nothing moves
+    assert env.cli("reindex", "--full", "--state-dir", str(state), "--quiet").exit_code == 0
+    after = env.push(target, state, "gw")
+    assert (after["upserted"], after["deleted"], after["unchanged"]) == (0, 0, 4)
+
+
+def test_delete_reaches_the_central_tables(tmp_path: Path) -> None:
+    env.server()
+    state, _ = _state(tmp_path)
+    target = env.new_db()
+    env.push(target, state, "gw")
+    assert len(_found(target, "pelicanword")) == 2
+    r = env.cli("delete", "agent:main:other", "--yes", "--state-dir", str(state))
+    assert r.exit_code == 0, r.stderr
+    done = env.push(target, state, "gw")
+    assert (done["deleted"], done["sessionsDeleted"], done["upserted"]) == (1, 1, 0)
+    assert len(_found(target, "pelicanword")) == 1
+    assert _central_rows(target) == 3
+
+
+def test_a_rewind_reaches_the_central_tables(tmp_path: Path) -> None:
+    env.server()
+    state, s = _state(tmp_path)
+    target = env.new_db()
+    env.push(target, state, "gw")
+    assert len(_found(target, "walrusword")) == 1
+    s.navigate(s.branch)  # type: ignore[attr-defined]
+    s.user("a new turn after the rewind narwhalword")
+    s.write(state / "agents" / "main" / "sessions" / "s1.jsonl")
+    _import(state)
+    done = env.push(target, state, "gw")
+    assert done["deleted"] == 1 and done["upserted"] == 1, done
+    assert _found(target, "walrusword") == []
+    assert len(_found(target, "narwhalword")) == 1
+
+
+def test_a_changed_redaction_rule_reaches_the_central_tables(tmp_path: Path) -> None:
+    env.server()
+    state, _ = _state(tmp_path)
+    target = env.new_db()
+    env.push(target, state, "gw")
+    assert len(_found(target, "blueberrysecret42")) == 1
+    rules = {"logging": {"redactPatterns": ["blueberry\\w+"]}}
+    (state / "openclaw.json").write_text(json.dumps(rules))
+    stale = env.push(target, state, "gw")  # rules changed, not reindexed yet: held back
+    assert stale["stale"] == 2 and stale["deleted"] == 4
+    assert _found(target, "blueberrysecret42") == [] and _found(target, "pelicanword") == []
+    assert env.cli("reindex", "--state-dir", str(state), "--quiet").exit_code == 0
+    done = env.push(target, state, "gw")
+    assert done["upserted"] == 4 and done["stale"] == 0
+    assert _found(target, "blueberrysecret42") == []
+    assert len(_found(target, "pelicanword")) == 2
+    db = target.split("dbname=")[1].split()[0]
+    texts = env.admin("SELECT string_agg(text, ' ') FROM openclaw_sessions.ocs_rows", db=db)
+    assert "blueberrysecret42" not in texts[0][0]
+
+
+def test_an_interrupted_push_resumes(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    env.server()
+    state, _ = env.make_host(tmp_path, 5, [], messages=300)
+    target = env.new_db()
+    from openclaw_sessions.remote import push as push_mod
+
+    real = push_mod._push_batch
+    calls: list[int] = []
+
+    def flaky(*args: Any, **kw: Any) -> None:
+        calls.append(1)
+        if len(calls) == 3:
+            raise KeyboardInterrupt  # Ctrl-C in the middle of a push
+        real(*args, **kw)
+
+    monkeypatch.setattr(push_mod, "BATCH_ROWS", 20)
+    monkeypatch.setattr(push_mod, "_push_batch", flaky)
+    opts = push_mod.PushOptions(target, state, "gw")
+    with pytest.raises(KeyboardInterrupt):
+        push_mod.push(opts)
+    kept = _central_rows(target)
+    assert kept > 0
+    monkeypatch.setattr(push_mod, "_push_batch", real)
+    done = push_mod.push(opts)
+    assert done.unchanged == kept and done.upserted > 0 and done.deleted == 0
+    assert _central_rows(target) == kept + done.upserted
+    again = push_mod.push(opts)
+    assert (again.upserted, again.deleted) == (0, 0)
+
+
+def test_pushes_side_by_side(tmp_path: Path) -> None:
+    env.server()
+    state, _ = env.make_host(tmp_path, 6, [], messages=300)
+    target = env.new_db()
+    from openclaw_sessions.remote import push as push_mod
+
+    env.push(target, state, "warmup")  # the schema exists: the pushes below race on rows only
+    results: dict[str, Any] = {}
+
+    def run(name: str, host: str) -> None:
+        try:
+            results[name] = push_mod.push(push_mod.PushOptions(target, state, host))
+        except Exception as exc:  # noqa: BLE001 - reported below
+            results[name] = exc
+
+    threads = [threading.Thread(target=run, args=(n, h))
+               for n, h in (("a1", "gw-a"), ("b", "gw-b"), ("a2", "gw-a"))]  # fmt: skip
+    for t in threads:
+        t.start()
+    for t in threads:
+        t.join(120)
+    assert all(not isinstance(r, Exception) for r in results.values()), results
+    a1, a2 = results["a1"], results["a2"]
+    # one of the two pushes of gw-a ran first and moved everything, the other nothing
+    assert sorted([a1.upserted, a2.upserted]) == [0, results["b"].upserted]
+    per_host = env.admin(
+        "SELECT host, count(*) FROM openclaw_sessions.ocs_rows GROUP BY host ORDER BY host",
+        db=target.split("dbname=")[1].split()[0],
+    )
+    counts = dict(per_host)
+    assert counts["gw-a"] == counts["gw-b"] == counts["warmup"]
+
+
+def test_push_of_one_agent_keeps_the_others(tmp_path: Path) -> None:
+    env.server()
+    state, _ = env.make_host(tmp_path, 7, [], messages=200)
+    target = env.new_db()
+    everything = env.push(target, state, "gw")
+    only = env.push(target, state, "gw", "--agent", "main")
+    assert only["agents"] == ["main"] and only["deleted"] == 0 and only["upserted"] == 0
+    assert _central_rows(target) == everything["upserted"]
