@@ -44,6 +44,11 @@ def busy_timeout_ms() -> int | None:
     return int(raw) if raw and raw.isdigit() else None
 
 
+def remote_dsn() -> str | None:
+    """$OPENCLAW_SESSIONS_REMOTE: the central database of `push` and `search --remote -`."""
+    return os.environ.get("OPENCLAW_SESSIONS_REMOTE") or None
+
+
 def max_pages() -> int | None:
     """$OPENCLAW_SESSIONS_MAX_PAGES: a size quota per store (also how tests fill a disk)."""
     raw = os.environ.get("OPENCLAW_SESSIONS_MAX_PAGES", "")

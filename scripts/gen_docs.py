@@ -88,6 +88,11 @@ ENVIRONMENT: dict[str, str] = {
     "OPENCLAW_SESSIONS_NO_REGEX_CACHE": (
         "Set to 1 to compile the patterns on every run instead of using that cache."
     ),
+    "OPENCLAW_SESSIONS_REMOTE": (
+        "The central PostgreSQL database (a libpq DSN) of push when no DSN is given, and of "
+        "search --remote - (keeps a password out of the command line; libpq's own PG* "
+        "variables and ~/.pgpass apply too)."
+    ),
     "OPENCLAW_SESSIONS_MAX_PAGES": (
         "A size quota for each agent's database, in pages (PRAGMA max_page_count); a write "
         "past it fails like a full disk (exit status 3) and writes nothing."
@@ -110,7 +115,9 @@ EXIT_MEANINGS: dict[str, str] = {
     ),
     "STORE": (
         "Store problem: the database is missing for a command that needs it, corrupt, "
-        "read-only, full, or locked past the timeout; status: a store is in error."
+        "read-only, full, or locked past the timeout; status: a store is in error; push and "
+        "search --remote: the central database is down, refuses the connection or the role "
+        "(permission denied), or holds a schema of a newer version."
     ),
     "PROBLEMS": (
         "import met problems that no earlier import reported (malformed lines, missing "

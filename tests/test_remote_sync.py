@@ -188,3 +188,30 @@ def test_push_of_one_agent_keeps_the_others(tmp_path: Path) -> None:
     only = env.push(target, state, "gw", "--agent", "main")
     assert only["agents"] == ["main"] and only["deleted"] == 0 and only["upserted"] == 0
     assert _central_rows(target) == everything["upserted"]
+
+
+def test_the_readme_fleet_commands_run(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    """The README's fleet section, each DSN pointed at the test server."""
+    import re
+    import shlex
+
+    from tests.conftest import REPO
+
+    readme = (REPO / "README.md").read_text("utf-8")
+    section = readme.split("## Fleet", 1)[1].split("\n## ", 1)[0]
+    lines = [
+        ln.split(" #")[0].strip()
+        for block in re.findall(r"```(?:sh|cron)\n(.*?)```", section, flags=re.S)
+        for ln in block.splitlines()
+    ]
+    cmds = [re.sub(r"^(\S+\s+){5}", "", ln) if ln.startswith("*/") else ln for ln in lines if ln]
+    assert any(" push" in c for c in cmds) and any("--remote" in c for c in cmds)
+    state, _ = env.make_host(tmp_path, 8, [], messages=200)
+    monkeypatch.setenv("OPENCLAW_SESSIONS_REMOTE", env.new_db())
+    monkeypatch.setenv("OPENCLAW_STATE_DIR", str(state))
+    for line in cmds:
+        for cmd in line.split(";"):
+            argv = shlex.split(re.sub(r"postgresql://\S+", "-", cmd))
+            assert argv[0] == "openclaw-sessions"
+            r = env.cli(*argv[1:])
+            assert r.exit_code in (0, 1), (cmd, r.stderr)

@@ -9,10 +9,11 @@ import os
 import re
 from typing import TYPE_CHECKING, Any
 
+from openclaw_sessions import settings
 from openclaw_sessions.errors import StoreError, UsageError
 
 if TYPE_CHECKING:
-    import psycopg
+    from psycopg import Connection
 
 ENV = "OPENCLAW_SESSIONS_REMOTE"
 _URI_PASSWORD = re.compile(r"(postgres(?:ql)?://[^:/@\s]*:)([^@\s]*)(@)")
@@ -38,7 +39,7 @@ def _psycopg() -> Any:
 
 def resolve(raw: str | None) -> str:
     """The DSN to use: ``raw``, else (None or "-") $OPENCLAW_SESSIONS_REMOTE; checked."""
-    dsn = raw if raw not in (None, "-") else os.environ.get(ENV, "")
+    dsn = raw if raw not in (None, "-") else settings.remote_dsn() or ""
     if not dsn or not dsn.strip():
         raise UsageError(
             "no central database given", hint=f"pass a DSN, or set ${ENV} (and pass -)"
@@ -117,10 +118,10 @@ def translate(exc: BaseException, dsn: str) -> RemoteError:
     return RemoteError(f"central database {where}: {text}", code="remote_error")
 
 
-def connect(dsn: str, *, autocommit: bool = False) -> psycopg.Connection[Any]:
+def connect(dsn: str, *, autocommit: bool = False) -> Connection[Any]:
     psycopg = _psycopg()
     try:
-        conn: psycopg.Connection[Any] = psycopg.connect(
+        conn: Connection[Any] = psycopg.connect(
             dsn, autocommit=autocommit, connect_timeout=10, application_name="openclaw-sessions"
         )
     except psycopg.Error as exc:

