@@ -147,8 +147,10 @@ def main(argv: list[str] | None = None) -> int:
         )
     )
     for s in searches:
-        out.print(f"  {s['query']!r}: local {s['local_p50_s'] * 1000:.0f} ms,"
-                  f" remote {s['remote_p50_s'] * 1000:.0f} ms, same hits: {s['sameHits']}")  # fmt: skip
+        lo, re_ = s["local_p50_s"] * 1000, s["remote_p50_s"] * 1000
+        out.print(
+            f"  {s['query']!r}: local {lo:.0f} ms, remote {re_:.0f} ms, same: {s['sameHits']}"
+        )
     if args.json:
         print(json.dumps(res, indent=2, ensure_ascii=False))
     return 0
