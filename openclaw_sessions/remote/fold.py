@@ -15,8 +15,9 @@ from __future__ import annotations
 import sqlite3
 from collections.abc import Iterable
 
-PRIMARY_TOKENIZER = "unicode61 remove_diacritics 2"
-BIGRAM_TOKENIZER = "unicode61 remove_diacritics 0 categories 'L* N* Co M*'"
+from openclaw_sessions.store.migrations import BIGRAM_TOKENIZER, PRIMARY_TOKENIZER
+
+__all__ = ["BIGRAM_TOKENIZER", "PRIMARY_TOKENIZER", "Folder", "bigram", "folder", "primary"]
 
 
 class Folder:
