@@ -201,3 +201,39 @@ def test_nothing_local_search_must_not_find(tmp_path: Path) -> None:
         mids = [[h["messageId"] for h in json.loads(x.stdout)["results"]] for x in (local, remote)]
         assert sorted(mids[0]) == sorted(mids[1]), word
     assert "abandonedbranchword" not in dump
+
+
+@pytest.mark.parametrize(
+    "args",
+    [
+        ("deploy", "--json"),
+        ("deploy", "--agent", "ops", "--json"),
+        ("deploy", "--agent", "main", "--jsonl", "-n", "3"),
+        ("数据", "--count"),
+        ("deploy", "--sessions", "--format", "plain"),
+        ("deploy", "-n", "2", "--format", "plain"),
+        ("deploy", "--context", "2"),
+    ],
+)
+def test_the_fast_path_searches_the_fleet_as_typer_does(
+    fleet: dict[str, Any], args: tuple[str, ...]
+) -> None:
+    from tests.test_fastpath import fast, typer_path
+
+    argv = ["search", *args, "--remote", fleet["dsn"]]
+    for _ in range(2):  # either order: no state carried from one path to the other
+        assert fast(argv) == typer_path(argv)
+        assert typer_path(argv) == fast(argv)
+    r = env.cli(*argv)
+    if "--agent" in args and "--json" in args:
+        agent = args[args.index("--agent") + 1]
+        assert {h["agentId"] for h in json.loads(r.stdout)["results"]} == {agent}
+
+
+def test_a_local_search_leaves_nothing_behind_for_the_fast_path(fleet: dict[str, Any]) -> None:
+    from tests.test_fastpath import fast
+
+    a = fleet["hosts"]["gw-a"]
+    assert env.cli("search", "deploy", "--agent", "ops", "--state-dir", str(a)).exit_code == 0
+    code, out, _ = fast(["search", "deploy", "--remote", fleet["dsn"], "--json", "-n", "500"])
+    assert code == 0 and {h["agentId"] for h in json.loads(out)["results"]} == {"main", "ops"}

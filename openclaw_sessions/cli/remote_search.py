@@ -32,8 +32,9 @@ def run_search(opts: SearchOptions, out: Any, params: dict[str, Any]) -> int:
     """`search --remote DSN`: the central database instead of the local stores."""
     from openclaw_sessions.remote.search import operator_json, search_remote, with_hosts
 
-    given = _AGENT_GIVEN[0] if _AGENT_GIVEN else "agent" in params
-    _AGENT_GIVEN.clear()
+    # Typer passes every parameter (--host's list included: the fast path leaves a list
+    # option to Typer, so it never passes one); the fast path only those given
+    given = _AGENT_GIVEN[0] if "hosts" in params and _AGENT_GIVEN else "agent" in params
     hosts = list(out.hosts or [])
     found = guard.guarded(
         out.as_json or out.jsonl, lambda: search_remote(opts, out.remote, hosts, given)
