@@ -237,3 +237,23 @@ def test_a_local_search_leaves_nothing_behind_for_the_fast_path(fleet: dict[str,
     assert env.cli("search", "deploy", "--agent", "ops", "--state-dir", str(a)).exit_code == 0
     code, out, _ = fast(["search", "deploy", "--remote", fleet["dsn"], "--json", "-n", "500"])
     assert code == 0 and {h["agentId"] for h in json.loads(out)["results"]} == {"main", "ops"}
+
+
+def test_as_with_a_session_filter_and_its_refusals(fleet: dict[str, Any]) -> None:
+    state = fleet["hosts"]["gw-b"]
+    keys = _callers(state)
+    base = ("search", "deploy", "--json", "--as", keys[0])
+    for extra in (("--session", keys[-1]), ("--session", keys[-1], "--visibility", "self"),
+                  ("--session", "agent:main:nosuch"), ("--visibility", "bogus")):  # fmt: skip
+        local = env.cli(*base, *extra, "--state-dir", str(state))
+        remote = env.cli(*base, *extra, "--remote", fleet["dsn"], "--host", "gw-b")
+        assert (remote.exit_code, remote.stdout, remote.stderr) == (
+            local.exit_code, local.stdout if local.exit_code > 1 else remote.stdout, local.stderr
+        ), extra  # fmt: skip
+        if local.exit_code < 2:
+            ids = [
+                [h["messageId"] for h in json.loads(x.stdout)["results"]] for x in (local, remote)
+            ]
+            assert sorted(ids[0]) == sorted(ids[1])
+    r = env.cli(*base, "--remote", fleet["dsn"], "--host", "gw-nowhere")
+    assert r.exit_code == 2 and "has not pushed" in r.stderr
