@@ -122,8 +122,9 @@ def test_an_interrupted_push_resumes(tmp_path: Path, monkeypatch: pytest.MonkeyP
     state, _ = env.make_host(tmp_path, 5, [], messages=300)
     target = env.new_db()
     from openclaw_sessions.remote import push as push_mod
+    from openclaw_sessions.remote import sync
 
-    real = push_mod._push_batch
+    real = sync._push_batch
     calls: list[int] = []
 
     def flaky(*args: Any, **kw: Any) -> None:
@@ -132,14 +133,14 @@ def test_an_interrupted_push_resumes(tmp_path: Path, monkeypatch: pytest.MonkeyP
             raise KeyboardInterrupt  # Ctrl-C in the middle of a push
         real(*args, **kw)
 
-    monkeypatch.setattr(push_mod, "BATCH_ROWS", 20)
-    monkeypatch.setattr(push_mod, "_push_batch", flaky)
+    monkeypatch.setattr(sync, "BATCH_ROWS", 20)
+    monkeypatch.setattr(sync, "_push_batch", flaky)
     opts = push_mod.PushOptions(target, state, "gw")
     with pytest.raises(KeyboardInterrupt):
         push_mod.push(opts)
     kept = _central_rows(target)
     assert kept > 0
-    monkeypatch.setattr(push_mod, "_push_batch", real)
+    monkeypatch.setattr(sync, "_push_batch", real)
     done = push_mod.push(opts)
     assert done.unchanged == kept and done.upserted > 0 and done.deleted == 0
     assert _central_rows(target) == kept + done.upserted

@@ -7,11 +7,10 @@ from typing import Annotated, Any
 
 import typer
 
-from openclaw_sessions import settings
 from openclaw_sessions.policy.sanitize import MAX_BYTES
 from openclaw_sessions.store import paths
 
-from .completion import complete_agent, complete_session_key, words
+from .completion import complete_session_key, words
 from .options import (
     FILTERS,
     OUTPUT,
@@ -33,9 +32,7 @@ from .options import (
     examples,
     finish,
 )
-from .remote_search import agent_source
-
-REMOTE = "Fleet (a central database: see push)"
+from .remote_search import HostsOpt, RemoteOpt, SearchAgentOpt
 
 
 def search_cmd(
@@ -46,17 +43,7 @@ def search_cmd(
         ),
     ],
     state_dir: StateDirOpt = None,
-    agent: Annotated[
-        str,
-        typer.Option(
-            "--agent",
-            metavar="ID",
-            help="Agent id (with --remote: only this agent's rows; default there: every agent).",
-            envvar=settings.AGENT,
-            autocompletion=complete_agent,
-            callback=agent_source,
-        ),
-    ] = paths.DEFAULT_AGENT,
+    agent: SearchAgentOpt = paths.DEFAULT_AGENT,
     all_agents: AllAgentsOpt = False,
     limit: Annotated[
         int, typer.Option("--limit", "-n", metavar="N", help="Most results to return.")
@@ -155,24 +142,8 @@ def search_cmd(
     utc: UtcOpt = False,
     time: TimeOpt = "absolute",
     color: ColorOpt = "auto",
-    remote: Annotated[
-        str | None,
-        typer.Option(
-            "--remote",
-            metavar="DSN",
-            help="Search the central PostgreSQL database instead (- : $OPENCLAW_SESSIONS_REMOTE).",
-            rich_help_panel=REMOTE,
-        ),
-    ] = None,
-    hosts: Annotated[
-        list[str] | None,
-        typer.Option(
-            "--host",
-            metavar="NAME",
-            help="With --remote: only this host (repeatable); with --as, the caller's host.",
-            rich_help_panel=REMOTE,
-        ),
-    ] = None,
+    remote: RemoteOpt = None,
+    hosts: HostsOpt = None,
 ) -> None:
     """Full-text search of user and assistant text on the active branch."""
     finish("search", locals())

@@ -5,13 +5,15 @@ search prints (each hit's session key shown as host/key for people; JSON adds `h
 from __future__ import annotations
 
 import sys
-from typing import TYPE_CHECKING, Any
+from typing import TYPE_CHECKING, Annotated, Any
 
 import typer
 
+from openclaw_sessions import settings
 from openclaw_sessions.errors import ExitCode
 
 from . import guard, output
+from .completion import complete_agent
 
 if TYPE_CHECKING:
     from openclaw_sessions.read.search import SearchOptions
@@ -26,6 +28,39 @@ def agent_source(ctx: typer.Context, param: typer.CallbackParam, value: str) -> 
     source = ctx.get_parameter_source(param.name or "agent")
     _AGENT_GIVEN[:] = [source is not None and source.name != "DEFAULT"]
     return value
+
+
+# search's options for the fleet (read_commands.py declares the command with them)
+REMOTE = "Fleet (a central database: see push)"
+SearchAgentOpt = Annotated[
+    str,
+    typer.Option(
+        "--agent",
+        metavar="ID",
+        help="Agent id (with --remote: only this agent's rows; default there: every agent).",
+        envvar=settings.AGENT,
+        autocompletion=complete_agent,
+        callback=agent_source,
+    ),
+]
+RemoteOpt = Annotated[
+    str | None,
+    typer.Option(
+        "--remote",
+        metavar="DSN",
+        help="Search the central PostgreSQL database instead (- : $OPENCLAW_SESSIONS_REMOTE).",
+        rich_help_panel=REMOTE,
+    ),
+]
+HostsOpt = Annotated[
+    list[str] | None,
+    typer.Option(
+        "--host",
+        metavar="NAME",
+        help="With --remote: only this host (repeatable); with --as, the caller's host.",
+        rich_help_panel=REMOTE,
+    ),
+]
 
 
 def run_search(opts: SearchOptions, out: Any, params: dict[str, Any]) -> int:
