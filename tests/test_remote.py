@@ -257,3 +257,27 @@ def test_as_with_a_session_filter_and_its_refusals(fleet: dict[str, Any]) -> Non
             assert sorted(ids[0]) == sorted(ids[1])
     r = env.cli(*base, "--remote", fleet["dsn"], "--host", "gw-nowhere")
     assert r.exit_code == 2 and "has not pushed" in r.stderr
+
+
+def test_a_row_too_large_for_a_tsvector_is_still_found(tmp_path: Path) -> None:
+    state = tmp_path / "state"
+    sdir = state / "agents" / "main" / "sessions"
+    s = Session("big")
+    s.user(" ".join(f"w{i:07d}" for i in range(60_000)) + " hugetailword")
+    s.user("a small hugetailword message")
+    s.write(sdir / "big.jsonl")
+    write_store(sdir, {"agent:main:main": {"sessionId": "big", "updatedAt": 1}})
+    assert env.cli("import", "--reindex", "--state-dir", str(state), "--quiet").exit_code == 0
+    target = env.new_db()
+    env.push(target, state, "gw")
+    db = target.split("dbname=")[1].split()[0]
+    assert (
+        env.admin("SELECT count(*) FROM openclaw_sessions.ocs_rows WHERE tsv IS NULL", db=db)[0][0]
+        == 1
+    )
+    for word, n in (("hugetailword", 2), ("w0000007-w0000008", 1), ("w0000008-w0000007", 0)):
+        for extra in ((), ("--prefix",)):
+            local = env.cli("search", word, "--state-dir", str(state), "--json", *extra)
+            remote = env.cli("search", word, "--remote", target, "--json", *extra)
+            assert len(json.loads(remote.stdout)["results"]) == n
+            assert len(json.loads(local.stdout)["results"]) == n

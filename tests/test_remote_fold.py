@@ -8,13 +8,14 @@ from __future__ import annotations
 
 import sqlite3
 
+import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
 from openclaw_sessions.errors import UsageError
 from openclaw_sessions.policy import fts_query
 from openclaw_sessions.remote import fold
-from openclaw_sessions.remote.query import phrases
+from openclaw_sessions.remote.query import Phrase, phrases
 from openclaw_sessions.remote.rows import fold_text, lexeme
 
 CHARS = (
@@ -51,20 +52,30 @@ def _sqlite_matches(conn: sqlite3.Connection, text: str, plan: fts_query.QueryPl
 
 
 def _central_matches(text: str, plan: fts_query.QueryPlan, prefix: bool) -> bool:
+    """What query.match's SQL decides for this text: the tsvector (`@@`, every operand) and
+    the phrases it cannot decide alone on the folded text; without one, the text alone."""
     found = phrases(plan, prefix)
     if found is None:
         return False
     f = fold_text(text)
-    for p in found:
-        hay = f.words if p.column == "words" else (f.bigrams or "")
-        if p.needle not in hay:
-            return False
-        # the tsvector prefilter (GIN) never drops a real match
-        lexemes = set((f.tsv or "").split(" ")) if f.tsv else None
-        for op in p.lexemes:
-            if lexemes is not None and not op.endswith(":*"):
-                assert op in lexemes, (op, text)
-    return True
+
+    def has(p: Phrase) -> bool:
+        return p.needle in (f.words if p.column == "words" else (f.bigrams or ""))
+
+    if f.tsv is None:
+        return all(has(p) for p in found)
+    lexemes = set(f.tsv.split(" "))
+
+    def operand(op: str) -> bool:
+        if op.endswith(":*"):
+            return any(lex.startswith(op[:-3]) for lex in lexemes)
+        return op in lexemes
+
+    tsv_ok = all(operand(op) for p in found for op in p.lexemes)
+    checked = all(has(p) for p in found if not p.exact)
+    if tsv_ok and checked:
+        assert all(has(p) for p in found), text  # the shortcut agrees with the folded text
+    return tsv_ok and checked
 
 
 @settings(max_examples=400, deadline=None)
@@ -96,3 +107,25 @@ def test_folding_examples() -> None:
     assert p.tokens("abc漢字def x_y") == ["abc漢字def", "x", "y"]
     assert lexeme("it's") == "'it''s'" and lexeme("a\\b") == "'a\\\\b'"
     assert len(lexeme("x" * 500)) == 102
+
+
+HUGE = " ".join(f"w{i:07d}" for i in range(60_000))
+
+
+@pytest.mark.parametrize(
+    "doc, query, prefix",
+    [
+        ("a" * 120 + " b", "a" * 120, False),
+        ("a" * 120 + " b", "a" * 110, True),
+        ("a" * 120 + " b", "a" * 110, False),
+        ("a" * 100 + "z b", "a" * 100 + "y", False),
+        ("a" * 100 + "z b", "a" * 100, True),
+        (HUGE, "w0000007-w0000008", False),  # no tsvector: the folded text alone decides
+        (HUGE, "w0000008-w0000007", False),
+        (HUGE, "w005999", True),
+    ],
+)
+def test_long_tokens_and_huge_rows(doc: str, query: str, prefix: bool) -> None:
+    plan = fts_query.build(query, prefix=prefix)
+    assert (fold_text(doc).tsv is None) == (doc is HUGE)
+    assert _central_matches(doc, plan, prefix) == _sqlite_matches(_fts(), doc, plan)

@@ -19,6 +19,9 @@ class Phrase(NamedTuple):
     column: str  # words | bigrams
     needle: str  # " t1 t2 " (whole tokens) or " t1 t2" (the last one a prefix)
     lexemes: tuple[str, ...]  # tsquery operands
+    # the tsvector alone decides it: one token, not cut (a prefix of a cut lexeme is still
+    # exact: lexemes are cut at LEXEME_CHARS, and so are the tokens they must start with)
+    exact: bool = False
 
 
 def _phrase(column: str, tokens: list[str], prefix: bool) -> Phrase:
@@ -29,7 +32,8 @@ def _phrase(column: str, tokens: list[str], prefix: bool) -> Phrase:
         star = (prefix and last) or len(t) > LEXEME_CHARS
         ops.append(lexeme(mark + t) + (":*" if star else ""))
     needle = " " + " ".join(tokens) + ("" if prefix else " ")
-    return Phrase(column, needle, tuple(ops))
+    exact = len(tokens) == 1 and len(tokens[0]) <= LEXEME_CHARS
+    return Phrase(column, needle, tuple(ops), exact)
 
 
 def phrases(plan: fts_query.QueryPlan, prefix: bool) -> list[Phrase] | None:
@@ -67,15 +71,21 @@ class Where(NamedTuple):
     params: list[Any]
 
 
+def _checks(found: list[Phrase]) -> Where:
+    parts = [f"strpos(coalesce(r.{p.column}, ''), %s) > 0" for p in found]
+    return Where(" AND ".join(parts), [p.needle for p in found])
+
+
 def match(found: list[Phrase]) -> Where:
-    """The match condition over ocs_rows r."""
+    """The match condition over ocs_rows r: the GIN-indexed tsvector, and the phrases it
+    cannot decide alone checked on the folded text; a row without a tsvector (too many
+    words) by the folded text alone."""
     tsq = " & ".join(op for p in found for op in p.lexemes)
-    parts = ["(r.tsv @@ %s::tsquery OR r.tsv IS NULL)"]
-    params: list[Any] = [tsq]
-    for p in found:
-        parts.append(f"strpos(coalesce(r.{p.column}, ''), %s) > 0")
-        params.append(p.needle)
-    return Where(" AND ".join(parts), params)
+    inexact = _checks([p for p in found if not p.exact])
+    every = _checks(found)
+    also = f" AND {inexact.sql}" if inexact.sql else ""
+    sql = f"((r.tsv @@ %s::tsquery{also}) OR (r.tsv IS NULL AND {every.sql}))"
+    return Where(sql, [tsq, *inexact.params, *every.params])
 
 
 def score(found: list[Phrase]) -> Where:
