@@ -77,6 +77,8 @@ MIGRATIONS: list[str] = [
     CREATE INDEX ocs_rows_tsv ON {SCHEMA}.ocs_rows USING gin (tsv);
     CREATE INDEX ocs_rows_untokenized ON {SCHEMA}.ocs_rows (host) WHERE tsv IS NULL;
     CREATE INDEX ocs_rows_by_ts ON {SCHEMA}.ocs_rows (ts);
+    -- relevance order of a common word walks the shortest rows first
+    CREATE INDEX ocs_rows_by_ntok ON {SCHEMA}.ocs_rows (ntok, ts DESC);
     CREATE INDEX ocs_rows_by_key ON {SCHEMA}.ocs_rows (host, session_key);
     """,
 ]

@@ -27,6 +27,11 @@ S = schema.SCHEMA
 SNIPPET_UNITS = 300
 
 
+def candidates(limit: int) -> int:
+    """Matches scored in full for relevance order: the shortest this many."""
+    return max(64, 8 * (limit + 1))
+
+
 class RemoteHits(NamedTuple):
     result: SearchResult
     hosts: tuple[str, ...]  # each hit's host (hits mode), or each session's (--sessions)
@@ -155,27 +160,35 @@ def _run(
         return RemoteHits(SearchResult((), match_count=int(n)), ())
     sc = score(found)
     if opts.sessions or opts.by_session:
-        return _sessions(conn, opts, body, args, sc)
-    order = (
-        "r.ts DESC, r.session_key, r.message_id"
-        if opts.order == "recent"
-        else "score DESC, r.ts DESC, r.session_key, r.message_id"
-    )
+        return _sessions(conn, opts, body, args)
+    cols = "r.host, r.agent, r.session_key, r.session_id, r.message_id, r.role, r.ts, r.text"
+    cap = max(counting.TOTAL_CAP, opts.limit + 1)
+    counted: int | None = None
+    # the rows kept first (newest, or the shortest: bm25's order for words met once), then
+    # scored: the score reads each row's words, so only those kept pay for it
+    if opts.order == "recent":
+        first, n, then = "r.ts DESC", opts.limit + 1, "r.ts DESC"
+    else:
+        first, n, then = "r.ntok, r.ts DESC", candidates(opts.limit), "score DESC, r.ts DESC"
+        counted = _count(conn, body, args, cap)
+    common = counted is not None and counted >= cap
+    if common:  # walk the rows shortest first (an index) rather than fetch every match
+        conn.execute("SET LOCAL enable_seqscan = off")
+        conn.execute("SET LOCAL enable_bitmapscan = off")
     rows = conn.execute(
-        f"SELECT r.host, r.agent, r.session_key, r.session_id, r.message_id, r.role, r.ts,"
-        f" r.text, {sc.sql} AS score{body} ORDER BY {order} LIMIT %s",
-        [*sc.params, *args, opts.limit + 1],
+        f"SELECT {cols}, {sc.sql} AS score FROM (SELECT {cols}, r.words, r.bigrams, r.ntok{body}"
+        f" ORDER BY {first}, r.session_key, r.message_id LIMIT %s) r"
+        f" ORDER BY {then}, r.session_key, r.message_id LIMIT %s",
+        [*sc.params, *args, n, opts.limit + 1],
     ).fetchall()
+    if common:
+        conn.execute("SET LOCAL enable_seqscan = on")
+        conn.execute("SET LOCAL enable_bitmapscan = on")
     truncated = len(rows) > opts.limit
     rows = rows[: opts.limit]
     total, exact = len(rows), True
     if truncated:
-        cap = max(counting.TOTAL_CAP, opts.limit + 1)
-        total = int(
-            conn.execute(
-                f"SELECT count(*) FROM (SELECT 1{body} LIMIT %s) c", [*args, cap]
-            ).fetchone()[0]
-        )
+        total = counted if counted is not None else _count(conn, body, args, cap)
         exact = total < cap
     hits = _hits(conn, rows, plan)
     cut_by = "as-limit" if opts.as_key is not None and opts.limit >= AS_MAX_LIMIT else "limit"
@@ -196,13 +209,20 @@ def _run(
     return RemoteHits(result, tuple(shown_hosts))
 
 
-def _sessions(conn: Any, opts: SearchOptions, body: str, args: list[Any], sc: Any) -> RemoteHits:
-    order = "last DESC" if opts.order == "recent" else "best DESC, last DESC"
+def _count(conn: Any, body: str, args: list[Any], cap: int) -> int:
+    """The matches, counted up to ``cap`` (read/counting.py's total rule)."""
+    sql = f"SELECT count(*) FROM (SELECT 1{body} LIMIT %s) c"
+    return int(conn.execute(sql, [*args, cap]).fetchone()[0])
+
+
+def _sessions(conn: Any, opts: SearchOptions, body: str, args: list[Any]) -> RemoteHits:
+    """Each session with a match: newest first, or (relevance) by its shortest match."""
+    order = "last DESC" if opts.order == "recent" else "best, last DESC"
     rows = conn.execute(
-        f"SELECT r.host, r.agent, r.session_key, count(*), max({sc.sql}) AS best,"
+        "SELECT r.host, r.agent, r.session_key, count(*), min(r.ntok) AS best,"
         f" max(r.ts) AS last{body} GROUP BY r.host, r.agent, r.session_key"
         f" ORDER BY {order}, r.host, r.session_key",
-        [*sc.params, *args],
+        args,
     ).fetchall()
     sessions = tuple(SessionHits(str(k), str(a), int(n)) for _h, a, k, n, _b, _l in rows)
     total = sum(s.matches for s in sessions)
