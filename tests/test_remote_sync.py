@@ -216,3 +216,21 @@ def test_the_readme_fleet_commands_run(tmp_path: Path, monkeypatch: pytest.Monke
             assert argv[0] == "openclaw-sessions"
             r = env.cli(*argv[1:])
             assert r.exit_code in (0, 1), (cmd, r.stderr)
+
+
+def test_an_agent_gone_from_the_host_is_forgotten(tmp_path: Path) -> None:
+    env.server()
+    state, _ = env.make_host(tmp_path, 9, [], messages=200)
+    target = env.new_db()
+    first = env.push(target, state, "gw")
+    ops = {int(n) for (n,) in env.admin(
+        "SELECT count(*) FROM openclaw_sessions.ocs_rows WHERE agent = 'ops'",
+        db=target.split("dbname=")[1].split()[0],
+    )}  # fmt: skip
+    import shutil
+
+    shutil.rmtree(state / "agents" / "ops")
+    done = env.push(target, state, "gw")
+    assert done["agents"] == ["main"] and done["deleted"] == ops.pop() > 0
+    assert _central_rows(target) == first["upserted"] - done["deleted"]
+    assert env.push(target, state, "gw")["deleted"] == 0

@@ -32,7 +32,7 @@ from .options import (
     examples,
     finish,
 )
-from .remote_search import HostsOpt, RemoteOpt, SearchAgentOpt
+from .remote_cli import HostsOpt, RemoteOpt, SearchAgentOpt
 
 
 def search_cmd(

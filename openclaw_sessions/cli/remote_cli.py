@@ -1,5 +1,7 @@
-"""`push`: its parameters and help, and how it runs (the fleet's search is remote_search.py).
-Only these two modules reach openclaw_sessions.remote (and psycopg, through it)."""
+"""The fleet's command line: `push` (its parameters and help, and how it runs) and the options
+search declares for the fleet (`--remote`, `--host`, an `--agent` that knows whether it was
+given); the fleet's search runs in remote_search.py (Typer-free, for the fast path). Only
+these two modules reach openclaw_sessions.remote (and psycopg, through it)."""
 
 from __future__ import annotations
 
@@ -7,11 +9,53 @@ from typing import Annotated, Any
 
 import typer
 
+from openclaw_sessions import settings
 from openclaw_sessions.errors import ExitCode
 
-from . import guard, output
+from . import guard, output, remote_search
 from .completion import complete_agent
 from .options import JsonOpt, QuietOpt, StateDirOpt, examples
+
+
+def agent_source(ctx: typer.Context, param: typer.CallbackParam, value: str) -> str:
+    """search --agent's callback: remember whether the value is its default."""
+    source = ctx.get_parameter_source(param.name or "agent")
+    remote_search.AGENT_GIVEN[:] = [source is not None and source.name != "DEFAULT"]
+    return value
+
+
+# search's options for the fleet (read_commands.py declares the command with them)
+REMOTE = "Fleet (a central database: see push)"
+SearchAgentOpt = Annotated[
+    str,
+    typer.Option(
+        "--agent",
+        metavar="ID",
+        help="Agent id (with --remote: only this agent's rows; default there: every agent).",
+        envvar=settings.AGENT,
+        autocompletion=complete_agent,
+        callback=agent_source,
+    ),
+]
+RemoteOpt = Annotated[
+    str | None,
+    typer.Option(
+        "--remote",
+        metavar="DSN",
+        help="Search the central PostgreSQL database instead (- : $OPENCLAW_SESSIONS_REMOTE).",
+        rich_help_panel=REMOTE,
+    ),
+]
+HostsOpt = Annotated[
+    list[str] | None,
+    typer.Option(
+        "--host",
+        metavar="NAME",
+        help="With --remote: only this host (repeatable); with --as, the caller's host.",
+        rich_help_panel=REMOTE,
+    ),
+]
+
 
 PUSH_EPILOG = examples(
     "push postgresql://push@db.example/fleet",

@@ -1,66 +1,24 @@
 """The remote branch of `search` (`--remote DSN`, `--host H`…), which run.py hands over to
 when either is given: the central database instead of the local stores, printed as local
-search prints (each hit's session key shown as host/key for people; JSON adds `host`)."""
+search prints (each hit's session key shown as host/key for people; JSON adds `host`). The
+options' declarations are remote_cli.py's."""
 
 from __future__ import annotations
 
 import sys
-from typing import TYPE_CHECKING, Annotated, Any
+from typing import TYPE_CHECKING, Any
 
-import typer
-
-from openclaw_sessions import settings
 from openclaw_sessions.errors import ExitCode
 
 from . import guard, output
-from .completion import complete_agent
 
 if TYPE_CHECKING:
     from openclaw_sessions.read.search import SearchOptions
 
 # Was --agent on search's command line (or in $OPENCLAW_AGENT)? The Typer path records it
-# here (agent_source, the option's callback); the fast path passes only what was given.
-_AGENT_GIVEN: list[bool] = []
-
-
-def agent_source(ctx: typer.Context, param: typer.CallbackParam, value: str) -> str:
-    """search --agent's callback: remember whether the value is its default."""
-    source = ctx.get_parameter_source(param.name or "agent")
-    _AGENT_GIVEN[:] = [source is not None and source.name != "DEFAULT"]
-    return value
-
-
-# search's options for the fleet (read_commands.py declares the command with them)
-REMOTE = "Fleet (a central database: see push)"
-SearchAgentOpt = Annotated[
-    str,
-    typer.Option(
-        "--agent",
-        metavar="ID",
-        help="Agent id (with --remote: only this agent's rows; default there: every agent).",
-        envvar=settings.AGENT,
-        autocompletion=complete_agent,
-        callback=agent_source,
-    ),
-]
-RemoteOpt = Annotated[
-    str | None,
-    typer.Option(
-        "--remote",
-        metavar="DSN",
-        help="Search the central PostgreSQL database instead (- : $OPENCLAW_SESSIONS_REMOTE).",
-        rich_help_panel=REMOTE,
-    ),
-]
-HostsOpt = Annotated[
-    list[str] | None,
-    typer.Option(
-        "--host",
-        metavar="NAME",
-        help="With --remote: only this host (repeatable); with --as, the caller's host.",
-        rich_help_panel=REMOTE,
-    ),
-]
+# here (remote_cli.agent_source, the option's callback); the fast path passes only what was
+# given. Typer-free: the fast path runs this module.
+AGENT_GIVEN: list[bool] = []
 
 
 def run_search(opts: SearchOptions, out: Any, params: dict[str, Any]) -> int:
@@ -69,7 +27,7 @@ def run_search(opts: SearchOptions, out: Any, params: dict[str, Any]) -> int:
 
     # Typer passes every parameter (--host's list included: the fast path leaves a list
     # option to Typer, so it never passes one); the fast path only those given
-    given = _AGENT_GIVEN[0] if "hosts" in params and _AGENT_GIVEN else "agent" in params
+    given = AGENT_GIVEN[0] if "hosts" in params and AGENT_GIVEN else "agent" in params
     hosts = list(out.hosts or [])
     found = guard.guarded(
         out.as_json or out.jsonl, lambda: search_remote(opts, out.remote, hosts, given)

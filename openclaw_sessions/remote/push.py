@@ -152,16 +152,21 @@ def _forget_agents(
     """A push of every agent deletes the central rows of agents this host no longer has."""
     if not whole:
         return
+    # rows come and go with their transcripts: the agents of those (and of the sessions)
+    known = conn.execute(
+        f"SELECT agent FROM {S}.ocs_transcripts WHERE host = %s UNION"
+        f" SELECT agent FROM {S}.ocs_sessions WHERE host = %s",
+        (host, host),
+    ).fetchall()
+    gone = sorted({str(a) for (a,) in known} - set(agents))
+    if not gone:
+        return
     with conn.transaction():
-        cur = conn.execute(
-            f"DELETE FROM {S}.ocs_rows WHERE host = %s AND NOT agent = ANY(%s)", (host, agents)
-        )
-        counts.deleted += cur.rowcount
-        conn.execute(
-            f"DELETE FROM {S}.ocs_transcripts WHERE host = %s AND NOT agent = ANY(%s)",
-            (host, agents),
-        )
-        cur = conn.execute(
-            f"DELETE FROM {S}.ocs_sessions WHERE host = %s AND NOT agent = ANY(%s)", (host, agents)
-        )
-        counts.s_del += cur.rowcount
+        for table in ("ocs_rows", "ocs_transcripts", "ocs_sessions"):
+            cur = conn.execute(
+                f"DELETE FROM {S}.{table} WHERE host = %s AND agent = ANY(%s)", (host, gone)
+            )
+            if table == "ocs_rows":
+                counts.deleted += cur.rowcount
+            elif table == "ocs_sessions":
+                counts.s_del += cur.rowcount

@@ -87,7 +87,7 @@ def _local_transcripts(
         "SELECT t.transcript_id, t.session_key, t.session_id, t.revision, s.indexed_seq,"
         f" s.leaf_event_id, s.redaction_fp, ({fresh()}) AS ok,"
         " coalesce(n.cnt, 0), coalesce(n.mx, 0), coalesce(n.sm, 0)"
-        " FROM transcripts t JOIN index_state s ON s.transcript_id = t.transcript_id"
+        " FROM transcripts t LEFT JOIN index_state s ON s.transcript_id = t.transcript_id"
         " LEFT JOIN (SELECT transcript_id, count(*) AS cnt, max(row_id) AS mx,"
         " total(row_id) AS sm FROM index_rows GROUP BY transcript_id) n"
         " ON n.transcript_id = t.transcript_id"
