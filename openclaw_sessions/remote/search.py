@@ -5,6 +5,8 @@ host (--host H), with that host's pushed settings, and answers in the agent tool
 
 from __future__ import annotations
 
+import json
+import math
 import sqlite3
 from typing import Any, NamedTuple
 
@@ -163,15 +165,14 @@ def _run(
         return _sessions(conn, opts, body, args)
     cols = "r.host, r.agent, r.session_key, r.session_id, r.message_id, r.role, r.ts, r.text"
     cap = max(counting.TOTAL_CAP, opts.limit + 1)
-    counted: int | None = None
+    common = False
     # the rows kept first (newest, or the shortest: bm25's order for words met once), then
     # scored: the score reads each row's words, so only those kept pay for it
     if opts.order == "recent":
         first, n, then = "r.ts DESC", opts.limit + 1, "r.ts DESC"
     else:
         first, n, then = "r.ntok, r.ts DESC", candidates(opts.limit), "score DESC, r.ts DESC"
-        counted = _count(conn, body, args, cap)
-    common = counted is not None and counted >= cap
+        common = _common(conn, str(m.params[0]), n)
     if common:  # walk the rows shortest first (an index) rather than fetch every match
         conn.execute("SET LOCAL enable_seqscan = off")
         conn.execute("SET LOCAL enable_bitmapscan = off")
@@ -188,7 +189,7 @@ def _run(
     rows = rows[: opts.limit]
     total, exact = len(rows), True
     if truncated:
-        total = counted if counted is not None else _count(conn, body, args, cap)
+        total = _count(conn, body, args, cap)
         exact = total < cap
     hits = _hits(conn, rows, plan)
     cut_by = "as-limit" if opts.as_key is not None and opts.limit >= AS_MAX_LIMIT else "limit"
@@ -207,6 +208,22 @@ def _run(
         cut_by=cut_by if truncated else None,
     )  # fmt: skip
     return RemoteHits(result, tuple(shown_hosts))
+
+
+def _common(conn: Any, tsquery: str, k: int) -> bool:
+    """Are the words so common that walking the rows shortest first (about k·N/M rows for M
+    matches of N) beats fetching every match (M)? Past 2·sqrt(k·N) matches (short rows hold
+    fewer words), as the planner estimates them (its statistics know the common words)."""
+    got = conn.execute(
+        "SELECT reltuples FROM pg_class WHERE oid = %s::regclass", (f"{S}.ocs_rows",)
+    ).fetchone()
+    rows = max(float(got[0]) if got else 0.0, 0.0)
+    plan = conn.execute(
+        f"EXPLAIN (FORMAT JSON) SELECT 1 FROM {S}.ocs_rows r WHERE r.tsv @@ %s::tsquery",
+        (tsquery,),
+    ).fetchone()[0]
+    doc = json.loads(plan) if isinstance(plan, str) else plan
+    return float(doc[0]["Plan"]["Plan Rows"]) >= max(1000.0, 2 * math.sqrt(k * rows))
 
 
 def _count(conn: Any, body: str, args: list[Any], cap: int) -> int:
