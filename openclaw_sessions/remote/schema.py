@@ -126,8 +126,9 @@ def migrate(conn: Any) -> int:
     it was at."""
     with conn.transaction():
         conn.execute("SELECT pg_advisory_xact_lock(%s)", (MIGRATION_LOCK,))
-        conn.execute(f"CREATE SCHEMA IF NOT EXISTS {SCHEMA}") if version(conn) == 0 else None
         start = version(conn)
+        if start == 0:  # IF NOT EXISTS still needs CREATE on the database: only when new
+            conn.execute(f"CREATE SCHEMA IF NOT EXISTS {SCHEMA}")
         check(conn, for_search=False)
         for n in range(start, VERSION):
             conn.execute(MIGRATIONS[n])
