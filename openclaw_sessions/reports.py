@@ -43,6 +43,7 @@ ERROR_CODES = frozenset(
         "timestamp_invalid",
         "transcript_failed",
         "index_failed",
+        "upstream_unreadable",
     }
 )
 

@@ -19,7 +19,16 @@ from openclaw_sessions.reports import Bars, ImportReport, Issue, Progress, Reind
 from openclaw_sessions.store import db, paths, pending
 from openclaw_sessions.store.context import Context
 
-from . import deleted, discover, problems, regular, targets, transcripts, upstream_import
+from . import (
+    deleted,
+    discover,
+    problems,
+    regular,
+    targets,
+    transcripts,
+    upstream_import,
+    upstream_open,
+)
 from .store_lines import import_file
 from .transcripts import Target
 
@@ -86,12 +95,13 @@ def run_import(
         deleted.undelete(root, options.undelete, options.agent, report)
     if not src_list and not targets.root_present(root, options.agent, report):
         return report
-    ups = targets.open_databases(root, src_list, agent, report, options.agent)  # before writes
+    # databases first: checked before anything is written
+    ups = upstream_open.open_databases(root, src_list, agent, report, options.agent)
     scanned: dict[str, list[Path]] = {}
     files = targets.file_targets(
         root, src_list, agent, report, options.include_archives, scanned, options.agent
     )
-    by_agent = targets.merge(files, ups, report)
+    by_agent = upstream_open.merge(files, ups, report)
     if not src_list and not by_agent:
         targets.nothing_found(root, options.agent, report)
     total = sum(_size(t) for _, found in by_agent for t in found)

@@ -5,7 +5,8 @@ Files: a SOURCE is a state root, a sessions dir, any folder of those, or a singl
 each sessions dir's `sessions.json` gives the keys of its files (its entries are stored on the
 way), files no entry names are imported under a derived key, archives and backups are skipped
 unless asked for. Databases: every one among the sources is opened and its layout checked
-first (an unknown layout is a usage error, exit 2, before anything is written). A session
+first; one that cannot be read (half-written, an unknown layout) is reported
+(`upstream_unreadable`, exit 4) and everything else is imported. A session
 present both as a JSONL file and in a database is taken from the database, as upstream does
 (the file is a pre-migration leftover): the file is skipped with a notice.
 """
@@ -251,107 +252,6 @@ def _read_store(
                 )
     finally:
         conn.close()
-
-
-_SUPERSEDED_KINDS = {"current", "reset", "orphan"}
-
-
-class UpstreamSource(NamedTuple):
-    """An upstream agent database to import, open, and the agent its transcripts go to."""
-
-    agent_id: str
-    db: upstream_db.AgentDatabase
-    generations: list[upstream_db.Generation]
-
-
-def _agent_of(path: Path, db: upstream_db.AgentDatabase, default: str) -> str:
-    if path.parent.name == "agent" and path.parent.parent.parent.name == "agents":
-        return path.parent.parent.name.lower()
-    hint = db.agent_hint()
-    try:
-        return paths.check_agent_id(hint) if hint else default
-    except Exception:
-        return default
-
-
-def open_databases(
-    root: Path, srcs: list[Path], agent: str, report: ImportReport, only: str | None = None
-) -> list[UpstreamSource]:
-    """Open and check every upstream database of the sources (of agent ``only`` when set);
-    nothing is written yet."""
-    out: list[UpstreamSource] = []
-    seen: set[Path] = set()
-    try:
-        for src in srcs or [root]:
-            if discover.readable(src.is_file):
-                found: list[tuple[str | None, Path]] = (
-                    [(None, src)] if upstream_db.is_database_file(src) else []
-                )
-            else:
-                found = list(discover.find_databases(src)) if discover.readable(src.is_dir) else []
-            for agent_id, path in found:
-                if path.resolve() in seen:
-                    continue
-                seen.add(path.resolve())
-                udb = upstream_db.AgentDatabase.open(path)
-                owner = agent_id or _agent_of(path, udb, agent)
-                if only is not None and owner != only:
-                    udb.close()
-                    continue
-                out.append(UpstreamSource(owner, udb, []))
-                out[-1].generations.extend(udb.generations())  # it is closed if this fails
-    except BaseException:
-        close_databases(out)
-        raise
-    for p in out:
-        _notices(p, report)
-    return out
-
-
-def _notices(p: UpstreamSource, report: ImportReport) -> None:
-    layout, path = p.db.layout, str(p.db.path)
-    if layout is None:
-        why = "upstream agent database holds no transcripts yet (they are still JSONL files)"
-        report.issues.append(Issue("upstream_no_transcripts", why, path))
-    elif layout.version > upstream_db.KNOWN_VERSION:
-        known = upstream_db.KNOWN_VERSION
-        why = f"user_version {layout.version} is newer than {known}; read by tables"
-        report.issues.append(Issue("upstream_schema_newer", why, path))
-
-
-def close_databases(planned: list[UpstreamSource]) -> None:
-    for p in planned:
-        p.db.close()
-
-
-def merge(
-    plan_: list[tuple[str, list[Target]]], ups: list[UpstreamSource], report: ImportReport
-) -> list[tuple[str, list[Target]]]:
-    """Add agents that only have a database; drop JSONL twins of database sessions."""
-    by_agent = dict(plan_)
-    for p in ups:
-        by_agent.setdefault(p.agent_id, [])
-    for agent_id, targets in by_agent.items():
-        ids = {g.session_id for p in ups if p.agent_id == agent_id for g in p.generations}
-        if not ids:
-            continue
-        kept = []
-        for t in targets:
-            if t.kind in _SUPERSEDED_KINDS and t.session_id in ids:
-                report.skipped += 1
-                report.issues.append(
-                    Issue(
-                        "transcript_superseded",
-                        "the upstream database holds this session: imported from there",
-                        str(t.path),
-                        None,
-                        t.session_key,
-                    )
-                )
-            else:
-                kept.append(t)
-        by_agent[agent_id] = kept
-    return sorted(by_agent.items())
 
 
 def root_present(root: Path, only: str | None, report: ImportReport) -> bool:

@@ -13,14 +13,14 @@ from openclaw_sessions.policy.redact import Redactor
 from openclaw_sessions.reports import ImportReport, Issue
 from openclaw_sessions.store import db, sessions, tombstones
 
-from . import discover, line_sources, targets, upstream_db
+from . import discover, line_sources, upstream_db, upstream_open
 from .store_lines import import_lines
 from .transcripts import Target, tally
 
 
 def import_databases(
     conn: sqlite3.Connection,
-    planned: list[targets.UpstreamSource],
+    planned: list[upstream_open.UpstreamSource],
     redactor: Redactor,
     report: ImportReport,
     dry_run: bool,
@@ -38,7 +38,7 @@ def import_databases(
 
 def _database(
     conn: sqlite3.Connection,
-    p: targets.UpstreamSource,
+    p: upstream_open.UpstreamSource,
     redactor: Redactor,
     r: ImportReport,
     dry_run: bool,

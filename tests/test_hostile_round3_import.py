@@ -1,0 +1,80 @@
+"""Hostile input, third round (issue #23 part 4), on the import side: an upstream agent
+database that cannot be read, a store path that loops, a BOM in sessions.json, copies and
+links of deleted transcripts, a huge sessions.json whose transcripts are missing."""
+
+from __future__ import annotations
+
+import json
+import sqlite3
+from pathlib import Path
+
+import pytest
+from conftest import Session, json_out, run_cli, write_store
+from helpers import query
+
+import upstream_fixture as uf
+
+
+def _zeta_db(root: Path, how: str) -> Path:
+    """agents/zeta/agent/openclaw-agent.sqlite made unreadable: half-written or a newer layout."""
+    sessions = []
+    for i in range(4):
+        s = Session(f"z-{i}")
+        s.user(f"zeta words {i} " + "filler " * 1500)
+        sessions.append(uf.UpSession(f"agent:zeta:s{i}", f"z-{i}", uf.jsonl_lines(s.text())))
+    path = uf.build(uf.agent_db(root, "zeta"), sessions, wal=False, compress_over=None)
+    if how == "half":
+        data = path.read_bytes()
+        path.write_bytes(data[: len(data) // 2])
+    else:
+        with sqlite3.connect(path) as c:
+            c.execute("ALTER TABLE transcript_events RENAME COLUMN event_json TO payload")
+            c.execute("PRAGMA user_version = 99")
+        c.close()
+    return path
+
+
+def _good_root(tmp_path: Path) -> Path:
+    root = tmp_path / "src"
+    d = root / "agents" / "main" / "sessions"
+    s = Session("m-1")
+    s.user("mainword in a transcript")
+    s.write(d / "m-1.jsonl")
+    write_store(d, {"agent:main:main": {"sessionId": "m-1"}})
+    up = Session("o-1")
+    up.user("opsword from a good database")
+    uf.build(uf.agent_db(root, "ops"), [uf.UpSession("agent:ops:main", "o-1",
+             uf.jsonl_lines(up.text()))], agent_id="ops")  # fmt: skip
+    return root
+
+
+@pytest.mark.parametrize("how", ["half", "newer"])
+def test_one_unreadable_agent_database_is_reported_and_the_rest_imported(
+    tmp_path: Path, state: Path, how: str
+) -> None:
+    root = _good_root(tmp_path)
+    bad = _zeta_db(root, how)
+    r = run_cli("import", str(root), "--json")
+    assert r.exit_code == 4, r.stderr
+    rep = json_out(r)
+    bads = [i for i in rep["issues"] if i["code"] == "upstream_unreadable"]
+    assert [i["path"] for i in bads] == [str(bad)] and bads[0]["severity"] == "error"
+    assert query(state, "SELECT session_key FROM transcripts") == [("agent:main:main",)]
+    assert query(state, "SELECT session_key FROM transcripts", agent="ops") == [
+        ("agent:ops:main",)
+    ]
+    # the plain report says it in one line, no traceback
+    r = run_cli("import", str(root))
+    assert r.exit_code == 0  # known now: counted, not failed on again
+    assert "Traceback" not in r.stderr
+    # --agent OTHER never opens it; --agent zeta reports it
+    assert run_cli("import", str(root), "--agent", "ops").exit_code == 0
+    state2 = tmp_path / "state2"
+    r = run_cli("import", str(root), "--agent", "main", "--state-dir", str(state2))
+    assert r.exit_code == 0, r.stderr
+    r = run_cli("import", str(root), "--agent", "zeta", "--state-dir", str(state2))
+    assert r.exit_code == 4 and "upstream_unreadable" in r.stderr
+    assert r.stderr.count("\n") < 10 and "Traceback" not in r.stderr
+    # given as the SOURCE itself: the same report
+    r = run_cli("import", str(bad), "--state-dir", str(tmp_path / "state3"))
+    assert r.exit_code == 4 and "upstream_unreadable" in r.stderr
