@@ -1,0 +1,65 @@
+"""Hostile input, third round (issue #23 part 4), on the read side: a message nested about
+600 levels deep, hidden and missing sessions for a sandboxed caller, absurd terminal widths,
+an export killed mid-write."""
+
+from __future__ import annotations
+
+import json
+import sys
+from pathlib import Path
+from typing import Any
+
+import pytest
+from conftest import Session, json_out, run_cli, write_store
+
+SECRET = "ghp_" + "A1b2C3d4E5f6G7h8I9j0K1l2M3n4O5p6Q7r8"
+
+
+def _nested(depth: int) -> Any:
+    v: Any = {"password": SECRET, "note": "bottom words"}
+    for i in range(depth):
+        v = [v] if i % 2 else {"k": v}
+    return v
+
+
+@pytest.mark.parametrize("depth", [600, 900])
+def test_a_deeply_nested_unknown_field_keeps_its_session_readable(
+    tmp_path: Path, state: Path, depth: int
+) -> None:
+    d = tmp_path / "src" / "agents" / "main" / "sessions"
+    s = Session("deep-1")
+    s.user("deepneedle before")
+    s.add({"message": {"role": "user", "content": [{"type": "text", "text": "deepneedle mid"}],
+                       "weird": _nested(depth)}})  # fmt: skip
+    s.assistant("deepneedle after")
+    s.tool("tool output words")
+    s.write(d / "deep-1.jsonl")
+    assert sys.getrecursionlimit() < 2 * depth  # the walk would overflow if it recursed
+    write_store(d, {"agent:main:deep": {"sessionId": "deep-1"}})
+    assert run_cli("import", str(tmp_path / "src")).exit_code == 0
+    r = run_cli("reindex")
+    assert r.exit_code == 0, r.stderr
+    assert run_cli("reindex", "--full").exit_code == 0
+    commands = [
+        ["history", "agent:main:deep"],
+        ["history", "agent:main:deep", "--json"],
+        ["history", "agent:main:deep", "--include-tools", "--json"],
+        ["history", "agent:main:deep", "--full"],
+        ["export", "agent:main:deep"],
+        ["export", "agent:main:deep", "--format", "json"],
+        ["search", "deepneedle", "-C", "2"],
+        ["search", "deepneedle", "-C", "2", "--json"],
+    ]
+    for args in commands:
+        r = run_cli(*args)
+        assert r.exit_code == 0, (args, r.stderr[-300:])
+        assert "Traceback" not in r.stderr and "deepneedle mid" in r.stdout, args
+        assert SECRET not in r.stdout, args
+    msgs = json_out(run_cli("history", "agent:main:deep", "--json"))["messages"]
+    weird = next(m for m in msgs if "weird" in m)["weird"]
+    flat = json.dumps(weird)
+    assert "bottom words" in flat and "ghp_A1" in flat and SECRET not in flat
+    # the raw lines still export byte for byte
+    r = run_cli("export", "agent:main:deep", "--format", "jsonl", "-o", str(tmp_path / "o.jsonl"))
+    assert r.exit_code == 0
+    assert (tmp_path / "o.jsonl").read_text() == (d / "deep-1.jsonl").read_text()
