@@ -78,3 +78,28 @@ def test_one_unreadable_agent_database_is_reported_and_the_rest_imported(
     # given as the SOURCE itself: the same report
     r = run_cli("import", str(bad), "--state-dir", str(tmp_path / "state3"))
     assert r.exit_code == 4 and "upstream_unreadable" in r.stderr
+
+
+@pytest.mark.parametrize("where", ["store", "agent_dir"])
+def test_a_store_path_that_loops_is_one_error_line_with_exit_3(
+    tmp_path: Path, state: Path, where: str
+) -> None:
+    src = tmp_path / "src" / "agents" / "main" / "sessions"
+    Session("m-1").write(src / "m-1.jsonl")
+    agents = state / "agents"
+    agents.mkdir(parents=True)
+    if where == "store":
+        (agents / "main").mkdir()
+        (agents / "main" / "openclaw-sessions.sqlite").symlink_to("x")
+        (agents / "main" / "x").symlink_to("openclaw-sessions.sqlite")
+    else:
+        (agents / "main").symlink_to("other")
+        (agents / "other").symlink_to("main")
+    for args in (["import", str(tmp_path / "src")], ["import", str(src / "m-1.jsonl")],
+                 ["sessions"], ["status"], ["search", "x"], ["history", "agent:main:main"],
+                 ["reindex"], ["delete", "agent:main:main", "--yes"]):  # fmt: skip
+        r = run_cli(*args)
+        assert r.exit_code == 3, (args, r.stderr)
+        assert r.stderr.startswith("error:") and r.stderr.count("\n") == 1, (args, r.stderr)
+        if where == "store" or args[0] == "import":
+            assert "symlink loop" in r.stderr, (args, r.stderr)
