@@ -103,3 +103,48 @@ def test_a_store_path_that_loops_is_one_error_line_with_exit_3(
         assert r.stderr.startswith("error:") and r.stderr.count("\n") == 1, (args, r.stderr)
         if where == "store" or args[0] == "import":
             assert "symlink loop" in r.stderr, (args, r.stderr)
+
+
+def _bom_root(tmp_path: Path) -> tuple[Path, Path, bytes]:
+    d = tmp_path / "src" / "agents" / "main" / "sessions"
+    for i in range(3):
+        s = Session(f"b-{i}")
+        s.user(f"bomword number {i}")
+        s.write(d / f"b-{i}.jsonl")
+    good = json.dumps({f"agent:main:k{i}": {"sessionId": f"b-{i}", "label": f"L{i}"}
+                       for i in range(3)}).encode()  # fmt: skip
+    return tmp_path / "src", d / "sessions.json", good
+
+
+def _listed() -> list[str]:
+    r = run_cli("sessions", "--json")
+    return sorted(s["sessionKey"] for s in json_out(r)["sessions"])
+
+
+def test_a_bom_in_sessions_json_is_accepted(tmp_path: Path, state: Path) -> None:
+    src, store, good = _bom_root(tmp_path)
+    store.write_bytes(b"\xef\xbb\xbf" + good)
+    r = run_cli("import", str(src), "--json")
+    assert r.exit_code == 0, r.stdout
+    assert not [i for i in json_out(r)["issues"] if i["severity"] == "error"]
+    assert _listed() == ["agent:main:k0", "agent:main:k1", "agent:main:k2"]
+
+
+def test_orphans_take_their_real_key_once_sessions_json_is_fixed(
+    tmp_path: Path, state: Path
+) -> None:
+    src, store, good = _bom_root(tmp_path)
+    store.write_bytes(b"{")  # broken: every transcript is an orphan
+    assert run_cli("import", str(src), "--reindex").exit_code == 4
+    assert _listed() == [f"agent:main:orphan:b-{i}" for i in range(3)]
+    store.write_bytes(good)
+    assert run_cli("import", str(src)).exit_code == 0
+    assert _listed() == ["agent:main:k0", "agent:main:k1", "agent:main:k2"]
+    assert query(state, "SELECT count(*) FROM sessions WHERE session_key GLOB '*orphan*'") == [
+        (0,)
+    ]
+    r = run_cli("search", "bomword", "--wait", "--json")
+    keys = sorted(h["sessionKey"] for h in json_out(r)["results"])
+    assert keys == ["agent:main:k0", "agent:main:k1", "agent:main:k2"]
+    assert run_cli("history", "agent:main:k1").exit_code == 0
+    assert run_cli("history", "agent:main:orphan:b-1").exit_code == 2
