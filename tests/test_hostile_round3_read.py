@@ -63,3 +63,44 @@ def test_a_deeply_nested_unknown_field_keeps_its_session_readable(
     r = run_cli("export", "agent:main:deep", "--format", "jsonl", "-o", str(tmp_path / "o.jsonl"))
     assert r.exit_code == 0
     assert (tmp_path / "o.jsonl").read_text() == (d / "deep-1.jsonl").read_text()
+
+
+def _pty(args: list[str], tmp: Path, columns: str, cols: int) -> tuple[str, int]:
+    import os
+    import re
+    import shutil
+
+    pexpect = pytest.importorskip("pexpect")
+    exe = shutil.which("openclaw-sessions", path=str(Path(sys.executable).parent))
+    assert exe
+    env = {k: v for k, v in os.environ.items() if k != "COLUMNS"}
+    env.update({"OPENCLAW_STATE_DIR": str(tmp / "state"), "TERM": "xterm", "NO_COLOR": "1"})
+    if columns:
+        env["COLUMNS"] = columns
+    child = pexpect.spawn(exe, args, env=env, encoding="utf-8", timeout=60, dimensions=(50, cols))
+    out = child.read()
+    child.close()
+    return re.sub(r"\x1b\[[0-9;?]*[A-Za-z]", "", out), child.exitstatus
+
+
+@pytest.mark.parametrize(("columns", "cols"), [("0", 80), ("10", 80), ("", 10), ("1", 1)])
+def test_output_is_never_lost_to_a_width(tmp_path: Path, columns: str, cols: int) -> None:
+    d = tmp_path / "src" / "agents" / "m" / "sessions"
+    entries = {}
+    for i in range(3):
+        s = Session(f"w-{i}")
+        s.user(f"widthword w{i}x")
+        s.write(d / f"w-{i}.jsonl")
+        entries[f"agent:m:k{i}"] = {"sessionId": f"w-{i}"}
+    write_store(d, entries)
+    assert run_cli("import", str(tmp_path / "src"), "--reindex", "--state-dir",
+                   str(tmp_path / "state")).exit_code == 0  # fmt: skip
+    out, code = _pty(["sessions", "--agent", "m"], tmp_path, columns, cols)
+    assert code == 0 and all(f"agent:m:k{i}" in out for i in range(3)), out
+    out, code = _pty(["search", "widthword", "--agent", "m", "--format", "table"], tmp_path,
+                     columns, cols)  # fmt: skip
+    assert code == 0 and all(f"w{i}x" in out and f"agent:m:k{i}" in out for i in range(3)), out
+    out, code = _pty(["status", "--agent", "m"], tmp_path, columns, cols)
+    assert code == 0 and "ok" in out, out
+    out, code = _pty(["history", "agent:m:k1", "--no-pager"], tmp_path, columns, cols)
+    assert code == 0 and "w1x" in out, out

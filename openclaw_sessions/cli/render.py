@@ -46,7 +46,7 @@ def console(stderr: bool = False, file: Any = None, width: int | None = None) ->
     """A Rich console for ``file`` (default: stdout, or stderr), coloured as --color says."""
     stream = sys.stderr if stderr else sys.stdout
     color = style.colored(stream)
-    return _console_class()(
+    out = _console_class()(
         file=cast("IO[str]", _WellFormed(file or stream)),
         stderr=stderr,
         force_terminal=True if color and (style.forced() or file is not None) else None,
@@ -58,6 +58,14 @@ def console(stderr: bool = False, file: Any = None, width: int | None = None) ->
         emoji=False,  # ... nor emoji codes (":thread:" in a key stays text)
         soft_wrap=not stream.isatty(),
     )
+    if out.width < MIN_WIDTH:  # COLUMNS=0 printed nothing, 10 dropped a table's keys
+        out.width = MIN_WIDTH  # the terminal wraps what is wider: nothing is lost to a width
+    return out
+
+
+# The narrowest width tables and blocks are laid out for, whatever $COLUMNS or the terminal
+# says: each table's must-have columns (keys, index state) fit in it.
+MIN_WIDTH = 40
 
 
 @functools.cache
