@@ -104,3 +104,55 @@ def test_output_is_never_lost_to_a_width(tmp_path: Path, columns: str, cols: int
     assert code == 0 and "ok" in out, out
     out, code = _pty(["history", "agent:m:k1", "--no-pager"], tmp_path, columns, cols)
     assert code == 0 and "w1x" in out, out
+
+
+def _tree_state(tmp_path: Path, config: dict[str, Any] | None) -> None:
+    d = tmp_path / "src" / "agents" / "main" / "sessions"
+    entries: dict[str, Any] = {}
+    for key, sid, extra in [
+        ("agent:main:main", "m-main", {}),
+        ("agent:main:subagent:kid", "m-kid", {"spawnedBy": "agent:main:main"}),
+        ("agent:main:subagent:kid2", "m-kid2", {"spawnedBy": "agent:main:main"}),
+        ("agent:main:dashboard:incognito-x", "m-inc", {}),
+        ("agent:main:telegram:direct:9", "m-tg", {}),
+    ]:
+        s = Session(sid)
+        s.user(f"treeword in {sid}")
+        s.write(d / f"{sid}.jsonl")
+        entries[key] = {"sessionId": sid, **extra}
+    write_store(d, entries)
+    state = Path(str(tmp_path / "state"))
+    assert run_cli("import", str(tmp_path / "src"), "--reindex").exit_code == 0
+    if config is not None:
+        (state / "openclaw.json").write_text(json.dumps(config))
+
+
+@pytest.mark.parametrize("caller", ["agent:main:subagent:kid", "agent:main:main"])
+@pytest.mark.parametrize("config", [None, {"agents": {"defaults": {"sandbox": {
+    "sessionToolsVisibility": "all"}}}}])  # fmt: skip
+def test_a_sandboxed_caller_gets_one_answer_for_hidden_and_missing_ids(
+    tmp_path: Path, caller: str, config: dict[str, Any] | None
+) -> None:
+    _tree_state(tmp_path, config)
+    hidden = {"agent:main:subagent:kid": ["m-tg", "m-inc", "m-kid2"],
+              "agent:main:main": ["m-tg", "m-inc"]}[caller]  # fmt: skip
+    if caller == "agent:main:main" and config is not None:
+        hidden = ["m-inc"]  # the main session sees its agent under tree; incognito never
+    acting = ["--as", caller, "--sandboxed"]
+    forms = [
+        ["history", "{}"],
+        ["history", "{}", "--json"],
+        ["search", "treeword", "--session", "{}"],
+        ["search", "treeword", "--session", "{}", "--json"],
+        ["export", "{}", "--format", "json"],
+    ]
+    for form in forms:
+        answers = set()
+        for target in [*hidden, "m-missing", "0b5c6f1e-dead-4a4a-9c9c-000000000000"]:
+            r = run_cli(*[a.format(target) for a in form], *acting)
+            shown = r.stderr.replace(target, "<id>") + r.stdout.replace(target, "<id>")
+            answers.add((r.exit_code, shown))
+        assert len(answers) == 1, (form, answers)
+        assert next(iter(answers))[0] == 2
+    # a session it may see still opens
+    assert run_cli("history", "m-kid", *acting).exit_code == 0
