@@ -148,3 +148,64 @@ def test_orphans_take_their_real_key_once_sessions_json_is_fixed(
     assert keys == ["agent:main:k0", "agent:main:k1", "agent:main:k2"]
     assert run_cli("history", "agent:main:k1").exit_code == 0
     assert run_cli("history", "agent:main:orphan:b-1").exit_code == 2
+
+
+def _two_sessions(tmp_path: Path) -> tuple[Path, Path]:
+    d = tmp_path / "src" / "agents" / "main" / "sessions"
+    for sid in ("keep-1", "gone-1"):
+        s = Session(sid)
+        s.user(f"copyword from {sid}")
+        s.assistant("an answer")
+        s.write(d / f"{sid}.jsonl")
+    write_store(d, {"agent:main:keep": {"sessionId": "keep-1"},
+                    "agent:main:gone": {"sessionId": "gone-1"}})  # fmt: skip
+    assert run_cli("import", str(tmp_path / "src")).exit_code == 0
+    return tmp_path / "src", d
+
+
+def _stored_keys(state: Path) -> list[tuple[str, str]]:
+    return query(state, "SELECT session_key, source_name FROM transcripts ORDER BY 1")
+
+
+def test_a_deleted_transcript_stays_deleted_under_another_name(tmp_path: Path, state: Path) -> None:
+    src, d = _two_sessions(tmp_path)
+    assert run_cli("delete", "agent:main:gone", "--yes").exit_code == 0
+    before = _stored_keys(state)
+    elsewhere = tmp_path / "backup"
+    elsewhere.mkdir()
+    for copy in (elsewhere / "renamed.jsonl", d / "gone-1 (copy).jsonl"):
+        copy.write_bytes((d / "gone-1.jsonl").read_bytes())
+    r = run_cli("import", str(elsewhere / "renamed.jsonl"), "--json")
+    assert r.exit_code == 0, r.stdout
+    assert [i["code"] for i in json_out(r)["issues"]] == ["session_deleted"]
+    r = run_cli("import", str(src), "--json")
+    assert r.exit_code == 0, r.stdout
+    assert _stored_keys(state) == before == [("agent:main:keep", "keep-1.jsonl")]
+    assert run_cli("search", "copyword", "--wait", "--json").exit_code == 0
+    hits = json_out(run_cli("search", "copyword", "--json"))["results"]
+    assert [h["sessionKey"] for h in hits] == ["agent:main:keep"]
+    # a copy that went on is a session of its own again; --undelete brings the key back
+    with (elsewhere / "renamed.jsonl").open("a") as f:
+        f.write(json.dumps({"type": "custom", "id": "zz", "customType": "x"}) + "\n")
+    assert run_cli("import", str(elsewhere / "renamed.jsonl")).exit_code == 0
+    assert ("agent:main:orphan:renamed", "renamed.jsonl") in _stored_keys(state)
+    assert run_cli("import", str(src), "--undelete", "agent:main:gone").exit_code == 0
+    assert ("agent:main:gone", "gone-1.jsonl") in _stored_keys(state)
+
+
+def test_a_transcript_imported_through_a_symlink_is_stored_once(
+    tmp_path: Path, state: Path
+) -> None:
+    src, d = _two_sessions(tmp_path)
+    before = _stored_keys(state)
+    link = tmp_path / "elsewhere" / "link.jsonl"
+    link.parent.mkdir()
+    link.symlink_to(d / "keep-1.jsonl")
+    assert run_cli("import", str(link)).exit_code == 0
+    assert run_cli("import", str(src)).exit_code == 0
+    assert _stored_keys(state) == before
+    # and the other way round: the link first, then its sessions dir
+    state2 = tmp_path / "state2"
+    assert run_cli("import", str(link), "--state-dir", str(state2)).exit_code == 0
+    assert run_cli("import", str(src), "--state-dir", str(state2)).exit_code == 0
+    assert _stored_keys(state2) == before

@@ -75,6 +75,8 @@ def _usable_source(src: Path, report: ImportReport) -> bool:
 
 
 def _single_target(path: Path, agent: str) -> Target:
+    if path.is_symlink():  # the file it names: a link to an imported transcript is that one
+        path = discover.safe_resolve(path) or path
     kind = discover.classify(path.name)
     sid = kind.session_id or path.stem
     return Target(path, path.name, keys.orphan_key(agent, sid), sid, "orphan")
