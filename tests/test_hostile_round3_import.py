@@ -209,3 +209,51 @@ def test_a_transcript_imported_through_a_symlink_is_stored_once(
     assert run_cli("import", str(link), "--state-dir", str(state2)).exit_code == 0
     assert run_cli("import", str(src), "--state-dir", str(state2)).exit_code == 0
     assert _stored_keys(state2) == before
+
+
+def test_100k_missing_transcripts_are_one_summary_line_and_all_remembered(
+    tmp_path: Path, state: Path
+) -> None:
+    d = tmp_path / "src" / "agents" / "main" / "sessions"
+    entries: dict[str, object] = {
+        f"agent:main:k{i}": {"sessionId": f"00000000-0000-4000-8000-{i:012d}"}
+        for i in range(100_000)
+    }
+    entries["agent:main:bad"] = {"nosessionid": True}  # one of another kind: its own line
+    s = Session("real-1")
+    s.user("the one transcript that is there")
+    s.write(d / "real-1.jsonl")
+    entries["agent:main:real"] = {"sessionId": "real-1"}
+    write_store(d, entries)
+    r = run_cli("import", str(tmp_path / "src"))
+    assert r.exit_code == 4
+    lines = r.stderr.splitlines()
+    assert len(lines) <= 6, lines
+    summary = [x for x in lines if "transcript_missing" in x]
+    assert len(summary) == 1 and "100000" in summary[0] and "status --problems" in summary[0]
+    assert "k0" not in r.stderr and "000000000000.jsonl" in summary[0]  # the first one named
+    assert sum("entry_invalid" in x for x in lines) == 1
+    # the work is done: every entry stored, every problem remembered and listed
+    assert query(state, "SELECT count(*) FROM sessions") == [(100_001,)]  # the bad one: none
+    assert query(state, "SELECT count(*) FROM import_problems") == [(100_001,)]
+    assert query(state, "SELECT session_key FROM transcripts") == [("agent:main:real",)]
+    r = run_cli("status", "--problems")
+    assert r.stdout.count("transcript_missing") == 100_000
+    # a rerun knows them all: nothing new to say, in --json every one is still listed
+    r = run_cli("import", str(tmp_path / "src"), "--json")
+    assert r.exit_code == 0 and r.stderr == ""
+    assert len([i for i in json_out(r)["issues"] if i["code"] == "transcript_missing"]) == 100_000
+
+
+def test_quiet_import_folds_new_problems_too(tmp_path: Path, state: Path) -> None:
+    d = tmp_path / "src" / "agents" / "main" / "sessions"
+    write_store(d, {f"agent:main:k{i}": {"sessionId": f"gone-{i}"} for i in range(50)})
+    r = run_cli("import", str(tmp_path / "src"), "--quiet")
+    assert r.exit_code == 4
+    assert len(r.stderr.splitlines()) == 1 and "50 times" in r.stderr, r.stderr
+    assert query(state, "SELECT count(*) FROM import_problems") == [(50,)]
+    # three or fewer of a kind are each their own line
+    state2 = tmp_path / "state2"
+    write_store(d, {f"agent:main:k{i}": {"sessionId": f"gone-{i}"} for i in range(3)})
+    r = run_cli("import", str(tmp_path / "src"), "--quiet", "--state-dir", str(state2))
+    assert r.exit_code == 4 and len(r.stderr.splitlines()) == 3

@@ -221,15 +221,20 @@ def _vanished(
     if not dirs:
         return
     where = {d.resolve() for d in dirs}
-    missing = {
-        discover.safe_resolve(Path(i.path))
-        for i in report.issues
-        if i.code == "transcript_missing" and i.path
-    }
 
     @functools.cache  # a parent dir is resolved once, not once a file
+    def real_dir(parent: str) -> Path | None:
+        return discover.safe_resolve(Path(parent))
+
+    def real(path: str) -> tuple[Path | None, str]:
+        """A file's resolved dir and name (a missing file is no link to follow)."""
+        head, _, name = path.rpartition(os.sep)
+        return real_dir(head or os.sep), name
+
     def scanned(parent: str) -> bool:
-        return Path(parent).resolve() in where
+        return real_dir(parent) in where
+
+    missing = {real(i.path) for i in report.issues if i.code == "transcript_missing" and i.path}
 
     gone = [
         (tid, path, key, kind)
@@ -241,7 +246,7 @@ def _vanished(
         if path not in listed and scanned(os.path.dirname(path)) and not os.path.exists(path)
     ]
     for _tid, path, key, _kind in gone:
-        if discover.safe_resolve(Path(path)) not in missing:  # named by a store entry: reported
+        if real(path) not in missing:  # named by a store entry: reported already
             report.issues.append(Issue("transcript_vanished", _VANISHED, path, None, key))
     fresh = [(tid,) for tid, _, _, kind in gone if kind == "current"]
     if fresh and not dry_run:
