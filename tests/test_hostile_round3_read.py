@@ -156,3 +156,88 @@ def test_a_sandboxed_caller_gets_one_answer_for_hidden_and_missing_ids(
         assert next(iter(answers))[0] == 2
     # a session it may see still opens
     assert run_cli("history", "m-kid", *acting).exit_code == 0
+
+
+# Runs the real command, except that the export's fsync of its temporary file first opens a
+# FIFO: the export has written everything to the temporary file and blocks there until the
+# test opens the FIFO's other end (a rendezvous, no sleep).
+_BLOCKING = """
+import os, sys
+fifo = sys.argv.pop(1)
+real = os.fsync
+def fsync(fd):
+    with open(fifo, "rb") as f:
+        f.read()
+    real(fd)
+os.fsync = fsync
+from openclaw_sessions.cli.main import main
+sys.argv[0] = "openclaw-sessions"
+main()
+"""
+
+
+@pytest.mark.parametrize("fmt", ["jsonl", "md"])
+def test_an_export_killed_mid_write_leaves_a_temp_file_the_next_one_removes(
+    tmp_path: Path, fmt: str
+) -> None:
+    import os
+    import signal
+    import stat
+    import subprocess
+
+    d = tmp_path / "src" / "agents" / "main" / "sessions"
+    s = Session("kill-1")
+    s.user("secret-ish raw words " * 50)
+    s.write(d / "kill-1.jsonl")
+    write_store(d, {"agent:main:kill": {"sessionId": "kill-1"}})
+    env = {**os.environ, "OPENCLAW_STATE_DIR": str(tmp_path / "state")}
+    assert run_cli("import", str(tmp_path / "src"), "--state-dir",
+                   str(tmp_path / "state")).exit_code == 0  # fmt: skip
+    out = tmp_path / "out"
+    out.mkdir()
+    fifo = tmp_path / "gate"
+    os.mkfifo(fifo)
+    target = out / f"conv.{fmt}"
+    child = subprocess.Popen(
+        [sys.executable, "-c", _BLOCKING, str(fifo), "export", "agent:main:kill",
+         "--format", fmt, "-o", str(target)],
+        env=env, stdout=subprocess.DEVNULL, stderr=subprocess.PIPE,
+    )  # fmt: skip
+    try:
+        with open(fifo, "wb"):  # returns once the export has opened the gate: it is blocked
+            assert child.poll() is None  # still running when killed
+            child.send_signal(signal.SIGKILL)
+            assert child.wait(timeout=60) == -signal.SIGKILL
+    finally:
+        if child.poll() is None:
+            child.kill()
+            child.wait()
+    assert not target.exists()
+    left = [p for p in out.iterdir()]
+    assert len(left) == 1, left
+    temp = left[0]
+    assert temp.name.startswith(f".conv.{fmt}.ocs-export.{child.pid}.") and temp.name.endswith(
+        ".tmp"
+    )
+    assert stat.S_IMODE(temp.stat().st_mode) == 0o600
+    if fmt == "jsonl":
+        assert temp.read_bytes() == (d / "kill-1.jsonl").read_bytes()  # raw lines, left behind
+    # the next export into that directory removes it (its writer is gone) and does its job
+    other = out / "other.md"
+    r = run_cli("export", "agent:main:kill", "-o", str(other), "--state-dir",
+                str(tmp_path / "state"))  # fmt: skip
+    assert r.exit_code == 0, r.stderr
+    assert sorted(p.name for p in out.iterdir()) == ["other.md"]
+    # a live writer's temporary file is never touched (a process that waits on its stdin)
+    writer = subprocess.Popen(["cat"], stdin=subprocess.PIPE, stdout=subprocess.DEVNULL)
+    try:
+        live = out / f".x.md.ocs-export.{writer.pid}.abc.tmp"
+        live.write_bytes(b"in progress")
+        assert run_cli("export", "agent:main:kill", "-o", str(out / "third.md"), "--state-dir",
+                       str(tmp_path / "state")).exit_code == 0  # fmt: skip
+        assert live.exists() and writer.poll() is None
+    finally:
+        writer.communicate(b"")
+    assert run_cli("export", "agent:main:kill", "-o", str(out / "fourth.md"), "--state-dir",
+                   str(tmp_path / "state")).exit_code == 0  # fmt: skip
+    assert not live.exists()  # its writer is gone now
