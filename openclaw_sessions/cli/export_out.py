@@ -30,7 +30,7 @@ from openclaw_sessions.errors import UsageError
 from openclaw_sessions.read import export
 from openclaw_sessions.read.export import Export
 
-from .output import json_text, safe, write_bytes
+from .output import field, json_text, safe, write_bytes
 from .style import Times
 
 CHUNK = 1 << 20  # raw lines are written in about this many bytes at a time
@@ -120,7 +120,7 @@ _TEMP = re.compile(r"\..*\.ocs-export\.(\d+)\.[^./]+\.tmp\Z", re.DOTALL)
 def sweep(directory: Path) -> list[str]:
     """Remove the temporary files an export killed mid-write left in ``directory`` (ours by
     name and owner, their writer process gone); the names removed."""
-    removed = []
+    removed: list[str] = []
     try:
         entries = list(os.scandir(directory))
     except OSError:
@@ -237,4 +237,4 @@ def _fenced(text: str, lang: str = "") -> str:
 def summary(paths: list[Path]) -> None:
     """Where the files went (stderr)."""
     for p in paths:
-        print(safe(f"wrote {p}"), file=sys.stderr)
+        print(f"wrote {field(str(p))}", file=sys.stderr)

@@ -23,7 +23,7 @@ from typing import IO, TYPE_CHECKING, Any, cast
 from openclaw_sessions.policy import wellformed
 
 from . import style
-from .output import echo_json, json_text, safe, write_text
+from .output import echo_json, field, json_text, safe, write_text
 from .style import Times
 
 if TYPE_CHECKING:
@@ -191,8 +191,8 @@ def search_lines(result: SearchResult, times: Times) -> None:
             _MATCH_ON + _field(p) + _MATCH_OFF if match and color else _field(p)
             for p, match in _pieces(h.snippet, h.highlights)
         )
-        fields = (h.session_key, h.message_id, times(h.timestamp), h.role)
-        hit = "\t".join([*map(_field, fields), snippet]) + "\n"
+        fields = (field(h.session_key), field(h.message_id), times(h.timestamp), _field(h.role))
+        hit = "\t".join([*fields, snippet]) + "\n"
         if h.context is None:
             lines.append(hit)
             continue
@@ -206,13 +206,13 @@ def search_lines(result: SearchResult, times: Times) -> None:
 def _context_fields(h: Hit, m: dict[str, Any], times: Times) -> str:
     ts = m.get("timestamp")
     fields = (
-        h.session_key,
-        str(m.get("id", "")),
+        field(h.session_key),
+        field(str(m.get("id", ""))),
         times(ts if isinstance(ts, int) else None),
-        str(m.get("role", "")),
-        context_text(m),
+        _field(str(m.get("role", ""))),
+        _field(context_text(m)),
     )
-    return "\t".join(map(_field, fields)) + "\n"
+    return "\t".join(fields) + "\n"
 
 
 def context_text(m: dict[str, Any]) -> str:
@@ -241,7 +241,7 @@ def search_table(result: SearchResult, times: Times) -> None:
         for h in result.hits:
             table.add_row(
                 times(h.timestamp),
-                safe(f"{h.session_key}\n{h.message_id}"),
+                f"{field(h.session_key)}\n{field(h.message_id)}",
                 safe(h.role),
                 _snippet_cell(h),
             )
@@ -254,8 +254,8 @@ def _search_blocks(result: SearchResult, times: Times, out: Console) -> None:
     from rich.text import Text
 
     for h in result.hits:
-        head = Text(safe(h.session_key), style="bold")
-        head.append(f"  {safe(h.message_id)}", style="dim")
+        head = Text(field(h.session_key), style="bold")
+        head.append(f"  {field(h.message_id)}", style="dim")
         out.print(head)
         out.print(Text(f"{times(h.timestamp)} · {safe(h.role)}", style="dim"))
         out.print(_snippet_cell(h))
@@ -325,8 +325,7 @@ def search_counts(result: SearchResult, *, jsonl: bool) -> None:
                 echo_json(s.to_json())
             else:
                 count = "" if result.match_count is None else f"\t{s.matches}"
-                line = s.session_key + count
-                write_text(wellformed.text(safe(line)) + "\n")
+                write_text(field(s.session_key) + count + "\n")
     elif jsonl:
         echo_json({"count": result.match_count})
     else:

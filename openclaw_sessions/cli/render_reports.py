@@ -10,7 +10,7 @@ from typing import TYPE_CHECKING
 
 from openclaw_sessions.policy import wellformed
 
-from .output import safe
+from .output import field, safe
 from .render import console
 
 if TYPE_CHECKING:
@@ -64,7 +64,7 @@ def folded(issues: Sequence[Issue], dry_run: bool = False) -> list[str]:
         first = _issue_line(met[0]).split(": ", 2)[2]
         where = "`--json` lists" if dry_run else "`openclaw-sessions status --problems` lists"
         tag = "problem" if met[0].severity == "error" else "note"
-        lines.append(safe(f"  {tag}: {code}: {len(met)} times (first: {first}); {where} them"))
+        lines.append(f"  {tag}: {field(code)}: {len(met)} times (first: {first}); {where} them")
     return lines
 
 
@@ -73,7 +73,7 @@ def _issue_line(issue: Issue) -> str:
     if issue.line:
         where += f":{issue.line}"
     tag = "problem" if issue.severity == "error" else "note"
-    return safe(f"  {tag}: {issue.code}: {issue.message} [{where}]")
+    return field(f"  {tag}: {issue.code}: {issue.message} [{where}]")
 
 
 def new_problems(report: ImportReport, reindexed: Sequence[ReindexReport]) -> None:
@@ -84,7 +84,7 @@ def new_problems(report: ImportReport, reindexed: Sequence[ReindexReport]) -> No
     for r in reindexed:
         for issue in r.failures:
             print(
-                wellformed.text(safe(f"problem: {issue.code}: {issue.message} [{issue.path}]")),
+                wellformed.text(field(f"problem: {issue.code}: {issue.message} [{issue.path}]")),
                 file=sys.stderr,
             )
 
@@ -98,7 +98,7 @@ def reindex_reports(reports: Sequence[ReindexReport]) -> None:
             f" {_n(r.swept, 'orphan row')} swept) in {r.seconds:.2f}s"
         )
         for issue in r.failures:
-            out.print(safe(f"  problem: {issue.code}: {issue.message} [{issue.path}]"))
+            out.print(field(f"  problem: {issue.code}: {issue.message} [{issue.path}]"))
         if r.known_failures:
             out.print(
                 f"  {r.known_failures} session(s) failed before and are unchanged: see"

@@ -102,9 +102,7 @@ def _rewrite(
     that changes neither writes nothing (a cron run over an unchanged state takes no write
     lock for this)."""
     new = [(fp, _stored(i)) for fp, i in met.items() if fp not in known]
-    gone = [
-        (fp,) for fp, path in known.items() if fp not in met and _read(path, read_all, sources)
-    ]
+    gone = [(fp,) for fp, path in known.items() if fp not in met and _read(path, read_all, sources)]
     if not new and not gone:
         return
     now = db.now_ms()
