@@ -80,6 +80,35 @@ def test_one_unreadable_agent_database_is_reported_and_the_rest_imported(
     assert r.exit_code == 4 and "upstream_unreadable" in r.stderr
 
 
+def test_a_corrupt_page_inside_an_upstream_database_costs_only_its_transcripts(
+    tmp_path: Path, state: Path
+) -> None:
+    root = _good_root(tmp_path)
+    sessions = []
+    for i in range(6):
+        s = Session(f"z-{i}")
+        for j in range(40):
+            s.user(f"zeta words {i} {j} " + "filler " * 200)
+        sessions.append(uf.UpSession(f"agent:zeta:s{i}", f"z-{i}", uf.jsonl_lines(s.text())))
+    path = uf.build(uf.agent_db(root, "zeta"), sessions, wal=False, compress_over=None)
+    with sqlite3.connect(path) as c:
+        pages, size = (c.execute(f"PRAGMA {p}").fetchone()[0] for p in ("page_count", "page_size"))
+    c.close()
+    data = bytearray(path.read_bytes())
+    data[(pages // 2) * size : (pages // 2 + 1) * size] = b"\xff" * size  # opens, reads fail
+    path.write_bytes(bytes(data))
+    r = run_cli("import", str(root), "--json")
+    assert r.exit_code == 4, r.stderr
+    bad = [i for i in json_out(r)["issues"] if i["code"] == "upstream_unreadable"]
+    assert bad and all(i["path"].startswith(f"{path}#z-") for i in bad)
+    stored = {k for k, in query(state, "SELECT session_key FROM transcripts", agent="zeta")}
+    assert len(stored) + len(bad) == 6 and stored  # the readable ones are in
+    assert query(state, "SELECT session_key FROM transcripts") == [("agent:main:main",)]
+    assert query(state, "SELECT session_key FROM transcripts", agent="ops") == [
+        ("agent:ops:main",)
+    ]
+
+
 @pytest.mark.parametrize("where", ["store", "agent_dir"])
 def test_a_store_path_that_loops_is_one_error_line_with_exit_3(
     tmp_path: Path, state: Path, where: str
