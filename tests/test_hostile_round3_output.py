@@ -122,3 +122,15 @@ def test_the_fast_path_reads_escaped_keys_too(hostile: Path, state: Path) -> Non
                        capture_output=True, text=True, timeout=60)  # fmt: skip
     assert r.returncode == 0 and r.stdout.count("\n") == 1
     assert r.stdout.startswith("agent:main:evil\\nagent:main:victim\t00000001\t")
+
+
+def test_completion_offers_the_escaped_form(hostile: Path, state: Path) -> None:
+    from typer.testing import CliRunner
+
+    from openclaw_sessions.cli.app import app
+
+    env = {"_OPENCLAW_SESSIONS_COMPLETE": "complete_fish",
+           "_TYPER_COMPLETE_ARGS": "openclaw-sessions history agent:main:ev",
+           "_TYPER_COMPLETE_FISH_ACTION": "get-args"}  # fmt: skip
+    r = CliRunner().invoke(app, [], env=env, prog_name="openclaw-sessions")
+    assert r.exit_code == 0 and r.stdout.splitlines() == [escape(EVIL)], r.stdout
