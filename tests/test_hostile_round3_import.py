@@ -9,10 +9,9 @@ import sqlite3
 from pathlib import Path
 
 import pytest
+import upstream_fixture as uf
 from conftest import Session, json_out, run_cli, write_store
 from helpers import query
-
-import upstream_fixture as uf
 
 
 def _zeta_db(root: Path, how: str) -> Path:
@@ -60,9 +59,7 @@ def test_one_unreadable_agent_database_is_reported_and_the_rest_imported(
     bads = [i for i in rep["issues"] if i["code"] == "upstream_unreadable"]
     assert [i["path"] for i in bads] == [str(bad)] and bads[0]["severity"] == "error"
     assert query(state, "SELECT session_key FROM transcripts") == [("agent:main:main",)]
-    assert query(state, "SELECT session_key FROM transcripts", agent="ops") == [
-        ("agent:ops:main",)
-    ]
+    assert query(state, "SELECT session_key FROM transcripts", agent="ops") == [("agent:ops:main",)]
     # the plain report says it in one line, no traceback
     r = run_cli("import", str(root))
     assert r.exit_code == 0  # known now: counted, not failed on again
@@ -101,12 +98,10 @@ def test_a_corrupt_page_inside_an_upstream_database_costs_only_its_transcripts(
     assert r.exit_code == 4, r.stderr
     bad = [i for i in json_out(r)["issues"] if i["code"] == "upstream_unreadable"]
     assert bad and all(i["path"].startswith(f"{path}#z-") for i in bad)
-    stored = {k for k, in query(state, "SELECT session_key FROM transcripts", agent="zeta")}
+    stored = {k for (k,) in query(state, "SELECT session_key FROM transcripts", agent="zeta")}
     assert len(stored) + len(bad) == 6 and stored  # the readable ones are in
     assert query(state, "SELECT session_key FROM transcripts") == [("agent:main:main",)]
-    assert query(state, "SELECT session_key FROM transcripts", agent="ops") == [
-        ("agent:ops:main",)
-    ]
+    assert query(state, "SELECT session_key FROM transcripts", agent="ops") == [("agent:ops:main",)]
 
 
 @pytest.mark.parametrize("where", ["store", "agent_dir"])
@@ -169,9 +164,7 @@ def test_orphans_take_their_real_key_once_sessions_json_is_fixed(
     store.write_bytes(good)
     assert run_cli("import", str(src)).exit_code == 0
     assert _listed() == ["agent:main:k0", "agent:main:k1", "agent:main:k2"]
-    assert query(state, "SELECT count(*) FROM sessions WHERE session_key GLOB '*orphan*'") == [
-        (0,)
-    ]
+    assert query(state, "SELECT count(*) FROM sessions WHERE session_key GLOB '*orphan*'") == [(0,)]
     r = run_cli("search", "bomword", "--wait", "--json")
     keys = sorted(h["sessionKey"] for h in json_out(r)["results"])
     assert keys == ["agent:main:k0", "agent:main:k1", "agent:main:k2"]

@@ -213,7 +213,7 @@ def test_an_export_killed_mid_write_leaves_a_temp_file_the_next_one_removes(
             child.kill()
             child.wait()
     assert not target.exists()
-    left = [p for p in out.iterdir()]
+    left = list(out.iterdir())
     assert len(left) == 1, left
     temp = left[0]
     assert temp.name.startswith(f".conv.{fmt}.ocs-export.{child.pid}.") and temp.name.endswith(

@@ -251,7 +251,7 @@ def test_unknown_layout_is_reported_and_the_rest_imported(
         if i == 1:  # nothing else to import: no main store
             assert not (tmp_path / "st1" / "agents" / "main").exists()
             continue
-        stored = {k for k, in query(tmp_path / f"st{i}", "SELECT session_key FROM transcripts")}
+        stored = {k for (k,) in query(tmp_path / f"st{i}", "SELECT session_key FROM transcripts")}
         assert stored == [{"agent:main:main", "agent:main:subagent:x", "agent:main:c"}, set(),
                           {"agent:main:c"}][i]  # fmt: skip
 
