@@ -241,9 +241,9 @@ def _read_store(
     try:
         gone = tombstones.load(conn).keys  # deleted keys keep no store entry
         with db.transaction(conn):
-            for e in sdir.entries:
-                if e.key not in gone:
-                    sessions.upsert_session(conn, e.key, e.session_id, e.entry)
+            sessions.upsert_sessions(
+                conn, ((e.key, e.session_id, e.entry) for e in sdir.entries if e.key not in gone)
+            )
             if stat is None:  # being written: read it again next time
                 conn.execute("DELETE FROM meta WHERE key = ?", (meta_key,))
             else:
