@@ -5,6 +5,7 @@ links of deleted transcripts, a huge sessions.json whose transcripts are missing
 from __future__ import annotations
 
 import json
+import os
 import sqlite3
 from pathlib import Path
 
@@ -104,8 +105,8 @@ def test_a_corrupt_page_inside_an_upstream_database_costs_only_its_transcripts(
     assert query(state, "SELECT session_key FROM transcripts", agent="ops") == [("agent:ops:main",)]
 
 
-@pytest.mark.parametrize("where", ["store", "agent_dir"])
-def test_a_store_path_that_loops_is_one_error_line_with_exit_3(
+@pytest.mark.parametrize("where", ["store", "agent_dir", "dir", "fifo"])
+def test_a_store_path_that_loops_or_is_no_file_is_one_error_line_exit_3(
     tmp_path: Path, state: Path, where: str
 ) -> None:
     src = tmp_path / "src" / "agents" / "main" / "sessions"
@@ -116,16 +117,22 @@ def test_a_store_path_that_loops_is_one_error_line_with_exit_3(
         (agents / "main").mkdir()
         (agents / "main" / "openclaw-sessions.sqlite").symlink_to("x")
         (agents / "main" / "x").symlink_to("openclaw-sessions.sqlite")
-    else:
+    elif where == "agent_dir":
         (agents / "main").symlink_to("other")
         (agents / "other").symlink_to("main")
+    else:  # the store path is no file at all
+        (agents / "main").mkdir()
+        store = agents / "main" / "openclaw-sessions.sqlite"
+        store.mkdir() if where == "dir" else os.mkfifo(store)
     for args in (["import", str(tmp_path / "src")], ["import", str(src / "m-1.jsonl")],
                  ["sessions"], ["status"], ["search", "x"], ["history", "agent:main:main"],
                  ["reindex"], ["delete", "agent:main:main", "--yes"]):  # fmt: skip
         r = run_cli(*args)
         assert r.exit_code == 3, (args, r.stderr)
         assert r.stderr.startswith("error:") and r.stderr.count("\n") == 1, (args, r.stderr)
-        if where == "store" or args[0] == "import":
+        if where in ("dir", "fifo"):
+            assert "not a regular file" in r.stderr, (args, r.stderr)
+        elif where == "store" or args[0] == "import":
             assert "symlink loop" in r.stderr, (args, r.stderr)
 
 

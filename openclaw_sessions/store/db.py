@@ -88,6 +88,11 @@ def connect(path: Path, *, create: bool = False, readonly: bool = False) -> sqli
                 hint=f"run `openclaw-sessions import` first, which reads {paths.where(root)}",
             )
         path.parent.mkdir(parents=True, exist_ok=True)
+    elif not path.is_file():  # a directory, a FIFO (SQLite would say "disk I/O error")
+        raise StoreError(
+            f"the store path is not a regular file: {path}",
+            hint="move it aside; `openclaw-sessions import` creates the store",
+        )
     try:
         return _open(path, readonly=readonly, immutable=False)
     except StoreError:
