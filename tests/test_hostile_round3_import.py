@@ -233,6 +233,11 @@ def test_a_transcript_imported_through_a_symlink_is_stored_once(
     assert run_cli("import", str(link)).exit_code == 0
     assert run_cli("import", str(src)).exit_code == 0
     assert _stored_keys(state) == before
+    # a link inside the sessions dir to one of its own files is that file too
+    (d / "alias.jsonl").symlink_to("keep-1.jsonl")
+    r = run_cli("import", str(src), "--json")
+    assert r.exit_code == 0 and "transcript_alias" in [i["code"] for i in json_out(r)["issues"]]
+    assert _stored_keys(state) == before
     # and the other way round: the link first, then its sessions dir
     state2 = tmp_path / "state2"
     assert run_cli("import", str(link), "--state-dir", str(state2)).exit_code == 0

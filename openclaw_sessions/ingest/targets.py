@@ -149,19 +149,26 @@ def _targets(
     include_archives: bool,
 ) -> list[Target]:
     out: list[Target] = []
+    files = {  # the dir's own files: a symlink to one of them is that file, not another
+        (x.stat.st_dev, x.stat.st_ino)
+        for x in listing.values()
+        if isinstance(x.stat, os.stat_result) and not x.entry.is_symlink()
+    }
     for listed in listing.values():
         f = listed.path
         st = _regular_entry(f, listed, report)
         if st is None:
             continue
-        if listed.entry.is_symlink() and not discover.inside(f, sdir.path):
-            report.issues.append(
-                Issue(
-                    "path_escape", "symlink points outside the sessions dir; not followed", str(f)
-                )
-            )
-            continue
         name = listed.entry.name
+        if listed.entry.is_symlink():
+            if not discover.inside(f, sdir.path):
+                why = "symlink points outside the sessions dir; not followed"
+                report.issues.append(Issue("path_escape", why, str(f)))
+                continue
+            if (st.st_dev, st.st_ino) in files and name not in by_file:
+                why = "symlink to another transcript of this dir: imported once, as that file"
+                report.issues.append(Issue("transcript_alias", why, str(f)))
+                continue
         kind = discover.classify(name)
         if kind.kind in _ARCHIVE_KINDS and not include_archives:
             _skip(report, f, kind.kind)
