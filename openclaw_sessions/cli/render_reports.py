@@ -1,6 +1,8 @@
 """What import and reindex report, for people, on stderr: the counts, each issue met for the
-first time (a known one is counted: ingest/problems.py), and with `--quiet` only the
-problems that are new since the last run (a cron line mails nothing else)."""
+first time (a known one is counted: ingest/problems.py; more than FOLD of one kind are one
+line with their count), and with `--quiet` only the problems that are new since the last run
+(a cron line mails nothing else). Paths, keys and messages are escaped as every plain output
+escapes them (output.field)."""
 
 from __future__ import annotations
 
