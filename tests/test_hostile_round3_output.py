@@ -67,7 +67,8 @@ def test_no_plain_output_forges_a_line(hostile: Path, state: Path) -> None:
     assert len(rows) == len(KEYS) and all(len(x) == 5 for x in rows)
     assert {x[0] for x in rows} == printed
     r = run_cli("search", "forgeword", "-C", "1")
-    assert {x.split("\t")[0] for x in r.stdout.splitlines() if x != "--"} == printed
+    lines = [x.split("\t") for x in r.stdout.splitlines() if x != "--"]
+    assert {x[1] for x in lines} == printed and {x[0] for x in lines} <= {":", "-"}
     r = run_cli("sessions")
     rows = [ln.split("\t") for ln in r.stdout.splitlines()]
     assert len(rows) == len(KEYS) + 1 and all(len(x) == 8 for x in rows)

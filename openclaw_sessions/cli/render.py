@@ -182,25 +182,31 @@ def _field(text: str) -> str:
 def search_lines(result: SearchResult, times: Times) -> None:
     """One hit per line, `sessionKey messageId time role snippet` separated by tabs, for
     cut, awk, sort and fzf; matches in colour only when --color says so. With -C, each hit's
-    context messages are lines of the same shape around it (their whole text), and groups
-    are separated by `--`, as grep -C does."""
+    context messages are lines of the same shape around it (their whole text), every line
+    led by a field that says which is which, as grep -C's separators do (`:` a hit, `-`
+    context); windows that overlap merge into one group, and groups are separated by `--`."""
     color = style.colored(sys.stdout)
     lines = []
-    for i, h in enumerate(result.hits):
-        snippet = "".join(
-            _MATCH_ON + _field(p) + _MATCH_OFF if match and color else _field(p)
-            for p, match in _pieces(h.snippet, h.highlights)
-        )
-        fields = (field(h.session_key), field(h.message_id), times(h.timestamp), _field(h.role))
-        hit = "\t".join([*fields, snippet]) + "\n"
+    for h in result.hits:
         if h.context is None:
-            lines.append(hit)
-            continue
-        around = [_context_fields(h, m, times) for m in h.context.before]
-        after = [_context_fields(h, m, times) for m in h.context.after]
-        lines += (["--\n"] if i else []) + around + [hit] + after
+            lines.append(_hit_line(h, times, color))
+    groups = _context_groups(result.hits)
+    for i, group in enumerate(groups):
+        lines.append("--\n" if i else "")
+        for h, m in group:
+            line = _hit_line(h, times, color) if m is None else _context_fields(h, m, times)
+            lines.append(("-\t" if m is not None else ":\t") + line)
     write_text("".join(lines))
     search_footer(result)
+
+
+def _hit_line(h: Hit, times: Times, color: bool) -> str:
+    snippet = "".join(
+        _MATCH_ON + _field(p) + _MATCH_OFF if match and color else _field(p)
+        for p, match in _pieces(h.snippet, h.highlights)
+    )
+    fields = (field(h.session_key), field(h.message_id), times(h.timestamp), _field(h.role))
+    return "\t".join([*fields, snippet]) + "\n"
 
 
 def _context_fields(h: Hit, m: dict[str, Any], times: Times) -> str:
@@ -213,6 +219,43 @@ def _context_fields(h: Hit, m: dict[str, Any], times: Times) -> str:
         _field(context_text(m)),
     )
     return "\t".join(fields) + "\n"
+
+
+# a -C line: a hit (None) or one of its context messages
+Line = tuple["Hit", "dict[str, Any] | None"]
+
+
+def _context_groups(hits: Sequence[Hit]) -> list[list[Line]]:
+    """The -C windows in the hits' order, those of one generation that share a message merged
+    into one (each message once; a message that is a hit anywhere is shown as the hit)."""
+    groups: list[tuple[tuple[str, str], list[str], dict[str, Line]]] = []
+    for h in hits:
+        if h.context is None:
+            continue
+        where = (h.session_key, h.session_id)
+        window: list[Line] = [(h, m) for m in h.context.before]
+        window += [(h, None), *((h, m) for m in h.context.after)]
+        ids = [h.message_id if m is None else str(m.get("id", "")) for _, m in window]
+        mine = dict(zip(ids, window, strict=True))
+        for gw, gids, lines in groups:
+            if gw == where and set(gids) & set(ids):
+                gids[:] = _union(gids, ids)
+                for mid, line in mine.items():
+                    if mid not in lines or line[1] is None:
+                        lines[mid] = line
+                break
+        else:
+            groups.append((where, ids, mine))
+    return [[lines[mid] for mid in gids] for _, gids, lines in groups]
+
+
+def _union(a: list[str], b: list[str]) -> list[str]:
+    """Two overlapping windows of one branch (each a run of consecutive messages) as one."""
+    if b[0] in a:
+        return a + b[len(a) - a.index(b[0]) :]
+    if a[0] in b:
+        return b + a[len(b) - b.index(a[0]) :]
+    return a + [x for x in b if x not in a]  # (not reached: they overlap)
 
 
 def context_text(m: dict[str, Any]) -> str:
