@@ -1,0 +1,206 @@
+"""Secrets in the shapes of files and codes: credential tables (the CSV a cloud console
+downloads, a TSV, a Markdown table) whose header names a secret column, wallet keys (WIF with
+its checksum, a key file as a JSON byte array), Wi-Fi QR strings, static key blocks (OpenVPN),
+composer's ``auth.json``, Windows-style password switches (``cmdkey /pass:``, ``xfreerdp /p:``)
+and environment names with a secret word inside (``JWT_SECRET_B64URL=…``).
+
+Facts from gitleaks' and trufflehog's rules, detect-secrets' plugins and the formats' own
+documents (Base58Check, the ZXing Wi-Fi QR syntax); the code is ours.
+"""
+
+from __future__ import annotations
+
+import re
+from collections.abc import Iterator
+
+from . import redact_names as names
+from .redact_syntax import (
+    ASCII,
+    BLOCK,
+    NOCASE,
+    TOKEN,
+    Anchor,
+    Hit,
+    Rule,
+    Span,
+    caseless,
+    compiled,
+    plain,
+    prefix,
+    trie,
+)
+from .redact_upstream import CASED
+
+# --- credential tables ------------------------------------------------------------------------
+# A header cell after a delimiter that starts like a secret's column name; the finder then asks
+# ``secret_name`` of the whole cell ("Secret access key", "Password", "AccessKey Secret").
+_COLUMN_STARTS = ("secret", "password", "passwd", "pwd", "pass", "token", "private", "client",
+                  "api", "access", "auth", "credential", "key", "app")  # fmt: skip
+_COLUMN_GATE = "(?=[ \t\"']*" + trie(_COLUMN_STARTS, True) + ")"
+_HEADER = compiled(r"[,\t|]" + _COLUMN_GATE, NOCASE)
+_RULE_LINE = re.compile(r"[ \t]*\|?[ \t]*:?-{3,}")
+
+
+def _cells(line: str, delim: str) -> list[tuple[int, int]]:
+    """(start, end) of each cell of ``line`` (a Markdown row's outer pipes dropped)."""
+    spans, start = [], 0
+    for i, c in enumerate(line):
+        if c == delim:
+            spans.append((start, i))
+            start = i + 1
+    spans.append((start, len(line)))
+    if delim == "|":
+        if spans and not line[spans[0][0] : spans[0][1]].strip():
+            spans = spans[1:]
+        if spans and not line[spans[-1][0] : spans[-1][1]].strip():
+            spans = spans[:-1]
+    return spans
+
+
+def _inner(line: str, s: int, e: int) -> tuple[int, int]:
+    while s < e and line[s] in " \t\"'":
+        s += 1
+    while e > s and line[e - 1] in " \t\"'\r":
+        e -= 1
+    return s, e
+
+
+def table_hits(text: str) -> Iterator[Hit]:
+    """The secret columns' cells of the rows under a header line that names them."""
+    done = -1
+    for h in _HEADER.finditer(text):
+        ls = text.rfind("\n", 0, h.start()) + 1
+        if ls <= done:
+            continue
+        le = text.find("\n", h.start())
+        le = len(text) if le < 0 else le
+        done = ls
+        delim, header = text[h.start()], text[ls:le]
+        cols = _cells(header, delim)
+        secret = {k for k, (s, e) in enumerate(cols) if k and e - s <= 40 and
+                  names.secret_name(header[slice(*_inner(header, s, e))])}  # fmt: skip
+        if not secret:
+            continue
+        pos = le + 1
+        while pos < len(text):
+            end = text.find("\n", pos)
+            end = len(text) if end < 0 else end
+            row = text[pos:end]
+            if delim == "|" and _RULE_LINE.match(row):
+                pos = end + 1
+                continue
+            cells = _cells(row, delim)
+            if not row.strip() or len(cells) != len(cols):
+                break
+            for k in secret:
+                s, e = _inner(row, *cells[k])
+                if " " not in row[s:e] and names.credential_like(row[s:e]):
+                    yield pos + s, pos + e, TOKEN
+            pos = end + 1
+
+
+# --- wallets ------------------------------------------------------------------------------------
+_B58 = "123456789ABCDEFGHJKLMNPQRSTUVWXYZabcdefghijkmnopqrstuvwxyz"
+_B58_INDEX = {c: i for i, c in enumerate(_B58)}
+
+
+def _sha256d(data: bytes) -> bytes:
+    try:  # the builtin module: hashlib's OpenSSL set-up costs ~2 ms of a run
+        from _sha256 import sha256  # type: ignore[import-not-found]
+    except ImportError:  # pragma: no cover
+        from hashlib import sha256
+    first: bytes = sha256(data).digest()
+    second: bytes = sha256(first).digest()
+    return second
+
+
+def b58check(token: str) -> bytes | None:
+    """The payload of a Base58Check string, or None if its checksum does not hold."""
+    n = 0
+    for c in token:
+        n = n * 58 + _B58_INDEX[c]
+    raw = n.to_bytes((n.bit_length() + 7) // 8, "big")
+    raw = b"\0" * (len(token) - len(token.lstrip("1"))) + raw
+    if len(raw) < 5 or _sha256d(raw[:-4])[:4] != raw[-4:]:
+        return None
+    return raw[:-4]
+
+
+def _wif_check(m: re.Match[str]) -> Span | None:
+    """A WIF private key: version 0x80 (main) or 0xef (test), 32 bytes, maybe 0x01."""
+    payload = b58check(m.group(1))
+    if payload is None or payload[0] not in (0x80, 0xEF):
+        return None
+    ok = len(payload) == 33 or (len(payload) == 34 and payload[-1] == 1)
+    return m.span(1) if ok else None
+
+
+def _byte_array_check(m: re.Match[str]) -> Span | None:
+    values = re.findall(r"[0-9]+", m.group(1))
+    return m.span(1) if len(values) == 64 and all(int(v) < 256 for v in values) else None
+
+
+_B58_CLS = "[1-9A-HJ-NP-Za-km-z]"
+
+# --- the rest -----------------------------------------------------------------------------------
+_STATIC_BEGIN = compiled(r"-----BEGIN [A-Za-z0-9 ]{0,40}?Static key V[0-9]-----", ASCII)
+_STATIC_END = compiled(r"-----END [A-Za-z0-9 ]{0,40}?Static key V[0-9]-----", ASCII)
+
+
+def static_key_hits(text: str) -> Iterator[Hit]:
+    """OpenVPN's static key blocks, kept at their BEGIN and END lines."""
+    for b in _STATIC_BEGIN.finditer(text):
+        e = _STATIC_END.search(text, b.end())
+        if e:
+            yield b.start(), e.end(), BLOCK
+
+
+def _placeholder_check(m: re.Match[str]) -> Span | None:
+    g = m.lastindex or 0
+    return None if not g or names.placeholder(m.group(g)) else m.span(g)
+
+
+_INSIDE_WORDS = ("secret", "token", "password", "passwd", "pass", "pwd")
+_NAME_ENDS = frozenset(
+    "name file path url uri id type length len ttl count expiry expires min max size limit dir "
+    "env ref arn".split()
+)
+
+
+def _inside_check(m: re.Match[str]) -> Span | None:
+    """``A_SECRET_B=value``: a secret word inside the name, and a value that is a random key."""
+    if m.group(1).lower().rsplit("_", 1)[-1] in _NAME_ENDS:
+        return None
+    v = m.group(3)
+    digits = any(c.isdigit() for c in v)
+    if names.placeholder(v) or not (digits or "+" in v or "/" in v):
+        return None
+    return m.span(3)
+
+
+FILE_RULES = (
+    Rule("credential-table", "", tuple(Anchor("f", d, _COLUMN_GATE) for d in ",\t|"),
+         finder=table_hits),
+    Rule("wif", CASED.format(rf"(?<![A-Za-z0-9])([5KLc9]{_B58_CLS}{{50,51}})(?![A-Za-z0-9])"),
+         tuple(a for c in "5KLc9" for a in plain(
+             c, f"(?<![A-Za-z0-9]{c})(?={_B58_CLS}{{50}})")), check=_wif_check),
+    Rule("key-byte-array", r"\[[ \t]*((?:[0-9]{1,3}[ \t]*,[ \t]*){63}[0-9]{1,3})[ \t]*\]",
+         plain("[", r"(?=[ \t]*[0-9]{1,3}[ \t]*,[ \t]*[0-9]{1,3}[ \t]*,)"),
+         check=_byte_array_check),
+    Rule("wifi-qr", r"WIFI:(?:[^;\r\n]*;)*?P:((?:\\[;,:\\\"]|[^;\\\r\n])+)",
+         (Anchor("r", ":", "(?=[pP](?:;|:[iI][fF][iI][wW]))"),), check=_placeholder_check),
+    Rule("static-key", "", prefix("-", "static key v1", "static key v2", short=True),
+         finder=static_key_hits),
+    Rule("composer-auth", r"\"(?:github-oauth|gitlab-token|gitlab-oauth|bearer)\"[ \t]*:[ \t]*"
+         r"\{[ \t\r\n]*\"[^\"\r\n]+\"[ \t]*:[ \t]*\"([^\"\r\n]+)\"",
+         (Anchor("r", ":", "(?=[ \t]*\"(?:" + "|".join(caseless(w[::-1]) for w in (
+             "github-oauth", "gitlab-token", "gitlab-oauth", "bearer")) + ")\")"),),
+         check=_placeholder_check),
+    Rule("windows-pass-switch", r"(?<![A-Za-z0-9_-])(?:cmdkey|x?freerdp|wlfreerdp|sdl-freerdp)\b"
+         r"[^\n|&]*?[ \t]/(?:pass|p):(?:\"([^\"\r\n]+)\"|([^\s\"]+))",
+         (Anchor("r", ":", "(?=(?:[sS][sS][aA])?[pP]/)"),), check=_placeholder_check),
+    Rule("env-secret-inside", CASED.format(
+         r"(?<![A-Za-z0-9_])((?:[A-Za-z][A-Za-z0-9]*_)*(?i:secret|token|password|passwd|pass|pwd)"
+         r"_[A-Za-z0-9]+(?:_[A-Za-z0-9]+)*)[ \t]*[=:][ \t]*([\"']?)([A-Za-z0-9+/=_\-.~]{16,})\2"
+         r"(?![A-Za-z0-9+/=_\-.~])"), prefix("_", *_INSIDE_WORDS), check=_inside_check),
+)  # fmt: skip
