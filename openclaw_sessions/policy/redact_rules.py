@@ -269,7 +269,10 @@ _MORE = (
     # A .pgpass line, alone on its line or as a one-cell Markdown table row.
     Rule("pgpass", r"(?m)^[ \t]*(?:\|[ \t]*)?[^:\s#|][^:\s]*:(?:[0-9]{1,5}|\*):[^:\s]+:[^:\s]+:"
          r"(\S+?)[ \t]*(?:\|[ \t]*)?\r?$",
-         (Anchor("r", ":", r"(?=(?:[0-9]{1,5}|\*):[^:\s]+[ \t]*(?:\|[ \t]*)?(?:\n|\Z))"),),
+         # at the colon before the password: three fields, then the line's start (a timestamp's
+         # colons, which the port's colon also has, are not enough)
+         (Anchor("r", ":", r"(?=[^:\s]+:[^:\s]+:(?:[0-9]{1,5}|\*):[^:\s]+[ \t]*(?:\|[ \t]*)?"
+                           r"(?:\n|\Z))"),),
          check=placeholder_check),
     Rule("sql-identified", r"(?<![A-Za-z0-9_])(?:identified[ \t]+(?:with[ \t]+\S+[ \t]+)?by"
          r"|password[ \t]+by)[ \t]+(?:password[ \t]*)?(?:'([^'\r\n]+)'|\"([^\"\r\n]+)\")",
