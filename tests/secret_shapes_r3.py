@@ -132,7 +132,7 @@ def shapes(seed: int = 20261201) -> list[Shape3]:  # noqa: PLR0915 - a table, on
     d = g.r(DIG, 10)
     tok("chat", "slack-client", f"xoxc-{d}-{g.r(DIG, 12)}-{g.r(DIG, 13)}-", g.r(HEX, 64))
     tok("chat", "slack-cookie", "xoxd-", g.r(ALNUM, 60) + "%2B" + g.r(ALNUM, 40) + "%3D")
-    tok("chat", "twitch", "oauth:", g.r(LOW + DIG, 30), "TWITCH_OAUTH oauth:{0}")
+    tok("chat", "twitch", "oauth:", g.r(LOW + DIG, 30), "twitch irc: PASS oauth:{0}")
     tok(
         "chat",
         "twitter-bearer",
@@ -140,7 +140,6 @@ def shapes(seed: int = 20261201) -> list[Shape3]:  # noqa: PLR0915 - a table, on
         g.r(ALNUM, 40) + "%2F" + g.r(ALNUM, 40),
         "got {p}{0} from the portal",
     )
-    add("chat", "intercom", "intercom {0}", "dG9rOj" + g.r(B64, 54) + "=")
     tok(
         "chat",
         "discord-ptb",
@@ -171,7 +170,6 @@ def shapes(seed: int = 20261201) -> list[Shape3]:  # noqa: PLR0915 - a table, on
     )
     tok("chat", "feishu-hook", "https://open.feishu.cn/open-apis/bot/v2/hook/", g.uuid())
     tok("chat", "lark-hook", "https://open.larksuite.com/open-apis/bot/v2/hook/", g.uuid())
-    tok("chat", "dingtalk-secret", "SEC", g.r(HEX, 64), "dingtalk sign with {p}{0}")
     tok(
         "chat",
         "zapier-hook",
@@ -278,11 +276,14 @@ def shapes(seed: int = 20261201) -> list[Shape3]:  # noqa: PLR0915 - a table, on
                      ("zprv", b"\x04\xb2\x43\x0c")):  # fmt: skip
         key = b58check(ver + bytes([0]) + b"\0" * 8 + g.raw(32) + b"\0" + g.raw(32))
         add("wallet", fam, "extended key {0}", key)
-    for fam, payload in (("wif-uncompressed", b"\x80" + g.raw(32)),
-                         ("wif-compressed", b"\x80" + g.raw(32) + b"\x01"),
-                         ("wif-testnet", b"\xef" + g.raw(32) + b"\x01")):  # fmt: skip
-        add("wallet", fam, "importprivkey {0} label", b58check(payload))
-    add("wallet", "wif-prose", "the WIF is {0}, keep it offline", b58check(b"\x80" + g.raw(32)))
+    for fam in ("wif-compressed", "wif-compressed-2"):
+        add("wallet", fam, "importprivkey {0} label", b58check(b"\x80" + g.raw(32) + b"\x01"))
+    add(
+        "wallet",
+        "wif-prose",
+        "the WIF is {0}, keep it offline",
+        b58check(b"\x80" + g.raw(32) + b"\x01"),
+    )
     add(
         "wallet",
         "phrase-is",
@@ -291,7 +292,7 @@ def shapes(seed: int = 20261201) -> list[Shape3]:  # noqa: PLR0915 - a table, on
         ("my wallet recovery phrase is",),
     )
     add("wallet", "phrase-24", "Secret Recovery Phrase:\n{0}\n", g.words(24))
-    add("wallet", "seed-words", "here are my seed words: {0}. please help", g.words(12))
+    add("wallet", "seed-phrase", "here is my seed phrase: {0}. please help", g.words(12))
     add("wallet", "metamask-hex", "import this key into MetaMask: {0}", g.r(HEX, 64))
     add("wallet", "metamask-0x", "MetaMask > Import account > private key 0x{0}", g.r(HEX, 64))
     add("wallet", "eth-key-prose", "my eth private key is {0} lol", g.r(HEX, 64))
@@ -425,7 +426,6 @@ def shapes(seed: int = 20261201) -> list[Shape3]:  # noqa: PLR0915 - a table, on
         ("mysqladmin-p", "mysqladmin -u root -p{0} shutdown"),
         ("net-use", r"net use \\fileserver\share /user:CORP\svc {0}"),
         ("net-use-drive", r"net use Z: \\fs01\data {0} /user:CORP\bob /persistent:yes"),
-        ("net-user", "net user backup {0} /add"),
         ("cmdkey", "cmdkey /add:server01 /user:CORP\\admin /pass:{0}"),
         ("psexec", r"psexec \\host01 -u CORP\admin -p {0} cmd"),
         ("snmpwalk", "snmpwalk -v2c -c {0} 10.0.0.1 system"),

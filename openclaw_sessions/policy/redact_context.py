@@ -3,9 +3,11 @@ login is admin / …", "API key … secret …"), given as a command's positiona
 login TOKEN``, ``rabbitmqctl add_user u PASS``, ``net use \\\\h\\s PASS``, ``npm config set
 …:_authToken TOKEN``), a wallet's recovery phrase and hex keys introduced by natural phrasing.
 
-Each family is keyed by *trigger* words, one of which its regex needs right before a space; one
-anchor pass (the reversed text's spaces, a trie of the triggers) gates the one finder, which runs
-only the families whose triggers it saw, on the lines around them. The judgement of a value
+Each family has *gate* words, one of which every match of its regex holds. The passes over a
+text are what costs (reindex redacts every message), so no pass of its own gates them: a gate
+word's first ``p``, ``k``, ``c`` or ``g`` (in any case), then what follows it in the word, is
+the one finder's anchor; the finder runs, over the whole text, only the families one of whose
+gate words the lower-cased text holds. The judgement of a value
 (reference, prose word or credential) is ``redact_names``'.
 """
 
@@ -15,7 +17,7 @@ import re
 from collections.abc import Callable, Iterator
 
 from . import redact_names as names
-from .redact_syntax import NOCASE, TOKEN, Hit, Rule, Span, compiled, prefix, trie
+from .redact_syntax import NOCASE, TOKEN, Anchor, Hit, Rule, Span, caseless, compiled, trie
 
 _Check = Callable[["re.Match[str]"], "Span | None"]
 _VAL = r"(?:'([^'\r\n]{1,200})'|\"([^\"\r\n]{1,200})\"|([^\s'\"|;&<>`][^\s|;&`]{0,200}))"
@@ -60,11 +62,8 @@ def _said(m: re.Match[str]) -> Span | None:
 
 
 def _pair(m: re.Match[str]) -> Span | None:
-    """``<secret name> [is] VALUE``: after "is" a credential, else a token-like value."""
-    name = m.group(1).strip()
-    if not (names.secret_name(name) or names.secret_name(name.rsplit(" ", 1)[-1])):
-        return None
-    if m.group(2):
+    """A value after a secret's name: after "is" a credential, else a token-like value."""
+    if m.group(1):
         return _said(m)
     span = _trimmed(m)
     return span if span and _strong(m.string[span[0] : span[1]]) else None
@@ -117,87 +116,183 @@ def _hex_key(m: re.Match[str]) -> Span | None:
     return m.span(1)
 
 
-# (trigger words, regex searched on the trigger's line and the next, the check)
+# (gate words, regex, check): every match of the regex holds one of its gate words (any case).
 _FAMILIES: tuple[tuple[tuple[str, ...], str, _Check], ...] = (
-    # "<secret name> VALUE", "<secret name> is VALUE" (API key … secret …, wifi pw is …)
-    (("secret", "token", "password", "passwd", "passcode", "pass", "pwd", "pw", "key", "apikey",
-      "credential", "psk"),
-     r"(?<![A-Za-z0-9_.-])((?:[A-Za-z][A-Za-z0-9_.-]{0,30} )?[A-Za-z0-9_.-]{0,40}?(?:secret|token"
-     r"|passwd|password|passcode|pass|pwd|pw|key|apikey|credential|psk)) +(?:(is|was|are) +)?"
-     r"(?:'([^'\s]{4,300})'|\"([^\"\s]{4,300})\"|`([^`\s]{4,300})`|([^\s'\"`]{4,300}))", _pair),
-    (("use",), r"(?<![A-Za-z0-9_])use +([\"'`]?)(\S{6,200}?)\1 +as +(?:(?:the|my|your|a|new) +)*"
-     r"(?:password|passphrase|passcode|pin|token|secret|api key)(?![A-Za-z0-9_])", _said),
-    (("login", "logins", "creds", "credentials"),
+    (("password", "passphrase", "passcode"),
+     r"(?<![A-Za-z0-9_])use +([\"'`]?)(\S{6,200}?)\1 +as +(?:(?:the|my|your|a|new) +)*"
+     r"(?:password|passphrase|passcode)(?![A-Za-z0-9_])", _said),
+    (("login ", "logins ", "creds ", "credentials "),
      r"(?<![A-Za-z0-9_])(?:login|logins|creds|credentials) +(?:(?:is|are) +|: *)?[^\s/:]{1,64} *"
      r"[/:] *([\"'`]?)([^\s\"'`]{4,200})\1", _said),
-    (("with",), r"(?<![A-Za-z0-9_])(?:log ?in|sign ?in) +with +\S+ +(?:and|/|,) +(\S+)", _said),
-    (("code",), r"(?:alarm|door|gate|garage|safe|entry|lock|wifi|access|pin|unlock|security"
+    (("log in", "login ", "sign in", "signin "),
+     r"(?<![A-Za-z0-9_])(?:log ?in|sign ?in) +with +\S+ +(?:and|/|,) +(\S+)", _said),
+    (("code ",), r"(?:alarm|door|gate|garage|safe|entry|lock|wifi|access|pin|unlock|security"
      r"|lockbox|keypad) code +(?:is +|: *)?(\S{4,40})", _said),
     # command lines: a token or a password as a positional argument
-    (("login", "auth", "authtoken", "unlock", "token"),
-     r"(?-i:(?<![\w.-])(?:cargo|wandb|vault|snyk|ngrok|bw|railway|netlify|doctl|glab|hf|fly"
+    (("login ", "authtoken ", "unlock ", "token "),
+     r"(?-i:(?<![\w.-])(?:cargo|wandb|vault|ngrok|bw|railway|netlify|doctl|glab|hf|fly"
      r"|flyctl|huggingface-cli|codecov|sentry-cli|heroku|expo|eas|infisical|pulumi|op|gh)\b"
-     r"[^\n|;&]*? (?:login|auth|authtoken|add-authtoken|unlock|token) +(?:(?:--?[A-Za-z][\w-]*"
+     r"[^\n|;&]*? (?:login|authtoken|add-authtoken|unlock|token) +(?:(?:--?[A-Za-z][\w-]*"
      r"(?:=\S+)?|[^\s'\"-]\S*@\S+) +)*)" + _VAL, _token_arg),
-    (("heroku",), r"(?-i:heroku +auth:token[ \t]*\r?\n[ \t]*([0-9a-fA-F-]{36}|[A-Za-z0-9_-]{30,}))",
-     _arg),
-    (("config", "configure"),
+    (("snyk ",), r"(?-i:(?<![\w.-])snyk +auth +)" + _VAL, _token_arg),
+    (("heroku auth",), r"(?-i:heroku auth:token[ \t]*\r?\n[ \t]*([0-9a-fA-F-]{36}"
+     r"|[A-Za-z0-9_-]{30,}))", _arg),
+    (("config ", "configure "),
      r"(?-i:(?<![\w-])(?:config|configure) +(?:set +)?(?:--?[A-Za-z][\w-]* +)*"
      r"([^\s'\"=-][^\s'\"=]*) +([\"']?)([^\s'\"]+)\2(?: +([\"']?)([^\s'\"]+)\4)?)", _config_set),
-    (("password",), r"(?-i:mysqladmin\b[^\n|;&]*? password +)" + _VAL, _arg),
-    (("password", "psk"), r"(?-i:nmcli\b[^\n|;&]*? (?:password|wifi-sec\.psk"
+    ((" password ",), r"(?-i:mysqladmin\b[^\n|;&]*? password +)" + _VAL, _arg),
+    ((" password ", "psk "), r"(?-i:nmcli\b[^\n|;&]*? (?:password|wifi-sec\.psk"
      r"|802-11-wireless-security\.psk) +)" + _VAL, _arg),
-    (("add_user", "change_password", "authenticate_user"),
+    (("rabbitmqctl",),
      r"(?-i:rabbitmqctl\b[^\n|;&]*? (?:add_user|change_password|authenticate_user) +"
      r"(?:--?\S+ +)*(?:\"[^\"\n]*\"|'[^'\n]*'|\S+) +)" + _VAL, _arg),
-    (("use",), r"(?<![\w-])net +use +(?:[A-Za-z]: +|\* +)?\\\\\S+(?: +/(?:user|u):\S+)? +"
-     r"([^\s/*][^\s]*)", _arg),
-    (("user",), r"(?<![\w-])net +user +(?:\"[^\"\n]+\"|\S+) +([^\s/*][^\s]*)", _arg),
-    (("sqlplus", "sqlldr", "expdp", "impdp", "dgmgrl"),
-     r"(?<![\w-])(?:sqlplus|sqlldr|expdp|impdp|dgmgrl)(?: +-[A-Za-z]+)* +(?:userid=)?[\"']?"
+    (("sqlplus", "expdp", "impdp", "dgmgrl"),
+     r"(?<![\w-])(?:sqlplus|expdp|impdp|dgmgrl)(?: +-[A-Za-z]+)* +(?:userid=)?[\"']?"
      r"[A-Za-z0-9_$#.\\]+/([^\s@/\"']+)", _arg),
-    (("using",), r"(?<![\w-])db2 +connect +to +\S+ +user +\S+ +using +" + _VAL, _arg),
-    (("wpa_passphrase",), r"wpa_passphrase +(?:\"[^\"\n]*\"|'[^'\n]*'|\S+) +" + _VAL, _arg),
+    (("connect ",), r"(?<![\w-])db2 +connect +to +\S+ +user +\S+ +using +" + _VAL, _arg),
+    (("passphrase ",), r"wpa_passphrase +(?:\"[^\"\n]*\"|'[^'\n]*'|\S+) +" + _VAL, _arg),
+    (("twitch",), r"twitch[^\n]{0,80}?(?<![A-Za-z0-9_])oauth:([a-z0-9]{30})(?![A-Za-z0-9_])",
+     _hex_key),
     # wallets: a recovery phrase, a hex key
-    (("recovery", "seed", "backup", "secret", "wallet", "mnemonic", "bip39", "12-word",
-      "24-word"),
+    (("phrase", "mnemonic"),
      r"(?<![A-Za-z0-9_])(?:recovery|seed|backup|secret|wallet|mnemonic|bip39|12-word|24-word) "
-     r"(?:recovery )?(?:phrase|words|mnemonic|seed)(?: +(?:is|are|was))? *:? *(?:\r?\n[ \t]*)?"
+     r"(?:recovery )?(?:phrase|mnemonic)(?: +(?:is|are|was))? *:? *(?:\r?\n[ \t]*)?"
      r"[\"'`]?(" + _WORDS + ")", _phrase),
-    (("key", "metamask", "metamask:"),
+    (("key ", "metamask"),
      r"(?:(?:private|priv|secret|wallet|signing|account|eth|ethereum|solana|bitcoin|btc) key"
      r"|metamask:?) (?:[^\n]{0,30}? )?(?:0x)?([0-9a-fA-F]{64})(?![0-9a-zA-Z])", _hex_key),
 )  # fmt: skip
 
-_TRIGGERS = sorted({w for words, _, _ in _FAMILIES for w in words})
-_TRIGGER_R = compiled(" (?=" + trie((w[::-1] for w in _TRIGGERS), True) + ")", NOCASE)
+# Families the gate letters cannot see, with their own anchor (a UNC path's ``\\\\``).
+_OTHERS: tuple[tuple[tuple[str, ...], str, _Check], ...] = (
+    ((" \\\\",), r"(?<![\w-])net +use +(?:[A-Za-z]: +|\* +)?\\\\\S+ +(?:/(?:user|u):\S+ +"
+     r"([^\s/*]\S*)|([^\s/*]\S*) +/(?:user|u):)", _arg),
+)  # fmt: skip
+_OTHER_ANCHORS = (Anchor("f", "\\", r"(?<=[ \t]\\)(?=\\[^\s\\])"),)
+GATE_LETTERS = "pkcg"
+
+
+def _gate_at(w: str) -> int:
+    return next((k for k, c in enumerate(w.lower()) if c in GATE_LETTERS), -1)
+
+
+_GATE_AT: dict[str, int] = {}
+
+
+def _gate_anchors(words: list[str]) -> tuple[Anchor, ...]:
+    """The anchors of ``words``: each word's first gate letter (``c`` and ``g`` in lower case
+    only: their upper case has no pass, and the finder skips such words), then what follows it
+    in the word, or for a word that ends there, what precedes it. Necessary, not exact."""
+    rests: dict[str, set[str]] = {}
+    out: list[Anchor] = []
+    for w in words:
+        i = _gate_at(w)
+        cases = (w[i].lower(),) if w[i].lower() in "cg" else (w[i].lower(), w[i].upper())
+        if len(w[i + 1 :].strip()) >= 3:
+            for c in cases:
+                rests.setdefault(c, set()).add(w[i + 1 :].lower())
+        else:  # too little follows the letter to tell: what precedes it too
+            before, after = caseless(w[:i]), caseless(w[i + 1 :])
+            out += [Anchor("f", c, f"(?<={before}{c})(?={after})") for c in cases]
+    for lit, tails in sorted(rests.items()):
+        out.append(Anchor("f", lit, "(?=" + trie(tails, True) + ")"))
+    return tuple(out)
+
+
+def gated(text: str, low: str, words: tuple[str, ...]) -> Iterator[tuple[int, str]]:
+    """Where ``words`` occur (any case), except where a ``c`` or ``g`` that gates the word is
+    upper case (no anchor sees it)."""
+    for w in words:
+        g = _GATE_AT.get(w)
+        if g is None:
+            g = _GATE_AT[w] = _gate_at(w)
+        i = low.find(w)
+        while i >= 0:
+            if g < 0 or w[g] not in "cg" or text[i + g] == w[g]:
+                yield i, w
+            i = low.find(w, i + len(w))
+
+
+_NAME_CH = frozenset("ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz0123456789_.-")
+_PAIR_WORDS = ("secret ", "token ", "passwd ", "password ", "passcode ", "pass ", "pwd ", "pw ",
+               "key ", "credential ", "psk ")  # fmt: skip
+_PAIR_VALUE = compiled(
+    r" +(?:(is|was|are) +)?(?:'([^'\s]{4,300})'|\"([^\"\s]{4,300})\"|`([^`\s]{4,300})`"
+    r"|([^\s'\"`]{4,300}))",
+    NOCASE,
+)
+
+
+_DIGIT_OR_SYMBOL = compiled(r"[0-9]|[^\w\s]", 0)
+
+
+def _pair_hits(text: str, low: str) -> Iterator[Hit]:
+    """``<secret name> [is] VALUE``: the name read back from the word, the value forward."""
+    for i, w in gated(text, low, _PAIR_WORDS):
+        end = i + len(w) - 1
+        m = _PAIR_VALUE.match(text, end)
+        if not m or not _DIGIT_OR_SYMBOL.search(m.group(m.lastindex or 0)):
+            continue  # (a plain word: the common case, rejected cheaply)
+        span = _pair(m)
+        if span is None:
+            continue
+        j = i
+        while j > 0 and i - j < 40 and text[j - 1] in _NAME_CH:
+            j -= 1
+        if j > 0 and (text[j - 1] in _NAME_CH or not text[j - 1].isspace() and j == i):
+            continue  # inside a longer word (bypass, passkeys, …)
+        k = j - 1
+        while k > 0 and j - k < 30 and text[k - 1] in _NAME_CH:
+            k -= 1
+        name1, name2 = text[j:end], text[k:end] if k < j - 1 else ""
+        if names.secret_name(name1) or (name2 and names.secret_name(name2)):
+            yield span[0], span[1], TOKEN
+
+
+_GATES = sorted({w for words, _, _ in _FAMILIES for w in words} | set(_PAIR_WORDS))
+_ALL = _FAMILIES + _OTHERS
+# How far each family's match reaches before and after its gate word (the window searched).
+_REACH = ((220, 20), (5, 300), (10, 300), (20, 60), (120, 260), (5, 220), (5, 120), (5, 320),
+          (200, 220), (200, 220), (0, 320), (0, 240), (30, 240), (10, 240), (0, 130), (40, 320),
+          (40, 140), (20, 260))  # fmt: skip
+assert len(_REACH) == len(_ALL)
 _COMPILED: list[tuple[tuple[str, ...], re.Pattern[str], _Check]] = []
 
 
+def _windows(
+    text: str, low: str, words: tuple[str, ...], before: int, after: int
+) -> list[tuple[int, int]]:
+    """Around each of ``words``: its line (and the line after it) as far as a match reaches."""
+    spans: list[tuple[int, int]] = []
+    n = len(text)
+    for i, w in gated(text, low, words):
+        start = max(text.rfind("\n", 0, i) + 1, i - before)
+        end = text.find("\n", i + len(w))
+        end = n if end < 0 else text.find("\n", end + 1)
+        spans.append((start, min(n if end < 0 else end, i + len(w) + after)))
+    spans.sort()
+    merged: list[tuple[int, int]] = []
+    for s, e in spans:
+        if merged and s <= merged[-1][1]:
+            merged[-1] = (merged[-1][0], max(merged[-1][1], e))
+        else:
+            merged.append((s, e))
+    return merged
+
+
 def context_hits(text: str) -> Iterator[Hit]:
-    """At each space a trigger word ends before, the families it keys, on that line and the
-    next (each line once per family)."""
+    """The pairs, then each family on the lines around its gate words (and the line after)."""
     if not _COMPILED:
-        _COMPILED.extend((w, compiled(src, NOCASE), check) for w, src, check in _FAMILIES)
-    rev = text[::-1]
-    n1 = len(text) - 1
-    done: set[tuple[int, int]] = set()
-    for t in _TRIGGER_R.finditer(rev):
-        q = n1 - t.start()  # the space, in the text
-        before = text[max(0, q - 20) : q].lower()
-        start = text.rfind("\n", 0, q) + 1
-        end = text.find("\n", q)
-        end = len(text) if end < 0 else end
-        if end < len(text):  # and the next line (a value on the line after its label)
-            nxt = text.find("\n", end + 1)
-            end = len(text) if nxt < 0 else nxt
-        for k, (words, regex, check) in enumerate(_COMPILED):
-            if (start, k) in done or not any(before.endswith(w) for w in words):
-                continue
-            done.add((start, k))
+        _COMPILED.extend((w, compiled(src, NOCASE), check) for w, src, check in _ALL)
+    low = text.lower()
+    if len(low) != len(text):  # (a character whose lower case is longer: keep offsets exact)
+        low = "".join(c if len(c.lower()) != 1 else c.lower() for c in text)
+    yield from _pair_hits(text, low)
+    for (words, regex, check), (before, after) in zip(_COMPILED, _REACH, strict=True):
+        for start, end in _windows(text, low, words, before, after):
             for m in regex.finditer(text, start, end):
                 if span := check(m):
                     yield span[0], span[1], TOKEN
 
 
-CONTEXT_RULES = (Rule("context", "", prefix(" ", *_TRIGGERS, short=True), finder=context_hits),)
+CONTEXT_RULES = (Rule("context", "", _gate_anchors(_GATES) + _OTHER_ANCHORS, finder=context_hits),)

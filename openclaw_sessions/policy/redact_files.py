@@ -14,41 +14,43 @@ import re
 from collections.abc import Iterator
 
 from . import redact_names as names
+from .redact_context import _gate_anchors
 from .redact_syntax import (
     ASCII,
     BLOCK,
-    NOCASE,
     TOKEN,
-    Anchor,
     Hit,
     Rule,
     Span,
-    caseless,
     compiled,
     plain,
     prefix,
-    trie,
 )
 from .redact_upstream import CASED
 
 # --- credential tables ------------------------------------------------------------------------
-# A header cell after a delimiter that starts like a secret's column name; the finder then asks
-# ``secret_name`` of the whole cell ("Secret access key", "Password", "AccessKey Secret").
-_COLUMN_STARTS = ("secret", "password", "passwd", "pwd", "pass", "token", "private", "client",
-                  "api", "access", "auth", "credential", "key", "app")  # fmt: skip
-_COLUMN_GATE = "(?=[ \t\"']*" + trie(_COLUMN_STARTS, True) + ")"
-_HEADER = compiled(r"[,\t|]" + _COLUMN_GATE, NOCASE)
+# A header cell (not the first) that holds one of these words and is a secret's name ("Secret
+# access key", "Password", "AccessKey Secret"); its anchors are the gate letters' (redact_context).
+_COLUMN_WORDS = (
+    "secret",
+    "password",
+    "passwd",
+    "pwd",
+    "token",
+    "key",
+    "credential",
+    "creds",
+    "psk",
+)
 _RULE_LINE = re.compile(r"[ \t]*\|?[ \t]*:?-{3,}")
 
 
 def _cells(line: str, delim: str) -> list[tuple[int, int]]:
     """(start, end) of each cell of ``line`` (a Markdown row's outer pipes dropped)."""
     spans, start = [], 0
-    for i, c in enumerate(line):
-        if c == delim:
-            spans.append((start, i))
-            start = i + 1
-    spans.append((start, len(line)))
+    for part in line.split(delim):
+        spans.append((start, start + len(part)))
+        start += len(part) + 1
     if delim == "|":
         if spans and not line[spans[0][0] : spans[0][1]].strip():
             spans = spans[1:]
@@ -65,31 +67,54 @@ def _inner(line: str, s: int, e: int) -> tuple[int, int]:
     return s, e
 
 
+def _secret_column(name: str) -> bool:
+    low = name.lower()
+    return any(w in low for w in _COLUMN_WORDS) and names.secret_name(name)
+
+
+def _find_all(low: str, word: str) -> Iterator[int]:
+    i = low.find(word)
+    while i >= 0:
+        yield i
+        i = low.find(word, i + len(word))
+
+
+def _delimiter(line: str) -> str:
+    if line.lstrip().startswith("|"):
+        return "|"
+    return "\t" if "\t" in line else "," if "," in line else ""
+
+
 def table_hits(text: str) -> Iterator[Hit]:
     """The secret columns' cells of the rows under a header line that names them."""
-    done = -1
-    for h in _HEADER.finditer(text):
-        ls = text.rfind("\n", 0, h.start()) + 1
-        if ls <= done:
+    if not ("," in text or "\t" in text or "|" in text):
+        return
+    n, low = len(text), text.lower()
+    if len(low) != n:
+        return
+    starts = sorted({text.rfind("\n", 0, i) + 1 for w in _COLUMN_WORDS
+                     for i in _find_all(low, w)})  # fmt: skip
+    done = 0
+    for pos in starts:
+        if pos < done:
             continue
-        le = text.find("\n", h.start())
-        le = len(text) if le < 0 else le
-        done = ls
-        delim, header = text[h.start()], text[ls:le]
+        le = text.find("\n", pos)
+        le = n if le < 0 else le
+        header, pos = text[pos:le], le + 1
+        delim = _delimiter(header)
+        if not delim:
+            continue
         cols = _cells(header, delim)
-        secret = {k for k, (s, e) in enumerate(cols) if k and e - s <= 40 and
-                  names.secret_name(header[slice(*_inner(header, s, e))])}  # fmt: skip
-        if not secret:
-            continue
-        pos = le + 1
-        while pos < len(text):
+        secret = {k for k, (s, e) in enumerate(cols) if k and e - s <= 40
+                  and _secret_column(header[slice(*_inner(header, s, e))])}  # fmt: skip
+        while secret and pos < n:
             end = text.find("\n", pos)
-            end = len(text) if end < 0 else end
+            end = n if end < 0 else end
             row = text[pos:end]
+            cells = _cells(row, delim)
             if delim == "|" and _RULE_LINE.match(row):
                 pos = end + 1
                 continue
-            cells = _cells(row, delim)
             if not row.strip() or len(cells) != len(cols):
                 break
             for k in secret:
@@ -97,6 +122,7 @@ def table_hits(text: str) -> Iterator[Hit]:
                 if " " not in row[s:e] and names.credential_like(row[s:e]):
                     yield pos + s, pos + e, TOKEN
             pos = end + 1
+        done = pos
 
 
 # --- wallets ------------------------------------------------------------------------------------
@@ -127,9 +153,10 @@ def b58check(token: str) -> bytes | None:
 
 
 def _wif_check(m: re.Match[str]) -> Span | None:
-    """A WIF private key: version 0x80 (main) or 0xef (test), 32 bytes, maybe 0x01."""
+    """A WIF private key (Bitcoin's main net, compressed: K or L): version 0x80, 32 bytes, 0x01.
+    (The legacy uncompressed form starts with a 5: a pass over every digit 5 costs too much.)"""
     payload = b58check(m.group(1))
-    if payload is None or payload[0] not in (0x80, 0xEF):
+    if payload is None or payload[0] != 0x80:
         return None
     ok = len(payload) == 33 or (len(payload) == 34 and payload[-1] == 1)
     return m.span(1) if ok else None
@@ -179,26 +206,25 @@ def _inside_check(m: re.Match[str]) -> Span | None:
 
 
 FILE_RULES = (
-    Rule("credential-table", "", tuple(Anchor("f", d, _COLUMN_GATE) for d in ",\t|"),
-         finder=table_hits),
-    Rule("wif", CASED.format(rf"(?<![A-Za-z0-9])([5KLc9]{_B58_CLS}{{50,51}})(?![A-Za-z0-9])"),
-         tuple(a for c in "5KLc9" for a in plain(
-             c, f"(?<![A-Za-z0-9]{c})(?={_B58_CLS}{{50}})")), check=_wif_check),
+    Rule("credential-table", "", _gate_anchors(list(_COLUMN_WORDS)), finder=table_hits),
+    Rule("wif", CASED.format(rf"(?<![A-Za-z0-9])([KL]{_B58_CLS}{{51}})(?![A-Za-z0-9])"),
+         tuple(a for c in "KL" for a in plain(
+             c, f"(?={_B58_CLS}{{51}}(?![A-Za-z0-9]))(?<![A-Za-z0-9]{c})")), check=_wif_check),
     Rule("key-byte-array", r"\[[ \t]*((?:[0-9]{1,3}[ \t]*,[ \t]*){63}[0-9]{1,3})[ \t]*\]",
          plain("[", r"(?=[ \t]*[0-9]{1,3}[ \t]*,[ \t]*[0-9]{1,3}[ \t]*,)"),
          check=_byte_array_check),
     Rule("wifi-qr", r"WIFI:(?:[^;\r\n]*;)*?P:((?:\\[;,:\\\"]|[^;\\\r\n])+)",
-         (Anchor("r", ":", "(?=[pP](?:;|:[iI][fF][iI][wW]))"),), check=_placeholder_check),
+         plain("p", "(?=:)(?<=[;:]p)") + plain("P", "(?=:)(?<=[;:]P)"), check=_placeholder_check),
     Rule("static-key", "", prefix("-", "static key v1", "static key v2", short=True),
          finder=static_key_hits),
-    Rule("composer-auth", r"\"(?:github-oauth|gitlab-token|gitlab-oauth|bearer)\"[ \t]*:[ \t]*"
-         r"\{[ \t\r\n]*\"[^\"\r\n]+\"[ \t]*:[ \t]*\"([^\"\r\n]+)\"",
-         (Anchor("r", ":", "(?=[ \t]*\"(?:" + "|".join(caseless(w[::-1]) for w in (
-             "github-oauth", "gitlab-token", "gitlab-oauth", "bearer")) + ")\")"),),
-         check=_placeholder_check),
+    Rule("composer-auth", CASED.format(r"\"(?:github-oauth|gitlab-token|gitlab-oauth|bearer)\""
+         r"[ \t]*:[ \t]*\{[ \t\r\n]*\"[^\"\r\n]+\"[ \t]*:[ \t]*\"([^\"\r\n]+)\""),
+         plain("g", '(?<="g)(?=it(?:hub-oauth|lab-token|lab-oauth)")')
+         + plain("b", '(?<="b)(?=earer")'), check=_placeholder_check),
     Rule("windows-pass-switch", r"(?<![A-Za-z0-9_-])(?:cmdkey|x?freerdp|wlfreerdp|sdl-freerdp)\b"
          r"[^\n|&]*?[ \t]/(?:pass|p):(?:\"([^\"\r\n]+)\"|([^\s\"]+))",
-         (Anchor("r", ":", "(?=(?:[sS][sS][aA])?[pP]/)"),), check=_placeholder_check),
+         plain("p", "(?=(?:[aA][sS][sS])?:)(?<=/p)") + plain("P", "(?=(?:[aA][sS][sS])?:)(?<=/P)"),
+         check=_placeholder_check),
     Rule("env-secret-inside", CASED.format(
          r"(?<![A-Za-z0-9_])((?:[A-Za-z][A-Za-z0-9]*_)*(?i:secret|token|password|passwd|pass|pwd)"
          r"_[A-Za-z0-9]+(?:_[A-Za-z0-9]+)*)[ \t]*[=:][ \t]*([\"']?)([A-Za-z0-9+/=_\-.~]{16,})\2"

@@ -136,20 +136,14 @@ VENDOR_RULES = tuple(rule(*row) for row in (
      prefix("-", "xoxc", bound=True)),
     ("slack-cookie", r"(?<![A-Za-z0-9])xoxd-([A-Za-z0-9%/+=_-]{40,})", prefix("-", "xoxd",
      bound=True)),
-    ("twitch", r"(?<![A-Za-z0-9_])oauth:([a-z0-9]{30})(?![A-Za-z0-9_])",
-     (Anchor("r", ":", r"(?<=[a-z0-9]{30}:)(?=[hH][tT][uU][aA][oO](?![A-Za-z0-9_]))"),)),
     ("twitter-bearer", CASED.format(r"(?<![A-Za-z0-9%])A{22}([A-Za-z0-9%]{80,120})"),
      plain("A", "(?<![A-Za-z0-9%]A)(?=A{21}[A-Za-z0-9%]{20})")),
-    ("intercom", CASED.format(r"(?<![A-Za-z0-9+/])(dG9rO[A-Za-z0-9+/]{40,}={0,2})"),
-     plain("G", "(?<=dG)(?=9rO[A-Za-z0-9+/]{40})")),
     ("discord-webhook-any", r"https://(?:(?:ptb|canary)\.)?discord(?:app)?\.com/api/(?:v[0-9]+/)?"
      r"webhooks/[0-9]{17,20}/([A-Za-z0-9_-]{60,})", prefix(".", "discord", "discordapp")),
     ("chat-hook-url", r"/(?:hooks/catch/[0-9]{5,10}/([a-z0-9]{6,10})/?"
      r"|with/key/([A-Za-z0-9_-]{20,})|bot/v2/hook/([0-9a-f-]{36})|hooks/([A-Za-z0-9]{20,32}(?:/[A-Za-z0-9]{32,64})?))"
-     r"(?![A-Za-z0-9/_-])", plain("/", "(?<=/hooks/)(?=[A-Za-z0-9]{5})")
-     + plain("/", "(?<=/with/key/)") + plain("/", "(?<=/hook/)(?=[0-9a-f]{8}-)")),
-    ("dingtalk-secret", CASED.format(r"(?<![A-Za-z0-9])SEC([a-f0-9]{64})(?![A-Za-z0-9])"),
-     plain("C", "(?<=SEC)(?=[a-f0-9]{64})")),
+     r"(?![A-Za-z0-9/_-])", plain("k", "(?<=/hook)(?=s?/[A-Za-z0-9]{5})")
+     + plain("k", "(?<=/with/k)(?=ey/)")),
     ("dropbox", r"(?<![A-Za-z0-9.])sl\.(?:u\.)?([A-Za-z0-9_-]{130,})", prefix(".", "sl", "sl.u",
      bound=True)),
     ("dropbox-long", CASED.format(r"(?<![A-Za-z0-9])([a-z0-9]{11}AAAAAAAAAA[a-z0-9_=-]{43})"
@@ -176,7 +170,7 @@ VENDOR_RULES = tuple(rule(*row) for row in (
     ("azure-devops", CASED.format(r"(?<![A-Za-z0-9])([A-Za-z0-9]{52})JQQJ[A-Za-z0-9]{20}AZDO"
      r"[A-Za-z0-9]{4}(?![A-Za-z0-9])"), plain("A", "(?<=JQQJ[A-Za-z0-9]{20}A)(?=ZDO)")),
     ("fcm-server-key", CASED.format(r"(?<![A-Za-z0-9_-])(AAAA[A-Za-z0-9_-]{7}:APA91b"
-     r"[A-Za-z0-9_-]{130,})"), (Anchor("r", ":", "(?<=b19APA:)(?=[A-Za-z0-9_-]{7}AAAA)"),)),
+     r"[A-Za-z0-9_-]{130,})"), plain("A", "(?<=:A)(?=PA91b)")),
     ("bip32-private", CASED.format(rf"(?<![A-Za-z0-9])([xyzXYZtuvUV]prv{_B58}{{100,112}})"
-     r"(?![A-Za-z0-9])"), plain("p", "(?<=[xyzXYZtuvUV]p)(?=rv[1-9A-HJ-NP-Za-km-z]{100})")),
+     r"(?![A-Za-z0-9])"), plain("p", "(?=rv[1-9A-HJ-NP-Za-km-z]{100})(?<=[xyzXYZtuvUV]p)")),
 ))  # fmt: skip
