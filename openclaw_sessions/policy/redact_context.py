@@ -4,11 +4,12 @@ login TOKEN``, ``rabbitmqctl add_user u PASS``, ``net use \\\\h\\s PASS``, ``npm
 …:_authToken TOKEN``), a wallet's recovery phrase and hex keys introduced by natural phrasing.
 
 Each family has *gate* words, one of which every match of its regex holds. The passes over a
-text are what costs (reindex redacts every message), so no pass of its own gates them: a gate
-word's first ``p``, ``k``, ``c`` or ``g`` (in any case), then what follows it in the word, is
-the one finder's anchor; the finder runs, over the whole text, only the families one of whose
-gate words the lower-cased text holds. The judgement of a value
-(reference, prose word or credential) is ``redact_names``'.
+text are what costs (reindex redacts every message), so few passes gate them: a gate word's
+first ``p`` or ``k`` (either case), ``c`` or ``g`` (lower case: a word whose ``C`` or ``G`` is
+upper case is skipped), then what follows it in the word, is the one finder's anchor. The finder
+finds the gate words in the lower-cased text and runs each family's regex only in a window
+around them (its line and the next, as far as the family's match reaches). The judgement of a
+value (reference, prose word or credential) is ``redact_names``'.
 """
 
 from __future__ import annotations
@@ -112,7 +113,7 @@ def _phrase(m: re.Match[str]) -> Span | None:
     return (s, s + words[n - 1].end()) if n else None
 
 
-def _hex_key(m: re.Match[str]) -> Span | None:
+def _group1(m: re.Match[str]) -> Span | None:
     return m.span(1)
 
 
@@ -152,7 +153,7 @@ _FAMILIES: tuple[tuple[tuple[str, ...], str, _Check], ...] = (
     (("connect ",), r"(?<![\w-])db2 +connect +to +\S+ +user +\S+ +using +" + _VAL, _arg),
     (("passphrase ",), r"wpa_passphrase +(?:\"[^\"\n]*\"|'[^'\n]*'|\S+) +" + _VAL, _arg),
     (("twitch",), r"twitch[^\n]{0,80}?(?<![A-Za-z0-9_])oauth:([a-z0-9]{30})(?![A-Za-z0-9_])",
-     _hex_key),
+     _group1),
     # wallets: a recovery phrase, a hex key
     (("phrase", "mnemonic"),
      r"(?<![A-Za-z0-9_])(?:recovery|seed|backup|secret|wallet|mnemonic|bip39|12-word|24-word) "
@@ -160,7 +161,7 @@ _FAMILIES: tuple[tuple[tuple[str, ...], str, _Check], ...] = (
      r"[\"'`]?(" + _WORDS + ")", _phrase),
     (("key ", "metamask"),
      r"(?:(?:private|priv|secret|wallet|signing|account|eth|ethereum|solana|bitcoin|btc) key"
-     r"|metamask:?) (?:[^\n]{0,30}? )?(?:0x)?([0-9a-fA-F]{64})(?![0-9a-zA-Z])", _hex_key),
+     r"|metamask:?) (?:[^\n]{0,30}? )?(?:0x)?([0-9a-fA-F]{64})(?![0-9a-zA-Z])", _group1),
 )  # fmt: skip
 
 # Families the gate letters cannot see, with their own anchor (a UNC path's ``\\\\``).
