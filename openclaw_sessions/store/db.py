@@ -38,6 +38,9 @@ def _configure(conn: sqlite3.Connection, *, readonly: bool) -> None:
     conn.execute("PRAGMA foreign_keys = ON")
     if not readonly:
         conn.execute("PRAGMA synchronous = NORMAL")
+        # What a write frees is overwritten with zeros, in the file and the WAL: deleted text
+        # does not linger in free pages (some builds default to it; the pragma makes it so).
+        conn.execute("PRAGMA secure_delete = ON")
     pages = settings.max_pages()
     if pages is not None:  # a size quota (also how tests simulate a full disk)
         conn.execute(f"PRAGMA max_page_count = {pages}")
