@@ -214,7 +214,7 @@ def test_option_combinations_fuzzed(scratch: Path, data: st.DataObject, command:
         (["import", ""], "error: SOURCES must not be empty"),
         (["search", "x", "--limit", "abc"],
          "error: invalid value for '--limit' / '-n': 'abc' is not a valid int."),
-        (["search", "x", "--bogus"], "error: no such option: --bogus (hint: see"),
+        (["search", "x", "--xyzzy"], "error: no such option: --xyzzy (hint: see"),
         (["search"], "error: missing argument 'QUERY'."),
         (["frobnicate"], "error: no such command 'frobnicate'."),
     ],
