@@ -101,7 +101,14 @@ def build(identity: Identity) -> Server[Identity]:
 async def _serve(identity: Identity) -> None:
     server = build(identity)
     async with stdio_server() as (read_stream, write_stream):
-        await server.run(read_stream, write_stream, server.create_initialization_options())
+        # The transport now owns the wire (fd 1 points at stderr); Python's stdout follows,
+        # so that nothing printed while serving can sit in its buffer until exit, when the
+        # wire is stdout again.
+        wire, sys.stdout = sys.stdout, sys.stderr
+        try:
+            await server.run(read_stream, write_stream, server.create_initialization_options())
+        finally:
+            sys.stdout = wire
 
 
 def serve(identity: Identity) -> None:

@@ -12,6 +12,7 @@ CLI does.
 from __future__ import annotations
 
 import logging
+import re
 import sqlite3
 from typing import Any, NamedTuple
 
@@ -58,13 +59,25 @@ def call(identity: Identity, name: str, arguments: dict[str, Any] | None) -> Ans
         return Answer({"status": "error", "error": INTERNAL}, is_error=True)
 
 
+# The core names the CLI's options in a few messages; a tool caller knows its arguments.
+_ARGUMENT_NAMES = {
+    "--session-id": "sessionId",
+    "--around": "messageId",
+    "--session": "sessionKey",
+    "--offset": "offset",
+    "--limit": "limit",
+}
+_OPTION = re.compile("|".join(rf"{o}(?![\w-])" for o in _ARGUMENT_NAMES))
+
+
 def failure(exc: OpenClawError) -> Answer:
     """Upstream's error shape; the message redacted as the CLI redacts it (its hint, which
-    names CLI options, stays out)."""
+    names CLI options, stays out), its option names the tool's argument names."""
     from openclaw_sessions.policy.redact import build_redactor
 
     status = "forbidden" if isinstance(exc, ForbiddenError) else "error"
-    message = build_redactor().redact_text(exc.message)
+    message = _OPTION.sub(lambda m: _ARGUMENT_NAMES[m.group()], exc.message)
+    message = build_redactor().redact_text(message)
     return Answer({"status": status, "error": message}, is_error=True)
 
 
