@@ -41,9 +41,9 @@ def test_import_agent_imports_only_that_agent(tmp_path: Path) -> None:
     assert not (root / "agents" / "main" / "openclaw-sessions.sqlite").exists()
     r = installed("import", "--all-agents", "--json", state=root)
     assert r.returncode == 0 and json.loads(r.stdout)["agents"] == ["main", "ops"]
-    # OPENCLAW_AGENT is --agent's default: it restricts too; --all-agents overrides it
+    # $OPENCLAW_AGENT is not import's --agent: a cron shell that exports it imports every agent
     r = installed("import", "--json", "--dry-run", state=root, env={"OPENCLAW_AGENT": "main"})
-    assert json.loads(r.stdout)["agents"] == ["main"]
+    assert json.loads(r.stdout)["agents"] == ["main", "ops"]
     r = installed("import", "--all-agents", "--json", "--dry-run", state=root,
                   env={"OPENCLAW_AGENT": "main"})  # fmt: skip
     assert json.loads(r.stdout)["agents"] == ["main", "ops"]

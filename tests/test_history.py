@@ -341,6 +341,23 @@ def test_around_cap_boundary_grows_older_first(tmp_path: Path, over: int) -> Non
         assert ids(out) == [old, mid] and out["droppedMessages"] and out["truncated"]
 
 
+def test_a_zero_offset_beside_around_is_no_offset(tmp_path: Path) -> None:
+    """Upstream's newer sessions_history test: offset 0 with a messageId is as if omitted."""
+    s = Session()
+    first = s.user("one")
+    mid = s.user("two")
+    s.user("three")
+    load(tmp_path / "src", {"agent:main:main": s})
+    alone = hist("main", "--around", mid)
+    for extra in ([], ["--as", "main"]):
+        assert hist("main", "--around", mid, "--offset", "0", *extra) == hist(
+            "main", "--around", mid, *extra
+        )
+    assert alone[0] == 0 and ids(alone[1])[0] == first and "offset" not in alone[1]
+    r = run_cli("history", "main", "--around", mid, "--offset", "1")
+    assert r.exit_code == 2 and "--offset and --around cannot be used together" in r.stderr
+
+
 def test_text_cut_flags_at_4000(tmp_path: Path) -> None:
     for n, cut in ((4000, False), (4001, True)):
         s = Session()
@@ -421,7 +438,7 @@ def test_older_generations(tmp_path: Path) -> None:
 @pytest.mark.parametrize(
     ("args", "message"),
     [
-        (["--offset", "0", "--around", "x"], "--offset and --around cannot be used together"),
+        (["--offset", "1", "--around", "x"], "--offset and --around cannot be used together"),
         (["--session-id", "s1"], "--session-id requires --around"),
         (["--limit", "0"], "limit must be a positive integer"),
         (["--offset", "-1"], "offset must be a non-negative integer"),

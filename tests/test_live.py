@@ -38,3 +38,30 @@ def test_append_indexes_in_the_same_transaction(state: Path) -> None:
     run_cli("reindex", "--quiet")
     assert found("livewordthree")["results"] and not found("livewordtwo")["results"]
     assert query(state, "SELECT count(*) FROM events")[0][0] == 4
+
+
+def test_append_to_an_imported_session_extends_it(state: Path, tmp_path: Path) -> None:
+    """The README's example: a live writer continues a transcript `import` stored."""
+    from conftest import Session, write_store
+
+    s = Session("imp-1")
+    for i in range(3):
+        s.user(f"question {i}")
+        last = s.assistant(f"answer {i}")
+    sessions = state / "agents" / "main" / "sessions"
+    s.write(sessions / "imp-1.jsonl")
+    write_store(sessions, {"agent:main:main": {"sessionId": "imp-1", "updatedAt": 1}})
+    assert run_cli("import", "--reindex").exit_code == 0
+    res = live.append(state, "main", session_key="agent:main:main", session_id="imp-1",
+                      lines=[msg("b1", last, "user", "appended liveappendword")])  # fmt: skip
+    assert res.events == 1
+    out = found("liveappendword")  # indexed in the append's own transaction
+    assert [h["messageId"] for h in out["results"]] == ["b1"] and "indexing" not in out
+    hist = json_out(run_cli("history", "agent:main:main", "--json"))
+    assert len(hist["messages"]) == 7 and hist["sessionId"] == "imp-1"
+    assert hist["messages"][-1]["id"] == "b1"
+    assert query(state, "SELECT count(*) FROM transcripts")[0][0] == 1
+    gens = json_out(run_cli("sessions", "--json"))["sessions"]
+    assert [(g["sessionKey"], g["generations"], g["messages"]) for g in gens] == [
+        ("agent:main:main", 1, 7)
+    ]

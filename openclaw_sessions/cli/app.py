@@ -9,7 +9,7 @@ from typing import Annotated
 
 import typer
 
-from openclaw_sessions import __version__, settings
+from openclaw_sessions import __version__
 from openclaw_sessions.store import paths
 
 from . import mcp_command, read_commands
@@ -83,8 +83,8 @@ def import_cmd(
             "--agent",
             metavar="ID",
             help="Import only this agent (a lone transcript or sessions dir goes to it;"
-            " default: every agent, a lone transcript to main).",
-            envvar=settings.AGENT,
+            " default: every agent, a lone transcript to main; $OPENCLAW_AGENT is not read:"
+            " a cron shell that exports it still imports every agent).",
             show_default=False,
             autocompletion=complete_agent,
         ),

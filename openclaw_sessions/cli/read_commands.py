@@ -81,9 +81,9 @@ def search_cmd(
         typer.Option(
             "--max-bytes",
             metavar="BYTES",
-            help="Cap on the results' JSON size (0: none; fixed at 32768 with --as).",
+            help="Cap on the results' JSON size (default 0: none; fixed at 32768 with --as).",
         ),
-    ] = 32768,
+    ] = 0,
     explain: Annotated[
         bool,
         typer.Option("--explain", help="Say how the query was routed and why nothing matched."),

@@ -108,6 +108,8 @@ def resolve(
 
 def history(opts: HistoryOptions, redactor: TextRedactor | None = None) -> HistoryResult:
     ctx = Context.at(opts.state_dir, opts.agent)
+    if opts.offset == 0 and opts.around is not None:
+        opts = opts._replace(offset=None)  # a zero offset is no offset (upstream's newer tool)
     validate(opts)
     cfg = ctx.config
     if redactor is None:

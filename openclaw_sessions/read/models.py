@@ -17,9 +17,13 @@ class Hit(NamedTuple):
     # string indices), JSON "matches"
     highlights: tuple[tuple[int, int], ...] = ()
     context: HitContext | None = None  # with -C N: the messages around it
+    agent_id: str | None = None  # the store it came from (an unscoped key does not name it)
 
     def to_json(self) -> dict[str, Any]:
+        """The operator's hit: upstream's fields, then its agent and the match offsets."""
         out = self.upstream_json()
+        if self.agent_id is not None:
+            out["agentId"] = self.agent_id
         out["matches"] = [list(span) for span in self.highlights]
         if self.context is not None:
             out["context"] = self.context.to_json()

@@ -48,7 +48,8 @@ class SearchOptions(NamedTuple):
     visibility: str | None = None
     sandboxed: bool = False
     wait: bool = False
-    max_bytes: int = search_sql.MAX_RESULT_BYTES  # 0: no cap (with --as: always the default)
+    # 0: no cap. The 32 KiB cap is the agent tool's: --as always has it, the operator on request.
+    max_bytes: int = 0
     explain: bool = False
     counts: bool = False  # --count: the number of matching messages instead of hits
     by_session: bool = False  # with --count: per session
@@ -85,7 +86,12 @@ def _scope(ctx: Context, opts: SearchOptions, cfg: config.Config) -> Scope:
         if opts.session is None:
             return Scope(agents, None, None)
         with StoreIndex(ctx.root, ctx.agent) as index:
-            target = _operator_target(operator_policy(ctx, cfg, index), index, opts.session)
+            policy = operator_policy(ctx, cfg, index)
+            key = policy.resolve_target(opts.session, "search")
+            target = _operator_target(policy, index, opts.session, key)
+        named = keys.agent_of(key)  # a full key names its agent: search it there, as history does
+        if named is not None and named not in agents:
+            agents = sorted({*agents, named})
         return Scope(agents, None, target)
     with StoreIndex(ctx.root, ctx.agent) as index:
         policy = caller_policy(ctx, cfg, index, opts)
@@ -95,11 +101,10 @@ def _scope(ctx: Context, opts: SearchOptions, cfg: config.Config) -> Scope:
         return Scope(agents, policy, policy.resolve_target(opts.session, "search"))
 
 
-def _operator_target(policy: visibility.Policy, index: StoreIndex, raw: str) -> str:
+def _operator_target(policy: visibility.Policy, index: StoreIndex, raw: str, key: str) -> str:
     """The --session filter of an operator search: an unknown session is an error (exit 2),
     as everywhere; a session id stays an id, so the filter keeps to that generation (as
     stored: ids resolve in any case, the filter compares them exactly)."""
-    key = policy.resolve_target(raw, "search")
     text = raw.strip()
     if ":" in text or text.lower() == key or keys.scoped(text, policy.agent) == key:
         return key  # a key, a bare rest of one, or an alias (main, current)
@@ -133,7 +138,9 @@ def search(opts: SearchOptions) -> SearchResult:
         with open_store(ctx.root, agent) as conn:
             register(conn, agent, scope.policy)
             visible = visible_sql(scope.policy)
-            filters = search_sql.Filters(visible, scope.session_key, opts.role, since_ms, until_ms)
+            filters = search_sql.Filters(
+                visible, scope.session_key, opts.role, since_ms, until_ms, agent=agent
+            )
             found: list[Hit] = []
             more = False
             if opts.counts or opts.sessions:
@@ -143,6 +150,7 @@ def search(opts: SearchOptions) -> SearchResult:
                 found, more = search_sql.find_hits(
                     conn, plan, filters, redactor, limit=limit, order=opts.order, max_bytes=None
                 )
+                found = [h._replace(agent_id=agent) for h in found]
                 owner.update(dict.fromkeys(found, agent))
                 tally.add_total(conn, plan, filters, redactor.fingerprint, len(found), more)
             hits += found

@@ -40,6 +40,10 @@ class Filters(NamedTuple):
     role: str | None = None
     since_ms: int | None = None
     until_ms: int | None = None
+    # The store's agent: a search with no session filter keeps to that agent's namespace (a
+    # sessions.json entry in agent A's directory whose key names agent B is not A's session,
+    # as upstream's search backend has it). None: no such filter.
+    agent: str | None = None
 
 
 def _driving_index(plan: fts_query.QueryPlan) -> tuple[str, str]:
@@ -58,6 +62,10 @@ def _filters(f: Filters, fp: str) -> tuple[list[str], list[Any]]:
     if f.session is not None:
         where.append("(t.session_key = ? OR t.session_id = ?)")
         params += [f.session.lower(), f.session]
+    elif f.agent is not None:
+        prefix = f"agent:{f.agent}:"
+        where.append("(t.session_key NOT GLOB 'agent:*' OR substr(t.session_key, 1, ?) = ?)")
+        params += [len(prefix), prefix]
     if f.role is not None:
         where.append("r.role = ?")
         params.append(f.role)

@@ -1,0 +1,101 @@
+"""The agent's view (`--as`) is upstream's answer exactly, and a key or id never silently
+matches nothing: a full key names its agent, an agent's search keeps to its own namespace."""
+
+from __future__ import annotations
+
+import json
+from pathlib import Path
+
+import pytest
+
+from tests.conftest import Session, write_store
+from tests.helpers import installed
+
+UPSTREAM_HIT = ["sessionKey", "timestamp", "role", "snippet", "score", "sessionId", "messageId"]
+
+
+def _one(sessions_dir: Path, sid: str, text: str) -> None:
+    s = Session(sid)
+    s.user(text)
+    s.write(sessions_dir / f"{sid}.jsonl")
+
+
+@pytest.fixture
+def two_agents(state: Path) -> Path:
+    """main and ops, and in main's directory an entry whose key names ops (a stray)."""
+    main, ops = state / "agents" / "main" / "sessions", state / "agents" / "ops" / "sessions"
+    _one(main, "m1", "zebra in main")
+    _one(main, "x1", "zebra stray entry")
+    write_store(main, {"agent:main:main": {"sessionId": "m1", "updatedAt": 1},
+                       "agent:ops:stray": {"sessionId": "x1", "updatedAt": 2}})  # fmt: skip
+    _one(ops, "o1", "zebra in ops")
+    write_store(ops, {"agent:ops:main": {"sessionId": "o1", "updatedAt": 1}})
+    assert installed("import", "--reindex", state=state).returncode == 0
+    return state
+
+
+def _keys(state: Path, *args: str) -> list[str]:
+    r = installed("search", "zebra", "--json", *args, state=state)
+    assert r.returncode in (0, 1), r.stderr
+    return sorted(h["sessionKey"] for h in json.loads(r.stdout)["results"])
+
+
+def test_the_agent_view_is_upstreams_result_shape(two_agents: Path) -> None:
+    r = installed("search", "zebra", "--json", "--as", "main", state=two_agents)
+    doc = json.loads(r.stdout)
+    assert list(doc) == ["results"], doc  # no total, no unindexed, nothing unset
+    assert [list(h) for h in doc["results"]] == [UPSTREAM_HIT]
+    r = installed("search", "zebra", "--jsonl", "--as", "main", state=two_agents)
+    assert [list(json.loads(x)) for x in r.stdout.splitlines()] == [UPSTREAM_HIT]
+    # the operator keeps the extensions, and every hit names its agent
+    doc = json.loads(installed("search", "zebra", "--json", "--all-agents", state=two_agents).stdout)
+    assert "total" in doc and all("matches" in h for h in doc["results"])
+    assert sorted((h["agentId"], h["sessionKey"]) for h in doc["results"]) == [
+        ("main", "agent:main:main"),
+        ("ops", "agent:ops:main"),
+    ]
+    r = installed("search", "zebra", "--jsonl", "--agent", "ops", state=two_agents)
+    assert [json.loads(x)["agentId"] for x in r.stdout.splitlines()] == ["ops"]
+
+
+def test_an_agents_search_keeps_to_its_own_namespace(two_agents: Path) -> None:
+    assert _keys(two_agents) == ["agent:main:main"]
+    assert _keys(two_agents, "--all-agents") == ["agent:main:main", "agent:ops:main"]
+    assert _keys(two_agents, "--as", "agent:ops:main", "--visibility", "agent") == [
+        "agent:ops:main"
+    ]
+    assert _keys(two_agents, "--as", "main", "--visibility", "agent") == ["agent:main:main"]
+    r = installed("search", "zebra", "--count", "--all-agents", state=two_agents)
+    assert r.stdout == "2\n"
+    # named on purpose, the stray entry is still found where it is stored
+    assert _keys(two_agents, "--session", "agent:ops:stray") == ["agent:ops:stray"]
+
+
+def test_a_full_key_names_its_agent(two_agents: Path) -> None:
+    assert _keys(two_agents, "--session", "agent:ops:main") == ["agent:ops:main"]
+    assert _keys(two_agents, "--session", "o1") == ["agent:ops:main"]  # an id of ops's
+    r = installed("search", "zebra", "--session", "agent:ops:main", "--count", state=two_agents)
+    assert (r.returncode, r.stdout) == (0, "1\n")
+    r = installed("search", "zebra", "--session", "agent:ops:nosuch", state=two_agents)
+    assert r.returncode == 2 and r.stderr.startswith("error: Session not found")
+    r = installed("history", "agent:ops:main", "--json", state=two_agents)
+    assert r.returncode == 0 and "zebra in ops" in r.stdout
+
+
+def test_the_operator_gets_what_limit_asks_for(state: Path) -> None:
+    """The 32 KiB cap is the agent tool's: operator output is cut by --limit alone."""
+    s = Session("big")
+    for i in range(300):
+        s.user(f"plenty {i} " + "filler words here " * 30)
+    s.write(state / "agents" / "main" / "sessions" / "big.jsonl")
+    write_store(state / "agents" / "main" / "sessions", {"agent:main:main": {"sessionId": "big"}})
+    assert installed("import", "--reindex", state=state).returncode == 0
+    r = installed("search", "plenty", "--limit", "300", "--jsonl", state=state)
+    assert len(r.stdout.splitlines()) == 300 and len(r.stdout) > 32768
+    assert "--limit" not in r.stderr and "--max-bytes" not in r.stderr
+    r = installed("search", "plenty", "--limit", "300", "--json", "--max-bytes", "32768",
+                  state=state)  # fmt: skip
+    doc = json.loads(r.stdout)
+    assert doc["truncated"] and len(doc["results"]) < 300
+    r = installed("search", "plenty", "--limit", "25", "--json", "--as", "main", state=state)
+    assert len(r.stdout.encode()) < 32768 + 200  # the agent's cap stays
