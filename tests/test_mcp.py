@@ -277,3 +277,19 @@ def test_bad_visibility_config_stops_the_start(world: Path) -> None:
             who(world, "agent:main:main")
     finally:
         cfg.unlink()
+
+
+def test_a_store_migrated_under_the_server_answers_the_same(tmp_path: Path) -> None:
+    from helpers import as_v6, db_file
+
+    state = tmp_path / "state"
+    _one_session(tmp_path / "src", state, "zzdelta words", reindex=True)
+
+    async def run(client: Any) -> list[Any]:
+        before = await client.call_tool("sessions_search", {"query": "zzdelta"})
+        as_v6(db_file(state))  # an older release's schema, put back between two calls
+        after = await client.call_tool("sessions_search", {"query": "zzdelta"})
+        return [body(before), body(after)]
+
+    before, after = with_client(who(state, "main"), run)
+    assert before == after and len(before["results"]) == 1
