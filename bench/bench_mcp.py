@@ -123,8 +123,22 @@ def store(args: argparse.Namespace, out: bl.Out) -> Path:
     return state
 
 
-def server_argv(state: Path) -> list[str]:
-    return [*bl.cli(), "mcp", "--as", CALLER, "--state-dir", str(state)]
+def server_argv(state: Path, caller: str = CALLER) -> list[str]:
+    return [*bl.cli(), "mcp", "--as", caller, "--state-dir", str(state)]
+
+
+def narrow_caller(state: Path) -> str:
+    """A direct chat's session: under tree it sees itself and what it spawned, so each hit of
+    a common word is checked against its policy (the slow side of `--as`)."""
+    conn = bl.sqlite3.connect(f"file:{state / 'agents' / 'main' / bl.DB_NAME}?mode=ro", uri=True)
+    try:
+        row = conn.execute(
+            "SELECT session_key FROM sessions WHERE session_key LIKE 'agent:main:%:direct:%'"
+            " ORDER BY session_key LIMIT 1"
+        ).fetchone()
+    finally:
+        conn.close()
+    return str(row[0])
 
 
 def start_times(state: Path, runs: int) -> list[float]:
@@ -139,13 +153,16 @@ def start_times(state: Path, runs: int) -> list[float]:
     return out
 
 
-def warm_times(state: Path, runs: int) -> dict[str, list[float]]:
-    c = Client(server_argv(state), bl.cli_env(state))
+def warm_times(
+    state: Path, runs: int, caller: str = CALLER, only: tuple[str, ...] = tuple(CALLS)
+) -> dict[str, list[float]]:
+    c = Client(server_argv(state, caller), bl.cli_env(state))
     c.ask("initialize", INIT)
     c.notify("notifications/initialized")
-    times: dict[str, list[float]] = {label: [] for label in CALLS}
+    times: dict[str, list[float]] = {label: [] for label in only}
     for i in range(runs + 3):  # three warm-up rounds
-        for label, (tool, arguments) in CALLS.items():
+        for label in only:
+            tool, arguments = CALLS[label]
             answer, dt = c.ask("tools/call", {"name": tool, "arguments": arguments})
             assert not answer["result"]["isError"], answer
             if i >= 3:
@@ -190,6 +207,8 @@ def main() -> None:
     starts = start_times(state, args.starts)
     out.log("measuring warm calls ...")
     warm = warm_times(state, args.runs)
+    narrow = warm_times(state, args.runs, narrow_caller(state), ("search rare", "search common"))
+    warm.update({f"{label} (a direct chat)": v for label, v in narrow.items()})
     floor = bl.percentile(procs["floor"], 50) or 0.0
     rows, figures = [], {}
     for label, values in [*warm.items(), *procs.items()]:
