@@ -293,3 +293,38 @@ def test_a_store_migrated_under_the_server_answers_the_same(tmp_path: Path) -> N
 
     before, after = with_client(who(state, "main"), run)
     assert before == after and len(before["results"]) == 1
+
+
+def test_caps_limit_25_and_a_batch_shares_32_kib(tmp_path: Path) -> None:
+    from mcp_support import cli_json
+
+    from openclaw_sessions.mcp import batch
+
+    src, state = tmp_path / "src", tmp_path / "state"
+    d = src / "agents" / "main" / "sessions"
+    store = {}
+    words = [f"zzcap{i}" for i in range(8)]
+    for n in range(30):
+        s = Session(f"s{n}")
+        s.user(" ".join(words) + " " + "数据库迁移计划" * 60)  # long, 3-byte characters
+        s.write(d / f"s{n}.jsonl")
+        store[f"agent:main:discord:group:g{n}:thread:{'t' * 60}{n}"] = {"sessionId": f"s{n}"}
+    store["agent:main:main"] = {"sessionId": "s0"}
+    write_store(d, store)
+    assert run_cli("import", str(src), "--reindex", "--state-dir", str(state)).exit_code == 0
+    ident = who(state, "main")
+    one, capped, too_many = calls(
+        ident,
+        [
+            ("sessions_search", {"query": "zzcap0", "limit": 25}),
+            ("sessions_search", {"queries": words, "limit": 25}),
+            ("sessions_search", {"query": "zzcap0", "limit": 26}),
+        ],
+    )
+    _, doc, _ = cli_json(state, "search", "zzcap0", "-n", "25", "--as", "main")
+    assert body(one) == doc and len(doc["results"]) <= 25 and doc.get("truncated") is True
+    got = body(capped)
+    assert batch.pretty_bytes(got) <= 32 * 1024 and len(got["results"]) < 8 * 25
+    assert got["truncated"] is True and got["truncatedQueries"] == list(range(8))
+    assert {h["queryIndex"] for h in got["results"]} == set(range(8))  # every query has its turn
+    assert body(too_many) == {"status": "error", "error": "limit must be a positive integer"}
