@@ -85,12 +85,13 @@ def config_path(state_root: Path, env: Mapping[str, str] | None = None) -> Path:
 _PINNED: dict[Path, Config] = {}
 
 
-def pin(state_root: Path, cfg: Config | None) -> None:
-    """Answer ``load_config(state_root)`` with ``cfg`` from now on (None: read the file again)."""
-    if cfg is None:
-        _PINNED.pop(state_root, None)
-    else:
+def pin(state_root: Path, cfg: Config | None) -> Config | None:
+    """Answer ``load_config(state_root)`` with ``cfg`` from now on (None: read the file again);
+    returns the pin it replaces, for the caller to put back."""
+    before = _PINNED.pop(state_root, None)
+    if cfg is not None:
         _PINNED[state_root] = cfg
+    return before
 
 
 def load_config(state_root: Path, env: Mapping[str, str] | None = None) -> Config:

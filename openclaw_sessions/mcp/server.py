@@ -65,11 +65,11 @@ def build(identity: Identity) -> Server[Identity]:
 
     @asynccontextmanager
     async def lifespan(_: Server[Identity]) -> AsyncIterator[Identity]:
-        config.pin(identity.root, identity.config)
+        before = config.pin(identity.root, identity.config)
         try:
             yield identity
         finally:
-            config.pin(identity.root, None)
+            config.pin(identity.root, before)
 
     names = {spec["name"] for spec in schemas.tool_specs()}
 
