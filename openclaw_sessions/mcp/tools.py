@@ -16,7 +16,7 @@ import re
 import sqlite3
 from typing import Any, NamedTuple
 
-from openclaw_sessions.errors import ForbiddenError, OpenClawError
+from openclaw_sessions.errors import ForbiddenError, OpenClawError, StoreError
 from openclaw_sessions.policy import wellformed
 from openclaw_sessions.read.history import MAX_LIMIT, HistoryOptions, history
 from openclaw_sessions.read.search import SearchOptions, search
@@ -54,6 +54,8 @@ def call(identity: Identity, name: str, arguments: dict[str, Any] | None) -> Ans
         return failure(exc)
     except sqlite3.Error as exc:
         return failure(translate(exc))
+    except OSError as exc:  # as the CLI's guard says it: a store problem
+        return failure(StoreError(f"{exc.strerror or exc}: {exc.filename or ''}".rstrip(": ")))
     except Exception:
         log.exception("tool %s failed", name)
         return Answer({"status": "error", "error": INTERNAL}, is_error=True)
