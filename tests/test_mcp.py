@@ -328,3 +328,25 @@ def test_caps_limit_25_and_a_batch_shares_32_kib(tmp_path: Path) -> None:
     assert got["truncated"] is True and got["truncatedQueries"] == list(range(8))
     assert {h["queryIndex"] for h in got["results"]} == set(range(8))  # every query has its turn
     assert body(too_many) == {"status": "error", "error": "limit must be a positive integer"}
+
+
+def test_the_2026_protocol_gets_the_same_answers(world: Path) -> None:
+    """A client of the newer protocol (no initialize handshake, per-request envelopes)."""
+    from mcp import Client
+
+    from openclaw_sessions.mcp.server import build
+
+    async def main() -> list[Any]:
+        async with Client(build(who(world, KID)), mode="auto") as client:
+            assert client.protocol_version >= "2026"
+            return [
+                await client.call_tool("sessions_search", {"query": "shared"}),
+                await client.call_tool("sessions_search", {"query": "shared", "as": "main"}),
+            ]
+
+    import anyio
+
+    found, refused = anyio.run(main)
+    (legacy,) = calls(who(world, KID), [("sessions_search", {"query": "shared"})])
+    assert found.structured_content == legacy.structured_content
+    assert refused.is_error and "unknown argument" in refused.structured_content["error"]
