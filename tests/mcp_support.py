@@ -68,14 +68,8 @@ def build_world(src: Path, state: Path) -> None:
 def who(state: Path, as_key: str | None, *flags: str, agent: str = "main") -> identity.Identity:
     """The identity of `mcp --as as_key [--visibility V] [--sandboxed]` (None: --operator)."""
     vis = flags[flags.index("--visibility") + 1] if "--visibility" in flags else None
-    return identity.resolve(
-        state_dir=state,
-        agent=agent,
-        as_key=as_key,
-        visibility_mode=vis,
-        sandboxed="--sandboxed" in flags,
-        operator=as_key is None,
-    )
+    opts = identity.McpOptions(as_key, as_key is None, state, agent, vis, "--sandboxed" in flags)
+    return identity.resolve(opts)
 
 
 def with_client(ident: identity.Identity, fn: Callable[[Any], Awaitable[Any]]) -> Any:

@@ -175,14 +175,20 @@ def test_structured_content_is_the_cli_json_and_redacted(world: Path) -> None:
 
 
 def test_without_as_the_server_refuses_to_start(world: Path) -> None:
+    def start(**kw: Any) -> identity.Identity:
+        return identity.resolve(identity.McpOptions(state_dir=world, **kw))
+
     with pytest.raises(UsageError, match="needs --as"):
-        identity.resolve(state_dir=world, agent="main", as_key=None)
+        start()
     with pytest.raises(UsageError, match="cannot be used together"):
-        identity.resolve(state_dir=world, agent="main", as_key=KID, operator=True)
+        start(as_key=KID, operator=True)
     with pytest.raises(UsageError, match="Session not found"):
-        identity.resolve(state_dir=world, agent="main", as_key="nope-id")
+        start(as_key="nope-id")
     with pytest.raises(UsageError, match="go with --as"):
-        identity.resolve(state_dir=world, agent="main", as_key=None, operator=True, sandboxed=True)
+        start(operator=True, sandboxed=True)
+    with pytest.raises(UsageError, match="visibility must be one of"):
+        start(as_key=KID, visibility="everyone")
+    assert start(operator=True).operator
 
 
 def _one_session(src: Path, state: Path, text: str, *, reindex: bool = True) -> Session:

@@ -59,17 +59,8 @@ def mcp_cmd(
     from openclaw_sessions.mcp import identity as ident
     from openclaw_sessions.mcp.server import serve
 
-    who = guard.guarded(
-        False,
-        lambda: ident.resolve(
-            state_dir=state_dir,
-            agent=agent,
-            as_key=as_key,
-            visibility_mode=visibility,
-            sandboxed=sandboxed,
-            operator=operator,
-        ),
-    )
+    opts = ident.McpOptions(as_key, operator, state_dir, agent, visibility, sandboxed)
+    who = guard.guarded(False, lambda: ident.resolve(opts))
     if who.operator:
         print(output.safe(ident.OPERATOR_WARNING.format(root=who.root)), file=sys.stderr)
     try:

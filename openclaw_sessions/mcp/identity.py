@@ -43,24 +43,21 @@ class Identity(NamedTuple):
         return self.as_key is None
 
 
-class _Acting(NamedTuple):
-    """What caller_policy reads (read/scope.ActingAs)."""
+class McpOptions(NamedTuple):
+    """`mcp`'s options, named as the CLI's parameters (cli/mcp_command.py builds it)."""
 
-    as_key: str | None
-    visibility: str | None
-    sandboxed: bool
+    as_key: str | None = None
+    operator: bool = False
+    state_dir: Path | None = None
+    agent: str = paths.DEFAULT_AGENT
+    visibility: str | None = None
+    sandboxed: bool = False
 
 
-def resolve(
-    *,
-    state_dir: Path | None,
-    agent: str,
-    as_key: str | None,
-    visibility_mode: str | None = None,
-    sandboxed: bool = False,
-    operator: bool = False,
-) -> Identity:
+def resolve(opts: McpOptions) -> Identity:
     """The server's caller, or UsageError (exit 2) / StoreError (exit 3) before it starts."""
+    as_key, operator, sandboxed = opts.as_key, opts.operator, opts.sandboxed
+    visibility_mode = opts.visibility
     if as_key is not None and operator:
         raise UsageError(
             "--as and --operator cannot be used together",
@@ -78,12 +75,12 @@ def resolve(
         raise UsageError(f"visibility must be one of {', '.join(visibility.VISIBILITIES)}")
     if as_key is not None and not as_key.strip():
         raise UsageError("--as must not be empty")
-    ctx = Context.at(state_dir, paths.check_agent_id(agent))
+    ctx = Context.at(opts.state_dir, paths.check_agent_id(opts.agent))
     cfg = ctx.config  # read once: pinned while the server runs
     if as_key is None:
         return Identity(ctx.root, ctx.agent, None, None, False, cfg)
     with StoreIndex(ctx.root, ctx.agent) as index:
-        policy = caller_policy(ctx, cfg, index, _Acting(as_key, visibility_mode, sandboxed))
+        policy = caller_policy(ctx, cfg, index, opts)
     key = policy.caller.key
     if key is None:  # caller_policy always names a caller; this keeps mypy honest
         raise UsageError("--as did not name a session")
