@@ -141,10 +141,19 @@ def narrow_caller(state: Path) -> str:
     return str(row[0])
 
 
-def start_times(state: Path, runs: int) -> list[float]:
+FLOOR = [sys.executable, "-c", "import typer, sqlite3"]
+
+
+def floor_once(state: Path, into: list[float]) -> None:
+    """One floor sample, taken between the measured calls so both see the same load."""
+    into.append(bl.run(FLOOR, bl.cli_env(state)).check().wall)
+
+
+def start_times(state: Path, runs: int, floor: list[float]) -> list[float]:
     """Spawn to the initialize answer, each a fresh process."""
     out = []
     for _ in range(runs):
+        floor_once(state, floor)
         c = Client(server_argv(state), bl.cli_env(state))
         answer, _ = c.ask("initialize", INIT)
         out.append(time.perf_counter() - c.t0)
@@ -154,13 +163,19 @@ def start_times(state: Path, runs: int) -> list[float]:
 
 
 def warm_times(
-    state: Path, runs: int, caller: str = CALLER, only: tuple[str, ...] = tuple(CALLS)
+    state: Path,
+    runs: int,
+    floor: list[float],
+    caller: str = CALLER,
+    only: tuple[str, ...] = tuple(CALLS),
 ) -> dict[str, list[float]]:
     c = Client(server_argv(state, caller), bl.cli_env(state))
     c.ask("initialize", INIT)
     c.notify("notifications/initialized")
     times: dict[str, list[float]] = {label: [] for label in only}
     for i in range(runs + 3):  # three warm-up rounds
+        if i >= 3:
+            floor_once(state, floor)
         for label in only:
             tool, arguments = CALLS[label]
             answer, dt = c.ask("tools/call", {"name": tool, "arguments": arguments})
@@ -171,18 +186,16 @@ def warm_times(
     return times
 
 
-def cli_times(state: Path, runs: int) -> dict[str, list[float]]:
+def cli_times(state: Path, runs: int, floor: list[float]) -> dict[str, list[float]]:
     env = bl.cli_env(state)
-    out: dict[str, list[float]] = {"floor": []}
     cmds = {
-        "floor": [sys.executable, "-c", "import typer, sqlite3"],
         "cli search --as (common)": [*bl.cli(), "search", "deploy", "--json", "--as", CALLER],
         # what start-up pays for the SDK alone (its import), whoever uses it
         "sdk import alone": [sys.executable, "-c", "import mcp.server.lowlevel, mcp.server.stdio"],
     }
-    for label in cmds:
-        out[label] = []
+    out: dict[str, list[float]] = {label: [] for label in cmds}
     for _ in range(runs):
+        floor_once(state, floor)
         for label, cmd in cmds.items():
             out[label].append(bl.run(cmd, env).check((0, 1)).wall)
     return out
@@ -201,15 +214,19 @@ def main() -> None:
     args = ap.parse_args()
     out = bl.Out(args.json)
     state = store(args, out)
-    out.log("measuring the floor and the CLI ...")
-    procs = cli_times(state, max(5, args.runs // 3))
+    floors: list[float] = []  # sampled throughout, between the measured calls
+    out.log("measuring the CLI and the SDK's import ...")
+    procs = cli_times(state, max(5, args.runs // 3), floors)
     out.log("measuring start-up ...")
-    starts = start_times(state, args.starts)
+    starts = start_times(state, args.starts, floors)
     out.log("measuring warm calls ...")
-    warm = warm_times(state, args.runs)
-    narrow = warm_times(state, args.runs, narrow_caller(state), ("search rare", "search common"))
+    warm = warm_times(state, args.runs, floors)
+    narrow = warm_times(
+        state, args.runs, floors, narrow_caller(state), ("search rare", "search common")
+    )
     warm.update({f"{label} (a direct chat)": v for label, v in narrow.items()})
-    floor = bl.percentile(procs["floor"], 50) or 0.0
+    procs["floor"] = floors
+    floor = bl.percentile(floors, 50) or 0.0
     rows, figures = [], {}
     for label, values in [*warm.items(), *procs.items()]:
         p50, p90 = bl.percentile(values, 50), bl.percentile(values, 90)
