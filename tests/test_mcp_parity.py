@@ -200,3 +200,71 @@ def test_session_ids_resolve_as_the_cli_does(world: Path) -> None:
                 who(world, caller, *mode), [("sessions_history", {"sessionKey": sid})]
             )
             same(result, cli_json(world, "history", sid, "--as", caller, *mode), f"{caller} {sid}")
+
+
+def _write(root: Path, agent: str, sessions: dict[str, tuple[str, dict[str, str], str]]) -> None:
+    from conftest import Session, write_store
+
+    d = root / "agents" / agent / "sessions"
+    store = {}
+    for key, (sid, entry, text) in sessions.items():
+        if not (d / f"{sid}.jsonl").exists():
+            s = Session(sid)
+            s.user(text)
+            s.write(d / f"{sid}.jsonl")
+        store[key] = {"sessionId": sid, **entry}
+    write_store(d, store)
+
+
+def test_shared_ids_incognito_children_and_duplicate_ids(tmp_path: Path) -> None:
+    """The CLI's leak cases: two keys on one transcript id, an incognito subagent of the
+    caller, the same session id in two agents' stores."""
+    from conftest import run_cli
+
+    src, state = tmp_path / "src", tmp_path / "state"
+    _write(src, "main", {
+        "agent:main:main": ("caller-1", {}, "zzleak caller words"),
+        "agent:main:discord:direct:alice": ("shared-1", {}, "zzleak shared words"),
+        "agent:main:discord:direct:bob": ("shared-1", {}, "zzleak shared words"),
+        "agent:main:subagent:kid": ("kid-1", {"spawnedBy": "agent:main:main"}, "zzleak kid"),
+        "agent:main:subagent:incognito-k": (
+            "inck-1", {"spawnedBy": "agent:main:main"}, "zzleak incognito kid"
+        ),
+        "agent:main:subagent:mine": ("dup-1", {"spawnedBy": "agent:main:main"}, "zzleak mine"),
+    })  # fmt: skip
+    _write(src, "work", {
+        "agent:work:main": ("work-main", {}, "zzleak work"),
+        "agent:work:direct:carol": ("dup-1", {"spawnedBy": "agent:work:main"}, "zzleak carol"),
+    })  # fmt: skip
+    assert run_cli("import", str(src), "--reindex", "--state-dir", str(state)).exit_code == 0
+    targets = ["shared-1", "kid-1", "inck-1", "dup-1", "agent:main:subagent:incognito-k"]
+    callers = ["agent:main:main", "agent:main:subagent:kid", "agent:work:main"]
+    for caller in callers:
+        for mode in (["--visibility", "self"], [], ["--visibility", "agent"], ["--sandboxed"],
+                     ["--visibility", "all"]):  # fmt: skip
+            me = ["--as", caller, *mode]
+            pairs: list[tuple[tuple[str, dict[str, Any]], list[str]]] = [
+                (("sessions_search", {"query": "zzleak"}), ["search", "zzleak", *me])
+            ]
+            for t in targets:
+                pairs.append((("sessions_history", {"sessionKey": t}), ["history", t, *me]))
+                pairs.append(
+                    (
+                        ("sessions_search", {"query": "zzleak", "sessionKey": t}),
+                        ["search", "zzleak", "--session", t, *me],
+                    )
+                )
+            results = calls(who(state, caller, *mode), [c for c, _ in pairs])
+            seen = visible(state, caller, mode)
+            hidden_keys = {
+                "agent:main:discord:direct:alice",
+                "agent:main:discord:direct:bob",
+                "agent:work:direct:carol",
+                "agent:main:subagent:incognito-k",
+            } - seen
+            for (call, cmd), result in zip(pairs, results, strict=True):
+                same(result, cli_json(state, *cmd), f"{cmd}")
+                text = texts(result)
+                assert "incognito kid" not in text
+                for key in hidden_keys - {call[1].get("sessionKey")}:
+                    assert key not in text, (cmd, key, text)
