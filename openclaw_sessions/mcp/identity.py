@@ -56,35 +56,37 @@ class McpOptions(NamedTuple):
 
 def resolve(opts: McpOptions) -> Identity:
     """The server's caller, or UsageError (exit 2) / StoreError (exit 3) before it starts."""
-    as_key, operator, sandboxed = opts.as_key, opts.operator, opts.sandboxed
-    visibility_mode = opts.visibility
-    if as_key is not None and operator:
+    _check(opts)
+    ctx = Context.at(opts.state_dir, paths.check_agent_id(opts.agent))
+    cfg = ctx.config  # read once: pinned while the server runs
+    if opts.as_key is None:
+        return Identity(ctx.root, ctx.agent, None, None, False, cfg)
+    with StoreIndex(ctx.root, ctx.agent) as index:
+        key = caller_policy(ctx, cfg, index, opts).caller.key
+    if key is None:  # caller_policy always names a caller; this keeps mypy honest
+        raise UsageError("--as did not name a session")
+    return Identity(ctx.root, ctx.agent, key, opts.visibility, opts.sandboxed, cfg)
+
+
+def _check(opts: McpOptions) -> None:
+    """Who the server is for must be said, once, and on purpose."""
+    if opts.as_key is not None and opts.operator:
         raise UsageError(
             "--as and --operator cannot be used together",
             hint="--as KEY serves one session's view; --operator serves every session",
         )
-    if as_key is None and not operator:
+    if opts.as_key is None and not opts.operator:
         raise UsageError(
             "mcp needs --as SESSION_KEY: the caller is fixed when the server starts",
             hint="e.g. --as agent:main:main (the agent's main session); --operator exposes"
             " every session, on purpose",
         )
-    if operator and (visibility_mode is not None or sandboxed):
+    if opts.operator and (opts.visibility is not None or opts.sandboxed):
         raise UsageError("--visibility and --sandboxed go with --as, not --operator")
-    if visibility_mode not in (None, *visibility.VISIBILITIES):
+    if opts.visibility not in (None, *visibility.VISIBILITIES):
         raise UsageError(f"visibility must be one of {', '.join(visibility.VISIBILITIES)}")
-    if as_key is not None and not as_key.strip():
+    if opts.as_key is not None and not opts.as_key.strip():
         raise UsageError("--as must not be empty")
-    ctx = Context.at(opts.state_dir, paths.check_agent_id(opts.agent))
-    cfg = ctx.config  # read once: pinned while the server runs
-    if as_key is None:
-        return Identity(ctx.root, ctx.agent, None, None, False, cfg)
-    with StoreIndex(ctx.root, ctx.agent) as index:
-        policy = caller_policy(ctx, cfg, index, opts)
-    key = policy.caller.key
-    if key is None:  # caller_policy always names a caller; this keeps mypy honest
-        raise UsageError("--as did not name a session")
-    return Identity(ctx.root, ctx.agent, key, visibility_mode, sandboxed, cfg)
 
 
 def describe(identity: Identity) -> str:
