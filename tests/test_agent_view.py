@@ -48,7 +48,8 @@ def test_the_agent_view_is_upstreams_result_shape(two_agents: Path) -> None:
     r = installed("search", "zebra", "--jsonl", "--as", "main", state=two_agents)
     assert [list(json.loads(x)) for x in r.stdout.splitlines()] == [UPSTREAM_HIT]
     # the operator keeps the extensions, and every hit names its agent
-    doc = json.loads(installed("search", "zebra", "--json", "--all-agents", state=two_agents).stdout)
+    r = installed("search", "zebra", "--json", "--all-agents", state=two_agents)
+    doc = json.loads(r.stdout)
     assert "total" in doc and all("matches" in h for h in doc["results"])
     assert sorted((h["agentId"], h["sessionKey"]) for h in doc["results"]) == [
         ("main", "agent:main:main"),

@@ -17,13 +17,14 @@ from importlib import import_module
 from pathlib import Path
 from typing import TYPE_CHECKING, Any, NamedTuple, TypeVar
 
-from openclaw_sessions.errors import ExitCode, UsageError
+from openclaw_sessions.errors import ExitCode, OpenClawError, UsageError
 
 from . import argcheck, guard, output, style
 
 if TYPE_CHECKING:
     from contextlib import AbstractContextManager
 
+    from openclaw_sessions.read.status import StatusOptions
     from openclaw_sessions.reports import Progress
     from openclaw_sessions.store.sessions import DeleteOptions
 
@@ -240,7 +241,12 @@ def _status(params: dict[str, Any]) -> int:
     from openclaw_sessions.read.status import StatusOptions, status
 
     opts, out = split(StatusOptions, params)
-    stats = guard.guarded(out.as_json, lambda: status(opts))
+    try:
+        stats = status(opts)
+    except OpenClawError as exc:  # --json still prints the verdict, on stdout
+        if out.as_json:
+            output.echo_json(_unusable(opts, exc))
+        guard.fail(exc, out.as_json)
     if out.as_json:
         output.echo_json(stats if opts.all_agents else stats[0])
     else:
@@ -248,6 +254,21 @@ def _status(params: dict[str, Any]) -> int:
 
         render_status.status_view(stats, out.times(), verbose=out.verbose, problems=opts.problems)
     return int(max(s["exitCode"] for s in stats))
+
+
+def _unusable(opts: StatusOptions, exc: OpenClawError) -> Any:
+    """`status --json` when the store cannot be opened: the agent's `error` verdict (or, with
+    --all-agents and no store at all, the lone verdict in the list)."""
+    from openclaw_sessions.errors import StoreError
+    from openclaw_sessions.read.status import unusable
+    from openclaw_sessions.store.context import Context
+
+    if opts.all_agents or not isinstance(exc, StoreError):
+        message = guard.redacted(exc.message + (f" ({exc.hint})" if exc.hint else ""))
+        lone = {"health": "error", "diagnostics": [{"code": exc.code, "message": message}]}
+        return [lone] if opts.all_agents else lone
+    ctx = Context.at(opts.state_dir, opts.agent)
+    return unusable(ctx.root, opts.agent.lower(), exc)
 
 
 def _bars(out: Output) -> Callable[[str, str], AbstractContextManager[Progress | None]]:

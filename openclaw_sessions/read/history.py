@@ -9,7 +9,9 @@ Two deliberate differences from upstream: offsets and limits count the messages 
 shows (tool results only with ``include_tools``), so a page is never short because hidden
 tool output filled it; and paged answers always carry offset/hasMore/totalMessages.
 
-The operator (no ``--as``) can lift the caps: ``full`` (or ``max_bytes=0``) gives every
+With ``--as`` each message is first shaped as the gateway's display projection shapes it
+(policy/display.py; some are hidden, so a page can be short, as upstream's). The operator
+(no ``--as``) sees what was stored, and can lift the caps: ``full`` (or ``max_bytes=0``) gives every
 message of the branch, each whole, still redacted.
 """
 
@@ -24,7 +26,7 @@ from typing import Any, NamedTuple
 
 from openclaw_sessions import config
 from openclaw_sessions.errors import UsageError
-from openclaw_sessions.policy import keys, sanitize, visibility, wellformed
+from openclaw_sessions.policy import display, keys, sanitize, visibility, wellformed
 from openclaw_sessions.policy.branch import Messages, Row
 from openclaw_sessions.policy.sanitize import TextRedactor
 from openclaw_sessions.policy.when import to_epoch_ms
@@ -171,7 +173,7 @@ def _shown(
     if not opts.include_tools:
         rows = rows.without_roles(sanitize.TOOL_ROLES)
     max_units = None if opts.uncapped else sanitize.MAX_TEXT_UNITS
-    return _Shown(conn, tid, key, sid, rows, redactor, max_units)
+    return _Shown(conn, tid, key, sid, rows, redactor, max_units, opts.as_key is not None)
 
 
 def _empty(key: str, sid: str | None, opts: HistoryOptions) -> HistoryResult:
@@ -262,10 +264,13 @@ class _Shown(NamedTuple):
     rows: Messages  # its active messages, oldest first, tool results left out unless asked
     redactor: TextRedactor
     max_units: int | None  # the cap of each text (None: whole)
+    display: bool  # --as: the gateway's display projection (some messages hidden)
 
-    def window(self, first: int, end: int) -> list[sanitize.Sanitized]:
+    def window(self, first: int, end: int) -> tuple[list[sanitize.Sanitized], list[int]]:
+        """Rows ``first:end`` as shown, and the row index of each (hidden ones left out)."""
         rows = self.rows[first:end]
-        return _load_window(self.conn, self.tid, rows, self.redactor, self.max_units)
+        got = _load_window(self.conn, self.tid, rows, self.redactor, self.max_units, self.display)
+        return [s for s in got if s], [i for i, s in enumerate(got, first) if s]
 
     def max_bytes(self, opts: HistoryOptions) -> int:
         """The page's byte cap (none when uncapped)."""
@@ -277,11 +282,12 @@ def _page(shown: _Shown, opts: HistoryOptions, limit: int) -> HistoryResult:
     total, offset = len(shown.rows), opts.offset or 0
     end = max(0, total - offset)
     first = max(0, end - limit)
-    window = shown.window(first, end)
+    window, at = shown.window(first, end)
     start, size = sanitize.cap_newest([s.size for s in window], shown.max_bytes(opts))
     # Upstream: the next page starts right below the oldest message that survived the cap
-    # (when even the newest alone is too big, cap_newest already stopped at it).
-    next_offset = max(offset, total - (first + start)) if window else offset
+    # (when even the newest alone is too big, cap_newest already stopped at it); past the
+    # page's rows when all were hidden.
+    next_offset = max(offset, total - at[start]) if window else offset + end - first
     more = next_offset < total
     return _finish(
         shown.key,
@@ -307,9 +313,11 @@ def _around(shown: _Shown, opts: HistoryOptions, limit: int) -> HistoryResult:
     if at is None:
         return HistoryResult(key, sid, (), total_messages=len(rows), anchor=anchor_id)
     first, last = sanitize.count_window(len(rows), at, limit)
-    window = shown.window(first, last)
+    window, kept = shown.window(first, last)
+    if at not in kept:  # hidden by the display projection (--as): as upstream, no window
+        return HistoryResult(key, sid, (), total_messages=len(rows), anchor=anchor_id)
     sizes = [s.size for s in window]
-    start, end, size = sanitize.cap_around(sizes, at - first, shown.max_bytes(opts))
+    start, end, size = sanitize.cap_around(sizes, kept.index(at), shown.max_bytes(opts))
     return _finish(
         key,
         sid,
@@ -330,19 +338,21 @@ def context_of(
     message_id: str,
     n: int,
     redactor: TextRedactor,
+    as_caller: bool = False,
 ) -> tuple[tuple[dict[str, Any], ...], tuple[dict[str, Any], ...]]:
     """The ``n`` messages before and after ``message_id`` on the active branch of generation
     ``session_id`` of ``key``, shaped, redacted and capped as `history` shows them (tool
-    results left out): `search -C N`."""
+    results left out; for a caller, display-projected, hidden ones left out): `search -C N`."""
     for tid, sid in generations(conn, key):
         if sid != session_id:
             continue
         rows = active_messages(conn, tid).without_roles(sanitize.TOOL_ROLES)
         at = rows.index_of(message_id)
         if at is not None:
-            before = _load_window(conn, tid, rows[max(0, at - n) : at], redactor)
-            after = _load_window(conn, tid, rows[at + 1 : at + 1 + n], redactor)
-            return tuple(s.message for s in before), tuple(s.message for s in after)
+            cap = sanitize.MAX_TEXT_UNITS
+            before = _load_window(conn, tid, rows[max(0, at - n) : at], redactor, cap, as_caller)
+            after = _load_window(conn, tid, rows[at + 1 : at + 1 + n], redactor, cap, as_caller)
+            return tuple(s.message for s in before if s), tuple(s.message for s in after if s)
     return (), ()
 
 
@@ -352,8 +362,10 @@ def _load_window(
     rows: Sequence[Row],
     redactor: TextRedactor,
     max_units: int | None = sanitize.MAX_TEXT_UNITS,
-) -> list[sanitize.Sanitized]:
-    """Parse and sanitise exactly these rows; each message gains ``id`` and ``timestamp``."""
+    project: bool = False,
+) -> list[sanitize.Sanitized | None]:
+    """Parse and sanitise exactly these rows; each message gains ``id`` and ``timestamp``.
+    ``project``: display-projected first (display.py); None for a row it hides."""
     raw = dict(
         conn.execute(
             "SELECT seq, raw FROM events WHERE transcript_id = ?"
@@ -361,7 +373,7 @@ def _load_window(
             (tid, json.dumps([r.seq for r in rows])),
         ).fetchall()
     )
-    out: list[sanitize.Sanitized] = []
+    out: list[sanitize.Sanitized | None] = []
     for r in rows:
         try:
             obj = wellformed.loads(rawcodec.unpack_text(conn, raw[r.seq]))
@@ -370,6 +382,9 @@ def _load_window(
         msg = obj.get("message") if isinstance(obj, dict) else None
         if not isinstance(msg, dict):
             msg = {"role": r.role or "unknown", "content": ""}
+        elif project and (msg := display.project(msg)) is None:
+            out.append(None)
+            continue
         s = sanitize.sanitize_message(msg, redactor, max_units=max_units)
         ts = r.ts if r.ts is not None else to_epoch_ms(msg.get("timestamp"))
         shaped = {

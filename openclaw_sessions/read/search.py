@@ -185,7 +185,8 @@ def search(opts: SearchOptions) -> SearchResult:
     at_most = opts.as_key is not None and limit >= AS_MAX_LIMIT  # --limit cannot go higher
     cut_by = ("as-limit" if at_most else "limit") if truncated else None
     if opts.context:
-        hits = _with_context(ctx.root, hits, owner, opts.context, redactor)
+        as_caller = opts.as_key is not None
+        hits = _with_context(ctx.root, hits, owner, opts.context, redactor, as_caller)
     cap = search_sql.MAX_RESULT_BYTES if opts.as_key is not None else opts.max_bytes or None
     if cap is not None:
         hits, cut = search_sql.cap_bytes(hits, cap)
@@ -204,9 +205,15 @@ def search(opts: SearchOptions) -> SearchResult:
 
 
 def _with_context(
-    root: Path, hits: list[Hit], owner: dict[Hit, str], n: int, redactor: Redactor
+    root: Path,
+    hits: list[Hit],
+    owner: dict[Hit, str],
+    n: int,
+    redactor: Redactor,
+    as_caller: bool = False,
 ) -> list[Hit]:
-    """Each hit with the ``n`` active-branch messages before and after it (-C N)."""
+    """Each hit with the ``n`` active-branch messages before and after it (-C N); for a
+    caller (``--as``) shaped by the display projection, as its `history` shows them."""
     from .history import context_of
 
     out = []
@@ -215,7 +222,9 @@ def _with_context(
             out += [
                 h._replace(
                     context=HitContext(
-                        *context_of(conn, h.session_key, h.session_id, h.message_id, n, redactor)
+                        *context_of(
+                            conn, h.session_key, h.session_id, h.message_id, n, redactor, as_caller
+                        )
                     )
                 )
                 for h in hits

@@ -78,6 +78,7 @@ def connect(path: Path, *, create: bool = False, readonly: bool = False) -> sqli
             raise StoreError(
                 f"no database at {path}",
                 hint=f"run `openclaw-sessions import` first, which reads {paths.where(root)}",
+                code="store_missing",
             )
         path.parent.mkdir(parents=True, exist_ok=True)
     try:
@@ -108,7 +109,9 @@ def _open(path: Path, *, readonly: bool, immutable: bool) -> sqlite3.Connection:
             _migrate(conn, path, version)
         elif version == 0 or version < SCHEMA_VERSION:
             raise StoreError(
-                f"database {path} needs a migration", hint="run any write command once"
+                f"database {path} needs a migration",
+                hint="run any write command once",
+                code="store_needs_migration",
             )
         if not readonly:
             mode = conn.execute("PRAGMA journal_mode = WAL").fetchone()[0]
@@ -133,13 +136,14 @@ def _check_header(conn: sqlite3.Connection, path: Path) -> int:
             f"database {path} has schema version {version}, newer than this tool's "
             f"{SCHEMA_VERSION}",
             hint="upgrade openclaw-sessions",
+            code="store_newer",
         )
     if version == 0 and app_id == 0:
         tables = conn.execute("SELECT count(*) FROM sqlite_master").fetchone()[0]
         if tables:
-            raise StoreError(f"{path} is not an openclaw-sessions database")
+            raise StoreError(f"{path} is not an openclaw-sessions database", code="store_foreign")
     elif app_id != APP_ID:
-        raise StoreError(f"{path} is not an openclaw-sessions database")
+        raise StoreError(f"{path} is not an openclaw-sessions database", code="store_foreign")
     return version
 
 
@@ -217,15 +221,23 @@ def translate(exc: sqlite3.Error, path: Path | None = None) -> StoreError:
         return StoreError(
             f"database is locked{where}: another process held it past the timeout",
             hint="retry later, or raise OPENCLAW_SESSIONS_BUSY_TIMEOUT_MS",
+            code="store_locked",
         )
     if "full" in low:
-        return StoreError(f"disk or database full{where}; nothing was written", hint="free space")
+        return StoreError(
+            f"disk or database full{where}; nothing was written",
+            hint="free space",
+            code="disk_full",
+        )
     if "readonly" in low or "read-only" in low:
-        return StoreError(f"database is read-only{where}", hint="check file permissions")
+        return StoreError(
+            f"database is read-only{where}", hint="check file permissions", code="store_read_only"
+        )
     if "malformed" in low or "not a database" in low or "corrupt" in low:
         return StoreError(
             f"database is corrupt{where}: {text}",
             hint="restore a backup, or delete the file and re-import",
+            code="store_corrupt",
         )
     return StoreError(f"database error{where}: {text}")
 
