@@ -356,3 +356,24 @@ def test_the_2026_protocol_gets_the_same_answers(world: Path) -> None:
     (legacy,) = calls(who(world, KID), [("sessions_search", {"query": "shared"})])
     assert found.structured_content == legacy.structured_content
     assert refused.is_error and "unknown argument" in refused.structured_content["error"]
+
+
+def test_concurrent_calls_are_answered_each_as_alone(world: Path) -> None:
+    import anyio
+
+    queries = ["shared", "kidword", "grandword", "zzabsent", "shared question"]
+
+    async def run(client: Any) -> dict[str, Any]:
+        out: dict[str, Any] = {}
+
+        async def one(q: str) -> None:
+            out[q] = body(await client.call_tool("sessions_search", {"query": q}))
+
+        async with anyio.create_task_group() as tg:
+            for q in queries * 2:
+                tg.start_soon(one, q)
+        return out
+
+    together = with_client(who(world, KID), run)
+    alone = calls(who(world, KID), [("sessions_search", {"query": q}) for q in queries])
+    assert together == {q: body(r) for q, r in zip(queries, alone, strict=True)}
