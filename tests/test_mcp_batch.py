@@ -203,3 +203,33 @@ def test_incremental_cap_is_upstreams(
     if got["results"]:
         assert batch.pretty_bytes(got) <= cap
     assert json.loads(json.dumps(got)) == got
+
+
+def _explained(terms: list[str], why: list[dict[str, Any]], pending: int = 0) -> Any:
+    from openclaw_sessions.read.models import SearchResult
+
+    part = {"terms": [{"text": t} for t in terms], "pendingSessions": pending, "why": why}
+    return SearchResult((), explain={"agents": {"main": part, "ops": {**part, "why": why}}})
+
+
+def test_empty_notes_name_only_the_callers_terms_and_counts() -> None:
+    from openclaw_sessions.mcp.reasons import empty_search
+
+    only_marks = _explained(["--"], [{"term": "--", "reason": "no letters or digits: ignored"}])
+    assert "no letters or digits to search for" in empty_search(only_marks)
+    mixed = _explained(
+        ["alpha", "--"],
+        [{"term": "alpha", "indexedMatches": 0}, {"term": "--", "reason": "ignored"}],
+        pending=1,
+    )
+    note = empty_search(mixed._replace(unindexed=2))
+    assert '"alpha" occurs in no indexed message of the sessions this session may see.' in note
+    assert 'Ignored (no letters or digits): "--".' in note
+    assert "2 sessions this session may see are still being indexed" in note  # both stores
+    assert "2 sessions this session may see could not be indexed and are not searched." in note
+    # a term found in one store and not the other occurs: the counts are summed
+    split = _explained(
+        ["a", "b"], [{"term": "a", "indexedMatches": 1}, {"term": "b", "indexedMatches": 2}]
+    )
+    assert "never all in one message" in empty_search(split)
+    assert "the session searched (sessionKey)" in empty_search(split, session_key="main")
