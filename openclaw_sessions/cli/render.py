@@ -23,7 +23,7 @@ from typing import IO, TYPE_CHECKING, Any, cast
 from openclaw_sessions.policy import wellformed
 
 from . import style
-from .output import echo_json, json_text, safe, write_text
+from .output import echo_json, field, json_text, safe, write_text
 from .style import Times
 
 if TYPE_CHECKING:
@@ -46,7 +46,7 @@ def console(stderr: bool = False, file: Any = None, width: int | None = None) ->
     """A Rich console for ``file`` (default: stdout, or stderr), coloured as --color says."""
     stream = sys.stderr if stderr else sys.stdout
     color = style.colored(stream)
-    return _console_class()(
+    out = _console_class()(
         file=cast("IO[str]", _WellFormed(file or stream)),
         stderr=stderr,
         force_terminal=True if color and (style.forced() or file is not None) else None,
@@ -58,6 +58,14 @@ def console(stderr: bool = False, file: Any = None, width: int | None = None) ->
         emoji=False,  # ... nor emoji codes (":thread:" in a key stays text)
         soft_wrap=not stream.isatty(),
     )
+    if out.width < MIN_WIDTH:  # COLUMNS=0 printed nothing, 10 dropped a table's keys
+        out.width = MIN_WIDTH  # the terminal wraps what is wider: nothing is lost to a width
+    return out
+
+
+# The narrowest width tables and blocks are laid out for, whatever $COLUMNS or the terminal
+# says: each table's must-have columns (keys, index state) fit in it.
+MIN_WIDTH = 40
 
 
 @functools.cache
@@ -183,8 +191,8 @@ def search_lines(result: SearchResult, times: Times) -> None:
             _MATCH_ON + _field(p) + _MATCH_OFF if match and color else _field(p)
             for p, match in _pieces(h.snippet, h.highlights)
         )
-        fields = (h.session_key, h.message_id, times(h.timestamp), h.role)
-        hit = "\t".join([*map(_field, fields), snippet]) + "\n"
+        fields = (field(h.session_key), field(h.message_id), times(h.timestamp), _field(h.role))
+        hit = "\t".join([*fields, snippet]) + "\n"
         if h.context is None:
             lines.append(hit)
             continue
@@ -198,13 +206,13 @@ def search_lines(result: SearchResult, times: Times) -> None:
 def _context_fields(h: Hit, m: dict[str, Any], times: Times) -> str:
     ts = m.get("timestamp")
     fields = (
-        h.session_key,
-        str(m.get("id", "")),
+        field(h.session_key),
+        field(str(m.get("id", ""))),
         times(ts if isinstance(ts, int) else None),
-        str(m.get("role", "")),
-        context_text(m),
+        _field(str(m.get("role", ""))),
+        _field(context_text(m)),
     )
-    return "\t".join(map(_field, fields)) + "\n"
+    return "\t".join(fields) + "\n"
 
 
 def context_text(m: dict[str, Any]) -> str:
@@ -233,7 +241,7 @@ def search_table(result: SearchResult, times: Times) -> None:
         for h in result.hits:
             table.add_row(
                 times(h.timestamp),
-                safe(f"{h.session_key}\n{h.message_id}"),
+                f"{field(h.session_key)}\n{field(h.message_id)}",
                 safe(h.role),
                 _snippet_cell(h),
             )
@@ -246,8 +254,8 @@ def _search_blocks(result: SearchResult, times: Times, out: Console) -> None:
     from rich.text import Text
 
     for h in result.hits:
-        head = Text(safe(h.session_key), style="bold")
-        head.append(f"  {safe(h.message_id)}", style="dim")
+        head = Text(field(h.session_key), style="bold")
+        head.append(f"  {field(h.message_id)}", style="dim")
         out.print(head)
         out.print(Text(f"{times(h.timestamp)} · {safe(h.role)}", style="dim"))
         out.print(_snippet_cell(h))
@@ -317,8 +325,7 @@ def search_counts(result: SearchResult, *, jsonl: bool) -> None:
                 echo_json(s.to_json())
             else:
                 count = "" if result.match_count is None else f"\t{s.matches}"
-                line = s.session_key + count
-                write_text(wellformed.text(safe(line)) + "\n")
+                write_text(field(s.session_key) + count + "\n")
     elif jsonl:
         echo_json({"count": result.match_count})
     else:
