@@ -234,3 +234,22 @@ def test_no_other_command_imports_the_sdk(tmp_path: Path, argv: list[str]) -> No
     r = subprocess.run([sys.executable, "-c", code], env=env, capture_output=True, timeout=120)
     assert r.returncode in (0, 1), r.stderr
     assert r.stderr.decode().rsplit("LOADED=", 1)[1] == ""
+
+
+def test_as_reads_a_key_in_its_printed_escaped_form(tmp_path: Path) -> None:
+    """`--as` takes a key as plain output prints it (tab as \\t), as every KEY argument does."""
+    pytest.importorskip("mcp")
+    code = (
+        "import sys\n"
+        "from openclaw_sessions.mcp import identity\n"
+        "def resolve(opts):\n"
+        "    print('AS=' + repr(opts.as_key), file=sys.stderr)\n"
+        "    raise SystemExit(0)\n"
+        "identity.resolve = resolve\n"
+        "sys.argv = ['openclaw-sessions', 'mcp', '--as', sys.argv[1]]\n"
+        "from openclaw_sessions.cli.main import main\n"
+        "main()\n"
+    )
+    argv = [sys.executable, "-c", code, "agent:main:a\\tb"]
+    r = subprocess.run(argv, env=_env(), capture_output=True, timeout=120)
+    assert "AS='agent:main:a\\tb'" in r.stderr.decode(), r.stderr

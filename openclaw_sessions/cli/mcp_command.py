@@ -58,8 +58,11 @@ def mcp_cmd(
         guard.fail(missing, False)
     from openclaw_sessions.mcp import identity as ident
     from openclaw_sessions.mcp.server import serve
+    from openclaw_sessions.policy.escape import unescape
 
-    opts = ident.McpOptions(as_key, operator, state_dir, agent, visibility, sandboxed)
+    # --as reads a key in the form plain output prints it (run.py's _NAMES), as everywhere
+    key = unescape(as_key) if as_key is not None else None
+    opts = ident.McpOptions(key, operator, state_dir, agent, visibility, sandboxed)
     who = guard.guarded(False, lambda: ident.resolve(opts))
     if who.operator:
         print(output.safe(ident.OPERATOR_WARNING.format(root=who.root)), file=sys.stderr)
