@@ -2,11 +2,12 @@
 function, under TYPE_CHECKING or not, points down the order below or stays in its own layer;
 no module imports itself back through others; only the CLI talks to Typer and Rich.
 
-    errors < settings < reports < policy < config < store < index < ingest | read < live < remote
-    < cli
+    errors < settings < reports < policy < config < store < index < ingest | read < live
+    < mcp | remote < cli
 
-`ingest` and `read` share a rank: neither imports the other. The order is the data flow of the
-README's "How it is built": import -> store -> index -> read -> render.
+`ingest` and `read` share a rank, and so do `mcp` and `remote`: neither imports the other. The
+order is the data flow of the README's "How it is built": import -> store -> index -> read ->
+render.
 """
 
 from __future__ import annotations
@@ -31,7 +32,7 @@ ORDER: list[set[str]] = [
     {"index"},  # the full-text index and its reconciliation
     {"ingest", "read"},  # import and live appends; search, history, status
     {"live"},  # the append API
-    {"remote"},  # the fleet: push to and search a central PostgreSQL (the one psycopg user)
+    {"mcp", "remote"},  # the MCP server (the [mcp] extra); the fleet (a central PostgreSQL)
     {"cli"},  # argv in, output and exit code out
     {"__main__"},  # python -m openclaw_sessions
 ]
