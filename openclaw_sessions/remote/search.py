@@ -188,7 +188,7 @@ def _run(
     truncated = len(rows) > opts.limit
     rows = rows[: opts.limit]
     total, exact = len(rows), True
-    if truncated:
+    if truncated and opts.as_key is None:  # the agent's view prints no total (as locally)
         total = _count(conn, body, args, cap)
         exact = total < cap
     hits = _hits(conn, rows, plan)
