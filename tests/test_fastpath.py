@@ -64,7 +64,7 @@ def typer_path(argv: list[str]) -> tuple[int, str, str]:
         (["history", "main", "--full", "--no-pager"],
          ("history", {"key": "main", "full": True, "no_pager": True})),
         (["export", "main", "--format", "jsonl", "-o", "/x"],
-         ("export", {"key": "main", "fmt": "jsonl", "output": Path("/x")})),
+         ("export", {"key": "main", "fmt": "jsonl", "output": "/x"})),
     ],
 )  # fmt: skip
 def test_accepts_the_plain_forms(argv: list[str], want: Any, monkeypatch: Any) -> None:

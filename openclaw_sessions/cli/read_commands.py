@@ -2,7 +2,6 @@
 registers them, with their examples, in their place in --help)."""
 
 from collections.abc import Callable
-from pathlib import Path
 from typing import Annotated, Any
 
 import typer
@@ -237,12 +236,13 @@ def export_cmd(
         ),
     ] = "md",
     output: Annotated[
-        Path | None,
+        str | None,
         typer.Option(
             "--output",
             "-o",
             metavar="PATH",
-            help="Write to this file (atomically), or into this directory; - is stdout.",
+            help="Write to this file (atomically), or into this directory (an existing one,"
+            " or PATH/: created; jsonl writes a bundle import restores); - is stdout.",
             rich_help_panel=OUTPUT,
         ),
     ] = None,
@@ -254,7 +254,8 @@ def export_cmd(
         bool,
         typer.Option(
             "--all-generations",
-            help="Every generation of the key (reset archives), oldest first.",
+            help="Every generation of the key (reset archives), oldest first; with jsonl,"
+            " -o is a directory (one file a transcript).",
             rich_help_panel=FILTERS,
         ),
     ] = False,

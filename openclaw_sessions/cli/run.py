@@ -14,7 +14,6 @@ import os
 import sys
 from collections.abc import Callable
 from importlib import import_module
-from pathlib import Path
 from typing import TYPE_CHECKING, Any, NamedTuple, TypeVar
 
 from openclaw_sessions.errors import ExitCode, UsageError
@@ -42,7 +41,7 @@ class Output(NamedTuple):
     time: str = "absolute"  # absolute | relative
     layout: str = "auto"  # search --format: auto | table | plain
     no_pager: bool = False
-    output: Path | None = None  # export --output
+    output: str | None = None  # export --output (a str: a trailing "/" says "a directory")
     force: bool = False
     verbose: bool = False  # status: every detail
 
@@ -196,12 +195,21 @@ def _export(params: dict[str, Any]) -> int:
     exp = guard.guarded(False, work)
     from . import export_out, render
 
-    if not exp.generations:
+    bundle = opts.fmt == "jsonl" and export_out.to_directory(exp, out.output)
+    if not exp.generations and not (bundle and exp.entry is not None):
         render.info(f"no transcript stored for {exp.session_key}: nothing to export")
         return int(ExitCode.NOTHING)
-    written = guard.guarded(
-        False, lambda: export_out.write(exp, out.output, force=out.force, times=out.times())
-    )
+    if bundle:
+        from pathlib import Path
+
+        from . import export_bundle
+
+        target = Path(str(out.output))
+        written = guard.guarded(False, lambda: export_bundle.write(exp, target, force=out.force))
+    else:
+        written = guard.guarded(
+            False, lambda: export_out.write(exp, out.output, force=out.force, times=out.times())
+        )
     export_out.summary(written)
     return int(ExitCode.OK)
 

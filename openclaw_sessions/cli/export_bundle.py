@@ -1,0 +1,124 @@
+"""`export KEY --format jsonl -o DIR/`: a bundle, the sessions dir `import DIR` restores the
+key from (policy/bundle.py): each generation as a file named like its transcript, and the
+key's entry merged into `DIR/sessions.json`.
+
+Several keys exported into one DIR share its `sessions.json`: it is read, the key's entry
+merged in, and written to a temporary file renamed over it (0600, as the transcripts), under
+an exclusive lock on DIR, so two exports at once both land. A bundle is one agent's sessions
+dir, as OpenClaw's are: a key of another agent goes to another directory. What is there
+already is kept unless `--force`: a transcript file of the same name, or another entry for
+the key (its list of older generations aside: a later export adds to it).
+"""
+
+from __future__ import annotations
+
+import contextlib
+import json
+import os
+from collections.abc import Iterator
+from pathlib import Path
+from typing import Any
+
+from openclaw_sessions.errors import UsageError
+from openclaw_sessions.policy import bundle, keys
+from openclaw_sessions.read import export
+from openclaw_sessions.read.export import Export
+
+from .export_out import _chunks, _save, directory
+
+STORE = "sessions.json"
+
+
+def write(exp: Export, out: Path, *, force: bool) -> list[Path]:
+    """The bundle of ``exp`` in directory ``out`` (created when missing, 0700); the files
+    written."""
+    directory(out, private=True)
+    return _write(exp, out, force)
+
+
+def _write(exp: Export, directory: Path, force: bool) -> list[Path]:
+    store = directory / STORE
+    with _locked(directory):
+        doc = _read(store)
+        _same_agent(doc, exp.session_key, store)
+        entry = _merged(doc.get(exp.session_key), export.bundle_entry(exp), directory, force)
+        if not force:
+            for g in exp.generations:
+                if (directory / g.file_name).exists():
+                    raise UsageError(f"{directory / g.file_name} exists", hint=_FORCE)
+        written = [
+            _save(directory / g.file_name, _chunks(export.lines(exp, g)), force, raw=True)
+            for g in exp.generations
+        ]
+        if entry is not None:
+            doc[exp.session_key] = entry
+            text = json.dumps(doc, ensure_ascii=False, indent=2) + "\n"
+            written.append(_save(store, [text.encode("utf-8")], True, raw=True))
+    return written
+
+
+_FORCE = "pass --force to replace it"
+
+
+def _read(store: Path) -> dict[str, Any]:
+    """The bundle's session store so far ({} when there is none yet)."""
+    try:
+        text = store.read_text(encoding="utf-8")
+    except FileNotFoundError:
+        return {}
+    except (OSError, UnicodeDecodeError) as exc:
+        raise UsageError(f"cannot read {store}: {exc}") from None
+    try:
+        doc = json.loads(text)
+    except ValueError:
+        doc = None
+    if not isinstance(doc, dict):
+        raise UsageError(
+            f"{store} is not a session store (a JSON object)",
+            hint="export into a new directory, or one an export wrote",
+        )
+    return doc
+
+
+def _same_agent(doc: dict[str, Any], key: str, store: Path) -> None:
+    """A bundle holds one agent's sessions, as an agent's sessions dir does."""
+    mine = keys.agent_of(key)
+    others = sorted(bundle.agents_named(str(k).strip().lower() for k in doc) - {mine})
+    if mine is not None and others:
+        raise UsageError(
+            f"{store} holds sessions of agent {others[0]}, not {mine}",
+            hint="a bundle is one agent's sessions dir: export each agent into its own directory",
+        )
+
+
+def _merged(
+    old: Any, new: dict[str, Any] | None, directory: Path, force: bool
+) -> dict[str, Any] | None:
+    """The key's entry to store: ``new``, still listing the older generations an earlier
+    export of the same current generation put in ``directory``. Another entry for the key
+    (the list aside) is replaced only with ``force``."""
+    if new is None or not isinstance(old, dict):
+        return new
+    if bundle.without_generations(old) != bundle.without_generations(new) and not force:
+        raise UsageError(f"{directory / STORE} holds another entry for this session", hint=_FORCE)
+    if old.get("sessionId") != new.get("sessionId"):
+        return new
+    kept = [n for n in bundle.generation_files(old) if (directory / n).is_file()]
+    return bundle.with_generations(new, kept)
+
+
+@contextlib.contextmanager
+def _locked(directory: Path) -> Iterator[None]:
+    """An exclusive lock on the directory for the read-merge-write of its store (flock, where
+    the platform has it)."""
+    try:
+        import fcntl
+    except ImportError:  # no flock (Windows): one export at a time is the caller's business
+        yield
+        return
+    fd = os.open(directory, os.O_RDONLY)
+    try:
+        fcntl.flock(fd, fcntl.LOCK_EX)
+        yield
+    finally:
+        os.close(fd)
