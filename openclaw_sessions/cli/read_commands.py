@@ -283,7 +283,8 @@ def sessions_cmd(
         typer.Option(
             "--since",
             metavar="WHEN",
-            help="Updated at or after (ISO date/time or span: 7d, 12h).",
+            help="Updated at or after (ISO date/time, today, yesterday, or a span: 7d,"
+            " '2 weeks ago').",
             rich_help_panel=FILTERS,
         ),
     ] = None,
@@ -292,7 +293,7 @@ def sessions_cmd(
         typer.Option(
             "--until",
             metavar="WHEN",
-            help="Updated before (ISO date/time or span: 7d, 12h).",
+            help="Updated before (ISO date/time, today, yesterday, or a span: 7d, '2 weeks ago').",
             rich_help_panel=FILTERS,
         ),
     ] = None,
