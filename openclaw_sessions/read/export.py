@@ -28,6 +28,7 @@ from openclaw_sessions.store.db import open_store
 from openclaw_sessions.store.sessions import raw_lines
 
 from . import history
+from .generations import generations
 from .history import HistoryOptions
 from .models import HistoryResult
 
@@ -97,11 +98,12 @@ def export(opts: ExportOptions) -> Export:
     """What to export: the key the caller may read, and its generations."""
     validate(opts)
     ctx = Context.at(opts.state_dir, opts.agent)
-    key, agent = history.resolve(ctx, ctx.config, history_options(opts))
+    key, agent, ref = history.resolve(ctx, ctx.config, history_options(opts))
+    opts = opts._replace(key=ref)  # a session id prefix made whole
     if not paths.db_path(ctx.root, agent).exists():  # a known agent's main, never written
         return Export(ctx.root, agent, key, (), opts)
     with open_store(ctx.root, agent) as conn:
-        every = history.generations(conn, key)  # the current first, then newest first
+        every = generations(conn, key)  # the current first, then newest first
         gens = every
         if not opts.all_generations:
             named = [g for g in gens if g[1].lower() == opts.key.strip().lower()]

@@ -87,8 +87,9 @@ def _scope(ctx: Context, opts: SearchOptions, cfg: config.Config) -> Scope:
             return Scope(agents, None, None)
         with StoreIndex(ctx.root, ctx.agent) as index:
             policy = operator_policy(ctx, cfg, index)
-            key = policy.resolve_target(opts.session, "search")
-            target = _operator_target(policy, index, opts.session, key)
+            session = policy.expand_id(opts.session)  # a unique prefix of a session id
+            key = policy.resolve_target(session, "search")
+            target = _operator_target(policy, index, session, key)
         named = keys.agent_of(key)  # a full key names its agent: search it there, as history does
         if named is not None and named not in agents:
             agents = sorted({*agents, named})
@@ -98,7 +99,8 @@ def _scope(ctx: Context, opts: SearchOptions, cfg: config.Config) -> Scope:
         agents = stores_in_scope(index, policy)
         if not opts.session:
             return Scope(agents, policy, None)
-        return Scope(agents, policy, policy.resolve_target(opts.session, "search"))
+        session = policy.expand_id(opts.session)  # among the sessions it may see
+        return Scope(agents, policy, policy.resolve_target(session, "search"))
 
 
 def _operator_target(policy: visibility.Policy, index: StoreIndex, raw: str, key: str) -> str:
