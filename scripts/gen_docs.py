@@ -157,6 +157,10 @@ COMMAND_NOTES: dict[str, list[str]] = {
         "instead, and exits 4 only for problems that are new (--quiet prints only those; "
         "status --problems lists them all). A session removed with delete stays deleted while "
         "its files are unchanged; --undelete brings it back.",
+        "A sessions directory outside a state root (a bundle written by export) goes to the "
+        "one agent its sessions.json keys name, else to main; with --agent ID to ID, its "
+        "keys agent:<old>:<rest> and the links naming its agent re-scoped to agent:ID:<rest>. "
+        "The reset archives a bundle entry lists are imported as older generations of its key.",
     ],
     "search": [
         "Each word of QUERY is matched as a phrase and all must match. Results come from the "
@@ -172,6 +176,13 @@ COMMAND_NOTES: dict[str, list[str]] = {
         "--count prints the number of matching messages, --count --by-session one "
         "sessionKey<TAB>count line per session, --sessions the session keys with a match; "
         "each respects every filter and the caller's visibility exactly as the results do.",
+        "WHEN (--since, --until) is an ISO date or date and time (local unless it says Z or "
+        "an offset), now, today, yesterday (local midnights), or a span back from now: 7d, "
+        "12h, 30m, '2 weeks ago', '3 days ago', '1 hour ago' (units s, min, h, d, w, and "
+        "calendar mo and y, spelled out or short).",
+        "A session id may be given as a unique prefix of at least 4 characters, as git "
+        "takes a short SHA: a key or a whole id always wins, and an ambiguous prefix is exit "
+        "status 2 saying how many sessions match (with --as, only visible ones count).",
     ],
     "history": [
         "Like upstream's sessions_history tool, the text is redacted and capped (4000 UTF-16 "
@@ -182,6 +193,9 @@ COMMAND_NOTES: dict[str, list[str]] = {
         "Off a terminal every text is printed as stored, never cropped, wrapped or rendered. "
         "On a terminal assistant text is rendered as Markdown (link targets shown), and a "
         "history longer than the screen goes through the pager.",
+        "A session id may be given as a unique prefix of at least 4 characters, as git "
+        "takes a short SHA: a key or a whole id always wins, and an ambiguous prefix is exit "
+        "status 2 saying how many sessions match (with --as, only visible ones count).",
     ],
     "export": [
         "--format md is for people; --format json is one object, "
@@ -189,8 +203,17 @@ COMMAND_NOTES: dict[str, list[str]] = {
         '"truncated", "contentRedacted"}]}, oldest generation first, every text redacted. '
         "--format jsonl gives back the transcript's lines exactly as they were imported (raw "
         "and unredacted: refused with --as, and never written to a terminal). --output FILE "
-        "is written atomically and an existing file is kept unless --force; --output DIR "
-        "writes each generation under its original file name.",
+        "is written atomically and an existing file is kept unless --force. --output is a "
+        "directory when it exists, ends in /, or with --all-generations --format jsonl "
+        "(created when missing, 0700; transcripts are never concatenated).",
+        "--format jsonl into a directory writes a bundle: each generation under its original "
+        "file name, and the key's store entry merged into the directory's sessions.json "
+        '(with "openclawSessions": {"generations": [...]}, the file names of its older '
+        "generations). import DIR restores key, label, links and generations; several keys "
+        "of one agent may share a directory.",
+        "A session id may be given as a unique prefix of at least 4 characters, as git "
+        "takes a short SHA: a key or a whole id always wins, and an ambiguous prefix is exit "
+        "status 2 saying how many sessions match (with --as, only visible ones count).",
     ],
     "reindex": [
         "Indexes every stale session (never indexed, rewound, rewritten, or indexed under "
@@ -214,11 +237,18 @@ COMMAND_NOTES: dict[str, list[str]] = {
         "them), generations and index (indexed, pending, dirty, failed, or none without a "
         "transcript). A table on a terminal; piped, one tab-separated line per session; with "
         '--json {"sessions": [...], "truncated": true?}.',
+        "WHEN (--since, --until) is an ISO date or date and time (local unless it says Z or "
+        "an offset), now, today, yesterday (local midnights), or a span back from now: 7d, "
+        "12h, 30m, '2 weeks ago', '3 days ago', '1 hour ago' (units s, min, h, d, w, and "
+        "calendar mo and y, spelled out or short).",
     ],
     "delete": [
         "A key deletes the session with every generation; a session id, that generation only "
         "(a reset archive, a vanished transcript). What is deleted stays deleted: import skips "
         "a file still as it was deleted, until it changes or import --undelete KEY.",
+        "A session id may be given as a unique prefix of at least 4 characters, as git "
+        "takes a short SHA: a key or a whole id always wins, and an ambiguous prefix is exit "
+        "status 2 saying how many sessions match (with --as, only visible ones count).",
         "Asks for confirmation unless --yes is given, and refuses to prompt when stdin is "
         "not a terminal. Upstream's JSONL files are left alone.",
     ],
@@ -540,6 +570,7 @@ def fish_completion() -> str:
 
 
 # ---------------------------------------------------------------------------------------
+
 
 def fast_table() -> str:
     """The fast path's option table (cli/fastargs_table.py), read off the Typer commands: a new
