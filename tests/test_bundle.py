@@ -369,3 +369,45 @@ def test_a_key_without_transcript_exports_its_entry(key: str, tmp_path: Path) ->
     assert run_cli("export", key, "-o", str(tmp_path / "x.md")).exit_code == 1
     assert run_cli("export", key, "--format", "jsonl", "-o", f"{out}/").exit_code == 0
     assert json.loads((out / "sessions.json").read_text())[key]["label"] == "kept"
+
+
+def test_the_state_roots_own_sessions_dirs_are_never_written(state: Path, tmp_path: Path) -> None:
+    _reset_key(tmp_path)
+    ours = state / "agents" / "ops" / "sessions"
+    r = run_cli("export", "main", "--format", "jsonl", "-o", f"{ours}/")
+    assert r.exit_code == 2 and "never written" in r.stderr and not ours.exists()
+
+
+def test_a_bundles_read_store_keeps_its_generations_for_the_next_run(tmp_path: Path) -> None:
+    """What import keeps of a read session store (while the file is unchanged it is not read
+    again) includes the older generations a bundle entry lists."""
+    from openclaw_sessions.ingest import discover
+
+    d = tmp_path / "b"
+    entry = bundle.with_generations({"sessionId": "n1"}, ["o1.jsonl.reset.2026-01-01T00-00-00Z"])
+    write_store(d, {"agent:main:main": entry})
+    read = discover.SessionsDir("work", d, rescope=True)
+    discover.read_store(read)
+    assert [e.key for e in read.entries] == ["agent:work:main"]
+    again = discover.SessionsDir("work", d)
+    again.load_summary(read.summary(), {})
+    assert (
+        again.archives
+        == read.archives
+        == [("agent:work:main", "o1.jsonl.reset.2026-01-01T00-00-00Z")]
+    )
+
+
+def test_the_bundle_policy_follows_no_path_and_rescopes_only_its_own_agents() -> None:
+    entry = {
+        "sessionId": "n1",
+        bundle.FIELD: {bundle.GENERATIONS: ["a.jsonl.reset.x", "../b.jsonl", "/etc/passwd",
+                                            "c\\d.jsonl", "..", 7, "e.jsonl"]},
+    }  # fmt: skip
+    assert bundle.generation_files(entry) == ["a.jsonl.reset.x", "e.jsonl"]
+    assert bundle.generation_files({"openclawSessions": "x"}) == []
+    assert bundle.without_generations(entry) == {"sessionId": "n1"}
+    links = {"spawnedBy": "agent:main:main", "ownerSessionKey": "agent:ops:main", "label": "x"}
+    moved = bundle.rescope_entry(links, "work", {"main"})
+    assert moved == {**links, "spawnedBy": "agent:work:main"}
+    assert bundle.rescope_key("global", "work", {"main"}) == "global"

@@ -32,8 +32,21 @@ STORE = "sessions.json"
 def write(exp: Export, out: Path, *, force: bool) -> list[Path]:
     """The bundle of ``exp`` in directory ``out`` (created when missing, 0700); the files
     written."""
+    _not_openclaws(exp, out)
     directory(out, private=True)
     return _write(exp, out, force)
+
+
+def _not_openclaws(exp: Export, out: Path) -> None:
+    """The state root's own sessions dirs are OpenClaw's (the gateway writes their store):
+    the tool never writes there."""
+    agents = (exp.root / "agents").resolve()
+    where = out.resolve()
+    if where.name == "sessions" and where.parent.parent == agents:
+        raise UsageError(
+            f"{out} is an agent's sessions dir in the state root: OpenClaw's, never written",
+            hint="export into another directory; `import DIR` reads it from there",
+        )
 
 
 def _write(exp: Export, directory: Path, force: bool) -> list[Path]:
