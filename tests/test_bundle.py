@@ -20,7 +20,24 @@ from helpers import generate_corpus, installed
 from openclaw_sessions.policy import bundle
 
 WINDOWS = "C:\\Users\\me\\.openclaw\\agents\\main\\sessions\\"  # another machine's path
-WORDS = ("deploy", "database", "backup", "invoice", "kubernetes", "timeout", "量子", "café")
+WORDS = (
+    "deploy",
+    "database",
+    "backup",
+    "invoice",
+    "timeout",
+    "café",
+    "量子",  # generated
+    "openclaw",
+    "error",
+    "file",
+    "session",
+    "的",
+    "です",
+    "und",
+    "của",
+    "що",
+)  # real
 
 
 def cli(*args: str) -> Any:
@@ -147,7 +164,7 @@ def test_the_real_corpus_round_trips(corpus: Path, state: Path, tmp_path: Path) 
     for d in dirs:
         cli("import", str(d), "--quiet", "--include-archives")
     before = round_trip(state, tmp_path, extra=("--include-archives",))
-    assert len(before["sessions"]) >= 15
+    assert len(before["sessions"]) >= 15 and sum(map(len, before["hits"].values())) > 100
     assert any(s["label"] for s in before["sessions"])
 
 
