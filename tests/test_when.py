@@ -99,10 +99,11 @@ def test_yesterday_until_today_is_yesterday() -> None:
 def _three_sessions(tmp_path: Path) -> None:
     """One conversation 20 days ago, one 5 days ago, one now; each says walrus."""
     now_ms = int(time.time() * 1000)
+    midnight = parse_when("today")  # "new" is today's even a second after midnight
     d = tmp_path / "src" / "agents" / "main" / "sessions"
     entries = {}
     for name, age_ms in (("old", 20 * 86_400_000), ("mid", 5 * 86_400_000), ("new", 3000)):
-        s = Session(f"{name}-1", ts0=now_ms - age_ms)
+        s = Session(f"{name}-1", ts0=max(now_ms - age_ms, midnight if name == "new" else 0))
         s.user(f"{name} walrus")
         s.write(d / f"{name}-1.jsonl")
         entries[f"agent:main:{name}"] = {"sessionId": f"{name}-1", "updatedAt": now_ms - age_ms}
