@@ -103,10 +103,11 @@ def _three_sessions(tmp_path: Path) -> None:
     d = tmp_path / "src" / "agents" / "main" / "sessions"
     entries = {}
     for name, age_ms in (("old", 20 * 86_400_000), ("mid", 5 * 86_400_000), ("new", 3000)):
-        s = Session(f"{name}-1", ts0=max(now_ms - age_ms, midnight if name == "new" else 0))
+        ts0 = max(now_ms - age_ms, midnight if name == "new" else 0)
+        s = Session(f"{name}-1", ts0=ts0)
         s.user(f"{name} walrus")
         s.write(d / f"{name}-1.jsonl")
-        entries[f"agent:main:{name}"] = {"sessionId": f"{name}-1", "updatedAt": now_ms - age_ms}
+        entries[f"agent:main:{name}"] = {"sessionId": f"{name}-1", "updatedAt": ts0 + 2000}
     write_store(d, entries)
     assert run_cli("import", str(tmp_path / "src"), "--reindex").exit_code == 0
 
