@@ -206,7 +206,7 @@ def _reset_key(tmp_path: Path) -> Path:
 
 def test_the_example_in_help_writes_a_private_directory_never_one_file(tmp_path: Path) -> None:
     """`export KEY --format jsonl --all-generations -o backup-dir/`: a directory (created,
-    0700), one file a transcript, and the key's entry in sessions.json (0600)."""
+    0700), one file per transcript, and the key's entry in sessions.json (0600)."""
     _reset_key(tmp_path)
     os.chdir(tmp_path)
     r = installed("export", "agent:main:main", "--format", "jsonl", "--all-generations",

@@ -262,7 +262,7 @@ def test_all_generations_are_oldest_first(tmp_path: Path) -> None:
     assert [g["sessionId"] for g in json_out(export("main", "--json"))["generations"]] == ["g-new"]
     # a session id names its own generation
     assert [g["sessionId"] for g in json_out(export("g-old", "--json"))["generations"]] == ["g-old"]
-    # jsonl: one file a transcript, never concatenated (stdout is refused)
+    # jsonl: one file per transcript, never concatenated (stdout is refused)
     assert export("main", "--format", "jsonl", "--all-generations").exit_code == 2
     out = tmp_path / "gens"
     assert export("main", "--format", "jsonl", "--all-generations", "-o", str(out)).exit_code == 0

@@ -49,18 +49,18 @@ def _not_openclaws(exp: Export, out: Path) -> None:
         )
 
 
-def _write(exp: Export, directory: Path, force: bool) -> list[Path]:
-    store = directory / STORE
-    with _locked(directory):
+def _write(exp: Export, out: Path, force: bool) -> list[Path]:
+    store = out / STORE
+    with _locked(out):
         doc = _read(store)
         _same_agent(doc, exp.session_key, store)
-        entry = _merged(doc.get(exp.session_key), export.bundle_entry(exp), directory, force)
+        entry = _merged(doc.get(exp.session_key), export.bundle_entry(exp), out, force)
         if not force:
             for g in exp.generations:
-                if (directory / g.file_name).exists():
-                    raise UsageError(f"{directory / g.file_name} exists", hint=_FORCE)
+                if (out / g.file_name).exists():
+                    raise UsageError(f"{out / g.file_name} exists", hint=_FORCE)
         written = [
-            _save(directory / g.file_name, _chunks(export.lines(exp, g)), force, raw=True)
+            _save(out / g.file_name, _chunks(export.lines(exp, g)), force, raw=True)
             for g in exp.generations
         ]
         if entry is not None:
@@ -75,6 +75,8 @@ _FORCE = "pass --force to replace it"
 
 def _read(store: Path) -> dict[str, Any]:
     """The bundle's session store so far ({} when there is none yet)."""
+    if store.exists() and not store.is_file():  # a FIFO would block, a directory cannot be
+        raise UsageError(f"{store} is not a regular file", hint="export into another directory")
     try:
         text = store.read_text(encoding="utf-8")
     except FileNotFoundError:
@@ -104,24 +106,22 @@ def _same_agent(doc: dict[str, Any], key: str, store: Path) -> None:
         )
 
 
-def _merged(
-    old: Any, new: dict[str, Any] | None, directory: Path, force: bool
-) -> dict[str, Any] | None:
+def _merged(old: Any, new: dict[str, Any] | None, out: Path, force: bool) -> dict[str, Any] | None:
     """The key's entry to store: ``new``, still listing the older generations an earlier
-    export of the same current generation put in ``directory``. Another entry for the key
+    export of the same current generation put in ``out``. Another entry for the key
     (the list aside) is replaced only with ``force``."""
     if new is None or not isinstance(old, dict):
         return new
     if bundle.without_generations(old) != bundle.without_generations(new) and not force:
-        raise UsageError(f"{directory / STORE} holds another entry for this session", hint=_FORCE)
+        raise UsageError(f"{out / STORE} holds another entry for this session", hint=_FORCE)
     if old.get("sessionId") != new.get("sessionId"):
         return new
-    kept = [n for n in bundle.generation_files(old) if (directory / n).is_file()]
+    kept = [n for n in bundle.generation_files(old) if (out / n).is_file()]
     return bundle.with_generations(new, kept)
 
 
 @contextlib.contextmanager
-def _locked(directory: Path) -> Iterator[None]:
+def _locked(out: Path) -> Iterator[None]:
     """An exclusive lock on the directory for the read-merge-write of its store (flock, where
     the platform has it)."""
     try:
@@ -129,7 +129,7 @@ def _locked(directory: Path) -> Iterator[None]:
     except ImportError:  # no flock (Windows): one export at a time is the caller's business
         yield
         return
-    fd = os.open(directory, os.O_RDONLY)
+    fd = os.open(out, os.O_RDONLY)
     try:
         fcntl.flock(fd, fcntl.LOCK_EX)
         yield

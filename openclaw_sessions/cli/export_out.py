@@ -44,7 +44,7 @@ def write(exp: Export, output: str | None, *, force: bool, times: Times) -> list
     if output is None or output == "-":
         if fmt == "jsonl" and exp.opts.all_generations:
             raise UsageError(
-                "--all-generations --format jsonl writes a directory, one file a transcript",
+                "--all-generations --format jsonl writes a directory, one file per transcript",
                 hint="pass --output DIR/ (each transcript is its own file, never concatenated)",
             )
         if fmt == "jsonl" and sys.stdout.isatty():
@@ -81,7 +81,7 @@ def directory(path: Path, *, private: bool) -> None:
     if path.exists() and not path.is_dir():
         raise UsageError(
             f"{path} exists and is not a directory",
-            hint="--all-generations --format jsonl writes one file a transcript into a"
+            hint="--all-generations --format jsonl writes one file per transcript into a"
             " directory: name a new or existing directory",
         )
     try:

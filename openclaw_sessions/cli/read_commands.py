@@ -255,7 +255,7 @@ def export_cmd(
         typer.Option(
             "--all-generations",
             help="Every generation of the key (reset archives), oldest first; with jsonl,"
-            " -o is a directory (one file a transcript).",
+            " -o is a directory (one file per transcript).",
             rich_help_panel=FILTERS,
         ),
     ] = False,
