@@ -16,13 +16,14 @@ from collections.abc import Callable
 from importlib import import_module
 from typing import TYPE_CHECKING, Any, NamedTuple, TypeVar
 
-from openclaw_sessions.errors import ExitCode, UsageError
+from openclaw_sessions.errors import ExitCode, OpenClawError, UsageError
 
 from . import argcheck, guard, output, style
 
 if TYPE_CHECKING:
     from contextlib import AbstractContextManager
 
+    from openclaw_sessions.read.status import StatusOptions
     from openclaw_sessions.reports import Progress
     from openclaw_sessions.store.sessions import DeleteOptions
 
@@ -90,6 +91,7 @@ def load(name: str) -> None:
 def run_command(name: str, params: dict[str, Any]) -> int:
     """Run one parsed command; its exit code. A reader that goes away (`| head`) ends it
     quietly with 0: what was asked was being printed, and the reader had enough."""
+    params = _unescaped(params)
     out = Output(**{k: v for k, v in params.items() if k in Output._fields})
     guard.guarded(out.as_json, out.check)
     style.use_color(out.color)
@@ -100,6 +102,23 @@ def run_command(name: str, params: dict[str, Any]) -> int:
         reader_gone()
         return int(ExitCode.OK)
     return code
+
+
+# The parameters that name a session or message: plain output prints them escaped
+# (policy/escape.py), and they are read back in that form, so a printed key can be passed on.
+_NAMES = ("key", "target", "session", "as_key", "around", "session_id")
+
+
+def _unescaped(params: dict[str, Any]) -> dict[str, Any]:
+    from openclaw_sessions.policy.escape import unescape
+
+    out = dict(params)
+    for name in _NAMES:
+        if isinstance(out.get(name), str):
+            out[name] = unescape(out[name])
+    if isinstance(out.get("undelete"), list | tuple):
+        out["undelete"] = [unescape(v) if isinstance(v, str) else v for v in out["undelete"]]
+    return out
 
 
 def reader_gone() -> None:
@@ -197,7 +216,7 @@ def _export(params: dict[str, Any]) -> int:
 
     bundle = opts.fmt == "jsonl" and export_out.to_directory(exp, out.output)
     if not exp.generations and not (bundle and exp.entry is not None):
-        render.info(f"no transcript stored for {exp.session_key}: nothing to export")
+        render.info(f"no transcript stored for {output.field(exp.session_key)}: nothing to export")
         return int(ExitCode.NOTHING)
     if bundle:
         from pathlib import Path
@@ -248,7 +267,12 @@ def _status(params: dict[str, Any]) -> int:
     from openclaw_sessions.read.status import StatusOptions, status
 
     opts, out = split(StatusOptions, params)
-    stats = guard.guarded(out.as_json, lambda: status(opts))
+    try:
+        stats = status(opts)
+    except OpenClawError as exc:  # --json still prints the verdict, on stdout
+        if out.as_json:
+            output.echo_json(_unusable(opts, exc))
+        guard.fail(exc, out.as_json)
     if out.as_json:
         output.echo_json(stats if opts.all_agents else stats[0])
     else:
@@ -256,6 +280,21 @@ def _status(params: dict[str, Any]) -> int:
 
         render_status.status_view(stats, out.times(), verbose=out.verbose, problems=opts.problems)
     return int(max(s["exitCode"] for s in stats))
+
+
+def _unusable(opts: StatusOptions, exc: OpenClawError) -> Any:
+    """`status --json` when the store cannot be opened: the agent's `error` verdict (or, with
+    --all-agents and no store at all, the lone verdict in the list)."""
+    from openclaw_sessions.errors import StoreError
+    from openclaw_sessions.read.status import unusable
+    from openclaw_sessions.store.context import Context
+
+    if opts.all_agents or not isinstance(exc, StoreError):
+        message = guard.redacted(exc.message + (f" ({exc.hint})" if exc.hint else ""))
+        lone = {"health": "error", "diagnostics": [{"code": exc.code, "message": message}]}
+        return [lone] if opts.all_agents else lone
+    ctx = Context.at(opts.state_dir, opts.agent)
+    return unusable(ctx.root, opts.agent.lower(), exc)
 
 
 def _bars(out: Output) -> Callable[[str, str], AbstractContextManager[Progress | None]]:
@@ -320,8 +359,9 @@ def _delete(params: dict[str, Any]) -> int:
     else:
         from . import render
 
+        key = output.field(str(done["sessionKey"]))
         render.info(
-            f"deleted {done['sessionKey']}: {done['transcripts']} transcript(s), "
+            f"deleted {key}: {done['transcripts']} transcript(s), "
             f"{done['events']} events, {done['indexRows']} index rows; import leaves it"
             " deleted while its files are unchanged (`import --undelete KEY` brings it back)"
         )
@@ -343,7 +383,7 @@ def _confirmed(opts: DeleteOptions, out: Output) -> bool:
             hint="pass --yes to delete without asking",
         )
         guard.fail(refusal, out.as_json)
-    return bool(typer.confirm(f"Delete {output.safe(what)}?"))
+    return bool(typer.confirm(f"Delete {output.field(what)}?"))
 
 
 _COMMANDS: dict[str, Callable[[dict[str, Any]], int]] = {
