@@ -24,9 +24,28 @@ from openclaw_sessions.policy import bundle, keys
 from openclaw_sessions.read import export
 from openclaw_sessions.read.export import Export
 
+from . import export_out
 from .export_out import _chunks, _save, directory
+from .style import Times
 
 STORE = "sessions.json"
+
+
+def is_bundle(exp: Export, output: str | None) -> bool:
+    """Does this export write a bundle: raw lines into a directory?"""
+    return exp.opts.fmt == "jsonl" and export_out.to_directory(exp, output)
+
+
+def something(exp: Export, output: str | None) -> bool:
+    """Is there anything to export: a transcript, or a key's store entry into a bundle?"""
+    return bool(exp.generations) or (exp.entry is not None and is_bundle(exp, output))
+
+
+def place(exp: Export, output: str | None, *, force: bool, times: Times) -> list[Path]:
+    """The export where ``output`` says: a bundle (write), else export_out.write's."""
+    if output is not None and is_bundle(exp, output):
+        return write(exp, Path(output), force=force)
+    return export_out.write(exp, output, force=force, times=times)
 
 
 def write(exp: Export, out: Path, *, force: bool) -> list[Path]:

@@ -212,23 +212,14 @@ def _export(params: dict[str, Any]) -> int:
         return export(opts)
 
     exp = guard.guarded(False, work)
-    from . import export_out, render
+    from . import export_bundle, export_out, render
 
-    bundle = opts.fmt == "jsonl" and export_out.to_directory(exp, out.output)
-    if not exp.generations and not (bundle and exp.entry is not None):
+    if not export_bundle.something(exp, out.output):
         render.info(f"no transcript stored for {output.field(exp.session_key)}: nothing to export")
         return int(ExitCode.NOTHING)
-    if bundle:
-        from pathlib import Path
-
-        from . import export_bundle
-
-        target = Path(str(out.output))
-        written = guard.guarded(False, lambda: export_bundle.write(exp, target, force=out.force))
-    else:
-        written = guard.guarded(
-            False, lambda: export_out.write(exp, out.output, force=out.force, times=out.times())
-        )
+    written = guard.guarded(
+        False, lambda: export_bundle.place(exp, out.output, force=out.force, times=out.times())
+    )
     export_out.summary(written)
     return int(ExitCode.OK)
 
