@@ -177,7 +177,8 @@ def delete_cmd(
         str,
         typer.Argument(
             metavar="TARGET",
-            help="Session key (the session, every generation) or session id (that generation).",
+            help="Session key (the session, every generation) or session id (that generation;"
+            " a unique prefix works).",
             autocompletion=complete_session_key,
         ),
     ],

@@ -101,7 +101,7 @@ KeyArg = Annotated[
     str,
     typer.Argument(
         metavar="KEY",
-        help="Session key, session id, or main/current.",
+        help="Session key, session id (or a unique prefix of one), or main/current.",
         autocompletion=complete_session_key,
     ),
 ]

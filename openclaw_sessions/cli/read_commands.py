@@ -51,7 +51,7 @@ def search_cmd(
         typer.Option(
             "--session",
             metavar="KEY|ID",
-            help="Only this session key or id.",
+            help="Only this session key or id (or a unique prefix of an id).",
             autocompletion=complete_session_key,
             rich_help_panel=FILTERS,
         ),
@@ -181,7 +181,7 @@ def history_cmd(
         typer.Option(
             "--session-id",
             metavar="ID",
-            help="Generation that owns the --around message (a hit's sessionId).",
+            help="Generation that owns the --around message (a hit's sessionId, or a prefix).",
         ),
     ] = None,
     include_tools: IncludeToolsOpt = False,
