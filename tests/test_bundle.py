@@ -428,3 +428,38 @@ def test_the_bundle_policy_follows_no_path_and_rescopes_only_its_own_agents() ->
     moved = bundle.rescope_entry(links, "work", {"main"})
     assert moved == {**links, "spawnedBy": "agent:work:main"}
     assert bundle.rescope_key("global", "work", {"main"}) == "global"
+
+
+def test_exports_at_once_into_one_directory_all_land(tmp_path: Path) -> None:
+    """Real processes racing for one bundle's sessions.json: the read-merge-write holds a lock
+    on the directory, so no entry is lost."""
+    import subprocess
+
+    from helpers import SCRIPT
+
+    _reset_key(tmp_path)
+    env = {**os.environ, "OPENCLAW_STATE_DIR": str(tmp_path / "state")}
+    for round_ in range(3):
+        out = tmp_path / f"race-{round_}"
+        procs = [
+            subprocess.Popen(
+                [
+                    str(SCRIPT),
+                    "export",
+                    key,
+                    "--format",
+                    "jsonl",
+                    "--all-generations",
+                    "-o",
+                    str(out),
+                ],
+                env=env,
+                stdout=subprocess.DEVNULL,
+                stderr=subprocess.PIPE,
+            )  # fmt: skip
+            for key in ("agent:main:main", "agent:main:subagent:k1", "stray-1")
+        ]
+        assert [p.wait(timeout=120) for p in procs] == [0, 0, 0]
+        doc = json.loads((out / "sessions.json").read_text())
+        assert sorted(doc) == ["agent:main:main", "agent:main:subagent:k1"]
+        assert not [p.name for p in out.iterdir() if p.name.startswith(".")]  # no temp left
