@@ -96,6 +96,9 @@ def run_fast(argv: list[str], ready: Callable[[], None] = lambda: None) -> int |
 
     signal.signal(signal.SIGINT, guard.interrupted)
     command, kw = parsed
+    from . import userconfig
+
+    guard.guarded(False, lambda: userconfig.fill(command, kw))
     run.load(command)
     ready()
     return run.run_command(command, kw)

@@ -91,6 +91,9 @@ def load(name: str) -> None:
 def run_command(name: str, params: dict[str, Any]) -> int:
     """Run one parsed command; its exit code. A reader that goes away (`| head`) ends it
     quietly with 0: what was asked was being printed, and the reader had enough."""
+    from . import userconfig
+
+    params = guard.guarded(False, lambda: userconfig.lenient(name, params))
     out = Output(**{k: v for k, v in params.items() if k in Output._fields})
     guard.guarded(out.as_json, out.check)
     style.use_color(out.color)
@@ -239,8 +242,13 @@ def _sessions(params: dict[str, Any]) -> int:
 def _status(params: dict[str, Any]) -> int:
     from openclaw_sessions.read.status import StatusOptions, status
 
+    from . import userconfig
+
     opts, out = split(StatusOptions, params)
     stats = guard.guarded(out.as_json, lambda: status(opts))
+    config = userconfig.load().path
+    for s in stats:  # which config file of defaults was read (null: none)
+        s["config"] = str(config) if config else None
     if out.as_json:
         output.echo_json(stats if opts.all_agents else stats[0])
     else:
