@@ -42,6 +42,7 @@ KEYS: dict[str, dict[str, tuple[str, str, str, tuple[str, ...]]]] = {
         "sandboxed": ("sandboxed", "flag", "", ()),
         "json": ("as_json", "flag", "", ()),
         "no-pager": ("no_pager", "flag", "", ()),
+        "follow": ("follow", "flag", "", ()),
         "utc": ("utc", "flag", "", ()),
         "time": ("time", "text", "", ("absolute", "relative")),
         "color": ("color", "text", "", ("auto", "always", "never")),

@@ -45,6 +45,7 @@ class Output(NamedTuple):
     output: Path | None = None  # export --output
     force: bool = False
     verbose: bool = False  # status: every detail
+    follow: bool = False  # history: then what is appended, until Ctrl-C
 
     def times(self) -> style.Times:
         return style.Times(utc=self.utc, relative=self.time == "relative")
@@ -166,6 +167,11 @@ def _history(params: dict[str, Any]) -> int:
         argcheck.count("--offset", opts.offset)
         argcheck.count("--max-bytes", opts.max_bytes, least=0)
         argcheck.texts([("--session-id", opts.session_id), ("--as", opts.as_key)])
+        if out.follow and (out.as_json or opts.around is not None or opts.offset is not None):
+            raise UsageError(
+                "--follow shows the newest messages, then each new one, as text",
+                hint="drop --json, --around and --offset",
+            )
         return history(opts)
 
     result = guard.guarded(out.as_json, work)
@@ -179,8 +185,12 @@ def _history(params: dict[str, Any]) -> int:
             out.times(),
             whole=opts.uncapped,
             liftable=opts.as_key is None,
-            use_pager=not out.no_pager,
+            use_pager=not out.no_pager and not out.follow,
         )
+    if out.follow:
+        from . import follow
+
+        guard.guarded(False, lambda: follow.follow(opts, result, out.times()))
     return int(ExitCode.OK if result.messages else ExitCode.NOTHING)
 
 
