@@ -1,7 +1,7 @@
 #!/usr/bin/env python3
 """Regenerate the shell completions and the man page from the Typer app.
 
-    python scripts/gen_docs.py           # write completions/* and man/openclaw-sessions.1
+    python scripts/gen_docs.py           # write the completions, the man page and the tables
     python scripts/gen_docs.py --check   # write nothing; exit 1 listing the files that drifted
 
 Commands, arguments, options and their help come from `openclaw_sessions.cli.app` (through
@@ -39,9 +39,9 @@ from openclaw_sessions.store.paths import DB_NAME, DEFAULT_AGENT  # noqa: E402
 PROG = "openclaw-sessions"
 COMPLETE_VAR = "_" + PROG.replace("-", "_").upper() + "_COMPLETE"
 FUNC = "_" + PROG.replace("-", "_") + "_completion"
-BASH = Path("completions/openclaw-sessions.bash")
-ZSH = Path("completions/_openclaw-sessions")
-FISH = Path("completions/openclaw-sessions.fish")
+BASH = Path("openclaw_sessions/cli/completions/openclaw-sessions.bash")
+ZSH = Path("openclaw_sessions/cli/completions/_openclaw-sessions")
+FISH = Path("openclaw_sessions/cli/completions/openclaw-sessions.fish")
 MAN = Path("man/openclaw-sessions.1")
 FAST_TABLE = Path("openclaw_sessions/cli/fastargs_table.py")
 CONFIG_KEYS = Path("openclaw_sessions/cli/config_keys.py")
@@ -201,6 +201,9 @@ COMMAND_NOTES: dict[str, list[str]] = {
         "Off a terminal every text is printed as stored, never cropped, wrapped or rendered. "
         "On a terminal assistant text is rendered as Markdown (link targets shown), and a "
         "history longer than the screen goes through the pager.",
+        "--follow then checks the transcript file every half second, imports it when it "
+        "changed and prints the new messages of the active branch, until Ctrl-C (exit status "
+        "130) or until the reader goes away (0).",
     ],
     "export": [
         "--format md is for people; --format json is one object, "
@@ -233,6 +236,17 @@ COMMAND_NOTES: dict[str, list[str]] = {
         "them), generations and index (indexed, pending, dirty, failed, or none without a "
         "transcript). A table on a terminal; piped, one tab-separated line per session; with "
         '--json {"sessions": [...], "truncated": true?}.',
+    ],
+    "pick": [
+        "Runs the system's fzf (not downloaded: without it, exit status 2) with its own "
+        "filtering off: each keystroke reloads the list with search QUERY --format plain, and "
+        "the preview is history KEY --around ID. enter prints sessionKey<TAB>messageId; ctrl-o "
+        "reads the conversation around the hit in less -R; ctrl-e exports the session as "
+        "Markdown to stdout. Esc exits with status 130, as fzf does.",
+    ],
+    "completions": [
+        "Prints the completion script shipped in the package, the same as the one installed "
+        "under share/; it completes session keys, colons included.",
     ],
     "delete": [
         "A key deletes the session with every generation; a session id, that generation only "
@@ -269,6 +283,19 @@ EXAMPLES: list[tuple[str, str, str]] = [
     ("status", "--all-agents --json", "Every agent's store and index state, as JSON:"),
     ("status", "--problems", "What to fix, with file and line:"),
     ("delete", "agent:main:discord:direct:bob --yes", "Delete a session without asking:"),
+    ("history", "agent:main:main --follow", "Watch a conversation grow (Ctrl-C ends it):"),
+    (
+        "pick",
+        "deploy",
+        "Search as you type in fzf with the conversation previewed; enter prints the session "
+        "key and message id:",
+    ),
+    (
+        "completions",
+        "zsh",
+        'Completion after pip or pipx: put eval "$(openclaw-sessions completions zsh)" in '
+        "~/.zshrc (bash: ~/.bashrc; fish: openclaw-sessions completions fish | source):",
+    ),
 ]
 
 # ---------------------------------------------------------------------------------------
@@ -613,6 +640,9 @@ def config_keys() -> str:
     infos = {info.name: info.callback for info in app.registered_commands}
     for name, cmd in sorted(group.commands.items()):
         metas = get_params_from_function(infos[name]) if infos.get(name) else {}
+        if not any(p.param_type_name == "option" and not p.hidden for p in cmd.params):
+            lines.append(f'    "{name}": {{}},')
+            continue
         lines.append(f'    "{name}": {{')
         for p in cmd.params:
             if p.param_type_name != "option" or p.hidden:

@@ -49,6 +49,9 @@ def parse(argv: list[str]) -> tuple[str, dict[str, Any]] | None:
     i = 0
     while i < len(args):
         tok = args[i]
+        if tok == "--":  # the end of the options, as Click reads it
+            positional += args[i + 1 :]
+            break
         if tok[:1] != "-":
             positional.append(tok)
         else:

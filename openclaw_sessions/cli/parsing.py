@@ -57,6 +57,20 @@ class Group(TyperGroup):
         with _one_line_errors():
             return super().invoke(ctx)
 
+    def _main_shell_completion(
+        self, ctx_args: Any, prog_name: str, complete_var: Any = None
+    ) -> None:
+        """A shell asking for completions: Typer's own shell classes answer, as they did when
+        Typer added --install-completion (removed, add_completion=False: its scripts do not
+        complete session keys; `completions SHELL` prints ours)."""
+        from openclaw_sessions import settings
+
+        if settings.completing():
+            from typer._completion_classes import completion_init  # pinned Typer: 0.28
+
+            completion_init()
+        super()._main_shell_completion(ctx_args, prog_name, complete_var)
+
 
 def _defaults(args: list[str]) -> dict[str, Any]:
     """The config file's defaults; a broken file is an error, except for a shell asking for

@@ -81,6 +81,8 @@ CORE = {
     "delete": "openclaw_sessions.store.sessions",
     "export": "openclaw_sessions.read.export",
     "sessions": "openclaw_sessions.read.listing",
+    "pick": "openclaw_sessions.cli.pick",
+    "completions": "openclaw_sessions.cli.shells",
 }
 
 
@@ -356,6 +358,11 @@ def _confirmed(opts: DeleteOptions, out: Output) -> bool:
     return bool(typer.confirm(f"Delete {output.safe(what)}?"))
 
 
+def _lazy(module: str) -> Callable[[dict[str, Any]], int]:
+    """A command whose handler, ``command(params)``, lives in its own module."""
+    return lambda params: int(import_module(module).command(params))
+
+
 _COMMANDS: dict[str, Callable[[dict[str, Any]], int]] = {
     "search": _search,
     "history": _history,
@@ -365,4 +372,6 @@ _COMMANDS: dict[str, Callable[[dict[str, Any]], int]] = {
     "delete": _delete,
     "export": _export,
     "sessions": _sessions,
+    "pick": _lazy("openclaw_sessions.cli.pick"),
+    "completions": _lazy("openclaw_sessions.cli.shells"),
 }

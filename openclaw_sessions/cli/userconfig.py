@@ -44,7 +44,8 @@ class Defaults(NamedTuple):
 
 
 NONE = Defaults(None, {})
-_loaded: tuple[tuple[object, ...], Defaults] | None = None  # (what was read: path and stat, its defaults)
+# (what was read: the path and its stat, its defaults)
+_loaded: tuple[tuple[object, ...], Defaults] | None = None
 
 
 def _bad(path: Path, key: str, why: str) -> UsageError:
