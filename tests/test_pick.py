@@ -32,9 +32,9 @@ def sample(state: Path) -> Path:
     return state
 
 
-def first_hit(query: str) -> str:
+def first_hit(query: str, *extra: str) -> str:
     """What enter prints for ``query`` (fzf's cursor starts on the best hit): key<TAB>id."""
-    r = run_cli("search", query, "--format", "plain", "--limit", "1")
+    r = run_cli("search", query, "--format", "plain", "--limit", "1", *extra)
     return "\t".join(r.stdout.split("\t")[:2])
 
 
@@ -55,11 +55,11 @@ def test_type_a_query_see_hits_and_preview_enter_prints_key_and_id(
     child = spawn(["pick"], tmp_path)
     try:
         child.expect_exact("search>")
-        child.send("migration")
+        child.send("migrat")  # as typed so far: the last word is a prefix
         child.expect_exact("The deploy failed")  # the list reloaded for the query
         child.expect_exact("78dde6c6")  # the preview: history --around the hit
         child.send("\r")
-        child.expect_exact(first_hit("migration"))
+        child.expect_exact(first_hit("migrat", "--prefix"))
         child.expect(pexpect.EOF)
     finally:
         child.close(force=True)
@@ -80,7 +80,7 @@ def test_the_list_follows_the_query_and_quotes_it(sample: Path, tmp_path: Path) 
         # line), not the previous hit's preview (where the role heads its own line)
         child.expect(r"assistant(\s|\x1b\[[0-9;]*m)+Use: SET lock_timeout")
         child.send("\r")
-        child.expect_exact(first_hit("lock_timeout"))
+        child.expect_exact(first_hit("lock_timeout", "--prefix"))
         child.expect(pexpect.EOF)
     finally:
         child.close(force=True)

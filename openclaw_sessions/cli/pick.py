@@ -83,7 +83,12 @@ def _sh(argv: list[str]) -> str:
 
 def fzf_argv(opts: PickOptions) -> list[str]:
     """fzf's command line: {q}, {1} and {2} are single-quoted by fzf itself."""
-    reload = f"{_sh(search_argv(opts))} -- {{q}} 2>/dev/null || true"
+    # as you type, the last word is a prefix (--prefix) once it has 3 bytes: a one- or
+    # two-letter prefix matches most of the index and costs a full scan for nothing
+    reload = (
+        'q={q}; p=; case "$q" in *[![:space:]][![:space:]][![:space:]]) p=--prefix;; esac; '
+        f'{_sh(search_argv(opts))} $p -- "$q" 2>/dev/null || true'
+    )
     history = [*program(), "history", "{1}", "--around", "{2}", *scope(opts, searching=False)]
     preview = _sh(history).replace("'{1}'", "{1}").replace("'{2}'", "{2}")
     return [
