@@ -124,6 +124,23 @@ def test_escape_leaves_with_130(sample: Path, tmp_path: Path) -> None:
     assert child.exitstatus == 130
 
 
+@needs_fzf
+def test_the_config_file_does_not_shape_the_list(sample: Path, tmp_path: Path) -> None:
+    want = first_hit("deploy")
+    config = tmp_path / "xdg-config" / "openclaw-sessions" / "config.toml"
+    config.parent.mkdir(parents=True)
+    config.write_text("[search]\njson = true\n", encoding="utf-8")  # pick's list stays plain
+    child = spawn(["pick", "deploy"], tmp_path)
+    try:
+        child.expect_exact("The deploy failed")
+        child.send("\r")
+        child.expect_exact(want)
+        child.expect(pexpect.EOF)
+    finally:
+        child.close(force=True)
+    assert child.exitstatus == 0
+
+
 def test_without_fzf_it_says_how_to_install_it(sample: Path, tmp_path: Path) -> None:
     assert EXE
     bare = tmp_path / "bin"

@@ -105,7 +105,9 @@ def fzf_argv(opts: PickOptions) -> list[str]:
 def run_fzf(opts: PickOptions) -> tuple[int, Picked | None]:
     """Run fzf on the first list (the search for QUERY, if any); its exit code and the pick."""
     argv = fzf_argv(opts)
-    env = {**os.environ, "SHELL": "/bin/sh"}  # fzf's commands, quoted for sh
+    # fzf's commands are quoted for sh; they read no config file (a `json = true` there would
+    # change the list's shape): what they need from it, this run already passes them
+    env = {**os.environ, "SHELL": "/bin/sh", "OPENCLAW_SESSIONS_CONFIG": os.devnull}
     first = None
     if opts.query.strip():
         first = subprocess.Popen([*search_argv(opts), "--", opts.query], stdout=subprocess.PIPE,
