@@ -49,7 +49,10 @@ _loaded: tuple[tuple[object, ...], Defaults] | None = None
 
 
 def _bad(path: Path, key: str, why: str) -> UsageError:
-    return UsageError(f"config file {path}: {key}: {why}", hint="fix or remove that key")
+    hint = "fix or remove that key"
+    if " (as " in key:  # a top-level key, wrong for one of the commands it applies to
+        hint += ", or move it into the table of the command it is for ([search], ...)"
+    return UsageError(f"config file {path}: {key}: {why}", hint=hint)
 
 
 def _value(path: Path, where: str, kind: str, choices: tuple[str, ...], raw: object) -> Any:
@@ -78,7 +81,7 @@ def _table(path: Path, doc: dict[str, Any], command: str, top: bool) -> dict[str
     for key, raw in doc.items():
         if key in KEYS and top:
             continue  # a [command] table
-        where = key if top else f"{command}.{key}"
+        where = f"{key} (as {command} --{key})" if top else f"{command}.{key}"
         if key not in options:
             continue  # the top level's other commands' options: checked by check()
         if top and key in NOT_FROM_TOP.get(command, ()):
