@@ -95,7 +95,7 @@ def fzf_argv(opts: PickOptions) -> list[str]:
         fzf(), "--disabled", "--query", opts.query, "--prompt", "search> ",
         "--delimiter", "\t", "--with-nth", "3,4,5", "--no-multi", "--header", HEADER,
         "--bind", f"change:reload:{reload}",
-        "--preview", f"{preview} --limit 9 --color always --no-pager 2>&1",
+        "--preview", f"printf '%s\\n\\n' {{1}}; {preview} --limit 9 --color always --no-pager 2>&1",
         "--preview-window", "right,55%,wrap",
         "--bind", f"ctrl-o:execute({preview} --color always --no-pager | less -R)",
         "--expect", "ctrl-e",
