@@ -258,7 +258,7 @@ def _status(params: dict[str, Any]) -> int:
 
     opts, out = split(StatusOptions, params)
     stats = guard.guarded(out.as_json, lambda: status(opts))
-    config = userconfig.load().path
+    config = guard.guarded(out.as_json, userconfig.load).path
     for s in stats:  # which config file of defaults was read (null: none)
         s["config"] = str(config) if config else None
     if out.as_json:
