@@ -150,3 +150,25 @@ def test_without_fzf_it_says_how_to_install_it(sample: Path, tmp_path: Path) -> 
     assert proc.returncode == 2 and proc.stdout == ""
     line = proc.stderr.splitlines()[0]
     assert line.startswith("error: pick needs fzf") and "install fzf" in line
+
+
+@pytest.mark.parametrize(
+    ("query", "whole_words", "hits"),
+    [("migrat", False, True), ("migrat", True, False), ("migration", True, True),
+     ("mi", False, False), ("it's $(touch pwned) `touch pwned`", False, False)],
+)  # fmt: skip
+def test_the_reload_command_as_fzf_runs_it(
+    sample: Path, tmp_path: Path, query: str, whole_words: bool, hits: bool
+) -> None:
+    """fzf single-quotes {q} ('\\'' for a quote, as shlex does) and runs the reload with sh."""
+    from openclaw_sessions.cli import pick
+
+    argv = pick.fzf_argv(pick.PickOptions(whole_words=whole_words))
+    (reload,) = [a.removeprefix("change:reload:") for a in argv if a.startswith("change:reload:")]
+    out = subprocess.run(["sh", "-c", reload.replace("{q}", shlex.quote(query))], cwd=tmp_path,
+                         capture_output=True, text=True, timeout=60)  # fmt: skip
+    assert out.returncode == 0
+    assert bool(out.stdout) is hits and all(
+        len(x.split("\t")) == 5 for x in out.stdout.splitlines()
+    )
+    assert not list(tmp_path.glob("pwned*"))

@@ -65,6 +65,7 @@ KEYS: dict[str, dict[str, tuple[str, str, str, tuple[str, ...]]]] = {
         "agent": ("agent", "text", "OPENCLAW_AGENT", ()),
         "all-agents": ("all_agents", "flag", "", ()),
         "limit": ("limit", "int", "", ()),
+        "whole-words": ("whole_words", "flag", "", ()),
         "color": ("color", "text", "", ("auto", "always", "never")),
     },
     "reindex": {

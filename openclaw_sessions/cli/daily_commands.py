@@ -27,6 +27,14 @@ def pick_cmd(
     limit: Annotated[
         int, typer.Option("--limit", "-n", metavar="N", help="Most hits listed per query.")
     ] = 100,
+    whole_words: Annotated[
+        bool,
+        typer.Option(
+            "--whole-words",
+            help="Match whole words only as you type (else the word being typed is a prefix"
+            " once it has 3 letters: slower on a big store).",
+        ),
+    ] = False,
     color: ColorOpt = "auto",
 ) -> None:
     """Search as you type in fzf, the conversation around each hit previewed; enter prints

@@ -41,6 +41,7 @@ class PickOptions(NamedTuple):
     agent: str = paths.DEFAULT_AGENT
     all_agents: bool = False
     limit: int = 100
+    whole_words: bool = False  # no --prefix as you type
 
 
 class Picked(NamedTuple):
@@ -85,8 +86,9 @@ def fzf_argv(opts: PickOptions) -> list[str]:
     """fzf's command line: {q}, {1} and {2} are single-quoted by fzf itself."""
     # as you type, the last word is a prefix (--prefix) once it has 3 bytes: a one- or
     # two-letter prefix matches most of the index and costs a full scan for nothing
+    prefix = 'case "$q" in *[![:space:]][![:space:]][![:space:]]) p=--prefix;; esac; '
     reload = (
-        'q={q}; p=; case "$q" in *[![:space:]][![:space:]][![:space:]]) p=--prefix;; esac; '
+        f"q={{q}}; p=; {'' if opts.whole_words else prefix}"
         f'{_sh(search_argv(opts))} $p -- "$q" 2>/dev/null || true'
     )
     history = [*program(), "history", "{1}", "--around", "{2}", *scope(opts, searching=False)]
