@@ -21,10 +21,14 @@ class OpenClawError(Exception):
 
     exit_code: ExitCode = ExitCode.USAGE
 
-    def __init__(self, message: str, *, hint: str | None = None) -> None:
+    code = "usage_error"  # a stable, machine-readable name of the failure (status --json)
+
+    def __init__(self, message: str, *, hint: str | None = None, code: str | None = None) -> None:
         super().__init__(message)
         self.message = message
         self.hint = hint
+        if code is not None:
+            self.code = code
 
 
 class UsageError(OpenClawError):
@@ -49,3 +53,4 @@ class StoreError(OpenClawError):
     """The database is missing, corrupt, locked, read-only or full (exit 3)."""
 
     exit_code = ExitCode.STORE
+    code = "store_error"

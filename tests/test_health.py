@@ -102,3 +102,24 @@ def test_compact_rows_verbose_details_and_json_health(tmp_path: Path) -> None:
     installed("reindex", "--all-agents", "--quiet", state=root)
     code, stats = status(root, "--all-agents")
     assert code == 0 and [(s["health"], s["reasons"]) for s in stats] == [("ok", [])] * 2
+
+
+def test_status_json_is_json_whatever_the_store(tmp_path: Path) -> None:
+    """A missing agent, a broken store, no store at all: stdout is still the verdict in JSON
+    (checked against the schema), stderr the one error line, exit 3; reasons carry codes."""
+    root = tmp_path / "state"
+    shutil.copytree(SAMPLE, root)
+    assert installed("import", "--quiet", state=root).returncode == 0
+    code, st = status(root)
+    assert code == 4 and [d["code"] for d in st["diagnostics"]] == ["sessions_pending"]
+    assert [d["message"] for d in st["diagnostics"]] == st["reasons"]
+    code, st = status(root, "--agent", "ghost")
+    assert code == 3 and st["health"] == "error" and st["agentId"] == "ghost"
+    assert [d["code"] for d in st["diagnostics"]] == ["store_missing"]
+    db_file(root, "ops").write_bytes(b"garbage" * 1000)
+    code, st = status(root, "--agent", "ops")
+    assert code == 3 and [d["code"] for d in st["diagnostics"]] == ["store_corrupt"]
+    r = installed("status", "--json", "--agent", "ops", state=root)
+    assert r.stderr.startswith("error: database is corrupt") and len(r.stderr.splitlines()) == 1
+    code, stats = status(tmp_path / "nothing", "--all-agents")
+    assert code == 3 and [d["code"] for d in stats[0]["diagnostics"]] == ["no_agents"]

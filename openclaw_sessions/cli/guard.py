@@ -19,7 +19,7 @@ T = TypeVar("T")
 INTERRUPTED = "interrupted; work done so far is committed, the rest rolled back"
 
 
-def _redacted(text: str) -> str:
+def redacted(text: str) -> str:
     """An error may quote a key, a path or a value read from a store: it is redacted (default
     patterns: the config may be what failed) like every other string the tool prints."""
     from openclaw_sessions.policy.redact import build_redactor
@@ -28,11 +28,11 @@ def _redacted(text: str) -> str:
 
 
 def fail(exc: OpenClawError, as_json: bool) -> NoReturn:
-    message = _redacted(exc.message)
+    message = redacted(exc.message)
     if as_json and isinstance(exc, ForbiddenError | NotFoundError):
         status = "forbidden" if isinstance(exc, ForbiddenError) else "error"
         echo_json({"status": status, "error": message})
-    error(message, _redacted(exc.hint) if exc.hint else None)
+    error(message, redacted(exc.hint) if exc.hint else None)
     raise SystemExit(int(exc.exit_code))
 
 

@@ -96,7 +96,7 @@ def run_command(name: str, params: dict[str, Any]) -> int:
     quietly with 0: what was asked was being printed, and the reader had enough."""
     from . import userconfig
 
-    params = guard.guarded(False, lambda: userconfig.lenient(name, params))
+    params = _unescaped(guard.guarded(False, lambda: userconfig.lenient(name, params)))
     out = Output(**{k: v for k, v in params.items() if k in Output._fields})
     guard.guarded(out.as_json, out.check)
     style.use_color(out.color)
@@ -107,6 +107,23 @@ def run_command(name: str, params: dict[str, Any]) -> int:
         reader_gone()
         return int(ExitCode.OK)
     return code
+
+
+# The parameters that name a session or message: plain output prints them escaped
+# (policy/escape.py), and they are read back in that form, so a printed key can be passed on.
+_NAMES = ("key", "target", "session", "as_key", "around", "session_id")
+
+
+def _unescaped(params: dict[str, Any]) -> dict[str, Any]:
+    from openclaw_sessions.policy.escape import unescape
+
+    out = dict(params)
+    for name in _NAMES:
+        if isinstance(out.get(name), str):
+            out[name] = unescape(out[name])
+    if isinstance(out.get("undelete"), list | tuple):
+        out["undelete"] = [unescape(v) if isinstance(v, str) else v for v in out["undelete"]]
+    return out
 
 
 def reader_gone() -> None:
@@ -212,7 +229,7 @@ def _export(params: dict[str, Any]) -> int:
     from . import export_out, render
 
     if not exp.generations:
-        render.info(f"no transcript stored for {exp.session_key}: nothing to export")
+        render.info(f"no transcript stored for {output.field(exp.session_key)}: nothing to export")
         return int(ExitCode.NOTHING)
     written = guard.guarded(
         False, lambda: export_out.write(exp, out.output, force=out.force, times=out.times())
@@ -249,25 +266,6 @@ def _sessions(params: dict[str, Any]) -> int:
 
         render.info("more sessions exist: raise --limit")
     return int(ExitCode.OK if listed.rows else ExitCode.NOTHING)
-
-
-def _status(params: dict[str, Any]) -> int:
-    from openclaw_sessions.read.status import StatusOptions, status
-
-    from . import userconfig
-
-    opts, out = split(StatusOptions, params)
-    stats = guard.guarded(out.as_json, lambda: status(opts))
-    config = guard.guarded(out.as_json, userconfig.load).path
-    for s in stats:  # which config file of defaults was read (null: none)
-        s["config"] = str(config) if config else None
-    if out.as_json:
-        output.echo_json(stats if opts.all_agents else stats[0])
-    else:
-        from . import render_status
-
-        render_status.status_view(stats, out.times(), verbose=out.verbose, problems=opts.problems)
-    return int(max(s["exitCode"] for s in stats))
 
 
 def _bars(out: Output) -> Callable[[str, str], AbstractContextManager[Progress | None]]:
@@ -332,8 +330,9 @@ def _delete(params: dict[str, Any]) -> int:
     else:
         from . import render
 
+        key = output.field(str(done["sessionKey"]))
         render.info(
-            f"deleted {done['sessionKey']}: {done['transcripts']} transcript(s), "
+            f"deleted {key}: {done['transcripts']} transcript(s), "
             f"{done['events']} events, {done['indexRows']} index rows; import leaves it"
             " deleted while its files are unchanged (`import --undelete KEY` brings it back)"
         )
@@ -355,7 +354,7 @@ def _confirmed(opts: DeleteOptions, out: Output) -> bool:
             hint="pass --yes to delete without asking",
         )
         guard.fail(refusal, out.as_json)
-    return bool(typer.confirm(f"Delete {output.safe(what)}?"))
+    return bool(typer.confirm(f"Delete {output.field(what)}?"))
 
 
 def _lazy(module: str) -> Callable[[dict[str, Any]], int]:
@@ -366,7 +365,7 @@ def _lazy(module: str) -> Callable[[dict[str, Any]], int]:
 _COMMANDS: dict[str, Callable[[dict[str, Any]], int]] = {
     "search": _search,
     "history": _history,
-    "status": _status,
+    "status": _lazy("openclaw_sessions.cli.run_status"),
     "reindex": _reindex,
     "import": _import,
     "delete": _delete,

@@ -83,16 +83,22 @@ def status(opts: StatusOptions) -> list[dict[str, Any]]:
         except StoreError as exc:
             if not opts.all_agents:
                 raise
-            out.append(_unusable(ctx.root, agent, exc))
+            out.append(unusable(ctx.root, agent, exc))  # that agent's `error`, not everyone's
     return out
 
 
-def _unusable(root: Path, agent: str, exc: StoreError) -> dict[str, Any]:
+def unusable(root: Path, agent: str, exc: StoreError) -> dict[str, Any]:
+    """The status of an agent whose store cannot be opened (health `error`, exit 3); its
+    message is redacted, as every string the tool prints (a path may hold anything)."""
+    from openclaw_sessions.policy.redact import build_redactor
+
+    message = build_redactor().redact_text(exc.message + (f" ({exc.hint})" if exc.hint else ""))
     return {
         "agentId": agent,
         "database": str(paths.db_path(root, agent)),
         "health": "error",
-        "reasons": [exc.message + (f" ({exc.hint})" if exc.hint else "")],
+        "reasons": [message],
+        "diagnostics": [{"code": exc.code, "message": message}],
         "exitCode": int(ExitCode.STORE),
     }
 
@@ -154,7 +160,9 @@ def agent_status(
         conn.rollback()
     finally:
         conn.close()
-    st["health"], st["reasons"], st["exitCode"] = verdict(st)
+    st["health"], found, st["exitCode"] = verdict(st)
+    st["reasons"] = [message for _code, message in found]
+    st["diagnostics"] = [{"code": code, "message": message} for code, message in found]
     return st
 
 
@@ -163,43 +171,51 @@ def _db_bytes(conn: sqlite3.Connection) -> int:
     return int(_scalar(conn, "PRAGMA page_count")) * int(_scalar(conn, "PRAGMA page_size"))
 
 
-def verdict(st: dict[str, Any]) -> tuple[str, list[str], int]:
-    """(health, the reasons an operator can act on, the exit code cron can act on)."""
-    reasons = []
+def verdict(st: dict[str, Any]) -> tuple[str, list[tuple[str, str]], int]:
+    """(health, the reasons an operator can act on as (code, message), the exit code cron can
+    act on). The codes are stable names for scripts; the messages say what to do."""
+    found: list[tuple[str, str]] = []
     if st["pendingSessions"] and not st["indexing"]:
         why = "" if st["redactionCurrent"] else " (redaction rules changed)"
-        reasons.append(
-            f"{_n(st['pendingSessions'], 'session')} pending{why}: run `openclaw-sessions reindex`"
-        )
+        found.append((
+            "sessions_pending",
+            f"{_n(st['pendingSessions'], 'session')} pending{why}: run `openclaw-sessions reindex`",
+        ))  # fmt: skip
     if st["failedSessions"]:
-        reasons.append(
+        found.append((
+            "sessions_failed",
             f"{_n(st['failedSessions'], 'session')} could not be indexed (`status --verbose`"
-            " lists them); retried when the transcript or the redaction rules change"
-        )
+            " lists them); retried when the transcript or the redaction rules change",
+        ))  # fmt: skip
     if st["malformedLines"]:
-        reasons.append(
+        found.append((
+            "lines_malformed",
             f"{_n(st['malformedLines'], 'malformed line')} kept in quarantine (`status"
-            " --problems` lists them): fix the line in its file and import again"
-        )
+            " --problems` lists them): fix the line in its file and import again",
+        ))  # fmt: skip
     if st["vanishedTranscripts"]:
-        reasons.append(
-            f"{_n(st['vanishedTranscripts'], 'transcript')} kept after the file vanished without"
-            " an archive: restore the file, import its archive, or `delete` its session id"
-        )
+        found.append((
+            "transcripts_vanished",
+            f"{_n(st['vanishedTranscripts'], 'transcript')} kept after the file vanished"
+            " without an archive: restore the file, import its archive, or `delete` its"
+            " session id",
+        ))  # fmt: skip
     if st["importProblems"]:
-        reasons.append(
+        found.append((
+            "import_problems",
             f"{_n(st['importProblems'], 'known import problem')} (e.g. a missing transcript"
-            " file): `status --problems` lists them with file and line"
-        )
+            " file): `status --problems` lists them with file and line",
+        ))  # fmt: skip
     if not st["sessions"]:
-        reasons.append("no sessions: run `openclaw-sessions import`")
+        found.append(("no_sessions", "no sessions: run `openclaw-sessions import`"))
     elif not st["transcripts"]:
-        reasons.append(
+        found.append((
+            "no_transcripts",
             f"none of the {_n(st['sessions'], 'session')} has a transcript: nothing to search"
-            " (their files are missing: `status --problems`)"
-        )
-    code = ExitCode.PROBLEMS if reasons else ExitCode.OK
-    return ("attention" if reasons else "ok"), reasons, int(code)
+            " (their files are missing: `status --problems`)",
+        ))  # fmt: skip
+    code = ExitCode.PROBLEMS if found else ExitCode.OK
+    return ("attention" if found else "ok"), found, int(code)
 
 
 def _n(n: int, what: str) -> str:

@@ -42,6 +42,7 @@ class Context(NamedTuple):
                     f"no agent databases under {self.root / 'agents'}",
                     hint="run `openclaw-sessions import` first, which reads "
                     + paths.where(self.root),
+                    code="no_agents",
                 )
             return found
         return [paths.check_agent_id(self.agent)]
