@@ -110,3 +110,29 @@ def test_follow_refuses_what_it_cannot_follow(state: Path, extra: list[str]) -> 
     Transcript(state)
     r = run_cli("history", KEY, "--follow", *extra)
     assert r.exit_code == 2 and "--follow" in r.stderr
+
+
+def test_follow_moves_to_the_new_transcript_after_a_reset(state: Path) -> None:
+    """Upstream's reset renames the transcript to *.reset.<ISO> and starts a new one for the
+    key: --follow prints the new generation's messages and keeps following that file."""
+    t = Transcript(state)
+    child = pexpect.spawn(EXE, ["history", KEY, "--follow"], env=env(), encoding="utf-8",
+                          timeout=20, dimensions=(40, 120))  # fmt: skip
+    try:
+        child.expect_exact("first answer")
+        sessions = t.path.parent
+        fresh = Session("sess-fresh", ts0=1_767_312_000_000)
+        fresh.user("hello after the reset")
+        fresh.write(sessions / "sess-fresh.jsonl")
+        write_store(sessions, {KEY: {"sessionId": "sess-fresh", "updatedAt": 2}})
+        t.path.rename(sessions / "sess-follow.jsonl.reset.2026-01-02T00-00-00.000Z")
+        child.expect_exact("hello after the reset")
+        with (sessions / "sess-fresh.jsonl").open("a", encoding="utf-8") as f:
+            fresh.assistant("and a reply in the new generation")
+            f.write(json.dumps(fresh.lines[-1]) + "\n")
+        child.expect_exact("and a reply in the new generation")
+        child.sendintr()
+        child.expect(pexpect.EOF)
+    finally:
+        child.close(force=True)
+    assert child.exitstatus == 130

@@ -115,19 +115,23 @@ def follow(opts: HistoryOptions, first: HistoryResult, times: Times) -> None:
         )
     agent = _agent(opts, first)
     last = first.messages[-1].get("id") if first.messages else None
-    stamp: tuple[int, int] | None = None  # import once at once: lines may have come already
+    stamp: tuple[int, int] | None = None  # import at once: lines may have come already
     since = opts._replace(around=None, offset=None, session_id=None, limit=None)
     while True:
         sys.stdout.flush()
         if _reader_gone():
             raise BrokenPipeError
         now = _stamp(path)
-        if now == stamp:
+        if now is not None and now == stamp:
             time.sleep(POLL_SECONDS)
             continue
         stamp = now
         _import(opts, agent, path.parent)
-        new = _after(history(since), last)
+        latest = history(since)
+        new = _after(latest, last)
         if new.messages:
             last = new.messages[-1].get("id")
             history_view.more(new, times)
+        if now is None:  # reset (renamed away) or moved: follow the key's current transcript
+            path = transcript_of(opts, latest) or path
+            time.sleep(POLL_SECONDS)
