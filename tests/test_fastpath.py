@@ -145,6 +145,7 @@ def test_every_parameter_is_an_option_field_with_its_default() -> None:
     from openclaw_sessions.cli.shells import ShellOptions
     from openclaw_sessions.index.reindex import ReindexOptions
     from openclaw_sessions.ingest.importer import ImportOptions
+    from openclaw_sessions.mcp.identity import McpOptions
     from openclaw_sessions.read.export import ExportOptions
     from openclaw_sessions.read.history import HistoryOptions
     from openclaw_sessions.read.listing import SessionsOptions
@@ -156,7 +157,7 @@ def test_every_parameter_is_an_option_field_with_its_default() -> None:
         "search": SearchOptions, "history": HistoryOptions, "status": StatusOptions,
         "reindex": ReindexOptions, "import": ImportOptions, "delete": DeleteOptions,
         "export": ExportOptions,
-        "sessions": SessionsOptions,
+        "sessions": SessionsOptions, "mcp": McpOptions,
         "pick": PickOptions, "completions": ShellOptions,
     }  # fmt: skip
     group = typer.main.get_command(app)

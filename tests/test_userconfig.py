@@ -94,6 +94,7 @@ def test_format_from_the_file_gives_way_to_json(store: Path, tmp_path: Path) -> 
         ("[nosuch]\nlimit = 1\n", "nosuch"),
         ('[import]\nagent = "ops"\n', "import.agent"),
         ('as = "agent:main:main"\n', "as"),
+        ("[mcp]\noperator = true\n", "mcp.operator"),
         ("limit = \n", "line 1"),  # not TOML at all
     ],
 )

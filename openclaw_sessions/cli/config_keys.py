@@ -60,6 +60,14 @@ KEYS: dict[str, dict[str, tuple[str, str, str, tuple[str, ...]]]] = {
         "quiet": ("quiet", "flag", "", ()),
         "color": ("color", "text", "", ("auto", "always", "never")),
     },
+    "mcp": {
+        "as": ("as_key", "text", "", ()),
+        "operator": ("operator", "flag", "", ()),
+        "state-dir": ("state_dir", "path", "OPENCLAW_STATE_DIR", ()),
+        "agent": ("agent", "text", "OPENCLAW_AGENT", ()),
+        "visibility": ("visibility", "text", "", ("self", "tree", "agent", "all")),
+        "sandboxed": ("sandboxed", "flag", "", ()),
+    },
     "pick": {
         "state-dir": ("state_dir", "path", "OPENCLAW_STATE_DIR", ()),
         "agent": ("agent", "text", "OPENCLAW_AGENT", ()),

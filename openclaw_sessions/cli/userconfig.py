@@ -24,10 +24,11 @@ from typing import Any, NamedTuple
 from openclaw_sessions import settings
 from openclaw_sessions.errors import UsageError
 
-# Options that say what to act on, or confirm an action, once: never defaults.
+# Options that say what to act on, or confirm an action, once: never defaults (mcp --operator
+# exposes every session on purpose: it is said on the command line or not at all).
 NOT_DEFAULTS = frozenset(
     {"as", "around", "session", "session-id", "offset", "output", "undelete", "yes", "force",
-     "dry-run", "follow", "background", "help", "version"}
+     "dry-run", "follow", "background", "help", "version", "operator"}
 )  # fmt: skip
 # `import` takes its agent only from --agent (the contract): a cron shell imports every agent.
 NOT_FROM_TOP = {"import": frozenset({"agent", "all-agents"})}
