@@ -164,7 +164,8 @@ def test_without_as_it_refuses_to_start(tmp_path: Path) -> None:
     )
     assert r.returncode == 2 and r.stdout == b""
     lines = r.stderr.decode().splitlines()
-    assert len(lines) == 1 and lines[0].startswith("error: mcp needs --as SESSION_KEY")
+    assert len(lines) == 1 and lines[0].startswith("error: mcp needs --as KEY (the session")
+    assert "***" not in lines[0]  # our own words are no secret
     r = subprocess.run(
         [*MAIN, "mcp", "--as", "nope-id", "--state-dir", str(state)],
         env=_env(),

@@ -77,7 +77,7 @@ def _check(opts: McpOptions) -> None:
         )
     if opts.as_key is None and not opts.operator:
         raise UsageError(
-            "mcp needs --as SESSION_KEY: the caller is fixed when the server starts",
+            "mcp needs --as KEY (the session it answers as, fixed when the server starts)",
             hint="e.g. --as agent:main:main (the agent's main session); --operator exposes"
             " every session, on purpose",
         )
