@@ -252,12 +252,16 @@ def test_limit_truncated_order_filters_and_snippet_cap(tmp_path: Path) -> None:
     run_cli("import", str(tmp_path / "src"), "--reindex")
     code, out = search("common", "--limit", "5")
     assert len(out["results"]) == 5 and out["truncated"] is True
-    code, out = search("common", "--limit", "100")
+    code, out = search("common", "--limit", "100", "--order", "upstream")
     assert len(out["results"]) == 60 and "truncated" not in out
     assert all(len(h["snippet"]) <= 301 for h in out["results"])
     assert any(h["snippet"].endswith("…") for h in out["results"])
     scores = [h["score"] for h in out["results"]]
     assert scores == sorted(scores, reverse=True)
+    # the operator's order folds near-duplicates (the same text but for its digits)
+    _, folded = search("common", "--limit", "100")
+    assert sum(h.get("copies", 1) for h in folded["results"]) == 60
+    assert len(folded["results"]) < 60 and "truncated" not in folded
     _, rec = search("common", "--order", "recent", "--limit", "100")
     ts = [h["timestamp"] for h in rec["results"]]
     assert ts == sorted(ts, reverse=True)

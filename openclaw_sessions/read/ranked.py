@@ -1,0 +1,162 @@
+"""The operator's search, beyond upstream's: its relevance order over every agent's best
+candidates (policy/rank.py), `--relax`, and the `absence` of an empty or partial answer.
+
+`--as` never comes here: its order and JSON stay upstream's `sessions_search` exactly.
+"""
+
+from __future__ import annotations
+
+import sqlite3
+from pathlib import Path
+from typing import Any, NamedTuple
+
+from openclaw_sessions.errors import UsageError
+from openclaw_sessions.policy import fts_query, query_lang, rank
+from openclaw_sessions.policy.redact import Redactor
+from openclaw_sessions.store.db import open_store
+
+from . import search_sql
+from .models import Hit
+
+POOL = 200  # candidates re-ranked at least (a flood of 30 copies leaves room for the rest)
+
+
+def pool_size(limit: int) -> int:
+    return max(POOL, 20 * limit)
+
+
+def per_session(limit: int, session_filter: bool) -> int | None:
+    """Hits of one session before the others' (None: --session names the one session)."""
+    return None if session_filter else max(1, min(rank.PER_SESSION, limit // 3))
+
+
+class Pool:
+    """Every agent's candidates of one search."""
+
+    def __init__(self) -> None:
+        self.rows: list[tuple[str, search_sql.Row]] = []
+        self.cands: list[rank.Cand] = []
+
+    def add(self, agent: str, rows: list[search_sql.Row], heads: list[str]) -> None:
+        for r, head in zip(rows, heads, strict=True):
+            self.rows.append((agent, r))
+            self.cands.append(rank.Cand(r[0], int(r[4]), -float(r[5]), head))
+
+    def top(
+        self,
+        root: Path,
+        plan: fts_query.QueryPlan,
+        redactor: Redactor,
+        limit: int,
+        cap: int | None,
+        relaxed: bool = False,
+    ) -> tuple[list[Hit], dict[Hit, str], bool]:
+        """(the first ``limit`` hits in the operator's order, each hit's agent, more exist)."""
+        order = rank.order(self.cands, per_session=cap)
+        shown = order[:limit]
+        by_agent: dict[str, list[int]] = {}
+        for pos, r in enumerate(shown):
+            by_agent.setdefault(self.rows[r.pos][0], []).append(pos)
+        hits: list[Hit | None] = [None] * len(shown)
+        for agent, positions in sorted(by_agent.items()):
+            rows = [self.rows[shown[p].pos][1] for p in positions]
+            with open_store(root, agent) as conn:
+                made = search_sql.materialize(conn, plan, rows, redactor)
+            for p, h in zip(positions, made, strict=True):
+                hits[p] = h._replace(agent_id=agent, copies=shown[p].copies, relaxed=relaxed)
+        done = [h for h in hits if h is not None]
+        return done, {h: h.agent_id or "" for h in done}, len(order) > limit
+
+
+def build_plan(query: str, *, prefix: bool, literal: bool) -> fts_query.QueryPlan:
+    """Upstream's literal terms (``literal``: --literal or --as), else the query language."""
+    if literal:
+        return fts_query.build(query, prefix=prefix)
+    return query_lang.build(query, prefix=prefix)
+
+
+def relaxed_plan(plan: fts_query.QueryPlan) -> fts_query.QueryPlan | None:
+    """Most but not all of the query's words: every way to leave one out (None: fewer than
+    two words, nothing to relax)."""
+    words = [t.text for t in plan.terms if t.route != "ignored"]
+    words = list(dict.fromkeys(words))
+    if len(words) < 2:
+        return None
+    quoted = ['"' + w.replace('"', " ") + '"' for w in words]
+    groups = [
+        "(" + " ".join(q for j, q in enumerate(quoted) if j != i) + ")" for i in range(len(words))
+    ]
+    try:
+        return query_lang.build(" OR ".join(groups))
+    except UsageError:  # too many alternatives across the scripts: any of the words
+        return query_lang.build(" OR ".join(quoted))
+
+
+class Absence(NamedTuple):
+    """What an empty or partial operator answer lacks, added up over the agents."""
+
+    not_found: dict[str, int]  # term -> indexed matches (0: found nowhere)
+    off_index: dict[str, int]  # term -> matches on abandoned branches or unindexed messages
+    pending: int
+
+
+def why_empty(conn: sqlite3.Connection, plan: fts_query.QueryPlan, redactor: Redactor) -> Absence:
+    """One agent's part: each term's indexed matches and (operator) matches off the index."""
+    from .explain import explain
+    from .scope import OPERATOR_VISIBLE
+
+    got = explain(
+        conn, plan, visible=OPERATOR_VISIBLE, operator=True, redactor=redactor, matched=False
+    )
+    found = {w["term"]: int(w.get("indexedMatches", 0)) for w in got.get("why", [])}
+    off = {
+        w["term"]: int(w["abandonedOrUnindexedMatches"])
+        for w in got.get("why", [])
+        if w.get("abandonedOrUnindexedMatches")
+    }
+    return Absence(found, off, int(got["pendingSessions"]))
+
+
+def absence(
+    parts: list[Absence],
+    *,
+    empty: bool,
+    cut_by: str | None,
+    shown: int,
+    total: int,
+    pending: bool,
+    unindexed: int,
+    relax_possible: bool,
+    relaxed: bool,
+) -> dict[str, Any] | None:
+    """The JSON ``absence`` of an operator answer (None when it is whole)."""
+    out: dict[str, Any] = {}
+    lift: list[str] = []
+    if empty and parts:
+        terms: dict[str, int] = {}
+        off: dict[str, int] = {}
+        for p in parts:
+            for t, n in p.not_found.items():
+                terms[t] = terms.get(t, 0) + n
+            for t, n in p.off_index.items():
+                off[t] = off.get(t, 0) + n
+        out["termsNotFound"] = [t for t, n in terms.items() if n == 0]
+        if off:
+            out["abandonedOrUnindexed"] = off
+        if relax_possible and not relaxed:
+            lift.append("--relax")
+    if relaxed:
+        out["relaxed"] = "no message matches every word: these match most of them"
+    if pending:
+        out["pendingSessions"] = max(sum(p.pending for p in parts), 1) if parts else True
+        lift.append("--wait")
+    if unindexed:
+        out["unindexedSessions"] = unindexed
+    if cut_by is not None:
+        out["cut"] = {"by": cut_by, "shown": shown, "total": total}
+        lift.append(f"--limit {max(total, shown + 1)}" if cut_by == "limit" else "--max-bytes 0")
+    if not out:
+        return None
+    if lift:
+        out["lift"] = lift
+    return out
