@@ -12,6 +12,8 @@ bm25 (read/search.py fetches them) are re-ranked here:
   of that session, each worth half the one before;
 - automation (a cron, hook or heartbeat key, or a session repeating one message) and a folded
   hit count half: demoted, never hidden;
+- a long session (a marathon that names the topic once among hundreds of messages) counts
+  less, by the log of its length past ``LONG_SESSION`` messages;
 - a small recency bonus breaks near-ties (a newer decision supersedes an older one);
 - at most ``per_session`` hits of one session come before every other session's hits.
 
@@ -20,6 +22,7 @@ bm25 (read/search.py fetches them) are re-ranked here:
 
 from __future__ import annotations
 
+import math
 from collections import defaultdict
 from typing import NamedTuple
 
@@ -33,9 +36,11 @@ _VARYING = recache.compile(
     r"\d{4}-\d\d-\d\d(?:[t ]\d\d?:\d\d(?::\d\d(?:\.\d+)?)?z?)?|\d\d?:\d\d(?::\d\d)?|\d{5,}"
 )
 _NON_WORD = recache.compile(r"[\W_]+")
+_ANY_DIGITS = recache.compile(r"\d+")
 _WEIGHTS = (1.0, 0.5, 0.25, 0.125)  # the session's evidence: its distinct matches, best first
 AUTOMATION_FACTOR = 0.5
-RECENCY = 0.08
+RECENCY = 0.15
+LONG_SESSION = 50  # messages; a longer session's evidence is diluted (log of the excess)
 
 
 class Cand(NamedTuple):
@@ -43,6 +48,7 @@ class Cand(NamedTuple):
     ts: int
     score: float  # -bm25: higher is better
     head: str  # the start of the message's text
+    size: int = 1  # the indexed messages of its transcript
 
 
 class Ranked(NamedTuple):
@@ -74,18 +80,26 @@ def order(cands: list[Cand], *, per_session: int | None = PER_SESSION) -> list[R
     for i, c in enumerate(cands):
         groups[fingerprint(c.head)].append(i)
     evidence: dict[str, list[float]] = defaultdict(list)
-    repetitive: set[str] = set()
     for members in groups.values():
         by_key: dict[str, list[int]] = defaultdict(list)
         for i in members:
             by_key[cands[i].key].append(i)
         for key, own in by_key.items():
             evidence[key].append(max(cands[i].score for i in own) / top)
-            if len(own) >= 3:
-                repetitive.add(key)
+    # A session repeating itself: 3+ matches alike but for any number (a run counter too)
+    alike: dict[tuple[str, str], int] = defaultdict(int)
+    for c in cands:
+        alike[(c.key, _ANY_DIGITS.sub("0", fingerprint(c.head)))] += 1
+    repetitive = {key for (key, _), n in alike.items() if n >= 3}
+    size: dict[str, int] = defaultdict(int)
+    for c in cands:
+        size[c.key] = max(size[c.key], c.size)
     strength = {
         key: sum(w * v for w, v in zip(_WEIGHTS, sorted(vals, reverse=True), strict=False))
         for key, vals in evidence.items()
+    }
+    dilution = {
+        key: 1.0 / (1.0 + 0.5 * math.log(max(1.0, n / LONG_SESSION))) for key, n in size.items()
     }
     best_strength = max(strength.values()) or 1.0
     t0 = min(c.ts for c in cands)
@@ -96,7 +110,7 @@ def order(cands: list[Cand], *, per_session: int | None = PER_SESSION) -> list[R
         c = cands[i]
         auto = automated_key(c.key) or c.key in repetitive or len(members) >= 3
         value = 0.5 * c.score / top + 0.5 * strength[c.key] / best_strength
-        value *= AUTOMATION_FACTOR if auto else 1.0
+        value *= (AUTOMATION_FACTOR if auto else 1.0) * dilution[c.key]
         value += RECENCY * (c.ts - t0) / span
         out.append(Ranked(i, len(members), value))
     out.sort(key=lambda r: (-r.score, -cands[r.pos].ts, cands[r.pos].key, r.pos))

@@ -37,10 +37,10 @@ class Pool:
         self.rows: list[tuple[str, search_sql.Row]] = []
         self.cands: list[rank.Cand] = []
 
-    def add(self, agent: str, rows: list[search_sql.Row], heads: list[str]) -> None:
-        for r, head in zip(rows, heads, strict=True):
+    def add(self, agent: str, rows: list[search_sql.Row], info: list[tuple[str, int]]) -> None:
+        for r, (head, size) in zip(rows, info, strict=True):
             self.rows.append((agent, r))
-            self.cands.append(rank.Cand(r[0], int(r[4]), -float(r[5]), head))
+            self.cands.append(rank.Cand(r[0], int(r[4]), -float(r[5]), head, size))
 
     def top(
         self,

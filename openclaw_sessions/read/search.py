@@ -208,10 +208,10 @@ def _run(
                 tally.add(conn, agent, plan, filters, redactor.fingerprint, per_session=per_session)
             elif pool is not None:
                 fp = redactor.fingerprint
-                rows, heads, more = search_sql.candidates(
+                rows, info, more = search_sql.candidates(
                     conn, plan, filters, fp, ranked.pool_size(limit)
                 )
-                pool.add(agent, rows, heads)
+                pool.add(agent, rows, info)
                 tally.add_total(conn, plan, filters, fp, len(rows), more)
                 matched = bool(rows)
             else:

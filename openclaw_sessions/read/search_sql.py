@@ -236,21 +236,30 @@ Row = tuple[Any, ...]  # (session_key, session_id, message_id, role, ts, bm25, r
 
 def candidates(
     conn: sqlite3.Connection, plan: fts_query.QueryPlan, filters: Filters, fp: str, k: int
-) -> tuple[list[Row], list[str], bool]:
-    """(the best ``k`` matches by bm25 then time, the start of each one's text, whether more
-    match): what the operator's order re-ranks (policy/rank.py)."""
+) -> tuple[list[Row], list[tuple[str, int]], bool]:
+    """(the best ``k`` matches by bm25 then time, each one's text start and its transcript's
+    indexed messages, whether more match): what the operator's order re-ranks
+    (policy/rank.py)."""
     if plan.empty:
         return [], [], False
     with transaction(conn, write=False):
-        rows = _relevant(conn, plan, filters, fp, k)
-        got = dict(
-            conn.execute(
-                "SELECT row_id, substr(text, 1, ?) FROM index_rows"
+        rows = _relevant(conn, plan, filters, fp, k)[: k + 1]
+        got = {
+            rid: (tid, head)
+            for rid, tid, head in conn.execute(
+                "SELECT row_id, transcript_id, substr(text, 1, ?) FROM index_rows"
                 " WHERE row_id IN (SELECT value FROM json_each(?))",
                 (rank.HEAD_CHARS * 2, json.dumps([r[6] for r in rows[:k]])),
-            ).fetchall()
-        )
-    return rows[:k], [got[r[6]] for r in rows[:k]], len(rows) > k
+            )
+        }
+        sizes = {
+            tid: conn.execute(
+                "SELECT count(*) FROM index_rows WHERE transcript_id = ?", (tid,)
+            ).fetchone()[0]
+            for tid in {v[0] for v in got.values()}
+        }
+    info = [(got[r[6]][1], int(sizes[got[r[6]][0]])) for r in rows[:k]]
+    return rows[:k], info, len(rows) > k
 
 
 def materialize(
