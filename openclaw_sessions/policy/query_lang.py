@@ -1,7 +1,8 @@
 """The operator's query language → FTS5 plans (pure).
 
 ``"exact phrase"``, ``a OR b``, ``-word`` (leave out), ``word*`` (prefix), parentheses, and
-implicit AND between terms, as in web search. Anything else is literal text, as upstream's
+implicit AND between terms, as in web search (where OR binds tighter: ``a OR b c`` is
+``(a OR b) c``). Anything else is literal text, as upstream's
 terms are: a word that is not an operator (``NOT``, ``NEAR``, ``col:x``, ``^x``) is a phrase,
 punctuation never errors (an unbalanced parenthesis or quote closes at the end, a stray ``)``
 or a dangling ``OR`` is ignored or literal). CJK runs go to the bigram index inside every
@@ -90,54 +91,48 @@ class _Parser:
         return self.toks[self.i] if self.i < len(self.toks) else None
 
     def parse(self) -> Expr | None:
-        out = self.or_expr()
+        out = self.and_expr()
         while self.peek() is not None:  # a stray ')': skip it, go on
             self.i += 1
-            more = self.or_expr()
-            out = _join("and", [out, more])
+            out = _join("and", [out, self.and_expr()])
         return out
-
-    def or_expr(self) -> Expr | None:
-        parts = [self.and_expr()]
-        while (t := self.peek()) is not None and t.kind == "or":
-            self.i += 1
-            parts.append(self.and_expr())
-        return _join("or", parts)
 
     def and_expr(self) -> Expr | None:
         parts: list[Expr | None] = []
-        seen = False
         while (t := self.peek()) is not None and t.kind != "rp":
-            if t.kind == "or":
-                nxt = self.toks[self.i + 1] if self.i + 1 < len(self.toks) else None
-                if seen and nxt is not None and nxt.kind not in ("or", "rp"):
-                    break  # an operator between two operands
-                self.i += 1  # leading, trailing or doubled: the word itself
-                parts.append(_word("OR"))
-                seen = True
-                continue
-            parts.append(self.unary())
-            seen = True
+            parts.append(self.or_term())
         return _join("and", parts)
+
+    def or_term(self) -> Expr | None:
+        """OR binds tighter than the space between terms, as in web search:
+        ``a OR b c`` is ``(a OR b) c``."""
+        parts = [self.unary()]
+        while (t := self.peek()) is not None and t.kind == "or":
+            nxt = self.toks[self.i + 1] if self.i + 1 < len(self.toks) else None
+            if nxt is None or nxt.kind in ("or", "rp"):
+                break  # trailing or doubled: the word itself, next
+            self.i += 1
+            parts.append(self.unary())
+        return _join("or", parts)
 
     def unary(self) -> Expr | None:
         t = self.peek()
         assert t is not None
         if t.kind == "neg":
             self.i += 1
-            if self.peek() is None or self.peek().kind in ("rp", "or"):  # type: ignore[union-attr]
+            if (nxt := self.peek()) is None or nxt.kind == "rp":
                 return None
             inner = self.unary()
             return None if inner is None else Node("not", (inner,))
         self.i += 1
         if t.kind == "lp":
-            inner = self.or_expr()
+            inner = self.and_expr()
             if (r := self.peek()) is not None and r.kind == "rp":
                 self.i += 1
             return inner
         if t.kind == "phrase":
             return _phrase(t.text)
-        return _word(t.text)
+        return _word("OR" if t.kind == "or" else t.text)  # an OR with no operand: a word
 
 
 def _join(op: str, parts: list[Expr | None]) -> Expr | None:

@@ -119,7 +119,7 @@ def explain(
     pending = _pending(conn, fingerprint, visible)
     out: dict[str, Any] = {
         "terms": [{"text": t.text, "route": t.route} for t in plan.terms],
-        "expressions": {"primary": plan.primary, "bigram": plan.bigram},
+        "expressions": _expressions(plan),
         "pendingSessions": pending,
     }
     if matched:
@@ -143,6 +143,18 @@ def explain(
     out["why"] = reasons
     if pending:
         out["note"] = f"{pending} session(s) pending reconciliation are not searched yet"
+    return out
+
+
+def _expressions(plan: fts_query.QueryPlan) -> dict[str, Any]:
+    """The FTS5 expressions a plan runs: one per index, the rows a `-word` leaves out, and an
+    OR across the indexes as its alternatives."""
+    if plan.alternatives:
+        return {"alternatives": [_expressions(p) for p in plan.alternatives]}
+    out: dict[str, Any] = {"primary": plan.primary, "bigram": plan.bigram}
+    for name, expr in (("excludePrimary", plan.not_primary), ("excludeBigram", plan.not_bigram)):
+        if expr is not None:
+            out[name] = expr
     return out
 
 
