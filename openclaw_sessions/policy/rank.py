@@ -76,9 +76,10 @@ def order(cands: list[Cand], *, per_session: int | None = PER_SESSION) -> list[R
     if not cands:
         return []
     top = max(c.score for c in cands) or 1.0
+    prints = [fingerprint(c.head) for c in cands]
     groups: dict[str, list[int]] = defaultdict(list)
-    for i, c in enumerate(cands):
-        groups[fingerprint(c.head)].append(i)
+    for i, fp in enumerate(prints):
+        groups[fp].append(i)
     evidence: dict[str, list[float]] = defaultdict(list)
     for members in groups.values():
         by_key: dict[str, list[int]] = defaultdict(list)
@@ -88,8 +89,8 @@ def order(cands: list[Cand], *, per_session: int | None = PER_SESSION) -> list[R
             evidence[key].append(max(cands[i].score for i in own) / top)
     # A session repeating itself: 3+ matches alike but for any number (a run counter too)
     alike: dict[tuple[str, str], int] = defaultdict(int)
-    for c in cands:
-        alike[(c.key, _ANY_DIGITS.sub("0", fingerprint(c.head)))] += 1
+    for c, fp in zip(cands, prints, strict=True):
+        alike[(c.key, _ANY_DIGITS.sub("0", fp))] += 1
     repetitive = {key for (key, _), n in alike.items() if n >= 3}
     size: dict[str, int] = defaultdict(int)
     for c in cands:

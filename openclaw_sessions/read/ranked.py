@@ -18,11 +18,11 @@ from openclaw_sessions.store.db import open_store
 from . import search_sql
 from .models import Hit
 
-POOL = 200  # candidates re-ranked at least (a flood of 30 copies leaves room for the rest)
+POOL = 64  # candidates re-ranked at least (a flood of 30 copies leaves room for the rest)
 
 
 def pool_size(limit: int) -> int:
-    return max(POOL, 20 * limit)
+    return max(POOL, 6 * limit)
 
 
 def per_session(limit: int, session_filter: bool) -> int | None:

@@ -237,29 +237,46 @@ Row = tuple[Any, ...]  # (session_key, session_id, message_id, role, ts, bm25, r
 def candidates(
     conn: sqlite3.Connection, plan: fts_query.QueryPlan, filters: Filters, fp: str, k: int
 ) -> tuple[list[Row], list[tuple[str, int]], bool]:
-    """(the best ``k`` matches by bm25 then time, each one's text start and its transcript's
+    """(about the best ``k`` matches by bm25, each one's text start and its transcript's
     indexed messages, whether more match): what the operator's order re-ranks
-    (policy/rank.py)."""
+    (policy/rank.py). A pool, not a page: ties at its edge need not be broken exactly, so the
+    candidates grow only while the filters leave fewer than ``k``."""
     if plan.empty:
         return [], [], False
+    where, params = _filters(filters, fp)
+    n = k + k // 4 + 1  # the operator sees every session but incognito ones: few are left out
     with transaction(conn, write=False):
-        rows = _relevant(conn, plan, filters, fp, k)[: k + 1]
-        got = {
-            rid: (tid, head)
-            for rid, tid, head in conn.execute(
-                "SELECT row_id, transcript_id, substr(text, 1, ?) FROM index_rows"
-                " WHERE row_id IN (SELECT value FROM json_each(?))",
-                (rank.HEAD_CHARS * 2, json.dumps([r[6] for r in rows[:k]])),
-            )
-        }
-        sizes = {
-            tid: conn.execute(
-                "SELECT count(*) FROM index_rows WHERE transcript_id = ?", (tid,)
-            ).fetchone()[0]
-            for tid in {v[0] for v in got.values()}
-        }
-    info = [(got[r[6]][1], int(sizes[got[r[6]][0]])) for r in rows[:k]]
-    return rows[:k], info, len(rows) > k
+        while True:
+            ranks: dict[int, float] = {}
+            exhausted = True
+            for alt in plan.branches:
+                table, expr = _driving_index(alt)
+                also, aparams = _other_index(alt, table, "rowid")
+                cands, done = _ranked(conn, table, also, [expr, *aparams], n)
+                exhausted = exhausted and done
+                for rowid, score in cands:
+                    ranks[rowid] = min(score, ranks.get(rowid, score))
+            rows = conn.execute(
+                "SELECT r.row_id, t.session_key, t.session_id, r.message_id, r.role, r.ts,"
+                f" r.transcript_id, substr(r.text, 1, ?) FROM index_rows r{JOINS}"
+                f" WHERE r.row_id IN (SELECT value FROM json_each(?)) AND {' AND '.join(where)}",
+                [rank.HEAD_CHARS * 2, json.dumps(list(ranks)), *params],
+            ).fetchall()
+            if exhausted or len(rows) > k:
+                break
+            n *= 8
+        rows.sort(key=lambda r: (ranks[r[0]], -r[5], r[1], r[3]))
+        top = rows[:k]
+        tids = sorted({r[6] for r in top})
+        sizes = dict(
+            conn.execute(
+                "SELECT transcript_id, count(*) FROM index_rows WHERE transcript_id IN"
+                " (SELECT value FROM json_each(?)) GROUP BY transcript_id",
+                (json.dumps(tids),),
+            ).fetchall()
+        )
+    out = [(r[1], r[2], r[3], r[4], r[5], ranks[r[0]], r[0]) for r in top]
+    return out, [(r[7], int(sizes[r[6]])) for r in top], len(rows) > k
 
 
 def materialize(
