@@ -13,7 +13,7 @@ bm25 (read/search.py fetches them) are re-ranked here:
 - automation (a cron, hook or heartbeat key, or a session repeating one message) and a folded
   hit count half: demoted, never hidden;
 - a long session (a marathon that names the topic once among hundreds of messages) counts
-  less, by the log of its length past ``LONG_SESSION`` messages;
+  less, by the log of its length past ``LONG_SESSION`` lines;
 - a small recency bonus breaks near-ties (a newer decision supersedes an older one);
 - at most ``per_session`` hits of one session come before every other session's hits.
 
@@ -40,7 +40,7 @@ _ANY_DIGITS = recache.compile(r"\d+")
 _WEIGHTS = (1.0, 0.5, 0.25, 0.125)  # the session's evidence: its distinct matches, best first
 AUTOMATION_FACTOR = 0.5
 RECENCY = 0.15
-LONG_SESSION = 50  # messages; a longer session's evidence is diluted (log of the excess)
+LONG_SESSION = 100  # lines; a longer session's evidence is diluted (log of the excess)
 
 
 class Cand(NamedTuple):
@@ -48,7 +48,7 @@ class Cand(NamedTuple):
     ts: int
     score: float  # -bm25: higher is better
     head: str  # the start of the message's text
-    size: int = 1  # the indexed messages of its transcript
+    size: int = 1  # its transcript's length (stored lines: messages, tool results, the rest)
 
 
 class Ranked(NamedTuple):
@@ -80,17 +80,17 @@ def order(cands: list[Cand], *, per_session: int | None = PER_SESSION) -> list[R
     groups: dict[str, list[int]] = defaultdict(list)
     for i, fp in enumerate(prints):
         groups[fp].append(i)
-    evidence: dict[str, list[float]] = defaultdict(list)
-    for members in groups.values():
-        by_key: dict[str, list[int]] = defaultdict(list)
-        for i in members:
-            by_key[cands[i].key].append(i)
-        for key, own in by_key.items():
-            evidence[key].append(max(cands[i].score for i in own) / top)
-    # A session repeating itself: 3+ matches alike but for any number (a run counter too)
+    # A session's evidence: its best match per kind of message, alike but for any number (a
+    # run counter too); 3+ matches of one kind: a session repeating itself.
+    best: dict[tuple[str, str], float] = {}
     alike: dict[tuple[str, str], int] = defaultdict(int)
     for c, fp in zip(cands, prints, strict=True):
-        alike[(c.key, _ANY_DIGITS.sub("0", fp))] += 1
+        kind = (c.key, _ANY_DIGITS.sub("0", fp))
+        alike[kind] += 1
+        best[kind] = max(best.get(kind, 0.0), c.score / top)
+    evidence: dict[str, list[float]] = defaultdict(list)
+    for (key, _), v in best.items():
+        evidence[key].append(v)
     repetitive = {key for (key, _), n in alike.items() if n >= 3}
     size: dict[str, int] = defaultdict(int)
     for c in cands:
@@ -100,7 +100,7 @@ def order(cands: list[Cand], *, per_session: int | None = PER_SESSION) -> list[R
         for key, vals in evidence.items()
     }
     dilution = {
-        key: 1.0 / (1.0 + 0.5 * math.log(max(1.0, n / LONG_SESSION))) for key, n in size.items()
+        key: 1.0 / (1.0 + 0.75 * math.log(max(1.0, n / LONG_SESSION))) for key, n in size.items()
     }
     best_strength = max(strength.values()) or 1.0
     t0 = min(c.ts for c in cands)

@@ -238,7 +238,7 @@ def candidates(
     conn: sqlite3.Connection, plan: fts_query.QueryPlan, filters: Filters, fp: str, k: int
 ) -> tuple[list[Row], list[tuple[str, int]], bool]:
     """(about the best ``k`` matches by bm25, each one's text start and its transcript's
-    indexed messages, whether more match): what the operator's order re-ranks
+    stored lines (its length, free to read), whether more match): what the operator's order re-ranks
     (policy/rank.py). A pool, not a page: ties at its edge need not be broken exactly, so the
     candidates grow only while the filters leave fewer than ``k``."""
     if plan.empty:
@@ -258,7 +258,7 @@ def candidates(
                     ranks[rowid] = min(score, ranks.get(rowid, score))
             rows = conn.execute(
                 "SELECT r.row_id, t.session_key, t.session_id, r.message_id, r.role, r.ts,"
-                f" r.transcript_id, substr(r.text, 1, ?) FROM index_rows r{JOINS}"
+                f" t.next_seq, substr(r.text, 1, ?) FROM index_rows r{JOINS}"
                 f" WHERE r.row_id IN (SELECT value FROM json_each(?)) AND {' AND '.join(where)}",
                 [rank.HEAD_CHARS * 2, json.dumps(list(ranks)), *params],
             ).fetchall()
@@ -267,16 +267,8 @@ def candidates(
             n *= 8
         rows.sort(key=lambda r: (ranks[r[0]], -r[5], r[1], r[3]))
         top = rows[:k]
-        tids = sorted({r[6] for r in top})
-        sizes = dict(
-            conn.execute(
-                "SELECT transcript_id, count(*) FROM index_rows WHERE transcript_id IN"
-                " (SELECT value FROM json_each(?)) GROUP BY transcript_id",
-                (json.dumps(tids),),
-            ).fetchall()
-        )
     out = [(r[1], r[2], r[3], r[4], r[5], ranks[r[0]], r[0]) for r in top]
-    return out, [(r[7], int(sizes[r[6]])) for r in top], len(rows) > k
+    return out, [(r[7], int(r[6])) for r in top], len(rows) > k
 
 
 def materialize(
