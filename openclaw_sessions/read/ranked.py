@@ -6,6 +6,7 @@ candidates (policy/rank.py), `--relax`, and the `absence` of an empty or partial
 
 from __future__ import annotations
 
+import json
 import sqlite3
 from pathlib import Path
 from typing import Any, NamedTuple
@@ -13,7 +14,7 @@ from typing import Any, NamedTuple
 from openclaw_sessions.errors import UsageError
 from openclaw_sessions.policy import fts_query, query_lang, rank
 from openclaw_sessions.policy.redact import Redactor
-from openclaw_sessions.store.db import open_store
+from openclaw_sessions.store.db import open_store, transaction
 
 from . import search_sql
 from .models import Hit
@@ -28,6 +29,47 @@ def pool_size(limit: int) -> int:
 def per_session(limit: int, session_filter: bool) -> int | None:
     """Hits of one session before the others' (None: --session names the one session)."""
     return None if session_filter else max(1, min(rank.PER_SESSION, limit // 3))
+
+
+def candidates(
+    conn: sqlite3.Connection,
+    plan: fts_query.QueryPlan,
+    filters: search_sql.Filters,
+    fp: str,
+    k: int,
+) -> tuple[list[search_sql.Row], list[tuple[str, int]], bool]:
+    """(about the best ``k`` matches by bm25, each one's text start and its transcript's
+    stored lines (its length, free to read), whether more match): what the operator's order re-ranks
+    (policy/rank.py). A pool, not a page: ties at its edge need not be broken exactly, so the
+    candidates grow only while the filters leave fewer than ``k``."""
+    if plan.empty:
+        return [], [], False
+    where, params = search_sql._filters(filters, fp)
+    n = k + k // 4 + 1  # the operator sees every session but incognito ones: few are left out
+    with transaction(conn, write=False):
+        while True:
+            ranks: dict[int, float] = {}
+            exhausted = True
+            for alt in plan.branches:
+                table, expr = search_sql._driving_index(alt)
+                also, aparams = search_sql._other_index(alt, table, "rowid")
+                cands, done = search_sql._ranked(conn, table, also, [expr, *aparams], n)
+                exhausted = exhausted and done
+                for rowid, score in cands:
+                    ranks[rowid] = min(score, ranks.get(rowid, score))
+            rows = conn.execute(
+                "SELECT r.row_id, t.session_key, t.session_id, r.message_id, r.role, r.ts,"
+                f" t.next_seq, substr(r.text, 1, ?) FROM index_rows r{search_sql.JOINS}"
+                f" WHERE r.row_id IN (SELECT value FROM json_each(?)) AND {' AND '.join(where)}",
+                [rank.HEAD_CHARS * 2, json.dumps(list(ranks)), *params],
+            ).fetchall()
+            if exhausted or len(rows) > k:
+                break
+            n *= 8
+        rows.sort(key=lambda r: (ranks[r[0]], -r[5], r[1], r[3]))
+        top = rows[:k]
+    out = [(r[1], r[2], r[3], r[4], r[5], ranks[r[0]], r[0]) for r in top]
+    return out, [(r[7], int(r[6])) for r in top], len(rows) > k
 
 
 class Pool:

@@ -208,7 +208,7 @@ def _run(
                 tally.add(conn, agent, plan, filters, redactor.fingerprint, per_session=per_session)
             elif pool is not None:
                 fp = redactor.fingerprint
-                rows, info, more = search_sql.candidates(
+                rows, info, more = ranked.candidates(
                     conn, plan, filters, fp, ranked.pool_size(limit)
                 )
                 pool.add(agent, rows, info)

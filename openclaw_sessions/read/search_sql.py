@@ -14,7 +14,7 @@ from collections.abc import Sequence
 from typing import Any, NamedTuple
 
 from openclaw_sessions.index import stale
-from openclaw_sessions.policy import fts_query, rank, recache
+from openclaw_sessions.policy import fts_query, recache
 from openclaw_sessions.policy.cut import safe_cut
 from openclaw_sessions.policy.redact import Redactor
 from openclaw_sessions.policy.sanitize import json_bytes
@@ -232,43 +232,6 @@ def find_hits(
 
 
 Row = tuple[Any, ...]  # (session_key, session_id, message_id, role, ts, bm25, row_id)
-
-
-def candidates(
-    conn: sqlite3.Connection, plan: fts_query.QueryPlan, filters: Filters, fp: str, k: int
-) -> tuple[list[Row], list[tuple[str, int]], bool]:
-    """(about the best ``k`` matches by bm25, each one's text start and its transcript's
-    stored lines (its length, free to read), whether more match): what the operator's order re-ranks
-    (policy/rank.py). A pool, not a page: ties at its edge need not be broken exactly, so the
-    candidates grow only while the filters leave fewer than ``k``."""
-    if plan.empty:
-        return [], [], False
-    where, params = _filters(filters, fp)
-    n = k + k // 4 + 1  # the operator sees every session but incognito ones: few are left out
-    with transaction(conn, write=False):
-        while True:
-            ranks: dict[int, float] = {}
-            exhausted = True
-            for alt in plan.branches:
-                table, expr = _driving_index(alt)
-                also, aparams = _other_index(alt, table, "rowid")
-                cands, done = _ranked(conn, table, also, [expr, *aparams], n)
-                exhausted = exhausted and done
-                for rowid, score in cands:
-                    ranks[rowid] = min(score, ranks.get(rowid, score))
-            rows = conn.execute(
-                "SELECT r.row_id, t.session_key, t.session_id, r.message_id, r.role, r.ts,"
-                f" t.next_seq, substr(r.text, 1, ?) FROM index_rows r{JOINS}"
-                f" WHERE r.row_id IN (SELECT value FROM json_each(?)) AND {' AND '.join(where)}",
-                [rank.HEAD_CHARS * 2, json.dumps(list(ranks)), *params],
-            ).fetchall()
-            if exhausted or len(rows) > k:
-                break
-            n *= 8
-        rows.sort(key=lambda r: (ranks[r[0]], -r[5], r[1], r[3]))
-        top = rows[:k]
-    out = [(r[1], r[2], r[3], r[4], r[5], ranks[r[0]], r[0]) for r in top]
-    return out, [(r[7], int(r[6])) for r in top], len(rows) > k
 
 
 def materialize(
