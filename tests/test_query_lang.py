@@ -185,6 +185,8 @@ def test_relax_and_absence(tmp_path: Path, state: Path) -> None:
     assert r.exit_code == 0 and doc["results"][0]["relaxed"] is True
     assert doc["results"][0]["sessionKey"] == "agent:main:settle"
     assert "relaxed" in doc["absence"]
+    doc = json_out(run_cli("search", "zorblax nowhereword -billing", "--json", "--relax"))
+    assert doc["results"] and all("billing" not in h["snippet"] for h in doc["results"])
     doc = json_out(run_cli("search", "zorblax", "--json", "-n", "1"))
     assert doc["absence"]["cut"]["by"] == "limit" and doc["absence"]["lift"][0].startswith(
         "--limit"

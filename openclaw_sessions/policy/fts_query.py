@@ -85,6 +85,7 @@ class QueryPlan(NamedTuple):
     not_bigram: str | None = None
     highlight: str | None = None
     alternatives: tuple[QueryPlan, ...] = ()
+    wanted: tuple[str, ...] = ()  # the words to find (not the -words); empty: every term
 
     @property
     def empty(self) -> bool:

@@ -255,12 +255,15 @@ def _cjk_texts(leaves: tuple[Leaf, ...]) -> list[str]:
     return [w for x in leaves if x.route == "bigram" for w in x.text.split()]
 
 
-def _all_leaves(e: Expr | None) -> list[Leaf]:
+def _all_leaves(e: Expr | None, *, wanted: bool = False) -> list[Leaf]:
+    """Every word of the query (``wanted``: only those to find, not the ones left out)."""
     if e is None:
         return []
     if isinstance(e, Leaf):
         return [e]
-    return [x for k in e.kids for x in _all_leaves(k)]
+    if wanted and e.op == "not":
+        return []
+    return [x for k in e.kids for x in _all_leaves(k, wanted=wanted)]
 
 
 def build(query: str, *, prefix: bool = False) -> QueryPlan:
@@ -277,12 +280,14 @@ def build(query: str, *, prefix: bool = False) -> QueryPlan:
         return QueryPlan(q, terms)
     branches = _dnf(tree)
     plans = tuple(_plan(q, b, terms) for b in branches)
+    wanted = tuple(dict.fromkeys(x.text for x in _all_leaves(tree, wanted=True)))
     if len(plans) == 1:
-        return plans[0]
+        return plans[0]._replace(wanted=wanted)
     return QueryPlan(
         q,
         terms,
         cjk_terms=tuple(w for p in plans for w in p.cjk_terms),
         highlight=" OR ".join(p.highlight for p in plans if p.highlight) or None,
         alternatives=plans,
+        wanted=wanted,
     )

@@ -120,7 +120,7 @@ def build_plan(query: str, *, prefix: bool, literal: bool) -> fts_query.QueryPla
 def relaxed_plan(plan: fts_query.QueryPlan) -> fts_query.QueryPlan | None:
     """Most but not all of the query's words: every way to leave one out (None: fewer than
     two words, nothing to relax)."""
-    words = [t.text for t in plan.terms if t.route != "ignored"]
+    words = list(plan.wanted) or [t.text for t in plan.terms if t.route != "ignored"]
     words = list(dict.fromkeys(words))
     if len(words) < 2:
         return None
@@ -128,10 +128,19 @@ def relaxed_plan(plan: fts_query.QueryPlan) -> fts_query.QueryPlan | None:
     groups = [
         "(" + " ".join(q for j, q in enumerate(quoted) if j != i) + ")" for i in range(len(words))
     ]
+    left_out = " ".join('-"' + t.replace('"', " ") + '"' for t in _left_out(plan))
     try:
-        return query_lang.build(" OR ".join(groups))
+        return query_lang.build(" OR ".join(groups) + " " + left_out)
     except UsageError:  # too many alternatives across the scripts: any of the words
-        return query_lang.build(" OR ".join(quoted))
+        return query_lang.build(" OR ".join(quoted) + " " + left_out)
+
+
+def _left_out(plan: fts_query.QueryPlan) -> list[str]:
+    """The query's -words: a relaxed query leaves them out too."""
+    if not plan.wanted:
+        return []
+    wanted = set(plan.wanted)
+    return [t.text for t in plan.terms if t.route != "ignored" and t.text not in wanted]
 
 
 class Absence(NamedTuple):
