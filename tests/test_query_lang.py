@@ -211,3 +211,14 @@ def test_history_around_reopens_a_hit_kept_in_a_reset_archive(
     assert r.exit_code == 0, r.stderr
     texts = [str(m) for m in json_out(r)["messages"]]
     assert any("Lyon" in t for t in texts)
+
+
+def test_explain_lists_alternatives_and_exclusions(tmp_path: Path, state: Path) -> None:
+    _store(tmp_path)
+    doc = json_out(run_cli("search", "deploy OR 超时 -zorblax", "--json", "--explain"))
+    expr = doc["explain"]["agents"]["main"]["expressions"]
+    assert expr["alternatives"][0] == {"primary": '("deploy") NOT ("zorblax")', "bigram": None}
+    assert expr["alternatives"][1]["excludePrimary"] == '"zorblax"'
+    # --order upstream goes with --as too (it is the order --as always has)
+    r = run_cli("search", "zorblax", "--as", "agent:main:settle", "--order", "upstream")
+    assert r.exit_code == 0, r.stderr
