@@ -100,6 +100,8 @@ def test_explain_says_why(tmp_path: Path) -> None:
     doc = json_out(plain)
     assert set(doc) == {"results", "total", "absence"}
     assert doc["absence"]["termsNotFound"] == ["放弃的分支"]
+    assert "abandonedOrUnindexed" not in doc["absence"]  # a scan of every line: --explain's
+    doc = json_out(run_cli("search", "放弃的分支", "--json", "--explain"))
     assert doc["absence"]["abandonedOrUnindexed"] == {"放弃的分支": 1}
 
 

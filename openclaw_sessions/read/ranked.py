@@ -151,13 +151,16 @@ class Absence(NamedTuple):
     pending: int
 
 
-def why_empty(conn: sqlite3.Connection, plan: fts_query.QueryPlan, redactor: Redactor) -> Absence:
-    """One agent's part: each term's indexed matches and (operator) matches off the index."""
+def why_empty(
+    conn: sqlite3.Connection, plan: fts_query.QueryPlan, redactor: Redactor, *, deep: bool
+) -> Absence:
+    """One agent's part: each term's indexed matches and (``deep``: --explain asked for it)
+    its matches off the index, a scan of every stored line too slow for every empty answer."""
     from .explain import explain
     from .scope import OPERATOR_VISIBLE
 
     got = explain(
-        conn, plan, visible=OPERATOR_VISIBLE, operator=True, redactor=redactor, matched=False
+        conn, plan, visible=OPERATOR_VISIBLE, operator=deep, redactor=redactor, matched=False
     )
     found = {w["term"]: int(w.get("indexedMatches", 0)) for w in got.get("why", [])}
     off = {

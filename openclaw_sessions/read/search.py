@@ -140,8 +140,12 @@ def search(opts: SearchOptions) -> SearchResult:
     if opts.relax and not result.hits and (relaxed := ranked.relaxed_plan(plan)) is not None:
         loose = _run(ctx, opts, scope, relaxed, redactor, since_ms, until_ms, relaxed=True)
         if loose.hits:
-            return loose._replace(absence=_absence(ctx, scope, plan, redactor, result, True))
-    return result._replace(absence=_absence(ctx, scope, plan, redactor, result, False))
+            return loose._replace(
+                absence=_absence(ctx, scope, plan, redactor, result, True, opts.explain)
+            )
+    return result._replace(
+        absence=_absence(ctx, scope, plan, redactor, result, False, opts.explain)
+    )
 
 
 def _absence(
@@ -151,6 +155,7 @@ def _absence(
     redactor: Redactor,
     result: SearchResult,
     relaxed: bool,
+    explain: bool,
 ) -> dict[str, Any] | None:
     """The operator's `absence`: why an empty or partial answer is so (read/ranked.py)."""
     empty = not result.hits
@@ -161,7 +166,7 @@ def _absence(
         for agent in scope.agents:
             with open_store(ctx.root, agent) as conn:
                 register(conn, agent, None)
-                parts.append(ranked.why_empty(conn, plan, redactor))
+                parts.append(ranked.why_empty(conn, plan, redactor, deep=explain))
     return ranked.absence(
         parts,
         empty=empty,
