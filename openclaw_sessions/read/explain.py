@@ -27,7 +27,7 @@ from .search_sql import JOINS
 SCAN_CAP = 10_000
 
 
-def _term_plan(term: fts_query.Term) -> fts_query.QueryPlan | None:
+def term_plan(term: fts_query.Term) -> fts_query.QueryPlan | None:
     if term.route == "ignored":
         return None
     return fts_query.build(term.text)
@@ -116,7 +116,7 @@ def explain(
     """One agent's part of the explanation. ``visible``: the per-row visibility condition of
     the caller (read/scope.py; incognito sessions are never counted in any mode)."""
     fingerprint = redactor.fingerprint
-    pending = _pending(conn, fingerprint, visible)
+    pending = pending_sessions(conn, fingerprint, visible)
     out: dict[str, Any] = {
         "terms": [{"text": t.text, "route": t.route} for t in plan.terms],
         "expressions": _expressions(plan),
@@ -126,7 +126,7 @@ def explain(
         return out
     reasons = []
     for term in plan.terms:
-        sub = _term_plan(term)
+        sub = term_plan(term)
         if sub is None or sub.empty:
             reasons.append({"term": term.text, "reason": "no letters or digits: ignored"})
             continue
@@ -158,7 +158,7 @@ def _expressions(plan: fts_query.QueryPlan) -> dict[str, Any]:
     return out
 
 
-def _pending(conn: sqlite3.Connection, fingerprint: str, visible: str) -> int:
+def pending_sessions(conn: sqlite3.Connection, fingerprint: str, visible: str) -> int:
     """Stale transcripts the caller may see: none at all is the O(1) answer of the common case;
     else each stale one (of the pending set, when it is kept for this fingerprint) is checked."""
     if not stale.any_stale(conn, fingerprint):

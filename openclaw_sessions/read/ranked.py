@@ -154,21 +154,43 @@ class Absence(NamedTuple):
 def why_empty(
     conn: sqlite3.Connection, plan: fts_query.QueryPlan, redactor: Redactor, *, deep: bool
 ) -> Absence:
-    """One agent's part: each term's indexed matches and (``deep``: --explain asked for it)
-    its matches off the index, a scan of every stored line too slow for every empty answer."""
-    from .explain import explain
+    """One agent's part: whether each term occurs in indexed text at all (one row read per
+    term) and the sessions pending; ``deep`` (--explain asked for it): --explain's counts,
+    with the matches off the index (a scan of every stored line)."""
+    from .explain import explain, pending_sessions, term_plan
     from .scope import OPERATOR_VISIBLE
 
+    fp = redactor.fingerprint
+    if not deep:
+        found: dict[str, int] = {}
+        for term in plan.terms:
+            sub = term_plan(term)
+            if sub is not None and not sub.empty:
+                found[term.text] = _occurs(conn, sub, OPERATOR_VISIBLE, fp)
+        return Absence(found, {}, pending_sessions(conn, fp, OPERATOR_VISIBLE))
     got = explain(
-        conn, plan, visible=OPERATOR_VISIBLE, operator=deep, redactor=redactor, matched=False
+        conn, plan, visible=OPERATOR_VISIBLE, operator=True, redactor=redactor, matched=False
     )
-    found = {w["term"]: int(w.get("indexedMatches", 0)) for w in got.get("why", [])}
+    why = got.get("why", [])
+    counts = {w["term"]: int(w["indexedMatches"]) for w in why if "indexedMatches" in w}
     off = {
         w["term"]: int(w["abandonedOrUnindexedMatches"])
-        for w in got.get("why", [])
+        for w in why
         if w.get("abandonedOrUnindexedMatches")
     }
-    return Absence(found, off, int(got["pendingSessions"]))
+    return Absence(counts, off, int(got["pendingSessions"]))
+
+
+def _occurs(conn: sqlite3.Connection, sub: fts_query.QueryPlan, visible: str, fp: str) -> int:
+    """1 when the term matches an indexed message the operator sees, else 0."""
+    from openclaw_sessions.index import stale
+
+    table, expr = search_sql._driving_index(sub)
+    sql = (
+        f"SELECT 1 FROM {table} JOIN index_rows r ON r.row_id = {table}.rowid"
+        f"{search_sql.JOINS} WHERE {table} MATCH ? AND {stale.fresh()} AND {visible} LIMIT 1"
+    )
+    return len(conn.execute(sql, [expr, fp]).fetchall())
 
 
 def absence(
