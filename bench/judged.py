@@ -18,6 +18,8 @@ travel chat in eight languages, 30% CJK) and these situations, each with a topic
   times into a channel session;
 - ``marathon``: the session that discussed the topic, and a 400-message session that names it
   in passing in one short line;
+- ``long_settled``: the same long sessions settle other topics in several messages, and a
+  short session names each once (the long session answers: length alone must not bury it);
 - ``superseded``: an old session decided the topic one way, a newer one changed it (the newer
   answers);
 - ``passing``: the session that discussed the topic, and three others that name it once;
@@ -54,7 +56,16 @@ HERE = Path(__file__).resolve().parent
 REPO = HERE.parent
 QRELS = HERE / "judged" / "qrels.jsonl"
 FLOORS = HERE / "judged" / "floors.json"
-SLICES = ("exact", "flood_cron", "flood_announce", "marathon", "superseded", "passing", "operators")
+SLICES = (
+    "exact",
+    "flood_cron",
+    "flood_announce",
+    "marathon",
+    "long_settled",
+    "superseded",
+    "passing",
+    "operators",
+)
 ORDERS = ("relevance", "upstream")
 _T0 = 1_768_000_000_000  # 2026-01-09
 _DAY = 86_400_000
@@ -262,7 +273,19 @@ def build(root: Path, background: int = 1500) -> list[dict[str, Any]]:
                 "user",
                 f"顺便{t}" if any(c in _HAN + _KANA for c in t) else f"also {t}?",
             )
-        w.session(f"agent:main:main{'' if m == 0 else f'-{m}'}", _T0 + m * 7 * _DAY, turns)
+        settled = []  # topics this long session really settles (and others only name)
+        for k in range(6):
+            cjk = cjk_of(m * 6 + k)
+            u = topic(k, cjk)
+            turns[30 + k * 40 : 34 + k * 40] = _discussion(rng, u, cjk)
+            passing = [("user", f"还有{u}" if cjk else f"and {u} too")]
+            w.session(f"agent:main:signal:group:{3000 + m * 6 + k}", when(), passing)
+            settled.append((u, cjk))
+        long_sid = w.session(
+            f"agent:main:main{'' if m == 0 else f'-{m}'}", _T0 + m * 7 * _DAY, turns
+        )
+        for u, cjk in settled:
+            q("long_settled", u, [long_sid], cjk)
     for i in range(40):  # superseded
         cjk = cjk_of(i)
         t = topic(i, cjk)

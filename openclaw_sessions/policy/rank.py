@@ -87,7 +87,7 @@ def order(cands: list[Cand], *, per_session: int | None = PER_SESSION) -> list[R
     for c, fp in zip(cands, prints, strict=True):
         kind = (c.key, _ANY_DIGITS.sub("0", fp))
         alike[kind] += 1
-        best[kind] = max(best.get(kind, 0.0), c.score / top)
+        best[kind] = max(best.get(kind, 0.0), math.sqrt(c.score / top))
     evidence: dict[str, list[float]] = defaultdict(list)
     for (key, _), v in best.items():
         evidence[key].append(v)
@@ -100,7 +100,8 @@ def order(cands: list[Cand], *, per_session: int | None = PER_SESSION) -> list[R
         for key, vals in evidence.items()
     }
     dilution = {
-        key: 1.0 / (1.0 + 0.75 * math.log(max(1.0, n / LONG_SESSION))) for key, n in size.items()
+        key: 1.0 / (1.0 + 0.75 * math.log(max(1.0, n / LONG_SESSION)) / len(evidence[key]) ** 2)
+        for key, n in size.items()
     }
     best_strength = max(strength.values()) or 1.0
     t0 = min(c.ts for c in cands)
@@ -110,7 +111,7 @@ def order(cands: list[Cand], *, per_session: int | None = PER_SESSION) -> list[R
         i = min(members, key=lambda m: (-cands[m].score, -cands[m].ts, cands[m].key))
         c = cands[i]
         auto = automated_key(c.key) or c.key in repetitive or len(members) >= 3
-        value = 0.5 * c.score / top + 0.5 * strength[c.key] / best_strength
+        value = 0.5 * math.sqrt(c.score / top) + 0.5 * strength[c.key] / best_strength
         value *= (AUTOMATION_FACTOR if auto else 1.0) * dilution[c.key]
         value += RECENCY * (c.ts - t0) / span
         out.append(Ranked(i, len(members), value))
