@@ -43,6 +43,7 @@ ERROR_CODES = frozenset(
         "timestamp_invalid",
         "transcript_failed",
         "index_failed",
+        "upstream_unreadable",
     }
 )
 
@@ -122,9 +123,16 @@ class ImportReport:
         def red(text: str | None) -> str | None:
             return None if text is None else redactor.redact_text(text)
 
+        messages: dict[str, str] = {}  # 100,000 missing transcripts share one message
+
+        def message(text: str) -> str:
+            if (out := messages.get(text)) is None:
+                out = messages[text] = redactor.redact_text(text)
+            return out
+
         self.issues = [
             i._replace(
-                message=redactor.redact_text(i.message),
+                message=message(i.message),
                 path=red(i.path),
                 session_key=red(i.session_key),
             )

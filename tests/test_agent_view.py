@@ -100,3 +100,23 @@ def test_the_operator_gets_what_limit_asks_for(state: Path) -> None:
     assert doc["truncated"] and len(doc["results"]) < 300
     r = installed("search", "plenty", "--limit", "25", "--json", "--as", "main", state=state)
     assert len(r.stdout.encode()) < 32768 + 200  # the agent's cap stays
+
+
+def test_context_lines_say_which_is_the_hit_and_overlaps_merge(state: Path) -> None:
+    """search -C N in plain lines, as grep -C: `:` leads a hit, `-` its context; two hits
+    whose windows share messages print one group, each message once, in branch order."""
+    s = Session("c1")
+    ids = [s.user(f"message {i}" + (" kiwi" if i in (3, 5, 9) else "")) for i in range(10)]
+    s.write(state / "agents" / "main" / "sessions" / "c1.jsonl")
+    write_store(state / "agents" / "main" / "sessions", {"agent:main:main": {"sessionId": "c1"}})
+    assert installed("import", "--reindex", state=state).returncode == 0
+    r = installed("search", "kiwi", "-C", "1", "--order", "recent", state=state)
+    groups = [[ln.split("\t") for ln in g.strip("\n").split("\n")] for g in r.stdout.split("--\n")]
+    assert [[(x[0], x[2]) for x in g] for g in groups] == [
+        [("-", ids[8]), (":", ids[9])],
+        [("-", ids[2]), (":", ids[3]), ("-", ids[4]), (":", ids[5]), ("-", ids[6])],
+    ]
+    assert all(len(x) == 6 for g in groups for x in g)
+    # without -C the five fields stay as they were
+    r = installed("search", "kiwi", state=state)
+    assert all(len(ln.split("\t")) == 5 for ln in r.stdout.splitlines())

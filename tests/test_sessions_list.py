@@ -134,7 +134,7 @@ def test_jsonl_and_plain_lines_off_a_terminal(listed: Path) -> None:
     assert r.returncode == 0 and r.stderr == ""
     first = r.stdout.splitlines()[1].split("\t")
     assert first[0] == "agent:main:k3" and first[1:3] == ["main", "s-3"]
-    assert first[4:] == ["3", "1", "indexed", "label 3 x"]  # a tab in a label stays in its cell
+    assert first[4:] == ["3", "1", "indexed", "label 3\\tx"]  # a tab in a label: escaped
     assert all(len(line.split("\t")) == 8 for line in r.stdout.splitlines())
 
 

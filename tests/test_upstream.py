@@ -235,20 +235,25 @@ def _foreign_db(path: Path, ddl: str) -> Path:
     ("CREATE TABLE transcript_events (session_id, seq, event_json);",
      "no session_nodes or session_entries"),
 ])  # fmt: skip
-def test_unknown_layout_is_exit_2_and_nothing_is_written(
+def test_unknown_layout_is_reported_and_the_rest_imported(
     tmp_path: Path, state: Path, ddl: str, named: str
 ) -> None:
-    root = _root(tmp_path)  # a good database and JSONL sources next to it: none may be written
+    root = _root(tmp_path)  # a good database and JSONL sources next to it: they are imported
     d = root / "agents" / "main" / "sessions"
     Session("cccc-3").write(d / "cccc-3.jsonl")
     write_store(d, {"agent:main:c": {"sessionId": "cccc-3"}})
     bad = _foreign_db(root / "agents" / "zeta" / "agent" / "openclaw-agent.sqlite", ddl)
-    for args in ([str(root)], [str(bad)], [str(d), str(bad)]):
-        r = run_cli("import", *args)
-        assert r.exit_code == 2, r.output
-        assert "unknown upstream database layout" in r.stderr and named in r.stderr
-        assert r.stderr.startswith("error:") and "Traceback" not in r.stderr
-        assert not (state / "agents").exists()
+    for i, args in enumerate(([str(root)], [str(bad)], [str(d), str(bad)])):
+        r = run_cli("import", *args, "--state-dir", str(tmp_path / f"st{i}"))
+        assert r.exit_code == 4, r.output
+        assert "upstream_unreadable" in r.stderr and named in r.stderr
+        assert "unknown upstream database layout" in r.stderr and "Traceback" not in r.stderr
+        if i == 1:  # nothing else to import: no main store
+            assert not (tmp_path / "st1" / "agents" / "main").exists()
+            continue
+        stored = {k for (k,) in query(tmp_path / f"st{i}", "SELECT session_key FROM transcripts")}
+        assert stored == [{"agent:main:main", "agent:main:subagent:x", "agent:main:c"}, set(),
+                          {"agent:main:c"}][i]  # fmt: skip
 
 
 def test_not_a_database_and_pre_flip_agent_database(tmp_path: Path, state: Path) -> None:
@@ -264,7 +269,7 @@ def test_not_a_database_and_pre_flip_agent_database(tmp_path: Path, state: Path)
     fake = tmp_path / "fake.sqlite"
     fake.write_bytes(b"SQLite format 3\x00" + b"\x00" * 200)
     r = run_cli("import", str(fake))
-    assert r.exit_code == 2 and "error:" in r.stderr
+    assert r.exit_code == 4 and "upstream_unreadable" in r.stderr
 
 
 def test_reader_is_read_only_and_leaves_the_database_untouched(tmp_path: Path, state: Path) -> None:

@@ -65,13 +65,16 @@ def _targets(ctx: typer.Context | None) -> tuple[Path, list[str]]:
 
 
 def complete_session_key(ctx: typer.Context, incomplete: str) -> list[str]:
-    """Typer `autocompletion=` callback: the store's session keys starting with `incomplete`."""
+    """Typer `autocompletion=` callback: the store's session keys starting with `incomplete`,
+    in the escaped form KEY arguments read (a key with a line break completes as `\\n`)."""
+    from openclaw_sessions.policy.escape import escape, unescape
+
     try:
         root, agents = _targets(ctx)
         keys: set[str] = set()
         for agent in agents:
-            keys.update(session_keys(root, agent, incomplete))
-        return sorted(keys)[:MAX_CANDIDATES]
+            keys.update(escape(k) for k in session_keys(root, agent, unescape(incomplete)))
+        return sorted(k for k in keys if k.startswith(incomplete))[:MAX_CANDIDATES]
     except Exception:  # completion must never print a traceback into the user's shell
         return []
 

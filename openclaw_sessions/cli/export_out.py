@@ -4,7 +4,9 @@ directory.
 - stdout (no `--output`, or `-`): the document, or the generations' lines one after the other.
   Raw lines are never written to a terminal (they are unredacted and may hold escapes).
 - `--output FILE`: written to a temporary file next to it, then renamed over it, so a reader
-  never sees half a file and a failed export leaves nothing behind. An existing FILE is kept
+  never sees half a file and a failed export leaves nothing behind. One killed mid-write
+  (`kill -9`) leaves its temporary file (`.<name>.ocs-export.<pid>.<random>.tmp`, mode 0600):
+  the next export into that directory removes it once its writer is gone. An existing FILE is kept
   unless `--force` (as zstd and gzip refuse to clobber).
 - `--output DIR` (an existing directory): `jsonl` writes each generation as a file named like
   the transcript it came from (`<id>.jsonl`, `<id>.jsonl.reset.<ISO>`), ready to be dropped
@@ -28,7 +30,7 @@ from openclaw_sessions.errors import UsageError
 from openclaw_sessions.read import export
 from openclaw_sessions.read.export import Export
 
-from .output import json_text, safe, write_bytes
+from .output import field, json_text, safe, write_bytes
 from .style import Times
 
 CHUNK = 1 << 20  # raw lines are written in about this many bytes at a time
@@ -88,7 +90,10 @@ def _save(target: Path, chunks: Iterable[bytes], force: bool, *, raw: bool) -> P
         raise UsageError(f"{target} exists", hint="pass --force to replace it")
     import tempfile  # (here: stdout needs none of its ~3 ms of imports)
 
-    fd, tmp = tempfile.mkstemp(prefix=f".{target.name}.", suffix=".tmp", dir=target.parent)
+    sweep(target.parent)
+    fd, tmp = tempfile.mkstemp(  # mode 0600
+        prefix=f".{target.name}{TEMP_TAG}{os.getpid()}.", suffix=".tmp", dir=target.parent
+    )
     try:
         with os.fdopen(fd, "wb") as f:
             for chunk in chunks:
@@ -105,6 +110,43 @@ def _save(target: Path, chunks: Iterable[bytes], force: bool, *, raw: bool) -> P
             os.unlink(tmp)
         raise
     return target
+
+
+# A temporary file's name: `.<target>.ocs-export.<writer pid>.<random>.tmp`, next to the target.
+TEMP_TAG = ".ocs-export."
+_TEMP = re.compile(r"\..*\.ocs-export\.(\d+)\.[^./]+\.tmp\Z", re.DOTALL)
+
+
+def sweep(directory: Path) -> list[str]:
+    """Remove the temporary files an export killed mid-write left in ``directory`` (ours by
+    name and owner, their writer process gone); the names removed."""
+    removed: list[str] = []
+    try:
+        entries = list(os.scandir(directory))
+    except OSError:
+        return removed
+    for e in entries:
+        m = _TEMP.match(e.name)
+        if m is None or _alive(int(m.group(1))):
+            continue
+        with contextlib.suppress(OSError):
+            st = e.stat(follow_symlinks=False)
+            if e.is_file(follow_symlinks=False) and st.st_uid == os.getuid():
+                os.unlink(e.path)
+                removed.append(e.name)
+    return removed
+
+
+def _alive(pid: int) -> bool:
+    if pid == os.getpid():
+        return True
+    try:
+        os.kill(pid, 0)
+    except ProcessLookupError:
+        return False
+    except (PermissionError, OverflowError):
+        return True  # someone else's process, or not a pid: leave the file alone
+    return True
 
 
 def _place(tmp: str, target: Path, force: bool) -> None:
@@ -195,4 +237,4 @@ def _fenced(text: str, lang: str = "") -> str:
 def summary(paths: list[Path]) -> None:
     """Where the files went (stderr)."""
     for p in paths:
-        print(safe(f"wrote {p}"), file=sys.stderr)
+        print(f"wrote {field(str(p))}", file=sys.stderr)

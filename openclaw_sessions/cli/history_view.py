@@ -18,7 +18,7 @@ from typing import TYPE_CHECKING, Any, NamedTuple
 from openclaw_sessions.policy import wellformed
 
 from . import style
-from .output import safe, write_text
+from .output import field, safe, write_text
 from .render import _safe_deep, console
 from .style import Times
 
@@ -77,7 +77,7 @@ def _text_part(m: dict[str, Any], text: str) -> Part:
 
 
 def _marked(result: HistoryResult, m: dict[str, Any]) -> bool:
-    return result.anchor is not None and m.get("id") == safe(result.anchor)
+    return result.anchor is not None and m.get("id") == result.anchor
 
 
 _SGR = {"user": "1;36", "assistant": "1;32"}  # the terminal view's role colours, as SGR codes
@@ -87,13 +87,15 @@ def plain(result: HistoryResult, times: Times, *, color: bool = False) -> str:
     """Every message as stored: a header line, each part whole, a blank line after. With
     ``color`` (--color always: an fzf preview) only the header lines are coloured."""
     out: list[str] = []
-    for m in map(_safe_deep, result.messages):
-        role, rest = str(m.get("role")), f"  {times(m.get('timestamp'))}  {m.get('id', '')}"
+    for raw in result.messages:
+        m = _safe_deep(raw)
+        role = str(m.get("role"))
+        rest = f"  {times(m.get('timestamp'))}  {field(str(raw.get('id', '')))}"
         if color:
             role = f"\x1b[{_SGR.get(role, '1')}m{role}\x1b[0m"
             rest = f"\x1b[2m{rest}\x1b[0m"
         head = role + rest
-        if _marked(result, m):
+        if _marked(result, raw):
             on, off = ("\x1b[1;33m", "\x1b[0m") if color else ("", "")
             head = f"{on}▶ {off}{head}{on}  ◀ this message{off}"
         out.append(head + "\n")
@@ -127,12 +129,12 @@ def _rich(result: HistoryResult, times: Times, whole: bool, out: Any) -> None:
     from rich.padding import Padding
     from rich.text import Text
 
-    for m in map(_safe_deep, result.messages):
-        marked = _marked(result, m)
+    for raw in result.messages:
+        m, marked = _safe_deep(raw), _marked(result, raw)
         role = str(m.get("role"))
         head = Text("▶ " if marked else "  ", style="bold yellow")
         head.append(role, style=_ROLE_STYLE.get(role, "dim" if "tool" in role else "bold"))
-        head.append(f"  {times(m.get('timestamp'))}  {m.get('id', '')}", style="dim")
+        head.append(f"  {times(m.get('timestamp'))}  {field(str(raw.get('id', '')))}", style="dim")
         if marked:
             head.append("  ◀ this message", style="bold yellow")
         out.print(head)
@@ -178,7 +180,7 @@ def footer(result: HistoryResult, *, whole: bool = False, liftable: bool = False
     if result.total_messages is not None:
         notes.append(
             f"{len(result.messages)} of {result.total_messages} messages shown"
-            f" ({result.session_key}, session {result.session_id or '-'})"
+            f" ({field(result.session_key)}, session {field(result.session_id or '-')})"
         )
     if result.has_more:
         notes.append(f"older messages: --offset {result.next_offset}")

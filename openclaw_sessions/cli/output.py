@@ -10,6 +10,10 @@ import sys
 from typing import Any
 
 from openclaw_sessions.policy import wellformed
+from openclaw_sessions.policy.escape import escape
+
+# Keys, ids, labels and paths in every plain output: one reversible escape (policy/escape.py)
+field = escape
 
 _CONTROLS = re.compile("[\x00-\x08\x0b-\x1f\x7f-\x9f]")
 
@@ -68,8 +72,9 @@ def write_bytes(data: bytes) -> None:
 
 
 def error(message: str, hint: str | None) -> None:
-    """One line, whatever the message echoes (a key with a newline in it stays one line)."""
+    """One line, whatever the message echoes (a key with a newline in it stays one line, in
+    the escaped form a KEY argument takes back)."""
     line = f"error: {message}"
     if hint:
         line += f" (hint: {hint})"
-    print(wellformed.text(safe(line.replace("\n", "\\n"))), file=sys.stderr)
+    print(wellformed.text(field(line)), file=sys.stderr)

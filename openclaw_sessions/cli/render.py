@@ -23,7 +23,7 @@ from typing import IO, TYPE_CHECKING, Any, cast
 from openclaw_sessions.policy import wellformed
 
 from . import style
-from .output import echo_json, json_text, safe, write_text
+from .output import echo_json, field, json_text, safe, write_text
 from .style import Times
 
 if TYPE_CHECKING:
@@ -46,7 +46,7 @@ def console(stderr: bool = False, file: Any = None, width: int | None = None) ->
     """A Rich console for ``file`` (default: stdout, or stderr), coloured as --color says."""
     stream = sys.stderr if stderr else sys.stdout
     color = style.colored(stream)
-    return _console_class()(
+    out = _console_class()(
         file=cast("IO[str]", _WellFormed(file or stream)),
         stderr=stderr,
         force_terminal=True if color and (style.forced() or file is not None) else None,
@@ -58,6 +58,14 @@ def console(stderr: bool = False, file: Any = None, width: int | None = None) ->
         emoji=False,  # ... nor emoji codes (":thread:" in a key stays text)
         soft_wrap=not stream.isatty(),
     )
+    if out.width < MIN_WIDTH:  # COLUMNS=0 printed nothing, 10 dropped a table's keys
+        out.width = MIN_WIDTH  # the terminal wraps what is wider: nothing is lost to a width
+    return out
+
+
+# The narrowest width tables and blocks are laid out for, whatever $COLUMNS or the terminal
+# says: each table's must-have columns (keys, index state) fit in it.
+MIN_WIDTH = 40
 
 
 @functools.cache
@@ -174,37 +182,80 @@ def _field(text: str) -> str:
 def search_lines(result: SearchResult, times: Times) -> None:
     """One hit per line, `sessionKey messageId time role snippet` separated by tabs, for
     cut, awk, sort and fzf; matches in colour only when --color says so. With -C, each hit's
-    context messages are lines of the same shape around it (their whole text), and groups
-    are separated by `--`, as grep -C does."""
+    context messages are lines of the same shape around it (their whole text), every line
+    led by a field that says which is which, as grep -C's separators do (`:` a hit, `-`
+    context); windows that overlap merge into one group, and groups are separated by `--`."""
     color = style.colored(sys.stdout)
     lines = []
-    for i, h in enumerate(result.hits):
-        snippet = "".join(
-            _MATCH_ON + _field(p) + _MATCH_OFF if match and color else _field(p)
-            for p, match in _pieces(h.snippet, h.highlights)
-        )
-        fields = (h.session_key, h.message_id, times(h.timestamp), h.role)
-        hit = "\t".join([*map(_field, fields), snippet]) + "\n"
+    for h in result.hits:
         if h.context is None:
-            lines.append(hit)
-            continue
-        around = [_context_fields(h, m, times) for m in h.context.before]
-        after = [_context_fields(h, m, times) for m in h.context.after]
-        lines += (["--\n"] if i else []) + around + [hit] + after
+            lines.append(_hit_line(h, times, color))
+    groups = _context_groups(result.hits)
+    for i, group in enumerate(groups):
+        lines.append("--\n" if i else "")
+        for h, m in group:
+            line = _hit_line(h, times, color) if m is None else _context_fields(h, m, times)
+            lines.append(("-\t" if m is not None else ":\t") + line)
     write_text("".join(lines))
     search_footer(result)
+
+
+def _hit_line(h: Hit, times: Times, color: bool) -> str:
+    snippet = "".join(
+        _MATCH_ON + _field(p) + _MATCH_OFF if match and color else _field(p)
+        for p, match in _pieces(h.snippet, h.highlights)
+    )
+    fields = (field(h.session_key), field(h.message_id), times(h.timestamp), _field(h.role))
+    return "\t".join([*fields, snippet]) + "\n"
 
 
 def _context_fields(h: Hit, m: dict[str, Any], times: Times) -> str:
     ts = m.get("timestamp")
     fields = (
-        h.session_key,
-        str(m.get("id", "")),
+        field(h.session_key),
+        field(str(m.get("id", ""))),
         times(ts if isinstance(ts, int) else None),
-        str(m.get("role", "")),
-        context_text(m),
+        _field(str(m.get("role", ""))),
+        _field(context_text(m)),
     )
-    return "\t".join(map(_field, fields)) + "\n"
+    return "\t".join(fields) + "\n"
+
+
+# a -C line: a hit (None) or one of its context messages
+Line = tuple["Hit", "dict[str, Any] | None"]
+
+
+def _context_groups(hits: Sequence[Hit]) -> list[list[Line]]:
+    """The -C windows in the hits' order, those of one generation that share a message merged
+    into one (each message once; a message that is a hit anywhere is shown as the hit)."""
+    groups: list[tuple[tuple[str, str], list[str], dict[str, Line]]] = []
+    for h in hits:
+        if h.context is None:
+            continue
+        where = (h.session_key, h.session_id)
+        window: list[Line] = [(h, m) for m in h.context.before]
+        window += [(h, None), *((h, m) for m in h.context.after)]
+        ids = [h.message_id if m is None else str(m.get("id", "")) for _, m in window]
+        mine = dict(zip(ids, window, strict=True))
+        for gw, gids, lines in groups:
+            if gw == where and set(gids) & set(ids):
+                gids[:] = _union(gids, ids)
+                for mid, line in mine.items():
+                    if mid not in lines or line[1] is None:
+                        lines[mid] = line
+                break
+        else:
+            groups.append((where, ids, mine))
+    return [[lines[mid] for mid in gids] for _, gids, lines in groups]
+
+
+def _union(a: list[str], b: list[str]) -> list[str]:
+    """Two overlapping windows of one branch (each a run of consecutive messages) as one."""
+    if b[0] in a:
+        return a + b[len(a) - a.index(b[0]) :]
+    if a[0] in b:
+        return b + a[len(b) - b.index(a[0]) :]
+    return a + [x for x in b if x not in a]  # (not reached: they overlap)
 
 
 def context_text(m: dict[str, Any]) -> str:
@@ -233,7 +284,7 @@ def search_table(result: SearchResult, times: Times) -> None:
         for h in result.hits:
             table.add_row(
                 times(h.timestamp),
-                safe(f"{h.session_key}\n{h.message_id}"),
+                f"{field(h.session_key)}\n{field(h.message_id)}",
                 safe(h.role) + (f"\n×{h.copies}" if h.copies > 1 else ""),
                 _snippet_cell(h),
             )
@@ -246,8 +297,8 @@ def _search_blocks(result: SearchResult, times: Times, out: Console) -> None:
     from rich.text import Text
 
     for h in result.hits:
-        head = Text(safe(h.session_key), style="bold")
-        head.append(f"  {safe(h.message_id)}", style="dim")
+        head = Text(field(h.session_key), style="bold")
+        head.append(f"  {field(h.message_id)}", style="dim")
         out.print(head)
         out.print(Text(f"{times(h.timestamp)} · {safe(h.role)}", style="dim"))
         out.print(_snippet_cell(h))
@@ -323,8 +374,7 @@ def search_counts(result: SearchResult, *, jsonl: bool) -> None:
                 echo_json(s.to_json())
             else:
                 count = "" if result.match_count is None else f"\t{s.matches}"
-                line = s.session_key + count
-                write_text(wellformed.text(safe(line)) + "\n")
+                write_text(field(s.session_key) + count + "\n")
     elif jsonl:
         echo_json({"count": result.match_count})
     else:

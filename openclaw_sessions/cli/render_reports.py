@@ -1,6 +1,8 @@
 """What import and reindex report, for people, on stderr: the counts, each issue met for the
-first time (a known one is counted: ingest/problems.py), and with `--quiet` only the
-problems that are new since the last run (a cron line mails nothing else)."""
+first time (a known one is counted: ingest/problems.py; more than FOLD of one kind are one
+line with their count), and with `--quiet` only the problems that are new since the last run
+(a cron line mails nothing else). Paths, keys and messages are escaped as every plain output
+escapes them (output.field)."""
 
 from __future__ import annotations
 
@@ -10,7 +12,7 @@ from typing import TYPE_CHECKING
 
 from openclaw_sessions.policy import wellformed
 
-from .output import safe
+from .output import field, safe
 from .render import console
 
 if TYPE_CHECKING:
@@ -32,9 +34,9 @@ def import_report(report: ImportReport, reindexed: Sequence[ReindexReport]) -> N
         )
     if not report.dry_run and not report.events and not report.imported:
         out.print("nothing new to import")
-    for issue in report.issues:  # redacted by the importer; escaped here
-        if not issue.known:
-            out.print(_issue_line(issue))
+    fresh = [i for i in report.issues if not i.known]  # redacted by the importer
+    for line in folded(fresh, report.dry_run):
+        out.print(line)
     known = [i for i in report.issues if i.known]
     if known:
         errors = sum(1 for i in known if i.severity == "error")
@@ -47,23 +49,44 @@ def import_report(report: ImportReport, reindexed: Sequence[ReindexReport]) -> N
         out.print("new transcripts are indexed by the next search or `openclaw-sessions reindex`")
 
 
+FOLD = 3  # more issues of one kind than this are one summary line (JSON lists them all)
+
+
+def folded(issues: Sequence[Issue], dry_run: bool = False) -> list[str]:
+    """One line per issue, except that a kind met more than FOLD times is one line with its
+    count and its first issue: 100,000 missing transcripts are not 100,000 lines."""
+    kinds: dict[tuple[str, str], list[Issue]] = {}
+    for issue in issues:
+        kinds.setdefault((issue.severity, issue.code), []).append(issue)
+    lines = []
+    for (_, code), met in kinds.items():
+        if len(met) <= FOLD:
+            lines += [_issue_line(i) for i in met]
+            continue
+        first = _issue_line(met[0]).split(": ", 2)[2]
+        where = "`--json` lists" if dry_run else "`openclaw-sessions status --problems` lists"
+        tag = "problem" if met[0].severity == "error" else "note"
+        lines.append(f"  {tag}: {field(code)}: {len(met)} times (first: {first}); {where} them")
+    return lines
+
+
 def _issue_line(issue: Issue) -> str:
     where = issue.path or issue.session_key or ""
     if issue.line:
         where += f":{issue.line}"
     tag = "problem" if issue.severity == "error" else "note"
-    return safe(f"  {tag}: {issue.code}: {issue.message} [{where}]")
+    return field(f"  {tag}: {issue.code}: {issue.message} [{where}]")
 
 
 def new_problems(report: ImportReport, reindexed: Sequence[ReindexReport]) -> None:
     """`import --quiet`: only the problems no earlier run reported (cron mails nothing else)."""
-    for issue in report.issues:
-        if issue.severity == "error" and not issue.known:
-            print(wellformed.text(_issue_line(issue).strip()), file=sys.stderr)
+    fresh = [i for i in report.issues if i.severity == "error" and not i.known]
+    for line in folded(fresh, report.dry_run):
+        print(wellformed.text(line.strip()), file=sys.stderr)
     for r in reindexed:
         for issue in r.failures:
             print(
-                wellformed.text(safe(f"problem: {issue.code}: {issue.message} [{issue.path}]")),
+                wellformed.text(field(f"problem: {issue.code}: {issue.message} [{issue.path}]")),
                 file=sys.stderr,
             )
 
@@ -77,7 +100,7 @@ def reindex_reports(reports: Sequence[ReindexReport]) -> None:
             f" {_n(r.swept, 'orphan row')} swept) in {r.seconds:.2f}s"
         )
         for issue in r.failures:
-            out.print(safe(f"  problem: {issue.code}: {issue.message} [{issue.path}]"))
+            out.print(field(f"  problem: {issue.code}: {issue.message} [{issue.path}]"))
         if r.known_failures:
             out.print(
                 f"  {r.known_failures} session(s) failed before and are unchanged: see"

@@ -1,7 +1,7 @@
 """The `sessions` list for people: a table on a terminal; off a terminal one session per line,
 tab-separated, never cropped (`sessionKey  agentId  sessionId  updated  messages  generations
-index  label`), so `cut`, `sort`, `awk` and `fzf` work. Every string is made safe for a
-terminal, and a tab or newline in a label cannot split its line.
+index  label`), so `cut`, `sort`, `awk` and `fzf` work. Every field is escaped as every plain
+output escapes it (output.field): a tab or newline in a key or label cannot split its line.
 """
 
 from __future__ import annotations
@@ -9,9 +9,7 @@ from __future__ import annotations
 import sys
 from typing import TYPE_CHECKING
 
-from openclaw_sessions.policy import wellformed
-
-from .output import safe, write_text
+from .output import field, safe, write_text
 from .render import console
 
 if TYPE_CHECKING:
@@ -37,7 +35,7 @@ def sessions_list(listed: Listed, times: Times) -> None:
                 r.index_state,
                 r.label or "",
             ]
-            write_text(wellformed.text("\t".join(map(_field, cells))) + "\n")
+            write_text("\t".join(map(field, cells)) + "\n")
         return
     from rich import box
     from rich.table import Table
@@ -56,7 +54,7 @@ def sessions_list(listed: Listed, times: Times) -> None:
             table.add_column(name, justify="right", no_wrap=True)
     table.add_column("index", no_wrap=True, min_width=7)
     for r in listed.rows:
-        cells = [times(r.updated_at), safe(r.session_key)]
+        cells = [times(r.updated_at), field(r.session_key)]
         cells += [_field(r.label)] if "label" in cols else []
         cells += [str(r.messages)] if "msgs" in cols else []
         cells += [str(r.generations)] if "gens" in cols else []

@@ -8,7 +8,7 @@ from __future__ import annotations
 from collections.abc import Sequence
 from typing import TYPE_CHECKING, Any
 
-from .output import safe, write_text
+from .output import field, write_text
 from .render import _safe_deep, console
 
 if TYPE_CHECKING:
@@ -130,7 +130,7 @@ def _details(st: dict[str, Any], times: Times) -> None:
     table.add_row("health", st["health"])
     out.print(table)
     for f in st["failures"]:  # safe already (_safe_deep)
-        out.print(f"  not indexed: {f['sessionKey']} [{f['path']}]: {f['error']}")
+        out.print(f"  not indexed: {field(f['sessionKey'])} [{field(f['path'])}]: {f['error']}")
 
 
 def _problems(stats: Sequence[dict[str, Any]]) -> None:
@@ -140,5 +140,4 @@ def _problems(stats: Sequence[dict[str, Any]]) -> None:
             where = p["path"] or p["sessionKey"] or st["agentId"]
             if p["line"]:
                 where += f":{p['line']}"
-            line = f"{where}: {p['severity']}: {p['code']}: {p['message']}"
-            write_text(safe(" ".join(line.split("\n"))) + "\n")
+            write_text(field(f"{where}: {p['severity']}: {p['code']}: {p['message']}") + "\n")

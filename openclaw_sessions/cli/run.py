@@ -92,6 +92,7 @@ def load(name: str) -> None:
 def run_command(name: str, params: dict[str, Any]) -> int:
     """Run one parsed command; its exit code. A reader that goes away (`| head`) ends it
     quietly with 0: what was asked was being printed, and the reader had enough."""
+    params = _unescaped(params)
     out = Output(**{k: v for k, v in params.items() if k in Output._fields})
     guard.guarded(out.as_json, out.check)
     style.use_color(out.color)
@@ -102,6 +103,23 @@ def run_command(name: str, params: dict[str, Any]) -> int:
         reader_gone()
         return int(ExitCode.OK)
     return code
+
+
+# The parameters that name a session or message: plain output prints them escaped
+# (policy/escape.py), and they are read back in that form, so a printed key can be passed on.
+_NAMES = ("key", "target", "session", "as_key", "around", "session_id")
+
+
+def _unescaped(params: dict[str, Any]) -> dict[str, Any]:
+    from openclaw_sessions.policy.escape import unescape
+
+    out = dict(params)
+    for name in _NAMES:
+        if isinstance(out.get(name), str):
+            out[name] = unescape(out[name])
+    if isinstance(out.get("undelete"), list | tuple):
+        out["undelete"] = [unescape(v) if isinstance(v, str) else v for v in out["undelete"]]
+    return out
 
 
 def reader_gone() -> None:
@@ -198,7 +216,7 @@ def _export(params: dict[str, Any]) -> int:
     from . import export_out, render
 
     if not exp.generations:
-        render.info(f"no transcript stored for {exp.session_key}: nothing to export")
+        render.info(f"no transcript stored for {output.field(exp.session_key)}: nothing to export")
         return int(ExitCode.NOTHING)
     written = guard.guarded(
         False, lambda: export_out.write(exp, out.output, force=out.force, times=out.times())
@@ -333,8 +351,9 @@ def _delete(params: dict[str, Any]) -> int:
     else:
         from . import render
 
+        key = output.field(str(done["sessionKey"]))
         render.info(
-            f"deleted {done['sessionKey']}: {done['transcripts']} transcript(s), "
+            f"deleted {key}: {done['transcripts']} transcript(s), "
             f"{done['events']} events, {done['indexRows']} index rows; import leaves it"
             " deleted while its files are unchanged (`import --undelete KEY` brings it back)"
         )
@@ -356,7 +375,7 @@ def _confirmed(opts: DeleteOptions, out: Output) -> bool:
             hint="pass --yes to delete without asking",
         )
         guard.fail(refusal, out.as_json)
-    return bool(typer.confirm(f"Delete {output.safe(what)}?"))
+    return bool(typer.confirm(f"Delete {output.field(what)}?"))
 
 
 _COMMANDS: dict[str, Callable[[dict[str, Any]], int]] = {

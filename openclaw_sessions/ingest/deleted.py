@@ -7,6 +7,7 @@ is deleted (a changed source brings the key back at once, its entry with the nex
 
 from __future__ import annotations
 
+import os
 import sqlite3
 from collections.abc import Iterable
 from pathlib import Path
@@ -24,7 +25,11 @@ def skipped(
 ) -> FileResult | None:
     """The result of a deleted source that is unchanged (skipped, reported), else None: the
     import goes on (a changed source lifts its key's tombstones first, unless dry)."""
-    tomb = tombstones.find(conn, target.source_name) or _moved(conn, target, src)
+    tomb = (
+        tombstones.find(conn, target.source_name)
+        or _moved(conn, target, src)
+        or _copied(conn, target, src)
+    )
     if tomb is None:
         return None
     if _unchanged(src, tomb):
@@ -51,6 +56,29 @@ def _moved(conn: sqlite3.Connection, target: Target, src: LineSource) -> tombsto
         if found:
             return tomb
     return None
+
+
+def _copied(conn: sqlite3.Connection, target: Target, src: LineSource) -> tombstones.Tomb | None:
+    """The tombstone of a deleted transcript this source is a byte-identical copy of, under
+    any name (matched by content: its size, then its fingerprint)."""
+    size = _size(target)
+    if size is None:
+        return None
+    for tomb in tombstones.with_size(conn, size):
+        same = _unchanged(src, tomb)
+        src.restart()
+        if same:
+            return tomb
+    return None
+
+
+def _size(target: Target) -> int | None:
+    if target.stat is not None:
+        return target.stat.st_size
+    try:
+        return os.stat(target.path).st_size
+    except (OSError, ValueError):
+        return None  # an upstream database's transcript (`db#id`): no file of its own
 
 
 def _lift(conn: sqlite3.Connection, key: str, source_name: str | None = None) -> None:

@@ -108,7 +108,7 @@ def read_store(sdir: SessionsDir, known: Mapping[str, Path] | None = None) -> No
     store = sdir.path / "sessions.json"
     try:
         with regular.open_regular(store) as f:
-            data = wellformed.loads(f.read().decode("utf-8"))
+            data = wellformed.loads(f.read().decode("utf-8-sig"))  # a BOM is no error
     except FileNotFoundError:
         return
     except regular.NotRegular as exc:

@@ -19,7 +19,16 @@ from openclaw_sessions.reports import Bars, ImportReport, Issue, Progress, Reind
 from openclaw_sessions.store import db, paths, pending
 from openclaw_sessions.store.context import Context
 
-from . import deleted, discover, problems, regular, targets, transcripts, upstream_import
+from . import (
+    deleted,
+    discover,
+    problems,
+    regular,
+    targets,
+    transcripts,
+    upstream_import,
+    upstream_open,
+)
 from .store_lines import import_file
 from .transcripts import Target
 
@@ -86,12 +95,13 @@ def run_import(
         deleted.undelete(root, options.undelete, options.agent, report)
     if not src_list and not targets.root_present(root, options.agent, report):
         return report
-    ups = targets.open_databases(root, src_list, agent, report, options.agent)  # before writes
+    # databases first: checked before anything is written
+    ups = upstream_open.open_databases(root, src_list, agent, report, options.agent)
     scanned: dict[str, list[Path]] = {}
     files = targets.file_targets(
         root, src_list, agent, report, options.include_archives, scanned, options.agent
     )
-    by_agent = targets.merge(files, ups, report)
+    by_agent = upstream_open.merge(files, ups, report)
     if not src_list and not by_agent:
         targets.nothing_found(root, options.agent, report)
     total = sum(_size(t) for _, found in by_agent for t in found)
@@ -211,15 +221,20 @@ def _vanished(
     if not dirs:
         return
     where = {d.resolve() for d in dirs}
-    missing = {
-        discover.safe_resolve(Path(i.path))
-        for i in report.issues
-        if i.code == "transcript_missing" and i.path
-    }
 
     @functools.cache  # a parent dir is resolved once, not once a file
+    def real_dir(parent: str) -> Path | None:
+        return discover.safe_resolve(Path(parent))
+
+    def real(path: str) -> tuple[Path | None, str]:
+        """A file's resolved dir and name (a missing file is no link to follow)."""
+        head, _, name = path.rpartition(os.sep)
+        return real_dir(head or os.sep), name
+
     def scanned(parent: str) -> bool:
-        return Path(parent).resolve() in where
+        return real_dir(parent) in where
+
+    missing = {real(i.path) for i in report.issues if i.code == "transcript_missing" and i.path}
 
     gone = [
         (tid, path, key, kind)
@@ -231,7 +246,7 @@ def _vanished(
         if path not in listed and scanned(os.path.dirname(path)) and not os.path.exists(path)
     ]
     for _tid, path, key, _kind in gone:
-        if discover.safe_resolve(Path(path)) not in missing:  # named by a store entry: reported
+        if real(path) not in missing:  # named by a store entry: reported already
             report.issues.append(Issue("transcript_vanished", _VANISHED, path, None, key))
     fresh = [(tid,) for tid, _, _, kind in gone if kind == "current"]
     if fresh and not dry_run:

@@ -185,6 +185,11 @@ def _digest(payload: bytes) -> str:
     return hashlib.sha256(payload).hexdigest()[:32]
 
 
+class UpstreamUnreadable(OSError):
+    """An upstream database's rows cannot be read (a corrupt page, a half-written file): that
+    transcript's reported problem, never mistaken for a failure of our store."""
+
+
 class EventSource:
     """A session's rows as JSONL lines: line_no = seq + 1, resumed at `seq >= lines_consumed`.
 
@@ -225,11 +230,21 @@ class EventSource:
     def _generation(self) -> str:
         if not self.watermarks:
             return "-"
-        row = self.conn.execute(
+        rows = self._q(
             "SELECT generation FROM transcript_rewrite_watermarks WHERE session_id = ?",
             (self.session_id,),
-        ).fetchone()
-        return str(row[0]).replace(" ", "_") if row else "-"
+        )
+        return str(rows[0][0]).replace(" ", "_") if rows else "-"
+
+    def _q(self, sql: str, params: tuple[Any, ...]) -> list[Any]:
+        """Every row of one read; a database that cannot be read is UpstreamUnreadable (a
+        lock held past the timeout stays what it is)."""
+        try:
+            return self.conn.execute(sql, params).fetchall()
+        except sqlite3.DatabaseError as exc:
+            if any(w in str(exc).lower() for w in ("locked", "busy")):
+                raise
+            raise UpstreamUnreadable(f"upstream database unreadable: {exc}") from exc
 
     def _payload(self, row: tuple[Any, ...]) -> bytes:
         if row[1] is not None:
@@ -243,10 +258,10 @@ class EventSource:
         return BadLine.of(b"", "event has neither event_json nor event_zstd")
 
     def _row(self, where: str, *params: Any) -> bytes | None:
-        row = self.conn.execute(
+        row = self._q(
             f"SELECT seq, {self.cols} FROM transcript_events WHERE session_id = ? {where}",
             (self.session_id, *params),
-        ).fetchall()  # all: the statement ends here, with its read lock
+        )  # all: the statement ends here, with its read lock
         self.counters.rows_checked += len(row)
         return self._payload(tuple(row[0])) if row else None
 
@@ -255,10 +270,10 @@ class EventSource:
         if len(parts) != 5 or parts[0] != _FP or parts[1] != self.generation:
             return False
         n = int(
-            self.conn.execute(
+            self._q(
                 "SELECT count(*) FROM transcript_events WHERE session_id = ? AND seq < ?",
                 (self.session_id, lines_consumed),
-            ).fetchone()[0]
+            )[0][0]
         )
         if n != int(parts[2]) or n == 0:
             return False
@@ -278,11 +293,11 @@ class EventSource:
         seq = line_no
         counters = self.counters
         while True:
-            rows = self.conn.execute(
+            rows = self._q(
                 f"SELECT seq, {self.cols} FROM transcript_events WHERE session_id = ?"
                 " AND seq >= ? ORDER BY seq LIMIT ?",
                 (self.session_id, seq, SLICE),
-            ).fetchall()
+            )
             for row in rows:
                 payload = self._payload(tuple(row))
                 if not self.rows:

@@ -82,7 +82,8 @@ def remember(root: Path, report: ImportReport, sources: Sequence[Path] | None) -
                     report.issues[i] = report.issues[i]._replace(known=True)
             if not report.dry_run:
                 read_all = agent in report.agents
-                _rewrite(conn, [report.issues[i] for i in mine.values()], known, read_all, sources)
+                met = {fp: report.issues[i] for fp, i in mine.items()}
+                _rewrite(conn, met, known, read_all, sources)
 
 
 def _known(conn: sqlite3.Connection) -> dict[str, str | None]:
@@ -92,19 +93,16 @@ def _known(conn: sqlite3.Connection) -> dict[str, str | None]:
 
 def _rewrite(
     conn: sqlite3.Connection,
-    met: list[Issue],
+    met: dict[str, Issue],
     known: dict[str, str | None],
     read_all: bool,
     sources: Sequence[Path] | None,
 ) -> None:
-    """Add what is new, drop what is gone; a run that changes neither writes nothing (a cron
-    run over an unchanged state takes no write lock for this)."""
-    met = [_stored(i) for i in met]
-    seen = {fingerprint(i) for i in met}
-    new = [i for i in met if fingerprint(i) not in known]
-    gone = [
-        (fp,) for fp, path in known.items() if fp not in seen and _read(path, read_all, sources)
-    ]
+    """Add what is new, drop what is gone (``met``: this run's issues by fingerprint); a run
+    that changes neither writes nothing (a cron run over an unchanged state takes no write
+    lock for this)."""
+    new = [(fp, _stored(i)) for fp, i in met.items() if fp not in known]
+    gone = [(fp,) for fp, path in known.items() if fp not in met and _read(path, read_all, sources)]
     if not new and not gone:
         return
     now = db.now_ms()
@@ -114,8 +112,8 @@ def _rewrite(
             " session_key, first_seen) VALUES (?, ?, ?, ?, ?, ?, ?, ?)"
             " ON CONFLICT(fingerprint) DO NOTHING",
             [
-                (fingerprint(i), i.code, i.severity, i.message, i.path, i.line, i.session_key, now)
-                for i in new
+                (fp, i.code, i.severity, i.message, i.path, i.line, i.session_key, now)
+                for fp, i in new
             ],
         )
         conn.executemany("DELETE FROM import_problems WHERE fingerprint = ?", gone)

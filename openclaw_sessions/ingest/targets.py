@@ -5,7 +5,8 @@ Files: a SOURCE is a state root, a sessions dir, any folder of those, or a singl
 each sessions dir's `sessions.json` gives the keys of its files (its entries are stored on the
 way), files no entry names are imported under a derived key, archives and backups are skipped
 unless asked for. Databases: every one among the sources is opened and its layout checked
-first (an unknown layout is a usage error, exit 2, before anything is written). A session
+first; one that cannot be read (half-written, an unknown layout) is reported
+(`upstream_unreadable`, exit 4) and everything else is imported. A session
 present both as a JSONL file and in a database is taken from the database, as upstream does
 (the file is a pre-migration leftover): the file is skipped with a notice.
 """
@@ -74,6 +75,8 @@ def _usable_source(src: Path, report: ImportReport) -> bool:
 
 
 def _single_target(path: Path, agent: str) -> Target:
+    if path.is_symlink():  # the file it names: a link to an imported transcript is that one
+        path = discover.safe_resolve(path) or path
     kind = discover.classify(path.name)
     sid = kind.session_id or path.stem
     return Target(path, path.name, keys.orphan_key(agent, sid), sid, "orphan")
@@ -146,19 +149,26 @@ def _targets(
     include_archives: bool,
 ) -> list[Target]:
     out: list[Target] = []
+    files = {  # the dir's own files: a symlink to one of them is that file, not another
+        (x.stat.st_dev, x.stat.st_ino)
+        for x in listing.values()
+        if isinstance(x.stat, os.stat_result) and not x.entry.is_symlink()
+    }
     for listed in listing.values():
         f = listed.path
         st = _regular_entry(f, listed, report)
         if st is None:
             continue
-        if listed.entry.is_symlink() and not discover.inside(f, sdir.path):
-            report.issues.append(
-                Issue(
-                    "path_escape", "symlink points outside the sessions dir; not followed", str(f)
-                )
-            )
-            continue
         name = listed.entry.name
+        if listed.entry.is_symlink():
+            if not discover.inside(f, sdir.path):
+                why = "symlink points outside the sessions dir; not followed"
+                report.issues.append(Issue("path_escape", why, str(f)))
+                continue
+            if (st.st_dev, st.st_ino) in files and name not in by_file:
+                why = "symlink to another transcript of this dir: imported once, as that file"
+                report.issues.append(Issue("transcript_alias", why, str(f)))
+                continue
         kind = discover.classify(name)
         if kind.kind in _ARCHIVE_KINDS and not include_archives:
             _skip(report, f, kind.kind)
@@ -238,9 +248,9 @@ def _read_store(
     try:
         gone = tombstones.load(conn).keys  # deleted keys keep no store entry
         with db.transaction(conn):
-            for e in sdir.entries:
-                if e.key not in gone:
-                    sessions.upsert_session(conn, e.key, e.session_id, e.entry)
+            sessions.upsert_sessions(
+                conn, ((e.key, e.session_id, e.entry) for e in sdir.entries if e.key not in gone)
+            )
             if stat is None:  # being written: read it again next time
                 conn.execute("DELETE FROM meta WHERE key = ?", (meta_key,))
             else:
@@ -251,107 +261,6 @@ def _read_store(
                 )
     finally:
         conn.close()
-
-
-_SUPERSEDED_KINDS = {"current", "reset", "orphan"}
-
-
-class UpstreamSource(NamedTuple):
-    """An upstream agent database to import, open, and the agent its transcripts go to."""
-
-    agent_id: str
-    db: upstream_db.AgentDatabase
-    generations: list[upstream_db.Generation]
-
-
-def _agent_of(path: Path, db: upstream_db.AgentDatabase, default: str) -> str:
-    if path.parent.name == "agent" and path.parent.parent.parent.name == "agents":
-        return path.parent.parent.name.lower()
-    hint = db.agent_hint()
-    try:
-        return paths.check_agent_id(hint) if hint else default
-    except Exception:
-        return default
-
-
-def open_databases(
-    root: Path, srcs: list[Path], agent: str, report: ImportReport, only: str | None = None
-) -> list[UpstreamSource]:
-    """Open and check every upstream database of the sources (of agent ``only`` when set);
-    nothing is written yet."""
-    out: list[UpstreamSource] = []
-    seen: set[Path] = set()
-    try:
-        for src in srcs or [root]:
-            if discover.readable(src.is_file):
-                found: list[tuple[str | None, Path]] = (
-                    [(None, src)] if upstream_db.is_database_file(src) else []
-                )
-            else:
-                found = list(discover.find_databases(src)) if discover.readable(src.is_dir) else []
-            for agent_id, path in found:
-                if path.resolve() in seen:
-                    continue
-                seen.add(path.resolve())
-                udb = upstream_db.AgentDatabase.open(path)
-                owner = agent_id or _agent_of(path, udb, agent)
-                if only is not None and owner != only:
-                    udb.close()
-                    continue
-                out.append(UpstreamSource(owner, udb, []))
-                out[-1].generations.extend(udb.generations())  # it is closed if this fails
-    except BaseException:
-        close_databases(out)
-        raise
-    for p in out:
-        _notices(p, report)
-    return out
-
-
-def _notices(p: UpstreamSource, report: ImportReport) -> None:
-    layout, path = p.db.layout, str(p.db.path)
-    if layout is None:
-        why = "upstream agent database holds no transcripts yet (they are still JSONL files)"
-        report.issues.append(Issue("upstream_no_transcripts", why, path))
-    elif layout.version > upstream_db.KNOWN_VERSION:
-        known = upstream_db.KNOWN_VERSION
-        why = f"user_version {layout.version} is newer than {known}; read by tables"
-        report.issues.append(Issue("upstream_schema_newer", why, path))
-
-
-def close_databases(planned: list[UpstreamSource]) -> None:
-    for p in planned:
-        p.db.close()
-
-
-def merge(
-    plan_: list[tuple[str, list[Target]]], ups: list[UpstreamSource], report: ImportReport
-) -> list[tuple[str, list[Target]]]:
-    """Add agents that only have a database; drop JSONL twins of database sessions."""
-    by_agent = dict(plan_)
-    for p in ups:
-        by_agent.setdefault(p.agent_id, [])
-    for agent_id, targets in by_agent.items():
-        ids = {g.session_id for p in ups if p.agent_id == agent_id for g in p.generations}
-        if not ids:
-            continue
-        kept = []
-        for t in targets:
-            if t.kind in _SUPERSEDED_KINDS and t.session_id in ids:
-                report.skipped += 1
-                report.issues.append(
-                    Issue(
-                        "transcript_superseded",
-                        "the upstream database holds this session: imported from there",
-                        str(t.path),
-                        None,
-                        t.session_key,
-                    )
-                )
-            else:
-                kept.append(t)
-        by_agent[agent_id] = kept
-    return sorted(by_agent.items())
 
 
 def root_present(root: Path, only: str | None, report: ImportReport) -> bool:

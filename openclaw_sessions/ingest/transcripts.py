@@ -239,6 +239,9 @@ def update_identity(conn: sqlite3.Connection, cursor: Cursor, target: Target) ->
         ).fetchone()
         if row is not None and row[0] != "orphan":
             return
+    old = conn.execute(
+        "SELECT session_key FROM transcripts WHERE transcript_id = ?", (cursor.transcript_id,)
+    ).fetchone()
     conn.execute(
         "UPDATE transcripts SET session_key = ?, session_id = ?, kind = ?, archived_at = ?,"
         " source_path = ? WHERE transcript_id = ?",
@@ -251,6 +254,14 @@ def update_identity(conn: sqlite3.Connection, cursor: Cursor, target: Target) ->
             cursor.transcript_id,
         ),
     )
+    if old is not None and old[0] != target.session_key and ":orphan:" in old[0]:
+        # the transcript's real key is known now (a sessions.json fixed since): the orphan
+        # key it was stored under goes when nothing else is left under it
+        conn.execute(
+            "DELETE FROM sessions WHERE session_key = ? AND NOT EXISTS (SELECT 1 FROM"
+            " transcripts WHERE session_key = ?)",
+            (old[0], old[0]),
+        )
 
 
 def new_revision(conn: sqlite3.Connection, cursor: Cursor) -> None:

@@ -13,14 +13,14 @@ from openclaw_sessions.policy.redact import Redactor
 from openclaw_sessions.reports import ImportReport, Issue
 from openclaw_sessions.store import db, sessions, tombstones
 
-from . import discover, line_sources, targets, upstream_db
+from . import discover, line_sources, upstream_db, upstream_open
 from .store_lines import import_lines
 from .transcripts import Target, tally
 
 
 def import_databases(
     conn: sqlite3.Connection,
-    planned: list[targets.UpstreamSource],
+    planned: list[upstream_open.UpstreamSource],
     redactor: Redactor,
     report: ImportReport,
     dry_run: bool,
@@ -38,7 +38,7 @@ def import_databases(
 
 def _database(
     conn: sqlite3.Connection,
-    p: targets.UpstreamSource,
+    p: upstream_open.UpstreamSource,
     redactor: Redactor,
     r: ImportReport,
     dry_run: bool,
@@ -75,12 +75,21 @@ def _database(
             _stamp(g.ended_at),
         )
         r.files += 1
-        src = udb.events(g.session_id)
         try:
-            tally(r, t, import_lines(conn, t, src, redactor, dry_run=dry_run))
-        finally:
-            src.close()
-    for a in udb.archives():
+            src = udb.events(g.session_id)
+            try:
+                tally(r, t, import_lines(conn, t, src, redactor, dry_run=dry_run))
+            finally:
+                src.close()
+        except line_sources.UpstreamUnreadable as exc:  # this transcript's problem only
+            r.issues.append(Issue("upstream_unreadable", str(exc), str(t.path), None, key))
+    try:
+        archives = udb.archives()
+    except sqlite3.DatabaseError as exc:
+        why = f"upstream database unreadable: {exc}"
+        r.issues.append(Issue("upstream_unreadable", why, str(udb.path)))
+        return
+    for a in archives:
         _archive(conn, udb, a, redactor, r, dry_run, include_archives)
 
 
@@ -112,7 +121,12 @@ def _archive(
         r.files += 1
         r.unchanged += 1  # archives are write-once: same name, same sha256, already stored
         return
-    blob, encoding = udb.archive_blob(a.name)
+    try:
+        blob, encoding = udb.archive_blob(a.name)
+    except sqlite3.DatabaseError as exc:
+        why = f"upstream database unreadable: {exc}"
+        r.issues.append(Issue("upstream_unreadable", why, str(where), None, a.session_key))
+        return
     t = Target(where, a.name, a.session_key, a.session_id, kind.kind, kind.archived_at)
     src = line_sources.FileSource(
         where, opener=lambda _p: line_sources.open_blob(blob, encoding == "zstd")

@@ -202,9 +202,25 @@ def _find(text: str, gate: bool) -> list[Hit]:
         for m in rule.regex.finditer(text):
             if rule.b64 and _in_data_url(text, m.start()):
                 continue
-            if (span := check(m)) and span[1] > span[0]:
+            if (span := check(m)) and span[1] > span[0] and not redact_scan.reference(text, span):
                 hits.append((span[0], span[1], TOKEN))
-    return hits
+    return _wrapped(text, hits) if hits else hits
+
+
+# A token's rest wrapped onto the next line (a terminal's width, a shell's "\" continuation):
+# that line is one run of token characters, letters and digits.
+_WRAP = re.compile(r"\\?\r?\n([A-Za-z0-9_+/=-]{8,200})[ \t]*[|\"'`]?[ \t]*(?=\r?\n|\Z)", re.ASCII)
+
+
+def _wrapped(text: str, hits: list[Hit]) -> list[Hit]:
+    out = []
+    for s, e, kind in hits:
+        if kind == TOKEN and e - s >= 16 and e < len(text) and text[e] in "\\\r\n":
+            m = _WRAP.match(text, e)
+            if m and not m.group(1).isalpha() and not m.group(1).isdigit():
+                e = m.end(1)
+        out.append((s, e, kind))
+    return out
 
 
 def _edits(text: str, view: redact_fold.View | None, hits: list[Hit]) -> list[_Edit]:

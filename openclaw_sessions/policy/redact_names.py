@@ -30,6 +30,7 @@ KEY_JOINS = ("secret", "access", "account", "auth", "client", "app", "applicatio
              "host", "session-secret")  # fmt: skip
 WORDS = ("password", "passwd", "pass", "passphrase", "passcode", "passkey", "pwd", "pw",
          "secret", "token", "auth", "bearer", "credential", "credentials", "creds", "apikey",
+         "psk", "authident",
          "privkey", "mnemonic", "seedphrase", "passwort", "kennwort", "contraseña",
          "contrasena", "senha", "motdepasse", "wachtwoord", "parola", "hasło", "haslo", "heslo",
          "jelszó", "salasana", "lösenord", "losenord", "şifre", "пароль", "токен", "密码", "密碼",
@@ -77,6 +78,19 @@ _REF = recache.compile(
     r"\$\{?[A-Za-z_][A-Za-z0-9_]*\}?|\$[({].*|%[A-Za-z_][A-Za-z0-9_]*%|\{\{.*|\{%.*|<[^<>]*>"
     r"|\[[^\[\]]*\]|\*[A-Za-z_][A-Za-z_-]*|![A-Za-z]+(?:::[A-Za-z]+)?|\{[A-Za-z_][\w.]*\}|[{\[(]"
 )
+# A Kubernetes object that holds a secret, named as such ("db-credentials", "app-secrets")
+_SECRET_OBJECT = recache.compile(
+    r"[a-z0-9]+(?:[-.][a-z0-9]+)*[-.](?:creds|credentials?|secrets?|tls|certs?|keys?|auth|env)"
+    r"(?:[-.][a-z0-9]+)*|(?:creds|credentials?|secrets?|tls)(?:[-.][a-z0-9]+)+"
+)
+# A reference to a value held elsewhere, as a whole assignment value: ${X}, $X, $(cmd …),
+# ${{ secrets.X }}, process.env.X, import.meta.env.X, os.environ[…], ENV['X'], System.getenv(…)
+_REFERENCE = recache.compile(
+    r"\$(?:\{\{.*|\(.*|\{[A-Za-z_][^}]*\}?|[A-Za-z_][A-Za-z0-9_]*)"
+    r"|(?:process\.env|import\.meta\.env|Deno\.env|os\.environ|os\.getenv|ENV|System\.getenv"
+    r"|Environment\.GetEnvironmentVariable|getenv)\b.*",
+    re.DOTALL,
+)
 _TEMPLATE = recache.compile(r"(?i)your[_-]|[_-]here\b|placeholder|changeme[_-]|xxxx|<[a-z_-]+>")
 _PATH = recache.compile(r"(?:~|\.\.?)?(?:/[\w.@-]+)+/?|[A-Za-z]:\\.*|\\\\.*")
 _CALL = recache.compile(r"[A-Za-z_][\w.]*[(\[].*|[A-Za-z_]\w*(?:\.[A-Za-z_]\w*)+")
@@ -122,7 +136,18 @@ def placeholder(value: str) -> bool:
         or v.lower() in STOP_VALUES
         or len(set(v)) == 1
         or bool(_REF.fullmatch(v) or _CONSTANT.fullmatch(v) or _TEMPLATE.search(v))
+        or bool(_SECRET_OBJECT.fullmatch(v))
     )
+
+
+def reference(value: str) -> bool:
+    """A value that names where the secret is (``${{ secrets.X }}``, ``process.env.X``,
+    ``$TOKEN``, ``$(gh auth token)``): kept readable by every family."""
+    return bool(_REFERENCE.match(value.strip("\"'` \t")))
+
+
+def is_code_or_path(v: str) -> bool:
+    return bool(_CALL.fullmatch(v)) or _path(v)
 
 
 def _path(v: str) -> bool:

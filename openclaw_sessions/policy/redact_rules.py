@@ -17,6 +17,8 @@ from __future__ import annotations
 import re
 
 from . import redact_names as names
+from .redact_context import CONTEXT_RULES
+from .redact_files import FILE_RULES
 from .redact_syntax import (
     ASCII,
     BLOCK,
@@ -133,6 +135,12 @@ def _query_check(m: re.Match[str], key_start: int) -> Span | None:
     return names.unquoted_value(m.string, *m.span(1), prose=False)
 
 
+def _random_key_check(m: re.Match[str], key_start: int) -> Span | None:
+    v = m.group(1)
+    mixed = any(c.isdigit() for c in v) and any(c.isupper() for c in v) and v.lower() != v
+    return m.span(1) if mixed else None
+
+
 def _xml_kv_check(m: re.Match[str], key_start: int) -> Span | None:
     k = re.match(r"(?:key|name)[ \t]*=[ \t]*\"([^\"]*)\"", m.string[key_start:], re.I)
     return names.quoted_value(m.string, *m.span(1)) if k and names.secret_name(k[1]) else None
@@ -140,12 +148,16 @@ def _xml_kv_check(m: re.Match[str], key_start: int) -> Span | None:
 
 FIELDS: tuple[Field, ...] = UPSTREAM_FIELDS + (
     # ?key=… &code=… &sig=… (Azure SAS, Google API keys, function keys) in a query string
-    Field("query-secret", "=", ("key", "code", "sig", "signature", "sv-sig"), "", r"(?=[?&;])",
+    Field("query-secret", "=", ("key", "code", "sig", "signature", "sv-sig", "x-amz-signature",
+          "x-goog-signature", "x-amz-security-token"), "", r"(?=[?&;])",
           r"([^&#\s\"'<>]+)", check=_query_check),
     # <add key="Password" value="…"/>, <property name="db.password" value="…"/>
     Field("xml-key-value", "=", ("value",), "[ \t]*",
           r"[ \t]+\"[^\"\r\n]{1,80}\"[ \t]*=[ \t]*(?:yek|eman)(?![A-Za-z0-9_:.-])",
           r"[ \t]*\"([^\"\r\n]+)\"", check=_xml_kv_check),
+    # a zuliprc's "key=…" (and any "key=" alone on its line whose value is a random key)
+    Field("key-line", "=", ("key",), "[ \t]*", r"(?=[ \t]*(?:\n|\Z))",
+          r"[ \t]*([A-Za-z0-9]{24,64})[ \t]*(?=\r?\n|\Z)", check=_random_key_check),
     Field("secret-name", "=:", names.WORDS + names.JOINED, _KV_GAP,
           _NAME_CH + "*+(?!" + _NAME_CH + ")", _KV_VALUE, NOCASE, _kv_check, _KV_CHAIN),
 )  # fmt: skip
@@ -236,9 +248,11 @@ _MORE = (
     Rule("cli-tools", "", TOOL_GATE, finder=tool_hits),
     Rule("stdin-secret", r"(?<![A-Za-z0-9_-])(?:echo|printf)[ \t]+(?:-[A-Za-z]+[ \t]+)*"
          r"(?:'%s(?:\\n)?'[ \t]+|\"%s(?:\\n)?\"[ \t]+)?" + VAL + r"[ \t]*\|[^\n]*?"
-         r"(?:--password-stdin|--stdin\b|\bsudo[ \t]+(?:-[A-Za-z]+[ \t]+)*-[A-Za-z]*S\b"
-         r"|\bchpasswd\b)",
+         r"(?:--password-stdin|--stdin\b|--with-token\b"
+         r"|\bsudo[ \t]+(?:-[A-Za-z]+[ \t]+)*-[A-Za-z]*S\b|\bchpasswd\b)",
          CLI_GATE + TOOL_GATE + _CHPASSWD, check=placeholder_check, need=("echo", "printf")),
+    Rule("stdin-herestring", r"-(?<![A-Za-z0-9_./-]-)-(?:password-stdin|stdin|with-token"
+         r"|token-stdin)\b[ \t]*<<<[ \t]*" + VAL, CLI_GATE, check=placeholder_check),
     Rule("aws-configure-set", r"aws[ \t]+configure[ \t]+set[ \t]+(?:--?\S+[ \t]+)*"
          r"(?:aws_secret_access_key|aws_session_token)[ \t]+" + VAL,
          prefix("_", "aws_secret_access", then="(?<=yek_)", short=True) + prefix("_",
@@ -255,7 +269,10 @@ _MORE = (
     # A .pgpass line, alone on its line or as a one-cell Markdown table row.
     Rule("pgpass", r"(?m)^[ \t]*(?:\|[ \t]*)?[^:\s#|][^:\s]*:(?:[0-9]{1,5}|\*):[^:\s]+:[^:\s]+:"
          r"(\S+?)[ \t]*(?:\|[ \t]*)?\r?$",
-         (Anchor("r", ":", r"(?=(?:[0-9]{1,5}|\*):[^:\s]+[ \t]*(?:\|[ \t]*)?(?:\n|\Z))"),),
+         # at the colon before the password: three fields, then the line's start (a timestamp's
+         # colons, which the port's colon also has, are not enough)
+         (Anchor("r", ":", r"(?=[^:\s]+:[^:\s]+:(?:[0-9]{1,5}|\*):[^:\s]+[ \t]*(?:\|[ \t]*)?"
+                           r"(?:\n|\Z))"),),
          check=placeholder_check),
     Rule("sql-identified", r"(?<![A-Za-z0-9_])(?:identified[ \t]+(?:with[ \t]+\S+[ \t]+)?by"
          r"|password[ \t]+by)[ \t]+(?:password[ \t]*)?(?:'([^'\r\n]+)'|\"([^\"\r\n]+)\")",
@@ -277,7 +294,7 @@ _MORE = (
          r"[A-Za-z0-9_-]{27,38})(?![A-Za-z0-9_-])",
          (Anchor("r", ".", rf"(?<=\.{TOKEN_CLS}{{6}}\.)(?={TOKEN_CLS}{{24}})"),)),
 ) + VENDOR_RULES  # fmt: skip
-RULES = UPSTREAM_RULES + _MORE
+RULES = UPSTREAM_RULES + _MORE + CONTEXT_RULES + FILE_RULES
 
 
 def keyside(f: Field) -> str:

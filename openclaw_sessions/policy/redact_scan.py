@@ -20,6 +20,7 @@ from collections.abc import Callable
 from functools import lru_cache
 from typing import NamedTuple
 
+from . import redact_names as names
 from . import redact_rules as rules
 from .redact_rules import ASCII, TOKEN, Anchor, Hit, Span
 
@@ -145,6 +146,12 @@ def _site_values() -> tuple[re.Pattern[str], ...]:
     return tuple(rules.compiled(f.value, f.flags) for f in rules.FIELDS)
 
 
+def reference(text: str, span: Span) -> bool:
+    """A token that is a reference (``$TOKEN``, ``${{ secrets.X }}``, ``process.env.X``)."""
+    c = text[span[0]] if span[1] > span[0] else ""
+    return c in "$pPiIdDoOeEsSgG" and names.reference(text[span[0] : span[1]])
+
+
 def last_group(m: re.Match[str]) -> Span:
     g = next((i for i in range(len(m.groups()), 0, -1) if m.group(i)), 0)
     return m.span(g)
@@ -219,7 +226,7 @@ def _field_at(text: str, rev: str, q: int) -> tuple[int, list[Span], int] | None
         if end > start and (vm := values[i].match(text, q + 1)):
             check = rules.FIELDS[i].check
             span = check(vm, n - end) if check else last_group(vm)
-            if span:
+            if span and not reference(text, span):
                 found.append(span)
                 key = n - end if key < 0 else key
                 stop = max(stop, vm.end())

@@ -63,8 +63,38 @@ _TOOLS = (
     ("keytool", "", "-(?:src|dest|new)?(?:store|key)?pass(?:word)?", "[ \t]+"),
     ("jarsigner", "", "-(?:store|key)pass", "[ \t]+"),
     ("gh", r"[ \t]+secret[ \t]+set", "(?:-b|--body)", "(?:=|[ \t]+)"),
+    # third round (issue 23): admin tools, logins that take a token
+    ("psexec", "", "(?-i:-p)", "[ \t]+"),
+    ("ipmitool", "", "(?-i:-P)", "[ \t]+"),
+    ("plink", "", "-pw", "[ \t]+"),
+    ("pscp", "", "-pw", "[ \t]+"),
+    ("psftp", "", "-pw", "[ \t]+"),
+    ("cypher-shell", "", "(?-i:-p)", "[ \t]+"),
+    ("influx", "", "-password", "[ \t]+"),
+    ("cf", r"\b[^\n|;&]*?\blogin", "(?-i:-p)", "[ \t]+"),
+    ("oc", r"\b[^\n|;&]*?\blogin", "(?-i:-p)", "[ \t]+"),
+    ("expo", r"\b[^\n|;&]*?\blogin", "(?-i:-p)", "[ \t]+"),
+    ("eas", r"\b[^\n|;&]*?\blogin", "(?-i:-p)", "[ \t]+"),
+    ("twine", "", "(?-i:-p)", "[ \t]+"),
+    ("dotnet", r"[ \t]+nuget\b", "(?-i:-p)", "[ \t]+"),
+    ("vercel", "", "(?-i:-t)", "[ \t]+"),
+    ("codecov", "", "(?-i:-t)", "[ \t]+"),
+    ("rar", "", "(?-i:-(?:hp|p))", ""),
+    ("unrar", "", "(?-i:-p)", ""),
 )  # fmt: skip
 _TOOL = r"{}(?<![A-Za-z0-9_.-]{}){}\b[^\n|;&]*?[ \t]{}{}"
+_SNMP = tuple(f"snmp{c}" for c in ("walk", "get", "getnext", "bulkwalk", "bulkget", "set",
+                                  "table", "trap", "inform", "delta", "df", "netstat", "status",
+                                  "test"))  # fmt: skip
+
+
+def _community_check(m: re.Match[str]) -> Span | None:
+    """An SNMP community or v3 pass phrase; the well-known defaults are no secret."""
+    g = m.lastindex or 0
+    v = m.group(g)
+    return None if names.placeholder(v) or v.lower() in ("public", "private") else m.span(g)
+
+
 _TOOL_NAMES = ("mysql", "mysqldump", "mysqladmin", "mysqlimport", "mysqlshow", "mysqlcheck",
                "mysqlpump", "mysqlsh", "mysqlbinlog", "mariadb", "mariadb-dump", "mariadbdump",
                "mariadb-admin", "mariadbadmin", "7z", "7za", "7zr", "sshpass", "docker", "podman",
@@ -74,7 +104,10 @@ _TOOL_NAMES = ("mysql", "mysqldump", "mysqladmin", "mysqlimport", "mysqlshow", "
                "ldappasswd", "ldapcompare", "ldapmodrdn", "ldapexop", "ldapurl", "mosquitto_pub",
                "mosquitto_sub", "mosquitto_rr", "zip", "unzip", "ssh-keygen", "az", "openssl",
                "keytool", "jarsigner", "gh", "curl", "smbclient", "rpcclient", "smbmap",
-               "smbget", "mount", "htpasswd", "sudo")  # fmt: skip
+               "smbget", "mount", "htpasswd", "sudo", "psexec", "ipmitool", "plink", "pscp",
+               "psftp", "cypher-shell", "influx", "cf", "oc", "expo", "eas", "twine", "dotnet",
+               "vercel", "codecov", "rar", "unrar", "lftp", "http", "https", "etcdctl",
+               *_SNMP)  # fmt: skip
 # A flag (" -p", "--user") with one of the tools named before it on its line.
 TOOL_GATE = (
     Anchor(
@@ -96,6 +129,14 @@ _TOOL_SPECS: tuple[tuple[tuple[str, ...], str, RuleCheck], ...] = (
      r"(?<![A-Za-z0-9_.-])(?:smbclient|rpcclient|smbmap|smbget|"
      r"mount)\b[^\n|;&]*?[ \t](?:-U|--user(?:name)?)(?:=|[ \t]+)['\"]?[^%\s'\"]+%([^\s'\"]+)",
      _placeholder_check),
+    (_SNMP, r"(?<![A-Za-z0-9_.-])snmp[a-z]+\b[^\n|;&]*?[ \t](?-i:-[cAX])[ \t]*" + VAL,
+     _community_check),
+    (("lftp",), r"lftp(?<![A-Za-z0-9_.-]lftp)\b[^\n|;&]*?[ \t]-u[ \t]+['\"]?[^,\s'\"]+,"
+     r"([^\s'\"]+)", _placeholder_check),
+    (("http", "https"), r"(?<![A-Za-z0-9_.-])https?\b[^\n|;&]*?[ \t](?:-a|--auth)(?:=|[ \t]+)"
+     r"['\"]?[^:\s'\"]*:([^\s'\"]+)", _placeholder_check),
+    (("etcdctl",), r"etcdctl(?<![A-Za-z0-9_.-]etcdctl)\b[^\n|;&]*?[ \t]--user(?:=|[ \t]+)"
+     r"['\"]?[^:\s'\"]+:([^\s'\"]+)", _placeholder_check),
     (("htpasswd",), r"htpasswd(?<![A-Za-z0-9_.-]htpasswd)((?:[ \t]+-[A-Za-z]+)+)"
      r"((?:[ \t]+[^\s-]\S*){2,3})", _htpasswd_check),
 )  # fmt: skip

@@ -2,13 +2,17 @@
 anchors), that ``redact_rules`` puts last in ``RULES``, in this order.
 
 The facts — prefixes, lengths, alphabets — come from gitleaks' default rules and trufflehog's
-detectors; the regexes are ours, written in ``redact_syntax``'s terms.
+detectors; the regexes are ours, written in ``redact_syntax``'s terms. A token made of a readable
+part (a documented prefix, a signature, ids) and a random one captures the random part only: it
+alone is masked, so the kind of token stays readable and searchable.
 """
 
 from __future__ import annotations
 
 from .redact_syntax import Anchor, plain, prefix
 from .redact_upstream import CASED, rule
+
+_B58 = "[1-9A-HJ-NP-Za-km-z]"
 
 VENDOR_RULES = tuple(rule(*row) for row in (
     ("1password", r"(?<![A-Za-z0-9])(ops_eyJ[A-Za-z0-9+/]{250,}={0,3})",
@@ -127,4 +131,46 @@ VENDOR_RULES = tuple(rule(*row) for row in (
     ("yandex", r"(?<![A-Za-z0-9])((?-i:AQVN)[A-Za-z0-9_-]{35,38}|t1\.[A-Za-z0-9_-]+={0,2}\."
      r"[A-Za-z0-9_-]{86}={0,2})",
      plain("A", "(?=QVN[A-Za-z0-9_-]{35})") + prefix(".", "t1", bound=True)),
+    # --- third round (issue 23): chat platforms, file sharing, AI developer services ----------
+    ("slack-client", r"(?<![A-Za-z0-9])xoxc-(?:[0-9]{6,}-){3}([a-f0-9]{64})(?![A-Za-z0-9])",
+     prefix("-", "xoxc", bound=True)),
+    ("slack-cookie", r"(?<![A-Za-z0-9])xoxd-([A-Za-z0-9%/+=_-]{40,})", prefix("-", "xoxd",
+     bound=True)),
+    ("twitter-bearer", CASED.format(r"(?<![A-Za-z0-9%])A{22}([A-Za-z0-9%]{80,120})"),
+     plain("A", "(?<![A-Za-z0-9%]A)(?=A{21}[A-Za-z0-9%]{20})")),
+    ("discord-webhook-any", r"https://(?:(?:ptb|canary)\.)?discord(?:app)?\.com/api/(?:v[0-9]+/)?"
+     r"webhooks/[0-9]{17,20}/([A-Za-z0-9_-]{60,})", prefix(".", "discord", "discordapp")),
+    ("chat-hook-url", r"/(?:hooks/catch/[0-9]{5,10}/([a-z0-9]{6,10})/?"
+     r"|with/key/([A-Za-z0-9_-]{20,})|bot/v2/hook/([0-9a-f-]{36})|hooks/([A-Za-z0-9]{20,32}(?:/[A-Za-z0-9]{32,64})?))"
+     r"(?![A-Za-z0-9/_-])", plain("k", "(?<=/hook)(?=s?/[A-Za-z0-9]{5})")
+     + plain("k", "(?<=/with/k)(?=ey/)")),
+    ("dropbox", r"(?<![A-Za-z0-9.])sl\.(?:u\.)?([A-Za-z0-9_-]{130,})", prefix(".", "sl", "sl.u",
+     bound=True)),
+    ("dropbox-long", CASED.format(r"(?<![A-Za-z0-9])([a-z0-9]{11}AAAAAAAAAA[a-z0-9_=-]{43})"
+     r"(?![A-Za-z0-9_=-])"), plain("A", "(?<=[a-z0-9]{11}A)(?=A{9}[a-z0-9_=-]{43})")),
+    ("backblaze", CASED.format(r"(?<![A-Za-z0-9+/])K[0-9]{3}([A-Za-z0-9+/]{27})"
+     r"(?![A-Za-z0-9+/])"), plain("K", "(?=[0-9]{3}[A-Za-z0-9+/]{27})")),
+    ("nvidia", r"(?<![A-Za-z0-9])nvapi-([A-Za-z0-9_-]{60,70})", prefix("-", "nvapi", bound=True)),
+    ("together", r"(?<![A-Za-z0-9])tgp_v1_([A-Za-z0-9_-]{40,})", prefix("_", "tgp_v1",
+     bound=True)),
+    ("ai-dash-keys", r"(?<![A-Za-z0-9_-])(?:csk|llx)-([A-Za-z0-9]{40,60})(?![A-Za-z0-9_-])",
+     prefix("-", "csk", "llx", bound=True)),
+    ("jina", r"(?<![A-Za-z0-9])jina_([A-Za-z0-9]{50,70})(?![A-Za-z0-9])", prefix("_", "jina",
+     bound=True)),
+    ("e2b", r"(?<![A-Za-z0-9])e2b_([a-f0-9]{40})(?![A-Za-z0-9])", prefix("_", "e2b", bound=True)),
+    ("voyage", r"(?<![A-Za-z0-9_-])pa-([A-Za-z0-9_-]{43})(?![A-Za-z0-9_-])", prefix("-", "pa",
+     bound=True, then=r"(?<=[A-Za-z0-9_-]{43}-)")),
+    ("anyscale", r"(?<![A-Za-z0-9])esecret_([a-z0-9]{20,})", prefix("_", "esecret", bound=True)),
+    ("runpod", r"(?<![A-Za-z0-9])rpa_([A-Z0-9]{40,})(?![A-Za-z0-9])", prefix("_", "rpa",
+     bound=True)),
+    ("modal", r"(?<![A-Za-z0-9_-])a[ks]-([A-Za-z0-9]{22})(?![A-Za-z0-9_-])", prefix("-", "ak",
+     "as", bound=True, then=r"(?<=[A-Za-z0-9]{22}-)")),
+    ("vercel", r"(?<![A-Za-z0-9])vc[pikar]_([A-Za-z0-9]{40,})", prefix("_", "vcp", "vci", "vck",
+     "vca", "vcr", bound=True)),
+    ("azure-devops", CASED.format(r"(?<![A-Za-z0-9])([A-Za-z0-9]{52})JQQJ[A-Za-z0-9]{20}AZDO"
+     r"[A-Za-z0-9]{4}(?![A-Za-z0-9])"), plain("A", "(?<=JQQJ[A-Za-z0-9]{20}A)(?=ZDO)")),
+    ("fcm-server-key", CASED.format(r"(?<![A-Za-z0-9_-])(AAAA[A-Za-z0-9_-]{7}:APA91b"
+     r"[A-Za-z0-9_-]{130,})"), plain("A", "(?<=:A)(?=PA91b)")),
+    ("bip32-private", CASED.format(rf"(?<![A-Za-z0-9])([xyzXYZtuvUV]prv{_B58}{{100,112}})"
+     r"(?![A-Za-z0-9])"), plain("p", "(?=rv[1-9A-HJ-NP-Za-km-z]{100})(?<=[xyzXYZtuvUV]p)")),
 ))  # fmt: skip

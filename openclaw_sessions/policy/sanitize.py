@@ -107,30 +107,65 @@ def _text(value: str, redactor: TextRedactor, flags: _Flags) -> str:
     return out
 
 
-def _deep(value: Any, redactor: TextRedactor, flags: _Flags) -> Any:
+# Objects and arrays nested deeper than this are shown as their compact JSON text (redacted
+# and capped as any string): a message whose unknown field nests 600 levels (valid JSON, below
+# the parser's limit) still shows, and nothing downstream recurses that deep.
+MAX_DEPTH = 64
+
+
+def _deep(value: Any, redactor: TextRedactor, flags: _Flags, depth: int = 0) -> Any:
     """Any JSON value: every string in it (values and keys) redacted and capped, every object
     treated as a block (signatures dropped, image data omitted)."""
     if isinstance(value, str):
         return _text(value, redactor, flags)
+    if isinstance(value, list | dict) and depth >= MAX_DEPTH:
+        return _text(flat_json(value), redactor, flags)
     if isinstance(value, list):
-        return [_deep(v, redactor, flags) for v in value]
+        return [_deep(v, redactor, flags, depth + 1) for v in value]
     if isinstance(value, dict):
-        return sanitize_block(value, redactor, flags)
+        return sanitize_block(value, redactor, flags, depth)
     return value
 
 
-def sanitize_block(block: Any, redactor: TextRedactor, flags: _Flags) -> Any:
+class _Raw(str):
+    """A piece of JSON syntax on flat_json's stack (not a value to encode)."""
+
+
+def flat_json(value: Any) -> str:
+    """Compact JSON of ``value`` however deep it nests: iterative, never a RecursionError."""
+    out: list[str] = []
+    stack: list[Any] = [value]
+    while stack:
+        v = stack.pop()
+        if isinstance(v, _Raw):
+            out.append(v)
+        elif isinstance(v, list):
+            parts: list[Any] = [_Raw("[")]
+            for i, x in enumerate(v):
+                parts += [_Raw(",")] * bool(i) + [x]
+            stack.extend(reversed([*parts, _Raw("]")]))
+        elif isinstance(v, dict):
+            parts = [_Raw("{")]
+            for i, (k, x) in enumerate(v.items()):
+                parts += [_Raw(("," if i else "") + dumps(str(k)) + ":"), x]
+            stack.extend(reversed([*parts, _Raw("}")]))
+        else:
+            out.append(json.dumps(v, ensure_ascii=False))
+    return "".join(out)
+
+
+def sanitize_block(block: Any, redactor: TextRedactor, flags: _Flags, depth: int = 0) -> Any:
     """One content block (or any object inside a message), whatever its type: known fields
     and unknown ones alike are walked, so no string leaves unredacted."""
     if not isinstance(block, dict):
-        return _deep(block, redactor, flags)
+        return _deep(block, redactor, flags, depth)
     image = block.get("type") == "image"
     out: dict[str, Any] = {}
     for key, value in block.items():
         if key in _SIGNATURES or (image and key == "data"):
             flags.truncated = True
             continue
-        out[_text(key, redactor, flags)] = _deep(value, redactor, flags)
+        out[_text(key, redactor, flags)] = _deep(value, redactor, flags, depth + 1)
     if image:
         data = block.get("data")
         size = base64_decoded_bytes(data) if isinstance(data, str) else block.get("bytes")

@@ -275,7 +275,14 @@ class Policy:
             raise not_found(label)
 
     def resolve_target(self, raw: str, action: str = "history") -> str:
-        """Resolve a user reference and check it; returns the canonical key."""
+        """Resolve a user reference and check it; returns the canonical key.
+
+        A sandboxed caller is never told whether a session id it may not see exists: a
+        hidden id and a missing one give the same answer, the one a hidden key gets. (Upstream
+        resolves a sandboxed subagent's ids unfiltered, so there a hidden id is "restricted
+        to the current session tree" and a missing one "not found": a deliberate difference.)
+        """
+        sandboxed = self._key is not None and self.caller.sandboxed
         try:
             key = resolve_session_key(
                 raw,
@@ -284,15 +291,24 @@ class Policy:
                 current=self._key,
                 main_key=self.caller.main_key,
                 shown=self._id_candidate,
-                hidden_ids_resolve=not self.restrict_to_spawned,
+                hidden_ids_resolve=not sandboxed,
             )
         except NotFoundError:
-            if not self.restrict_to_spawned:
+            reason = (
+                "sandbox_spawned_only"
+                if self.restrict_to_spawned
+                else _MODE_REASONS.get(self.visibility)
+            )
+            if not sandboxed or reason is None:
                 raise
-            # Upstream never tells a sandboxed caller whether a session id exists.
-            raise _forbidden("sandbox_spawned_only", action, raw.strip()) from None
+            raise _forbidden(reason, action, raw.strip()) from None
         self.check_target(key, action, shown=raw.strip())
         return key
+
+
+# What a sandboxed caller's unresolvable session id answers, by its effective visibility
+# (under agent or all, only incognito sessions are hidden: "not found" for both).
+_MODE_REASONS = {"self": "self_visibility_restricted", "tree": "tree_visibility_restricted"}
 
 
 def _norm(value: str | None) -> str | None:

@@ -4,6 +4,7 @@ SQLite failures to store errors (exit 3)."""
 
 from __future__ import annotations
 
+import errno
 import os
 import sqlite3
 import time
@@ -37,6 +38,9 @@ def _configure(conn: sqlite3.Connection, *, readonly: bool) -> None:
     conn.execute("PRAGMA foreign_keys = ON")
     if not readonly:
         conn.execute("PRAGMA synchronous = NORMAL")
+        # What a write frees is overwritten with zeros, in the file and the WAL: deleted text
+        # does not linger in free pages (some builds default to it; the pragma makes it so).
+        conn.execute("PRAGMA secure_delete = ON")
     pages = settings.max_pages()
     if pages is not None:  # a size quota (also how tests simulate a full disk)
         conn.execute(f"PRAGMA max_page_count = {pages}")
@@ -50,7 +54,11 @@ def register_functions(conn: sqlite3.Connection) -> None:
 def _raw_connect(path: Path, mode: str | None = None) -> sqlite3.Connection:
     """``mode``: None (read-write), "ro", or "immutable" (read-only media: no -shm can be
     made, nothing will change)."""
-    uri = path.resolve().as_uri() + {None: "", "ro": "?mode=ro", "immutable": "?immutable=1"}[mode]
+    try:
+        resolved = path.resolve()
+    except (RuntimeError, OSError) as exc:  # Python 3.11 raises RuntimeError on a loop
+        raise _loop(path) from exc
+    uri = resolved.as_uri() + {None: "", "ro": "?mode=ro", "immutable": "?immutable=1"}[mode]
     # isolation_level=None: we issue BEGIN ourselves (BEGIN IMMEDIATE for writers).
     conn = sqlite3.connect(
         uri, uri=True, isolation_level=None, check_same_thread=False, factory=CodecConnection
@@ -73,6 +81,9 @@ def connect(path: Path, *, create: bool = False, readonly: bool = False) -> sqli
     A store on read-only media still opens for reading (writes then fail with exit 3).
     """
     if not path.exists():
+        for p in (path, path.parent):
+            if p.is_symlink() and _is_loop(p):
+                raise _loop(p)
         if not create:
             root = path.parent.parent.parent  # <root>/agents/<id>/<file>
             raise StoreError(
@@ -81,12 +92,32 @@ def connect(path: Path, *, create: bool = False, readonly: bool = False) -> sqli
                 code="store_missing",
             )
         path.parent.mkdir(parents=True, exist_ok=True)
+    elif not path.is_file():  # a directory, a FIFO (SQLite would say "disk I/O error")
+        raise StoreError(
+            f"the store path is not a regular file: {path}",
+            hint="move it aside; `openclaw-sessions import` creates the store",
+        )
     try:
         return _open(path, readonly=readonly, immutable=False)
     except StoreError:
         if readonly or os.access(path.parent, os.W_OK) and not _read_only_fs(path):
             raise
     return _open(path, readonly=True, immutable=True)
+
+
+def _is_loop(path: Path) -> bool:
+    try:
+        os.stat(path)
+    except OSError as exc:
+        return exc.errno == errno.ELOOP
+    return False
+
+
+def _loop(path: Path) -> StoreError:
+    return StoreError(
+        f"the store path is a symlink loop at {path}",
+        hint="remove the link or point it at a file",
+    )
 
 
 def _read_only_fs(path: Path) -> bool:

@@ -7,7 +7,7 @@ from __future__ import annotations
 
 import json
 import sqlite3
-from collections.abc import Iterator
+from collections.abc import Iterable, Iterator
 from pathlib import Path
 from typing import NamedTuple
 
@@ -26,13 +26,15 @@ STORE_STAT = "store_stat:"
 def upsert_session(
     conn: sqlite3.Connection, key: str, session_id: str, entry: dict[str, object]
 ) -> None:
-    def text(name: str) -> str | None:
-        v = entry.get(name)
-        return v.strip().lower() if isinstance(v, str) and v.strip() else None
+    upsert_sessions(conn, [(key, session_id, entry)])
 
-    label = entry.get("label") or entry.get("displayName")
-    updated = valid_updated_at(entry.get("updatedAt"))
-    conn.execute(
+
+def upsert_sessions(
+    conn: sqlite3.Connection, rows: Iterable[tuple[str, str, dict[str, object]]]
+) -> None:
+    """Store each (key, session id, store entry) in one statement (a sessions.json of
+    100,000 entries is one executemany, not 100,000 calls)."""
+    conn.executemany(
         "INSERT INTO sessions (session_key, session_id, spawned_by, parent_session_key,"
         " owner_session_key, label, updated_at, entry_json, derived, agent_id)"
         " VALUES (?, ?, ?, ?, ?, ?, ?, ?, 0, ?) ON CONFLICT(session_key) DO UPDATE SET"
@@ -40,17 +42,26 @@ def upsert_session(
         " parent_session_key = excluded.parent_session_key,"
         " owner_session_key = excluded.owner_session_key, label = excluded.label,"
         " updated_at = excluded.updated_at, entry_json = excluded.entry_json, derived = 0",
-        (
-            key,
-            session_id,
-            text("spawnedBy"),
-            text("parentSessionKey"),
-            text("ownerSessionKey"),
-            label if isinstance(label, str) else None,
-            updated,
-            json.dumps(entry, ensure_ascii=False),
-            keys.agent_of(key),
-        ),
+        (_row(key, session_id, entry) for key, session_id, entry in rows),
+    )
+
+
+def _row(key: str, session_id: str, entry: dict[str, object]) -> tuple[object, ...]:
+    def text(name: str) -> str | None:
+        v = entry.get(name)
+        return v.strip().lower() if isinstance(v, str) and v.strip() else None
+
+    label = entry.get("label") or entry.get("displayName")
+    return (
+        key,
+        session_id,
+        text("spawnedBy"),
+        text("parentSessionKey"),
+        text("ownerSessionKey"),
+        label if isinstance(label, str) else None,
+        valid_updated_at(entry.get("updatedAt")),
+        json.dumps(entry, ensure_ascii=False),
+        keys.agent_of(key),
     )
 
 

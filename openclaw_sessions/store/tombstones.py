@@ -97,6 +97,18 @@ def with_session_id(conn: sqlite3.Connection, session_id: str) -> list[Tomb]:
     return [Tomb(*r) for r in rows]
 
 
+def with_size(conn: sqlite3.Connection, size: int) -> list[Tomb]:
+    """The deleted transcripts that were ``size`` bytes long when deleted (a scan, as
+    `find`): the candidates a byte-identical copy under another name is checked against."""
+    rows = conn.execute(
+        "SELECT session_key, source_name, source_path, bytes_consumed, lines_consumed,"
+        " prefix_sha256 FROM tombstones WHERE bytes_consumed = ? AND source_name != ''"
+        " ORDER BY session_key, source_name",
+        (size,),
+    ).fetchall()
+    return [Tomb(*r) for r in rows]
+
+
 def lift(conn: sqlite3.Connection, key: str, source_name: str | None = None) -> int:
     """Forget the tombstones of ``key`` (its session comes back), or with ``source_name``
     that source's only, unless the key itself was deleted (then all of them: the session
