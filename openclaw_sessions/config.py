@@ -79,8 +79,26 @@ def config_path(state_root: Path, env: Mapping[str, str] | None = None) -> Path:
     return settings.config_path(env) or state_root / CONFIG_FILENAME
 
 
+# A long-running reader (the MCP server, mcp/identity.py) reads the config once, at its start:
+# while it is pinned for a root, that reading is the root's config in this process, so an edit
+# of the file takes effect at the server's next start, as upstream's tool settings do.
+_PINNED: dict[Path, Config] = {}
+
+
+def pin(state_root: Path, cfg: Config | None) -> Config | None:
+    """Answer ``load_config(state_root)`` with ``cfg`` from now on (None: read the file again);
+    returns the pin it replaces, for the caller to put back."""
+    before = _PINNED.pop(state_root, None)
+    if cfg is not None:
+        _PINNED[state_root] = cfg
+    return before
+
+
 def load_config(state_root: Path, env: Mapping[str, str] | None = None) -> Config:
     """Read and validate the config; a missing file gives the defaults."""
+    pinned = _PINNED.get(state_root) if env is None else None
+    if pinned is not None:
+        return pinned
     path = config_path(state_root, env)
     try:
         raw = path.read_bytes()

@@ -216,6 +216,19 @@ COMMAND_NOTES: dict[str, list[str]] = {
         "transcript). A table on a terminal; piped, one tab-separated line per session; with "
         '--json {"sessions": [...], "truncated": true?}.',
     ],
+    "mcp": [
+        "A Model Context Protocol server on stdin/stdout (needs the optional extra: pip "
+        "install 'openclaw-sessions[mcp]'), with two read-only tools: sessions_search (query, "
+        "or a queries batch of 1-8, sessionKey, limit) and sessions_history (sessionKey, limit, "
+        "offset, includeTools, messageId, sessionId). They answer exactly what search --as KEY "
+        "--json and history --as KEY --json answer, as structured content and as text; an "
+        "empty search adds a note saying why in terms the caller may know.",
+        "The caller is fixed when the server starts: --as KEY is resolved once, with "
+        "--visibility, --sandboxed and the config as read then (an edit of openclaw.json takes "
+        "effect at the next start), and no argument of a tool call can change it. Without --as "
+        "the server refuses to start (exit status 2) unless --operator says, on stderr, that "
+        "every session is exposed. Register one server per identity.",
+    ],
     "delete": [
         "A key deletes the session with every generation; a session id, that generation only "
         "(a reset archive, a vanished transcript). What is deleted stays deleted: import skips "
@@ -248,6 +261,7 @@ EXAMPLES: list[tuple[str, str, str]] = [
         "Keep the store and its index fresh from cron(8) (e.g. */15 * * * *); import prints "
         "only problems new since its last run:",
     ),
+    ("mcp", "--as agent:main:main", "Serve the main session's view to an MCP client:"),
     ("status", "--all-agents --json", "Every agent's store and index state, as JSON:"),
     ("status", "--problems", "What to fix, with file and line:"),
     ("delete", "agent:main:discord:direct:bob --yes", "Delete a session without asking:"),

@@ -143,6 +143,7 @@ def test_every_parameter_is_an_option_field_with_its_default() -> None:
     from openclaw_sessions.cli.run import Output
     from openclaw_sessions.index.reindex import ReindexOptions
     from openclaw_sessions.ingest.importer import ImportOptions
+    from openclaw_sessions.mcp.identity import McpOptions
     from openclaw_sessions.read.export import ExportOptions
     from openclaw_sessions.read.history import HistoryOptions
     from openclaw_sessions.read.listing import SessionsOptions
@@ -154,7 +155,7 @@ def test_every_parameter_is_an_option_field_with_its_default() -> None:
         "search": SearchOptions, "history": HistoryOptions, "status": StatusOptions,
         "reindex": ReindexOptions, "import": ImportOptions, "delete": DeleteOptions,
         "export": ExportOptions,
-        "sessions": SessionsOptions,
+        "sessions": SessionsOptions, "mcp": McpOptions,
     }  # fmt: skip
     group = typer.main.get_command(app)
     assert set(group.commands) == set(options)  # type: ignore[attr-defined]

@@ -2,7 +2,7 @@
 function, under TYPE_CHECKING or not, points down the order below or stays in its own layer;
 no module imports itself back through others; only the CLI talks to Typer and Rich.
 
-    errors < settings < reports < policy < config < store < index < ingest | read < live < cli
+    errors < settings < reports < policy < config < store < index < ingest | read < live < mcp < cli
 
 `ingest` and `read` share a rank: neither imports the other. The order is the data flow of the
 README's "How it is built": import -> store -> index -> read -> render.
@@ -30,6 +30,7 @@ ORDER: list[set[str]] = [
     {"index"},  # the full-text index and its reconciliation
     {"ingest", "read"},  # import and live appends; search, history, status
     {"live"},  # the append API
+    {"mcp"},  # the MCP server (the [mcp] extra): search and history as one fixed caller
     {"cli"},  # argv in, output and exit code out
     {"__main__"},  # python -m openclaw_sessions
 ]

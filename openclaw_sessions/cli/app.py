@@ -12,7 +12,7 @@ import typer
 from openclaw_sessions import __version__
 from openclaw_sessions.store import paths
 
-from . import read_commands
+from . import mcp_command, read_commands
 from .completion import complete_agent, complete_session_key
 from .options import (
     OUTPUT,
@@ -137,6 +137,9 @@ def reindex_cmd(
 # The reading commands, declared in read_commands.py, in their place in --help.
 for _name, _epilog, _command in read_commands.COMMANDS:
     app.command(_name, cls=Command, epilog=_epilog)(_command)
+
+# The MCP server (the [mcp] extra; imported only when it runs), after the reading commands.
+app.command("mcp", cls=Command, epilog=mcp_command.EPILOG)(mcp_command.mcp_cmd)
 
 
 @app.command(

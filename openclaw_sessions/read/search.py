@@ -225,7 +225,8 @@ def _run(
                 )
                 found = [h._replace(agent_id=agent) for h in found]
                 owner.update(dict.fromkeys(found, agent))
-                tally.add_total(conn, plan, filters, redactor.fingerprint, len(found), more)
+                if opts.as_key is None:  # `total` is the operator's: the agent's view has none
+                    tally.add_total(conn, plan, filters, redactor.fingerprint, len(found), more)
             hits += found
             truncated = truncated or more
             indexing = _stale_kick(conn, ctx.root, agent, redactor) or indexing

@@ -1,0 +1,143 @@
+"""A tool call's arguments, checked against the tool's input schema with upstream's words.
+
+The schema is the contract (schemas.py); this is its enforcement, so that nothing depends on a
+client having validated: an argument the schema does not name is an error (never ignored), a
+value of the wrong type is an error, and the texts are upstream's tool errors ("limit must be
+a positive integer", "use query or queries, not both", "queries[1] duplicates queries[0]").
+A JSON null counts as an absent optional argument (clients send them for unset fields).
+"""
+
+from __future__ import annotations
+
+from typing import Any, NamedTuple
+
+from openclaw_sessions.errors import UsageError
+from openclaw_sessions.policy.fts_query import MAX_QUERY_CHARS
+
+from . import batch, schemas
+
+_SHOWN = 64  # an unknown argument's name is quoted up to this many characters
+
+
+class SearchArgs(NamedTuple):
+    queries: tuple[str, ...]
+    batch: bool  # `queries` was given (the batch result shape), even with one query
+    session_key: str | None
+    limit: int
+
+
+class HistoryArgs(NamedTuple):
+    session_key: str
+    limit: int | None
+    offset: int | None
+    message_id: str | None
+    session_id: str | None
+    include_tools: bool
+
+
+def _present(raw: dict[str, Any] | None, schema: dict[str, Any]) -> dict[str, Any]:
+    """The arguments given (nulls dropped); an unknown name is an error."""
+    args = {k: v for k, v in (raw or {}).items() if v is not None}
+    allowed = schema["properties"]
+    unknown = sorted(k for k in args if k not in allowed)
+    if unknown:
+        name = unknown[0] if len(unknown[0]) <= _SHOWN else unknown[0][:_SHOWN] + "…"
+        raise UsageError(f"unknown argument: {name!r} (accepted: {', '.join(allowed)})")
+    return args
+
+
+def _string(args: dict[str, Any], name: str, *, required: bool = False) -> str | None:
+    value = args.get(name)
+    if value is None:
+        if required:
+            raise UsageError(f"{name} required")
+        return None
+    if not isinstance(value, str):
+        raise UsageError(f"{name} must be a string")
+    return value
+
+
+def _integer(value: Any) -> int | None:
+    """A JSON integer (5 or 5.0), else None; booleans are not numbers here."""
+    if isinstance(value, bool):
+        return None
+    if isinstance(value, int):
+        return value
+    if isinstance(value, float) and value.is_integer():
+        return int(value)
+    return None
+
+
+def _positive(args: dict[str, Any], name: str, maximum: int | None = None) -> int | None:
+    if name not in args:
+        return None
+    n = _integer(args[name])
+    if n is None or n < 1 or (maximum is not None and n > maximum):
+        raise UsageError(f"{name} must be a positive integer")
+    return n
+
+
+def search_args(raw: dict[str, Any] | None) -> SearchArgs:
+    args = _present(raw, schemas.SEARCH_INPUT)
+    query = _string(args, "query")
+    limit = _positive(args, "limit", schemas.SEARCH_INPUT["properties"]["limit"]["maximum"])
+    session = _string(args, "sessionKey")
+    if "queries" in args:
+        if query is not None:
+            raise UsageError("use query or queries, not both")
+        queries = read_queries(args["queries"])
+    else:
+        if query is None or not query.strip():
+            raise UsageError("query must not be empty")
+        if len(query.strip()) > MAX_QUERY_CHARS:
+            raise UsageError(f"query must not exceed {MAX_QUERY_CHARS} characters")
+        queries = (query,)
+    return SearchArgs(queries, "queries" in args, session, limit or schemas.DEFAULT_LIMIT)
+
+
+def read_queries(raw: Any) -> tuple[str, ...]:
+    """Upstream's batch rules: 1-8 non-empty strings, trimmed, none a duplicate of another
+    once the index has folded it (case, accents, punctuation as a separator: batch.query_key)."""
+    if not isinstance(raw, list):
+        raise UsageError("queries must be an array")
+    if not 1 <= len(raw) <= schemas.MAX_BATCH_QUERIES:
+        raise UsageError(f"queries must contain 1-{schemas.MAX_BATCH_QUERIES} items")
+    first: dict[tuple[object, ...], int] = {}
+    out = []
+    for i, value in enumerate(raw):
+        if not isinstance(value, str) or not value.strip():
+            raise UsageError(f"queries[{i}] must not be empty")
+        text = value.strip()
+        if len(text) > MAX_QUERY_CHARS:
+            raise UsageError(f"queries[{i}] must not exceed {MAX_QUERY_CHARS} characters")
+        key = batch.query_key(text)
+        if key in first:
+            raise UsageError(f"queries[{i}] duplicates queries[{first[key]}]")
+        first[key] = i
+        out.append(text)
+    return tuple(out)
+
+
+def history_args(raw: dict[str, Any] | None) -> HistoryArgs:
+    args = _present(raw, schemas.HISTORY_INPUT)
+    key = _string(args, "sessionKey", required=True) or ""
+    limit = _positive(args, "limit")
+    offset = None
+    if "offset" in args:
+        offset = _integer(args["offset"])
+        if offset is None or offset < 0:
+            raise UsageError("offset must be a non-negative integer")
+    message_id = _string(args, "messageId")
+    session_id = _string(args, "sessionId")
+    if message_id is not None and not message_id.strip():
+        raise UsageError("messageId must not be empty")
+    if session_id is not None and not session_id.strip():
+        raise UsageError("sessionId must not be empty")
+    if offset is not None and message_id is not None:
+        raise UsageError("offset and messageId cannot be used together")
+    if session_id is not None and message_id is None:
+        raise UsageError("sessionId requires messageId")
+    tools = args.get("includeTools", False)
+    if not isinstance(tools, bool):
+        raise UsageError("includeTools must be a boolean")
+    return HistoryArgs(key, limit, offset, message_id, session_id, tools)

@@ -1,0 +1,117 @@
+"""The MCP server itself, on the official SDK's low-level ``Server`` (the ``[mcp]`` extra): the
+only module that imports ``mcp``, and only the ``mcp`` command imports it.
+
+The low-level server lets the tools declare exactly upstream's schemas (``additionalProperties:
+false``, the result contracts) and answer upstream's error shapes; there is no write tool of any
+kind. A call runs in a worker thread (SQLite work must not stall the event loop, so pings and
+cancellations are still answered), and answers its JSON twice, as structured content and as a
+text block, plus a text block per note (why a search found nothing). While the server runs, the
+config it started with is pinned (identity.py) and stdout carries JSON-RPC only: the SDK's
+stdio transport points fd 1 at stderr for anything else, and logs go to stderr.
+"""
+
+from __future__ import annotations
+
+import json
+import logging
+import sys
+from collections.abc import AsyncIterator
+from contextlib import asynccontextmanager
+from typing import Any
+
+import anyio
+import mcp_types as types
+from mcp.server.context import ServerRequestContext
+from mcp.server.lowlevel import Server
+from mcp.server.stdio import stdio_server
+from mcp.shared.exceptions import MCPError
+
+from openclaw_sessions import __version__, config
+
+from . import schemas, tools
+from .identity import Identity, describe
+
+NAME = "openclaw-sessions"
+_READ_ONLY = {"read_only_hint": True, "destructive_hint": False, "idempotent_hint": True}
+
+
+def tool_list() -> list[types.Tool]:
+    return [
+        types.Tool(
+            name=spec["name"],
+            title=spec["title"],
+            description=spec["description"],
+            input_schema=spec["input"],
+            output_schema=spec["output"],
+            annotations=types.ToolAnnotations(
+                title=spec["title"], open_world_hint=False, **_READ_ONLY
+            ),
+        )
+        for spec in schemas.tool_specs()
+    ]
+
+
+def result(answer: tools.Answer) -> types.CallToolResult:
+    text = answer.text()
+    blocks = [types.TextContent(text=text)]
+    blocks += [types.TextContent(text=note) for note in answer.notes]
+    return types.CallToolResult(
+        content=list(blocks), structured_content=json.loads(text), is_error=answer.is_error
+    )
+
+
+def build(identity: Identity) -> Server[Identity]:
+    """The server of one identity (tests connect to it in memory)."""
+
+    @asynccontextmanager
+    async def lifespan(_: Server[Identity]) -> AsyncIterator[Identity]:
+        before = config.pin(identity.root, identity.config)
+        try:
+            yield identity
+        finally:
+            config.pin(identity.root, before)
+
+    names = {spec["name"] for spec in schemas.tool_specs()}
+
+    async def list_tools(
+        ctx: ServerRequestContext[Identity], params: types.PaginatedRequestParams | None
+    ) -> types.ListToolsResult:
+        return types.ListToolsResult(tools=tool_list())
+
+    async def call_tool(
+        ctx: ServerRequestContext[Identity], params: types.CallToolRequestParams
+    ) -> types.CallToolResult:
+        if params.name not in names:
+            raise MCPError(types.INVALID_PARAMS, f"Unknown tool: {params.name[:64]!r}")
+        arguments: dict[str, Any] | None = params.arguments
+        answer = await anyio.to_thread.run_sync(tools.call, identity, params.name, arguments)
+        return result(answer)
+
+    return Server(
+        NAME,
+        version=__version__,
+        title="OpenClaw sessions",
+        instructions=f"Past sessions, searched and read as {describe(identity)}.",
+        lifespan=lifespan,
+        on_list_tools=list_tools,
+        on_call_tool=call_tool,
+    )
+
+
+async def _serve(identity: Identity) -> None:
+    server = build(identity)
+    async with stdio_server() as (read_stream, write_stream):
+        # The transport now owns the wire (fd 1 points at stderr); Python's stdout follows,
+        # so that nothing printed while serving can sit in its buffer until exit, when the
+        # wire is stdout again.
+        wire, sys.stdout = sys.stdout, sys.stderr
+        try:
+            await server.run(read_stream, write_stream, server.create_initialization_options())
+        finally:
+            sys.stdout = wire
+
+
+def serve(identity: Identity) -> None:
+    """Serve on stdin/stdout until stdin closes."""
+    logging.basicConfig(stream=sys.stderr, level=logging.WARNING, format="%(name)s: %(message)s")
+    anyio.run(_serve, identity)

@@ -1,0 +1,146 @@
+"""One tool call, as the fixed caller: its arguments checked (args.py), the core's search or
+history run with the identity's key and modes (exactly what ``search --as … --json`` and
+``history --as … --json`` run), and the answer shaped as upstream's tool result.
+
+SDK-free (server.py wraps it), so it is tested without the extra. Every call opens the stores
+anew and holds no read transaction after it (import, reindex and live appends are seen at the
+next call; a store rebuilt or migrated meanwhile is simply opened again), and a search that
+meets stale sessions starts the background reconciliation and says ``indexing: true``, as the
+CLI does.
+"""
+
+from __future__ import annotations
+
+import logging
+import re
+import sqlite3
+from typing import Any, NamedTuple
+
+from openclaw_sessions.errors import ForbiddenError, OpenClawError, StoreError
+from openclaw_sessions.policy import wellformed
+from openclaw_sessions.read.history import MAX_LIMIT, HistoryOptions, history
+from openclaw_sessions.read.search import SearchOptions, search
+from openclaw_sessions.store.db import translate
+
+from . import args, batch, reasons, schemas
+from .identity import Identity
+
+log = logging.getLogger(__name__)
+MAX_RESULT_BYTES = 32 * 1024  # upstream SESSIONS_SEARCH_MAX_BYTES, shared by a batch
+INTERNAL = "internal error; the server's stderr has the details"
+
+
+class Answer(NamedTuple):
+    """A tool result: upstream's JSON, and notes for the reader (extra text blocks)."""
+
+    structured: dict[str, Any]
+    notes: tuple[str, ...] = ()
+    is_error: bool = False
+
+    def text(self) -> str:
+        """The JSON as the result's first text block (the CLI's encoding, well-formed)."""
+        return wellformed.dumps(self.structured)
+
+
+def call(identity: Identity, name: str, arguments: dict[str, Any] | None) -> Answer:
+    """Run tool ``name``; every failure is upstream's ``{status, error}``, never a trace."""
+    try:
+        if name == schemas.SEARCH:
+            return _search(identity, args.search_args(arguments))
+        if name == schemas.HISTORY:
+            return _history(identity, args.history_args(arguments))
+        raise ValueError(f"unknown tool {name!r}")  # server.py answers unknown names itself
+    except OpenClawError as exc:
+        return failure(exc)
+    except sqlite3.Error as exc:
+        return failure(translate(exc))
+    except OSError as exc:  # as the CLI's guard says it: a store problem
+        return failure(StoreError(f"{exc.strerror or exc}: {exc.filename or ''}".rstrip(": ")))
+    except Exception:
+        log.exception("tool %s failed", name)
+        return Answer({"status": "error", "error": INTERNAL}, is_error=True)
+
+
+# The core names the CLI's options in a few messages; a tool caller knows its arguments.
+_ARGUMENT_NAMES = {
+    "--session-id": "sessionId",
+    "--around": "messageId",
+    "--session": "sessionKey",
+    "--offset": "offset",
+    "--limit": "limit",
+}
+_OPTION = re.compile("|".join(rf"{o}(?![\w-])" for o in _ARGUMENT_NAMES))
+
+
+def failure(exc: OpenClawError) -> Answer:
+    """Upstream's error shape; the message redacted as the CLI redacts it (its hint, which
+    names CLI options, stays out), its option names the tool's argument names."""
+    from openclaw_sessions.policy.redact import build_redactor
+
+    status = "forbidden" if isinstance(exc, ForbiddenError) else "error"
+    message = _OPTION.sub(lambda m: _ARGUMENT_NAMES[m.group()], exc.message)
+    message = build_redactor().redact_text(message)
+    return Answer({"status": status, "error": message}, is_error=True)
+
+
+def _options(identity: Identity, query: str, a: args.SearchArgs) -> SearchOptions:
+    return SearchOptions(
+        query=query,
+        state_dir=identity.root,
+        agent=identity.agent,
+        all_agents=identity.operator,
+        limit=a.limit,
+        session=a.session_key,
+        as_key=identity.as_key,
+        visibility=identity.visibility,
+        sandboxed=identity.sandboxed,
+        max_bytes=MAX_RESULT_BYTES,
+        explain=True,  # caller-safe reasons for an empty answer (reasons.py)
+    )
+
+
+def _search(identity: Identity, a: args.SearchArgs) -> Answer:
+    found = [search(_options(identity, q, a)) for q in a.queries]
+    if not a.batch:
+        (result,) = found
+        body = result._replace(explain=None).agent_json()
+        if result.hits:
+            return Answer(body)
+        return Answer(body, (reasons.empty_search(result, session_key=a.session_key),))
+    states = [
+        batch.QueryState(r._replace(explain=None).agent_json()["results"], r.indexing, r.truncated)
+        for r in found
+    ]
+    body = batch.cap_batch(states, a.limit, MAX_RESULT_BYTES)
+    notes = tuple(
+        f"queries[{i}]: " + reasons.empty_search(r, session_key=a.session_key)
+        for i, r in enumerate(found)
+        if not r.hits
+    )
+    return Answer(body, notes)
+
+
+def _history(identity: Identity, a: args.HistoryArgs) -> Answer:
+    limit = a.limit if a.limit is None or not identity.operator else min(a.limit, MAX_LIMIT)
+    opts = HistoryOptions(
+        key=a.session_key,
+        state_dir=identity.root,
+        agent=identity.agent,
+        limit=limit,
+        offset=a.offset,
+        around=a.message_id,
+        session_id=a.session_id,
+        include_tools=a.include_tools,
+        as_key=identity.as_key,
+        visibility=identity.visibility,
+        sandboxed=identity.sandboxed,
+    )
+    result = history(opts)
+    body = result.to_json()
+    notes: tuple[str, ...] = ()
+    if a.message_id is not None and not result.messages:
+        notes = (
+            "No message with that messageId on this session's active branch: pass the"
+            " sessionId of the search hit too, or read the newest messages without messageId.",
+        )
+    return Answer(body, notes)
