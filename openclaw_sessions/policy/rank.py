@@ -4,16 +4,18 @@ message scores best.
 bm25 alone rewards short messages that repeat a word: a cron job that posts the same reminder
 thirty times, an announce injected ten times, a marathon session that names the topic once in
 a short line all outrank the session where the topic was settled. So the best candidates by
-bm25 (read/search.py fetches them) are re-ranked here:
+bm25 (read/ranked.py fetches them) are re-ranked here:
 
-- near-duplicate messages (the same text once digits, case and punctuation are set aside) fold
-  into one hit that carries how many it stands for;
-- a hit scores by its own bm25 and by its session's evidence: the distinct matching messages
-  of that session, each worth half the one before;
+- near-duplicate messages (the same text once case, punctuation, dates, times and long numbers
+  are set aside) fold into one hit that carries how many it stands for;
+- a hit scores by its own bm25 (relative to the best, square-rooted: a short line's edge
+  shrinks) and by its session's evidence: its distinct kinds of matching message (alike but
+  for numbers), each worth half the one before;
 - automation (a cron, hook or heartbeat key, or a session repeating one message) and a folded
   hit count half: demoted, never hidden;
 - a long session (a marathon that names the topic once among hundreds of messages) counts
-  less, by the log of its length past ``LONG_SESSION`` lines;
+  less, by the log of its length past ``LONG_SESSION`` lines, divided by the square of its
+  distinct matches (a long session that discusses the topic is barely diluted);
 - a small recency bonus breaks near-ties (a newer decision supersedes an older one);
 - at most ``per_session`` hits of one session come before every other session's hits.
 
