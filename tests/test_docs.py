@@ -28,9 +28,9 @@ from openclaw_sessions.errors import ExitCode
 
 PROG = "openclaw-sessions"
 MAN = REPO / "man" / "openclaw-sessions.1"
-BASH = REPO / "completions" / "openclaw-sessions.bash"
-ZSH = REPO / "completions" / "_openclaw-sessions"
-FISH = REPO / "completions" / "openclaw-sessions.fish"
+BASH = REPO / "openclaw_sessions" / "cli" / "completions" / "openclaw-sessions.bash"
+ZSH = REPO / "openclaw_sessions" / "cli" / "completions" / "_openclaw-sessions"
+FISH = REPO / "openclaw_sessions" / "cli" / "completions" / "openclaw-sessions.fish"
 KEYS = ("agent:main:main", "agent:main:discord:direct:bob", "agent:main:cron:nightly")
 
 

@@ -63,6 +63,8 @@ COMMANDS: dict[str, tuple[str, dict[str, tuple[str, str]], dict[str, str]]] = {
             "--sandboxed": ("sandboxed", "flag"),
             "--json": ("as_json", "flag"),
             "--no-pager": ("no_pager", "flag"),
+            "--follow": ("follow", "flag"),
+            "-f": ("follow", "flag"),
             "--utc": ("utc", "flag"),
             "--time": ("time", "text"),
             "--color": ("color", "text"),

@@ -226,6 +226,15 @@ def history_cmd(
             rich_help_panel=OUTPUT,
         ),
     ] = False,
+    follow: Annotated[
+        bool,
+        typer.Option(
+            "--follow",
+            "-f",
+            help="Then print new messages as the transcript grows, until Ctrl-C (no pager).",
+            rich_help_panel=OUTPUT,
+        ),
+    ] = False,
     utc: UtcOpt = False,
     time: TimeOpt = "absolute",
     color: ColorOpt = "auto",
@@ -353,6 +362,7 @@ COMMANDS: list[tuple[str, str, Callable[..., Any]]] = [
             "history agent:main:main --limit 20",
             "history agent:main:main --around 78dde6c6 --time relative",
             "history agent:main:main --full > conversation.txt",
+            "history agent:main:main --follow --limit 5",
         ),
         history_cmd,
     ),
