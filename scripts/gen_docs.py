@@ -17,6 +17,7 @@ from __future__ import annotations
 import argparse
 import inspect
 import re
+import shlex
 import sys
 from collections.abc import Callable, Iterator
 from pathlib import Path
@@ -469,7 +470,8 @@ def _check_prose(group: Any, ctx: Any, names: set[str]) -> None:
             continue
         cmd = group.get_command(ctx, name)
         known = {o for p in cmd.params for o in (*p.opts, *p.secondary_opts)}
-        for token in re.split(r"[|;]", args)[0].split():  # after | or ;: another program
+        # after | or ;: another program; a quoted query (its -word) is one argument
+        for token in shlex.split(re.split(r"[|;]", args)[0]):
             if token.startswith("-") and token not in known:
                 raise SystemExit(f"gen_docs: example `{name} {args}` uses unknown {token}")
 

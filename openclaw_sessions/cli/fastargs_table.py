@@ -18,6 +18,8 @@ COMMANDS: dict[str, tuple[str, dict[str, tuple[str, str]], dict[str, str]]] = {
             "--until": ("until", "text"),
             "--order": ("order", "text"),
             "--prefix": ("prefix", "flag"),
+            "--literal": ("literal", "flag"),
+            "--relax": ("relax", "flag"),
             "--as": ("as_key", "text"),
             "--visibility": ("visibility", "text"),
             "--sandboxed": ("sandboxed", "flag"),

@@ -37,7 +37,9 @@ def search_cmd(
     query: Annotated[
         str,
         typer.Argument(
-            metavar="QUERY", help="Words to find (each is matched as a phrase; all must match)."
+            metavar="QUERY",
+            help='Words to find, all of them; "exact phrase", a OR b, -word (leave out),'
+            " word* (prefix), parentheses (--literal: every word as text).",
         ),
     ],
     state_dir: StateDirOpt = None,
@@ -64,12 +66,23 @@ def search_cmd(
         typer.Option(
             "--order",
             metavar="ORDER",
-            help="relevance or recent.",
-            autocompletion=words("relevance", "recent"),
+            help="relevance (by session, near-duplicates folded, automation demoted), recent,"
+            " or upstream (bm25 then time, as --as).",
+            autocompletion=words("relevance", "recent", "upstream"),
         ),
     ] = "relevance",
     prefix: Annotated[
         bool, typer.Option("--prefix", help="The last term matches as a prefix.")
+    ] = False,
+    literal: Annotated[
+        bool,
+        typer.Option("--literal", help="No operators: every word is literal text, as with --as."),
+    ] = False,
+    relax: Annotated[
+        bool,
+        typer.Option(
+            "--relax", help="When nothing matches every word, show (labelled) what matches most."
+        ),
     ] = False,
     as_key: AsOpt = None,
     visibility: VisOpt = None,
@@ -338,6 +351,8 @@ COMMANDS: list[tuple[str, str, Callable[..., Any]]] = [
         "search",
         examples(
             "search 'migration timeout' --since 7d",
+            "search '\"rate limit\" OR throttl* -billing'",
+            "search '(database OR postgres) timeout' --relax",
             "search deploy --role assistant --format plain | cut -f1 | sort -u",
             "search invoice --json | jq -r '.results[].sessionKey'",
         ),
