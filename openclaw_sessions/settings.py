@@ -38,6 +38,22 @@ def config_path(env: Mapping[str, str] | None = None) -> Path | None:
     return Path(os.path.expanduser(raw)) if raw else None
 
 
+def defaults_file() -> tuple[Path, bool]:
+    """Our own config file of option defaults, and whether it was named explicitly:
+    $OPENCLAW_SESSIONS_CONFIG (must exist), else $XDG_CONFIG_HOME/openclaw-sessions/config.toml,
+    else ~/.config/openclaw-sessions/config.toml (read when it exists)."""
+    raw = os.environ.get("OPENCLAW_SESSIONS_CONFIG", "")
+    if raw:
+        return Path(os.path.expanduser(raw)), True
+    base = os.environ.get("XDG_CONFIG_HOME") or os.path.expanduser("~/.config")
+    return Path(base) / "openclaw-sessions" / "config.toml", False
+
+
+def env_set(name: str) -> bool:
+    """The variable is set to a non-empty value (an option's envvar then beats the config)."""
+    return bool(os.environ.get(name))
+
+
 def busy_timeout_ms() -> int | None:
     """$OPENCLAW_SESSIONS_BUSY_TIMEOUT_MS: how long to wait for another writer's lock."""
     raw = os.environ.get("OPENCLAW_SESSIONS_BUSY_TIMEOUT_MS")

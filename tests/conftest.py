@@ -22,6 +22,8 @@ def _isolated(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> Iterator[None]
     """Every test gets its own state root; no colour, no terminal width surprises."""
     monkeypatch.setenv("OPENCLAW_STATE_DIR", str(tmp_path / "state"))
     monkeypatch.delenv("OPENCLAW_CONFIG_PATH", raising=False)
+    monkeypatch.delenv("OPENCLAW_SESSIONS_CONFIG", raising=False)  # never the user's own file
+    monkeypatch.setenv("XDG_CONFIG_HOME", str(tmp_path / "xdg-config"))
     monkeypatch.delenv("OPENCLAW_AGENT", raising=False)
     monkeypatch.delenv("COLUMNS", raising=False)
     monkeypatch.delenv("FORCE_COLOR", raising=False)

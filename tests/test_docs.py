@@ -28,9 +28,9 @@ from openclaw_sessions.errors import ExitCode
 
 PROG = "openclaw-sessions"
 MAN = REPO / "man" / "openclaw-sessions.1"
-BASH = REPO / "completions" / "openclaw-sessions.bash"
-ZSH = REPO / "completions" / "_openclaw-sessions"
-FISH = REPO / "completions" / "openclaw-sessions.fish"
+BASH = REPO / "openclaw_sessions" / "cli" / "completions" / "openclaw-sessions.bash"
+ZSH = REPO / "openclaw_sessions" / "cli" / "completions" / "_openclaw-sessions"
+FISH = REPO / "openclaw_sessions" / "cli" / "completions" / "openclaw-sessions.fish"
 KEYS = ("agent:main:main", "agent:main:discord:direct:bob", "agent:main:cron:nightly")
 
 
@@ -275,7 +275,7 @@ def test_bash_completes_commands(on_path: dict[str, str]) -> None:
 
 
 def test_bash_completes_options(on_path: dict[str, str]) -> None:
-    assert bash_complete(f"{PROG} search --li", on_path) == ["--limit"]
+    assert bash_complete(f"{PROG} search --lim", on_path) == ["--limit"]
     assert "--yes" in bash_complete(f"{PROG} delete --", on_path)
 
 
@@ -315,7 +315,7 @@ def test_fish_completes_commands_options_and_keys(store: Path, on_path: dict[str
         return [x.split("\t")[0] for x in proc.stdout.splitlines()]
 
     assert complete(f"{PROG} sea") == ["search"]
-    assert complete(f"{PROG} search --li") == ["--limit"]
+    assert complete(f"{PROG} search --lim") == ["--limit"]
     assert complete(f"{PROG} delete agent:main:d") == ["agent:main:discord:direct:bob"]
 
 

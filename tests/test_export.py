@@ -45,6 +45,8 @@ def exported_files(state: Path, agent: str, out: Path) -> dict[str, Path]:
         r = export(key, "--agent", agent, "--format", "jsonl", "--all-generations", "-o", str(d))
         assert r.exit_code == 0, (key, r.stderr)
         for f in d.iterdir():
+            if f.name == "sessions.json":  # the bundle's store entry (tests/test_bundle.py)
+                continue
             assert f.name not in written, f"two generations named {f.name}"
             written[f.name] = f
     return written
@@ -260,12 +262,12 @@ def test_all_generations_are_oldest_first(tmp_path: Path) -> None:
     assert [g["sessionId"] for g in json_out(export("main", "--json"))["generations"]] == ["g-new"]
     # a session id names its own generation
     assert [g["sessionId"] for g in json_out(export("g-old", "--json"))["generations"]] == ["g-old"]
-    both = export("main", "--format", "jsonl", "--all-generations").stdout_bytes
-    assert (
-        both
-        == (d / "g-old.jsonl.reset.2025-11-14T22-13-20.000Z").read_bytes()
-        + (d / "g-new.jsonl").read_bytes()
-    )
+    # jsonl: one file per transcript, never concatenated (stdout is refused)
+    assert export("main", "--format", "jsonl", "--all-generations").exit_code == 2
+    out = tmp_path / "gens"
+    assert export("main", "--format", "jsonl", "--all-generations", "-o", str(out)).exit_code == 0
+    for name in ("g-old.jsonl.reset.2025-11-14T22-13-20.000Z", "g-new.jsonl"):
+        assert (out / name).read_bytes() == (d / name).read_bytes()
     md = export("main", "--all-generations").stdout
     assert md.index("## Session g-old (reset 2025-11-14T22-13-20.000Z)") < md.index(
         "## Session g-new (current)"
@@ -312,7 +314,7 @@ def test_output_directory_gets_files_named_like_the_transcripts(tmp_path: Path) 
     assert export("main", "--format", "jsonl", "-o", str(d)).exit_code == 0
     assert export("main", "-o", str(d)).exit_code == 0
     assert export("main", "--format", "json", "-o", str(d)).exit_code == 0
-    assert sorted(p.name for p in d.iterdir()) == ["c1.json", "c1.jsonl", "c1.md"]
+    assert sorted(p.name for p in d.iterdir()) == ["c1.json", "c1.jsonl", "c1.md", "sessions.json"]
     src = sdir(tmp_path / "src") / "c1.jsonl"
     assert (d / "c1.jsonl").read_bytes() == src.read_bytes()
     assert export("main", "--format", "jsonl", "-o", str(d)).exit_code == 2  # exists

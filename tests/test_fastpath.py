@@ -64,7 +64,7 @@ def typer_path(argv: list[str]) -> tuple[int, str, str]:
         (["history", "main", "--full", "--no-pager"],
          ("history", {"key": "main", "full": True, "no_pager": True})),
         (["export", "main", "--format", "jsonl", "-o", "/x"],
-         ("export", {"key": "main", "fmt": "jsonl", "output": Path("/x")})),
+         ("export", {"key": "main", "fmt": "jsonl", "output": "/x"})),
     ],
 )  # fmt: skip
 def test_accepts_the_plain_forms(argv: list[str], want: Any, monkeypatch: Any) -> None:
@@ -142,7 +142,9 @@ def test_every_parameter_is_an_option_field_with_its_default() -> None:
     import typer.main
 
     from openclaw_sessions.cli.app import app
+    from openclaw_sessions.cli.pick import PickOptions
     from openclaw_sessions.cli.run import Output
+    from openclaw_sessions.cli.shells import ShellOptions
     from openclaw_sessions.index.reindex import ReindexOptions
     from openclaw_sessions.ingest.importer import ImportOptions
     from openclaw_sessions.mcp.identity import McpOptions
@@ -159,6 +161,7 @@ def test_every_parameter_is_an_option_field_with_its_default() -> None:
         "reindex": ReindexOptions, "import": ImportOptions, "delete": DeleteOptions,
         "export": ExportOptions,
         "sessions": SessionsOptions, "mcp": McpOptions, "push": PushOptions,
+        "pick": PickOptions, "completions": ShellOptions,
     }  # fmt: skip
     group = typer.main.get_command(app)
     assert set(group.commands) == set(options)  # type: ignore[attr-defined]
@@ -352,3 +355,15 @@ def test_json_is_utf8_whatever_the_locale_says(tmp_path: Path, encoding: str) ->
         assert proc.returncode == 0 and b"Traceback" not in proc.stderr, (argv, proc.stderr)
         out = json.loads(proc.stdout.decode("utf-8"))
         assert "数据库" in json.dumps(out, ensure_ascii=False) or argv[0] == "status"
+
+
+def test_double_dash_ends_the_options_as_click_reads_it(store: Path, monkeypatch: Any) -> None:
+    """`pick` reloads with `search ... -- {q}`: a query starting with '-' stays a query, and
+    the fast path serves it exactly as the Typer app does."""
+    monkeypatch.delenv("OPENCLAW_STATE_DIR")
+    assert fastargs.parse(["search", "--json", "--", "-x"]) == (
+        "search", {"query": "-x", "as_json": True}
+    )  # fmt: skip
+    assert fastargs.parse(["search", "--", "a", "b"]) is None  # two queries: Typer's error
+    argv = ["search", "--state-dir", str(store), "--format", "plain", "--", "deploy"]
+    assert fast(argv) == typer_path(argv)

@@ -96,7 +96,13 @@ def test_explain_says_why(tmp_path: Path) -> None:
     assert why["放弃的分支"]["abandonedOrUnindexedMatches"] == 1
     assert why["zzzznothing"]["abandonedOrUnindexedMatches"] == 0
     plain = run_cli("search", "放弃的分支", "--json")
-    assert set(json_out(plain)) == {"results", "total"}  # default shape, no explain
+    # default shape, no explain; the operator's absence names the term found nowhere indexed
+    doc = json_out(plain)
+    assert set(doc) == {"results", "total", "absence"}
+    assert doc["absence"]["termsNotFound"] == ["放弃的分支"]
+    assert "abandonedOrUnindexed" not in doc["absence"]  # a scan of every line: --explain's
+    doc = json_out(run_cli("search", "放弃的分支", "--json", "--explain"))
+    assert doc["absence"]["abandonedOrUnindexed"] == {"放弃的分支": 1}
 
 
 def test_explain_as_caller_reveals_no_branches(tmp_path: Path) -> None:

@@ -146,7 +146,8 @@ def test_results_are_the_visible_subset_of_an_unrestricted_search(world: tuple) 
         root = Path(tmp)
         build(root, "main", sessions, texts)
         run_cli("import", "--state-dir", str(root), "--reindex")
-        _, everything = search(root, "alpha", "--limit", "1000")
+        # upstream's order (what --as keeps): the operator's own folds and spreads hits
+        _, everything = search(root, "alpha", "--limit", "1000", "--order", "upstream")
         args = ["--as", caller, "--visibility", vis, "--limit", str(limit)]
         if sandboxed:
             args.append("--sandboxed")
@@ -157,8 +158,10 @@ def test_results_are_the_visible_subset_of_an_unrestricted_search(world: tuple) 
         policy = visibility.Policy(
             visibility.Caller(caller, "main", vis, sandboxed=sandboxed), refs
         )
-        upstream = [{k: v for k, v in h.items() if k not in ("matches", "agentId")}
-                    for h in everything["results"]]
+        upstream = [
+            {k: v for k, v in h.items() if k not in ("matches", "agentId")}
+            for h in everything["results"]
+        ]
         allowed = [h for h in upstream if policy.visible(
             next(r for r in refs if r.key == h["sessionKey"]))]  # fmt: skip
         assert mine["results"] == allowed[:limit]

@@ -252,12 +252,17 @@ def test_limit_truncated_order_filters_and_snippet_cap(tmp_path: Path) -> None:
     run_cli("import", str(tmp_path / "src"), "--reindex")
     code, out = search("common", "--limit", "5")
     assert len(out["results"]) == 5 and out["truncated"] is True
-    code, out = search("common", "--limit", "100")
+    code, out = search("common", "--limit", "100", "--order", "upstream")
     assert len(out["results"]) == 60 and "truncated" not in out
     assert all(len(h["snippet"]) <= 301 for h in out["results"])
     assert any(h["snippet"].endswith("…") for h in out["results"])
     scores = [h["score"] for h in out["results"]]
     assert scores == sorted(scores, reverse=True)
+    # the operator's order: the same hits (a short number tells messages apart: none folds)
+    _, ours = search("common", "--limit", "100")
+    assert sorted(h["messageId"] for h in ours["results"]) == sorted(
+        h["messageId"] for h in out["results"]
+    )
     _, rec = search("common", "--order", "recent", "--limit", "100")
     ts = [h["timestamp"] for h in rec["results"]]
     assert ts == sorted(ts, reverse=True)

@@ -12,7 +12,7 @@ import typer
 from openclaw_sessions import __version__
 from openclaw_sessions.store import paths
 
-from . import mcp_command, read_commands, remote_cli
+from . import daily_commands, mcp_command, read_commands, remote_cli
 from .completion import complete_agent, complete_session_key
 from .options import (
     OUTPUT,
@@ -36,7 +36,7 @@ app = typer.Typer(
     no_args_is_help=True,
     pretty_exceptions_enable=False,
     pretty_exceptions_show_locals=False,
-    add_completion=True,
+    add_completion=False,
     rich_markup_mode=None,
     context_settings={"help_option_names": ["-h", "--help"]},
 )
@@ -183,7 +183,8 @@ def delete_cmd(
         str,
         typer.Argument(
             metavar="TARGET",
-            help="Session key (the session, every generation) or session id (that generation).",
+            help="Session key (the session, every generation) or session id (that generation;"
+            " a unique prefix works).",
             autocompletion=complete_session_key,
         ),
     ],
@@ -195,3 +196,8 @@ def delete_cmd(
 ) -> None:
     """Delete a session's transcripts and index rows in one transaction."""
     finish("delete", locals())
+
+
+# pick and completions, declared in daily_commands.py, last in --help.
+for _name, _epilog, _command in daily_commands.COMMANDS:
+    app.command(_name, cls=Command, epilog=_epilog)(_command)

@@ -89,10 +89,15 @@ def complete_agent(ctx: typer.Context, incomplete: str) -> list[str]:
         return []
 
 
+# callback -> its words: scripts/gen_docs.py reads them into the config file's checks
+WORDS: dict[Callable[[str], list[str]], tuple[str, ...]] = {}
+
+
 def words(*values: str) -> Callable[[str], list[str]]:
     """The callback of an option that takes one of ``values``."""
 
     def complete(incomplete: str) -> list[str]:
         return [v for v in values if v.startswith(incomplete)]
 
+    WORDS[complete] = values
     return complete

@@ -8,9 +8,12 @@ directory.
   (`kill -9`) leaves its temporary file (`.<name>.ocs-export.<pid>.<random>.tmp`, mode 0600):
   the next export into that directory removes it once its writer is gone. An existing FILE is kept
   unless `--force` (as zstd and gzip refuse to clobber).
-- `--output DIR` (an existing directory): `jsonl` writes each generation as a file named like
-  the transcript it came from (`<id>.jsonl`, `<id>.jsonl.reset.<ISO>`), ready to be dropped
-  into an agent's `sessions/`; `md` and `json` write `<sessionId>.md` or `.json`.
+- `--output DIR` (an existing directory, a path ending in `/`, or any path with
+  `--all-generations --format jsonl`; created when missing): `jsonl` writes a bundle
+  (export_bundle.py): each generation as a file named like the transcript it came from
+  (`<id>.jsonl`, `<id>.jsonl.reset.<ISO>`) and the key's entry in `sessions.json`, which
+  `import DIR` reads back; `md` and `json` write `<sessionId>.md` or `.json`. Transcripts
+  are never concatenated: `--all-generations --format jsonl` needs a directory.
 
 Raw files are created readable by their owner only (0600), as the store is; md and json follow
 the umask.
@@ -37,10 +40,15 @@ CHUNK = 1 << 20  # raw lines are written in about this many bytes at a time
 _BACKTICKS = re.compile("`+")
 
 
-def write(exp: Export, output: Path | None, *, force: bool, times: Times) -> list[Path]:
+def write(exp: Export, output: str | None, *, force: bool, times: Times) -> list[Path]:
     """Write the export where ``output`` says; the files written (none for stdout)."""
     fmt = exp.opts.fmt
-    if output is None or str(output) == "-":
+    if output is None or output == "-":
+        if fmt == "jsonl" and exp.opts.all_generations:
+            raise UsageError(
+                "--all-generations --format jsonl writes a directory, one file per transcript",
+                hint="pass --output DIR/ (each transcript is its own file, never concatenated)",
+            )
         if fmt == "jsonl" and sys.stdout.isatty():
             raise UsageError(
                 "refusing to write raw transcript lines to a terminal",
@@ -50,15 +58,38 @@ def write(exp: Export, output: Path | None, *, force: bool, times: Times) -> lis
             write_bytes(chunk)
         sys.stdout.flush()
         return []
-    if output.is_dir():
-        if fmt == "jsonl":
-            return [
-                _save(output / g.file_name, _chunks(export.lines(exp, g)), force, raw=True)
-                for g in exp.generations
-            ]
+    target = Path(output)
+    if to_directory(exp, output):
+        if fmt == "jsonl":  # a bundle: export_bundle.write, which the caller calls instead
+            raise ValueError("a jsonl export into a directory is a bundle (export_bundle)")
+        directory(target, private=False)
         name = f"{exp.generations[-1].session_id}.{fmt}"
-        return [_save(output / name, _stream(exp, times), force, raw=False)]
-    return [_save(output, _stream(exp, times), force, raw=fmt == "jsonl")]
+        return [_save(target / name, _stream(exp, times), force, raw=False)]
+    return [_save(target, _stream(exp, times), force, raw=fmt == "jsonl")]
+
+
+def to_directory(exp: Export, output: str | None) -> bool:
+    """Does ``--output`` name a directory: an existing one, a path ending in a slash, or any
+    path for `--all-generations --format jsonl` (transcripts are never concatenated)."""
+    if output is None or output == "-":
+        return False
+    if output.endswith(("/", os.sep)) or (exp.opts.fmt == "jsonl" and exp.opts.all_generations):
+        return True
+    return Path(output).is_dir()
+
+
+def directory(path: Path, *, private: bool) -> None:
+    """``path`` as a directory, created with its parents when missing (raw lines: 0700)."""
+    if path.exists() and not path.is_dir():
+        raise UsageError(
+            f"{path} exists and is not a directory",
+            hint="--all-generations --format jsonl writes one file per transcript into a"
+            " directory: name a new or existing directory",
+        )
+    try:
+        path.mkdir(mode=0o700 if private else 0o777, parents=True, exist_ok=True)
+    except OSError as exc:
+        raise UsageError(f"cannot create directory {path}: {exc.strerror or exc}") from None
 
 
 def _stream(exp: Export, times: Times) -> Iterator[bytes]:

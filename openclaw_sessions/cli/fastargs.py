@@ -50,6 +50,9 @@ def parse(argv: list[str]) -> tuple[str, dict[str, Any]] | None:
     i = 0
     while i < len(args):
         tok = args[i]
+        if tok == "--":  # the end of the options, as Click reads it
+            positional += args[i + 1 :]
+            break
         if tok[:1] != "-":
             positional.append(tok)
         else:
@@ -99,6 +102,9 @@ def run_fast(argv: list[str], ready: Callable[[], None] = lambda: None) -> int |
 
     signal.signal(signal.SIGINT, guard.interrupted)
     command, kw = parsed
+    from . import userconfig
+
+    guard.guarded(False, lambda: userconfig.fill(command, kw))
     run.load(command)
     ready()
     return run.run_command(command, kw)

@@ -125,6 +125,18 @@ def show(
     footer(result, whole=whole, liftable=liftable)
 
 
+def more(result: HistoryResult, times: Times) -> None:
+    """Messages that arrived (history --follow): as show() prints them, with no pager and no
+    notes, flushed at once."""
+    if not sys.stdout.isatty():
+        write_text(plain(result, times, color=style.colored(sys.stdout)))
+    else:
+        import shutil
+
+        _rich(result, times, False, console(width=shutil.get_terminal_size().columns))
+    sys.stdout.flush()
+
+
 def _rich(result: HistoryResult, times: Times, whole: bool, out: Any) -> None:
     from rich.padding import Padding
     from rich.text import Text

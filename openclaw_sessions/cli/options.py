@@ -101,7 +101,7 @@ KeyArg = Annotated[
     str,
     typer.Argument(
         metavar="KEY",
-        help="Session key, session id, or main/current.",
+        help="Session key, session id (or a unique prefix of one), or main/current.",
         autocompletion=complete_session_key,
     ),
 ]
@@ -124,13 +124,19 @@ RoleOpt = Annotated[
 SinceOpt = Annotated[
     str | None,
     typer.Option(
-        "--since", metavar="WHEN", help="ISO date/time or span (7d, 12h).", rich_help_panel=FILTERS
+        "--since",
+        metavar="WHEN",
+        help="ISO date/time, today, yesterday, or a span: 7d, 12h, '2 weeks ago'.",
+        rich_help_panel=FILTERS,
     ),
 ]
 UntilOpt = Annotated[
     str | None,
     typer.Option(
-        "--until", metavar="WHEN", help="ISO date/time or span (7d, 12h).", rich_help_panel=FILTERS
+        "--until",
+        metavar="WHEN",
+        help="ISO date/time, today, yesterday, or a span: 7d, 12h, '2 weeks ago'.",
+        rich_help_panel=FILTERS,
     ),
 ]
 

@@ -44,15 +44,47 @@ def _one_line_errors() -> Iterator[None]:
 
 
 class Group(TyperGroup):
-    """The app: usage errors as one line."""
+    """The app: usage errors as one line; the config file's values as Click's default_map
+    (Click then applies argv > environment > config file > built-in default)."""
 
-    def make_context(self, *args: Any, **kwargs: Any) -> Any:
+    def make_context(self, info_name: Any, args: list[str], *rest: Any, **kwargs: Any) -> Any:
         with _one_line_errors():
-            return super().make_context(*args, **kwargs)
+            if "default_map" not in kwargs:
+                kwargs["default_map"] = _defaults(args)
+            return super().make_context(info_name, args, *rest, **kwargs)
 
     def invoke(self, ctx: Any) -> Any:
         with _one_line_errors():
             return super().invoke(ctx)
+
+    def _main_shell_completion(
+        self, ctx_args: Any, prog_name: str, complete_var: Any = None
+    ) -> None:
+        """A shell asking for completions: Typer's own shell classes answer, as they did when
+        Typer added --install-completion (removed, add_completion=False: its scripts do not
+        complete session keys; `completions SHELL` prints ours)."""
+        from openclaw_sessions import settings
+
+        if settings.completing():
+            from typer._completion_classes import completion_init  # pinned Typer: 0.28
+
+            completion_init()
+        super()._main_shell_completion(ctx_args, prog_name, complete_var)
+
+
+def _defaults(args: list[str]) -> dict[str, Any]:
+    """The config file's defaults; a broken file is an error, except for a shell asking for
+    completions and for --help/--version (which must still say how to fix it)."""
+    from openclaw_sessions import settings
+
+    from . import userconfig
+
+    try:
+        return userconfig.default_map()
+    except OpenClawError:
+        if settings.completing() or {"-h", "--help", "--version"} & set(args):
+            return {}
+        raise
 
 
 class Command(TyperCommand):

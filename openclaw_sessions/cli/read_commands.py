@@ -2,7 +2,6 @@
 registers them, with their examples, in their place in --help)."""
 
 from collections.abc import Callable
-from pathlib import Path
 from typing import Annotated, Any
 
 import typer
@@ -39,7 +38,9 @@ def search_cmd(
     query: Annotated[
         str,
         typer.Argument(
-            metavar="QUERY", help="Words to find (each is matched as a phrase; all must match)."
+            metavar="QUERY",
+            help='Words to find, all of them; "exact phrase", a OR b, -word (leave out),'
+            " word* (prefix), parentheses (--literal: every word as text).",
         ),
     ],
     state_dir: StateDirOpt = None,
@@ -53,7 +54,7 @@ def search_cmd(
         typer.Option(
             "--session",
             metavar="KEY|ID",
-            help="Only this session key or id.",
+            help="Only this session key or id (or a unique prefix of an id).",
             autocompletion=complete_session_key,
             rich_help_panel=FILTERS,
         ),
@@ -66,12 +67,23 @@ def search_cmd(
         typer.Option(
             "--order",
             metavar="ORDER",
-            help="relevance or recent.",
-            autocompletion=words("relevance", "recent"),
+            help="relevance (by session, near-duplicates folded, automation demoted), recent,"
+            " or upstream (bm25 then time, as --as).",
+            autocompletion=words("relevance", "recent", "upstream"),
         ),
     ] = "relevance",
     prefix: Annotated[
         bool, typer.Option("--prefix", help="The last term matches as a prefix.")
+    ] = False,
+    literal: Annotated[
+        bool,
+        typer.Option("--literal", help="No operators: every word is literal text, as with --as."),
+    ] = False,
+    relax: Annotated[
+        bool,
+        typer.Option(
+            "--relax", help="When nothing matches every word, show (labelled) what matches most."
+        ),
     ] = False,
     as_key: AsOpt = None,
     visibility: VisOpt = None,
@@ -185,7 +197,7 @@ def history_cmd(
         typer.Option(
             "--session-id",
             metavar="ID",
-            help="Generation that owns the --around message (a hit's sessionId).",
+            help="Generation that owns the --around message (a hit's sessionId, or a prefix).",
         ),
     ] = None,
     include_tools: IncludeToolsOpt = False,
@@ -216,6 +228,15 @@ def history_cmd(
             rich_help_panel=OUTPUT,
         ),
     ] = False,
+    follow: Annotated[
+        bool,
+        typer.Option(
+            "--follow",
+            "-f",
+            help="Then print new messages as the transcript grows, until Ctrl-C (no pager).",
+            rich_help_panel=OUTPUT,
+        ),
+    ] = False,
     utc: UtcOpt = False,
     time: TimeOpt = "absolute",
     color: ColorOpt = "auto",
@@ -240,12 +261,13 @@ def export_cmd(
         ),
     ] = "md",
     output: Annotated[
-        Path | None,
+        str | None,
         typer.Option(
             "--output",
             "-o",
             metavar="PATH",
-            help="Write to this file (atomically), or into this directory; - is stdout.",
+            help="Write to this file (atomically), or into this directory (an existing one,"
+            " or PATH/: created; jsonl writes a bundle import restores); - is stdout.",
             rich_help_panel=OUTPUT,
         ),
     ] = None,
@@ -257,7 +279,8 @@ def export_cmd(
         bool,
         typer.Option(
             "--all-generations",
-            help="Every generation of the key (reset archives), oldest first.",
+            help="Every generation of the key (reset archives), oldest first; with jsonl,"
+            " -o is a directory (one file per transcript).",
             rich_help_panel=FILTERS,
         ),
     ] = False,
@@ -285,7 +308,8 @@ def sessions_cmd(
         typer.Option(
             "--since",
             metavar="WHEN",
-            help="Updated at or after (ISO date/time or span: 7d, 12h).",
+            help="Updated at or after (ISO date/time, today, yesterday, or a span: 7d,"
+            " '2 weeks ago').",
             rich_help_panel=FILTERS,
         ),
     ] = None,
@@ -294,7 +318,7 @@ def sessions_cmd(
         typer.Option(
             "--until",
             metavar="WHEN",
-            help="Updated before (ISO date/time or span: 7d, 12h).",
+            help="Updated before (ISO date/time, today, yesterday, or a span: 7d, '2 weeks ago').",
             rich_help_panel=FILTERS,
         ),
     ] = None,
@@ -330,6 +354,8 @@ COMMANDS: list[tuple[str, str, Callable[..., Any]]] = [
         "search",
         examples(
             "search 'migration timeout' --since 7d",
+            "search '\"rate limit\" OR throttl* -billing'",
+            "search '(database OR postgres) timeout' --relax",
             "search deploy --role assistant --format plain | cut -f1 | sort -u",
             "search invoice --json | jq -r '.results[].sessionKey'",
         ),
@@ -341,6 +367,7 @@ COMMANDS: list[tuple[str, str, Callable[..., Any]]] = [
             "history agent:main:main --limit 20",
             "history agent:main:main --around 78dde6c6 --time relative",
             "history agent:main:main --full > conversation.txt",
+            "history agent:main:main --follow --limit 5",
         ),
         history_cmd,
     ),

@@ -285,7 +285,7 @@ def search_table(result: SearchResult, times: Times) -> None:
             table.add_row(
                 times(h.timestamp),
                 f"{field(h.session_key)}\n{field(h.message_id)}",
-                safe(h.role),
+                safe(h.role) + (f"\n×{h.copies}" if h.copies > 1 else ""),
                 _snippet_cell(h),
             )
         out.print(table)
@@ -338,8 +338,14 @@ def search_footer(result: SearchResult) -> None:
         note(f"warning: {warning}")
     if result.truncated:
         note(f"more results exist ({_total(result)} matches): {_lift(result)}")
+    if any(h.relaxed for h in result.hits):
+        note("relaxed: no message matches every word; these match most of them")
     if not result.hits:
         note("no matches")
+    absence = result.absence or {}
+    if not result.hits and absence.get("termsNotFound"):
+        lift = " (try --relax)" if "--relax" in absence.get("lift", []) else ""
+        note(f"found nowhere: {' '.join(absence['termsNotFound'])}{lift}")
     if result.explain is not None:
         note(f"explain: {json_text(result.explain)}")  # JSON-escaped: nothing left to escape
 

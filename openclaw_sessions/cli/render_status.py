@@ -96,6 +96,7 @@ def _details(st: dict[str, Any], times: Times) -> None:
     table.add_column("value", overflow="fold")
     if "sessions" not in st:
         table.add_row("database", st["database"])
+        table.add_row("config file", st.get("config") or "none (built-in defaults)")
         table.add_row("health", st["health"])
         out.print(table)
         return
@@ -127,6 +128,7 @@ def _details(st: dict[str, Any], times: Times) -> None:
         size = human_bytes(idx["bytes"]) if idx["bytes"] is not None else "-"
         table.add_row(f"index {name}", f"{idx['rows']} rows, {size} ({idx['tokenizer']})")
     table.add_row("indexing now", "yes" if st["indexing"] else "no")
+    table.add_row("config file", st.get("config") or "none (built-in defaults)")
     table.add_row("health", st["health"])
     out.print(table)
     for f in st["failures"]:  # safe already (_safe_deep)

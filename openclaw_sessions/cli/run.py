@@ -14,17 +14,15 @@ import os
 import sys
 from collections.abc import Callable
 from importlib import import_module
-from pathlib import Path
 from typing import TYPE_CHECKING, Any, NamedTuple, TypeVar
 
-from openclaw_sessions.errors import ExitCode, OpenClawError, UsageError
+from openclaw_sessions.errors import ExitCode, UsageError
 
 from . import argcheck, guard, output, style
 
 if TYPE_CHECKING:
     from contextlib import AbstractContextManager
 
-    from openclaw_sessions.read.status import StatusOptions
     from openclaw_sessions.reports import Progress
     from openclaw_sessions.store.sessions import DeleteOptions
 
@@ -43,11 +41,12 @@ class Output(NamedTuple):
     time: str = "absolute"  # absolute | relative
     layout: str = "auto"  # search --format: auto | table | plain
     no_pager: bool = False
-    output: Path | None = None  # export --output
+    output: str | None = None  # export --output (a str: a trailing "/" says "a directory")
     force: bool = False
     verbose: bool = False  # status: every detail
     remote: str | None = None  # search --remote DSN: the central database (remote_cli.py)
     hosts: list[str] | None = None  # search --host NAME…, with --remote
+    follow: bool = False  # history: then what is appended, until Ctrl-C
 
     def times(self) -> style.Times:
         return style.Times(utc=self.utc, relative=self.time == "relative")
@@ -83,6 +82,8 @@ CORE = {
     "delete": "openclaw_sessions.store.sessions",
     "export": "openclaw_sessions.read.export",
     "sessions": "openclaw_sessions.read.listing",
+    "pick": "openclaw_sessions.cli.pick",
+    "completions": "openclaw_sessions.cli.shells",
 }
 
 
@@ -94,7 +95,9 @@ def load(name: str) -> None:
 def run_command(name: str, params: dict[str, Any]) -> int:
     """Run one parsed command; its exit code. A reader that goes away (`| head`) ends it
     quietly with 0: what was asked was being printed, and the reader had enough."""
-    params = _unescaped(params)
+    from . import userconfig
+
+    params = _unescaped(guard.guarded(False, lambda: userconfig.lenient(name, params)))
     out = Output(**{k: v for k, v in params.items() if k in Output._fields})
     guard.guarded(out.as_json, out.check)
     style.use_color(out.color)
@@ -188,6 +191,11 @@ def _history(params: dict[str, Any]) -> int:
         argcheck.count("--offset", opts.offset)
         argcheck.count("--max-bytes", opts.max_bytes, least=0)
         argcheck.texts([("--session-id", opts.session_id), ("--as", opts.as_key)])
+        if out.follow and (out.as_json or opts.around is not None or opts.offset is not None):
+            raise UsageError(
+                "--follow shows the newest messages, then each new one, as text",
+                hint="drop --json, --around and --offset",
+            )
         return history(opts)
 
     result = guard.guarded(out.as_json, work)
@@ -201,8 +209,12 @@ def _history(params: dict[str, Any]) -> int:
             out.times(),
             whole=opts.uncapped,
             liftable=opts.as_key is None,
-            use_pager=not out.no_pager,
+            use_pager=not out.no_pager and not out.follow,
         )
+    if out.follow:
+        from . import follow
+
+        guard.guarded(False, lambda: follow.follow(opts, result, out.times()))
     return int(ExitCode.OK if result.messages else ExitCode.NOTHING)
 
 
@@ -219,13 +231,13 @@ def _export(params: dict[str, Any]) -> int:
         return export(opts)
 
     exp = guard.guarded(False, work)
-    from . import export_out, render
+    from . import export_bundle, export_out, render
 
-    if not exp.generations:
+    if not export_bundle.something(exp, out.output):
         render.info(f"no transcript stored for {output.field(exp.session_key)}: nothing to export")
         return int(ExitCode.NOTHING)
     written = guard.guarded(
-        False, lambda: export_out.write(exp, out.output, force=out.force, times=out.times())
+        False, lambda: export_bundle.place(exp, out.output, force=out.force, times=out.times())
     )
     export_out.summary(written)
     return int(ExitCode.OK)
@@ -259,40 +271,6 @@ def _sessions(params: dict[str, Any]) -> int:
 
         render.info("more sessions exist: raise --limit")
     return int(ExitCode.OK if listed.rows else ExitCode.NOTHING)
-
-
-def _status(params: dict[str, Any]) -> int:
-    from openclaw_sessions.read.status import StatusOptions, status
-
-    opts, out = split(StatusOptions, params)
-    try:
-        stats = status(opts)
-    except OpenClawError as exc:  # --json still prints the verdict, on stdout
-        if out.as_json:
-            output.echo_json(_unusable(opts, exc))
-        guard.fail(exc, out.as_json)
-    if out.as_json:
-        output.echo_json(stats if opts.all_agents else stats[0])
-    else:
-        from . import render_status
-
-        render_status.status_view(stats, out.times(), verbose=out.verbose, problems=opts.problems)
-    return int(max(s["exitCode"] for s in stats))
-
-
-def _unusable(opts: StatusOptions, exc: OpenClawError) -> Any:
-    """`status --json` when the store cannot be opened: the agent's `error` verdict (or, with
-    --all-agents and no store at all, the lone verdict in the list)."""
-    from openclaw_sessions.errors import StoreError
-    from openclaw_sessions.read.status import unusable
-    from openclaw_sessions.store.context import Context
-
-    if opts.all_agents or not isinstance(exc, StoreError):
-        message = guard.redacted(exc.message + (f" ({exc.hint})" if exc.hint else ""))
-        lone = {"health": "error", "diagnostics": [{"code": exc.code, "message": message}]}
-        return [lone] if opts.all_agents else lone
-    ctx = Context.at(opts.state_dir, opts.agent)
-    return unusable(ctx.root, opts.agent.lower(), exc)
 
 
 def _bars(out: Output) -> Callable[[str, str], AbstractContextManager[Progress | None]]:
@@ -384,13 +362,20 @@ def _confirmed(opts: DeleteOptions, out: Output) -> bool:
     return bool(typer.confirm(f"Delete {output.field(what)}?"))
 
 
+def _lazy(module: str) -> Callable[[dict[str, Any]], int]:
+    """A command whose handler, ``command(params)``, lives in its own module."""
+    return lambda params: int(import_module(module).command(params))
+
+
 _COMMANDS: dict[str, Callable[[dict[str, Any]], int]] = {
     "search": _search,
     "history": _history,
-    "status": _status,
+    "status": _lazy("openclaw_sessions.cli.run_status"),
     "reindex": _reindex,
     "import": _import,
     "delete": _delete,
     "export": _export,
     "sessions": _sessions,
+    "pick": _lazy("openclaw_sessions.cli.pick"),
+    "completions": _lazy("openclaw_sessions.cli.shells"),
 }

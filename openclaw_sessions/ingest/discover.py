@@ -10,9 +10,11 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any, NamedTuple
 
-from openclaw_sessions.policy import wellformed
+from openclaw_sessions.errors import UsageError
+from openclaw_sessions.policy import bundle, wellformed
 from openclaw_sessions.policy.when import valid_updated_at
 from openclaw_sessions.reports import Issue
+from openclaw_sessions.store import paths
 
 from . import regular, upstream_db
 
@@ -78,6 +80,9 @@ class SessionsDir:
     path: Path
     entries: list[StoreEntry] = field(default_factory=list)
     issues: list[Issue] = field(default_factory=list)
+    # (key, file name): the older generations a bundle's entries name (policy/bundle.py)
+    archives: list[tuple[str, str]] = field(default_factory=list)
+    rescope: bool = False  # keys of other agents become this agent's (a lone dir, --agent)
 
     def summary(self) -> str:
         """What import needs of the read store once its entries are stored: each entry's key,
@@ -89,7 +94,9 @@ class SessionsDir:
             return s[len(base) :] if s is not None and s.startswith(base) else s
 
         entries = [[e.key, e.session_id, file(e.file)] for e in self.entries]
-        return json.dumps({"entries": entries, "issues": [list(i) for i in self.issues]})
+        issues = [list(i) for i in self.issues]
+        archives = [list(a) for a in self.archives]
+        return json.dumps({"entries": entries, "issues": issues, "archives": archives})
 
     def load_summary(self, text: str, known: Mapping[str, Path]) -> None:
         """Entries and issues from ``summary`` (the entries without their store data)."""
@@ -100,6 +107,7 @@ class SessionsDir:
                 f = (known.get(name) or self.path / name) if os.sep not in name else Path(name)
             self.entries.append(StoreEntry(key, sid, {}, f))
         self.issues += [Issue(*i) for i in doc["issues"]]
+        self.archives += [(str(k), str(n)) for k, n in doc.get("archives", [])]
 
 
 def read_store(sdir: SessionsDir, known: Mapping[str, Path] | None = None) -> None:
@@ -120,8 +128,12 @@ def read_store(sdir: SessionsDir, known: Mapping[str, Path] | None = None) -> No
     if not isinstance(data, dict):
         sdir.issues.append(Issue("store_invalid", "session store is not an object", str(store)))
         return
+    old = bundle.agents_named(str(k).strip().lower() for k in data) if sdir.rescope else set()
     for raw_key, entry in data.items():
         key = str(raw_key).strip().lower()
+        if old and isinstance(entry, dict):
+            key = bundle.rescope_key(key, sdir.agent_id, old)
+            entry = bundle.rescope_entry(entry, sdir.agent_id, old)
         if not isinstance(entry, dict) or not valid_session_id(entry.get("sessionId")):
             sdir.issues.append(
                 Issue("entry_invalid", "store entry has no valid sessionId", str(store), None, key)
@@ -140,6 +152,7 @@ def read_store(sdir: SessionsDir, known: Mapping[str, Path] | None = None) -> No
             )
         file = _resolve_file(sdir, key, sid, entry, known or {})
         sdir.entries.append(StoreEntry(key, sid, entry, file))
+        sdir.archives += [(key, name) for name in bundle.generation_files(entry)]
 
 
 def _resolve_file(
@@ -208,9 +221,34 @@ def _is_dir(path: Path, issues: list[Issue] | None) -> bool:
 
 def infer_agent(path: Path, default: str) -> str:
     """…/agents/<id>/sessions → <id>; anything else → the --agent default."""
-    if path.name == "sessions" and path.parent.parent.name == "agents":
+    if is_agent_dir(path):
         return path.parent.name.lower()
     return default
+
+
+def is_agent_dir(path: Path) -> bool:
+    """Is ``path`` an agent's sessions dir in a state root (…/agents/<id>/sessions)?"""
+    return path.name == "sessions" and path.parent.parent.name == "agents"
+
+
+def lone_agent(path: Path, default: str) -> str:
+    """The agent a sessions dir outside a state root (a bundle `export` wrote, a copied dir)
+    goes to without `--agent`: the one agent its store's keys (``agent:<id>:…``) name, if
+    they name exactly one valid id; else the default. (With `--agent ID` it goes to ID, its
+    keys re-scoped: read_store.) A store that cannot be read is reported when it is read."""
+    try:
+        with regular.open_regular(path / "sessions.json") as f:
+            data = wellformed.loads(f.read().decode("utf-8"))
+    except (OSError, ValueError, RecursionError):  # NotRegular is an OSError
+        return default
+    if not isinstance(data, dict):
+        return default
+    named = bundle.agents_named(str(k).strip().lower() for k in data)
+    agent = next(iter(named)) if len(named) == 1 else default
+    try:
+        return paths.check_agent_id(agent)
+    except UsageError:  # a key naming no usable agent id (a directory name): the default
+        return default
 
 
 def _has_transcripts(path: Path) -> bool:

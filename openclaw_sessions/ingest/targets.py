@@ -53,10 +53,14 @@ def file_targets(
                 by_agent.setdefault(agent, []).append(_single_target(src, agent))
         else:
             for agent_id, sdir_path in discover.discover(src, agent, report.issues):
+                lone = not discover.is_agent_dir(sdir_path)
+                if lone and only is None:
+                    agent_id = discover.lone_agent(sdir_path, agent_id)
                 if only is not None and agent_id != only:
                     continue
                 scanned.setdefault(agent_id, []).append(sdir_path)
-                targets = _dir_targets(root, agent_id, sdir_path, report, include_archives)
+                sdir = discover.SessionsDir(agent_id, sdir_path, rescope=lone and only is not None)
+                targets = _dir_targets(root, sdir, report, include_archives)
                 by_agent.setdefault(agent_id, []).extend(targets)
     return sorted(by_agent.items())
 
@@ -83,9 +87,9 @@ def _single_target(path: Path, agent: str) -> Target:
 
 
 def _dir_targets(
-    root: Path, agent_id: str, path: Path, report: ImportReport, include_archives: bool
+    root: Path, sdir: discover.SessionsDir, report: ImportReport, include_archives: bool
 ) -> list[Target]:
-    sdir = discover.SessionsDir(agent_id, path)
+    path = sdir.path
     try:
         listing = _listing(path)
     except OSError as exc:  # this agent's problem; the other agents still import
@@ -106,6 +110,10 @@ def _dir_targets(
                 Issue("transcript_missing", "transcript file not found", str(e.file), None, e.key)
             )
     report.sessions += len(sdir.entries)
+    for key, name in sdir.archives:  # a bundle's older generations: its key's
+        kind = discover.classify(name)
+        if kind.kind != "other" and kind.session_id is not None:
+            by_file.setdefault(name, (key, kind.session_id))
     return _targets(sdir, listing, by_file, by_sid, report, include_archives)
 
 
@@ -149,6 +157,7 @@ def _targets(
     include_archives: bool,
 ) -> list[Target]:
     out: list[Target] = []
+    bundled = {name for _key, name in sdir.archives}  # named by a bundle: never skipped
     files = {  # the dir's own files: a symlink to one of them is that file, not another
         (x.stat.st_dev, x.stat.st_ino)
         for x in listing.values()
@@ -170,7 +179,7 @@ def _targets(
                 report.issues.append(Issue("transcript_alias", why, str(f)))
                 continue
         kind = discover.classify(name)
-        if kind.kind in _ARCHIVE_KINDS and not include_archives:
+        if kind.kind in _ARCHIVE_KINDS and not include_archives and name not in bundled:
             _skip(report, f, kind.kind)
             continue
         if kind.kind not in _IMPORTED_KINDS | _ARCHIVE_KINDS or kind.session_id is None:

@@ -78,10 +78,24 @@ class QueryPlan(NamedTuple):
     primary: str | None = None
     bigram: str | None = None
     cjk_terms: tuple[str, ...] = ()
+    # The query language (query_lang.py): rows matching these are left out (`-word` with
+    # nothing else to find on that index), the expression snippets mark (None: ``primary``),
+    # and the alternatives of an OR across the two indexes (each a plan of its own).
+    not_primary: str | None = None
+    not_bigram: str | None = None
+    highlight: str | None = None
+    alternatives: tuple[QueryPlan, ...] = ()
+    wanted: tuple[str, ...] = ()  # the words to find (not the -words); empty: every term
 
     @property
     def empty(self) -> bool:
-        return self.primary is None and self.bigram is None
+        return self.primary is None and self.bigram is None and not self.alternatives
+
+    @property
+    def branches(self) -> tuple[QueryPlan, ...]:
+        """The plans whose matches together are this plan's (itself when it has no OR across
+        the indexes)."""
+        return self.alternatives or (self,)
 
 
 _CONTROL = recache.compile(r"[\x00-\x08\x0b\x0c\x0e-\x1f\x7f]")
@@ -99,7 +113,7 @@ def validate(query: str) -> str:
     return q
 
 
-def _split(term: str) -> list[Term]:
+def split_scripts(term: str) -> list[Term]:
     """One whitespace term → its Latin-ish and CJK parts."""
     out: list[Term] = []
     pos = 0
@@ -122,7 +136,7 @@ def _latin(text: str) -> Term:
 def build(query: str, *, prefix: bool = False) -> QueryPlan:
     """Validate and route a query."""
     q = validate(query)
-    terms = [t for raw in q.split() for t in _split(raw)]
+    terms = [t for raw in q.split() for t in split_scripts(raw)]
     primary = [phrase(t.text) for t in terms if t.route == "primary"]
     if prefix and primary and terms and terms[-1].route == "primary":
         primary[-1] += "*"

@@ -101,6 +101,10 @@ class SessionIndex(Protocol):
         """Does a reference name this agent (a key ``agent:<agent_id>:…``)?"""
         ...
 
+    def with_session_id_prefix(self, prefix: str) -> list[SessionRef]:
+        """The references whose session id starts with ``prefix`` ignoring case."""
+        ...
+
 
 class Snapshot:
     """A SessionIndex over references held in memory (tests, and pure callers)."""
@@ -123,6 +127,10 @@ class Snapshot:
 
     def has_agent(self, agent_id: str) -> bool:
         return agent_id in self._agents
+
+    def with_session_id_prefix(self, prefix: str) -> list[SessionRef]:
+        low = prefix.lower()
+        return [r for r in self.refs if r.session_id and r.session_id.lower().startswith(low)]
 
 
 def as_index(sessions: Iterable[SessionRef] | SessionIndex) -> SessionIndex:
@@ -196,6 +204,50 @@ def resolve_session_key(
     if ":" in lower:  # key-shaped: let the policy decide forbidden vs not found
         return candidate
     raise not_found(text)
+
+
+MIN_ID_PREFIX = 4  # the shortest prefix of a session id that names it (git's short SHA rule)
+
+
+def expand_session_id(
+    raw: str,
+    agent_id: str,
+    sessions: Iterable[SessionRef] | SessionIndex,
+    *,
+    shown: Callable[[SessionRef], bool] | None = None,
+    main_key: str = DEFAULT_MAIN_KEY,
+) -> str:
+    """A unique prefix (at least 4 characters) of a session id → that id, as git takes a
+    short SHA; any other reference comes back as it is. A key, a bare rest of one and a
+    whole session id always win over a prefix. Only the sessions ``shown`` to the caller
+    count: a prefix never resolves to, or is made ambiguous by, a session the caller cannot
+    see. An ambiguous prefix is a usage error that says how many sessions it matches (never
+    which)."""
+    text = raw.strip()
+    lower = text.lower()
+    if len(text) < MIN_ID_PREFIX or ":" in text or lower in ("current", "main", main_key):
+        return raw
+    index = as_index(sessions)
+    if (
+        index.with_key(lower)
+        or index.with_key(scoped(lower, agent_id))
+        or index.with_session_id(lower)
+    ):
+        return raw
+    found = index.with_session_id_prefix(lower)
+    ids = sorted({r.session_id for r in found if r.session_id and (shown is None or shown(r))})
+    if len(ids) == 1:
+        return ids[0]
+    if ids:
+        raise ambiguous(text, len(ids))
+    return raw
+
+
+def ambiguous(prefix: str, count: int) -> UsageError:
+    return UsageError(
+        f"session id prefix {prefix} is ambiguous: {count} sessions match",
+        hint="type more of the session id, or pass the full session key",
+    )
 
 
 def resolve_caller_key(

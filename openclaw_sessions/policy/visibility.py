@@ -22,6 +22,7 @@ from .keys import (
     SessionRef,
     Snapshot,
     agent_of,
+    expand_session_id,
     is_acp_key,
     is_incognito,
     is_subagent_key,
@@ -130,6 +131,9 @@ class _Owned:
 
     def has_agent(self, agent_id: str) -> bool:
         return self._index.has_agent(agent_id)
+
+    def with_session_id_prefix(self, prefix: str) -> list[SessionRef]:
+        return [r for r in self._index.with_session_id_prefix(prefix) if self._owns(r)]
 
 
 class Policy:
@@ -273,6 +277,12 @@ class Policy:
             and (parsed[0] == self._agent or self._index.has_agent(parsed[0]))
         ):
             raise not_found(label)
+
+    def expand_id(self, raw: str) -> str:
+        """A unique prefix of a session id this caller may name → that id (else ``raw``)."""
+        return expand_session_id(
+            raw, self._agent, self._index, shown=self._id_candidate, main_key=self.caller.main_key
+        )
 
     def resolve_target(self, raw: str, action: str = "history") -> str:
         """Resolve a user reference and check it; returns the canonical key.

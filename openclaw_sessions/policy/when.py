@@ -1,5 +1,16 @@
-"""Times (pure): transcript and store timestamps to epoch ms, and --since/--until values (ISO
-dates and times, or relative spans like 7d, 12h)."""
+"""Times (pure): transcript and store timestamps to epoch ms, and --since/--until values.
+
+The grammar of a WHEN (case and spaces around it do not matter):
+
+- an ISO date or date and time: ``2026-05-01``, ``2026-05-01T12:00``, ``…Z`` or ``…+02:00``
+  (naive values are local time, as ``date`` shows it);
+- ``now``, ``today`` (local midnight) and ``yesterday`` (the local midnight before);
+- a span back from now, ``N unit`` with an optional ``ago``: ``7d``, ``12h``, ``2 weeks ago``,
+  ``3 days ago``, ``1 hour ago``; units ``s`` ``sec`` ``second``, ``m`` ``min`` ``minute``,
+  ``h`` ``hr`` ``hour``, ``d`` ``day``, ``w`` ``wk`` ``week``, ``mo`` ``month``, ``y`` ``yr``
+  ``year`` (each also plural). Months and years are calendar ones (``1 month ago`` on
+  March 31 is February 28 or 29, same time of day); the others are fixed lengths.
+"""
 
 from __future__ import annotations
 
@@ -11,27 +22,61 @@ from openclaw_sessions.errors import UsageError
 
 from . import recache
 
-_REL = recache.compile(r"^(\d+)\s*(s|m|min|h|d|w)$", re.IGNORECASE)
-_UNITS = {"s": 1, "m": 60, "min": 60, "h": 3600, "d": 86400, "w": 604800}
+_REL = recache.compile(r"^(\d{1,9})\s*([a-z]+)(?:\s+ago)?$", re.IGNORECASE)
+_UNITS = {  # unit → seconds, or "mo"/"y": calendar months and years
+    **dict.fromkeys(("s", "sec", "secs", "second", "seconds"), 1),
+    **dict.fromkeys(("m", "min", "mins", "minute", "minutes"), 60),
+    **dict.fromkeys(("h", "hr", "hrs", "hour", "hours"), 3600),
+    **dict.fromkeys(("d", "day", "days"), 86400),
+    **dict.fromkeys(("w", "wk", "wks", "week", "weeks"), 604800),
+}
+_CALENDAR = {
+    **dict.fromkeys(("mo", "mos", "month", "months"), 1),
+    **dict.fromkeys(("y", "yr", "yrs", "year", "years"), 12),
+}
+HINT = (
+    "use an ISO date/time (2026-05-01, 2026-05-01T12:00), today, yesterday, or a span:"
+    " 7d, 12h, '2 weeks ago', '3 days ago'"
+)
 
 
 def parse_when(value: str, *, now: datetime | None = None, option: str = "--since") -> int:
-    """→ epoch ms. Naive ISO values are local time; 'Z' or offsets are honoured."""
-    text = value.strip()
+    """→ epoch ms (the grammar above)."""
     now = now or datetime.now(UTC)
     try:
-        if m := _REL.match(text):
-            seconds = int(m[1]) * _UNITS[m[2].lower()]
-            return int((now - timedelta(seconds=seconds)).timestamp() * 1000)
-        dt = datetime.fromisoformat(text.replace("Z", "+00:00"))
-        if dt.tzinfo is None:
-            dt = dt.astimezone()  # local time, like `date`
-        return int(dt.timestamp() * 1000)
+        return int(_when(value.strip(), now).timestamp() * 1000)
     except (ValueError, OverflowError, OSError):  # OverflowError: a span past year 1 (fuzzing)
-        raise UsageError(
-            f"invalid {option} value {value!r}",
-            hint="use an ISO date/time (2026-05-01, 2026-05-01T12:00) or a span like 7d, 12h",
-        ) from None
+        raise UsageError(f"invalid {option} value {value!r}", hint=HINT) from None
+
+
+def _when(value: str, now: datetime) -> datetime:
+    text = " ".join(value.split()).lower()
+    if text == "now":
+        return now
+    if text in ("today", "yesterday"):  # local midnight, as `date` says; the calendar day
+        day = now.astimezone().date() - timedelta(days=text == "yesterday")  # (DST: 23h, 25h)
+        return datetime(day.year, day.month, day.day).astimezone()
+    if m := _REL.match(text):
+        n, unit = int(m[1]), m[2]
+        if unit in _UNITS:
+            return now - timedelta(seconds=n * _UNITS[unit])
+        if unit in _CALENDAR:
+            return _months_before(now.astimezone(), n * _CALENDAR[unit])
+        raise ValueError(unit)
+    dt = datetime.fromisoformat(value.replace("Z", "+00:00"))
+    return dt if dt.tzinfo is not None else dt.astimezone()  # naive: local time, like `date`
+
+
+def _months_before(local: datetime, months: int) -> datetime:
+    """The same local time ``months`` calendar months earlier, the day clamped to the
+    month's last."""
+    import calendar
+
+    total = local.year * 12 + local.month - 1 - months
+    year, month = divmod(total, 12)
+    day = min(local.day, calendar.monthrange(year, month + 1)[1])
+    naive = local.replace(tzinfo=None, year=year, month=month + 1, day=day)
+    return naive.astimezone()
 
 
 def parse_window(

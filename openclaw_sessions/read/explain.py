@@ -27,7 +27,7 @@ from .search_sql import JOINS
 SCAN_CAP = 10_000
 
 
-def _term_plan(term: fts_query.Term) -> fts_query.QueryPlan | None:
+def term_plan(term: fts_query.Term) -> fts_query.QueryPlan | None:
     if term.route == "ignored":
         return None
     return fts_query.build(term.text)
@@ -116,17 +116,17 @@ def explain(
     """One agent's part of the explanation. ``visible``: the per-row visibility condition of
     the caller (read/scope.py; incognito sessions are never counted in any mode)."""
     fingerprint = redactor.fingerprint
-    pending = _pending(conn, fingerprint, visible)
+    pending = pending_sessions(conn, fingerprint, visible)
     out: dict[str, Any] = {
         "terms": [{"text": t.text, "route": t.route} for t in plan.terms],
-        "expressions": {"primary": plan.primary, "bigram": plan.bigram},
+        "expressions": _expressions(plan),
         "pendingSessions": pending,
     }
     if matched:
         return out
     reasons = []
     for term in plan.terms:
-        sub = _term_plan(term)
+        sub = term_plan(term)
         if sub is None or sub.empty:
             reasons.append({"term": term.text, "reason": "no letters or digits: ignored"})
             continue
@@ -146,7 +146,19 @@ def explain(
     return out
 
 
-def _pending(conn: sqlite3.Connection, fingerprint: str, visible: str) -> int:
+def _expressions(plan: fts_query.QueryPlan) -> dict[str, Any]:
+    """The FTS5 expressions a plan runs: one per index, the rows a `-word` leaves out, and an
+    OR across the indexes as its alternatives."""
+    if plan.alternatives:
+        return {"alternatives": [_expressions(p) for p in plan.alternatives]}
+    out: dict[str, Any] = {"primary": plan.primary, "bigram": plan.bigram}
+    for name, expr in (("excludePrimary", plan.not_primary), ("excludeBigram", plan.not_bigram)):
+        if expr is not None:
+            out[name] = expr
+    return out
+
+
+def pending_sessions(conn: sqlite3.Connection, fingerprint: str, visible: str) -> int:
     """Stale transcripts the caller may see: none at all is the O(1) answer of the common case;
     else each stale one (of the pending set, when it is kept for this fingerprint) is checked."""
     if not stale.any_stale(conn, fingerprint):

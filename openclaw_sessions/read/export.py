@@ -13,18 +13,22 @@ renders and writes them.
 
 from __future__ import annotations
 
+import json
 import re
+import sqlite3
 from collections.abc import Iterator
 from pathlib import Path
-from typing import NamedTuple
+from typing import Any, NamedTuple
 
 from openclaw_sessions.errors import StoreError, UsageError
+from openclaw_sessions.policy import bundle
 from openclaw_sessions.store import paths
 from openclaw_sessions.store.context import Context
 from openclaw_sessions.store.db import open_store
 from openclaw_sessions.store.sessions import raw_lines
 
 from . import history
+from .generations import generations
 from .history import HistoryOptions
 from .models import HistoryResult
 
@@ -63,6 +67,8 @@ class Export(NamedTuple):
     session_key: str
     generations: tuple[Generation, ...]  # oldest first
     opts: ExportOptions
+    entry: dict[str, Any] | None = None  # the key's store entry as imported (None: derived)
+    current: Generation | None = None  # the key's current generation, exported or not
 
 
 def history_options(o: ExportOptions) -> HistoryOptions:
@@ -92,11 +98,13 @@ def export(opts: ExportOptions) -> Export:
     """What to export: the key the caller may read, and its generations."""
     validate(opts)
     ctx = Context.at(opts.state_dir, opts.agent)
-    key, agent = history.resolve(ctx, ctx.config, history_options(opts))
+    key, agent, ref = history.resolve(ctx, ctx.config, history_options(opts))
+    opts = opts._replace(key=ref)  # a session id prefix made whole
     if not paths.db_path(ctx.root, agent).exists():  # a known agent's main, never written
         return Export(ctx.root, agent, key, (), opts)
     with open_store(ctx.root, agent) as conn:
-        gens = history.generations(conn, key)  # the current first, then newest first
+        every = generations(conn, key)  # the current first, then newest first
+        gens = every
         if not opts.all_generations:
             named = [g for g in gens if g[1].lower() == opts.key.strip().lower()]
             gens = (named or gens)[:1]
@@ -108,8 +116,46 @@ def export(opts: ExportOptions) -> Export:
                 (key,),
             )
         }
+        entry = _entry(conn, key)
     chosen = [_generation(*found[tid]) for tid, _sid in reversed(gens) if tid in found]
-    return Export(ctx.root, agent, key, tuple(chosen), opts)
+    current = None
+    if entry is not None and every and every[0][1] == entry["sessionId"] and every[0][0] in found:
+        current = _generation(*found[every[0][0]])
+    return Export(ctx.root, agent, key, tuple(chosen), opts, entry, current)
+
+
+def _entry(conn: sqlite3.Connection, key: str) -> dict[str, Any] | None:
+    """The key's store entry as imported, its sessionId the store's (None: a derived key)."""
+    row = conn.execute(
+        "SELECT session_id, entry_json FROM sessions WHERE session_key = ? AND entry_json"
+        " IS NOT NULL",
+        (key,),
+    ).fetchone()
+    if row is None or row[0] is None:
+        return None
+    try:
+        entry = json.loads(row[1])
+    except ValueError:
+        entry = None
+    return {**(entry if isinstance(entry, dict) else {}), "sessionId": row[0]}
+
+
+def bundle_entry(exp: Export) -> dict[str, Any] | None:
+    """The key's entry for a bundle's `sessions.json` (policy/bundle.py): as the store holds
+    it (label, links, times and the rest), naming the current transcript by the name it is
+    exported under (``sessionFile``, relative: a path from another machine means nothing
+    here) and listing the exported older generations. None for a derived key (no entry:
+    import derives the same key from the file's name)."""
+    if exp.entry is None:
+        return None
+    entry = dict(exp.entry)
+    default = f"{entry['sessionId']}.jsonl"
+    name = exp.current.file_name if exp.current is not None else default
+    if "sessionFile" in entry or name != default:
+        entry["sessionFile"] = name
+    cur = exp.current.transcript_id if exp.current is not None else None
+    older = [g.file_name for g in exp.generations if g.transcript_id != cur]
+    return bundle.with_generations(bundle.without_generations(entry), older)
 
 
 def _generation(

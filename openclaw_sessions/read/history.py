@@ -36,6 +36,7 @@ from openclaw_sessions.store.context import Context
 from openclaw_sessions.store.db import open_store
 from openclaw_sessions.store.sessions import StoreIndex
 
+from .generations import generations, pick
 from .models import HistoryResult
 from .scope import caller_policy, operator_policy
 
@@ -96,16 +97,18 @@ def validate(opts: HistoryOptions) -> None:
 
 def resolve(
     ctx: Context, cfg: config.Config, opts: HistoryOptions, action: str = "history"
-) -> tuple[str, str]:
-    """(the session key ``opts.key`` names, the agent whose store holds it), if the caller
-    (``--as``, else the operator) may read it. An unscoped key is the caller's agent's."""
+) -> tuple[str, str, str]:
+    """(the session key ``opts.key`` names, the agent whose store holds it, ``opts.key`` with
+    a session id prefix made whole), if the caller (``--as``, else the operator) may read
+    it. An unscoped key is the caller's agent's; a prefix names only sessions it may see."""
     with StoreIndex(ctx.root, ctx.agent) as index:
         if opts.as_key is not None:
             policy = caller_policy(ctx, cfg, index, opts)
         else:
             policy = operator_policy(ctx, cfg, index)
-        key = policy.resolve_target(opts.key, action)
-    return key, keys.agent_of(key) or policy.agent
+        ref = policy.expand_id(opts.key)
+        key = policy.resolve_target(ref, action)
+    return key, keys.agent_of(key) or policy.agent, ref
 
 
 def history(opts: HistoryOptions, redactor: TextRedactor | None = None) -> HistoryResult:
@@ -118,13 +121,14 @@ def history(opts: HistoryOptions, redactor: TextRedactor | None = None) -> Histo
         from openclaw_sessions.policy.redact import build_redactor
 
         redactor = build_redactor(cfg.redact_patterns)
-    key, agent = resolve(ctx, cfg, opts)
+    key, agent, ref = resolve(ctx, cfg, opts)
+    opts = opts._replace(key=ref)
     if not paths.db_path(ctx.root, agent).exists():  # a known agent's main, never written
         return _empty(key, None, opts)
     with open_store(ctx.root, agent) as conn:
         map_events(conn)
         gens = generations(conn, key)
-        tid, sid, rows = _pick(conn, gens, opts)
+        tid, sid, rows = pick(conn, gens, opts.key, opts.session_id, opts.around)
         if tid is None:
             return _empty(key, sid, opts)
         shown = _shown(conn, tid, key, sid, rows, redactor, opts)
@@ -181,49 +185,6 @@ def _empty(key: str, sid: str | None, opts: HistoryOptions) -> HistoryResult:
     if opts.around is not None:
         return HistoryResult(key, sid, (), total_messages=0, anchor=opts.around.strip())
     return HistoryResult(key, sid, (), offset=opts.offset or 0, has_more=False, total_messages=0)
-
-
-def generations(conn: sqlite3.Connection, key: str) -> list[tuple[int, str]]:
-    """(transcript id, session id) of every generation of ``key``, the current one first,
-    then newest first."""
-    current = conn.execute("SELECT session_id FROM sessions WHERE session_key = ?", (key,))
-    row = current.fetchone()
-    cur = row[0] if row else None
-    rows = conn.execute(
-        "SELECT transcript_id, session_id FROM transcripts WHERE session_key = ?"
-        " ORDER BY session_id = ? DESC, kind = 'current' DESC,"
-        " coalesce(last_ts, first_ts, imported_at) DESC, transcript_id DESC",
-        (key, cur or ""),
-    ).fetchall()
-    return [(r[0], r[1]) for r in rows]
-
-
-def _pick(
-    conn: sqlite3.Connection, gens: list[tuple[int, str]], opts: HistoryOptions
-) -> tuple[int | None, str | None, Messages]:
-    """The generation to show and its active messages, oldest first."""
-    if opts.session_id is not None:
-        gens = [g for g in gens if g[1] == opts.session_id.strip()]
-        if not gens:
-            raise UsageError(
-                "--session-id is not a generation of this session",
-                hint="use the sessionId of a search hit for this session",
-            )
-    else:  # a session id given as KEY names its own generation: it comes first
-        named = [g for g in gens if g[1].lower() == opts.key.strip().lower()]
-        gens = named + [g for g in gens if g not in named]
-        if opts.around is None:
-            gens = gens[:1]
-    if not gens:
-        return None, None, Messages([], [], [], [])
-    if opts.around is not None and len(gens) > 1:
-        anchor = opts.around.strip()
-        for tid, sid in gens:
-            rows = active_messages(conn, tid)
-            if anchor in rows.ids:
-                return tid, sid, rows
-    tid, sid = gens[0]
-    return tid, sid, active_messages(conn, tid)
 
 
 def _finish(

@@ -26,7 +26,7 @@ from openclaw_sessions.store.db import open_store, transaction
 from openclaw_sessions.store.pending import FROM, current_failure, params, stale_where
 from openclaw_sessions.store.sessions import StoreIndex, incognito_keys
 
-from .history import generations
+from .generations import generations
 from .scope import caller_policy, register, stores_in_scope
 
 # A session's index state, worst first: its text is missing from search (failed: indexing

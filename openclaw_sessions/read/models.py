@@ -18,6 +18,8 @@ class Hit(NamedTuple):
     highlights: tuple[tuple[int, int], ...] = ()
     context: HitContext | None = None  # with -C N: the messages around it
     agent_id: str | None = None  # the store it came from (an unscoped key does not name it)
+    copies: int = 1  # operator order: the near-duplicate messages this hit stands for
+    relaxed: bool = False  # --relax: matches most of the words, not all
 
     def to_json(self) -> dict[str, Any]:
         """The operator's hit: upstream's fields, then its agent and the match offsets."""
@@ -25,6 +27,10 @@ class Hit(NamedTuple):
         if self.agent_id is not None:
             out["agentId"] = self.agent_id
         out["matches"] = [list(span) for span in self.highlights]
+        if self.copies > 1:
+            out["copies"] = self.copies
+        if self.relaxed:
+            out["relaxed"] = True
         if self.context is not None:
             out["context"] = self.context.to_json()
         return out
@@ -98,6 +104,8 @@ class SearchResult(NamedTuple):
     cut_by: str | None = None
     match_count: int | None = None  # --count: the number of matching messages
     sessions: tuple[SessionHits, ...] | None = None  # --count --by-session, --sessions
+    # Operator JSON only: why the answer is empty or partial, and the option that lifts it.
+    absence: dict[str, Any] | None = None
 
     @property
     def found(self) -> bool:
@@ -152,6 +160,8 @@ class SearchResult(NamedTuple):
             out["warning"] = " ".join(self.warnings())
         if self.truncated:
             out["truncated"] = True
+        if self.absence:
+            out["absence"] = self.absence
         if self.explain is not None:
             out["explain"] = self.explain
         return out

@@ -22,11 +22,12 @@ from openclaw_sessions.store.context import Context
 from openclaw_sessions.store.db import open_store
 from openclaw_sessions.store.sessions import StoreIndex, session_ref
 
-from . import counting, search_sql
+from . import counting, ranked, search_sql
 from .models import Hit, HitContext, SearchResult
 from .scope import caller_policy, operator_policy, register, stores_in_scope, visible_sql
 
 AS_MAX_LIMIT = 25
+ORDERS = ("relevance", "recent", "upstream")
 
 
 class SearchOptions(NamedTuple):
@@ -55,6 +56,8 @@ class SearchOptions(NamedTuple):
     by_session: bool = False  # with --count: per session
     sessions: bool = False  # the sessions with a match instead of hits (like `rg -l`)
     context: int = 0  # -C N: N active-branch messages before and after each hit
+    literal: bool = False  # every word literal, as upstream (always so with --as)
+    relax: bool = False  # nothing matches every word: show what matches most of them
 
 
 def _validate(opts: SearchOptions) -> None:
@@ -66,8 +69,10 @@ def _validate(opts: SearchOptions) -> None:
     counting.check_modes(opts.counts, opts.by_session, opts.sessions, opts.context, opts.explain)
     if opts.role not in (None, "user", "assistant"):
         raise UsageError("role must be user or assistant")
-    if opts.order not in ("relevance", "recent"):
-        raise UsageError("order must be relevance or recent")
+    if opts.order not in ORDERS:
+        raise UsageError("order must be relevance, recent or upstream")
+    if opts.relax and opts.as_key is not None:
+        raise UsageError("--relax is an operator option", hint="--as keeps upstream's query")
     if opts.visibility not in (None, *visibility.VISIBILITIES):
         raise UsageError(f"visibility must be one of {', '.join(visibility.VISIBILITIES)}")
 
@@ -87,8 +92,9 @@ def _scope(ctx: Context, opts: SearchOptions, cfg: config.Config) -> Scope:
             return Scope(agents, None, None)
         with StoreIndex(ctx.root, ctx.agent) as index:
             policy = operator_policy(ctx, cfg, index)
-            key = policy.resolve_target(opts.session, "search")
-            target = _operator_target(policy, index, opts.session, key)
+            session = policy.expand_id(opts.session)  # a unique prefix of a session id
+            key = policy.resolve_target(session, "search")
+            target = _operator_target(policy, index, session, key)
         named = keys.agent_of(key)  # a full key names its agent: search it there, as history does
         if named is not None and named not in agents:
             agents = sorted({*agents, named})
@@ -98,7 +104,8 @@ def _scope(ctx: Context, opts: SearchOptions, cfg: config.Config) -> Scope:
         agents = stores_in_scope(index, policy)
         if not opts.session:
             return Scope(agents, policy, None)
-        return Scope(agents, policy, policy.resolve_target(opts.session, "search"))
+        session = policy.expand_id(opts.session)  # among the sessions it may see
+        return Scope(agents, policy, policy.resolve_target(session, "search"))
 
 
 def _operator_target(policy: visibility.Policy, index: StoreIndex, raw: str, key: str) -> str:
@@ -118,7 +125,8 @@ def search(opts: SearchOptions) -> SearchResult:
     ctx = Context.at(opts.state_dir, opts.agent, opts.all_agents)
     since_ms, until_ms = parse_window(opts.since, opts.until)
     _validate(opts)
-    plan = fts_query.build(opts.query, prefix=opts.prefix)
+    literal = opts.literal or opts.as_key is not None
+    plan = ranked.build_plan(opts.query, prefix=opts.prefix, literal=literal)
     cfg = ctx.config
     redactor = build_redactor(cfg.redact_patterns)
     scope = _scope(ctx, opts, cfg)
@@ -127,6 +135,63 @@ def search(opts: SearchOptions) -> SearchResult:
 
         for agent in scope.agents:
             reindex_agent(ctx.root, agent, redactor)
+    result = _run(ctx, opts, scope, plan, redactor, since_ms, until_ms)
+    if opts.as_key is not None or opts.counts or opts.sessions:
+        return result
+    relaxed = None
+    if opts.relax and not result.hits and (relaxed := ranked.relaxed_plan(plan)) is not None:
+        loose = _run(ctx, opts, scope, relaxed, redactor, since_ms, until_ms, relaxed=True)
+        if loose.hits:
+            return loose._replace(
+                absence=_absence(ctx, scope, plan, redactor, result, True, opts.explain)
+            )
+    return result._replace(
+        absence=_absence(ctx, scope, plan, redactor, result, False, opts.explain)
+    )
+
+
+def _absence(
+    ctx: Context,
+    scope: Scope,
+    plan: fts_query.QueryPlan,
+    redactor: Redactor,
+    result: SearchResult,
+    relaxed: bool,
+    explain: bool,
+) -> dict[str, Any] | None:
+    """The operator's `absence`: why an empty or partial answer is so (read/ranked.py)."""
+    empty = not result.hits
+    if not (empty or result.truncated or result.indexing or result.unindexed):
+        return None
+    parts = []
+    if empty or result.indexing:
+        for agent in scope.agents:
+            with open_store(ctx.root, agent) as conn:
+                register(conn, agent, None)
+                parts.append(ranked.why_empty(conn, plan, redactor, deep=explain))
+    return ranked.absence(
+        parts,
+        empty=empty,
+        cut_by=result.cut_by,
+        shown=len(result.hits),
+        total=result.total,
+        pending=result.indexing,
+        unindexed=result.unindexed,
+        relax_possible=ranked.relaxed_plan(plan) is not None,
+        relaxed=relaxed,
+    )
+
+
+def _run(
+    ctx: Context,
+    opts: SearchOptions,
+    scope: Scope,
+    plan: fts_query.QueryPlan,
+    redactor: Redactor,
+    since_ms: int | None,
+    until_ms: int | None,
+    relaxed: bool = False,
+) -> SearchResult:
     hits: list[Hit] = []
     truncated = indexing = False
     unindexed = 0
@@ -134,6 +199,8 @@ def search(opts: SearchOptions) -> SearchResult:
     explained: dict[str, Any] = {}
     tally = counting.Tally()
     owner: dict[Hit, str] = {}  # a hit's agent (an unscoped key does not name it)
+    # The operator's relevance order re-ranks every agent's best candidates (read/ranked.py).
+    pool = ranked.Pool() if opts.as_key is None and opts.order == "relevance" else None
     for agent in scope.agents:
         with open_store(ctx.root, agent) as conn:
             register(conn, agent, scope.policy)
@@ -142,10 +209,18 @@ def search(opts: SearchOptions) -> SearchResult:
                 visible, scope.session_key, opts.role, since_ms, until_ms, agent=agent
             )
             found: list[Hit] = []
-            more = False
+            more = matched = False
             if opts.counts or opts.sessions:
                 per_session = opts.sessions or opts.by_session
                 tally.add(conn, agent, plan, filters, redactor.fingerprint, per_session=per_session)
+            elif pool is not None:
+                fp = redactor.fingerprint
+                rows, info, more = ranked.candidates(
+                    conn, plan, filters, fp, ranked.pool_size(limit)
+                )
+                pool.add(agent, rows, info)
+                tally.add_total(conn, plan, filters, fp, len(rows), more)
+                matched = bool(rows)
             else:
                 found, more = search_sql.find_hits(
                     conn, plan, filters, redactor, limit=limit, order=opts.order, max_bytes=None
@@ -167,7 +242,7 @@ def search(opts: SearchOptions) -> SearchResult:
                     visible=visible,
                     operator=scope.policy is None,
                     redactor=redactor,
-                    matched=bool(found),
+                    matched=bool(found) or matched,
                 )
     explained_or_none = {"agents": explained} if opts.explain else None
     if opts.counts or opts.sessions:
@@ -180,7 +255,12 @@ def search(opts: SearchOptions) -> SearchResult:
             match_count=tally.total if opts.counts else None,
             sessions=tally.sessions(opts.order) if opts.by_session or opts.sessions else None,
         )
-    hits.sort(key=_order_key(opts.order))
+    if pool is not None:
+        cap = ranked.per_session(limit, scope.session_key is not None)
+        hits, owner, more = pool.top(ctx.root, plan, redactor, limit, cap, relaxed)
+        truncated = truncated or more
+    else:
+        hits.sort(key=_order_key(opts.order))
     if len(hits) > limit:
         hits, truncated = hits[:limit], True
     at_most = opts.as_key is not None and limit >= AS_MAX_LIMIT  # --limit cannot go higher
@@ -188,9 +268,9 @@ def search(opts: SearchOptions) -> SearchResult:
     if opts.context:
         as_caller = opts.as_key is not None
         hits = _with_context(ctx.root, hits, owner, opts.context, redactor, as_caller)
-    cap = search_sql.MAX_RESULT_BYTES if opts.as_key is not None else opts.max_bytes or None
-    if cap is not None:
-        hits, cut = search_sql.cap_bytes(hits, cap)
+    cap_bytes = search_sql.MAX_RESULT_BYTES if opts.as_key is not None else opts.max_bytes or None
+    if cap_bytes is not None:
+        hits, cut = search_sql.cap_bytes(hits, cap_bytes)
         if cut:
             truncated, cut_by = True, "as-bytes" if opts.as_key is not None else "max-bytes"
     return SearchResult(

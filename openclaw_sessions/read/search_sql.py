@@ -79,11 +79,16 @@ def _filters(f: Filters, fp: str) -> tuple[list[str], list[Any]]:
 
 
 def _other_index(plan: fts_query.QueryPlan, table: str, col: str) -> tuple[str, list[Any]]:
-    """The other indexes' terms, as rowid filters on the driving table."""
+    """The other indexes' terms, and the rows a `-word` leaves out, as rowid filters on the
+    driving table."""
     sql, params = "", []
     if plan.bigram is not None and table != "index_bigram":
         sql += f" AND {col} IN (SELECT rowid FROM index_bigram WHERE index_bigram MATCH ?)"
         params.append(plan.bigram)
+    for other, expr in (("index_fts", plan.not_primary), ("index_bigram", plan.not_bigram)):
+        if expr is not None:
+            sql += f" AND {col} NOT IN (SELECT rowid FROM {other} WHERE {other} MATCH ?)"
+            params.append(expr)
     return sql, params
 
 
@@ -95,25 +100,43 @@ JOINS = (
 
 
 def _matching(plan: fts_query.QueryPlan, f: Filters, fp: str) -> tuple[str, str, list[Any]]:
-    """(the driving table, `FROM … WHERE …` of every match the filters keep, its parameters):
-    what the newest-first hits, the counts and the per-session counts all read."""
-    table, expr = _driving_index(plan)
+    """(the score of a match, `FROM … WHERE …` of every match the filters keep, its
+    parameters): what the newest-first hits, the counts and the per-session counts all read.
+    An OR across the two indexes is the union of its alternatives, each row at its best
+    score."""
     where, params = _filters(f, fp)
+    if plan.alternatives:
+        parts, aparams = [], []
+        for alt in plan.alternatives:
+            table, expr = _driving_index(alt)
+            also, more = _other_index(alt, table, "rowid")
+            parts.append(
+                f"SELECT rowid AS rid, bm25({table}) AS score FROM {table}"
+                f" WHERE {table} MATCH ?{also}"
+            )
+            aparams += [expr, *more]
+        union = " UNION ALL ".join(parts)
+        body = (
+            f" FROM (SELECT rid, min(score) AS score FROM ({union}) GROUP BY rid) m"
+            f" JOIN index_rows r ON r.row_id = m.rid{JOINS} WHERE {' AND '.join(where)}"
+        )
+        return "m.score", body, [*aparams, *params]
+    table, expr = _driving_index(plan)
     also, aparams = _other_index(plan, table, "r.row_id")
     body = (
         f" FROM {table} JOIN index_rows r ON r.row_id = {table}.rowid{JOINS}"
         f" WHERE {table} MATCH ?{also} AND {' AND '.join(where)}"
     )
-    return table, body, [expr, *aparams, *params]
+    return f"bm25({table})", body, [expr, *aparams, *params]
 
 
 def _recent(
     conn: sqlite3.Connection, plan: fts_query.QueryPlan, f: Filters, fp: str, limit: int
 ) -> list[tuple[Any, ...]]:
     """Newest first: every match is joined and filtered, then sorted by time."""
-    table, body, params = _matching(plan, f, fp)
+    score, body, params = _matching(plan, f, fp)
     sql = (
-        f"SELECT t.session_key, t.session_id, r.message_id, r.role, r.ts, bm25({table}),"
+        f"SELECT t.session_key, t.session_id, r.message_id, r.role, r.ts, {score},"
         f" r.row_id{body} ORDER BY r.ts DESC, t.session_key, r.message_id LIMIT ?"
     )
     return [tuple(r) for r in conn.execute(sql, [*params, limit + 1])]
@@ -146,14 +169,21 @@ def _relevant(
     limit: int,
 ) -> list[tuple[Any, ...]]:
     """Best first, without joining every match: every match is scored (bm25, in C),
-    the best k candidates are joined and filtered, and k grows until the answer is exact."""
-    table, expr = _driving_index(plan)
+    the best k candidates are joined and filtered, and k grows until the answer is exact
+    (an OR across the indexes: the best k of each alternative, each row at its best score)."""
     where, params = _filters(f, fp)
-    also, aparams = _other_index(plan, table, "rowid")
     k = _first_k(limit)
     while True:
-        cands, exhausted = _ranked(conn, table, also, [expr, *aparams], k)
-        ranks = {c[0]: c[1] for c in cands}
+        ranks: dict[int, float] = {}
+        bound = float("inf")  # no row outside the candidates ranks better than this
+        for alt in plan.branches:
+            table, expr = _driving_index(alt)
+            also, aparams = _other_index(alt, table, "rowid")
+            cands, exhausted = _ranked(conn, table, also, [expr, *aparams], k)
+            for rowid, score in cands:
+                ranks[rowid] = min(score, ranks.get(rowid, score))
+            if not exhausted:
+                bound = min(bound, cands[-1][1])
         rows = conn.execute(
             "SELECT r.row_id, t.session_key, t.session_id, r.message_id, r.role, r.ts"
             f" FROM index_rows r{JOINS} WHERE r.row_id IN (SELECT value FROM json_each(?))"
@@ -164,7 +194,7 @@ def _relevant(
         top = rows[: limit + 1]
         # Exact when nothing outside the k candidates can rank before the last row kept: the
         # matches are exhausted, or the last kept row ranks strictly better than candidate k.
-        if exhausted or (len(top) == limit + 1 and ranks[top[-1][0]] < cands[-1][1]):
+        if bound == float("inf") or (len(top) == limit + 1 and ranks[top[-1][0]] < bound):
             break
         k *= 8
     return [(r[1], r[2], r[3], r[4], r[5], ranks[r[0]], r[0]) for r in top]
@@ -181,7 +211,8 @@ def find_hits(
     snippet_units: int = SNIPPET_UNITS,
     max_bytes: int | None = MAX_RESULT_BYTES,
 ) -> tuple[list[Hit], bool]:
-    """(hits, truncated). Fetches limit+1 rows to know whether more exist."""
+    """(hits, truncated) in upstream's orders: bm25 then time (``relevance``, ``upstream``)
+    or newest first (``recent``). Fetches limit+1 rows to know whether more exist."""
     if plan.empty:
         return [], False
     fp = redactor.fingerprint
@@ -192,17 +223,38 @@ def find_hits(
             rows = _recent(conn, plan, filters, fp, limit)
         else:
             rows = _relevant(conn, plan, filters, fp, limit)
-        # Texts and snippets only for the rows shown, in the same snapshot: one message may
-        # be megabytes long.
-        texts = _texts(conn, rows[:limit])
-        snips = _snippets(conn, plan, rows[:limit], texts)
+        hits = _materialize(conn, plan, rows[:limit], redactor, snippet_units)
     truncated = len(rows) > limit
-    shown = zip(rows[:limit], texts, snips, strict=True)
-    hits = [_hit(r, text, snip, plan, redactor, snippet_units) for r, text, snip in shown]
     if max_bytes is not None:
         hits, cut = cap_bytes(hits, max_bytes)
         truncated = truncated or cut
     return hits, truncated
+
+
+Row = tuple[Any, ...]  # (session_key, session_id, message_id, role, ts, bm25, row_id)
+
+
+def materialize(
+    conn: sqlite3.Connection, plan: fts_query.QueryPlan, rows: Sequence[Row], redactor: Redactor
+) -> list[Hit]:
+    """The hits of ``rows``, in their order: texts and snippets read in one snapshot."""
+    with transaction(conn, write=False):
+        return _materialize(conn, plan, rows, redactor, SNIPPET_UNITS)
+
+
+def _materialize(
+    conn: sqlite3.Connection,
+    plan: fts_query.QueryPlan,
+    rows: Sequence[Row],
+    redactor: Redactor,
+    snippet_units: int,
+) -> list[Hit]:
+    # Texts and snippets only for the rows shown, in the caller's snapshot: one message may be
+    # megabytes long.
+    texts = _texts(conn, rows)
+    snips = _snippets(conn, plan, rows, texts)
+    shown = zip(rows, texts, snips, strict=True)
+    return [_hit(r, text, snip, plan, redactor, snippet_units) for r, text, snip in shown]
 
 
 def _texts(conn: sqlite3.Connection, rows: Sequence[tuple[Any, ...]]) -> list[str]:
@@ -223,11 +275,12 @@ def _snippets(
     texts: list[str],
 ) -> list[str | None]:
     """FTS5 snippets (snippets.py) of the rows shown; None where the CJK window serves."""
-    if plan.primary is None:
+    expr = plan.highlight or plan.primary
+    if expr is None:
         return [None] * len(rows)
     snips = Snippets(conn)
     try:
-        return [snips.primary(plan.primary, r[6], t) for r, t in zip(rows, texts, strict=True)]
+        return [snips.primary(expr, r[6], t) for r, t in zip(rows, texts, strict=True)]
     finally:
         snips.close()
 
@@ -313,10 +366,10 @@ def count_by_session(
     aggregate, so the matches are materialised first)."""
     if plan.empty:
         return []
-    table, body, params = _matching(plan, f, fp)
+    score, body, params = _matching(plan, f, fp)
     sql = (
-        f"WITH m AS MATERIALIZED (SELECT t.session_key AS k, bm25({table}) AS score, r.ts AS ts"
-        f"{body}) SELECT k, count(*), -min(score), max(ts) FROM m GROUP BY k"
+        f"WITH mm AS MATERIALIZED (SELECT t.session_key AS k, {score} AS score, r.ts AS ts"
+        f"{body}) SELECT k, count(*), -min(score), max(ts) FROM mm GROUP BY k"
     )
     with transaction(conn, write=False):
         return [

@@ -142,6 +142,26 @@ class StoreIndex:
         ]
         return [r for r in refs if r.session_id and r.session_id.lower() == want]
 
+    def with_session_id_prefix(self, prefix: str) -> list[keys.SessionRef]:
+        # a range on the NOCASE indexes (ids are ASCII but for a few: Python decides)
+        low = prefix.lower()
+        span = (low, low + "\U0010ffff")
+        rows = self._ask(
+            f"SELECT {_REF} FROM sessions WHERE session_id COLLATE NOCASE >= ?"
+            " AND session_id COLLATE NOCASE < ?",
+            *span,
+        )
+        older = self._ask(
+            "SELECT DISTINCT t.session_key, t.session_id FROM transcripts t JOIN sessions s"
+            " ON s.session_key = t.session_key WHERE t.session_id COLLATE NOCASE >= ?"
+            " AND t.session_id COLLATE NOCASE < ? AND t.session_id != coalesce(s.session_id, '')",
+            *span,
+        )
+        refs = [session_ref(r, a) for a, r in rows] + [
+            keys.SessionRef(str(k), keys.agent_of(str(k)) or a, str(sid)) for a, (k, sid) in older
+        ]
+        return [r for r in refs if r.session_id and r.session_id.lower().startswith(low)]
+
     def has_agent(self, agent_id: str) -> bool:
         return bool(self._ask("SELECT 1 FROM sessions WHERE agent_id = ? LIMIT 1", agent_id))
 
@@ -183,11 +203,32 @@ def resolve_delete_target(
         if rows or exists:
             return key, [r[0] for r in rows]
     rows = conn.execute(
-        "SELECT transcript_id, session_key FROM transcripts WHERE session_id = ?", (t,)
+        "SELECT transcript_id, session_key FROM transcripts WHERE session_id = ?",
+        (_id_of_prefix(conn, t),),
     ).fetchall()
     if rows:
         return rows[0][1], [r[0] for r in rows if r[1] == rows[0][1]]
     raise NotFoundError(f"Session not found: {t}", hint="see `openclaw-sessions status` or search")
+
+
+def _id_of_prefix(conn: sqlite3.Connection, target: str) -> str:
+    """The stored session id ``target`` is, or is a unique prefix of (keys.MIN_ID_PREFIX
+    characters at least); else ``target``."""
+    if (
+        len(target) < keys.MIN_ID_PREFIX
+        or conn.execute("SELECT 1 FROM transcripts WHERE session_id = ?", (target,)).fetchone()
+    ):
+        return target
+    low = target.lower()
+    found = conn.execute(
+        "SELECT DISTINCT session_id FROM transcripts WHERE session_id COLLATE NOCASE >= ?"
+        " AND session_id COLLATE NOCASE < ?",
+        (low, low + "\U0010ffff"),
+    ).fetchall()
+    ids = sorted({str(r[0]) for r in found if str(r[0]).lower().startswith(low)})
+    if len(ids) > 1:
+        raise keys.ambiguous(target, len(ids))
+    return ids[0] if ids else target
 
 
 def _whole(conn: sqlite3.Connection, target: str, key: str, tids: list[int], agent: str) -> bool:

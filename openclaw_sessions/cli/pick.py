@@ -1,0 +1,153 @@
+"""`pick [QUERY]`: search as you type, with the conversation around each hit previewed, on the
+system's fzf (atuin's and fzf's way). Nothing is downloaded: without fzf on PATH it is a usage
+error saying how to install it.
+
+fzf runs with its own search off (--disabled): each keystroke reloads the list through this
+program's `search --format plain` (the fast path; the same interpreter, the same state dir and
+agent), and the preview is `history KEY --around ID`. fzf fills in the query ({q}) and the hit's
+fields ({1}: session key, {2}: message id) single-quoted, and runs the commands with /bin/sh, so
+neither a key nor a query is ever read as shell syntax. Keys:
+
+    enter    print "sessionKey<TAB>messageId" and exit
+    ctrl-o   read the conversation around the hit in less (back to the list on quit)
+    ctrl-e   export the session as Markdown to stdout and exit (redirect it to keep it)
+"""
+
+from __future__ import annotations
+
+import os
+import shlex
+import shutil
+import subprocess
+import sys
+from pathlib import Path
+from typing import Any, NamedTuple
+
+from openclaw_sessions.errors import ExitCode, UsageError
+from openclaw_sessions.store import paths
+
+INSTALL_HINT = (
+    "install fzf (apt install fzf, dnf install fzf, brew install fzf;"
+    " https://github.com/junegunn/fzf#installation), or use `search | fzf` as the README shows"
+)
+HEADER = "enter: print key and id   ctrl-o: read in less   ctrl-e: export Markdown to stdout"
+
+
+class PickOptions(NamedTuple):
+    """`pick`'s options, named as the CLI's parameters."""
+
+    query: str = ""
+    state_dir: Path | None = None
+    agent: str = paths.DEFAULT_AGENT
+    all_agents: bool = False
+    limit: int = 100
+    whole_words: bool = False  # no --prefix as you type
+
+
+class Picked(NamedTuple):
+    """What the user chose: the key pressed ('' for enter), the hit's key and message id."""
+
+    action: str
+    key: str
+    message_id: str
+
+
+def fzf() -> str:
+    found = shutil.which("fzf")
+    if found is None:
+        raise UsageError("pick needs fzf, which is not on PATH", hint=INSTALL_HINT)
+    return found
+
+
+def program() -> list[str]:
+    """This program, as the interpreter that runs it now runs it."""
+    return [sys.executable, "-m", "openclaw_sessions"]
+
+
+def scope(opts: PickOptions, *, searching: bool) -> list[str]:
+    """The state dir and agent options every command fzf runs gets."""
+    out = ["--state-dir", str(opts.state_dir)] if opts.state_dir is not None else []
+    if opts.all_agents and searching:
+        return [*out, "--all-agents"]
+    return [*out, "--agent", opts.agent]  # a hit's scoped key names its own agent anyway
+
+
+def search_argv(opts: PickOptions) -> list[str]:
+    """The search one list is: plain lines, key<TAB>id<TAB>time<TAB>role<TAB>snippet."""
+    return [*program(), "search", "--format", "plain", "--limit", str(opts.limit),
+            "--color", "never", *scope(opts, searching=True)]  # fmt: skip
+
+
+def _sh(argv: list[str]) -> str:
+    return " ".join(shlex.quote(a) for a in argv)
+
+
+def fzf_argv(opts: PickOptions) -> list[str]:
+    """fzf's command line: {q}, {1} and {2} are single-quoted by fzf itself."""
+    # as you type, the last word is a prefix (--prefix) once it has 3 bytes: a one- or
+    # two-letter prefix matches most of the index and costs a full scan for nothing
+    prefix = 'case "$q" in *[![:space:]][![:space:]][![:space:]]) p=--prefix;; esac; '
+    reload = (
+        f"q={{q}}; p=; {'' if opts.whole_words else prefix}"
+        f'{_sh(search_argv(opts))} $p -- "$q" 2>/dev/null || true'
+    )
+    history = [*program(), "history", "{1}", "--around", "{2}", *scope(opts, searching=False)]
+    preview = _sh(history).replace("'{1}'", "{1}").replace("'{2}'", "{2}")
+    return [
+        fzf(), "--disabled", "--query", opts.query, "--prompt", "search> ",
+        "--delimiter", "\t", "--with-nth", "3,4,5", "--no-multi", "--header", HEADER,
+        "--bind", f"change:reload:{reload}",
+        "--preview", f"printf '%s\\n\\n' {{1}}; {preview} --limit 9 --color always --no-pager 2>&1",
+        "--preview-window", "right,55%,wrap",
+        "--bind", f"ctrl-o:execute({preview} --color always --no-pager | less -R)",
+        "--expect", "ctrl-e",
+    ]  # fmt: skip
+
+
+def run_fzf(opts: PickOptions) -> tuple[int, Picked | None]:
+    """Run fzf on the first list (the search for QUERY, if any); its exit code and the pick."""
+    argv = fzf_argv(opts)
+    # fzf's commands are quoted for sh; they read no config file (a `json = true` there would
+    # change the list's shape): what they need from it, this run already passes them
+    env = {**os.environ, "SHELL": "/bin/sh", "OPENCLAW_SESSIONS_CONFIG": os.devnull}
+    first = None
+    if opts.query.strip():
+        first = subprocess.Popen([*search_argv(opts), "--", opts.query], stdout=subprocess.PIPE,
+                                 stderr=subprocess.DEVNULL, env=env)  # fmt: skip
+    try:
+        done = subprocess.run(argv, stdin=first.stdout if first else subprocess.DEVNULL,
+                              stdout=subprocess.PIPE, env=env, check=False)  # fmt: skip
+    finally:
+        if first is not None:
+            if first.stdout is not None:
+                first.stdout.close()
+            first.wait()
+    if done.returncode != 0:
+        return done.returncode, None
+    lines = done.stdout.decode("utf-8", "replace").split("\n")
+    fields = lines[1].split("\t") if len(lines) > 1 else []
+    if len(fields) < 2:
+        return int(ExitCode.NOTHING), None
+    return 0, Picked(lines[0], fields[0], fields[1])
+
+
+def command(params: dict[str, Any]) -> int:
+    """`pick`, once parsed (run.py): fzf, then what the key pressed asks for."""
+    from . import argcheck, guard, output, run
+
+    opts, out = run.split(PickOptions, params)
+
+    def work() -> tuple[int, Picked | None]:
+        argcheck.text("QUERY", opts.query, empty_ok=True)
+        argcheck.count("--limit", opts.limit)
+        return run_fzf(opts)
+
+    code, picked = guard.guarded(False, work)
+    if picked is None:  # fzf's own status: 1 nothing chosen, 130 Esc or Ctrl-C, 2 its error
+        return code
+    if picked.action == "ctrl-e":  # the session as Markdown, to stdout
+        agent = {} if opts.all_agents else {"agent": opts.agent}
+        exported = {"key": picked.key, "state_dir": opts.state_dir, **agent, "color": out.color}
+        return run.run_command("export", exported)
+    output.write_text(f"{picked.key}\t{picked.message_id}\n")
+    return int(ExitCode.OK)

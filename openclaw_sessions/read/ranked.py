@@ -1,0 +1,238 @@
+"""The operator's search, beyond upstream's: its relevance order over every agent's best
+candidates (policy/rank.py), `--relax`, and the `absence` of an empty or partial answer.
+
+`--as` never comes here: its order and JSON stay upstream's `sessions_search` exactly.
+"""
+
+from __future__ import annotations
+
+import json
+import sqlite3
+from pathlib import Path
+from typing import Any, NamedTuple
+
+from openclaw_sessions.errors import UsageError
+from openclaw_sessions.policy import fts_query, query_lang, rank
+from openclaw_sessions.policy.redact import Redactor
+from openclaw_sessions.store.db import open_store, transaction
+
+from . import search_sql
+from .models import Hit
+
+POOL = 64  # candidates re-ranked at least (a flood of 30 copies leaves room for the rest)
+
+
+def pool_size(limit: int) -> int:
+    return max(POOL, 6 * limit)
+
+
+def per_session(limit: int, session_filter: bool) -> int | None:
+    """Hits of one session before the others' (None: --session names the one session)."""
+    return None if session_filter else max(1, min(rank.PER_SESSION, limit // 3))
+
+
+def candidates(
+    conn: sqlite3.Connection,
+    plan: fts_query.QueryPlan,
+    filters: search_sql.Filters,
+    fp: str,
+    k: int,
+) -> tuple[list[search_sql.Row], list[tuple[str, int]], bool]:
+    """(about the best ``k`` matches by bm25, each one's text start and its transcript's
+    stored lines (its length, free to read), whether more match): what the operator's order re-ranks
+    (policy/rank.py). A pool, not a page: ties at its edge need not be broken exactly, so the
+    candidates grow only while the filters leave fewer than ``k``."""
+    if plan.empty:
+        return [], [], False
+    where, params = search_sql._filters(filters, fp)
+    n = k + k // 4 + 1  # the operator sees every session but incognito ones: few are left out
+    with transaction(conn, write=False):
+        while True:
+            ranks: dict[int, float] = {}
+            exhausted = True
+            for alt in plan.branches:
+                table, expr = search_sql._driving_index(alt)
+                also, aparams = search_sql._other_index(alt, table, "rowid")
+                cands, done = search_sql._ranked(conn, table, also, [expr, *aparams], n)
+                exhausted = exhausted and done
+                for rowid, score in cands:
+                    ranks[rowid] = min(score, ranks.get(rowid, score))
+            rows = conn.execute(
+                "SELECT r.row_id, t.session_key, t.session_id, r.message_id, r.role, r.ts,"
+                f" t.next_seq, substr(r.text, 1, ?) FROM index_rows r{search_sql.JOINS}"
+                f" WHERE r.row_id IN (SELECT value FROM json_each(?)) AND {' AND '.join(where)}",
+                [rank.HEAD_CHARS * 2, json.dumps(list(ranks)), *params],
+            ).fetchall()
+            if exhausted or len(rows) > k:
+                break
+            n *= 8
+        rows.sort(key=lambda r: (ranks[r[0]], -r[5], r[1], r[3]))
+        top = rows[:k]
+    out = [(r[1], r[2], r[3], r[4], r[5], ranks[r[0]], r[0]) for r in top]
+    return out, [(r[7], int(r[6])) for r in top], len(rows) > k
+
+
+class Pool:
+    """Every agent's candidates of one search."""
+
+    def __init__(self) -> None:
+        self.rows: list[tuple[str, search_sql.Row]] = []
+        self.cands: list[rank.Cand] = []
+
+    def add(self, agent: str, rows: list[search_sql.Row], info: list[tuple[str, int]]) -> None:
+        for r, (head, size) in zip(rows, info, strict=True):
+            self.rows.append((agent, r))
+            self.cands.append(rank.Cand(r[0], int(r[4]), -float(r[5]), head, size))
+
+    def top(
+        self,
+        root: Path,
+        plan: fts_query.QueryPlan,
+        redactor: Redactor,
+        limit: int,
+        cap: int | None,
+        relaxed: bool = False,
+    ) -> tuple[list[Hit], dict[Hit, str], bool]:
+        """(the first ``limit`` hits in the operator's order, each hit's agent, more exist)."""
+        order = rank.order(self.cands, per_session=cap)
+        shown = order[:limit]
+        by_agent: dict[str, list[int]] = {}
+        for pos, r in enumerate(shown):
+            by_agent.setdefault(self.rows[r.pos][0], []).append(pos)
+        hits: list[Hit | None] = [None] * len(shown)
+        for agent, positions in sorted(by_agent.items()):
+            rows = [self.rows[shown[p].pos][1] for p in positions]
+            with open_store(root, agent) as conn:
+                made = search_sql.materialize(conn, plan, rows, redactor)
+            for p, h in zip(positions, made, strict=True):
+                hits[p] = h._replace(agent_id=agent, copies=shown[p].copies, relaxed=relaxed)
+        done = [h for h in hits if h is not None]
+        return done, {h: h.agent_id or "" for h in done}, len(order) > limit
+
+
+def build_plan(query: str, *, prefix: bool, literal: bool) -> fts_query.QueryPlan:
+    """Upstream's literal terms (``literal``: --literal or --as), else the query language."""
+    if literal:
+        return fts_query.build(query, prefix=prefix)
+    return query_lang.build(query, prefix=prefix)
+
+
+def relaxed_plan(plan: fts_query.QueryPlan) -> fts_query.QueryPlan | None:
+    """Most but not all of the query's words: every way to leave one out (None: fewer than
+    two words, nothing to relax)."""
+    words = list(plan.wanted) or [t.text for t in plan.terms if t.route != "ignored"]
+    words = list(dict.fromkeys(words))
+    if len(words) < 2:
+        return None
+    quoted = ['"' + w.replace('"', " ") + '"' for w in words]
+    groups = [
+        "(" + " ".join(q for j, q in enumerate(quoted) if j != i) + ")" for i in range(len(words))
+    ]
+    left_out = " ".join('-"' + t.replace('"', " ") + '"' for t in _left_out(plan))
+    try:
+        return query_lang.build(" OR ".join(groups) + " " + left_out)
+    except UsageError:  # too many alternatives across the scripts: any of the words
+        return query_lang.build(" OR ".join(quoted) + " " + left_out)
+
+
+def _left_out(plan: fts_query.QueryPlan) -> list[str]:
+    """The query's -words: a relaxed query leaves them out too."""
+    if not plan.wanted:
+        return []
+    wanted = set(plan.wanted)
+    return [t.text for t in plan.terms if t.route != "ignored" and t.text not in wanted]
+
+
+class Absence(NamedTuple):
+    """What an empty or partial operator answer lacks, added up over the agents."""
+
+    not_found: dict[str, int]  # term -> indexed matches (0: found nowhere)
+    off_index: dict[str, int]  # term -> matches on abandoned branches or unindexed messages
+    pending: int
+
+
+def why_empty(
+    conn: sqlite3.Connection, plan: fts_query.QueryPlan, redactor: Redactor, *, deep: bool
+) -> Absence:
+    """One agent's part: whether each term occurs in indexed text at all (one row read per
+    term) and the sessions pending; ``deep`` (--explain asked for it): --explain's counts,
+    with the matches off the index (a scan of every stored line)."""
+    from .explain import explain, pending_sessions, term_plan
+    from .scope import OPERATOR_VISIBLE
+
+    fp = redactor.fingerprint
+    if not deep:
+        found: dict[str, int] = {}
+        for term in plan.terms:
+            sub = term_plan(term)
+            if sub is not None and not sub.empty:
+                found[term.text] = _occurs(conn, sub, OPERATOR_VISIBLE, fp)
+        return Absence(found, {}, pending_sessions(conn, fp, OPERATOR_VISIBLE))
+    got = explain(
+        conn, plan, visible=OPERATOR_VISIBLE, operator=True, redactor=redactor, matched=False
+    )
+    why = got.get("why", [])
+    counts = {w["term"]: int(w["indexedMatches"]) for w in why if "indexedMatches" in w}
+    off = {
+        w["term"]: int(w["abandonedOrUnindexedMatches"])
+        for w in why
+        if w.get("abandonedOrUnindexedMatches")
+    }
+    return Absence(counts, off, int(got["pendingSessions"]))
+
+
+def _occurs(conn: sqlite3.Connection, sub: fts_query.QueryPlan, visible: str, fp: str) -> int:
+    """1 when the term matches an indexed message the operator sees, else 0."""
+    from openclaw_sessions.index import stale
+
+    table, expr = search_sql._driving_index(sub)
+    sql = (
+        f"SELECT 1 FROM {table} JOIN index_rows r ON r.row_id = {table}.rowid"
+        f"{search_sql.JOINS} WHERE {table} MATCH ? AND {stale.fresh()} AND {visible} LIMIT 1"
+    )
+    return len(conn.execute(sql, [expr, fp]).fetchall())
+
+
+def absence(
+    parts: list[Absence],
+    *,
+    empty: bool,
+    cut_by: str | None,
+    shown: int,
+    total: int,
+    pending: bool,
+    unindexed: int,
+    relax_possible: bool,
+    relaxed: bool,
+) -> dict[str, Any] | None:
+    """The JSON ``absence`` of an operator answer (None when it is whole)."""
+    out: dict[str, Any] = {}
+    lift: list[str] = []
+    if empty and parts:
+        terms: dict[str, int] = {}
+        off: dict[str, int] = {}
+        for p in parts:
+            for t, n in p.not_found.items():
+                terms[t] = terms.get(t, 0) + n
+            for t, n in p.off_index.items():
+                off[t] = off.get(t, 0) + n
+        out["termsNotFound"] = [t for t, n in terms.items() if n == 0]
+        if off:
+            out["abandonedOrUnindexed"] = off
+        if relax_possible and not relaxed:
+            lift.append("--relax")
+    if relaxed:
+        out["relaxed"] = "no message matches every word: these match most of them"
+    if pending:
+        out["pendingSessions"] = max(sum(p.pending for p in parts), 1) if parts else True
+        lift.append("--wait")
+    if unindexed:
+        out["unindexedSessions"] = unindexed
+    if cut_by is not None:
+        out["cut"] = {"by": cut_by, "shown": shown, "total": total}
+        lift.append(f"--limit {max(total, shown + 1)}" if cut_by == "limit" else "--max-bytes 0")
+    if not out:
+        return None
+    if lift:
+        out["lift"] = lift
+    return out

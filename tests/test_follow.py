@@ -1,0 +1,138 @@
+"""`history KEY --follow` through the installed command: new lines appended to the transcript
+appear on stdout (in a pty and through a pipe), Ctrl-C ends it with 130 and no traceback, a
+reader that goes away ends it with 0."""
+
+from __future__ import annotations
+
+import json
+import os
+import shutil
+import signal
+import subprocess
+import sys
+from pathlib import Path
+
+import pytest
+from conftest import Session, run_cli, write_store
+
+pexpect = pytest.importorskip("pexpect")
+
+EXE = shutil.which("openclaw-sessions", path=str(Path(sys.executable).parent))
+KEY = "agent:main:main"
+pytestmark = pytest.mark.skipif(EXE is None, reason="the console script is not installed")
+
+
+class Transcript:
+    def __init__(self, state: Path) -> None:
+        sessions = state / "agents" / "main" / "sessions"
+        self.session = Session("sess-follow")
+        self.session.user("first question")
+        self.session.assistant("first answer")
+        self.path = self.session.write(sessions / "sess-follow.jsonl")
+        write_store(sessions, {KEY: {"sessionId": "sess-follow", "updatedAt": 1}})
+        assert run_cli("import", "--quiet").exit_code == 0
+
+    def append(self, text: str, role: str = "assistant") -> None:
+        before = len(self.session.lines)
+        (self.session.assistant if role == "assistant" else self.session.user)(text)
+        with self.path.open("a", encoding="utf-8") as f:
+            for line in self.session.lines[before:]:
+                f.write(json.dumps(line) + "\n")
+
+
+def env() -> dict[str, str]:
+    return {**os.environ, "TERM": "xterm-256color", "COLUMNS": "120"}
+
+
+def test_follow_in_a_pty_prints_appended_messages_until_ctrl_c(state: Path) -> None:
+    t = Transcript(state)
+    child = pexpect.spawn(EXE, ["history", KEY, "--follow"], env=env(), encoding="utf-8",
+                          timeout=20, dimensions=(40, 120))  # fmt: skip
+    try:
+        child.expect_exact("first answer")
+        t.append("the deploy finished")
+        child.expect_exact("the deploy finished")
+        t.append("and one more question", role="user")
+        child.expect_exact("and one more question")
+        assert child.isalive()  # still following: the signal lands on a running process
+        child.sendintr()
+        child.expect(pexpect.EOF)
+    finally:
+        child.close(force=True)
+    assert child.exitstatus == 130, (child.exitstatus, child.signalstatus)
+    assert "Traceback" not in (child.before or "")
+
+
+def test_follow_through_a_pipe_prints_history_format_and_sigint_exits_130(state: Path) -> None:
+    t = Transcript(state)
+    assert EXE
+    proc = subprocess.Popen([EXE, "history", KEY, "--follow", "--utc"], env=env(),
+                            stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True)  # fmt: skip
+    try:
+        assert proc.stdout is not None
+        seen: list[str] = []
+        while "first answer\n" not in seen:
+            seen.append(proc.stdout.readline())
+        t.append("piped reply")
+        while "piped reply\n" not in seen:
+            line = proc.stdout.readline()
+            assert line, "stdout closed before the appended message came"
+            seen.append(line)
+        header = seen[-3]  # as history prints it: header, thinking, text
+        assert header.startswith("assistant  ") and header.rstrip().endswith(t.session.leaf or "")
+        assert header.count("UTC") == 1 and seen[-2] == "thinking: hmm\n"
+        assert proc.poll() is None
+        proc.send_signal(signal.SIGINT)
+        _out, err = proc.communicate(timeout=20)
+    finally:
+        proc.kill() if proc.poll() is None else None
+    assert proc.returncode == 130 and "Traceback" not in err, err
+
+
+def test_follow_ends_quietly_when_the_reader_goes_away(state: Path) -> None:
+    Transcript(state)
+    assert EXE
+    proc = subprocess.Popen([EXE, "history", KEY, "--follow"], env=env(),
+                            stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True)  # fmt: skip
+    assert proc.stdout is not None and proc.stderr is not None
+    while "first answer" not in proc.stdout.readline():
+        pass
+    proc.stdout.close()  # the reader goes away while nothing new is written
+    try:
+        assert proc.wait(timeout=20) == 0
+    finally:
+        proc.kill() if proc.poll() is None else None
+    assert "Traceback" not in proc.stderr.read()
+
+
+@pytest.mark.parametrize("extra", [["--json"], ["--around", "x"], ["--offset", "1"]])
+def test_follow_refuses_what_it_cannot_follow(state: Path, extra: list[str]) -> None:
+    Transcript(state)
+    r = run_cli("history", KEY, "--follow", *extra)
+    assert r.exit_code == 2 and "--follow" in r.stderr
+
+
+def test_follow_moves_to_the_new_transcript_after_a_reset(state: Path) -> None:
+    """Upstream's reset renames the transcript to *.reset.<ISO> and starts a new one for the
+    key: --follow prints the new generation's messages and keeps following that file."""
+    t = Transcript(state)
+    child = pexpect.spawn(EXE, ["history", KEY, "--follow"], env=env(), encoding="utf-8",
+                          timeout=20, dimensions=(40, 120))  # fmt: skip
+    try:
+        child.expect_exact("first answer")
+        sessions = t.path.parent
+        fresh = Session("sess-fresh", ts0=1_767_312_000_000)
+        fresh.user("hello after the reset")
+        fresh.write(sessions / "sess-fresh.jsonl")
+        write_store(sessions, {KEY: {"sessionId": "sess-fresh", "updatedAt": 2}})
+        t.path.rename(sessions / "sess-follow.jsonl.reset.2026-01-02T00-00-00.000Z")
+        child.expect_exact("hello after the reset")
+        with (sessions / "sess-fresh.jsonl").open("a", encoding="utf-8") as f:
+            fresh.assistant("and a reply in the new generation")
+            f.write(json.dumps(fresh.lines[-1]) + "\n")
+        child.expect_exact("and a reply in the new generation")
+        child.sendintr()
+        child.expect(pexpect.EOF)
+    finally:
+        child.close(force=True)
+    assert child.exitstatus == 130

@@ -1,0 +1,174 @@
+"""`pick` through the installed command in a pty, on the system's fzf: typing reloads the hit
+list, the preview shows the conversation, enter prints `key<TAB>messageId`, ctrl-e exports; a
+query is never read as shell syntax; without fzf it is one `error:` line (exit 2)."""
+
+from __future__ import annotations
+
+import os
+import shlex
+import shutil
+import subprocess
+import sys
+from pathlib import Path
+
+import pytest
+from conftest import REPO, run_cli
+
+pexpect = pytest.importorskip("pexpect")
+
+EXE = shutil.which("openclaw-sessions", path=str(Path(sys.executable).parent))
+FZF = shutil.which("fzf")
+needs_fzf = pytest.mark.skipif(
+    FZF is None,
+    reason="fzf is not installed (pick runs on the system's fzf; CI: .ci/install-shells.sh)",
+)
+pytestmark = pytest.mark.skipif(EXE is None, reason="the console script is not installed")
+
+
+@pytest.fixture
+def sample(state: Path) -> Path:
+    r = run_cli("import", str(REPO / "sample" / "state"), "--reindex", "--quiet")
+    assert r.exit_code == 0, r.stderr
+    return state
+
+
+def first_hit(query: str, *extra: str) -> str:
+    """What enter prints for ``query`` (fzf's cursor starts on the best hit): key<TAB>id."""
+    r = run_cli("search", query, "--format", "plain", "--limit", "1", *extra)
+    return "\t".join(r.stdout.split("\t")[:2])
+
+
+def env(**extra: str) -> dict[str, str]:
+    return {**os.environ, "TERM": "xterm-256color", **extra}
+
+
+def spawn(args: list[str], cwd: Path) -> pexpect.spawn:
+    assert EXE
+    return pexpect.spawn(EXE, args, env=env(), cwd=str(cwd), encoding="utf-8", timeout=30,
+                         dimensions=(30, 160))  # fmt: skip
+
+
+@needs_fzf
+def test_type_a_query_see_hits_and_preview_enter_prints_key_and_id(
+    sample: Path, tmp_path: Path
+) -> None:
+    child = spawn(["pick"], tmp_path)
+    try:
+        child.expect_exact("search>")
+        child.send("migrat")  # as typed so far: the last word is a prefix
+        child.expect_exact("The deploy failed")  # the list reloaded for the query
+        child.expect_exact("78dde6c6")  # the preview: history --around the hit
+        child.send("\r")
+        child.expect_exact(first_hit("migrat", "--prefix"))
+        child.expect(pexpect.EOF)
+    finally:
+        child.close(force=True)
+    assert child.exitstatus == 0
+
+
+@needs_fzf
+def test_the_list_follows_the_query_and_quotes_it(sample: Path, tmp_path: Path) -> None:
+    """Each keystroke reloads; a query with quotes and $( ) is a query, not shell code."""
+    child = spawn(["pick", "café"], tmp_path)
+    try:
+        child.expect_exact("Merci")  # the first query's list
+        child.send("\x15")  # ctrl-u: clear the query
+        child.send("deploy'\"; touch pwned1 $(touch pwned2) `touch pwned3`")
+        child.send("\x15")
+        child.send("lock_timeout")
+        # the list came back after the hostile queries: a list row (time, role, snippet on one
+        # line), not the previous hit's preview (where the role heads its own line)
+        child.expect(r"assistant(\s|\x1b\[[0-9;]*m)+Use: SET lock_timeout")
+        child.send("\r")
+        child.expect_exact(first_hit("lock_timeout", "--prefix"))
+        child.expect(pexpect.EOF)
+    finally:
+        child.close(force=True)
+    assert child.exitstatus == 0
+    assert not list(tmp_path.glob("pwned*"))
+
+
+@needs_fzf
+def test_enter_prints_to_a_pipe_and_ctrl_e_exports_markdown(sample: Path, tmp_path: Path) -> None:
+    out = tmp_path / "picked.txt"
+    child = pexpect.spawn("bash", ["-c", f"{shlex.quote(EXE or '')} pick deploy > {out}"],
+                          env=env(), cwd=str(tmp_path), encoding="utf-8", timeout=30,
+                          dimensions=(30, 160))  # fmt: skip
+    try:
+        child.expect_exact("The deploy failed")
+        child.send("\r")
+        child.expect(pexpect.EOF)
+    finally:
+        child.close(force=True)
+    assert child.exitstatus == 0 and out.read_text(encoding="utf-8").startswith("agent:main:")
+    child = spawn(["pick", "migration"], tmp_path)
+    try:
+        child.expect_exact("The deploy failed")
+        child.sendcontrol("e")
+        child.expect_exact("migration 0042 timed out")  # the export, after fzf is gone
+        child.expect(pexpect.EOF)
+    finally:
+        child.close(force=True)
+    assert child.exitstatus == 0
+
+
+@needs_fzf
+def test_escape_leaves_with_130(sample: Path, tmp_path: Path) -> None:
+    child = spawn(["pick", "deploy"], tmp_path)
+    try:
+        child.expect_exact("The deploy failed")
+        child.send("\x1b")
+        child.expect(pexpect.EOF)
+    finally:
+        child.close(force=True)
+    assert child.exitstatus == 130
+
+
+@needs_fzf
+def test_the_config_file_does_not_shape_the_list(sample: Path, tmp_path: Path) -> None:
+    want = first_hit("deploy")
+    config = tmp_path / "xdg-config" / "openclaw-sessions" / "config.toml"
+    config.parent.mkdir(parents=True)
+    config.write_text("[search]\njson = true\n", encoding="utf-8")  # pick's list stays plain
+    child = spawn(["pick", "deploy"], tmp_path)
+    try:
+        child.expect_exact("The deploy failed")
+        child.send("\r")
+        child.expect_exact(want)
+        child.expect(pexpect.EOF)
+    finally:
+        child.close(force=True)
+    assert child.exitstatus == 0
+
+
+def test_without_fzf_it_says_how_to_install_it(sample: Path, tmp_path: Path) -> None:
+    assert EXE
+    bare = tmp_path / "bin"
+    bare.mkdir()
+    proc = subprocess.run([EXE, "pick", "deploy"], env=env(PATH=str(bare)), capture_output=True,
+                          text=True, timeout=60)  # fmt: skip
+    assert proc.returncode == 2 and proc.stdout == ""
+    line = proc.stderr.splitlines()[0]
+    assert line.startswith("error: pick needs fzf") and "install fzf" in line
+
+
+@pytest.mark.parametrize(
+    ("query", "whole_words", "hits"),
+    [("migrat", False, True), ("migrat", True, False), ("migration", True, True),
+     ("mi", False, False), ("it's $(touch pwned) `touch pwned`", False, False)],
+)  # fmt: skip
+def test_the_reload_command_as_fzf_runs_it(
+    sample: Path, tmp_path: Path, query: str, whole_words: bool, hits: bool
+) -> None:
+    """fzf single-quotes {q} ('\\'' for a quote, as shlex does) and runs the reload with sh."""
+    from openclaw_sessions.cli import pick
+
+    argv = pick.fzf_argv(pick.PickOptions(whole_words=whole_words))
+    (reload,) = [a.removeprefix("change:reload:") for a in argv if a.startswith("change:reload:")]
+    out = subprocess.run(["sh", "-c", reload.replace("{q}", shlex.quote(query))], cwd=tmp_path,
+                         capture_output=True, text=True, timeout=60)  # fmt: skip
+    assert out.returncode == 0
+    assert bool(out.stdout) is hits and all(
+        len(x.split("\t")) == 5 for x in out.stdout.splitlines()
+    )
+    assert not list(tmp_path.glob("pwned*"))

@@ -1,0 +1,130 @@
+"""The config file of option defaults (config.toml): read by the installed command on both
+paths (the fast path and the Typer app) with one precedence, argv > environment > file >
+built-in default; a bad file is one `error:` line naming the file and the key."""
+
+from __future__ import annotations
+
+import json
+import os
+import shutil
+import subprocess
+import sys
+from pathlib import Path
+
+import pytest
+from conftest import Session, run_cli, write_store
+
+EXE = shutil.which("openclaw-sessions", path=str(Path(sys.executable).parent))
+KEY = "agent:main:main"
+pytestmark = pytest.mark.skipif(EXE is None, reason="the console script is not installed")
+
+
+@pytest.fixture
+def store(state: Path) -> Path:
+    sessions = state / "agents" / "main" / "sessions"
+    s = Session("sess-cfg")
+    for n in range(12):
+        s.user(f"deploy question {n}")
+        s.assistant(f"deploy answer {n}")
+    s.write(sessions / "sess-cfg.jsonl")
+    write_store(sessions, {KEY: {"sessionId": "sess-cfg", "updatedAt": 1}})
+    assert run_cli("import", "--reindex", "--quiet").exit_code == 0
+    return state
+
+
+def config(tmp_path: Path, text: str) -> Path:
+    path = tmp_path / "xdg-config" / "openclaw-sessions" / "config.toml"
+    path.parent.mkdir(parents=True, exist_ok=True)
+    path.write_text(text, encoding="utf-8")
+    return path
+
+
+def cli(*args: str, **env: str) -> subprocess.CompletedProcess[str]:
+    assert EXE
+    return subprocess.run([EXE, *args], capture_output=True, text=True, timeout=60,
+                          env={**os.environ, **env})  # fmt: skip
+
+
+def hits(proc: subprocess.CompletedProcess[str]) -> int:
+    return len(proc.stdout.splitlines())
+
+
+def test_top_level_and_command_tables_on_both_paths(store: Path, tmp_path: Path) -> None:
+    config(tmp_path, 'limit = 3\ntime = "relative"\n[search]\nlimit = 5\nformat = "plain"\n')
+    fast = cli("search", "deploy")  # the fast path
+    slow = cli("search", "deploy", "--limit=+5")  # `+5`: the fast path hands over to Typer
+    assert fast.returncode == 0 and hits(fast) == 5, fast.stderr
+    assert slow.stdout == fast.stdout and "ago" in fast.stdout.split("\t")[2]
+    assert hits(cli("sessions", "--limit", "1")) == 1  # only a Typer command
+    history = cli("history", KEY, "--no-pager")
+    assert history.returncode == 0 and history.stdout.count("deploy") == 3
+
+
+def test_command_line_beats_environment_beats_file(store: Path, tmp_path: Path) -> None:
+    elsewhere = tmp_path / "nowhere"
+    config(tmp_path, f"state-dir = {json.dumps(str(elsewhere))}\nlimit = 2\n")
+    for extra in ([], ["--format", "plain"]):  # fast path, then (with --limit=+) Typer
+        assert hits(cli("search", "deploy", *extra)) == 2  # env OPENCLAW_STATE_DIR wins
+        assert hits(cli("search", "deploy", "--limit=+4", *extra)) == 4
+        assert hits(cli("search", "deploy", "-n", "4", *extra)) == 4
+    env = {k: v for k, v in os.environ.items() if k != "OPENCLAW_STATE_DIR"}
+    proc = subprocess.run([EXE or "", "search", "deploy"], capture_output=True, text=True,
+                          env=env, timeout=60)  # fmt: skip
+    assert proc.returncode == 3 and str(elsewhere) in proc.stderr  # the file's state dir
+    ok = subprocess.run([EXE or "", "search", "deploy", "--state-dir", str(store)],
+                        capture_output=True, text=True, env=env, timeout=60)  # fmt: skip
+    assert hits(ok) == 2
+
+
+def test_format_from_the_file_gives_way_to_json(store: Path, tmp_path: Path) -> None:
+    config(tmp_path, '[search]\nformat = "table"\n')
+    for extra in ([], ["--limit=+10"]):
+        proc = cli("search", "deploy", "--json", *extra)
+        assert proc.returncode == 0, proc.stderr
+        assert len(json.loads(proc.stdout)["results"]) == 10
+
+
+@pytest.mark.parametrize(
+    ("text", "key"),
+    [
+        ("bogus = 1\n", "bogus"),
+        ("limit = 'ten'\n", "limit"),
+        ('color = "purple"\n', "color"),
+        ("[search]\nfollow = true\n", "search.follow"),
+        ("[nosuch]\nlimit = 1\n", "nosuch"),
+        ('[import]\nagent = "ops"\n', "import.agent"),
+        ('as = "agent:main:main"\n', "as"),
+        ("[mcp]\noperator = true\n", "mcp.operator"),
+        ("limit = \n", "line 1"),  # not TOML at all
+    ],
+)
+def test_a_bad_file_is_one_error_line(store: Path, tmp_path: Path, text: str, key: str) -> None:
+    path = config(tmp_path, text)
+    for args in (["search", "deploy"], ["sessions"], ["status"]):
+        proc = cli(*args)
+        assert proc.returncode == 2, (args, proc.stdout)
+        assert proc.stderr.startswith(f"error: config file {path}: ")
+        assert key in proc.stderr.splitlines()[0] and "Traceback" not in proc.stderr
+    assert cli("--help").returncode == 0  # help still says how to fix it
+
+
+def test_named_file_must_exist(store: Path, tmp_path: Path) -> None:
+    proc = cli("search", "deploy", OPENCLAW_SESSIONS_CONFIG=str(tmp_path / "missing.toml"))
+    assert proc.returncode == 2 and "missing.toml" in proc.stderr
+
+
+def test_status_says_which_file_was_read(store: Path, tmp_path: Path) -> None:
+    assert json.loads(cli("status", "--json").stdout)["config"] is None
+    path = config(tmp_path, "utc = true\n")
+    assert json.loads(cli("status", "--json").stdout)["config"] == str(path)
+    other = tmp_path / "other.toml"
+    other.write_text("[history]\nlimit = 4\n", encoding="utf-8")
+    verbose = cli("status", "--verbose", OPENCLAW_SESSIONS_CONFIG=str(other), COLUMNS="300")
+    assert verbose.returncode == 0 and str(other) in verbose.stdout
+
+
+def test_import_takes_no_agent_from_the_file(store: Path, tmp_path: Path) -> None:
+    config(tmp_path, 'agent = "ops"\n')
+    proc = cli("import", "--json")
+    assert proc.returncode == 0, proc.stderr
+    assert cli("history", KEY, "--agent", "main", "--limit", "1").returncode == 0
