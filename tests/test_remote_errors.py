@@ -132,3 +132,14 @@ def test_search_before_any_push(state: Path) -> None:
     assert "no openclaw-sessions schema" in _fails(
         state, 3, "search", "errorsword", "--remote", env.new_db()
     )
+
+
+def test_remote_takes_the_local_option_rules() -> None:
+    """--remote checks an option as local search does (one rule), then refuses what only the
+    local store can answer; no server is needed to say so."""
+    from conftest import run_cli
+
+    r = run_cli("search", "x", "--remote", "postgresql:///nowhere", "--order", "sideways")
+    assert r.exit_code == 2 and "order must be relevance, recent or upstream" in r.stderr
+    r = run_cli("search", "x", "--remote", "postgresql:///nowhere", "--relax")
+    assert r.exit_code == 2 and "--relax does not go with --remote" in r.stderr

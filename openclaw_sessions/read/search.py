@@ -60,7 +60,8 @@ class SearchOptions(NamedTuple):
     relax: bool = False  # nothing matches every word: show what matches most of them
 
 
-def _validate(opts: SearchOptions) -> None:
+def validate(opts: SearchOptions) -> None:
+    """The options' own rules, wherever the search runs (here, or --remote's database)."""
     if opts.limit < 1 or (opts.as_key is not None and opts.limit > AS_MAX_LIMIT):
         raise UsageError(
             "limit must be a positive integer",
@@ -124,7 +125,7 @@ def _operator_target(policy: visibility.Policy, index: StoreIndex, raw: str, key
 def search(opts: SearchOptions) -> SearchResult:
     ctx = Context.at(opts.state_dir, opts.agent, opts.all_agents)
     since_ms, until_ms = parse_window(opts.since, opts.until)
-    _validate(opts)
+    validate(opts)
     literal = opts.literal or opts.as_key is not None
     plan = ranked.build_plan(opts.query, prefix=opts.prefix, literal=literal)
     cfg = ctx.config

@@ -11,13 +11,13 @@ import sqlite3
 from typing import Any, NamedTuple
 
 from openclaw_sessions.errors import UsageError
-from openclaw_sessions.policy import fts_query, keys, visibility
+from openclaw_sessions.policy import fts_query, keys
 from openclaw_sessions.policy.cut import safe_cut
 from openclaw_sessions.policy.redact import Redactor, build_redactor
 from openclaw_sessions.policy.when import parse_window
 from openclaw_sessions.read import counting
 from openclaw_sessions.read.models import Hit, SearchResult, SessionHits
-from openclaw_sessions.read.search import AS_MAX_LIMIT, SearchOptions
+from openclaw_sessions.read.search import AS_MAX_LIMIT, SearchOptions, validate
 from openclaw_sessions.read.snippets import CLOSE, OPEN, Snippets, cjk_snippet
 from openclaw_sessions.store.migrations import PRIMARY_TOKENIZER
 
@@ -40,18 +40,8 @@ class RemoteHits(NamedTuple):
 
 
 def _validate(opts: SearchOptions, hosts: list[str]) -> None:
-    if opts.limit < 1 or (opts.as_key is not None and opts.limit > AS_MAX_LIMIT):
-        raise UsageError(
-            "limit must be a positive integer",
-            hint=f"with --as the limit is at most {AS_MAX_LIMIT}",
-        )
-    counting.check_modes(opts.counts, opts.by_session, opts.sessions, opts.context, opts.explain)
-    if opts.role not in (None, "user", "assistant"):
-        raise UsageError("role must be user or assistant")
-    if opts.order not in ("relevance", "recent"):
-        raise UsageError("order must be relevance or recent")
-    if opts.visibility not in (None, *visibility.VISIBILITIES):
-        raise UsageError(f"visibility must be one of {', '.join(visibility.VISIBILITIES)}")
+    """Local search's rules (`upstream` order is the database's relevance), then --remote's."""
+    validate(opts)
     for name, bad in (
         ("--context", opts.context),
         ("--explain", opts.explain),
@@ -59,6 +49,8 @@ def _validate(opts: SearchOptions, hosts: list[str]) -> None:
     ):
         if bad:
             raise UsageError(f"{name} reads the local store: it does not go with --remote")
+    if opts.relax:  # the relaxed retry is local search's (read/ranked.py)
+        raise UsageError("--relax does not go with --remote")
     if opts.as_key is not None and len(hosts) != 1:
         raise UsageError(
             "--as with --remote needs the caller's host: --host NAME (once)",
