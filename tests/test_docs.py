@@ -398,3 +398,11 @@ def test_complete_session_key_never_raises_and_never_writes(state: Path, tmp_pat
     assert db.read_bytes() == b"this is not a database" * 100
     assert complete_session_key(_ctx("--agent", "../escape"), "") == []
     assert complete_session_key(_ctx("--state-dir", str(tmp_path / "missing")), "") == []
+
+
+def test_the_repo_top_level_keeps_the_completions() -> None:
+    """The contract's `completions/` at the top of the repo: the same scripts the package
+    ships (links to them, so there is one copy to generate and check)."""
+    for path in (BASH, ZSH, FISH):
+        top = REPO / "completions" / path.name
+        assert top.read_text(encoding="utf-8") == path.read_text(encoding="utf-8")

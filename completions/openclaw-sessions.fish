@@ -1,0 +1,1 @@
+../openclaw_sessions/cli/completions/openclaw-sessions.fish
