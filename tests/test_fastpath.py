@@ -144,6 +144,7 @@ def test_every_parameter_is_an_option_field_with_its_default() -> None:
     from openclaw_sessions.cli.app import app
     from openclaw_sessions.cli.pick import PickOptions
     from openclaw_sessions.cli.run import Output
+    from openclaw_sessions.cli.schema_command import SchemaOptions
     from openclaw_sessions.cli.shells import ShellOptions
     from openclaw_sessions.index.reindex import ReindexOptions
     from openclaw_sessions.ingest.importer import ImportOptions
@@ -161,7 +162,7 @@ def test_every_parameter_is_an_option_field_with_its_default() -> None:
         "reindex": ReindexOptions, "import": ImportOptions, "delete": DeleteOptions,
         "export": ExportOptions,
         "sessions": SessionsOptions, "mcp": McpOptions, "push": PushOptions,
-        "pick": PickOptions, "completions": ShellOptions,
+        "pick": PickOptions, "completions": ShellOptions, "schema": SchemaOptions,
     }  # fmt: skip
     group = typer.main.get_command(app)
     assert set(group.commands) == set(options)  # type: ignore[attr-defined]

@@ -12,7 +12,7 @@ import typer
 from openclaw_sessions import __version__
 from openclaw_sessions.store import paths
 
-from . import daily_commands, mcp_command, read_commands, remote_cli
+from . import daily_commands, mcp_command, read_commands, remote_cli, schema_command
 from .completion import complete_agent, complete_session_key
 from .options import (
     OUTPUT,
@@ -201,3 +201,5 @@ def delete_cmd(
 # pick and completions, declared in daily_commands.py, last in --help.
 for _name, _epilog, _command in daily_commands.COMMANDS:
     app.command(_name, cls=Command, epilog=_epilog)(_command)
+
+app.command("schema", cls=Command, epilog=schema_command.EPILOG)(schema_command.schema_cmd)

@@ -93,6 +93,9 @@ KEYS: dict[str, dict[str, tuple[str, str, str, tuple[str, ...]]]] = {
         "quiet": ("quiet", "flag", "", ()),
         "color": ("color", "text", "", ("auto", "always", "never")),
     },
+    "schema": {
+        "jsonl": ("jsonl", "flag", "", ()),
+    },
     "search": {
         "state-dir": ("state_dir", "path", "OPENCLAW_STATE_DIR", ()),
         "agent": ("agent", "text", "OPENCLAW_AGENT", ()),
@@ -119,6 +122,7 @@ KEYS: dict[str, dict[str, tuple[str, str, str, tuple[str, ...]]]] = {
         "json": ("as_json", "flag", "", ()),
         "jsonl": ("jsonl", "flag", "", ()),
         "format": ("layout", "text", "", ("auto", "table", "plain")),
+        "null": ("null", "flag", "", ()),
         "utc": ("utc", "flag", "", ()),
         "time": ("time", "text", "", ("absolute", "relative")),
         "color": ("color", "text", "", ("auto", "always", "never")),
@@ -137,6 +141,7 @@ KEYS: dict[str, dict[str, tuple[str, str, str, tuple[str, ...]]]] = {
         "sandboxed": ("sandboxed", "flag", "", ()),
         "json": ("as_json", "flag", "", ()),
         "jsonl": ("jsonl", "flag", "", ()),
+        "null": ("null", "flag", "", ()),
         "utc": ("utc", "flag", "", ()),
         "time": ("time", "text", "", ("absolute", "relative")),
         "color": ("color", "text", "", ("auto", "always", "never")),

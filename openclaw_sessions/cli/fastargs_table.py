@@ -36,6 +36,8 @@ COMMANDS: dict[str, tuple[str, dict[str, tuple[str, str]], dict[str, str]]] = {
             "--json": ("as_json", "flag"),
             "--jsonl": ("jsonl", "flag"),
             "--format": ("layout", "text"),
+            "--null": ("null", "flag"),
+            "-0": ("null", "flag"),
             "--utc": ("utc", "flag"),
             "--time": ("time", "text"),
             "--color": ("color", "text"),

@@ -111,6 +111,16 @@ IncludeToolsOpt = Annotated[
         "--include-tools", help="Also show tool results (redacted).", rich_help_panel=FILTERS
     ),
 ]
+NullOpt = Annotated[
+    bool,
+    typer.Option(
+        "--null",
+        "-0",
+        help="Print each session key (search: each hit's key and message id; with --sessions"
+        " each key) NUL-terminated, unescaped off a terminal, for xargs -0 (nul.py).",
+        rich_help_panel=OUTPUT,
+    ),
+]
 RoleOpt = Annotated[
     str | None,
     typer.Option(

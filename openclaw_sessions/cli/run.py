@@ -18,7 +18,7 @@ from typing import TYPE_CHECKING, Any, NamedTuple, TypeVar
 
 from openclaw_sessions.errors import ExitCode, UsageError
 
-from . import argcheck, guard, output, style
+from . import argcheck, guard, nul, output, style
 
 if TYPE_CHECKING:
     from contextlib import AbstractContextManager
@@ -47,6 +47,7 @@ class Output(NamedTuple):
     remote: str | None = None  # search --remote DSN: the central database (remote_cli.py)
     hosts: list[str] | None = None  # search --host NAME…, with --remote
     follow: bool = False  # history: then what is appended, until Ctrl-C
+    null: bool = False  # sessions, search: -0, the names NUL-terminated (nul.py)
 
     def times(self) -> style.Times:
         return style.Times(utc=self.utc, relative=self.time == "relative")
@@ -138,6 +139,8 @@ def _search(params: dict[str, Any]) -> int:
     from openclaw_sessions.read.search import SearchOptions, search
 
     opts, out = split(SearchOptions, params)
+    if out.null:
+        guard.guarded(out.as_json or out.jsonl, lambda: nul.check(out, opts.counts, opts.context))
     if out.remote is not None or out.hosts:
         from .remote_search import run_search
 
@@ -165,7 +168,11 @@ def _search(params: dict[str, Any]) -> int:
         return code
     from . import render
 
-    if result.match_count is not None or result.sessions is not None:
+    if out.null:
+        nul.search(result)
+        if result.sessions is None:  # --sessions: nothing to add; hits: the notes under them
+            render.search_footer(result)
+    elif result.match_count is not None or result.sessions is not None:
         render.search_counts(result, jsonl=out.jsonl)
     elif out.jsonl:
         for h in result.hits:
@@ -251,6 +258,8 @@ def _sessions(params: dict[str, Any]) -> int:
     def work() -> Listed:
         argcheck.count("--limit", opts.limit)
         argcheck.texts([("--since", opts.since), ("--until", opts.until), ("--as", opts.as_key)])
+        if out.null:
+            nul.check(out)
         return list_sessions(opts)
 
     listed = guard.guarded(out.as_json or out.jsonl, work)
@@ -262,6 +271,8 @@ def _sessions(params: dict[str, Any]) -> int:
     elif out.jsonl:
         for r in listed.rows:
             output.echo_json(r.to_json())
+    elif out.null:
+        nul.sessions(listed)
     else:
         from . import render_sessions
 
@@ -378,4 +389,5 @@ _COMMANDS: dict[str, Callable[[dict[str, Any]], int]] = {
     "sessions": _sessions,
     "pick": _lazy("openclaw_sessions.cli.pick"),
     "completions": _lazy("openclaw_sessions.cli.shells"),
+    "schema": _lazy("openclaw_sessions.cli.schema_command"),
 }

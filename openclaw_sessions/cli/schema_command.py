@@ -1,0 +1,98 @@
+"""`schema [COMMAND] [--jsonl]`: the JSON Schemas (draft 2020-12) of what `--json` and
+`--jsonl` print, shipped as package data (schemas/*.schema.json, read with importlib.resources
+so a pip or pipx install has them). Without COMMAND, one JSON object keyed by command name, as
+jq reads it (`schema | jq -r 'keys[]'`); with one, that command's schema as shipped.
+app.py registers the command; tests/test_schemas.py validates real output against each."""
+
+from __future__ import annotations
+
+import json
+from importlib.resources import files
+from typing import Annotated, Any, NamedTuple
+
+import typer
+
+from openclaw_sessions.errors import ExitCode, UsageError
+
+from .completion import words
+from .options import examples, finish
+
+# command -> its schema's file stem: what `COMMAND --json` prints ...
+JSON = {
+    "delete": "delete",
+    "export": "export",
+    "history": "history",
+    "import": "import",
+    "push": "push",
+    "reindex": "reindex",
+    "search": "search",
+    "sessions": "sessions",
+    "status": "status",
+}
+# ... and one line of `COMMAND --jsonl`
+JSONL = {"search": "search-result", "sessions": "sessions-row"}
+
+EPILOG = examples(
+    "schema | jq -r 'keys[]'",
+    "schema sessions > sessions.schema.json",
+    "schema search --jsonl | jq .oneOf[0].required",
+)
+
+
+def schema_cmd(
+    command: Annotated[
+        str | None,
+        typer.Argument(
+            metavar="COMMAND",
+            help="A command that prints JSON (default: every one, as one object keyed by command).",
+            autocompletion=words(*JSON),
+            show_default=False,
+        ),
+    ] = None,
+    jsonl: Annotated[
+        bool, typer.Option("--jsonl", help="The schema of one line of COMMAND --jsonl instead.")
+    ] = False,
+) -> None:
+    """Print the JSON Schema of a command's --json (or --jsonl) output; field names are stable."""
+    finish("schema", locals())
+
+
+class SchemaOptions(NamedTuple):
+    """`schema`'s parameters, named as the CLI's."""
+
+    command: str | None = None
+    jsonl: bool = False
+
+
+def text(stem: str) -> str:
+    """The shipped schema file ``stem``.schema.json, as shipped."""
+    return (
+        files("openclaw_sessions.cli").joinpath("schemas", f"{stem}.schema.json").read_text("utf-8")
+    )
+
+
+def table(jsonl: bool) -> dict[str, str]:
+    return JSONL if jsonl else JSON
+
+
+def chosen(opts: SchemaOptions) -> str:
+    """The schema(s) asked for, as JSON text; a command without one is a usage error."""
+    names = table(opts.jsonl)
+    if opts.command is None:
+        every = {cmd: json.loads(text(stem)) for cmd, stem in names.items()}
+        return json.dumps(every, indent=2, ensure_ascii=False) + "\n"
+    if opts.command not in names:
+        form = "--jsonl" if opts.jsonl else "--json"
+        raise UsageError(
+            f"no {form} schema for {opts.command!r}: one of {', '.join(names)}",
+            hint=f"`openclaw-sessions schema{' --jsonl' if opts.jsonl else ''}` prints them all",
+        )
+    return text(names[opts.command])
+
+
+def command(params: dict[str, Any]) -> int:
+    from . import guard, output, run
+
+    opts, _out = run.split(SchemaOptions, params)
+    output.write_text(guard.guarded(False, lambda: chosen(opts)))
+    return int(ExitCode.OK)
