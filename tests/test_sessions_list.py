@@ -154,23 +154,15 @@ def test_table_on_a_terminal_never_crops_keys_or_states(listed: Path, columns: i
     lines = out.splitlines()
     assert all(len(line) <= columns for line in lines)
     head = next(i for i, line in enumerate(lines) if "session" in line)
-    a, b = lines[head].index("session"), lines[head].index("index")
-    if "label" in lines[head]:
-        b = lines[head].index("label")
-    elif "msgs" in lines[head]:
-        b = lines[head].index("msgs")
-    keys: list[str] = []
-    states: list[str] = []
-    for line in lines[head + 2 :]:  # a row starts with its time; folded parts continue it
-        if re.match(r"\s+\d{4}-", line):
-            keys.append("")
-            states.append(line[lines[head].index("index") :].strip())
-        if keys:
-            keys[-1] += line[a:b].strip()
+    rows_shown = [line.split() for line in lines[head + 2 :] if "agent:" in line]
+    keys = [next(c for c in cells if c.startswith("agent:")) for cells in rows_shown]  # whole
+    states = [cells[-1] for cells in rows_shown]
     assert keys == [r["sessionKey"] for r in rows(listed)]  # whole, never cropped
     assert states == [r["index"] for r in rows(listed)]
-    if columns >= 80:
-        assert "label 3" in out and "msgs" in out
+    if columns >= 80:  # the label goes first: keys never fold to make room for it
+        assert "msgs" in out
+    if columns >= 200:
+        assert "label 3" in out
 
 
 def test_labels_are_redacted_and_made_safe_in_every_output(tmp_path: Path, state: Path) -> None:
@@ -186,3 +178,45 @@ def test_labels_are_redacted_and_made_safe_in_every_output(tmp_path: Path, state
         assert secret not in r.stdout and "ghp_01" in r.stdout, args
         assert "\x1b" not in r.stdout and "\x07" not in r.stdout, args  # raw: never
     assert "\\x1b]0;pwned\\x07" in installed("sessions", state=state).stdout  # visible
+
+
+LONG = "agent:main:discord:channel:123456789012345678:thread:987654321098765432"
+
+
+@pytest.mark.parametrize("columns", [160, 100, 80, 60, 40])
+def test_a_long_key_is_never_folded_other_columns_go_first(
+    tmp_path: Path, state: Path, columns: int
+) -> None:
+    pexpect = pytest.importorskip("pexpect")
+    import os
+
+    entries = {}
+    for i, key in enumerate([LONG, "agent:main:main", "agent:main:telegram:direct:4242"]):
+        s = Session(f"s-{i}", ts0=T0 + i * DAY)
+        s.user(f"question {i}")
+        s.write(tmp_path / "src" / f"s-{i}.jsonl")
+        entries[key] = {"sessionId": f"s-{i}", "updatedAt": T0 + i * DAY,
+                        "label": "a label long enough to fold twice over"}  # fmt: skip
+    write_store(tmp_path / "src", entries)
+    assert run_cli("import", str(tmp_path / "src"), "--reindex").exit_code == 0
+    env = {**os.environ, "OPENCLAW_STATE_DIR": str(state), "COLUMNS": str(columns),
+           "NO_COLOR": "1"}  # fmt: skip
+    from helpers import SCRIPT
+
+    child = pexpect.spawn(str(SCRIPT), ["sessions"], env=env, encoding="utf-8",
+                          dimensions=(50, columns), timeout=30)  # fmt: skip
+    child.expect(pexpect.EOF)
+    lines = re.sub(r"\x1b\[[0-9;]*m", "", child.before.replace("\r\n", "\n")).splitlines()
+    head = next(line for line in lines if "session" in line).split()
+    for key in entries:  # each key whole on one line, with its index state
+        assert any(key in line and line.rstrip().endswith("indexed") for line in lines), key
+    # what goes first: the label, the generations, the count, then the time
+    shown = [c for c in ("updated", "label", "msgs", "gens") if c in head]
+    assert shown in (["updated", "label", "msgs", "gens"], ["updated", "msgs", "gens"],
+                     ["updated", "msgs"], ["updated"], [])  # fmt: skip
+    if len(LONG) + 12 <= columns:  # key and state fit: so does every line
+        assert all(len(line) <= columns for line in lines)
+    if columns >= 160:
+        assert "label" in head
+    if columns <= 80:
+        assert head == ["session", "index"]

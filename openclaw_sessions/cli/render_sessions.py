@@ -1,4 +1,5 @@
-"""The `sessions` list for people: a table on a terminal; off a terminal one session per line,
+"""The `sessions` list for people: a table on a terminal (every key whole on one line: other
+columns go first, _COLUMN_SETS); off a terminal one session per line,
 tab-separated, never cropped (`sessionKey  agentId  sessionId  updated  messages  generations
 index  label`), so `cut`, `sort`, `awk` and `fzf` work. Every field is escaped as every plain
 output escapes it (output.field): a tab or newline in a key or label cannot split its line.
@@ -13,6 +14,8 @@ from .output import field, safe, write_text
 from .render import console
 
 if TYPE_CHECKING:
+    from rich.table import Table
+
     from openclaw_sessions.read.listing import Listed
 
     from .style import Times
@@ -37,16 +40,49 @@ def sessions_list(listed: Listed, times: Times) -> None:
             ]
             write_text("\t".join(map(field, cells)) + "\n")
         return
+    _table(listed, times)
+
+
+# The columns shown, widest set first: a narrower terminal gives up the label, the
+# generations, the message count, then folds the time and at last drops it, before a key
+# would fold. The key and its index state always show.
+_COLUMN_SETS = (
+    ("updated", "label", "msgs", "gens"),
+    ("updated", "msgs", "gens"),
+    ("updated", "msgs"),
+    ("updated",),
+    ("updated-folded",),
+    (),
+)
+
+
+def _table(listed: Listed, times: Times) -> None:
+    """The table whose every key is whole on one line: the widest set of columns that fits
+    the terminal; when even key and index state do not, the table is laid out wider than the
+    terminal, which wraps the line (a copied key stays one key) rather than fold or crop it."""
+    from rich.measure import Measurement
+
+    out = console(False)
+    for cols in _COLUMN_SETS:
+        table = _build(listed, times, cols)
+        need = Measurement.get(out, out.options.update(width=1 << 16), table).maximum
+        if need <= out.width:
+            break
+    out.width = max(out.width, need)
+    out.print(table)
+
+
+def _build(listed: Listed, times: Times, cols: tuple[str, ...]) -> Table:
     from rich import box
     from rich.table import Table
 
-    out = console(False)
-    # Narrower terminals drop the label and the generations, then the message count: the
-    # key and its index state always show (a key folds, never crops).
-    cols = ["msgs", "gens", "label"][: 0 if out.width < 50 else 1 if out.width < 72 else 3]
     table = Table(show_header=True, header_style="bold", expand=False, box=box.SIMPLE_HEAD)
-    table.add_column("updated", no_wrap=out.width >= 72, overflow="fold", min_width=10)
-    table.add_column("session", overflow="fold", min_width=12)  # agent:<id>:… names the agent
+    dated = "updated" in cols or "updated-folded" in cols
+    if dated:  # folded: the date above the time of day
+        table.add_column(
+            "updated", no_wrap="updated" in cols, width=None if "updated" in cols else 10
+        )
+    table.add_column("session", no_wrap=True)  # agent:<id>:… names the agent
     if "label" in cols:
         table.add_column("label", overflow="fold", max_width=24)
     for name in ("msgs", "gens"):
@@ -54,9 +90,10 @@ def sessions_list(listed: Listed, times: Times) -> None:
             table.add_column(name, justify="right", no_wrap=True)
     table.add_column("index", no_wrap=True, min_width=7)
     for r in listed.rows:
-        cells = [times(r.updated_at), field(r.session_key)]
+        cells = [times(r.updated_at)] if dated else []
+        cells += [field(r.session_key)]
         cells += [_field(r.label)] if "label" in cols else []
         cells += [str(r.messages)] if "msgs" in cols else []
         cells += [str(r.generations)] if "gens" in cols else []
         table.add_row(*cells, r.index_state)
-    out.print(table)
+    return table
