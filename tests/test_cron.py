@@ -84,7 +84,9 @@ def test_known_problems_are_counted_not_repeated(tmp_path: Path) -> None:
     _missing_transcripts(src, 3)
     first = _import(state, "--quiet")
     assert first.returncode == 4 and first.stdout == ""
-    assert [ln.split(": ")[1] for ln in first.stderr.splitlines()] == ["transcript_missing"] * 3
+    assert [ln.split(": ")[1:3] for ln in first.stderr.splitlines()] == [
+        ["transcript_missing", "3 times (first"]  # one line per kind
+    ]
     second = _import(state, "--quiet")
     assert (second.returncode, second.stdout, second.stderr) == (0, "", "")
     loud = _import(state)

@@ -274,3 +274,34 @@ def test_a_lone_file_leaves_a_known_transcript_as_its_sessions_dir_said(
     r = run_cli("import", os.path.relpath(_sessions(src) / "aaaa-1.jsonl"), "--json")
     assert r.exit_code == 0 and json_out(r)["eventsStored"] == 1, r.stdout
     assert query(state, sql) == before
+
+
+def test_a_first_import_prints_one_line_per_kind_of_note(tmp_path: Path) -> None:
+    """Five missing transcripts, two files no entry names, one deleted archive: three lines
+    (the lone one as itself); --verbose lists every issue; --json is unchanged by either."""
+    src = _sessions(tmp_path / "src")
+    entries = {f"agent:main:gone{i}": {"sessionId": f"gone-{i}"} for i in range(5)}
+    for sid in ("real-1", "stray-1", "stray-2"):
+        s = Session(sid)
+        s.user(f"hello from {sid}")
+        s.write(src / f"{sid}.jsonl")
+    Session("old-1").write(src / "old-1.jsonl.deleted.2026-01-01T00-00-00.000Z")
+    write_store(src, {**entries, "agent:main:real": {"sessionId": "real-1"}})
+    loud = run_cli("import", str(tmp_path / "src"), "--dry-run")
+    issues = [ln for ln in loud.stderr.splitlines() if ln.startswith("  ")]
+    assert sorted(ln.split(": ")[1] for ln in issues) == [
+        "deleted_skipped", "transcript_missing", "transcript_unreferenced"
+    ]  # fmt: skip
+    missing = next(ln for ln in issues if "transcript_missing" in ln)
+    assert missing.startswith("  problem: transcript_missing: 5 times (first: ")
+    assert "gone-0.jsonl]; then: [" in missing and "gone-1.jsonl], …)" in missing
+    stray = next(ln for ln in issues if "transcript_unreferenced" in ln)
+    assert "2 times" in stray and "stray-2.jsonl]);" in stray  # two: no ellipsis
+    lone = next(ln for ln in issues if "deleted_skipped" in ln)
+    assert "times" not in lone and "old-1.jsonl.deleted" in lone
+    every = run_cli("import", str(tmp_path / "src"), "--dry-run", "--verbose")
+    assert sum("transcript_missing" in ln for ln in every.stderr.splitlines()) == 5
+    assert sum("transcript_unreferenced" in ln for ln in every.stderr.splitlines()) == 2
+    plain = json_out(run_cli("import", str(tmp_path / "src"), "--dry-run", "--json"))
+    verbose = json_out(run_cli("import", str(tmp_path / "src"), "--dry-run", "--json", "-v"))
+    assert plain == verbose and len(plain["issues"]) == 8

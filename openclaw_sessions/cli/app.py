@@ -111,6 +111,12 @@ def import_cmd(
     ] = None,
     as_json: JsonOpt = False,
     quiet: QuietOpt = False,
+    verbose: Annotated[
+        bool,
+        typer.Option(
+            "--verbose", "-v", help="Every issue on its own line (default: one line per kind)."
+        ),
+    ] = False,
     color: ColorOpt = "auto",
 ) -> None:
     """Bulk-load legacy JSONL transcripts (idempotent, doctor-style)."""

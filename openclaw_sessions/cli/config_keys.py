@@ -58,6 +58,7 @@ KEYS: dict[str, dict[str, tuple[str, str, str, tuple[str, ...]]]] = {
         "undelete": ("undelete", "text", "", ()),
         "json": ("as_json", "flag", "", ()),
         "quiet": ("quiet", "flag", "", ()),
+        "verbose": ("verbose", "flag", "", ()),
         "color": ("color", "text", "", ("auto", "always", "never")),
     },
     "mcp": {

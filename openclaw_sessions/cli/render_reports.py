@@ -1,7 +1,8 @@
 """What import and reindex report, for people, on stderr: the counts, each issue met for the
-first time (a known one is counted: ingest/problems.py; more than FOLD of one kind are one
-line with their count), and with `--quiet` only the problems that are new since the last run
-(a cron line mails nothing else). Paths, keys and messages are escaped as every plain output
+first time (a known one is counted: ingest/problems.py; each kind is one line, with its count
+and an example or two: a first import of an old state dir meets hundreds of the same note;
+`--verbose` lists every one), and with `--quiet` only the problems that are new since the last
+run (a cron line mails nothing else). Paths, keys and messages are escaped as every plain output
 escapes them (output.field)."""
 
 from __future__ import annotations
@@ -19,7 +20,9 @@ if TYPE_CHECKING:
     from openclaw_sessions.reports import ImportReport, Issue, ReindexReport
 
 
-def import_report(report: ImportReport, reindexed: Sequence[ReindexReport]) -> None:
+def import_report(
+    report: ImportReport, reindexed: Sequence[ReindexReport], every: bool = False
+) -> None:
     out = console(True)
     verb = "would import" if report.dry_run else "imported"
     out.print(
@@ -35,7 +38,7 @@ def import_report(report: ImportReport, reindexed: Sequence[ReindexReport]) -> N
     if not report.dry_run and not report.events and not report.imported:
         out.print("nothing new to import")
     fresh = [i for i in report.issues if not i.known]  # redacted by the importer
-    for line in folded(fresh, report.dry_run):
+    for line in folded(fresh, report.dry_run, every):
         out.print(line)
     known = [i for i in report.issues if i.known]
     if known:
@@ -49,39 +52,47 @@ def import_report(report: ImportReport, reindexed: Sequence[ReindexReport]) -> N
         out.print("new transcripts are indexed by the next search or `openclaw-sessions reindex`")
 
 
-FOLD = 3  # more issues of one kind than this are one summary line (JSON lists them all)
-
-
-def folded(issues: Sequence[Issue], dry_run: bool = False) -> list[str]:
-    """One line per issue, except that a kind met more than FOLD times is one line with its
-    count and its first issue: 100,000 missing transcripts are not 100,000 lines."""
+def folded(issues: Sequence[Issue], dry_run: bool = False, every: bool = False) -> list[str]:
+    """One line per kind of issue: a kind met once is that issue's line; more, their count,
+    the first one and where the second is (203 unreferenced archives are one line, not 203).
+    ``every`` (--verbose): one line per issue. JSON and `status --problems` list them all."""
+    if every:
+        return [_issue_line(i) for i in issues]
     kinds: dict[tuple[str, str], list[Issue]] = {}
     for issue in issues:
         kinds.setdefault((issue.severity, issue.code), []).append(issue)
     lines = []
     for (_, code), met in kinds.items():
-        if len(met) <= FOLD:
-            lines += [_issue_line(i) for i in met]
+        if len(met) == 1:
+            lines.append(_issue_line(met[0]))
             continue
         first = _issue_line(met[0]).split(": ", 2)[2]
-        where = "`--json` lists" if dry_run else "`openclaw-sessions status --problems` lists"
+        then = field(f"[{_where(met[1])}]") + (", …" if len(met) > 2 else "")
+        where = "`--json`" if dry_run else "`openclaw-sessions status --problems`"
         tag = "problem" if met[0].severity == "error" else "note"
-        lines.append(f"  {tag}: {field(code)}: {len(met)} times (first: {first}); {where} them")
+        lines.append(
+            f"  {tag}: {field(code)}: {len(met)} times (first: {first}; then: {then});"
+            f" `--verbose` and {where} list them all"
+        )
     return lines
 
 
-def _issue_line(issue: Issue) -> str:
+def _where(issue: Issue) -> str:
     where = issue.path or issue.session_key or ""
-    if issue.line:
-        where += f":{issue.line}"
+    return f"{where}:{issue.line}" if issue.line else where
+
+
+def _issue_line(issue: Issue) -> str:
     tag = "problem" if issue.severity == "error" else "note"
-    return field(f"  {tag}: {issue.code}: {issue.message} [{where}]")
+    return field(f"  {tag}: {issue.code}: {issue.message} [{_where(issue)}]")
 
 
-def new_problems(report: ImportReport, reindexed: Sequence[ReindexReport]) -> None:
+def new_problems(
+    report: ImportReport, reindexed: Sequence[ReindexReport], every: bool = False
+) -> None:
     """`import --quiet`: only the problems no earlier run reported (cron mails nothing else)."""
     fresh = [i for i in report.issues if i.severity == "error" and not i.known]
-    for line in folded(fresh, report.dry_run):
+    for line in folded(fresh, report.dry_run, every):
         print(wellformed.text(line.strip()), file=sys.stderr)
     for r in reindexed:
         for issue in r.failures:

@@ -327,9 +327,9 @@ def _import(params: dict[str, Any]) -> int:
         from . import render_reports
 
         if out.quiet:  # only what is new since the last run (cron)
-            render_reports.new_problems(done.report, done.reindexed)
+            render_reports.new_problems(done.report, done.reindexed, every=out.verbose)
         else:
-            render_reports.import_report(done.report, done.reindexed)
+            render_reports.import_report(done.report, done.reindexed, every=out.verbose)
     return int(ExitCode.PROBLEMS if done.problems else ExitCode.OK)
 
 
