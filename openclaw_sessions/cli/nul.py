@@ -11,7 +11,7 @@ from __future__ import annotations
 
 import sys
 from collections.abc import Iterable
-from typing import TYPE_CHECKING
+from typing import TYPE_CHECKING, Any
 
 from openclaw_sessions.errors import UsageError
 
@@ -21,18 +21,17 @@ if TYPE_CHECKING:
     from openclaw_sessions.read.listing import Listed
     from openclaw_sessions.read.models import SearchResult
 
-    from .run import Output
 
-
-def check(out: Output, counts: bool = False, context: int = 0) -> None:
-    """-0 is a form of the plain output of names: refused with the forms it cannot be."""
+def check(given: dict[str, Any]) -> None:
+    """-0 is a form of the plain output of names: refused with the forms it cannot be.
+    ``given``: the command's parameters, by name (run.py)."""
     clash = (
-        "--json" if out.as_json else
-        "--jsonl" if out.jsonl else
-        "--format table" if out.layout == "table" else
-        "--remote" if out.remote is not None or out.hosts else
-        "--count" if counts else
-        "--context" if context else None
+        "--json" if given.get("as_json") else
+        "--jsonl" if given.get("jsonl") else
+        "--format table" if given.get("layout") == "table" else
+        "--remote" if given.get("remote") is not None or given.get("hosts") else
+        "--count" if given.get("counts") else
+        "--context" if given.get("context") else None
     )  # fmt: skip
     if clash is not None:
         raise UsageError(

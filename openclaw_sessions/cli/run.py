@@ -140,7 +140,7 @@ def _search(params: dict[str, Any]) -> int:
 
     opts, out = split(SearchOptions, params)
     if out.null:
-        guard.guarded(out.as_json or out.jsonl, lambda: nul.check(out, opts.counts, opts.context))
+        guard.guarded(out.as_json or out.jsonl, lambda: nul.check(params))
     if out.remote is not None or out.hosts:
         from .remote_search import run_search
 
@@ -259,7 +259,7 @@ def _sessions(params: dict[str, Any]) -> int:
         argcheck.count("--limit", opts.limit)
         argcheck.texts([("--since", opts.since), ("--until", opts.until), ("--as", opts.as_key)])
         if out.null:
-            nul.check(out)
+            nul.check(params)
         return list_sessions(opts)
 
     listed = guard.guarded(out.as_json or out.jsonl, work)
