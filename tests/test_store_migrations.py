@@ -75,8 +75,8 @@ def test_the_released_store_needs_no_migration_and_has_the_fresh_schema(
     assert got[("pragma", "user_version")] == SCHEMA_VERSION
     changed = drift(got, fresh_shape(tmp_path))
     assert not changed, f"schema changed without a migration: {sorted(changed)}"
-    for word in ("deploy", "迁移"):
-        r = run_cli("search", word, "--json")
+    for word in ("deploy", "迁移"):  # --wait: redaction rules changed since, if they did
+        r = run_cli("search", word, "--json", "--wait")
         assert r.exit_code == 0 and json_out(r)["results"], (word, r.stdout, r.stderr)
 
 
