@@ -1,5 +1,6 @@
 -- The one schema of an agent's store. Version lives in PRAGMA user_version
--- (migrations.SCHEMA_VERSION); the migrations in migrations.py take an older file to exactly this.
+-- (migrations.SCHEMA_VERSION); the migrations (migrations.sql, frozen as each version shipped)
+-- take an older file to exactly this.
 
 -- Key/value facts about the store: last import/reconcile times, redaction fingerprint.
 CREATE TABLE meta (
