@@ -4,6 +4,7 @@ locale, and that each command's parameters are its options object's fields."""
 
 from __future__ import annotations
 
+import gc
 import json
 import os
 import subprocess
@@ -33,11 +34,28 @@ def test_console_script_and_module_use_the_entry_point() -> None:
     assert "from .cli.main import main" in (REPO / "openclaw_sessions" / "__main__.py").read_text()
 
 
+def test_collector_is_on_while_the_command_runs_and_after(
+    monkeypatch: pytest.MonkeyPatch,
+) -> None:
+    seen: list[bool] = []
+    from openclaw_sessions.cli import app
+
+    monkeypatch.setattr(app, "app", lambda **_: seen.append(gc.isenabled()))
+    try:
+        main.main()
+    finally:
+        gc.unfreeze()  # the test process keeps collecting what it frees
+    assert seen == [True] and gc.isenabled()
+
+
 def test_exit_codes_pass_through(monkeypatch: pytest.MonkeyPatch) -> None:
     monkeypatch.setattr(sys, "argv", ["openclaw-sessions", "search", "   "])
-    with pytest.raises(SystemExit) as exc:
-        main.main()
-    assert exc.value.code == 2
+    try:
+        with pytest.raises(SystemExit) as exc:
+            main.main()
+    finally:
+        gc.unfreeze()
+    assert exc.value.code == 2 and gc.isenabled()
 
 
 def test_a_call_imports_only_its_own_command_and_no_rich(store: Path) -> None:
