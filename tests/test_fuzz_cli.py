@@ -220,8 +220,8 @@ def test_option_combinations_fuzzed(scratch: Path, data: st.DataObject, command:
     ],
 )  # fmt: skip
 def test_bad_values_are_one_error_line(store: Path, argv: list[str], message: str) -> None:
-    """In process (the Typer app) and through the installed command (the fast path for the
-    `--json` forms it accepts), with argv bytes that are not UTF-8 passed as bytes."""
+    """In process (the Typer app) and through the installed command, with argv bytes that are
+    not UTF-8 passed as bytes."""
     r = run_cli(*argv, "--state-dir", str(store)) if argv[0] != "status" else run_cli(*argv)
     _one_error_line(r, (2,))
     assert r.stderr.startswith(message), r.stderr

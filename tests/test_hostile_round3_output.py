@@ -113,7 +113,7 @@ def test_every_printed_key_names_its_session_back(hostile: Path, state: Path) ->
 
 
 @pytest.mark.skipif(EXE is None, reason="the console script is not installed")
-def test_the_fast_path_reads_escaped_keys_too(hostile: Path, state: Path) -> None:
+def test_the_installed_command_reads_escaped_keys_too(hostile: Path, state: Path) -> None:
     env = {**os.environ, "OPENCLAW_STATE_DIR": str(state)}
     for args in (["history", escape(EVIL), "--json"], ["export", escape(EVIL), "--json"]):
         r = subprocess.run([EXE, *args], env=env, capture_output=True, timeout=60)

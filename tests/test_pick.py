@@ -161,7 +161,7 @@ def test_the_reload_command_as_fzf_runs_it(
     sample: Path, tmp_path: Path, query: str, whole_words: bool, hits: bool
 ) -> None:
     """fzf single-quotes {q} ('\\'' for a quote, as shlex does) and runs the reload with sh."""
-    from openclaw_sessions.cli import pick
+    from openclaw_sessions.cli.commands import pick
 
     argv = pick.fzf_argv(pick.PickOptions(whole_words=whole_words))
     (reload,) = [a.removeprefix("change:reload:") for a in argv if a.startswith("change:reload:")]

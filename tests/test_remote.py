@@ -5,6 +5,8 @@ nothing a local search must not find, no secret and no incognito text centrally.
 from __future__ import annotations
 
 import json
+import subprocess
+import sys
 from pathlib import Path
 from typing import Any
 
@@ -215,28 +217,26 @@ def test_nothing_local_search_must_not_find(tmp_path: Path) -> None:
         ("deploy", "--context", "2"),
     ],
 )
-def test_the_fast_path_searches_the_fleet_as_typer_does(
+def test_the_installed_command_searches_the_fleet_as_in_process(
     fleet: dict[str, Any], args: tuple[str, ...]
 ) -> None:
-    from tests.test_fastpath import fast, typer_path
-
     argv = ["search", *args, "--remote", fleet["dsn"]]
-    for _ in range(2):  # either order: no state carried from one path to the other
-        assert fast(argv) == typer_path(argv)
-        assert typer_path(argv) == fast(argv)
-    r = env.cli(*argv)
+    script = Path(sys.executable).parent / "openclaw-sessions"
+    for _ in range(2):  # no state carried from one run in process to the next
+        proc = subprocess.run([script, *argv], capture_output=True, text=True)
+        r = env.cli(*argv)
+        assert (proc.returncode, proc.stdout, proc.stderr) == (r.exit_code, r.stdout, r.stderr)
     if "--agent" in args and "--json" in args:
         agent = args[args.index("--agent") + 1]
         assert {h["agentId"] for h in json.loads(r.stdout)["results"]} == {agent}
 
 
-def test_a_local_search_leaves_nothing_behind_for_the_fast_path(fleet: dict[str, Any]) -> None:
-    from tests.test_fastpath import fast
-
+def test_a_local_search_leaves_nothing_behind_for_the_next(fleet: dict[str, Any]) -> None:
     a = fleet["hosts"]["gw-a"]
     assert env.cli("search", "deploy", "--agent", "ops", "--state-dir", str(a)).exit_code == 0
-    code, out, _ = fast(["search", "deploy", "--remote", fleet["dsn"], "--json", "-n", "500"])
-    assert code == 0 and {h["agentId"] for h in json.loads(out)["results"]} == {"main", "ops"}
+    r = env.cli("search", "deploy", "--remote", fleet["dsn"], "--json", "-n", "500")
+    assert r.exit_code == 0
+    assert {h["agentId"] for h in json.loads(r.stdout)["results"]} == {"main", "ops"}
 
 
 def test_as_with_a_session_filter_and_its_refusals(fleet: dict[str, Any]) -> None:

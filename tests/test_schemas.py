@@ -172,7 +172,7 @@ def commands_with(option: str) -> set[str]:
 
 
 def test_every_json_output_has_a_schema_and_schema_prints_it() -> None:
-    from openclaw_sessions.cli.schema_command import JSON, JSONL
+    from openclaw_sessions.cli.commands.schema import JSON, JSONL
 
     assert set(JSON) == commands_with("--json")
     assert set(JSONL) == commands_with("--jsonl") - {"schema"}  # its own --jsonl picks one

@@ -1,6 +1,6 @@
-"""The config file of option defaults (config.toml): read by the installed command on both
-paths (the fast path and the Typer app) with one precedence, argv > environment > file >
-built-in default; a bad file is one `error:` line naming the file and the key."""
+"""The config file of option defaults (config.toml): read by the installed command with one
+precedence, argv > environment > file > built-in default; a bad file is one `error:` line
+naming the file and the key."""
 
 from __future__ import annotations
 
@@ -51,11 +51,11 @@ def hits(proc: subprocess.CompletedProcess[str]) -> int:
 
 def test_top_level_and_command_tables_on_both_paths(store: Path, tmp_path: Path) -> None:
     config(tmp_path, 'limit = 3\ntime = "relative"\n[search]\nlimit = 5\nformat = "plain"\n')
-    fast = cli("search", "deploy")  # the fast path
-    slow = cli("search", "deploy", "--limit=+5")  # `+5`: the fast path hands over to Typer
+    fast = cli("search", "deploy")
+    slow = cli("search", "deploy", "--limit=+5")  # `+5`: Click reads it as 5
     assert fast.returncode == 0 and hits(fast) == 5, fast.stderr
     assert slow.stdout == fast.stdout and "ago" in fast.stdout.split("\t")[2]
-    assert hits(cli("sessions", "--limit", "1")) == 1  # only a Typer command
+    assert hits(cli("sessions", "--limit", "1")) == 1
     history = cli("history", KEY, "--no-pager")
     assert history.returncode == 0 and history.stdout.count("deploy") == 3
 
@@ -63,7 +63,7 @@ def test_top_level_and_command_tables_on_both_paths(store: Path, tmp_path: Path)
 def test_command_line_beats_environment_beats_file(store: Path, tmp_path: Path) -> None:
     elsewhere = tmp_path / "nowhere"
     config(tmp_path, f"state-dir = {json.dumps(str(elsewhere))}\nlimit = 2\n")
-    for extra in ([], ["--format", "plain"]):  # fast path, then (with --limit=+) Typer
+    for extra in ([], ["--format", "plain"]):
         assert hits(cli("search", "deploy", *extra)) == 2  # env OPENCLAW_STATE_DIR wins
         assert hits(cli("search", "deploy", "--limit=+4", *extra)) == 4
         assert hits(cli("search", "deploy", "-n", "4", *extra)) == 4

@@ -1,3 +1,2 @@
-"""The command line: parse argv (Typer, or the fast path for scripted `--json` calls), call the
-core once, render the result and map it to an exit code. The only package that imports Typer
-or Rich; nothing imports it."""
+"""The command line: parse argv (Typer), call the core once, render the result and map it to
+an exit code. The only package that imports Typer or Rich; nothing imports it."""

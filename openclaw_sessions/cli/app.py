@@ -1,33 +1,213 @@
-"""The Typer app: the commands, their arguments and options, their help (the reading commands'
-in read_commands.py). Each command hands its parameters, by name, to run.py, which does the
-rest (the fast path, fastargs.py, hands the same parameters from argv it parses itself);
-completions, the man page and the fast path's option table are generated from this app
-(scripts/gen_docs.py)."""
+"""The Typer app: its commands, each in its own module under commands/ (loaded only when that
+command runs, or when help, completion or scripts/gen_docs.py lists them all), and how argv is
+parsed beyond Click's defaults.
 
-from pathlib import Path
-from typing import Annotated
+Every error ends as one `error:` line with a hint and a documented exit code, also Click's own
+usage errors (unknown option, a value that is not an integer, a missing argument); an empty
+option value is refused instead of being read as "not given" or as the current directory; and
+`--help` lists a command's options in the groups their declarations name (Typer's
+`rich_help_panel`), as plain text. A command's function returns its exit code; Command runs
+it inside guard.failing, the one place where failures become exit codes.
+"""
+
+from __future__ import annotations
+
+import os
+from collections.abc import Iterator, Mapping
+from contextlib import contextmanager
+from importlib import import_module
+from typing import Annotated, Any
 
 import typer
+from typer.core import TyperCommand, TyperGroup
 
 from openclaw_sessions import __version__
-from openclaw_sessions.store import paths
+from openclaw_sessions.errors import ExitCode, UsageError
 
-from . import daily_commands, mcp_command, read_commands, remote_cli, schema_command
-from .completion import complete_agent, complete_session_key
-from .options import (
-    OUTPUT,
-    AgentOpt,
-    AllAgentsOpt,
-    ColorOpt,
-    JsonOpt,
-    QuietOpt,
-    StateDirOpt,
-    TimeOpt,
-    UtcOpt,
-    examples,
-    finish,
-)
-from .parsing import Command, Group
+from . import guard, output
+
+# command -> its module under commands/, in --help order (a new command is one line here)
+COMMANDS = {
+    "import": "import_",
+    "reindex": "reindex",
+    "search": "search",
+    "history": "history",
+    "export": "export",
+    "sessions": "sessions",
+    "mcp": "mcp",
+    "push": "push",
+    "status": "status",
+    "delete": "delete",
+    "pick": "pick",
+    "completions": "completions",
+    "schema": "schema",
+}
+
+# Click's usage errors (Typer vendors Click; it is not imported by name).
+_CLICK_USAGE_ERROR: type[Exception] = typer.BadParameter.__mro__[1]
+
+
+def command_module(name: str) -> Any:
+    """The module that declares and runs command ``name``."""
+    return import_module(f"openclaw_sessions.cli.commands.{COMMANDS[name]}")
+
+
+class _Commands(Mapping[str, Any]):
+    """The group's commands, each built from its module the first time it is asked for."""
+
+    def __init__(self) -> None:
+        self._built: dict[str, Any] = {}
+
+    def __getitem__(self, name: str) -> Any:
+        if name not in COMMANDS:
+            raise KeyError(name)
+        if name not in self._built:
+            from typer.main import get_command_from_info
+            from typer.models import CommandInfo
+
+            module = command_module(name)
+            info = CommandInfo(name, cls=Command, epilog=module.EPILOG, callback=module.command)
+            cmd = get_command_from_info(info, pretty_exceptions_short=True, rich_markup_mode=None)
+            cmd.json_errors = getattr(module, "JSON_ERRORS", True)  # type: ignore[attr-defined]
+            self._built[name] = cmd
+        return self._built[name]
+
+    def __iter__(self) -> Iterator[str]:
+        return iter(COMMANDS)
+
+    def __len__(self) -> int:
+        return len(COMMANDS)
+
+
+@contextmanager
+def _one_line_errors() -> Iterator[None]:
+    """Click's usage errors (unknown option, bad int, missing argument) end like every other
+    error: one `error:` line with a hint, exit 2, instead of Click's usage block."""
+    with guard.failing(False):  # raised while parsing (an option's check, Command)
+        try:
+            yield
+        except _CLICK_USAGE_ERROR as exc:
+            if type(exc).__name__ == "NoArgsIsHelpError":  # a bare command: its help, as Click
+                raise
+            ctx = getattr(exc, "ctx", None)
+            message = " ".join(str(getattr(exc, "format_message", exc.__str__)()).split())
+            hint = f"see `{ctx.command_path} --help`" if ctx is not None else None
+            output.error(message[:1].lower() + message[1:], hint)
+            raise SystemExit(int(ExitCode.USAGE)) from None
+
+
+class Group(TyperGroup):
+    """The app: commands loaded as they are asked for; usage errors as one line; the config
+    file's values as Click's default_map (Click then applies argv > environment > config file
+    > built-in default)."""
+
+    def __init__(self, *args: Any, **kwargs: Any) -> None:
+        super().__init__(*args, **kwargs)
+        self.commands = _Commands()  # type: ignore[assignment]
+
+    def list_commands(self, ctx: Any) -> list[str]:
+        return list(COMMANDS)
+
+    def make_context(self, info_name: Any, args: list[str], *rest: Any, **kwargs: Any) -> Any:
+        with _one_line_errors():
+            if "default_map" not in kwargs:
+                kwargs["default_map"] = _defaults(args)
+            return super().make_context(info_name, args, *rest, **kwargs)
+
+    def invoke(self, ctx: Any) -> Any:
+        with _one_line_errors():
+            return super().invoke(ctx)
+
+    def _main_shell_completion(
+        self, ctx_args: Any, prog_name: str, complete_var: Any = None
+    ) -> None:
+        """A shell asking for completions: Typer's own shell classes answer, as they did when
+        Typer added --install-completion (removed, add_completion=False: its scripts do not
+        complete session keys; `completions SHELL` prints ours)."""
+        from openclaw_sessions import settings
+
+        if settings.completing():
+            from typer._completion_classes import completion_init  # pinned Typer: 0.28
+
+            completion_init()
+        super()._main_shell_completion(ctx_args, prog_name, complete_var)
+
+
+def _defaults(args: list[str]) -> dict[str, Any]:
+    """The config file's defaults; a broken file is an error, except for a shell asking for
+    completions and for --help/--version (which must still say how to fix it)."""
+    from openclaw_sessions import settings
+    from openclaw_sessions.errors import OpenClawError
+
+    from . import userconfig
+
+    try:
+        return userconfig.default_map()
+    except OpenClawError:
+        if settings.completing() or {"-h", "--help", "--version"} & set(args):
+            return {}
+        raise
+
+
+class Command(TyperCommand):
+    """Runs the command function inside guard.failing (its failures become exit codes; JSON
+    refusals on stdout when the caller reads JSON) and exits with the code it returns.
+
+    Refuses an empty option value (and an empty path argument) before Click converts it:
+    `--state-dir ""` or `import ""` would otherwise mean the current directory, and
+    `--since ""` no filter at all. A path must be one the OS can name (argv's bytes always
+    are; a caller in process may pass any string)."""
+
+    json_errors = True  # export: its --json is a format, and its errors are never JSON
+
+    def invoke(self, ctx: Any) -> Any:
+        as_json = bool(ctx.params.get("as_json") or ctx.params.get("jsonl"))
+        with guard.failing(as_json and self.json_errors):
+            code = super().invoke(ctx)
+        raise typer.Exit(int(code))
+
+    def collect_usage_pieces(self, ctx: Any) -> list[str]:
+        """A required argument as Click writes it (`QUERY`), not as Typer does (`{QUERY}`)."""
+        pieces = super().collect_usage_pieces(ctx)
+        return [p[1:-1] if p[:1] == "{" and p[-1:] == "}" else p for p in pieces]
+
+    def format_options(self, ctx: Any, formatter: Any) -> None:
+        """Arguments, then the options without a group, then each group in the order its
+        first option is declared."""
+        groups: dict[str, list[tuple[str, str]]] = {"Arguments": [], "Options": []}
+        for p in self.get_params(ctx):
+            record = p.get_help_record(ctx)
+            if record is None:
+                continue
+            kind = "Arguments" if p.param_type_name == "argument" else "Options"
+            groups.setdefault(getattr(p, "rich_help_panel", None) or kind, []).append(record)
+        for name, records in groups.items():
+            if records:
+                with formatter.section(name):
+                    formatter.write_dl(records)
+
+    def parse_args(self, ctx: Any, args: list[str]) -> list[str]:
+        if not ctx.resilient_parsing:
+            given, _, _ = self.make_parser(ctx).parse_args(args=list(args))
+            for p in self.get_params(ctx):
+                value = given.get(p.name or "")
+                values = value if isinstance(value, list | tuple) else [value]
+                _check(p, [v for v in values if isinstance(v, str)])
+        return list(super().parse_args(ctx, args))
+
+
+def _check(param: Any, values: list[str]) -> None:
+    option = param.param_type_name == "option"
+    path = param.type.name == "path"
+    name = param.opts[0] if option else str(param.metavar or param.name).upper()
+    if "" in values and (option or path):
+        raise UsageError(f"{name} must not be empty")
+    for v in values if path else ():
+        try:
+            os.fsencode(v)
+        except UnicodeError:
+            raise UsageError(f"{name} is not a path this system can name: {v!r}") from None
+
 
 app = typer.Typer(
     cls=Group,
@@ -55,157 +235,3 @@ def _main(
     ] = False,
 ) -> None:
     """Search, read and maintain OpenClaw session transcripts from the shell."""
-
-
-@app.command(
-    "import",
-    cls=Command,
-    epilog=examples(
-        "import --reindex",
-        "import ~/backup/.openclaw --dry-run --json",
-        "import --quiet; openclaw-sessions reindex --all-agents --quiet",
-    ),
-)
-def import_cmd(
-    sources: Annotated[
-        list[Path] | None,
-        typer.Argument(
-            metavar="SOURCES",
-            help="State roots, sessions dirs, .jsonl(.zst) files or upstream agent databases"
-            " (default: every <root>/agents/*/sessions).",
-            show_default=False,
-        ),
-    ] = None,
-    state_dir: StateDirOpt = None,
-    agent: Annotated[
-        str | None,
-        typer.Option(
-            "--agent",
-            metavar="ID",
-            help="Import only this agent (a lone transcript or sessions dir goes to it;"
-            " default: every agent, a lone transcript to main; $OPENCLAW_AGENT is not read:"
-            " a cron shell that exports it still imports every agent).",
-            show_default=False,
-            autocompletion=complete_agent,
-        ),
-    ] = None,
-    all_agents: Annotated[
-        bool, typer.Option("--all-agents", help="Every agent (the default; overrides --agent).")
-    ] = False,
-    dry_run: Annotated[
-        bool, typer.Option("--dry-run", help="Parse and count; write nothing.")
-    ] = False,
-    include_archives: Annotated[
-        bool, typer.Option("--include-archives", help="Also import .deleted archives and backups.")
-    ] = False,
-    reindex: Annotated[
-        bool, typer.Option("--reindex", help="Run the reconciliation right after.")
-    ] = False,
-    undelete: Annotated[
-        list[str] | None,
-        typer.Option(
-            "--undelete",
-            metavar="KEY",
-            help="Bring back a session `delete` removed (repeatable; else it stays deleted).",
-        ),
-    ] = None,
-    as_json: JsonOpt = False,
-    quiet: QuietOpt = False,
-    verbose: Annotated[
-        bool,
-        typer.Option(
-            "--verbose", "-v", help="Every issue on its own line (default: one line per kind)."
-        ),
-    ] = False,
-    color: ColorOpt = "auto",
-) -> None:
-    """Bulk-load legacy JSONL transcripts (idempotent, doctor-style)."""
-    finish("import", locals())
-
-
-@app.command(
-    "reindex", cls=Command, epilog=examples("reindex --quiet", "reindex --all-agents --full")
-)
-def reindex_cmd(
-    state_dir: StateDirOpt = None,
-    agent: AgentOpt = paths.DEFAULT_AGENT,
-    all_agents: AllAgentsOpt = False,
-    full: Annotated[bool, typer.Option("--full", help="Rebuild every session's index.")] = False,
-    as_json: JsonOpt = False,
-    quiet: QuietOpt = False,
-    background: Annotated[bool, typer.Option("--background", hidden=True)] = False,
-    color: ColorOpt = "auto",
-) -> None:
-    """Run the reconciliation in the foreground (cron-safe)."""
-    finish("reindex", locals())
-
-
-# The reading commands, declared in read_commands.py, in their place in --help.
-for _name, _epilog, _command in read_commands.COMMANDS:
-    app.command(_name, cls=Command, epilog=_epilog)(_command)
-
-# The MCP server (the [mcp] extra; imported only when it runs), after the reading commands.
-app.command("mcp", cls=Command, epilog=mcp_command.EPILOG)(mcp_command.mcp_cmd)
-
-
-app.command("push", cls=Command, epilog=remote_cli.PUSH_EPILOG)(remote_cli.push_cmd)
-
-
-@app.command(
-    "status",
-    cls=Command,
-    epilog=examples("status --all-agents", "status --problems", "status --json | jq .health"),
-)
-def status_cmd(
-    state_dir: StateDirOpt = None,
-    agent: AgentOpt = paths.DEFAULT_AGENT,
-    all_agents: AllAgentsOpt = False,
-    problems: Annotated[
-        bool,
-        typer.Option(
-            "--problems",
-            help="List quarantined lines and known import problems (file:line).",
-            rich_help_panel=OUTPUT,
-        ),
-    ] = False,
-    verbose: Annotated[
-        bool,
-        typer.Option(
-            "--verbose", "-v", help="Every detail of each agent's store.", rich_help_panel=OUTPUT
-        ),
-    ] = False,
-    as_json: JsonOpt = False,
-    utc: UtcOpt = False,
-    time: TimeOpt = "absolute",
-    color: ColorOpt = "auto",
-) -> None:
-    """Show each agent's store and index state, with a health verdict (ok, attention, error)."""
-    finish("status", locals())
-
-
-@app.command("delete", cls=Command, epilog=examples("delete agent:main:discord:direct:bob --yes"))
-def delete_cmd(
-    target: Annotated[
-        str,
-        typer.Argument(
-            metavar="TARGET",
-            help="Session key (the session, every generation) or session id (that generation;"
-            " a unique prefix works).",
-            autocompletion=complete_session_key,
-        ),
-    ],
-    state_dir: StateDirOpt = None,
-    agent: AgentOpt = paths.DEFAULT_AGENT,
-    yes: Annotated[bool, typer.Option("--yes", "-y", help="Do not ask for confirmation.")] = False,
-    as_json: JsonOpt = False,
-    color: ColorOpt = "auto",
-) -> None:
-    """Delete a session's transcripts and index rows in one transaction."""
-    finish("delete", locals())
-
-
-# pick and completions, declared in daily_commands.py, last in --help.
-for _name, _epilog, _command in daily_commands.COMMANDS:
-    app.command(_name, cls=Command, epilog=_epilog)(_command)
-
-app.command("schema", cls=Command, epilog=schema_command.EPILOG)(schema_command.schema_cmd)

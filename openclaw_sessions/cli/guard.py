@@ -1,19 +1,22 @@
-"""How a command ends, without Typer: JSON on stdout, one `error:` line on stderr, the
-documented exit code. Shared by the Typer app (app.py) and the fast path (fastargs.py), through
-run.py, so both fail and print exactly alike.
+"""How a command ends, in one place: the error family (errors.py) and what the core lets
+through (SQLite, the OS) become one `error:` line and a documented exit code; a reader that
+goes away (`| head`, a pager quit early) ends it quietly with 0; Ctrl-C ends it with 130.
+app.Command runs every command inside ``failing``; main.py installs ``interrupted``.
 """
 
 from __future__ import annotations
 
+import os
 import sqlite3
-from collections.abc import Callable
-from typing import NoReturn, TypeVar
+import sys
+from collections.abc import Iterator
+from contextlib import contextmanager
+from typing import NoReturn
 
 from openclaw_sessions.errors import ExitCode, ForbiddenError, NotFoundError, OpenClawError
 
 from .output import echo_json, error
 
-T = TypeVar("T")
 # Every transaction either committed or rolls back as the exit unwinds (a transcript, a
 # group of index rows): nothing is half-written.
 INTERRUPTED = "interrupted; work done so far is committed, the rest rolled back"
@@ -28,6 +31,8 @@ def redacted(text: str) -> str:
 
 
 def fail(exc: OpenClawError, as_json: bool) -> NoReturn:
+    """``as_json``: the caller reads JSON, so a refusal (forbidden, not found) is JSON on
+    stdout too, as upstream answers it."""
     message = redacted(exc.message)
     if as_json and isinstance(exc, ForbiddenError | NotFoundError):
         status = "forbidden" if isinstance(exc, ForbiddenError) else "error"
@@ -36,10 +41,12 @@ def fail(exc: OpenClawError, as_json: bool) -> NoReturn:
     raise SystemExit(int(exc.exit_code))
 
 
-def guarded(as_json: bool, fn: Callable[[], T]) -> T:
-    """Run the core; every failure becomes one `error:` line and a documented exit code."""
+@contextmanager
+def failing(as_json: bool) -> Iterator[None]:
+    """Run a command; every way it can fail ends here, with its exit code."""
     try:
-        return fn()
+        yield
+        sys.stdout.flush()  # a reader gone shows here, not at exit
     except OpenClawError as exc:
         fail(exc, as_json)
     except sqlite3.Error as exc:
@@ -47,18 +54,25 @@ def guarded(as_json: bool, fn: Callable[[], T]) -> T:
 
         fail(translate(exc), as_json)
     except KeyboardInterrupt:
-        error(INTERRUPTED, None)
-        raise SystemExit(int(ExitCode.INTERRUPTED)) from None
+        interrupted()
     except BrokenPipeError:
-        raise  # stdout's reader went away: not a failure (run.run_command ends quietly)
+        reader_gone()
     except OSError as exc:
         from openclaw_sessions.errors import StoreError
 
         fail(StoreError(f"{exc.strerror or exc}: {exc.filename or ''}".rstrip(": ")), as_json)
 
 
-def interrupted(signum: int, frame: object) -> NoReturn:
-    """SIGINT handler: Ctrl-C anywhere exits 130 (Click alone would say 1)."""
+def reader_gone() -> NoReturn:
+    """stdout's reader went away: what was asked was being printed and the reader had enough.
+    Exit 0, quietly (no trailing note: output.note flushes stdout first, so it fails before
+    it prints); stdout points at /dev/null so that the interpreter's last flush cannot fail."""
+    os.dup2(os.open(os.devnull, os.O_WRONLY), sys.stdout.fileno())
+    raise SystemExit(int(ExitCode.OK))
+
+
+def interrupted(signum: int = 0, frame: object = None) -> NoReturn:
+    """Ctrl-C (the SIGINT handler, main.py): exit 130 (Click alone would say 1)."""
     # SystemExit unwinds like any exception: open transactions roll back on the way out.
     error(INTERRUPTED, None)
     raise SystemExit(int(ExitCode.INTERRUPTED))

@@ -15,10 +15,8 @@ import sys
 from io import StringIO
 from typing import TYPE_CHECKING, Any, NamedTuple
 
-from openclaw_sessions.policy import wellformed
-
-from . import style
-from .output import field, safe, write_text
+from . import output, style
+from .output import field, write_text
 from .render import _safe_deep, console
 from .style import Times
 
@@ -209,4 +207,4 @@ def footer(result: HistoryResult, *, whole: bool = False, liftable: bool = False
             else "no messages"
         )
     for note in notes:
-        print(wellformed.text(safe(note)), file=sys.stderr)
+        output.note(note)

@@ -4,8 +4,7 @@ message id (two fields); with `search --sessions`, each key. Off a terminal a na
 for the two characters the framing and the KEY arguments need escaped: a backslash is `\\\\`
 (KEY arguments read the plain output's escape back, policy/escape.py) and a NUL `\\x00`; so
 a key holding a tab or a newline reaches `xargs -0 openclaw-sessions history` as itself. On a
-terminal names keep the whole escape (output.field): nothing printed can act on it.
-Typer-free: the fast path runs it too."""
+terminal names keep the whole escape (output.field): nothing printed can act on it."""
 
 from __future__ import annotations
 
@@ -24,7 +23,7 @@ if TYPE_CHECKING:
 
 def check(given: dict[str, Any]) -> None:
     """-0 is a form of the plain output of names: refused with the forms it cannot be.
-    ``given``: the command's parameters, by name (run.py)."""
+    ``given``: the command's parameters, by name."""
     clash = (
         "--json" if given.get("as_json") else
         "--jsonl" if given.get("jsonl") else

@@ -1,24 +1,101 @@
-"""The options several commands share, declared once (with their --help group and their
-completion), the help epilog of examples, and the hand-over of a parsed command to run.py."""
+"""The options several commands share, each declared once with its help, its --help group,
+its completion and its check; the checks themselves; how a command's parameters become the
+core's options object and the CLI's Output; and the help epilog of examples.
 
+A value is checked once, where Click reads it (the option's callback), before anything runs;
+a failure is a UsageError (exit 2, one `error:` line):
+
+- Counts (`--limit`, `--offset`, `--max-bytes`) are at most MAX_COUNT: SQLite binds 64-bit
+  integers, and no store holds 2**31 messages. Lower bounds stay with the core, which words
+  them as upstream does ("limit must be a positive integer").
+- Text (keys, ids, `--since`, the query) must be UTF-8: a shell passes bytes, and bytes that are
+  not UTF-8 arrive as lone surrogates (os.fsdecode), which no key, id or word can contain.
+- A value that names a session or message is read in the escaped form plain output prints it
+  (policy/escape.py), so a printed key can be passed on.
+"""
+
+from collections.abc import Callable
 from pathlib import Path
-from typing import Annotated, Any, NoReturn
+from typing import Annotated, Any, NamedTuple, TypeVar
 
 import typer
 
 from openclaw_sessions import settings
+from openclaw_sessions.errors import UsageError
+from openclaw_sessions.policy.wellformed import has_lone_surrogate
 
 from . import style
 from .completion import complete_agent, complete_session_key, words
 
-# The groups of --help (Typer's rich_help_panel; parsing.Command prints them as sections).
+# The groups of --help (Typer's rich_help_panel; app.Command prints them as sections).
 FILTERS, OUTPUT, VISIBILITY = "Filters", "Output", "Visibility (with --as)"
 PROG = "openclaw-sessions"
+MAX_COUNT = 2**31 - 1
+_UTF8_HINT = "the value's bytes are not UTF-8: check the calling shell's locale (LANG, LC_ALL)"
 
 
 def examples(*lines: str) -> str:
     """A command's help epilog: example command lines, printed as written."""
     return "Examples:\n\n\b\n" + "\n".join(f"  {PROG} {line}" for line in lines)
+
+
+def _name(param: typer.CallbackParam) -> str:
+    if param.param_type_name == "option":
+        return str(param.opts[0])
+    return str(param.metavar or param.name).upper()
+
+
+def count(least: int | None = None) -> Callable[..., Any]:
+    """The check of a count: at most MAX_COUNT, and at least ``least`` if given."""
+
+    def check(ctx: typer.Context, param: typer.CallbackParam, value: int | None) -> int | None:
+        if value is None or ctx.resilient_parsing:
+            return value
+        if least is not None and not least <= value <= MAX_COUNT:
+            raise UsageError(f"{_name(param)} must be an integer from {least} to {MAX_COUNT}")
+        if value > MAX_COUNT:
+            raise UsageError(f"{_name(param)} must be at most {MAX_COUNT}")
+        return value
+
+    return check
+
+
+def text(*, empty_ok: bool = False, named: bool = False) -> Callable[..., Any]:
+    """The check of text: UTF-8, and not empty unless ``empty_ok``; ``named``: a key or an id,
+    read back from its escaped form first."""
+
+    def one(name: str, value: str) -> str:
+        if named:
+            from openclaw_sessions.policy.escape import unescape
+
+            value = unescape(value)
+        if not empty_ok and not value.strip():
+            raise UsageError(f"{name} must not be empty")
+        if has_lone_surrogate(value):
+            raise UsageError(f"{name} is not valid UTF-8 text", hint=_UTF8_HINT)
+        return value
+
+    def check(ctx: typer.Context, param: typer.CallbackParam, value: Any) -> Any:
+        if value is None or ctx.resilient_parsing:
+            return value
+        if isinstance(value, list | tuple):
+            return [one(_name(param), v) for v in value]
+        return one(_name(param), value)
+
+    return check
+
+
+def choice(*allowed: str) -> Callable[..., Any]:
+    """The check of an option that takes one of a few words."""
+
+    def check(ctx: typer.Context, param: typer.CallbackParam, value: str) -> str:
+        if value not in allowed and not ctx.resilient_parsing:
+            raise UsageError(
+                f"{_name(param)} must be one of {', '.join(allowed)}", hint=f"not {value!r}"
+            )
+        return value
+
+    return check
 
 
 StateDirOpt = Annotated[
@@ -59,6 +136,7 @@ TimeOpt = Annotated[
         metavar="STYLE",
         help="absolute (local, with the zone) or relative (3h ago).",
         autocompletion=words(*style.TIMES),
+        callback=choice(*style.TIMES),
         rich_help_panel=OUTPUT,
     ),
 ]
@@ -69,6 +147,7 @@ ColorOpt = Annotated[
         metavar="WHEN",
         help="auto (on a terminal, unless NO_COLOR is set), always or never.",
         autocompletion=words(*style.COLORS),
+        callback=choice(*style.COLORS),
         rich_help_panel=OUTPUT,
     ),
 ]
@@ -78,6 +157,7 @@ AsOpt = Annotated[
         "--as",
         metavar="KEY",
         help="Act as this session key (visibility rules apply).",
+        callback=text(named=True),
         rich_help_panel=VISIBILITY,
     ),
 ]
@@ -103,6 +183,7 @@ KeyArg = Annotated[
         metavar="KEY",
         help="Session key, session id (or a unique prefix of one), or main/current.",
         autocompletion=complete_session_key,
+        callback=text(empty_ok=True, named=True),  # empty: the core's own message
     ),
 ]
 IncludeToolsOpt = Annotated[
@@ -117,7 +198,7 @@ NullOpt = Annotated[
         "--null",
         "-0",
         help="Print each session key (search: each hit's key and message id; with --sessions"
-        " each key) NUL-terminated, unescaped off a terminal, for xargs -0 (nul.py).",
+        " each key) NUL-terminated, unescaped off a terminal, for xargs -0.",
         rich_help_panel=OUTPUT,
     ),
 ]
@@ -131,29 +212,53 @@ RoleOpt = Annotated[
         rich_help_panel=FILTERS,
     ),
 ]
+_WHEN = "ISO date/time, today, yesterday, or a span: 7d, 12h, '2 weeks ago'."
 SinceOpt = Annotated[
     str | None,
-    typer.Option(
-        "--since",
-        metavar="WHEN",
-        help="ISO date/time, today, yesterday, or a span: 7d, 12h, '2 weeks ago'.",
-        rich_help_panel=FILTERS,
-    ),
+    typer.Option("--since", metavar="WHEN", help=_WHEN, callback=text(), rich_help_panel=FILTERS),
 ]
 UntilOpt = Annotated[
     str | None,
-    typer.Option(
-        "--until",
-        metavar="WHEN",
-        help="ISO date/time, today, yesterday, or a span: 7d, 12h, '2 weeks ago'.",
-        rich_help_panel=FILTERS,
-    ),
+    typer.Option("--until", metavar="WHEN", help=_WHEN, callback=text(), rich_help_panel=FILTERS),
 ]
 
 
-def finish(command: str, params: dict[str, Any]) -> NoReturn:
-    """Run a parsed command; its exit code ends the process. ``params`` is the command
-    function's locals() at its first line: exactly its parameters."""
-    from . import run
+class Output(NamedTuple):
+    """How a command talks to its caller; the core never sees these."""
 
-    raise typer.Exit(run.run_command(command, params))
+    as_json: bool = False
+    jsonl: bool = False
+    utc: bool = False
+    quiet: bool = False
+    yes: bool = False
+    color: str = "auto"  # auto | always | never
+    time: str = "absolute"  # absolute | relative
+    layout: str = "auto"  # search --format: auto | table | plain
+    no_pager: bool = False
+    output: str | None = None  # export --output (a str: a trailing "/" says "a directory")
+    force: bool = False
+    verbose: bool = False  # status: every detail
+    remote: str | None = None  # search --remote DSN: the central database
+    hosts: list[str] | None = None  # search --host NAME…, with --remote
+    follow: bool = False  # history: then what is appended, until Ctrl-C
+    null: bool = False  # sessions, search: -0, the names NUL-terminated (nul.py)
+
+    def times(self) -> style.Times:
+        return style.Times(utc=self.utc, relative=self.time == "relative")
+
+
+T = TypeVar("T", bound=tuple[Any, ...])
+
+
+def split(kind: type[T], params: dict[str, Any]) -> tuple[T, Output]:
+    """The command's options object (the core's) and its Output, from its parameters by name
+    (a new option is a parameter and a field of the same name and default: a test holds them
+    equal); the colour choice is made here, once, before anything prints."""
+    fields: tuple[str, ...] = getattr(kind, "_fields")  # noqa: B009 - a NamedTuple class
+    unknown = params.keys() - set(fields) - set(Output._fields)
+    if unknown:  # a parameter no one reads: the options object lacks a field
+        raise TypeError(f"{kind.__name__} has no field for {sorted(unknown)}")
+    opts = kind(**{k: v for k, v in params.items() if k in fields})
+    out = Output(**{k: v for k, v in params.items() if k in Output._fields})
+    style.use_color(out.color)
+    return opts, out

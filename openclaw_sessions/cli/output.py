@@ -71,6 +71,14 @@ def write_bytes(data: bytes) -> None:
     buf.write(data)
 
 
+def note(text: str) -> None:
+    """A note for people on stderr, after the command's output: stdout is flushed first, so
+    when its reader has gone (`| head`) the command ends there (guard.reader_gone) and the
+    note, about output no one reads, is not printed."""
+    sys.stdout.flush()
+    print(wellformed.text(safe(text)), file=sys.stderr)
+
+
 def error(message: str, hint: str | None) -> None:
     """One line, whatever the message echoes (a key with a newline in it stays one line, in
     the escaped form a KEY argument takes back)."""

@@ -23,7 +23,8 @@ def command() -> str | None:
 
 def page(text: str) -> bool:
     """Show ``text`` through the pager; False when there is none to run (the caller prints).
-    Ctrl-C belongs to the pager while it runs (as in git): this process ignores it."""
+    Ctrl-C belongs to the pager while it runs (as in git): this process ignores it. A pager
+    quit before the end raises BrokenPipeError, as a pipe's reader that goes away does."""
     cmd = command()
     if cmd is None:
         return False
@@ -34,12 +35,17 @@ def page(text: str) -> bool:
     try:
         proc = subprocess.Popen(cmd, shell=True, stdin=subprocess.PIPE, env=env)
         assert proc.stdin is not None
-        with contextlib.suppress(BrokenPipeError):  # q in less before the end: done
-            try:
-                proc.stdin.write(text.encode("utf-8", "replace"))
-            finally:
+        try:
+            proc.stdin.write(text.encode("utf-8", "replace"))
+            proc.stdin.close()
+        except BrokenPipeError:  # q in less before the end: the reader had enough
+            with contextlib.suppress(BrokenPipeError):
                 proc.stdin.close()
+            proc.wait()
+            raise  # no trailing notes (guard.reader_gone)
         status = proc.wait()
+    except BrokenPipeError:
+        raise
     except OSError:
         return False
     finally:

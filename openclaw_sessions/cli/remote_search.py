@@ -1,7 +1,8 @@
-"""The remote branch of `search` (`--remote DSN`, `--host H`…), which run.py hands over to
-when either is given: the central database instead of the local stores, printed as local
-search prints (each hit's session key shown as host/key for people; JSON adds `host`). The
-options' declarations are remote_cli.py's."""
+"""The remote branch of `search` (`--remote DSN`, `--host H`…), which commands/search.py hands
+over to when either is given: the central database instead of the local stores, printed as
+local search prints (each hit's session key shown as host/key for people; JSON adds `host`).
+The options' declarations are commands/search.py's. Only this module and commands/push.py
+reach openclaw_sessions.remote (and psycopg, through it)."""
 
 from __future__ import annotations
 
@@ -10,28 +11,18 @@ from typing import TYPE_CHECKING, Any
 
 from openclaw_sessions.errors import ExitCode
 
-from . import guard, output
+from . import output
 
 if TYPE_CHECKING:
     from openclaw_sessions.read.search import SearchOptions
 
-# Was --agent on search's command line (or in $OPENCLAW_AGENT)? The Typer path records it
-# here (remote_cli.agent_source, the option's callback); the fast path passes only what was
-# given. Typer-free: the fast path runs this module.
-AGENT_GIVEN: list[bool] = []
 
-
-def run_search(opts: SearchOptions, out: Any, params: dict[str, Any]) -> int:
-    """`search --remote DSN`: the central database instead of the local stores."""
+def run_search(opts: SearchOptions, out: Any, agent_given: bool) -> int:
+    """`search --remote DSN`: the central database instead of the local stores.
+    ``agent_given``: --agent was on the command line or in $OPENCLAW_AGENT."""
     from openclaw_sessions.remote.search import operator_json, search_remote, with_hosts
 
-    # Typer passes every parameter (--host's list included: the fast path leaves a list
-    # option to Typer, so it never passes one); the fast path only those given
-    given = AGENT_GIVEN[0] if "hosts" in params and AGENT_GIVEN else "agent" in params
-    hosts = list(out.hosts or [])
-    found = guard.guarded(
-        out.as_json or out.jsonl, lambda: search_remote(opts, out.remote, hosts, given)
-    )
+    found = search_remote(opts, out.remote, list(out.hosts or []), agent_given)
     result = found.result
     code = int(ExitCode.OK if result.found else ExitCode.NOTHING)
     caller = opts.as_key is not None

@@ -22,7 +22,7 @@ from typing import IO, TYPE_CHECKING, Any, cast
 
 from openclaw_sessions.policy import wellformed
 
-from . import style
+from . import output, style
 from .output import echo_json, field, json_text, safe, write_text
 from .style import Times
 
@@ -71,7 +71,7 @@ MIN_WIDTH = 40
 @functools.cache
 def _console_class() -> type[Console]:
     """Rich's Console, except when stdout's reader goes away: Rich exits 1 then; we raise
-    BrokenPipeError, which run.run_command ends quietly with 0 (as every other output)."""
+    BrokenPipeError, which guard.failing ends quietly with 0 (as every other output)."""
     from rich.console import Console
 
     class Quiet(Console):
@@ -96,8 +96,7 @@ class _WellFormed:
         return getattr(self._stream, name)
 
 
-def info(message: str) -> None:
-    print(wellformed.text(safe(message)), file=sys.stderr)
+info = output.note
 
 
 fmt_time = style.fmt_time
@@ -330,10 +329,7 @@ def _context_line(m: dict[str, Any]) -> str:
 def search_footer(result: SearchResult) -> None:
     """The notes under results, on stderr as plain lines: no Rich here, so `--jsonl` starts as
     fast as `--json`, and a long `explain:` JSON line is never wrapped."""
-
-    def note(line: str) -> None:
-        print(wellformed.text(safe(line)), file=sys.stderr)
-
+    note = output.note
     for warning in result.warnings(human=True):
         note(f"warning: {warning}")
     if result.truncated:
@@ -380,4 +376,4 @@ def search_counts(result: SearchResult, *, jsonl: bool) -> None:
     else:
         write_text(f"{result.match_count}\n")
     for warning in result.warnings(human=True):
-        print(wellformed.text(safe(f"warning: {warning}")), file=sys.stderr)
+        output.note(f"warning: {warning}")

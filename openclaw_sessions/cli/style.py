@@ -1,7 +1,7 @@
 """How human output looks, Rich-free: colour (`--color`, `NO_COLOR`, a terminal or not) and times
 (local with the zone shown, `--utc`, `--time relative`). JSON never changes with either.
 
-The colour choice is the command's (`--color`, set once by run.py before it runs); `auto`
+The colour choice is the command's (`--color`, set once by options.split before it prints); `auto`
 colours a stream only when it is a terminal and `NO_COLOR` is unset, `always` and `never` win
 over both, as no-color.org asks of a command-line flag.
 """
@@ -21,7 +21,7 @@ _color = "auto"
 
 
 def use_color(choice: str) -> None:
-    """The command's --color (checked by run.py)."""
+    """The command's --color (checked where it is declared, options.py)."""
     global _color
     _color = choice
 

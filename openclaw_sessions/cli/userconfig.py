@@ -10,9 +10,8 @@ values of each command's parameters.
 Keys are the long option names (without ``--``); the top level applies to every command that has
 the option, a ``[command]`` table to that command only and wins over the top level. The command
 line beats environment variables, which beat this file, which beats the built-in defaults: the
-Typer app gets the values as Click's ``default_map`` (Click already applies that order), the fast
-path (fastargs.py) fills what argv and the environment left unset. An unknown key or a value of
-the wrong type is a usage error naming the file and the key. Typer-free: the fast path reads it.
+Typer app gets the values as Click's ``default_map`` (Click already applies that order). An
+unknown key or a value of the wrong type is a usage error naming the file and the key.
 """
 
 from __future__ import annotations
@@ -146,20 +145,6 @@ def load() -> Defaults:
     if _loaded is None or _loaded[0] != seen:
         _loaded = (seen, read(path) if named or seen[1:] != (None,) else NONE)
     return _loaded[1]
-
-
-def fill(command: str, kw: dict[str, Any]) -> None:
-    """The fast path's share: the file's value of each parameter that argv did not give and
-    whose environment variable (the higher precedence) is unset."""
-    defaults = load()
-    if not defaults.commands:
-        return  # no file (the usual case): nothing more is imported
-    from .config_keys import KEYS
-
-    options = {dest: envvar for dest, _kind, envvar, _c in KEYS.get(command, {}).values()}
-    for dest, value in defaults.for_command(command).items():
-        if dest not in kw and not (options.get(dest) and settings.env_set(options[dest])):
-            kw[dest] = value
 
 
 def lenient(command: str, params: dict[str, Any]) -> dict[str, Any]:

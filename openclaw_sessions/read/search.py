@@ -31,8 +31,7 @@ ORDERS = ("relevance", "recent", "upstream")
 
 
 class SearchOptions(NamedTuple):
-    """`search`'s options, named as the CLI's parameters (cli/app.py builds it, and so does the
-    fast path)."""
+    """`search`'s options, named as the CLI's parameters (cli/commands/search.py builds it)."""
 
     query: str
     state_dir: Path | None = None

@@ -2,9 +2,7 @@
 `--jsonl` print, shipped as package data (schemas/*.schema.json, read with importlib.resources
 so a pip or pipx install has them). Without COMMAND, one JSON object keyed by command name, as
 jq reads it (`schema | jq -r 'keys[]'`); with one, that command's schema as shipped.
-app.py registers the command; tests/test_schemas.py validates real output against each."""
-
-from __future__ import annotations
+tests/test_schemas.py validates real output against each."""
 
 import json
 from importlib.resources import files
@@ -12,10 +10,10 @@ from typing import Annotated, Any, NamedTuple
 
 import typer
 
+from openclaw_sessions.cli import output
+from openclaw_sessions.cli.completion import words
+from openclaw_sessions.cli.options import examples, split
 from openclaw_sessions.errors import ExitCode, UsageError
-
-from .completion import words
-from .options import examples, finish
 
 # command -> its schema's file stem: what `COMMAND --json` prints ...
 JSON = {
@@ -39,7 +37,7 @@ EPILOG = examples(
 )
 
 
-def schema_cmd(
+def command(
     command: Annotated[
         str | None,
         typer.Argument(
@@ -52,9 +50,9 @@ def schema_cmd(
     jsonl: Annotated[
         bool, typer.Option("--jsonl", help="The schema of one line of COMMAND --jsonl instead.")
     ] = False,
-) -> None:
+) -> int:
     """Print the JSON Schema of a command's --json (or --jsonl) output; field names are stable."""
-    finish("schema", locals())
+    return run(locals())
 
 
 class SchemaOptions(NamedTuple):
@@ -90,9 +88,7 @@ def chosen(opts: SchemaOptions) -> str:
     return text(names[opts.command])
 
 
-def command(params: dict[str, Any]) -> int:
-    from . import guard, output, run
-
-    opts, _out = run.split(SchemaOptions, params)
-    output.write_text(guard.guarded(False, lambda: chosen(opts)))
+def run(params: dict[str, Any]) -> int:
+    opts, _out = split(SchemaOptions, params)
+    output.write_text(chosen(opts))
     return int(ExitCode.OK)

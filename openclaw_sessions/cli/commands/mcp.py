@@ -1,11 +1,9 @@
-"""`mcp`: the stdio MCP server's command (app.py registers it). The server and the MCP SDK
+"""`mcp`: the stdio MCP server's command. The server and the MCP SDK
 (the optional ``[mcp]`` extra) are imported only here, when the command runs, so no other
 command pays for them; without the extra the command says in one `error:` line how to
 install it (exit 2). The caller is resolved before the server starts (mcp/identity.py):
 nothing is written on stdout until the server owns it, and a failure to start is an `error:`
 line and its exit code, as in every command."""
-
-from __future__ import annotations
 
 import sys
 from importlib.util import find_spec
@@ -13,11 +11,18 @@ from typing import Annotated
 
 import typer
 
+from openclaw_sessions.cli import output
+from openclaw_sessions.cli.options import (
+    VISIBILITY,
+    AgentOpt,
+    AsOpt,
+    SandboxOpt,
+    StateDirOpt,
+    VisOpt,
+    examples,
+)
 from openclaw_sessions.errors import ExitCode, UsageError
 from openclaw_sessions.store import paths
-
-from . import guard, output
-from .options import VISIBILITY, AgentOpt, AsOpt, SandboxOpt, StateDirOpt, VisOpt, examples
 
 INSTALL = "pip install 'openclaw-sessions[mcp]'"
 EPILOG = examples("mcp --as agent:main:main", "mcp --as agent:ops:main --agent ops")
@@ -36,7 +41,7 @@ def _sdk_missing() -> UsageError | None:
     return None
 
 
-def mcp_cmd(
+def command(
     as_key: AsOpt = None,
     operator: Annotated[
         bool,
@@ -51,23 +56,20 @@ def mcp_cmd(
     agent: AgentOpt = paths.DEFAULT_AGENT,
     visibility: VisOpt = None,
     sandboxed: SandboxOpt = False,
-) -> None:
+) -> int:
     """Serve sessions_search and sessions_history over MCP (stdio), as one fixed caller."""
     missing = _sdk_missing()
     if missing is not None:
-        guard.fail(missing, False)
+        raise missing
     from openclaw_sessions.mcp import identity as ident
     from openclaw_sessions.mcp.server import serve
-    from openclaw_sessions.policy.escape import unescape
 
-    # --as reads a key in the form plain output prints it (run.py's _NAMES), as everywhere
-    key = unescape(as_key) if as_key is not None else None
-    opts = ident.McpOptions(key, operator, state_dir, agent, visibility, sandboxed)
-    who = guard.guarded(False, lambda: ident.resolve(opts))
+    opts = ident.McpOptions(as_key, operator, state_dir, agent, visibility, sandboxed)
+    who = ident.resolve(opts)
     if who.operator:
         print(output.safe(ident.OPERATOR_WARNING.format(root=who.root)), file=sys.stderr)
     try:
         serve(who)
     except KeyboardInterrupt:
-        raise typer.Exit(int(ExitCode.INTERRUPTED)) from None
-    raise typer.Exit(int(ExitCode.OK))
+        return int(ExitCode.INTERRUPTED)
+    return int(ExitCode.OK)

@@ -3,7 +3,7 @@ system's fzf (atuin's and fzf's way). Nothing is downloaded: without fzf on PATH
 error saying how to install it.
 
 fzf runs with its own search off (--disabled): each keystroke reloads the list through this
-program's `search --format plain` (the fast path; the same interpreter, the same state dir and
+program's `search --format plain` (the same interpreter, the same state dir and
 agent), and the preview is `history KEY --around ID`. fzf fills in the query ({q}) and the hit's
 fields ({1}: session key, {2}: message id) single-quoted, and runs the commands with /bin/sh, so
 neither a key nor a query is ever read as shell syntax. Keys:
@@ -13,22 +13,38 @@ neither a key nor a query is ever read as shell syntax. Keys:
     ctrl-e   export the session as Markdown to stdout and exit (redirect it to keep it)
 """
 
-from __future__ import annotations
-
 import os
 import shlex
 import shutil
 import subprocess
 import sys
 from pathlib import Path
-from typing import Any, NamedTuple
+from typing import Annotated, Any, NamedTuple
 
+import typer
+
+from openclaw_sessions.cli import output
+from openclaw_sessions.cli.options import (
+    AgentOpt,
+    AllAgentsOpt,
+    ColorOpt,
+    StateDirOpt,
+    count,
+    examples,
+    split,
+    text,
+)
 from openclaw_sessions.errors import ExitCode, UsageError
 from openclaw_sessions.store import paths
 
 INSTALL_HINT = (
     "install fzf (apt install fzf, dnf install fzf, brew install fzf;"
     " https://github.com/junegunn/fzf#installation), or use `search | fzf` as the README shows"
+)
+EPILOG = examples(
+    "pick deploy",
+    "pick --all-agents --limit 200",
+    "pick invoice > conversation.md   # then ctrl-e: the session as Markdown",
 )
 HEADER = "enter: print key and id   ctrl-o: read in less   ctrl-e: export Markdown to stdout"
 
@@ -131,23 +147,59 @@ def run_fzf(opts: PickOptions) -> tuple[int, Picked | None]:
     return 0, Picked(lines[0], fields[0], fields[1])
 
 
-def command(params: dict[str, Any]) -> int:
-    """`pick`, once parsed (run.py): fzf, then what the key pressed asks for."""
-    from . import argcheck, guard, output, run
+def command(
+    query: Annotated[
+        str,
+        typer.Argument(
+            metavar="QUERY",
+            help="The first query (then type to search).",
+            show_default=False,
+            callback=text(empty_ok=True),
+        ),
+    ] = "",
+    state_dir: StateDirOpt = None,
+    agent: AgentOpt = paths.DEFAULT_AGENT,
+    all_agents: AllAgentsOpt = False,
+    limit: Annotated[
+        int,
+        typer.Option(
+            "--limit", "-n", metavar="N", help="Most hits listed per query.", callback=count()
+        ),
+    ] = 100,
+    whole_words: Annotated[
+        bool,
+        typer.Option(
+            "--whole-words",
+            help="Match whole words only as you type (else the word being typed is a prefix"
+            " once it has 3 letters: slower on a big store).",
+        ),
+    ] = False,
+    color: ColorOpt = "auto",
+) -> int:
+    """Search as you type in fzf, the conversation around each hit previewed; enter prints
+    the hit's session key and message id (tab-separated), ctrl-o reads it in less, ctrl-e
+    exports the session as Markdown to stdout."""
+    return run(locals())
 
-    opts, out = run.split(PickOptions, params)
 
-    def work() -> tuple[int, Picked | None]:
-        argcheck.text("QUERY", opts.query, empty_ok=True)
-        argcheck.count("--limit", opts.limit)
-        return run_fzf(opts)
-
-    code, picked = guard.guarded(False, work)
+def run(params: dict[str, Any]) -> int:
+    """fzf, then what the key pressed asks for."""
+    opts, out = split(PickOptions, params)
+    code, picked = run_fzf(opts)
     if picked is None:  # fzf's own status: 1 nothing chosen, 130 Esc or Ctrl-C, 2 its error
         return code
     if picked.action == "ctrl-e":  # the session as Markdown, to stdout
-        agent = {} if opts.all_agents else {"agent": opts.agent}
-        exported = {"key": picked.key, "state_dir": opts.state_dir, **agent, "color": out.color}
-        return run.run_command("export", exported)
+        from openclaw_sessions.policy.escape import unescape
+
+        from . import export
+
+        agent = {} if opts.all_agents else {"agent": opts.agent}  # the key is printed escaped
+        exported = {
+            "key": unescape(picked.key),
+            "state_dir": opts.state_dir,
+            **agent,
+            "color": out.color,
+        }
+        return export.run(exported)
     output.write_text(f"{picked.key}\t{picked.message_id}\n")
     return int(ExitCode.OK)

@@ -1,0 +1,76 @@
+"""`delete`: a session's transcripts and index rows, in one transaction, after asking on a
+terminal (a script passes --yes)."""
+
+import sys
+from typing import Annotated, Any
+
+import typer
+
+from openclaw_sessions.cli import output
+from openclaw_sessions.cli.completion import complete_session_key
+from openclaw_sessions.cli.options import (
+    AgentOpt,
+    ColorOpt,
+    JsonOpt,
+    Output,
+    StateDirOpt,
+    examples,
+    split,
+    text,
+)
+from openclaw_sessions.errors import ExitCode, UsageError
+from openclaw_sessions.store import paths
+from openclaw_sessions.store.sessions import DeleteOptions, delete_session, preview_delete
+
+EPILOG = examples("delete agent:main:discord:direct:bob --yes")
+
+
+def command(
+    target: Annotated[
+        str,
+        typer.Argument(
+            metavar="TARGET",
+            help="Session key (the session, every generation) or session id (that generation;"
+            " a unique prefix works).",
+            autocompletion=complete_session_key,
+            callback=text(named=True),
+        ),
+    ],
+    state_dir: StateDirOpt = None,
+    agent: AgentOpt = paths.DEFAULT_AGENT,
+    yes: Annotated[bool, typer.Option("--yes", "-y", help="Do not ask for confirmation.")] = False,
+    as_json: JsonOpt = False,
+    color: ColorOpt = "auto",
+) -> int:
+    """Delete a session's transcripts and index rows in one transaction."""
+    return run(locals())
+
+
+def run(params: dict[str, Any]) -> int:
+    opts, out = split(DeleteOptions, params)
+    if not out.yes and not _confirmed(opts, out):
+        return int(ExitCode.NOTHING)
+    done = delete_session(opts)
+    if out.as_json:
+        output.echo_json(done)
+    else:
+        from openclaw_sessions.cli import render
+
+        key = output.field(str(done["sessionKey"]))
+        render.info(
+            f"deleted {key}: {done['transcripts']} transcript(s), "
+            f"{done['events']} events, {done['indexRows']} index rows; import leaves it"
+            " deleted while its files are unchanged (`import --undelete KEY` brings it back)"
+        )
+    return int(ExitCode.OK)
+
+
+def _confirmed(opts: DeleteOptions, out: Output) -> bool:
+    """Ask on the terminal; refuse to ask anything else (a script must pass --yes)."""
+    what = preview_delete(opts)
+    if not sys.stdin.isatty():
+        raise UsageError(
+            "refusing to prompt: stdin is not a terminal",
+            hint="pass --yes to delete without asking",
+        )
+    return bool(typer.confirm(f"Delete {output.field(what)}?"))

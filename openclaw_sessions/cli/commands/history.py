@@ -1,0 +1,153 @@
+"""`history`: a session's conversation on its active branch, a page or a window around a
+message, as text (paged on a terminal), JSON, or followed as it grows."""
+
+from typing import Annotated, Any
+
+import typer
+
+from openclaw_sessions.cli import output
+from openclaw_sessions.cli.options import (
+    OUTPUT,
+    AgentOpt,
+    AsOpt,
+    ColorOpt,
+    IncludeToolsOpt,
+    JsonOpt,
+    KeyArg,
+    SandboxOpt,
+    StateDirOpt,
+    TimeOpt,
+    UtcOpt,
+    VisOpt,
+    count,
+    examples,
+    split,
+    text,
+)
+from openclaw_sessions.errors import ExitCode, UsageError
+from openclaw_sessions.policy.sanitize import MAX_BYTES
+from openclaw_sessions.read.history import HistoryOptions, history
+from openclaw_sessions.store import paths
+
+EPILOG = examples(
+    "history agent:main:main --limit 20",
+    "history agent:main:main --around 78dde6c6 --time relative",
+    "history agent:main:main --full > conversation.txt",
+    "history agent:main:main --follow --limit 5",
+)
+
+
+def command(
+    key: KeyArg,
+    state_dir: StateDirOpt = None,
+    agent: AgentOpt = paths.DEFAULT_AGENT,
+    limit: Annotated[
+        int | None,
+        typer.Option(
+            "--limit",
+            "-n",
+            metavar="N",
+            help="Most messages per page or window (default 200; --full: all).",
+            callback=count(),
+            show_default=False,
+        ),
+    ] = None,
+    offset: Annotated[
+        int | None,
+        typer.Option(
+            "--offset",
+            metavar="N",
+            help="Skip this many newest messages (page back with nextOffset).",
+            callback=count(),
+            show_default=False,
+        ),
+    ] = None,
+    around: Annotated[
+        str | None,
+        typer.Option(
+            "--around",
+            metavar="MESSAGE_ID",
+            help="Window centred on this message id (a search hit's messageId).",
+            callback=text(empty_ok=True, named=True),  # empty: the core's own message
+        ),
+    ] = None,
+    session_id: Annotated[
+        str | None,
+        typer.Option(
+            "--session-id",
+            metavar="ID",
+            help="Generation that owns the --around message (a hit's sessionId, or a prefix).",
+            callback=text(named=True),
+        ),
+    ] = None,
+    include_tools: IncludeToolsOpt = False,
+    full: Annotated[
+        bool,
+        typer.Option(
+            "--full",
+            help="Every message, each whole (no text or page caps; still redacted; not with --as).",
+        ),
+    ] = False,
+    max_bytes: Annotated[
+        int,
+        typer.Option(
+            "--max-bytes",
+            metavar="BYTES",
+            help="Cap on the page's JSON size (0: none, as --full; not with --as).",
+            callback=count(least=0),
+        ),
+    ] = MAX_BYTES,
+    as_key: AsOpt = None,
+    visibility: VisOpt = None,
+    sandboxed: SandboxOpt = False,
+    as_json: JsonOpt = False,
+    no_pager: Annotated[
+        bool,
+        typer.Option(
+            "--no-pager",
+            help="Never page (default: $PAGER, else less, on a terminal).",
+            rich_help_panel=OUTPUT,
+        ),
+    ] = False,
+    follow: Annotated[
+        bool,
+        typer.Option(
+            "--follow",
+            "-f",
+            help="Then print new messages as the transcript grows, until Ctrl-C (no pager).",
+            rich_help_panel=OUTPUT,
+        ),
+    ] = False,
+    utc: UtcOpt = False,
+    time: TimeOpt = "absolute",
+    color: ColorOpt = "auto",
+) -> int:
+    """Read a session's conversation on its active branch, paged or around a message."""
+    return run(locals())
+
+
+def run(params: dict[str, Any]) -> int:
+    opts, out = split(HistoryOptions, params)
+    if out.follow and (out.as_json or opts.around is not None or opts.offset is not None):
+        raise UsageError(
+            "--follow shows the newest messages, then each new one, as text",
+            hint="drop --json, --around and --offset",
+        )
+    result = history(opts)
+    if out.as_json:
+        output.echo_json(result.to_json())
+    else:
+        from openclaw_sessions.cli import history_view
+
+        history_view.show(
+            result,
+            out.times(),
+            whole=opts.uncapped,
+            liftable=opts.as_key is None,
+            use_pager=not out.no_pager and not out.follow,
+        )
+    if out.follow:
+        from openclaw_sessions.cli import follow
+
+        follow.follow(opts, result, out.times())
+    return int(ExitCode.OK if result.messages else ExitCode.NOTHING)

@@ -1,0 +1,105 @@
+"""`import`: bulk-load legacy JSONL transcripts and upstream agent databases (idempotent,
+doctor-style), then, with --reindex, the reconciliation."""
+
+from pathlib import Path
+from typing import Annotated, Any
+
+import typer
+
+from openclaw_sessions.cli import output
+from openclaw_sessions.cli.completion import complete_agent
+from openclaw_sessions.cli.options import (
+    ColorOpt,
+    JsonOpt,
+    QuietOpt,
+    StateDirOpt,
+    examples,
+    split,
+    text,
+)
+from openclaw_sessions.errors import ExitCode
+from openclaw_sessions.ingest.importer import ImportOptions, import_sources
+
+from .reindex import bars
+
+EPILOG = examples(
+    "import --reindex",
+    "import ~/backup/.openclaw --dry-run --json",
+    "import --quiet; openclaw-sessions reindex --all-agents --quiet",
+)
+
+
+def command(
+    sources: Annotated[
+        list[Path] | None,
+        typer.Argument(
+            metavar="SOURCES",
+            help="State roots, sessions dirs, .jsonl(.zst) files or upstream agent databases"
+            " (default: every <root>/agents/*/sessions).",
+            show_default=False,
+        ),
+    ] = None,
+    state_dir: StateDirOpt = None,
+    agent: Annotated[
+        str | None,
+        typer.Option(
+            "--agent",
+            metavar="ID",
+            help="Import only this agent (a lone transcript or sessions dir goes to it;"
+            " default: every agent, a lone transcript to main; $OPENCLAW_AGENT is not read:"
+            " a cron shell that exports it still imports every agent).",
+            show_default=False,
+            autocompletion=complete_agent,
+        ),
+    ] = None,
+    all_agents: Annotated[
+        bool, typer.Option("--all-agents", help="Every agent (the default; overrides --agent).")
+    ] = False,
+    dry_run: Annotated[
+        bool, typer.Option("--dry-run", help="Parse and count; write nothing.")
+    ] = False,
+    include_archives: Annotated[
+        bool, typer.Option("--include-archives", help="Also import .deleted archives and backups.")
+    ] = False,
+    reindex: Annotated[
+        bool, typer.Option("--reindex", help="Run the reconciliation right after.")
+    ] = False,
+    undelete: Annotated[
+        list[str] | None,
+        typer.Option(
+            "--undelete",
+            metavar="KEY",
+            help="Bring back a session `delete` removed (repeatable; else it stays deleted).",
+            callback=text(named=True),
+        ),
+    ] = None,
+    as_json: JsonOpt = False,
+    quiet: QuietOpt = False,
+    verbose: Annotated[
+        bool,
+        typer.Option(
+            "--verbose", "-v", help="Every issue on its own line (default: one line per kind)."
+        ),
+    ] = False,
+    color: ColorOpt = "auto",
+) -> int:
+    """Bulk-load legacy JSONL transcripts (idempotent, doctor-style)."""
+    return run(locals())
+
+
+def run(params: dict[str, Any]) -> int:
+    opts, out = split(ImportOptions, params)
+    done = import_sources(opts, bars(out))
+    if out.as_json:
+        report = done.report.to_json()
+        if done.reindexed:
+            report["reindex"] = [r.to_json() for r in done.reindexed]
+        output.echo_json(report)
+    else:
+        from openclaw_sessions.cli import render_reports
+
+        if out.quiet:  # only what is new since the last run (cron)
+            render_reports.new_problems(done.report, done.reindexed, every=out.verbose)
+        else:
+            render_reports.import_report(done.report, done.reindexed, every=out.verbose)
+    return int(ExitCode.PROBLEMS if done.problems else ExitCode.OK)

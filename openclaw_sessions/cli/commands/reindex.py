@@ -1,0 +1,65 @@
+"""`reindex`: the reconciliation in the foreground (cron-safe), and the progress bars that
+import and reindex show on a terminal."""
+
+from collections.abc import Callable
+from contextlib import AbstractContextManager
+from typing import TYPE_CHECKING, Annotated, Any
+
+import typer
+
+from openclaw_sessions.cli import output
+from openclaw_sessions.cli.options import (
+    AgentOpt,
+    AllAgentsOpt,
+    ColorOpt,
+    JsonOpt,
+    Output,
+    QuietOpt,
+    StateDirOpt,
+    examples,
+    split,
+)
+from openclaw_sessions.errors import ExitCode
+from openclaw_sessions.index.reindex import ReindexOptions, reindex
+from openclaw_sessions.store import paths
+
+if TYPE_CHECKING:
+    from openclaw_sessions.reports import Progress
+
+EPILOG = examples("reindex --quiet", "reindex --all-agents --full")
+
+
+def command(
+    state_dir: StateDirOpt = None,
+    agent: AgentOpt = paths.DEFAULT_AGENT,
+    all_agents: AllAgentsOpt = False,
+    full: Annotated[bool, typer.Option("--full", help="Rebuild every session's index.")] = False,
+    as_json: JsonOpt = False,
+    quiet: QuietOpt = False,
+    background: Annotated[bool, typer.Option("--background", hidden=True)] = False,
+    color: ColorOpt = "auto",
+) -> int:
+    """Run the reconciliation in the foreground (cron-safe)."""
+    return run(locals())
+
+
+def bars(out: Output) -> "Callable[[str, str], AbstractContextManager[Progress | None]]":
+    """Progress bars on a terminal, unless the caller asked for quiet or JSON."""
+    from openclaw_sessions.cli import render
+
+    return lambda label, unit: render.progress(
+        label, enabled=not out.quiet and not out.as_json, unit=unit
+    )
+
+
+def run(params: dict[str, Any]) -> int:
+    opts, out = split(ReindexOptions, params)
+    reports = reindex(opts, bars(out))
+    problems = sum(r.problems for r in reports)
+    if out.as_json:
+        output.echo_json({"agents": [r.to_json() for r in reports]})
+    elif not out.quiet or problems:
+        from openclaw_sessions.cli import render_reports
+
+        render_reports.reindex_reports(reports)
+    return int(ExitCode.PROBLEMS if problems else ExitCode.OK)

@@ -1,0 +1,257 @@
+"""`search`: full-text search of the active branch, in every output form (a table, plain
+lines, JSON, JSON lines, counts, session keys); with --remote, the fleet's central database
+(remote_search.py)."""
+
+import sys
+from typing import Annotated, Any
+
+import typer
+
+from openclaw_sessions import settings
+from openclaw_sessions.cli import nul, output, userconfig
+from openclaw_sessions.cli.completion import complete_agent, complete_session_key, words
+from openclaw_sessions.cli.options import (
+    FILTERS,
+    OUTPUT,
+    AllAgentsOpt,
+    AsOpt,
+    ColorOpt,
+    JsonOpt,
+    NullOpt,
+    RoleOpt,
+    SandboxOpt,
+    SinceOpt,
+    StateDirOpt,
+    TimeOpt,
+    UntilOpt,
+    UtcOpt,
+    VisOpt,
+    choice,
+    count,
+    examples,
+    split,
+    text,
+)
+from openclaw_sessions.errors import ExitCode, UsageError
+from openclaw_sessions.read.search import SearchOptions, search
+from openclaw_sessions.store import paths
+
+EPILOG = examples(
+    "search 'migration timeout' --since 7d",
+    "search '\"rate limit\" OR throttl* -billing'",
+    "search '(database OR postgres) timeout' --relax",
+    "search deploy --role assistant --format plain | cut -f1 | sort -u",
+    "search invoice --json | jq -r '.results[].sessionKey'",
+)
+LAYOUTS = ("auto", "table", "plain")
+# Was --agent on the command line (or in $OPENCLAW_AGENT)? --remote searches every agent
+# unless it was (the option's callback records it).
+_AGENT_GIVEN: list[bool] = []
+
+
+def _agent_source(ctx: typer.Context, param: typer.CallbackParam, value: str) -> str:
+    source = ctx.get_parameter_source(param.name or "agent")
+    _AGENT_GIVEN[:] = [source is not None and source.name != "DEFAULT"]
+    return value
+
+
+REMOTE = "Fleet (a central database: see push)"
+SearchAgentOpt = Annotated[
+    str,
+    typer.Option(
+        "--agent",
+        metavar="ID",
+        help="Agent id (with --remote: only this agent's rows; default there: every agent).",
+        envvar=settings.AGENT,
+        autocompletion=complete_agent,
+        callback=_agent_source,
+    ),
+]
+RemoteOpt = Annotated[
+    str | None,
+    typer.Option(
+        "--remote",
+        metavar="DSN",
+        help="Search the central PostgreSQL database instead (- : $OPENCLAW_SESSIONS_REMOTE).",
+        rich_help_panel=REMOTE,
+    ),
+]
+HostsOpt = Annotated[
+    list[str] | None,
+    typer.Option(
+        "--host",
+        metavar="NAME",
+        help="With --remote: only this host (repeatable); with --as, the caller's host.",
+        rich_help_panel=REMOTE,
+    ),
+]
+
+
+def command(
+    query: Annotated[
+        str,
+        typer.Argument(
+            metavar="QUERY",
+            help='Words to find, all of them; "exact phrase", a OR b, -word (leave out),'
+            " word* (prefix), parentheses (--literal: every word as text).",
+            callback=text(empty_ok=True),  # empty: the core's own message
+        ),
+    ],
+    state_dir: StateDirOpt = None,
+    agent: SearchAgentOpt = paths.DEFAULT_AGENT,
+    all_agents: AllAgentsOpt = False,
+    limit: Annotated[
+        int,
+        typer.Option(
+            "--limit", "-n", metavar="N", help="Most results to return.", callback=count()
+        ),
+    ] = 10,
+    session: Annotated[
+        str | None,
+        typer.Option(
+            "--session",
+            metavar="KEY|ID",
+            help="Only this session key or id (or a unique prefix of an id).",
+            autocompletion=complete_session_key,
+            callback=text(named=True),
+            rich_help_panel=FILTERS,
+        ),
+    ] = None,
+    role: RoleOpt = None,
+    since: SinceOpt = None,
+    until: UntilOpt = None,
+    order: Annotated[
+        str,
+        typer.Option(
+            "--order",
+            metavar="ORDER",
+            help="relevance (by session, near-duplicates folded, automation demoted), recent,"
+            " or upstream (bm25 then time, as --as).",
+            autocompletion=words("relevance", "recent", "upstream"),
+        ),
+    ] = "relevance",
+    prefix: Annotated[
+        bool, typer.Option("--prefix", help="The last term matches as a prefix.")
+    ] = False,
+    literal: Annotated[
+        bool,
+        typer.Option("--literal", help="No operators: every word is literal text, as with --as."),
+    ] = False,
+    relax: Annotated[
+        bool,
+        typer.Option(
+            "--relax", help="When nothing matches every word, show (labelled) what matches most."
+        ),
+    ] = False,
+    as_key: AsOpt = None,
+    visibility: VisOpt = None,
+    sandboxed: SandboxOpt = False,
+    wait: Annotated[bool, typer.Option("--wait", help="Finish pending indexing first.")] = False,
+    max_bytes: Annotated[
+        int,
+        typer.Option(
+            "--max-bytes",
+            metavar="BYTES",
+            help="Cap on the results' JSON size (default 0: none; fixed at 32768 with --as).",
+            callback=count(least=0),
+        ),
+    ] = 0,
+    explain: Annotated[
+        bool,
+        typer.Option("--explain", help="Say how the query was routed and why nothing matched."),
+    ] = False,
+    counts: Annotated[
+        bool,
+        typer.Option(
+            "--count",
+            "-c",
+            help="Print the number of matching messages, no snippets.",
+            rich_help_panel=OUTPUT,
+        ),
+    ] = False,
+    by_session: Annotated[
+        bool,
+        typer.Option(
+            "--by-session", help="With --count: one count per session.", rich_help_panel=OUTPUT
+        ),
+    ] = False,
+    sessions: Annotated[
+        bool,
+        typer.Option(
+            "--sessions",
+            "-l",
+            help="Print the session keys with a match (like rg -l).",
+            rich_help_panel=OUTPUT,
+        ),
+    ] = False,
+    context: Annotated[
+        int,
+        typer.Option(
+            "--context",
+            "-C",
+            metavar="N",
+            help="Show N active-branch messages before and after each hit.",
+            callback=count(least=0),
+            rich_help_panel=OUTPUT,
+        ),
+    ] = 0,
+    as_json: JsonOpt = False,
+    jsonl: Annotated[
+        bool,
+        typer.Option("--jsonl", help="One result object per line.", rich_help_panel=OUTPUT),
+    ] = False,
+    layout: Annotated[
+        str,
+        typer.Option(
+            "--format",
+            metavar="FORMAT",
+            help="table or plain (one hit per line, tab-separated); default: a table on a"
+            " terminal, else plain.",
+            autocompletion=words(*LAYOUTS),
+            callback=choice(*LAYOUTS),
+            rich_help_panel=OUTPUT,
+        ),
+    ] = "auto",
+    null: NullOpt = False,
+    utc: UtcOpt = False,
+    time: TimeOpt = "absolute",
+    color: ColorOpt = "auto",
+    remote: RemoteOpt = None,
+    hosts: HostsOpt = None,
+) -> int:
+    """Full-text search of user and assistant text on the active branch."""
+    return run(locals())
+
+
+def run(params: dict[str, Any]) -> int:
+    opts, out = split(SearchOptions, userconfig.lenient("search", params))
+    if out.layout != "auto" and (out.as_json or out.jsonl):
+        raise UsageError("--format is for the human output", hint="drop it, or drop --json/--jsonl")
+    if out.null:
+        nul.check(params)
+    if out.remote is not None or out.hosts:
+        from openclaw_sessions.cli.remote_search import run_search
+
+        return run_search(opts, out, _AGENT_GIVEN[0] if _AGENT_GIVEN else True)
+    result = search(opts)
+    code = int(ExitCode.OK if result.found else ExitCode.NOTHING)
+    if out.as_json:
+        output.echo_json(result.agent_json() if opts.as_key is not None else result.to_json())
+        return code
+    from openclaw_sessions.cli import render
+
+    if out.null:
+        nul.search(result)
+        if result.sessions is None:  # --sessions: nothing to add; hits: the notes under them
+            render.search_footer(result)
+    elif result.match_count is not None or result.sessions is not None:
+        render.search_counts(result, jsonl=out.jsonl)
+    elif out.jsonl:
+        for h in result.hits:
+            output.echo_json(h.upstream_json() if opts.as_key is not None else h.to_json())
+        render.search_footer(result)
+    elif out.layout == "table" or (out.layout == "auto" and sys.stdout.isatty()):
+        render.search_table(result, out.times())
+    else:
+        render.search_lines(result, out.times())
+    return code
