@@ -33,7 +33,7 @@ sys.path.insert(0, str(REPO))
 
 import openclaw_sessions  # noqa: E402,F401
 from openclaw_sessions.policy.extract import message_text  # noqa: E402
-from openclaw_sessions.policy.redact import build_redactor  # noqa: E402
+from openclaw_sessions.redact import build_redactor  # noqa: E402
 
 EN = (
     "the of and to in is that for it with as was on be by this are from at or have an they which "

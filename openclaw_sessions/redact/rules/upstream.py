@@ -12,7 +12,7 @@ from __future__ import annotations
 import re
 from collections.abc import Iterator
 
-from .redact_syntax import (
+from openclaw_sessions.redact.syntax import (
     ASCII,
     BLOCK,
     NOCASE,

@@ -26,10 +26,10 @@ from typing import Any, NamedTuple
 
 from openclaw_sessions.errors import ConfigError
 
-from . import recache, redact_fold, redact_scan
-from . import redact_rules as rules
-from .redact_rules import ASCII, BLOCK, TOKEN, Hit
-from .redact_scan import last_group
+from . import recache, rules, scan
+from . import view as folding
+from .rules import ASCII, BLOCK, TOKEN, Hit
+from .scan import last_group
 
 # 2: generic secret names, command lines, config files, key blocks without END, more vendors,
 # matching on the folded text.
@@ -172,7 +172,7 @@ class Redactor:
         if text.isascii():  # most texts: nothing to fold
             hits = _find(text, gate)
             return _apply(text, spans, _edits(text, None, hits)) if hits else text
-        view = redact_fold.view(text) if redact_fold.candidate(text) else None
+        view = folding.view(text) if folding.candidate(text) else None
         hits = _find(view.text if view else text, gate)
         return _apply(text, spans, _edits(text, view, hits)) if hits else text
 
@@ -181,12 +181,12 @@ def _find(text: str, gate: bool) -> list[Hit]:
     """Every default family's secrets in ``text`` (the folded view), unsorted."""
     rev = text[::-1]
     if gate:
-        wanted, seps, amps = redact_scan.scan(text, rev)
+        wanted, seps, amps = scan.scan(text, rev)
     else:  # every rule, every separator: what the anchors must never change
         wanted = set(range(len(rules.RULES)))
         seps = [i for i, c in enumerate(text) if c in "=:"]
         amps = [i for i, c in enumerate(text) if c == "&"]
-    hits = redact_scan.site_hits(text, rev, seps, amps) if seps or amps else []
+    hits = scan.site_hits(text, rev, seps, amps) if seps or amps else []
     for i in sorted(wanted) if wanted else ():
         rule = rules.RULES[i]
         if rule.need:
@@ -202,7 +202,7 @@ def _find(text: str, gate: bool) -> list[Hit]:
         for m in rule.regex.finditer(text):
             if rule.b64 and _in_data_url(text, m.start()):
                 continue
-            if (span := check(m)) and span[1] > span[0] and not redact_scan.reference(text, span):
+            if (span := check(m)) and span[1] > span[0] and not scan.reference(text, span):
                 hits.append((span[0], span[1], TOKEN))
     return _wrapped(text, hits) if hits else hits
 
@@ -223,7 +223,7 @@ def _wrapped(text: str, hits: list[Hit]) -> list[Hit]:
     return out
 
 
-def _edits(text: str, view: redact_fold.View | None, hits: list[Hit]) -> list[_Edit]:
+def _edits(text: str, view: folding.View | None, hits: list[Hit]) -> list[_Edit]:
     """Overlapping hits merge (a key block wins); each is mapped back to ``text`` and masked."""
     hits.sort()
     merged: list[list[int]] = []
@@ -273,7 +273,7 @@ def _default_sources() -> Iterable[str]:
         # The anchors decide when a rule runs at all: one that is narrower than its rule hides
         # what the rule would mask, so a change of them re-indexes as a change of the rule does.
         yield f"{r.name}|{r.src}|{r.b64}|{check}|{finder}|{r.anchors!r}|{r.need!r}"
-    yield "".join(sorted(f"{k}{v}" for k, v in redact_fold.HOMOGLYPHS.items()))
+    yield "".join(sorted(f"{k}{v}" for k, v in folding.HOMOGLYPHS.items()))
 
 
 @lru_cache(maxsize=32)

@@ -17,8 +17,19 @@ from __future__ import annotations
 import re
 from collections.abc import Callable, Iterator
 
-from . import redact_names as names
-from .redact_syntax import NOCASE, TOKEN, Anchor, Hit, Rule, Span, caseless, compiled, trie
+from openclaw_sessions.redact.syntax import (
+    NOCASE,
+    TOKEN,
+    Anchor,
+    Hit,
+    Rule,
+    Span,
+    caseless,
+    compiled,
+    trie,
+)
+
+from . import names
 
 _Check = Callable[["re.Match[str]"], "Span | None"]
 _VAL = r"(?:'([^'\r\n]{1,200})'|\"([^\"\r\n]{1,200})\"|([^\s'\"|;&<>`][^\s|;&`]{0,200}))"

@@ -20,9 +20,8 @@ from collections.abc import Callable
 from functools import lru_cache
 from typing import NamedTuple
 
-from . import redact_names as names
-from . import redact_rules as rules
-from .redact_rules import ASCII, TOKEN, Anchor, Hit, Span
+from . import rules
+from .rules import ASCII, TOKEN, Anchor, Hit, Span, names
 
 # --- the passes ---------------------------------------------------------------------------------
 # One per buffer and literal. A hit consumes only the literal, so no anchor hides inside

@@ -9,8 +9,9 @@ alone is masked, so the kind of token stays readable and searchable.
 
 from __future__ import annotations
 
-from .redact_syntax import Anchor, plain, prefix
-from .redact_upstream import CASED, rule
+from openclaw_sessions.redact.syntax import Anchor, plain, prefix
+
+from .upstream import CASED, rule
 
 _B58 = "[1-9A-HJ-NP-Za-km-z]"
 

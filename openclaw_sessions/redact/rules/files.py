@@ -13,9 +13,7 @@ from __future__ import annotations
 import re
 from collections.abc import Iterator
 
-from . import redact_names as names
-from .redact_context import _gate_anchors
-from .redact_syntax import (
+from openclaw_sessions.redact.syntax import (
     ASCII,
     BLOCK,
     TOKEN,
@@ -26,7 +24,10 @@ from .redact_syntax import (
     plain,
     prefix,
 )
-from .redact_upstream import CASED
+
+from . import names
+from .context import _gate_anchors
+from .upstream import CASED
 
 # --- credential tables ------------------------------------------------------------------------
 # A header cell (not the first) that holds one of these words and is a secret's name ("Secret

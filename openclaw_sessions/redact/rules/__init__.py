@@ -16,10 +16,7 @@ from __future__ import annotations
 
 import re
 
-from . import redact_names as names
-from .redact_context import CONTEXT_RULES
-from .redact_files import FILE_RULES
-from .redact_syntax import (
+from openclaw_sessions.redact.syntax import (
     ASCII,
     BLOCK,
     GUARD_CLS,
@@ -40,8 +37,12 @@ from .redact_syntax import (
     prefix,
     trie,
 )
-from .redact_tools import TOOL_GATE, VAL, placeholder_check, tool_hits
-from .redact_upstream import (
+
+from . import names
+from .context import CONTEXT_RULES
+from .files import FILE_RULES
+from .tools import TOOL_GATE, VAL, placeholder_check, tool_hits
+from .upstream import (
     B64_RUN_R,
     CASED,
     CLI_GATE,
@@ -56,7 +57,7 @@ from .redact_upstream import (
     URL_GATE,
     pem_hits,
 )
-from .redact_vendors import VENDOR_RULES
+from .vendors import VENDOR_RULES
 
 __all__ = [  # what the engine may use: this module's own names, and those it re-exports
     "ASCII", "B64_RUN_R", "BLOCK", "COMMA", "FIELDS", "FORM", "FORM_GATE", "GUARD_CLS", "NOCASE",

@@ -18,7 +18,7 @@ from __future__ import annotations
 import re
 from functools import lru_cache
 
-from . import recache
+from openclaw_sessions.redact import recache
 
 Span = tuple[int, int]
 

@@ -9,8 +9,19 @@ from __future__ import annotations
 import re
 from collections.abc import Iterator
 
-from . import redact_names as names
-from .redact_syntax import ASCII, NOCASE, TOKEN, Anchor, Hit, RuleCheck, Span, compiled, trie
+from openclaw_sessions.redact.syntax import (
+    ASCII,
+    NOCASE,
+    TOKEN,
+    Anchor,
+    Hit,
+    RuleCheck,
+    Span,
+    compiled,
+    trie,
+)
+
+from . import names
 
 
 def _placeholder_check(m: re.Match[str]) -> Span | None:
