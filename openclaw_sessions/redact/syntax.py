@@ -37,6 +37,18 @@ def compiled(src: str, flags: int) -> re.Pattern[str]:
     return recache.compile(src.replace("§", _JS_SPACES), flags)
 
 
+_LAZY: dict[tuple[str, int], re.Pattern[str]] = {}
+
+
+def lazy(src: str, flags: int) -> re.Pattern[str]:
+    """``compiled``, once a process, when first needed: a family's regex waits until its cheap
+    pre-check (an anchor, a gate word, a tool's name) first holds, so most are never built."""
+    rx = _LAZY.get((src, flags))
+    if rx is None:
+        rx = _LAZY[src, flags] = compiled(src, flags)
+    return rx
+
+
 def spellings(*specs: str) -> tuple[str, ...]:
     """Spell out keys: ``[-_]?`` gives three spellings, ``[-_]`` two."""
     out: list[str] = []
@@ -119,14 +131,19 @@ def at_least(n: int, sep: str, cls: str = TOKEN_CLS) -> str:
 _Node = dict[str, "_Node"]
 
 
-def trie(words: Iterable[str], ci: bool, exact: bool = False) -> str:
+def trie(words: Iterable[str], ci: bool, exact: bool = False, *, inline: bool = False) -> str:
     """``words`` as a trie, so ``re`` drops a branch on its first character. Not ``exact``: a
-    presence test, that stops at the shortest word. Memoised across runs (start-up time)."""
+    presence test, that stops at the shortest word. ``inline``: ASCII letters take their case
+    from one scoped ``(?i:…)``, not a class each: a fraction of the source for ``re`` to parse,
+    for the patterns no fingerprint names (the passes, the key halves; all compiled re.ASCII,
+    so ``(?i)`` folds ASCII letters only, as the classes do). Memoised across runs."""
     key = tuple(sorted(set(words)))  # the trie does not depend on order; the cache key must not
-    return recache.memo(("trie", key, ci, exact), lambda: _build_trie(key, ci, exact))
+    inline = inline and ci
+    memo = ("trie", key, ci, exact, inline) if inline else ("trie", key, ci, exact)
+    return recache.memo(memo, lambda: _build_trie(key, ci, exact, inline))
 
 
-def _build_trie(words: Iterable[str], ci: bool, exact: bool) -> str:
+def _build_trie(words: Iterable[str], ci: bool, exact: bool, inline: bool) -> str:
     root: _Node = {}
     for w in words:
         node = root
@@ -134,18 +151,22 @@ def _build_trie(words: Iterable[str], ci: bool, exact: bool) -> str:
             node = node.setdefault(ch, {})
         node[""] = {}
 
+    def char(c: str) -> str:
+        if inline and c.isascii() and c.isalpha():
+            return c
+        return caseless(c) if ci else re.escape(c)
+
     def emit(node: _Node) -> str:
         if "" in node and not exact:
             return ""
-        alts = [
-            (caseless(c) if ci else re.escape(c)) + emit(n) for c, n in sorted(node.items()) if c
-        ]
+        alts = [char(c) + emit(n) for c, n in sorted(node.items()) if c]
         if not alts:
             return ""
         body = alts[0] if len(alts) == 1 else "(?:" + "|".join(alts) + ")"
         return f"(?:{body})?" if "" in node else body
 
-    return emit(root)
+    out = emit(root)
+    return f"(?i:{out})" if inline and out else out
 
 
 # --- whole-text families ------------------------------------------------------------------------

@@ -299,7 +299,7 @@ RULES = UPSTREAM_RULES + _MORE + CONTEXT_RULES + FILE_RULES
 
 
 def keyside(f: Field) -> str:
-    return f.gap + trie((k[::-1] for k in f.keys), bool(f.flags & re.I), True) + f.edge
+    return f.gap + trie((k[::-1] for k in f.keys), bool(f.flags & re.I), True, inline=True) + f.edge
 
 
 # The passes: one per buffer and literal. A hit consumes only the literal, so no anchor hides

@@ -26,6 +26,7 @@ from openclaw_sessions.redact.syntax import (
     Span,
     caseless,
     compiled,
+    lazy,
     trie,
 )
 
@@ -268,7 +269,6 @@ _REACH = ((220, 20), (5, 300), (10, 300), (20, 60), (120, 260), (5, 220), (5, 12
           (200, 220), (200, 220), (0, 320), (0, 240), (30, 240), (10, 240), (0, 130), (40, 320),
           (40, 140), (20, 260))  # fmt: skip
 assert len(_REACH) == len(_ALL)
-_COMPILED: list[tuple[tuple[str, ...], re.Pattern[str], _Check]] = []
 
 
 def _windows(
@@ -294,15 +294,13 @@ def _windows(
 
 def context_hits(text: str) -> Iterator[Hit]:
     """The pairs, then each family on the lines around its gate words (and the line after)."""
-    if not _COMPILED:
-        _COMPILED.extend((w, compiled(src, NOCASE), check) for w, src, check in _ALL)
     low = text.lower()
     if len(low) != len(text):  # (a character whose lower case is longer: keep offsets exact)
         low = "".join(c if len(c.lower()) != 1 else c.lower() for c in text)
     yield from _pair_hits(text, low)
-    for (words, regex, check), (before, after) in zip(_COMPILED, _REACH, strict=True):
+    for (words, src, check), (before, after) in zip(_ALL, _REACH, strict=True):
         for start, end in _windows(text, low, words, before, after):
-            for m in regex.finditer(text, start, end):
+            for m in lazy(src, NOCASE).finditer(text, start, end):
                 if span := check(m):
                     yield span[0], span[1], TOKEN
 

@@ -18,6 +18,7 @@ from openclaw_sessions.redact.syntax import (
     RuleCheck,
     Span,
     compiled,
+    lazy,
     trie,
 )
 
@@ -151,7 +152,6 @@ _TOOL_SPECS: tuple[tuple[tuple[str, ...], str, RuleCheck], ...] = (
     (("htpasswd",), r"htpasswd(?<![A-Za-z0-9_.-]htpasswd)((?:[ \t]+-[A-Za-z]+)+)"
      r"((?:[ \t]+[^\s-]\S*){2,3})", _htpasswd_check),
 )  # fmt: skip
-_TOOL_RX: list[tuple[tuple[str, ...], re.Pattern[str], RuleCheck]] = []
 _TOOL_NAME = compiled(
     "|".join(
         # longest first, then by name: a set's order changes with the hash seed, and the
@@ -170,8 +170,6 @@ _TOOL_FLAG = compiled(r"-(?<=[ \t]-)[A-Za-z-]", ASCII)
 def tool_hits(text: str) -> Iterator[Hit]:
     """Passwords given to the tools above: on each line with such a flag, the regexes of the
     tools named on that line."""
-    if not _TOOL_RX:
-        _TOOL_RX.extend((need, compiled(src, NOCASE), check) for need, src, check in _TOOL_SPECS)
     end = 0
     for f in _TOOL_FLAG.finditer(text):
         if f.start() < end:
@@ -180,8 +178,8 @@ def tool_hits(text: str) -> Iterator[Hit]:
         end = text.find("\n", f.end())
         end = len(text) if end < 0 else end
         named = {m.group() for m in _TOOL_NAME.finditer(text, start, f.start())}
-        for need, regex, check in _TOOL_RX if named else ():
+        for need, src, check in _TOOL_SPECS if named else ():
             if not named.isdisjoint(need):
-                for m in regex.finditer(text, start, end):
+                for m in lazy(src, NOCASE).finditer(text, start, end):
                     if span := check(m):
                         yield span[0], span[1], TOKEN
