@@ -77,7 +77,8 @@ def test_the_cache_keeps_one_working_set_not_every_pattern_ever(tmp_path: Path) 
     env = {**os.environ, "OPENCLAW_SESSIONS_CACHE_DIR": str(tmp_path)}
     subprocess.run([sys.executable, "-c", JUNK], env=env, cwd=REPO, check=True)
     (cache,) = tmp_path.iterdir()
-    assert len(marshal.loads(cache.read_bytes())) == 2000
+    junk = [k for k in marshal.loads(cache.read_bytes()) if str(k[0]).startswith("junk-")]
+    assert len(junk) == 2000  # (besides what importing the package compiles)
     run(env)  # compiles the redaction rules anew, so it saves: the old patterns make way
     kept = marshal.loads(cache.read_bytes())
     junk = [k for k in kept if str(k[0]).startswith("junk-")]
