@@ -1,9 +1,9 @@
-"""Where the default rules must run: the anchor passes over a text (redact.py applies what they
+"""Where the default rules must run: the anchor passes over a text (engine.py applies what they
 find).
 
 Reindex redacts every message, and ``re`` has no multi-literal search, so text without secrets
 must not meet ~200 regexes. Each family has cheap necessary conditions ("anchors", declared
-with its rule: redact_rules.RULES), checked by a few passes that each start with one literal
+with its rule: rules.RULES), checked by a few passes that each start with one literal
 character (``-``, ``_``, ``=``…), which ``re`` finds at memchr speed, and test the rest with
 look-arounds. An anchor is never narrower than its rule (a test runs every shape in tables and
 next to dashes with and without the passes).
@@ -20,8 +20,8 @@ from functools import lru_cache
 from typing import Any, NamedTuple
 
 from . import rules
-from .rules import names
-from .syntax import ASCII, TOKEN, Anchor, Hit, Span, lazy
+from .rules import names, upstream
+from .syntax import ASCII, GUARD_CLS, TOKEN, Anchor, Field, Hit, Span, compiled, lazy, trie
 
 # --- the passes ---------------------------------------------------------------------------------
 # One per buffer and literal. A hit consumes only the literal, so no anchor hides inside
@@ -39,6 +39,14 @@ class _Pass(NamedTuple):
     by_word: dict[str, _Hits]  # tried when the trie's word says so
 
 
+_FORM_GATE = "(?=[A-Za-z0-9_.-]*[A-Za-z_]&)"  # reversed: "=" of a pair that follows an "&"
+
+
+def _keyside(f: Field) -> str:
+    """A family's key half: read back from its separator in the reversed text."""
+    return f.gap + trie((k[::-1] for k in f.keys), bool(f.flags & re.I), True, inline=True) + f.edge
+
+
 def _field_gate(lit: str) -> str:
     """What must follow an ``=``/``:`` in the reversed text for some family's key to be there."""
     fams = [f for f in rules.FIELDS if lit in f.seps]
@@ -46,11 +54,11 @@ def _field_gate(lit: str) -> str:
     cs = {k for f in fams if not f.flags & re.I for k in f.keys} - ci
     wide = {k for k in ci if not k[-1].isascii()}  # (behind a guard: ASCII keys try fewer branches)
     alts = [
-        rules.trie((k[::-1] for k in ci - wide), True, inline=True),
-        rules.trie((k[::-1] for k in cs), False),
+        trie((k[::-1] for k in ci - wide), True, inline=True),
+        trie((k[::-1] for k in cs), False),
     ]
     if wide:
-        alts.append("(?=[^\\x00-\\x7f])" + rules.trie((k[::-1] for k in wide), True, inline=True))
+        alts.append("(?=[^\\x00-\\x7f])" + trie((k[::-1] for k in wide), True, inline=True))
     alts += dict.fromkeys(f.chain for f in fams if f.chain)  # a key then harmless suffixes
     # Every family's gap is quotes, backslashes, spaces and markdown emphasis.
     return r"(?=[§\\\"'`*_]*(?:" + "|".join(alts) + "))(?P<gate>)"
@@ -75,14 +83,14 @@ def _passes() -> list[_Pass]:
             if not words:
                 continue
             keys = prefix_free(words)
-            g = rules.GUARD_CLS  # the near character first: a look-behind reads left to right
+            g = GUARD_CLS  # the near character first: a look-behind reads left to right
             guard = "" if short else f"(?<={g}{lit_rx})(?<={g}{{8}}{lit_rx})"
             # A short anchor's own condition is part of the hit: "--" then a letter is a flag,
             # a run of dashes (a Markdown table's rule) is no hit at all. (A key holds its own
             # words' conditions only: keys are prefix-free, so at most one matches at a place.)
             then = "|".join(dict.fromkeys(a.rest for a, _ in worded if a.short)) if short else ""
             alts.append(
-                f"{guard}(?=({rules.trie(keys, True, inline=True)})){f'(?:{then})' if then else ''}"
+                f"{guard}(?=({trie(keys, True, inline=True)})){f'(?:{then})' if then else ''}"
             )
             for k in keys:  # a captured key stands for every word it starts, of either trie
                 merged.setdefault(k, []).extend(
@@ -95,9 +103,7 @@ def _passes() -> list[_Pass]:
         if buf == "r" and lit in "=:":  # assignment families: a key before the separator
             alts.append(_field_gate(lit))
             if lit == "=":  # a capture, so the hit itself tells that a form pair follows
-                alts.insert(
-                    0, rules.FORM_GATE.replace("(?=", "(?=(?P<amp>", 1).replace("&)", ")&)")
-                )
+                alts.insert(0, _FORM_GATE.replace("(?=", "(?=(?P<amp>", 1).replace("&)", ")&)"))
         src = lit_rx + "(?:" + "|".join(dict.fromkeys(alts)) + ")"
         by_word = {k: tuple(v) for k, v in merged.items()}
         out.append(_Pass(buf, lit, src, tuple(anchors), by_word))
@@ -130,8 +136,8 @@ def _pass_calls() -> list[list[Any]]:
 @lru_cache(maxsize=2)
 def _keyside_rx(sep: str) -> re.Pattern[str]:
     """One match tells which families have their key before ``sep`` (group i+1: family i)."""
-    alts = (f"(?:(?=({rules.keyside(f)})))?" if sep in f.seps else "()" for f in rules.FIELDS)
-    return rules.compiled("".join(alts), ASCII)
+    alts = (f"(?:(?=({_keyside(f)})))?" if sep in f.seps else "()" for f in rules.FIELDS)
+    return compiled("".join(alts), ASCII)
 
 
 def reference(text: str, span: Span) -> bool:
@@ -157,7 +163,7 @@ def scan(text: str, rev: str) -> tuple[set[int], list[int], list[int]]:
         if lit not in text:  # "in" is a memchr without the cost of a regex call
             continue
         if search is None:
-            search = call[0] = rules.compiled(call[5], ASCII).search
+            search = call[0] = compiled(call[5], ASCII).search
         buf = rev if reverse else text
         m = search(buf)
         while m:
@@ -226,11 +232,11 @@ def _field_at(text: str, rev: str, q: int) -> tuple[int, list[Span], int] | None
 
 def _form_at(text: str, rev: str, a: int) -> tuple[int, list[Span], int] | None:
     """The first pair of a run that goes on with "&key=": upstream's form-body rule."""
-    back = rules.RUN_R.match(rev, len(text) - a)
+    back = upstream.RUN_R.match(rev, len(text) - a)
     run = a - (back.end() - back.start()) if back else a
-    cands = [run] if run == 0 or text[run - 1] in rules.SPACE else []
-    cands += [c.end() for c in rules.COMMA.finditer(text, run, a)]
+    cands = [run] if run == 0 or text[run - 1] in upstream.SPACE else []
+    cands += [c.end() for c in upstream.COMMA.finditer(text, run, a)]
     for c in cands:
-        if fm := rules.FORM.match(text, c):
+        if fm := upstream.FORM.match(text, c):
             return c, [last_group(fm)], fm.end()
     return None

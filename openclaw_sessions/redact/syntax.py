@@ -9,15 +9,16 @@ A family may add a Python ``check`` that decides, at a match, what (if anything)
 
 Helpers: ``spellings`` spells out key tables; ``alt`` and ``trie`` turn words into alternations;
 ``prefix``, ``plain`` and ``at_least`` build anchors; ``compiled`` compiles a source (where "§"
-stands for JavaScript's whitespace) through the regex cache. The families themselves are in
-``redact_upstream``, ``redact_tools``, ``redact_vendors`` and ``redact_rules``.
+stands for JavaScript's whitespace) through the regex cache, ``lazy`` when it is first needed;
+``merge``, ``find_all``, ``line_end`` and ``sha256`` are what the engine and the tables share.
+The families themselves are in ``rules/``.
 """
 
 from __future__ import annotations
 
 import re
 from collections.abc import Callable, Iterable, Iterator
-from typing import NamedTuple
+from typing import Any, NamedTuple
 
 from . import recache
 
@@ -47,6 +48,39 @@ def lazy(src: str, flags: int) -> re.Pattern[str]:
     if rx is None:
         rx = _LAZY[src, flags] = compiled(src, flags)
     return rx
+
+
+def merge(spans: Iterable[Span], *, touching: bool = True) -> list[Span]:
+    """``spans`` in order, those that overlap (or, ``touching``, meet) joined into one."""
+    out: list[Span] = []
+    for s, e in sorted(spans):
+        if out and (s <= out[-1][1] if touching else s < out[-1][1]):
+            out[-1] = (out[-1][0], max(out[-1][1], e))
+        else:
+            out.append((s, e))
+    return out
+
+
+def line_end(text: str, i: int) -> int:
+    """Where the line that holds ``text[i]`` ends (its newline, or the end of the text)."""
+    end = text.find("\n", i)
+    return len(text) if end < 0 else end
+
+
+def find_all(text: str, word: str) -> Iterator[int]:
+    """Where ``word`` occurs in ``text``, occurrences not overlapping."""
+    i = text.find(word)
+    while i >= 0:
+        yield i
+        i = text.find(word, i + len(word))
+
+
+def sha256(data: bytes) -> Any:
+    try:  # the builtin module: hashlib's OpenSSL set-up costs ~2 ms of every run
+        from _sha256 import sha256 as new  # type: ignore[import-not-found]
+    except ImportError:  # pragma: no cover
+        from hashlib import sha256 as new
+    return new(data)
 
 
 def spellings(*specs: str) -> tuple[str, ...]:

@@ -1,7 +1,7 @@
 """Command lines of tools that take a password in a flag (``mysql -p…``, ``sshpass -p``,
 ``curl -u user:pw``, ``smbclient -U user%pw``, ``htpasswd -b`` …): their table, the anchor that
 gates them and the one finder that runs them; with the value shape (``VAL``) and the placeholder
-check that the other command-line families of ``redact_rules`` share.
+check that the other command-line families (``generic``, ``files``) share.
 """
 
 from __future__ import annotations
@@ -19,6 +19,7 @@ from openclaw_sessions.redact.syntax import (
     Span,
     compiled,
     lazy,
+    line_end,
     trie,
 )
 
@@ -27,11 +28,11 @@ from . import names
 
 def _placeholder_check(m: re.Match[str]) -> Span | None:
     g = m.lastindex or 0
-    return None if names.placeholder(m.group(g)) else m.span(g)
+    return None if not g or names.placeholder(m.group(g)) else m.span(g)
 
 
-# The families of redact_rules take it by this name; the function keeps its own, because a
-# family's check is named (its __qualname__) in the redaction fingerprint.
+# The other modules take it by this name; the function keeps its own, because a family's
+# check is named (its __qualname__) in the redaction fingerprint.
 placeholder_check = _placeholder_check
 
 
@@ -49,15 +50,13 @@ def _htpasswd_check(m: re.Match[str]) -> Span | None:
 VAL = r"(?:'([^'\r\n]+)'|\"([^\"\r\n]+)\"|([^\s'\"|;&<>`][^\s|;&`]*))"
 # Tools that take a password in a flag: (tool name, more of the name, flag, what follows it).
 # One finder runs them, only where a flag follows a tool's name on its line (the anchor).
+_LOGIN, _SP = r"\b[^\n|;&]*?\blogin", "[ \t]+"
 _TOOLS = (
     ("mysql", "(?:dump|admin|import|show|check|pump|sh|binlog)?", "-p", ""),
     ("mariadb", "(?:-?dump|-?admin)?", "-p", ""),
     ("7z", "[ar]?", "-p", ""),
     ("sshpass", "", "-p", "[ \t]*"),
-    ("docker", r"\b[^\n|;&]*?\blogin", "-p", "[ \t]+"),
-    ("podman", r"\b[^\n|;&]*?\blogin", "-p", "[ \t]+"),
-    ("helm", r"\b[^\n|;&]*?\blogin", "-p", "[ \t]+"),
-    ("nerdctl", r"\b[^\n|;&]*?\blogin", "-p", "[ \t]+"),
+    *((t, _LOGIN, "-p", _SP) for t in ("docker", "podman", "helm", "nerdctl")),
     ("redis-cli", "", "-a", "[ \t]+"),
     ("mongo", "(?:sh|dump|restore|export|import|stat|top|files)?", "-p", "[ \t]+"),
     ("cqlsh", "", "-p", "[ \t]+"),
@@ -66,10 +65,9 @@ _TOOLS = (
     ("ldap", "(?:search|add|modify|delete|whoami|passwd|compare|modrdn|exop|url)", "-[wsa]",
      "[ \t]+"),
     ("mosquitto_", "(?:pub|sub|rr)", "-P", "[ \t]+"),
-    ("zip", "", "-P", "[ \t]+"),
-    ("unzip", "", "-P", "[ \t]+"),
+    *((t, "", "-P", _SP) for t in ("zip", "unzip")),
     ("ssh-keygen", "", "-[NP]", "[ \t]+"),
-    ("az", r"\b[^\n|;&]*?\blogin", "-p", "[ \t]+"),
+    ("az", _LOGIN, "-p", _SP),
     ("openssl", "", "-k", "[ \t]+"),
     ("openssl", "", "-pass(?:in|out)?[ \t]+pass:", ""),
     ("keytool", "", "-(?:src|dest|new)?(?:store|key)?pass(?:word)?", "[ \t]+"),
@@ -78,19 +76,13 @@ _TOOLS = (
     # third round (issue 23): admin tools, logins that take a token
     ("psexec", "", "(?-i:-p)", "[ \t]+"),
     ("ipmitool", "", "(?-i:-P)", "[ \t]+"),
-    ("plink", "", "-pw", "[ \t]+"),
-    ("pscp", "", "-pw", "[ \t]+"),
-    ("psftp", "", "-pw", "[ \t]+"),
+    *((t, "", "-pw", _SP) for t in ("plink", "pscp", "psftp")),
     ("cypher-shell", "", "(?-i:-p)", "[ \t]+"),
     ("influx", "", "-password", "[ \t]+"),
-    ("cf", r"\b[^\n|;&]*?\blogin", "(?-i:-p)", "[ \t]+"),
-    ("oc", r"\b[^\n|;&]*?\blogin", "(?-i:-p)", "[ \t]+"),
-    ("expo", r"\b[^\n|;&]*?\blogin", "(?-i:-p)", "[ \t]+"),
-    ("eas", r"\b[^\n|;&]*?\blogin", "(?-i:-p)", "[ \t]+"),
+    *((t, _LOGIN, "(?-i:-p)", _SP) for t in ("cf", "oc", "expo", "eas")),
     ("twine", "", "(?-i:-p)", "[ \t]+"),
     ("dotnet", r"[ \t]+nuget\b", "(?-i:-p)", "[ \t]+"),
-    ("vercel", "", "(?-i:-t)", "[ \t]+"),
-    ("codecov", "", "(?-i:-t)", "[ \t]+"),
+    *((t, "", "(?-i:-t)", _SP) for t in ("vercel", "codecov")),
     ("rar", "", "(?-i:-(?:hp|p))", ""),
     ("unrar", "", "(?-i:-p)", ""),
 )  # fmt: skip
@@ -175,8 +167,7 @@ def tool_hits(text: str) -> Iterator[Hit]:
         if f.start() < end:
             continue  # a line already done
         start = text.rfind("\n", 0, f.start()) + 1
-        end = text.find("\n", f.end())
-        end = len(text) if end < 0 else end
+        end = line_end(text, f.end())
         named = {m.group() for m in _TOOL_NAME.finditer(text, start, f.start())}
         for need, src, check in _TOOL_SPECS if named else ():
             if not named.isdisjoint(need):
