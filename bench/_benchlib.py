@@ -580,7 +580,7 @@ def _short(fname: str) -> str:
 
 def noop_redactor() -> Any:
     """An object with the Redactor interface that changes nothing."""
-    from openclaw_sessions.policy.redact import Redacted  # no spans: changed is False
+    from openclaw_sessions.redact import Redacted  # no spans: changed is False
 
     class NoopRedactor:
         fingerprint = "bench-noop"

@@ -62,8 +62,8 @@ def core_ms(state: Path, agent: str, sid: str, runs: int) -> tuple[float, float]
     import time
 
     sys.path.insert(0, str(bl.REPO))
-    from openclaw_sessions.policy.redact import build_redactor
     from openclaw_sessions.read.history import HistoryOptions, history
+    from openclaw_sessions.redact import build_redactor
 
     opts = HistoryOptions(sid, state, agent=agent, full=True)
     walls: dict[str, list[float]] = {"real": [], "noop": []}

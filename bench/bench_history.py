@@ -158,8 +158,8 @@ def _core_ms(state: Path, hit: dict[str, Any], runs: int) -> float:
     import time
 
     sys.path.insert(0, str(bl.REPO))
-    from openclaw_sessions.policy.redact import build_redactor
     from openclaw_sessions.read.history import HistoryOptions, history
+    from openclaw_sessions.redact import build_redactor
     from openclaw_sessions.store.context import Context
 
     ctx = Context(state, "main")

@@ -204,7 +204,7 @@ def report(r: dict[str, Any], out: bl.Out) -> None:
 
 def profile_import(c: bl.Corpus, out: bl.Out) -> bl.Profile:
     from openclaw_sessions.ingest import importer
-    from openclaw_sessions.policy.redact import build_redactor
+    from openclaw_sessions.redact import build_redactor
 
     state = bl.scratch("ocs-prof-")
     out.log(f"profiling an in-process import of {c.messages:,} messages ...")

@@ -1,27 +1,32 @@
-"""Cost of ``Redactor.redact_text`` per message: these rules against a baseline revision's (by
-default ``main``), in one run on the same messages, next to two floors.
+"""Cost of redaction: these rules against a baseline revision's (by default ``main``), in one
+run on the same messages, next to two floors; and the cost of its first use in a fresh process.
 
 Run: ``python bench/bench_redact.py [--mb 8] [--secret-rate 0.003] [--seed 1] [--base main]
-[--from DIR]``.
+[--from DIR] [--starts 7]``.
 
 The text is messages as reindex sees them: chat prose (English, and a quarter of the messages in
 German, French, Russian, Japanese or Chinese, with emoji and typographic punctuation), code,
 shell output, JSON tool calls, logs and URLs; fake secrets of several families are planted at a
 low rate. ``--from DIR`` takes instead the user and assistant texts of the ``*.jsonl``
 transcripts under DIR (a ``gen_corpus.py`` output, ``../shared/corpus/real``). The baseline's
-package is taken with ``git archive BASE openclaw_sessions``, imported under another name, and
-its redactor built (``policy/redact.py``, or ``redact.py`` before the package had
-subpackages). Floors over the same messages: a
-``str.lower()`` pass and a one-literal regex scan. Figures are the best of several rounds (CPU
-time): microseconds per message and MB of UTF-8 per second; the ratio is new / base.
+package is taken with ``git archive BASE openclaw_sessions`` and imported as ``ocs_base`` (its
+own imports rewritten to it), and its redactor built (``redact/``, or ``policy/redact.py`` in
+older revisions). Floors over the same messages: a ``str.lower()`` pass and a one-literal
+regex scan. Throughput figures are the best of several rounds (CPU time): microseconds per
+message and MB of UTF-8 per second; the ratio is new / base. First use: CPU time of importing
+the package's redaction, building the redactor and redacting the first messages in a fresh
+interpreter (what every CLI run pays once), median of ``--starts`` runs, alternating the trees.
 """
 
 from __future__ import annotations
 
 import argparse
+import importlib
 import json
+import os
 import random
 import re
+import statistics
 import subprocess
 import sys
 import time
@@ -33,7 +38,7 @@ sys.path.insert(0, str(REPO))
 
 import openclaw_sessions  # noqa: E402,F401
 from openclaw_sessions.policy.extract import message_text  # noqa: E402
-from openclaw_sessions.policy.redact import build_redactor  # noqa: E402
+from openclaw_sessions.redact import build_redactor  # noqa: E402
 
 EN = (
     "the of and to in is that for it with as was on be by this are from at or have an they which "
@@ -146,9 +151,8 @@ def transcript_texts(root: Path) -> list[str]:
     return out
 
 
-def base_redactor(ref: str) -> object:
-    """``build_redactor()`` of ``ref``'s package, extracted to a temp dir as ``ocs_base``."""
-    import importlib
+def extract_base(ref: str) -> tuple[Path, str]:
+    """``ref``'s package in a temp dir as ``ocs_base``, and the module that builds its redactor."""
     import io
     import tarfile
     import tempfile
@@ -158,14 +162,43 @@ def base_redactor(ref: str) -> object:
     where = Path(tempfile.mkdtemp(prefix="ocs-redact-base-"))
     with tarfile.open(fileobj=io.BytesIO(tar)) as archive:
         archive.extractall(where, filter="data")
-    (where / "openclaw_sessions").rename(where / "ocs_base")
-    sys.path.insert(0, str(where))
-    for name in ("ocs_base.policy.redact", "ocs_base.redact"):
-        try:
-            return importlib.import_module(name).build_redactor()
-        except ModuleNotFoundError:
-            continue
-    raise SystemExit(f"error: no redact module in {ref}")
+    pkg = where / "ocs_base"
+    (where / "openclaw_sessions").rename(pkg)
+    for f in pkg.rglob("*.py"):  # its absolute imports must find it, not this tree
+        f.write_text(re.sub(r"\bopenclaw_sessions\b", "ocs_base", f.read_text("utf-8")), "utf-8")
+    for rel, module in (
+        ("redact", "ocs_base.redact"),
+        ("policy/redact.py", "ocs_base.policy.redact"),
+    ):
+        if (pkg / rel).exists():
+            return where, module
+    raise SystemExit(f"error: no redaction in {ref}")
+
+
+FIRST_USE = """
+import sys, time
+t = time.process_time()
+from {module} import build_redactor
+r = build_redactor()
+for m in sys.stdin.read().split("\\0"):
+    r.redact_text(m)
+print(time.process_time() - t)
+"""
+
+
+def first_use_ms(
+    trees: dict[str, tuple[str, str]], msgs: list[str], starts: int
+) -> dict[str, float]:
+    """Median CPU ms of a fresh interpreter's import, build and first redactions, per tree."""
+    sample = "\0".join(msgs[:50])
+    times: dict[str, list[float]] = {name: [] for name in trees}
+    for _ in range(starts):
+        for name, (path, module) in trees.items():
+            out = subprocess.run([sys.executable, "-c", FIRST_USE.format(module=module)],
+                                 input=sample, text=True, capture_output=True, check=True,
+                                 env={**os.environ, "PYTHONPATH": path})  # fmt: skip
+            times[name].append(float(out.stdout) * 1e3)
+    return {name: statistics.median(t) for name, t in times.items()}
 
 
 def best_us(fn: Callable[[str], object], msgs: list[str], rounds: int) -> float:
@@ -187,10 +220,13 @@ def main() -> None:
     ap.add_argument("--rounds", type=int, default=5)
     ap.add_argument("--base", default="main", help="git revision to compare with")
     ap.add_argument("--from", dest="src", type=Path, help="read transcripts under DIR instead")
+    ap.add_argument("--starts", type=int, default=7, help="fresh interpreters per tree")
     a = ap.parse_args()
     msgs = transcript_texts(a.src) if a.src else corpus(int(a.mb * 1e6), a.seed, a.secret_rate)
     size = sum(len(m.encode()) for m in msgs)
-    new, base = build_redactor(), base_redactor(a.base)
+    where, module = extract_base(a.base)
+    sys.path.insert(0, str(where))
+    new, base = build_redactor(), importlib.import_module(module).build_redactor()
     changed = sum(new.redact_text(m) is not m for m in msgs)
     changed_base = sum(base.redact_text(m) is not m for m in msgs)  # type: ignore[attr-defined]
     literal = re.compile(r"\x00")
@@ -208,6 +244,11 @@ def main() -> None:
     for name, us in rows:
         print(f"{name:28s} {us:7.2f} us/msg  {1e6 / (us * per_mb) if us else 0:8.1f} MB/s")
     print(f"ratio this tree / {a.base}: x{rows[3][1] / rows[2][1]:.2f} per message")
+    trees = {a.base: (str(where), module), "this tree": (str(REPO), "openclaw_sessions.redact")}
+    first = first_use_ms(trees, msgs, a.starts)
+    print(f"first use (import, build, 50 messages; CPU ms, median of {a.starts}): "
+          + ", ".join(f"{name} {ms:.0f}" for name, ms in first.items())
+          + f"; ratio x{first['this tree'] / first[a.base]:.2f}")  # fmt: skip
 
 
 if __name__ == "__main__":

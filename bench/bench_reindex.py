@@ -160,7 +160,7 @@ def plan_only(state: Path) -> dict[str, Any]:
     """In-process: what reconcile computes before it writes (read the events, walk the tree,
     parse each message's JSON, extract, redact, CJK bigrams) for every transcript."""
     from openclaw_sessions.index.plan import plan_rows
-    from openclaw_sessions.policy.redact import build_redactor
+    from openclaw_sessions.redact import build_redactor
     from openclaw_sessions.store import db
 
     red = build_redactor(())
@@ -179,7 +179,7 @@ def plan_only(state: Path) -> dict[str, Any]:
 
 def redaction(snap: Path, texts: list[tuple[str]], repeat: int, out: bl.Out) -> dict[str, Any]:
     """Each run starts from a copy of the same imported, never indexed store."""
-    from openclaw_sessions.policy.redact import build_redactor
+    from openclaw_sessions.redact import build_redactor
 
     real = build_redactor(())
     noop = bl.noop_redactor()
@@ -447,7 +447,7 @@ def main(argv: list[str] | None = None) -> int:
         )
 
     if args.profile:
-        from openclaw_sessions.policy.redact import build_redactor
+        from openclaw_sessions.redact import build_redactor
 
         red = build_redactor(())
         out.log("profiling an in-process full reconcile ...")

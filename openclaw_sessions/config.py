@@ -22,7 +22,6 @@ from types import MappingProxyType
 from typing import Any, NamedTuple
 
 from openclaw_sessions import settings
-from openclaw_sessions.policy import recache
 from openclaw_sessions.policy.keys import DEFAULT_MAIN_KEY
 from openclaw_sessions.policy.visibility import (
     DEFAULT_SANDBOX_VISIBILITY,
@@ -36,7 +35,7 @@ CONFIG_FILENAME = "openclaw.json"
 
 _SYNTAX_HINT = "fix the JSON5 syntax (comments and trailing commas are fine)"
 # json5 reports "<string>:LINE <reason> at column COL"; we re-anchor it on the file.
-_JSON5_ERROR = recache.compile(r"^<string>:(\d+) (.*) at column (\d+)$", re.DOTALL)
+_JSON5_ERROR = re.compile(r"^<string>:(\d+) (.*) at column (\d+)$", re.DOTALL)
 _NO_AGENTS: Mapping[str, str] = MappingProxyType({})  # read-only, so one is shared
 
 

@@ -18,7 +18,7 @@ from typing import Any
 from openclaw_sessions.ingest import line_sources
 from openclaw_sessions.ingest.store_lines import import_lines
 from openclaw_sessions.ingest.transcripts import FileResult, Target
-from openclaw_sessions.policy.redact import Redactor, build_redactor
+from openclaw_sessions.redact import Redactor, build_redactor
 from openclaw_sessions.store import db, paths
 
 

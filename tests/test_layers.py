@@ -2,10 +2,11 @@
 function, under TYPE_CHECKING or not, points down the order below or stays in its own layer;
 no module imports itself back through others; only the CLI talks to Typer and Rich.
 
-    errors < settings < reports < policy < config < store < index < ingest | read < live
-    < mcp | remote < cli
+    errors < settings < reports < policy | redact < config < store < index < ingest | read
+    < live < mcp | remote < cli
 
-`ingest` and `read` share a rank, and so do `mcp` and `remote`: neither imports the other. The
+`policy` and `redact` share a rank, and so do `ingest` and `read`, and `mcp` and `remote`:
+neither imports the other (policy's sanitising takes any object with ``redact_text``). The
 order is the data flow of the README's "How it is built": import -> store -> index -> read ->
 render.
 """
@@ -26,7 +27,7 @@ ORDER: list[set[str]] = [
     {"errors"},  # the one error family and its exit codes
     {"settings"},  # every OPENCLAW_* environment variable
     {"reports"},  # what import and reindex report
-    {"policy"},  # upstream's rules, pure
+    {"policy", "redact"},  # upstream's rules, pure; secret redaction, pure
     {"config"},  # upstream's openclaw.json, validated against policy's values
     {"store"},  # our SQLite store
     {"index"},  # the full-text index and its reconciliation
@@ -95,7 +96,7 @@ def test_only_the_cli_talks_to_typer_and_rich(module: str) -> None:
         assert name.split(".")[0] not in ONLY_CLI, f"{module}:{line} imports {name}"
 
 
-@pytest.mark.parametrize("module", sorted(m for m in MODULES if unit(m) == "policy"))
+@pytest.mark.parametrize("module", sorted(m for m in MODULES if unit(m) in ("policy", "redact")))
 def test_policy_touches_no_database(module: str) -> None:
     assert "sqlite3" not in {n for n, _ in imports(module)}, module
 

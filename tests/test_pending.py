@@ -21,7 +21,7 @@ from openclaw_sessions import live
 from openclaw_sessions.index import claims, reconcile
 from openclaw_sessions.index.failures import Failures, IndexFailure
 from openclaw_sessions.ingest.importer import ImportOptions, import_sources
-from openclaw_sessions.policy.redact import build_redactor
+from openclaw_sessions.redact import build_redactor
 from openclaw_sessions.store import counts, db, pending
 from openclaw_sessions.store.sessions import DeleteOptions, delete_session
 

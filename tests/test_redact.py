@@ -16,10 +16,10 @@ from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
 from openclaw_sessions.errors import ConfigError
-from openclaw_sessions.policy import redact as R
-from openclaw_sessions.policy import redact_scan
 from openclaw_sessions.policy.cut import safe_cut, utf16_len
-from openclaw_sessions.policy.redact import REDACTION_VERSION, Redacted, build_redactor
+from openclaw_sessions.redact import REDACTION_VERSION, Redacted, build_redactor
+from openclaw_sessions.redact import engine as R
+from openclaw_sessions.redact import scan as redact_scan
 
 RNG = random.Random(20240611)
 UP, LOW, DIG = "ABCDEFGHIJKLMNOPQRSTUVWXYZ", "abcdefghijklmnopqrstuvwxyz", "0123456789"
@@ -315,10 +315,7 @@ def test_fingerprint() -> None:
     a, b = build_redactor(["foo"]), build_redactor(["foo", "bar"])
     assert len({fp, a.fingerprint, b.fingerprint, build_redactor(["/foo/"]).fingerprint}) == 4
     assert build_redactor(["foo"]).fingerprint == a.fingerprint
-    code = (
-        "from openclaw_sessions.policy.redact import build_redactor as b;"
-        " print(b(['foo']).fingerprint)"
-    )
+    code = "from openclaw_sessions.redact import build_redactor as b; print(b(['foo']).fingerprint)"
     other = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, check=True)
     assert other.stdout.strip() == a.fingerprint  # stable across processes (no hash seed)
     assert REDACTION_VERSION >= 1
@@ -327,7 +324,7 @@ def test_fingerprint() -> None:
 def test_fingerprint_follows_the_anchors(monkeypatch: pytest.MonkeyPatch) -> None:
     """An anchor narrower than its rule hides what the rule masks (a netrc line in a table
     cell leaked so): a change of anchors must re-index like a change of the rule."""
-    from openclaw_sessions.policy import redact_rules
+    from openclaw_sessions.redact import rules as redact_rules
 
     rule = next(r for r in redact_rules.RULES if r.name == "netrc")
     monkeypatch.setattr(rule, "anchors", rule.anchors[:0])

@@ -17,8 +17,8 @@ from hypothesis import strategies as st
 from secret_shapes_r3 import Shape3, b58check, references, shapes
 from test_redact_shapes import _ALONE, _IN_A_LINE, leaks
 
-from openclaw_sessions.policy import redact_files
-from openclaw_sessions.policy.redact import build_redactor
+from openclaw_sessions.redact import build_redactor
+from openclaw_sessions.redact.rules import files as redact_files
 
 RED = build_redactor()
 SHAPES = shapes()

@@ -14,7 +14,7 @@ import pytest
 from conftest import Session, json_out, run_cli, write_store
 
 from openclaw_sessions.policy.extract import message_text
-from openclaw_sessions.policy.redact import build_redactor
+from openclaw_sessions.redact import build_redactor
 
 RED = build_redactor()
 WORD = re.compile(r"\w+")

@@ -9,8 +9,8 @@ from hypothesis import strategies as st
 from secret_shapes import Shape, shapes
 from test_redact import FRAGMENTS
 
-from openclaw_sessions.policy import redact_fold
-from openclaw_sessions.policy.redact import build_redactor
+from openclaw_sessions.redact import build_redactor
+from openclaw_sessions.redact import view as redact_fold
 
 RED = build_redactor()
 SHAPES = shapes()

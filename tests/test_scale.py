@@ -22,10 +22,10 @@ from conftest import Session, write_store
 from helpers import db_file
 
 from openclaw_sessions.ingest.importer import ImportOptions, import_sources
-from openclaw_sessions.policy.redact import build_redactor
 from openclaw_sessions.read.history import HistoryOptions, history
 from openclaw_sessions.read.search import SearchOptions, search
 from openclaw_sessions.read.status import StatusOptions, status
+from openclaw_sessions.redact import build_redactor
 from openclaw_sessions.store import db
 
 RARE = "zqscalerare"

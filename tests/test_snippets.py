@@ -14,8 +14,8 @@ from helpers import db_file
 
 from openclaw_sessions.policy import fts_query
 from openclaw_sessions.policy.cut import utf16_len
-from openclaw_sessions.policy.redact import build_redactor
 from openclaw_sessions.read import scope, search_sql, snippets
+from openclaw_sessions.redact import build_redactor
 
 REPEAT = "lorem ipsum dolor sit amet "
 

@@ -25,7 +25,7 @@ INTERRUPTED = "interrupted; work done so far is committed, the rest rolled back"
 def redacted(text: str) -> str:
     """An error may quote a key, a path or a value read from a store: it is redacted (default
     patterns: the config may be what failed) like every other string the tool prints."""
-    from openclaw_sessions.policy.redact import build_redactor
+    from openclaw_sessions.redact import build_redactor
 
     return build_redactor().redact_text(text)
 

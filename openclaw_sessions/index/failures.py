@@ -20,7 +20,7 @@ from openclaw_sessions.store.db import describe, is_store_failure, now_ms, trans
 from .stale import current_failures, failure_key
 
 if TYPE_CHECKING:
-    from openclaw_sessions.policy.redact import Redactor
+    from openclaw_sessions.redact import Redactor
 
 
 class IndexFailure(Exception):

@@ -18,7 +18,7 @@ from openclaw_sessions.store.db import now_ms
 
 if TYPE_CHECKING:
     from openclaw_sessions.policy.branch import Branch
-    from openclaw_sessions.policy.redact import Redactor
+    from openclaw_sessions.redact import Redactor
 
 # (transcript_id, seq, message_id, role, ts, text, CJK bigram text or None)
 IndexRow = tuple[int, int, str, str, int, str, str | None]

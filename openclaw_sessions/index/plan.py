@@ -13,7 +13,7 @@ from typing import NamedTuple
 
 from openclaw_sessions.policy import transcript, wellformed
 from openclaw_sessions.policy.branch import Branch
-from openclaw_sessions.policy.redact import Redactor
+from openclaw_sessions.redact import Redactor
 from openclaw_sessions.store import branches, rawcodec
 from openclaw_sessions.store.db import transaction
 

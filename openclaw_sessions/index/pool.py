@@ -24,7 +24,7 @@ from concurrent.futures import Future, ProcessPoolExecutor
 from pathlib import Path
 
 from openclaw_sessions import settings
-from openclaw_sessions.policy.redact import Redactor, build_redactor
+from openclaw_sessions.redact import Redactor, build_redactor
 from openclaw_sessions.store import db
 
 from .failures import IndexFailure

@@ -12,7 +12,7 @@ from __future__ import annotations
 import sqlite3
 import time
 
-from openclaw_sessions.policy.redact import Redactor
+from openclaw_sessions.redact import Redactor
 from openclaw_sessions.reports import Progress, ReindexReport
 from openclaw_sessions.store import branches, pending
 from openclaw_sessions.store.db import is_store_failure, now_ms, set_meta, transaction

@@ -6,7 +6,7 @@ from __future__ import annotations
 from pathlib import Path
 from typing import NamedTuple
 
-from openclaw_sessions.policy.redact import Redactor
+from openclaw_sessions.redact import Redactor
 from openclaw_sessions.reports import Bars, Progress, ReindexReport, no_bars
 from openclaw_sessions.store import paths
 from openclaw_sessions.store.context import Context

@@ -14,7 +14,7 @@ from pathlib import Path
 from typing import NamedTuple
 
 from openclaw_sessions.index.reindex import reindex_agent
-from openclaw_sessions.policy.redact import Redactor
+from openclaw_sessions.redact import Redactor
 from openclaw_sessions.reports import Bars, ImportReport, Issue, Progress, ReindexReport, no_bars
 from openclaw_sessions.store import db, paths, pending
 from openclaw_sessions.store.context import Context

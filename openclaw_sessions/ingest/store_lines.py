@@ -24,7 +24,7 @@ from .line_sources import BadLine, FileSource, LineSource
 from .transcripts import FileResult, Target
 
 if TYPE_CHECKING:
-    from openclaw_sessions.policy.redact import Redactor
+    from openclaw_sessions.redact import Redactor
 
 BATCH = 2000
 

@@ -9,7 +9,7 @@ from datetime import UTC, datetime
 from pathlib import Path
 
 from openclaw_sessions.policy import keys
-from openclaw_sessions.policy.redact import Redactor
+from openclaw_sessions.redact import Redactor
 from openclaw_sessions.reports import ImportReport, Issue
 from openclaw_sessions.store import db, sessions, tombstones
 

@@ -75,7 +75,7 @@ _OPTION = re.compile("|".join(rf"{o}(?![\w-])" for o in _ARGUMENT_NAMES))
 def failure(exc: OpenClawError) -> Answer:
     """Upstream's error shape; the message redacted as the CLI redacts it (its hint, which
     names CLI options, stays out), its option names the tool's argument names."""
-    from openclaw_sessions.policy.redact import build_redactor
+    from openclaw_sessions.redact import build_redactor
 
     status = "forbidden" if isinstance(exc, ForbiddenError) else "error"
     message = _OPTION.sub(lambda m: _ARGUMENT_NAMES[m.group()], exc.message)

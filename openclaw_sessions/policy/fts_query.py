@@ -9,13 +9,12 @@ within a run), one character is a prefix of the bigrams it starts (or the run's 
 
 from __future__ import annotations
 
+import re
 import unicodedata
 from operator import add as _add
 from typing import NamedTuple
 
 from openclaw_sessions.errors import UsageError
-
-from . import recache
 
 MAX_QUERY_CHARS = 4096
 
@@ -36,9 +35,9 @@ _CJK_CLASS = (
     "\uff66-\uff9f"  # halfwidth Katakana
     "\U00020000-\U0003ffff"  # CJK extensions B…
 )
-CJK_RUN = recache.compile(f"[{_CJK_CLASS}]+")
-_MAYBE_CJK = recache.compile("[\u0e00-\U0003ffff]")  # spans _CJK_CLASS: a cheaper first look
-_HAS_WORD = recache.compile(r"\w")
+CJK_RUN = re.compile(f"[{_CJK_CLASS}]+")
+_MAYBE_CJK = re.compile("[\u0e00-\U0003ffff]")  # spans _CJK_CLASS: a cheaper first look
+_HAS_WORD = re.compile(r"\w")
 
 
 def cjk_bigram_text(text: str) -> str | None:
@@ -98,7 +97,7 @@ class QueryPlan(NamedTuple):
         return self.alternatives or (self,)
 
 
-_CONTROL = recache.compile(r"[\x00-\x08\x0b\x0c\x0e-\x1f\x7f]")
+_CONTROL = re.compile(r"[\x00-\x08\x0b\x0c\x0e-\x1f\x7f]")
 
 
 def validate(query: str) -> str:

@@ -9,18 +9,17 @@ is visibility.py's business.
 
 from __future__ import annotations
 
+import re
 from collections.abc import Callable, Iterable
 from typing import NamedTuple, Protocol, runtime_checkable
 
 from openclaw_sessions.errors import NotFoundError, UsageError
 
-from . import recache
-
 DEFAULT_MAIN_KEY = "main"
 
 
 # Upstream routing/session-key.ts: process-only sessions that session tools never reach.
-_INCOGNITO_RE = recache.compile(
+_INCOGNITO_RE = re.compile(
     r"agent:[^:]+:(?:dashboard|subagent|internal-session-effects):incognito-[^:]+"
 )
 

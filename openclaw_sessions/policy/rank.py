@@ -25,20 +25,21 @@ bm25 (read/ranked.py fetches them) are re-ranked here:
 from __future__ import annotations
 
 import math
+import re
 from collections import defaultdict
 from typing import NamedTuple
 
-from . import keys, recache
+from . import keys
 
 HEAD_CHARS = 160  # the part of a message compared for near-duplicates
 PER_SESSION = 3  # hits of one session before the others' (operator, no --session)
 _AUTOMATION = ("cron:", "hook:", "hooks:", "heartbeat")
 # What differs between the runs of one automation: dates, times, long numbers (ids, epochs).
-_VARYING = recache.compile(
+_VARYING = re.compile(
     r"\d{4}-\d\d-\d\d(?:[t ]\d\d?:\d\d(?::\d\d(?:\.\d+)?)?z?)?|\d\d?:\d\d(?::\d\d)?|\d{5,}"
 )
-_NON_WORD = recache.compile(r"[\W_]+")
-_ANY_DIGITS = recache.compile(r"\d+")
+_NON_WORD = re.compile(r"[\W_]+")
+_ANY_DIGITS = re.compile(r"\d+")
 _WEIGHTS = (1.0, 0.5, 0.25, 0.125)  # the session's evidence: its distinct matches, best first
 AUTOMATION_FACTOR = 0.5
 RECENCY = 0.15

@@ -20,9 +20,7 @@ from typing import Any
 
 from openclaw_sessions.errors import UsageError
 
-from . import recache
-
-_REL = recache.compile(r"^(\d{1,9})\s*([a-z]+)(?:\s+ago)?$", re.IGNORECASE)
+_REL = re.compile(r"^(\d{1,9})\s*([a-z]+)(?:\s+ago)?$", re.IGNORECASE)
 _UNITS = {  # unit → seconds, or "mo"/"y": calendar months and years
     **dict.fromkeys(("s", "sec", "secs", "second", "seconds"), 1),
     **dict.fromkeys(("m", "min", "mins", "minute", "minutes"), 60),

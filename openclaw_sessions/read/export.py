@@ -170,7 +170,7 @@ def _generation(
 
 def messages(exp: Export, gen: Generation) -> HistoryResult:
     """The generation's active branch, redacted (``md`` and ``json``)."""
-    from openclaw_sessions.policy.redact import build_redactor  # not for raw lines: start-up
+    from openclaw_sessions.redact import build_redactor  # not for raw lines: start-up
 
     cfg = Context(exp.root, exp.agent).config
     with open_store(exp.root, exp.agent) as conn:

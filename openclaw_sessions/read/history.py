@@ -118,7 +118,7 @@ def history(opts: HistoryOptions, redactor: TextRedactor | None = None) -> Histo
     validate(opts)
     cfg = ctx.config
     if redactor is None:
-        from openclaw_sessions.policy.redact import build_redactor
+        from openclaw_sessions.redact import build_redactor
 
         redactor = build_redactor(cfg.redact_patterns)
     key, agent, ref = resolve(ctx, cfg, opts)

@@ -17,8 +17,8 @@ from typing import Any, NamedTuple
 
 from openclaw_sessions.errors import UsageError
 from openclaw_sessions.policy import keys, sanitize, visibility
-from openclaw_sessions.policy.redact import Redactor
 from openclaw_sessions.policy.when import parse_window
+from openclaw_sessions.redact import Redactor
 from openclaw_sessions.store import paths
 from openclaw_sessions.store.branches import active_messages
 from openclaw_sessions.store.context import Context

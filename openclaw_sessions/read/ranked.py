@@ -13,7 +13,7 @@ from typing import Any, NamedTuple
 
 from openclaw_sessions.errors import UsageError
 from openclaw_sessions.policy import fts_query, query_lang, rank
-from openclaw_sessions.policy.redact import Redactor
+from openclaw_sessions.redact import Redactor
 from openclaw_sessions.store.db import open_store, transaction
 
 from . import search_sql

@@ -15,8 +15,8 @@ from openclaw_sessions import config
 from openclaw_sessions.errors import UsageError
 from openclaw_sessions.index import locks
 from openclaw_sessions.policy import fts_query, keys, visibility
-from openclaw_sessions.policy.redact import Redactor, build_redactor
 from openclaw_sessions.policy.when import parse_window
+from openclaw_sessions.redact import Redactor, build_redactor
 from openclaw_sessions.store import paths
 from openclaw_sessions.store.context import Context
 from openclaw_sessions.store.db import open_store

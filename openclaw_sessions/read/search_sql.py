@@ -9,15 +9,16 @@ redacted again on the way out (the index holds redacted text already) and cut af
 from __future__ import annotations
 
 import json
+import re
 import sqlite3
 from collections.abc import Sequence
 from typing import Any, NamedTuple
 
 from openclaw_sessions.index import stale
-from openclaw_sessions.policy import fts_query, recache
+from openclaw_sessions.policy import fts_query
 from openclaw_sessions.policy.cut import safe_cut
-from openclaw_sessions.policy.redact import Redactor
 from openclaw_sessions.policy.sanitize import json_bytes
+from openclaw_sessions.redact import Redactor
 from openclaw_sessions.store.db import transaction
 
 from .models import Hit
@@ -28,7 +29,7 @@ from .snippets import Snippets, cjk_snippet
 
 SNIPPET_UNITS = 300  # UTF-16 code units, as upstream counts
 MAX_RESULT_BYTES = 32768
-_MARKS = recache.compile("[\x02\x03]")
+_MARKS = re.compile("[\x02\x03]")
 _CANDIDATES = 64  # first candidate batch for relevance order (grows x8 while inexact)
 
 

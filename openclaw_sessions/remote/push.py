@@ -22,7 +22,7 @@ from typing import Any, NamedTuple
 
 from openclaw_sessions import __version__, config
 from openclaw_sessions.errors import UsageError
-from openclaw_sessions.policy.redact import build_redactor
+from openclaw_sessions.redact import build_redactor
 from openclaw_sessions.store import paths
 from openclaw_sessions.store.context import Context
 from openclaw_sessions.store.db import open_store

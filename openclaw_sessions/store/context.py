@@ -12,7 +12,7 @@ from openclaw_sessions.errors import StoreError
 from . import paths
 
 if TYPE_CHECKING:
-    from openclaw_sessions.policy.redact import Redactor
+    from openclaw_sessions.redact import Redactor
 
 
 class Context(NamedTuple):
@@ -30,7 +30,7 @@ class Context(NamedTuple):
         return config.load_config(self.root)
 
     def redactor(self) -> Redactor:
-        from openclaw_sessions.policy.redact import build_redactor  # its rules take ~10 ms
+        from openclaw_sessions.redact import build_redactor  # its rules take ~10 ms
 
         return build_redactor(self.config.redact_patterns)
 

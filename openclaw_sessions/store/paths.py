@@ -2,15 +2,15 @@
 
 from __future__ import annotations
 
+import re
 from pathlib import Path
 
 from openclaw_sessions import settings
 from openclaw_sessions.errors import UsageError
-from openclaw_sessions.policy import recache
 
 DB_NAME = "openclaw-sessions.sqlite"
 DEFAULT_AGENT = "main"
-_AGENT_RE = recache.compile(r"^[A-Za-z0-9][A-Za-z0-9._-]{0,63}$")
+_AGENT_RE = re.compile(r"^[A-Za-z0-9][A-Za-z0-9._-]{0,63}$")
 
 
 def state_root(explicit: Path | None = None) -> Path:

@@ -3,8 +3,8 @@ families and form-body rule, key blocks (PEM) and its whole-text families.
 
 The facts — prefixes, lengths, alphabets, key names — come from upstream's
 ``src/logging/redact-patterns.ts`` (its families keep their names and order here); the regexes
-are ours, written in ``redact_syntax``'s terms. ``redact_rules`` puts the families beyond upstream
-after these and is the one module the engine reads.
+are ours, written in ``syntax``'s terms. The package (``rules``) puts the other families after
+these.
 """
 
 from __future__ import annotations
@@ -12,7 +12,7 @@ from __future__ import annotations
 import re
 from collections.abc import Iterator
 
-from .redact_syntax import (
+from openclaw_sessions.redact.syntax import (
     ASCII,
     BLOCK,
     NOCASE,

@@ -9,7 +9,7 @@ first ``p`` or ``k`` (either case), ``c`` or ``g`` (lower case: a word whose ``C
 upper case is skipped), then what follows it in the word, is the one finder's anchor. The finder
 finds the gate words in the lower-cased text and runs each family's regex only in a window
 around them (its line and the next, as far as the family's match reaches). The judgement of a
-value (reference, prose word or credential) is ``redact_names``'.
+value (reference, prose word or credential) is ``names``'.
 """
 
 from __future__ import annotations
@@ -17,27 +17,39 @@ from __future__ import annotations
 import re
 from collections.abc import Callable, Iterator
 
-from . import redact_names as names
-from .redact_syntax import NOCASE, TOKEN, Anchor, Hit, Rule, Span, caseless, compiled, trie
+from openclaw_sessions.redact.syntax import (
+    NOCASE,
+    TOKEN,
+    Anchor,
+    Hit,
+    Rule,
+    Span,
+    caseless,
+    compiled,
+    find_all,
+    lazy,
+    merge,
+    trie,
+)
+
+from . import names
 
 _Check = Callable[["re.Match[str]"], "Span | None"]
 _VAL = r"(?:'([^'\r\n]{1,200})'|\"([^\"\r\n]{1,200})\"|([^\s'\"|;&<>`][^\s|;&`]{0,200}))"
 _STRONG = re.compile(r"[A-Za-z0-9_\-+/=.~%:]{16,300}", re.ASCII)
 
 
-def _last(m: re.Match[str]) -> Span | None:
+def _last(m: re.Match[str], trail: str = "") -> Span | None:
+    """The last non-empty group, less ``trail`` characters at its end (None: no group)."""
     g = next((i for i in range(len(m.groups()), 0, -1) if m.group(i)), 0)
-    return m.span(g) if g else None
+    s, e = m.span(g)
+    while e - s > 1 and m.string[e - 1] in trail:
+        e -= 1
+    return (s, e) if g else None
 
 
 def _trimmed(m: re.Match[str]) -> Span | None:
-    span = _last(m)
-    if span is None:
-        return None
-    s, e = span
-    while e - s > 1 and m.string[e - 1] in ".,;:!?)":
-        e -= 1
-    return s, e
+    return _last(m, ".,;:!?)")
 
 
 def _strong(v: str) -> bool:
@@ -207,11 +219,9 @@ def gated(text: str, low: str, words: tuple[str, ...]) -> Iterator[tuple[int, st
         g = _GATE_AT.get(w)
         if g is None:
             g = _GATE_AT[w] = _gate_at(w)
-        i = low.find(w)
-        while i >= 0:
+        for i in find_all(low, w):
             if g < 0 or w[g] not in "cg" or text[i + g] == w[g]:
                 yield i, w
-            i = low.find(w, i + len(w))
 
 
 _NAME_CH = frozenset("ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz0123456789_.-")
@@ -257,7 +267,6 @@ _REACH = ((220, 20), (5, 300), (10, 300), (20, 60), (120, 260), (5, 220), (5, 12
           (200, 220), (200, 220), (0, 320), (0, 240), (30, 240), (10, 240), (0, 130), (40, 320),
           (40, 140), (20, 260))  # fmt: skip
 assert len(_REACH) == len(_ALL)
-_COMPILED: list[tuple[tuple[str, ...], re.Pattern[str], _Check]] = []
 
 
 def _windows(
@@ -271,27 +280,18 @@ def _windows(
         end = text.find("\n", i + len(w))
         end = n if end < 0 else text.find("\n", end + 1)
         spans.append((start, min(n if end < 0 else end, i + len(w) + after)))
-    spans.sort()
-    merged: list[tuple[int, int]] = []
-    for s, e in spans:
-        if merged and s <= merged[-1][1]:
-            merged[-1] = (merged[-1][0], max(merged[-1][1], e))
-        else:
-            merged.append((s, e))
-    return merged
+    return merge(spans)
 
 
 def context_hits(text: str) -> Iterator[Hit]:
     """The pairs, then each family on the lines around its gate words (and the line after)."""
-    if not _COMPILED:
-        _COMPILED.extend((w, compiled(src, NOCASE), check) for w, src, check in _ALL)
     low = text.lower()
     if len(low) != len(text):  # (a character whose lower case is longer: keep offsets exact)
         low = "".join(c if len(c.lower()) != 1 else c.lower() for c in text)
     yield from _pair_hits(text, low)
-    for (words, regex, check), (before, after) in zip(_COMPILED, _REACH, strict=True):
+    for (words, src, check), (before, after) in zip(_ALL, _REACH, strict=True):
         for start, end in _windows(text, low, words, before, after):
-            for m in regex.finditer(text, start, end):
+            for m in lazy(src, NOCASE).finditer(text, start, end):
                 if span := check(m):
                     yield span[0], span[1], TOKEN
 

@@ -1,9 +1,9 @@
-"""Where the default rules must run: the anchor passes over a text (redact.py applies what they
+"""Where the default rules must run: the anchor passes over a text (engine.py applies what they
 find).
 
 Reindex redacts every message, and ``re`` has no multi-literal search, so text without secrets
 must not meet ~200 regexes. Each family has cheap necessary conditions ("anchors", declared
-with its rule: redact_rules.RULES), checked by a few passes that each start with one literal
+with its rule: rules.RULES), checked by a few passes that each start with one literal
 character (``-``, ``_``, ``=``…), which ``re`` finds at memchr speed, and test the rest with
 look-arounds. An anchor is never narrower than its rule (a test runs every shape in tables and
 next to dashes with and without the passes).
@@ -16,32 +16,35 @@ only when one of their anchors holds (``scan`` names them).
 from __future__ import annotations
 
 import re
-from collections.abc import Callable
 from functools import lru_cache
-from typing import NamedTuple
+from typing import Any, NamedTuple
 
-from . import redact_names as names
-from . import redact_rules as rules
-from .redact_rules import ASCII, TOKEN, Anchor, Hit, Span
+from . import rules
+from .rules import names, upstream
+from .syntax import ASCII, GUARD_CLS, TOKEN, Anchor, Field, Hit, Span, compiled, lazy, trie
 
 # --- the passes ---------------------------------------------------------------------------------
 # One per buffer and literal. A hit consumes only the literal, so no anchor hides inside
-# another one's match; at a hit every anchor of that literal is tried.
-# --- the passes ---------------------------------------------------------------------------------
-# One per buffer and literal. A hit consumes only the literal, so no anchor hides inside
-# another one's match; at a hit every anchor of that literal is tried.
-_Hits = tuple[tuple[re.Pattern[str], int], ...]  # anchors to try at a hit, with their rule
-
-
-_PassCall = tuple[Callable[..., "re.Match[str] | None"], bool, str, _Hits, dict[str, _Hits]]
+# another one's match; at a hit every anchor of that literal is tried. Each pass, and each
+# anchor, is compiled when first needed: the pass when its literal first occurs in a text, an
+# anchor when a hit first tries it (a run that redacts a few texts compiles a few of them).
+_Hits = tuple[tuple[str, int], ...]  # anchors (their sources) to try at a hit, with their rule
 
 
 class _Pass(NamedTuple):
     buf: str
     lit: str
-    regex: re.Pattern[str]
+    src: str
     anchors: _Hits  # tried at every hit
     by_word: dict[str, _Hits]  # tried when the trie's word says so
+
+
+_FORM_GATE = "(?=[A-Za-z0-9_.-]*[A-Za-z_]&)"  # reversed: "=" of a pair that follows an "&"
+
+
+def _keyside(f: Field) -> str:
+    """A family's key half: read back from its separator in the reversed text."""
+    return f.gap + trie((k[::-1] for k in f.keys), bool(f.flags & re.I), True, inline=True) + f.edge
 
 
 def _field_gate(lit: str) -> str:
@@ -51,19 +54,18 @@ def _field_gate(lit: str) -> str:
     cs = {k for f in fams if not f.flags & re.I for k in f.keys} - ci
     wide = {k for k in ci if not k[-1].isascii()}  # (behind a guard: ASCII keys try fewer branches)
     alts = [
-        rules.trie((k[::-1] for k in ci - wide), True),
-        rules.trie((k[::-1] for k in cs), False),
+        trie((k[::-1] for k in ci - wide), True, inline=True),
+        trie((k[::-1] for k in cs), False),
     ]
     if wide:
-        alts.append("(?=[^\\x00-\\x7f])" + rules.trie((k[::-1] for k in wide), True))
+        alts.append("(?=[^\\x00-\\x7f])" + trie((k[::-1] for k in wide), True, inline=True))
     alts += dict.fromkeys(f.chain for f in fams if f.chain)  # a key then harmless suffixes
     # Every family's gap is quotes, backslashes, spaces and markdown emphasis.
     return r"(?=[§\\\"'`*_]*(?:" + "|".join(alts) + "))(?P<gate>)"
 
 
-@lru_cache(maxsize=1)
-def _passes() -> tuple[_Pass, ...]:
-    """The passes, compiled on first use (a CLI run that redacts nothing never pays for them)."""
+def _passes() -> list[_Pass]:
+    """The passes and their anchors, as sources (a run that redacts nothing never builds them)."""
     groups: dict[tuple[str, str], list[tuple[Anchor, int]]] = {}
     for i, rule in enumerate(rules.RULES):
         for a in rule.anchors:
@@ -73,40 +75,39 @@ def _passes() -> tuple[_Pass, ...]:
     out = []
     for (buf, lit), items in groups.items():
         alts, anchors = [], []
-        merged: dict[str, list[tuple[re.Pattern[str], int]]] = {}
+        merged: dict[str, list[tuple[str, int]]] = {}
         worded = [(a, i) for a, i in items if a.word]
+        lit_rx = re.escape(lit)
         for short in (False, True):  # prefix anchors: a trie of the reversed prefixes, captured
             words = {a.word for a, _ in worded if a.short == short}
             if not words:
                 continue
             keys = prefix_free(words)
-            lit_rx, g = re.escape(lit), rules.GUARD_CLS  # the near character first: a look-behind
-            guard = "" if short else f"(?<={g}{lit_rx})(?<={g}{{8}}{lit_rx})"  # reads left to right
+            g = GUARD_CLS  # the near character first: a look-behind reads left to right
+            guard = "" if short else f"(?<={g}{lit_rx})(?<={g}{{8}}{lit_rx})"
             # A short anchor's own condition is part of the hit: "--" then a letter is a flag,
             # a run of dashes (a Markdown table's rule) is no hit at all. (A key holds its own
             # words' conditions only: keys are prefix-free, so at most one matches at a place.)
             then = "|".join(dict.fromkeys(a.rest for a, _ in worded if a.short)) if short else ""
-            alts.append(f"{guard}(?=({rules.trie(keys, True)})){f'(?:{then})' if then else ''}")
+            alts.append(
+                f"{guard}(?=({trie(keys, True, inline=True)})){f'(?:{then})' if then else ''}"
+            )
             for k in keys:  # a captured key stands for every word it starts, of either trie
                 merged.setdefault(k, []).extend(
-                    (rules.compiled(lit_rx + a.rest, ASCII), i)
-                    for a, i in worded
-                    if a.word.startswith(k)
+                    (lit_rx + a.rest, i) for a, i in worded if a.word.startswith(k)
                 )
-        by_word = {k: tuple(v) for k, v in merged.items()}
         for a, i in items:
             if not a.word:
                 alts.append(f"(?:{a.umbrella or a.rest})")
-                anchors.append((rules.compiled(re.escape(lit) + a.rest, ASCII), i))
+                anchors.append((lit_rx + a.rest, i))
         if buf == "r" and lit in "=:":  # assignment families: a key before the separator
             alts.append(_field_gate(lit))
             if lit == "=":  # a capture, so the hit itself tells that a form pair follows
-                alts.insert(
-                    0, rules.FORM_GATE.replace("(?=", "(?=(?P<amp>", 1).replace("&)", ")&)")
-                )
-        regex = rules.compiled(re.escape(lit) + "(?:" + "|".join(dict.fromkeys(alts)) + ")", ASCII)
-        out.append(_Pass(buf, lit, regex, tuple(anchors), by_word))
-    return tuple(out)
+                alts.insert(0, _FORM_GATE.replace("(?=", "(?=(?P<amp>", 1).replace("&)", ")&)"))
+        src = lit_rx + "(?:" + "|".join(dict.fromkeys(alts)) + ")"
+        by_word = {k: tuple(v) for k, v in merged.items()}
+        out.append(_Pass(buf, lit, src, tuple(anchors), by_word))
+    return out
 
 
 def prefix_free(words: set[str]) -> list[str]:
@@ -122,28 +123,21 @@ def prefix_free(words: set[str]) -> list[str]:
 _FAMILIES = {sep: tuple(i for i, f in enumerate(rules.FIELDS) if sep in f.seps) for sep in "=:"}
 
 
-_CALLS: list[_PassCall] = []  # filled on first use (the hot loop reads a plain global)
+# [search or None until the literal first occurs, reversed?, literal, anchors, by_word, source]
+_CALLS: list[list[Any]] = []  # filled on first use (the hot loop reads a plain global)
 
 
-def _pass_calls() -> list[_PassCall]:
+def _pass_calls() -> list[list[Any]]:
     if not _CALLS:
-        _CALLS.extend(
-            (p.regex.search, p.buf == "r", p.lit, p.anchors, p.by_word) for p in _passes()
-        )
+        _CALLS.extend([None, p.buf == "r", p.lit, p.anchors, p.by_word, p.src] for p in _passes())
     return _CALLS
 
 
 @lru_cache(maxsize=2)
 def _keyside_rx(sep: str) -> re.Pattern[str]:
     """One match tells which families have their key before ``sep`` (group i+1: family i)."""
-    alts = (f"(?:(?=({rules.keyside(f)})))?" if sep in f.seps else "()" for f in rules.FIELDS)
-    return rules.compiled("".join(alts), ASCII)
-
-
-@lru_cache(maxsize=1)
-def _site_values() -> tuple[re.Pattern[str], ...]:
-    """The assignment families' value halves (the key halves: ``_keyside_rx``)."""
-    return tuple(rules.compiled(f.value, f.flags) for f in rules.FIELDS)
+    alts = (f"(?:(?=({_keyside(f)})))?" if sep in f.seps else "()" for f in rules.FIELDS)
+    return compiled("".join(alts), ASCII)
 
 
 def reference(text: str, span: Span) -> bool:
@@ -164,9 +158,12 @@ def scan(text: str, rev: str) -> tuple[set[int], list[int], list[int]]:
     seps: list[int] = []
     amps: list[int] = []
     n1 = len(text) - 1
-    for search, reverse, lit, anchors, by_word in _CALLS or _pass_calls():
+    for call in _CALLS or _pass_calls():
+        search, reverse, lit, anchors, by_word, _ = call
         if lit not in text:  # "in" is a memchr without the cost of a regex call
             continue
+        if search is None:
+            search = call[0] = compiled(call[5], ASCII).search
         buf = rev if reverse else text
         m = search(buf)
         while m:
@@ -184,8 +181,8 @@ def scan(text: str, rev: str) -> tuple[set[int], list[int], list[int]]:
             cands = anchors
             if m.lastindex:
                 cands += by_word.get(m.group(m.lastindex).lower(), ())
-            for rx, i in cands:
-                if i not in wanted and rx.match(buf, p):
+            for src, i in cands:
+                if i not in wanted and lazy(src, ASCII).match(buf, p):
                     wanted.add(i)
             m = search(buf, p + 1)
     if seps:
@@ -218,13 +215,13 @@ def _field_at(text: str, rev: str, q: int) -> tuple[int, list[Span], int] | None
     if not km or not km.lastindex:
         return None
     regs = km.regs
-    values = _site_values()
     found: list[Span] = []
     key = stop = -1
     for i in _FAMILIES[text[q]]:
         start, end = regs[i + 1]
-        if end > start and (vm := values[i].match(text, q + 1)):
-            check = rules.FIELDS[i].check
+        f = rules.FIELDS[i]  # its value half (the key halves: ``_keyside_rx``)
+        if end > start and (vm := lazy(f.value, f.flags).match(text, q + 1)):
+            check = f.check
             span = check(vm, n - end) if check else last_group(vm)
             if span and not reference(text, span):
                 found.append(span)
@@ -235,11 +232,11 @@ def _field_at(text: str, rev: str, q: int) -> tuple[int, list[Span], int] | None
 
 def _form_at(text: str, rev: str, a: int) -> tuple[int, list[Span], int] | None:
     """The first pair of a run that goes on with "&key=": upstream's form-body rule."""
-    back = rules.RUN_R.match(rev, len(text) - a)
+    back = upstream.RUN_R.match(rev, len(text) - a)
     run = a - (back.end() - back.start()) if back else a
-    cands = [run] if run == 0 or text[run - 1] in rules.SPACE else []
-    cands += [c.end() for c in rules.COMMA.finditer(text, run, a)]
+    cands = [run] if run == 0 or text[run - 1] in upstream.SPACE else []
+    cands += [c.end() for c in upstream.COMMA.finditer(text, run, a)]
     for c in cands:
-        if fm := rules.FORM.match(text, c):
+        if fm := upstream.FORM.match(text, c):
             return c, [last_group(fm)], fm.end()
     return None

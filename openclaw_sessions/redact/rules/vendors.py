@@ -1,16 +1,17 @@
 """More vendors' tokens, beyond upstream's: whole-text families, one row each (name, regex,
-anchors), that ``redact_rules`` puts last in ``RULES``, in this order.
+anchors), that ``rules`` puts after the generic families in ``RULES``, in this order.
 
 The facts — prefixes, lengths, alphabets — come from gitleaks' default rules and trufflehog's
-detectors; the regexes are ours, written in ``redact_syntax``'s terms. A token made of a readable
+detectors; the regexes are ours, written in ``syntax``'s terms. A token made of a readable
 part (a documented prefix, a signature, ids) and a random one captures the random part only: it
 alone is masked, so the kind of token stays readable and searchable.
 """
 
 from __future__ import annotations
 
-from .redact_syntax import Anchor, plain, prefix
-from .redact_upstream import CASED, rule
+from openclaw_sessions.redact.syntax import Anchor, plain, prefix
+
+from .upstream import CASED, rule
 
 _B58 = "[1-9A-HJ-NP-Za-km-z]"
 

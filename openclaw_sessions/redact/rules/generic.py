@@ -1,78 +1,42 @@
-"""The default redaction rules: the one module the engine (``redact``, ``redact_scan``) reads.
-
-It owns the families beyond upstream — any name that ends in a secret word, secret flags,
-``echo … | --password-stdin``, URLs' user info, passwords in prose and in config lines, netrc,
-pgpass, SQL, XML, PuTTY keys — and the aggregates: ``FIELDS`` and ``RULES`` (upstream's families
-first, in upstream's order, then these, then the vendors), ``keyside`` and ``FORM_GATE``. The
-rest of the tables have modules of their own: the types and regex helpers ``redact_syntax``,
-upstream's families ``redact_upstream``, the tools that take a password ``redact_tools``, more
-vendors ``redact_vendors``; this module re-exports what the engine may use of them (``__all__``).
+"""The families beyond upstream's: any name that ends in a secret word (``DB_PASS=…``,
+``"API Key": …``, ``пароль: …``), query-string and XML keys, secret flags, ``echo … |
+--password-stdin``, URLs' user info, passwords in prose and in config lines, netrc, pgpass, SQL,
+XML, PuTTY keys, base64 PEM, Discord bot tokens.
 
 The facts come from gitleaks' default rules, trufflehog's detectors and Yelp's detect-secrets
-plugins; the regexes are ours. The judgement of names and values is ``redact_names``'.
+plugins; the regexes are ours. The judgement of names and values is ``names``'.
 """
 
 from __future__ import annotations
 
 import re
 
-from . import redact_names as names
-from .redact_context import CONTEXT_RULES
-from .redact_files import FILE_RULES
-from .redact_syntax import (
-    ASCII,
-    BLOCK,
-    GUARD_CLS,
+from openclaw_sessions.redact.syntax import (
     NOCASE,
-    OPEN,
-    TOKEN,
     TOKEN_CLS,
     Anchor,
     Field,
-    FieldCheck,
-    Hit,
     Rule,
-    RuleCheck,
     Span,
     caseless,
-    compiled,
     plain,
     prefix,
     trie,
 )
-from .redact_tools import TOOL_GATE, VAL, placeholder_check, tool_hits
-from .redact_upstream import (
-    B64_RUN_R,
+
+from . import names
+from .tools import TOOL_GATE, VAL, placeholder_check, tool_hits
+from .upstream import (
     CASED,
     CLI_GATE,
-    COMMA,
-    FORM,
-    PEM_BEGIN,
-    PEM_END,
-    RUN_R,
-    SPACE,
-    UPSTREAM_FIELDS,
-    UPSTREAM_RULES,
     URL_GATE,
-    pem_hits,
 )
-from .redact_vendors import VENDOR_RULES
 
-__all__ = [  # what the engine may use: this module's own names, and those it re-exports
-    "ASCII", "B64_RUN_R", "BLOCK", "COMMA", "FIELDS", "FORM", "FORM_GATE", "GUARD_CLS", "NOCASE",
-    "OPEN", "PEM_BEGIN", "PEM_END", "RULES", "RUN_R", "SPACE", "TOKEN", "Anchor", "Field",
-    "FieldCheck", "Hit", "Rule", "RuleCheck", "Span", "compiled", "keyside", "pem_hits", "trie",
-]  # fmt: skip
-
-
-# --- beyond upstream: generic assignments, command lines, config files, more vendors ----------
-# (facts from gitleaks' default rules, trufflehog's detectors, detect-secrets' plugins; the
-# tools that take a password are in redact_tools, more vendors in redact_vendors)
 _NAME_CH = r"[A-Za-z0-9_.\-$@]"
 _KEY_TAIL = re.compile(r"(?:\\*[\"'`])?(?:\*\*|__)?[ \t]*\Z")
 # NAME: value / NAME=value for any name that ends in a secret word (DB_PASS, SECRET_KEY_BASE,
 # db_password, PGPASSWORD, "API Key", пароль…), any case, quoted, escaped, in a YAML block
-# scalar, or bare (then ``redact_names`` tells a credential from prose and references).
+# scalar, or bare (then ``names`` tells a credential from prose and references).
 _KV_CHAIN = trie((w[::-1] for w in names.SUFFIXES), True, True) + r"[_.\- ]"
 _KV_GAP = r"[ \t]*(?:\*\*|__)?(?:[\"'`]\\{0,64})?(?:" + _KV_CHAIN + ")*"
 _KV_VALUE = (
@@ -146,7 +110,7 @@ def _xml_kv_check(m: re.Match[str], key_start: int) -> Span | None:
     return names.quoted_value(m.string, *m.span(1)) if k and names.secret_name(k[1]) else None
 
 
-FIELDS: tuple[Field, ...] = UPSTREAM_FIELDS + (
+GENERIC_FIELDS: tuple[Field, ...] = (
     # ?key=… &code=… &sig=… (Azure SAS, Google API keys, function keys) in a query string
     Field("query-secret", "=", ("key", "code", "sig", "signature", "sv-sig", "x-amz-signature",
           "x-goog-signature", "x-amz-security-token"), "", r"(?=[?&;])",
@@ -236,7 +200,7 @@ _PW_NETRC = _password_at("p", r"(?<=\sp)(?=assword[ \t]+\S)")
 _CHPASSWD = _password_at("p", "(?<=chp)(?=asswd)")
 
 
-_MORE = (
+GENERIC_RULES = (
     Rule("url-userinfo",
          r"(?<=[A-Za-z0-9])://[^/\s:@]*:([^/\s]+?)@(?=[^@/\s]*(?:[/?#\s'\"),;\]]|\Z))",
          URL_GATE, check=placeholder_check),
@@ -293,14 +257,4 @@ _MORE = (
     Rule("discord-bot-token", r"(?<![A-Za-z0-9_-])([MNO][A-Za-z0-9_-]{23,27}\.[A-Za-z0-9_-]{6}\."
          r"[A-Za-z0-9_-]{27,38})(?![A-Za-z0-9_-])",
          (Anchor("r", ".", rf"(?<=\.{TOKEN_CLS}{{6}}\.)(?={TOKEN_CLS}{{24}})"),)),
-) + VENDOR_RULES  # fmt: skip
-RULES = UPSTREAM_RULES + _MORE + CONTEXT_RULES + FILE_RULES
-
-
-def keyside(f: Field) -> str:
-    return f.gap + trie((k[::-1] for k in f.keys), bool(f.flags & re.I), True) + f.edge
-
-
-# The passes: one per buffer and literal. A hit consumes only the literal, so no anchor hides
-# inside another one's match; at a hit every anchor of that literal is tried.
-FORM_GATE = "(?=[A-Za-z0-9_.-]*[A-Za-z_]&)"  # reversed: "=" of a pair that follows an "&"
+)  # fmt: skip

@@ -9,15 +9,16 @@ A family may add a Python ``check`` that decides, at a match, what (if anything)
 
 Helpers: ``spellings`` spells out key tables; ``alt`` and ``trie`` turn words into alternations;
 ``prefix``, ``plain`` and ``at_least`` build anchors; ``compiled`` compiles a source (where "§"
-stands for JavaScript's whitespace) through the regex cache. The families themselves are in
-``redact_upstream``, ``redact_tools``, ``redact_vendors`` and ``redact_rules``.
+stands for JavaScript's whitespace) through the regex cache, ``lazy`` when it is first needed;
+``merge``, ``find_all``, ``line_end`` and ``sha256`` are what the engine and the tables share.
+The families themselves are in ``rules/``.
 """
 
 from __future__ import annotations
 
 import re
 from collections.abc import Callable, Iterable, Iterator
-from typing import NamedTuple
+from typing import Any, NamedTuple
 
 from . import recache
 
@@ -35,6 +36,51 @@ _JS_SPACES = r"\s\u00a0\u1680\u2000-\u200a\u2028\u2029\u202f\u205f\u3000\ufeff"
 def compiled(src: str, flags: int) -> re.Pattern[str]:
     # recache: the compiled code is reused across runs (parsing these costs ~100 ms a run).
     return recache.compile(src.replace("§", _JS_SPACES), flags)
+
+
+_LAZY: dict[tuple[str, int], re.Pattern[str]] = {}
+
+
+def lazy(src: str, flags: int) -> re.Pattern[str]:
+    """``compiled``, once a process, when first needed: a family's regex waits until its cheap
+    pre-check (an anchor, a gate word, a tool's name) first holds, so most are never built."""
+    rx = _LAZY.get((src, flags))
+    if rx is None:
+        rx = _LAZY[src, flags] = compiled(src, flags)
+    return rx
+
+
+def merge(spans: Iterable[Span], *, touching: bool = True) -> list[Span]:
+    """``spans`` in order, those that overlap (or, ``touching``, meet) joined into one."""
+    out: list[Span] = []
+    for s, e in sorted(spans):
+        if out and (s <= out[-1][1] if touching else s < out[-1][1]):
+            out[-1] = (out[-1][0], max(out[-1][1], e))
+        else:
+            out.append((s, e))
+    return out
+
+
+def line_end(text: str, i: int) -> int:
+    """Where the line that holds ``text[i]`` ends (its newline, or the end of the text)."""
+    end = text.find("\n", i)
+    return len(text) if end < 0 else end
+
+
+def find_all(text: str, word: str) -> Iterator[int]:
+    """Where ``word`` occurs in ``text``, occurrences not overlapping."""
+    i = text.find(word)
+    while i >= 0:
+        yield i
+        i = text.find(word, i + len(word))
+
+
+def sha256(data: bytes) -> Any:
+    try:  # the builtin module: hashlib's OpenSSL set-up costs ~2 ms of every run
+        from _sha256 import sha256 as new  # type: ignore[import-not-found]
+    except ImportError:  # pragma: no cover
+        from hashlib import sha256 as new
+    return new(data)
 
 
 def spellings(*specs: str) -> tuple[str, ...]:
@@ -119,14 +165,19 @@ def at_least(n: int, sep: str, cls: str = TOKEN_CLS) -> str:
 _Node = dict[str, "_Node"]
 
 
-def trie(words: Iterable[str], ci: bool, exact: bool = False) -> str:
+def trie(words: Iterable[str], ci: bool, exact: bool = False, *, inline: bool = False) -> str:
     """``words`` as a trie, so ``re`` drops a branch on its first character. Not ``exact``: a
-    presence test, that stops at the shortest word. Memoised across runs (start-up time)."""
+    presence test, that stops at the shortest word. ``inline``: ASCII letters take their case
+    from one scoped ``(?i:…)``, not a class each: a fraction of the source for ``re`` to parse,
+    for the patterns no fingerprint names (the passes, the key halves; all compiled re.ASCII,
+    so ``(?i)`` folds ASCII letters only, as the classes do). Memoised across runs."""
     key = tuple(sorted(set(words)))  # the trie does not depend on order; the cache key must not
-    return recache.memo(("trie", key, ci, exact), lambda: _build_trie(key, ci, exact))
+    inline = inline and ci
+    memo = ("trie", key, ci, exact, inline) if inline else ("trie", key, ci, exact)
+    return recache.memo(memo, lambda: _build_trie(key, ci, exact, inline))
 
 
-def _build_trie(words: Iterable[str], ci: bool, exact: bool) -> str:
+def _build_trie(words: Iterable[str], ci: bool, exact: bool, inline: bool) -> str:
     root: _Node = {}
     for w in words:
         node = root
@@ -134,18 +185,22 @@ def _build_trie(words: Iterable[str], ci: bool, exact: bool) -> str:
             node = node.setdefault(ch, {})
         node[""] = {}
 
+    def char(c: str) -> str:
+        if inline and c.isascii() and c.isalpha():
+            return c
+        return caseless(c) if ci else re.escape(c)
+
     def emit(node: _Node) -> str:
         if "" in node and not exact:
             return ""
-        alts = [
-            (caseless(c) if ci else re.escape(c)) + emit(n) for c, n in sorted(node.items()) if c
-        ]
+        alts = [char(c) + emit(n) for c, n in sorted(node.items()) if c]
         if not alts:
             return ""
         body = alts[0] if len(alts) == 1 else "(?:" + "|".join(alts) + ")"
         return f"(?:{body})?" if "" in node else body
 
-    return emit(root)
+    out = emit(root)
+    return f"(?i:{out})" if inline and out else out
 
 
 # --- whole-text families ------------------------------------------------------------------------

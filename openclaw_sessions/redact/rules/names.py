@@ -18,7 +18,8 @@ from __future__ import annotations
 import re
 from functools import lru_cache
 
-from . import recache
+from openclaw_sessions.redact import recache
+from openclaw_sessions.redact.syntax import lazy
 
 Span = tuple[int, int]
 
@@ -47,10 +48,9 @@ SUFFIXES = ("key", "base", "b64", "base64", "hex", "value", "data", "hash", "enc
             "new", "prod", "dev", "test", "live", "1", "2", "v2")  # fmt: skip
 
 _ALL_WORDS = sorted({w.lower() for w in WORDS + JOINED}, key=lambda w: (-len(w), w))
-_NAME_RX = recache.compile(
+_NAME_SRC = (  # compiled when a name is first judged (Unicode case: "ПАРОЛЬ" is one)
     r"(?P<pre>.*?)(?P<word>" + "|".join(re.escape(w) for w in _ALL_WORDS) + r")"
-    r"(?P<chain>(?:[_.\- ](?:" + "|".join(SUFFIXES) + r"))*)\Z",
-    re.IGNORECASE | re.DOTALL,
+    r"(?P<chain>(?:[_.\- ](?:" + "|".join(SUFFIXES) + r"))*)\Z"
 )
 # Words before the secret word that make the name a count, a switch or a type, not a secret.
 _NOT_BEFORE = frozenset(
@@ -113,7 +113,7 @@ def segments(name: str) -> list[str]:
 @lru_cache(maxsize=4096)  # the same few names come back all the time
 def secret_name(name: str) -> bool:
     """Does ``name`` (a key, flag, header or tag, without quotes) name a secret?"""
-    m = _NAME_RX.match(name.strip(" \t-$@:*_"))
+    m = lazy(_NAME_SRC, re.IGNORECASE | re.DOTALL).match(name.strip(" \t-$@:*_"))
     if m is None:
         return False
     if (m.group("pre") + m.group("word")).lower().endswith(_NOT_PASS):

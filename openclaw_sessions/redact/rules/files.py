@@ -13,9 +13,7 @@ from __future__ import annotations
 import re
 from collections.abc import Iterator
 
-from . import redact_names as names
-from .redact_context import _gate_anchors
-from .redact_syntax import (
+from openclaw_sessions.redact.syntax import (
     ASCII,
     BLOCK,
     TOKEN,
@@ -23,14 +21,21 @@ from .redact_syntax import (
     Rule,
     Span,
     compiled,
+    find_all,
+    line_end,
     plain,
     prefix,
+    sha256,
 )
-from .redact_upstream import CASED
+
+from . import names
+from .context import _gate_anchors
+from .tools import placeholder_check
+from .upstream import CASED
 
 # --- credential tables ------------------------------------------------------------------------
 # A header cell (not the first) that holds one of these words and is a secret's name ("Secret
-# access key", "Password", "AccessKey Secret"); its anchors are the gate letters' (redact_context).
+# access key", "Password", "AccessKey Secret"); its anchors are the gate letters' (context.py).
 _COLUMN_WORDS = (
     "secret",
     "password",
@@ -72,13 +77,6 @@ def _secret_column(name: str) -> bool:
     return any(w in low for w in _COLUMN_WORDS) and names.secret_name(name)
 
 
-def _find_all(low: str, word: str) -> Iterator[int]:
-    i = low.find(word)
-    while i >= 0:
-        yield i
-        i = low.find(word, i + len(word))
-
-
 def _delimiter(line: str) -> str:
     if line.lstrip().startswith("|"):
         return "|"
@@ -93,13 +91,12 @@ def table_hits(text: str) -> Iterator[Hit]:
     if len(low) != n:
         return
     starts = sorted({text.rfind("\n", 0, i) + 1 for w in _COLUMN_WORDS
-                     for i in _find_all(low, w)})  # fmt: skip
+                     for i in find_all(low, w)})  # fmt: skip
     done = 0
     for pos in starts:
         if pos < done:
             continue
-        le = text.find("\n", pos)
-        le = n if le < 0 else le
+        le = line_end(text, pos)
         header, pos = text[pos:le], le + 1
         delim = _delimiter(header)
         if not delim:
@@ -108,8 +105,7 @@ def table_hits(text: str) -> Iterator[Hit]:
         secret = {k for k, (s, e) in enumerate(cols) if k and e - s <= 40
                   and _secret_column(header[slice(*_inner(header, s, e))])}  # fmt: skip
         while secret and pos < n:
-            end = text.find("\n", pos)
-            end = n if end < 0 else end
+            end = line_end(text, pos)
             row = text[pos:end]
             cells = _cells(row, delim)
             if delim == "|" and _RULE_LINE.match(row):
@@ -130,16 +126,6 @@ _B58 = "123456789ABCDEFGHJKLMNPQRSTUVWXYZabcdefghijkmnopqrstuvwxyz"
 _B58_INDEX = {c: i for i, c in enumerate(_B58)}
 
 
-def _sha256d(data: bytes) -> bytes:
-    try:  # the builtin module: hashlib's OpenSSL set-up costs ~2 ms of a run
-        from _sha256 import sha256  # type: ignore[import-not-found]
-    except ImportError:  # pragma: no cover
-        from hashlib import sha256
-    first: bytes = sha256(data).digest()
-    second: bytes = sha256(first).digest()
-    return second
-
-
 def b58check(token: str) -> bytes | None:
     """The payload of a Base58Check string, or None if its checksum does not hold."""
     n = 0
@@ -147,7 +133,7 @@ def b58check(token: str) -> bytes | None:
         n = n * 58 + _B58_INDEX[c]
     raw = n.to_bytes((n.bit_length() + 7) // 8, "big")
     raw = b"\0" * (len(token) - len(token.lstrip("1"))) + raw
-    if len(raw) < 5 or _sha256d(raw[:-4])[:4] != raw[-4:]:
+    if len(raw) < 5 or sha256(sha256(raw[:-4]).digest()).digest()[:4] != raw[-4:]:
         return None
     return raw[:-4]
 
@@ -182,11 +168,6 @@ def static_key_hits(text: str) -> Iterator[Hit]:
             yield b.start(), e.end(), BLOCK
 
 
-def _placeholder_check(m: re.Match[str]) -> Span | None:
-    g = m.lastindex or 0
-    return None if not g or names.placeholder(m.group(g)) else m.span(g)
-
-
 _INSIDE_WORDS = ("secret", "token", "password", "passwd", "pass", "pwd")
 _NAME_ENDS = frozenset(
     "name file path url uri id type length len ttl count expiry expires min max size limit dir "
@@ -214,17 +195,17 @@ FILE_RULES = (
          plain("[", r"(?=[ \t]*[0-9]{1,3}[ \t]*,[ \t]*[0-9]{1,3}[ \t]*,)"),
          check=_byte_array_check),
     Rule("wifi-qr", r"WIFI:(?:[^;\r\n]*;)*?P:((?:\\[;,:\\\"]|[^;\\\r\n])+)",
-         plain("p", "(?=:)(?<=[;:]p)") + plain("P", "(?=:)(?<=[;:]P)"), check=_placeholder_check),
+         plain("p", "(?=:)(?<=[;:]p)") + plain("P", "(?=:)(?<=[;:]P)"), check=placeholder_check),
     Rule("static-key", "", prefix("-", "static key v1", "static key v2", short=True),
          finder=static_key_hits),
     Rule("composer-auth", CASED.format(r"\"(?:github-oauth|gitlab-token|gitlab-oauth|bearer)\""
          r"[ \t]*:[ \t]*\{[ \t\r\n]*\"[^\"\r\n]+\"[ \t]*:[ \t]*\"([^\"\r\n]+)\""),
          plain("g", '(?<="g)(?=it(?:hub-oauth|lab-token|lab-oauth)")')
-         + plain("b", '(?<="b)(?=earer")'), check=_placeholder_check),
+         + plain("b", '(?<="b)(?=earer")'), check=placeholder_check),
     Rule("windows-pass-switch", r"(?<![A-Za-z0-9_-])(?:cmdkey|x?freerdp|wlfreerdp|sdl-freerdp)\b"
          r"[^\n|&]*?[ \t]/(?:pass|p):(?:\"([^\"\r\n]+)\"|([^\s\"]+))",
          plain("p", "(?=(?:[aA][sS][sS])?:)(?<=/p)") + plain("P", "(?=(?:[aA][sS][sS])?:)(?<=/P)"),
-         check=_placeholder_check),
+         check=placeholder_check),
     Rule("env-secret-inside", CASED.format(
          r"(?<![A-Za-z0-9_])((?:[A-Za-z][A-Za-z0-9]*_)*(?i:secret|token|password|passwd|pass|pwd)"
          r"_[A-Za-z0-9]+(?:_[A-Za-z0-9]+)*)[ \t]*[=:][ \t]*([\"']?)([A-Za-z0-9+/=_\-.~]{16,})\2"

@@ -1,11 +1,11 @@
 """Secret redaction for every text this tool indexes or shows.
 
 This module owns the engine: it runs the user patterns of ``logging.redactPatterns`` (first,
-on the text as given), then the default rules of ``redact_rules`` on a folded view of the text
-(``redact_fold``: look-alike characters and invisible format characters undone) where the
-anchor passes say they may match (``redact_scan``), and masks, in the original text, every span
-a rule found. It also owns the fingerprint that tells index rows built under other rules. It is
-pure: no I/O, stdlib ``re`` only. Cutting redacted text: cut.py.
+on the text as given), then the default rules (``rules``) on a folded view of the text
+(``view``: look-alike characters and invisible format characters undone) where the anchor
+passes say they may match (``scan``), and masks, in the original text, every span a rule found.
+It also owns the fingerprint that tells index rows built under other rules. Cutting redacted
+text: policy/cut.py.
 
 Masking (upstream's): the token is the last non-empty capture group of a match, or the whole
 match (a family's check may say otherwise); under 18 characters it becomes ``***``, otherwise
@@ -22,28 +22,21 @@ import re
 from bisect import bisect_right
 from collections.abc import Iterable, Sequence
 from functools import lru_cache
-from typing import Any, NamedTuple
+from typing import NamedTuple
 
 from openclaw_sessions.errors import ConfigError
 
-from . import recache, redact_fold, redact_scan
-from . import redact_rules as rules
-from .redact_rules import ASCII, BLOCK, TOKEN, Hit
-from .redact_scan import last_group
+from . import recache, rules, scan
+from . import view as folding
+from .rules import upstream
+from .scan import last_group
+from .syntax import ASCII, BLOCK, TOKEN, Hit, merge, sha256
 
 # 2: generic secret names, command lines, config files, key blocks without END, more vendors,
 # matching on the folded text.
 REDACTION_VERSION = 2
 _MIN_LEN, _KEEP_START, _KEEP_END = 18, 6, 4
 _PEM_MARK = "…redacted…"
-
-
-def _sha256(data: bytes) -> Any:
-    try:  # the builtin module: hashlib's OpenSSL set-up costs ~2 ms of every run
-        from _sha256 import sha256  # type: ignore[import-not-found]
-    except ImportError:  # pragma: no cover
-        from hashlib import sha256
-    return sha256(data)
 
 
 # --- the redactor --------------------------------------------------------------------------------
@@ -93,7 +86,7 @@ def _user_edit(m: re.Match[str]) -> _Edit | None:
 
 def _in_data_url(text: str, start: int) -> bool:
     """Upstream skips base64-looking tokens inside a ``;base64,`` payload."""
-    run = rules.B64_RUN_R.match(text[start - 1 :: -1]) if start else None
+    run = upstream.B64_RUN_R.match(text[start - 1 :: -1]) if start else None
     j = start - (run.end() if run else 0)
     return text[max(0, j - 8) : j] == ";base64,"
 
@@ -125,13 +118,7 @@ def _apply(text: str, spans: list[tuple[int, int]], edits: list[_Edit]) -> str:
 
     out = [(e[0] + shifts[k] + e[3], e[0] + shifts[k] + e[3] + e[4]) for k, e in enumerate(edits)]
     out += [(moved(s, False), moved(e, True)) for s, e in spans]
-    out.sort()
-    spans.clear()
-    for s, e in out:
-        if spans and s < spans[-1][1]:
-            spans[-1] = (spans[-1][0], max(spans[-1][1], e))
-        else:
-            spans.append((s, e))
+    spans[:] = merge(out, touching=False)
     return "".join(parts)
 
 
@@ -141,7 +128,7 @@ class Redactor:
     def __init__(self, user_patterns: Sequence[str] = ()) -> None:
         self.patterns = tuple(user_patterns)  # as given: another process rebuilds the same
         self._user = tuple(_compile_user(p) for p in user_patterns if p.strip())
-        h = _sha256(f"openclaw-sessions redaction v{REDACTION_VERSION}\0".encode())
+        h = sha256(f"openclaw-sessions redaction v{REDACTION_VERSION}\0".encode())
         for src in _default_sources():
             h.update(src.encode("utf-8", "surrogatepass") + b"\0")
         h.update(b"\1")
@@ -169,10 +156,7 @@ class Redactor:
                 text = _apply(text, spans, edits)
         if not text:
             return text
-        if text.isascii():  # most texts: nothing to fold
-            hits = _find(text, gate)
-            return _apply(text, spans, _edits(text, None, hits)) if hits else text
-        view = redact_fold.view(text) if redact_fold.candidate(text) else None
+        view = folding.view(text)  # most texts (ASCII ones at once): nothing to fold
         hits = _find(view.text if view else text, gate)
         return _apply(text, spans, _edits(text, view, hits)) if hits else text
 
@@ -181,12 +165,12 @@ def _find(text: str, gate: bool) -> list[Hit]:
     """Every default family's secrets in ``text`` (the folded view), unsorted."""
     rev = text[::-1]
     if gate:
-        wanted, seps, amps = redact_scan.scan(text, rev)
+        wanted, seps, amps = scan.scan(text, rev)
     else:  # every rule, every separator: what the anchors must never change
         wanted = set(range(len(rules.RULES)))
         seps = [i for i, c in enumerate(text) if c in "=:"]
         amps = [i for i, c in enumerate(text) if c == "&"]
-    hits = redact_scan.site_hits(text, rev, seps, amps) if seps or amps else []
+    hits = scan.site_hits(text, rev, seps, amps) if seps or amps else []
     for i in sorted(wanted) if wanted else ():
         rule = rules.RULES[i]
         if rule.need:
@@ -202,7 +186,7 @@ def _find(text: str, gate: bool) -> list[Hit]:
         for m in rule.regex.finditer(text):
             if rule.b64 and _in_data_url(text, m.start()):
                 continue
-            if (span := check(m)) and span[1] > span[0] and not redact_scan.reference(text, span):
+            if (span := check(m)) and span[1] > span[0] and not scan.reference(text, span):
                 hits.append((span[0], span[1], TOKEN))
     return _wrapped(text, hits) if hits else hits
 
@@ -223,7 +207,7 @@ def _wrapped(text: str, hits: list[Hit]) -> list[Hit]:
     return out
 
 
-def _edits(text: str, view: redact_fold.View | None, hits: list[Hit]) -> list[_Edit]:
+def _edits(text: str, view: folding.View | None, hits: list[Hit]) -> list[_Edit]:
     """Overlapping hits merge (a key block wins); each is mapped back to ``text`` and masked."""
     hits.sort()
     merged: list[list[int]] = []
@@ -266,14 +250,14 @@ def _default_sources() -> Iterable[str]:
         check = f.check.__qualname__ if f.check else ""
         keys = "|".join(f.keys)
         yield f"{f.name}|{f.seps}|{int(f.flags)}|{keys}|{f.gap}|{f.edge}|{f.value}|{check}"
-    yield rules.FORM.pattern
+    yield upstream.FORM.pattern
     for r in rules.RULES:
         check = r.check.__qualname__ if r.check else ""
         finder = r.finder.__qualname__ if r.finder else ""
         # The anchors decide when a rule runs at all: one that is narrower than its rule hides
         # what the rule would mask, so a change of them re-indexes as a change of the rule does.
         yield f"{r.name}|{r.src}|{r.b64}|{check}|{finder}|{r.anchors!r}|{r.need!r}"
-    yield "".join(sorted(f"{k}{v}" for k, v in redact_fold.HOMOGLYPHS.items()))
+    yield "".join(sorted(f"{k}{v}" for k, v in folding.HOMOGLYPHS.items()))
 
 
 @lru_cache(maxsize=32)

@@ -21,6 +21,7 @@ import unicodedata
 from bisect import bisect_left, bisect_right
 
 from . import recache
+from .syntax import merge
 
 # Compatibility forms whose NFKC form is an ASCII letter or digit (full-width, ligatures,
 # letter-like symbols, roman numerals, enclosed alphanumerics): they fold wherever they are.
@@ -175,19 +176,7 @@ def _runs(text: str, m: re.Match[str] | None) -> list[tuple[int, int]]:
                 runs.append((s, p))
             if e > p + 1:
                 runs.append((p + 1, e))
-    if len(runs) < 2:
-        return runs
-    runs.sort()
-    merged = [runs[0]]
-    for s, e in runs[1:]:
-        if s <= merged[-1][1]:
-            merged[-1] = (merged[-1][0], max(merged[-1][1], e))
-        else:
-            merged.append((s, e))
-    return merged
-
-
-candidate = _ANY.search  # a character that may fold (most non-ASCII texts have none)
+    return merge(runs) if len(runs) > 1 else runs
 
 
 def view(text: str) -> View | None:

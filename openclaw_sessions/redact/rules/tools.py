@@ -1,7 +1,7 @@
 """Command lines of tools that take a password in a flag (``mysql -p…``, ``sshpass -p``,
 ``curl -u user:pw``, ``smbclient -U user%pw``, ``htpasswd -b`` …): their table, the anchor that
 gates them and the one finder that runs them; with the value shape (``VAL``) and the placeholder
-check that the other command-line families of ``redact_rules`` share.
+check that the other command-line families (``generic``, ``files``) share.
 """
 
 from __future__ import annotations
@@ -9,17 +9,30 @@ from __future__ import annotations
 import re
 from collections.abc import Iterator
 
-from . import redact_names as names
-from .redact_syntax import ASCII, NOCASE, TOKEN, Anchor, Hit, RuleCheck, Span, compiled, trie
+from openclaw_sessions.redact.syntax import (
+    ASCII,
+    NOCASE,
+    TOKEN,
+    Anchor,
+    Hit,
+    RuleCheck,
+    Span,
+    compiled,
+    lazy,
+    line_end,
+    trie,
+)
+
+from . import names
 
 
 def _placeholder_check(m: re.Match[str]) -> Span | None:
     g = m.lastindex or 0
-    return None if names.placeholder(m.group(g)) else m.span(g)
+    return None if not g or names.placeholder(m.group(g)) else m.span(g)
 
 
-# The families of redact_rules take it by this name; the function keeps its own, because a
-# family's check is named (its __qualname__) in the redaction fingerprint.
+# The other modules take it by this name; the function keeps its own, because a family's
+# check is named (its __qualname__) in the redaction fingerprint.
 placeholder_check = _placeholder_check
 
 
@@ -37,15 +50,13 @@ def _htpasswd_check(m: re.Match[str]) -> Span | None:
 VAL = r"(?:'([^'\r\n]+)'|\"([^\"\r\n]+)\"|([^\s'\"|;&<>`][^\s|;&`]*))"
 # Tools that take a password in a flag: (tool name, more of the name, flag, what follows it).
 # One finder runs them, only where a flag follows a tool's name on its line (the anchor).
+_LOGIN, _SP = r"\b[^\n|;&]*?\blogin", "[ \t]+"
 _TOOLS = (
     ("mysql", "(?:dump|admin|import|show|check|pump|sh|binlog)?", "-p", ""),
     ("mariadb", "(?:-?dump|-?admin)?", "-p", ""),
     ("7z", "[ar]?", "-p", ""),
     ("sshpass", "", "-p", "[ \t]*"),
-    ("docker", r"\b[^\n|;&]*?\blogin", "-p", "[ \t]+"),
-    ("podman", r"\b[^\n|;&]*?\blogin", "-p", "[ \t]+"),
-    ("helm", r"\b[^\n|;&]*?\blogin", "-p", "[ \t]+"),
-    ("nerdctl", r"\b[^\n|;&]*?\blogin", "-p", "[ \t]+"),
+    *((t, _LOGIN, "-p", _SP) for t in ("docker", "podman", "helm", "nerdctl")),
     ("redis-cli", "", "-a", "[ \t]+"),
     ("mongo", "(?:sh|dump|restore|export|import|stat|top|files)?", "-p", "[ \t]+"),
     ("cqlsh", "", "-p", "[ \t]+"),
@@ -54,10 +65,9 @@ _TOOLS = (
     ("ldap", "(?:search|add|modify|delete|whoami|passwd|compare|modrdn|exop|url)", "-[wsa]",
      "[ \t]+"),
     ("mosquitto_", "(?:pub|sub|rr)", "-P", "[ \t]+"),
-    ("zip", "", "-P", "[ \t]+"),
-    ("unzip", "", "-P", "[ \t]+"),
+    *((t, "", "-P", _SP) for t in ("zip", "unzip")),
     ("ssh-keygen", "", "-[NP]", "[ \t]+"),
-    ("az", r"\b[^\n|;&]*?\blogin", "-p", "[ \t]+"),
+    ("az", _LOGIN, "-p", _SP),
     ("openssl", "", "-k", "[ \t]+"),
     ("openssl", "", "-pass(?:in|out)?[ \t]+pass:", ""),
     ("keytool", "", "-(?:src|dest|new)?(?:store|key)?pass(?:word)?", "[ \t]+"),
@@ -66,19 +76,13 @@ _TOOLS = (
     # third round (issue 23): admin tools, logins that take a token
     ("psexec", "", "(?-i:-p)", "[ \t]+"),
     ("ipmitool", "", "(?-i:-P)", "[ \t]+"),
-    ("plink", "", "-pw", "[ \t]+"),
-    ("pscp", "", "-pw", "[ \t]+"),
-    ("psftp", "", "-pw", "[ \t]+"),
+    *((t, "", "-pw", _SP) for t in ("plink", "pscp", "psftp")),
     ("cypher-shell", "", "(?-i:-p)", "[ \t]+"),
     ("influx", "", "-password", "[ \t]+"),
-    ("cf", r"\b[^\n|;&]*?\blogin", "(?-i:-p)", "[ \t]+"),
-    ("oc", r"\b[^\n|;&]*?\blogin", "(?-i:-p)", "[ \t]+"),
-    ("expo", r"\b[^\n|;&]*?\blogin", "(?-i:-p)", "[ \t]+"),
-    ("eas", r"\b[^\n|;&]*?\blogin", "(?-i:-p)", "[ \t]+"),
+    *((t, _LOGIN, "(?-i:-p)", _SP) for t in ("cf", "oc", "expo", "eas")),
     ("twine", "", "(?-i:-p)", "[ \t]+"),
     ("dotnet", r"[ \t]+nuget\b", "(?-i:-p)", "[ \t]+"),
-    ("vercel", "", "(?-i:-t)", "[ \t]+"),
-    ("codecov", "", "(?-i:-t)", "[ \t]+"),
+    *((t, "", "(?-i:-t)", _SP) for t in ("vercel", "codecov")),
     ("rar", "", "(?-i:-(?:hp|p))", ""),
     ("unrar", "", "(?-i:-p)", ""),
 )  # fmt: skip
@@ -140,7 +144,6 @@ _TOOL_SPECS: tuple[tuple[tuple[str, ...], str, RuleCheck], ...] = (
     (("htpasswd",), r"htpasswd(?<![A-Za-z0-9_.-]htpasswd)((?:[ \t]+-[A-Za-z]+)+)"
      r"((?:[ \t]+[^\s-]\S*){2,3})", _htpasswd_check),
 )  # fmt: skip
-_TOOL_RX: list[tuple[tuple[str, ...], re.Pattern[str], RuleCheck]] = []
 _TOOL_NAME = compiled(
     "|".join(
         # longest first, then by name: a set's order changes with the hash seed, and the
@@ -159,18 +162,15 @@ _TOOL_FLAG = compiled(r"-(?<=[ \t]-)[A-Za-z-]", ASCII)
 def tool_hits(text: str) -> Iterator[Hit]:
     """Passwords given to the tools above: on each line with such a flag, the regexes of the
     tools named on that line."""
-    if not _TOOL_RX:
-        _TOOL_RX.extend((need, compiled(src, NOCASE), check) for need, src, check in _TOOL_SPECS)
     end = 0
     for f in _TOOL_FLAG.finditer(text):
         if f.start() < end:
             continue  # a line already done
         start = text.rfind("\n", 0, f.start()) + 1
-        end = text.find("\n", f.end())
-        end = len(text) if end < 0 else end
+        end = line_end(text, f.end())
         named = {m.group() for m in _TOOL_NAME.finditer(text, start, f.start())}
-        for need, regex, check in _TOOL_RX if named else ():
+        for need, src, check in _TOOL_SPECS if named else ():
             if not named.isdisjoint(need):
-                for m in regex.finditer(text, start, end):
+                for m in lazy(src, NOCASE).finditer(text, start, end):
                     if span := check(m):
                         yield span[0], span[1], TOKEN
