@@ -160,9 +160,9 @@ def _core_ms(state: Path, hit: dict[str, Any], runs: int) -> float:
     sys.path.insert(0, str(bl.REPO))
     from openclaw_sessions.read.history import HistoryOptions, history
     from openclaw_sessions.redact import build_redactor
-    from openclaw_sessions.store.context import Context
+    from openclaw_sessions.store.state import StateScope
 
-    ctx = Context(state, "main")
+    ctx = StateScope(state, "main")
     opts = HistoryOptions(KEY, state, around=hit["messageId"], session_id=hit["sessionId"])
     redactor = build_redactor(ctx.config.redact_patterns)
     times = []

@@ -37,7 +37,7 @@ REPO = Path(__file__).resolve().parent.parent
 sys.path.insert(0, str(REPO))
 
 import openclaw_sessions  # noqa: E402,F401
-from openclaw_sessions.policy.extract import message_text  # noqa: E402
+from openclaw_sessions.model.extract import message_text  # noqa: E402
 from openclaw_sessions.redact import build_redactor  # noqa: E402
 
 EN = (

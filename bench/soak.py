@@ -85,13 +85,13 @@ class Log:
 
 
 def transcript_entries(lines: list[str]) -> list[Any]:
-    from openclaw_sessions.policy import transcript
+    from openclaw_sessions.model import transcript
 
     return transcript.entries(lines)
 
 
 def _walk(entries: list[Any]) -> Any:
-    from openclaw_sessions.policy import transcript, tree
+    from openclaw_sessions.model import transcript, tree
 
     return tree.walk(map(transcript.tree_row, entries))
 

@@ -118,7 +118,7 @@ class Session:
         return path
 
 
-def write_store(sessions_dir: Path, entries: dict[str, dict[str, Any]]) -> None:
+def write_sessions_json(sessions_dir: Path, entries: dict[str, dict[str, Any]]) -> None:
     sessions_dir.mkdir(parents=True, exist_ok=True)
     (sessions_dir / "sessions.json").write_text(json.dumps(entries), encoding="utf-8")
 

@@ -11,8 +11,8 @@ from collections.abc import Iterable
 from pathlib import Path
 from typing import Any
 
-from openclaw_sessions.policy import transcript, tree
-from openclaw_sessions.policy.transcript import Entry
+from openclaw_sessions.model import transcript, tree
+from openclaw_sessions.model.transcript import Entry
 from openclaw_sessions.store import db, rawcodec
 
 

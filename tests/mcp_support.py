@@ -9,7 +9,7 @@ from pathlib import Path
 from typing import Any
 
 import anyio
-from conftest import Session, json_out, run_cli, write_store
+from conftest import Session, json_out, run_cli, write_sessions_json
 
 from openclaw_sessions.mcp import identity
 
@@ -60,7 +60,7 @@ def build_world(src: Path, state: Path) -> None:
             s.tool(f"{text} tool output")
             s.write(d / f"{sid}.jsonl")
             store[key] = {"sessionId": sid, **entry}
-        write_store(d, store)
+        write_sessions_json(d, store)
     r = run_cli("import", str(src), "--reindex", "--state-dir", str(state))
     assert r.exit_code == 0, r.stderr
 

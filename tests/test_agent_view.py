@@ -8,7 +8,7 @@ from pathlib import Path
 
 import pytest
 
-from tests.conftest import Session, write_store
+from tests.conftest import Session, write_sessions_json
 from tests.helpers import installed
 
 UPSTREAM_HIT = ["sessionKey", "timestamp", "role", "snippet", "score", "sessionId", "messageId"]
@@ -26,10 +26,10 @@ def two_agents(state: Path) -> Path:
     main, ops = state / "agents" / "main" / "sessions", state / "agents" / "ops" / "sessions"
     _one(main, "m1", "zebra in main")
     _one(main, "x1", "zebra stray entry")
-    write_store(main, {"agent:main:main": {"sessionId": "m1", "updatedAt": 1},
+    write_sessions_json(main, {"agent:main:main": {"sessionId": "m1", "updatedAt": 1},
                        "agent:ops:stray": {"sessionId": "x1", "updatedAt": 2}})  # fmt: skip
     _one(ops, "o1", "zebra in ops")
-    write_store(ops, {"agent:ops:main": {"sessionId": "o1", "updatedAt": 1}})
+    write_sessions_json(ops, {"agent:ops:main": {"sessionId": "o1", "updatedAt": 1}})
     assert installed("import", "--reindex", state=state).returncode == 0
     return state
 
@@ -89,7 +89,9 @@ def test_the_operator_gets_what_limit_asks_for(state: Path) -> None:
     for i in range(300):
         s.user(f"plenty {i} " + "filler words here " * 30)
     s.write(state / "agents" / "main" / "sessions" / "big.jsonl")
-    write_store(state / "agents" / "main" / "sessions", {"agent:main:main": {"sessionId": "big"}})
+    write_sessions_json(
+        state / "agents" / "main" / "sessions", {"agent:main:main": {"sessionId": "big"}}
+    )
     assert installed("import", "--reindex", state=state).returncode == 0
     r = installed("search", "plenty", "--limit", "300", "--jsonl", state=state)
     assert len(r.stdout.splitlines()) == 300 and len(r.stdout) > 32768
@@ -108,7 +110,9 @@ def test_context_lines_say_which_is_the_hit_and_overlaps_merge(state: Path) -> N
     s = Session("c1")
     ids = [s.user(f"message {i}" + (" kiwi" if i in (3, 5, 9) else "")) for i in range(10)]
     s.write(state / "agents" / "main" / "sessions" / "c1.jsonl")
-    write_store(state / "agents" / "main" / "sessions", {"agent:main:main": {"sessionId": "c1"}})
+    write_sessions_json(
+        state / "agents" / "main" / "sessions", {"agent:main:main": {"sessionId": "c1"}}
+    )
     assert installed("import", "--reindex", state=state).returncode == 0
     r = installed("search", "kiwi", "-C", "1", "--order", "recent", state=state)
     groups = [[ln.split("\t") for ln in g.strip("\n").split("\n")] for g in r.stdout.split("--\n")]

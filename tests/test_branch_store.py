@@ -10,11 +10,11 @@ from contextlib import contextmanager
 from pathlib import Path
 from typing import Any
 
-from conftest import Session, json_out, run_cli, write_store
+from conftest import Session, json_out, run_cli, write_sessions_json
 from helpers import db_file, query
 from test_history import branchy, expected_ids
 
-from openclaw_sessions.policy import branch
+from openclaw_sessions.model import branch
 from openclaw_sessions.store import branches
 
 
@@ -46,7 +46,7 @@ def history_ids(*args: str) -> list[str]:
 def setup(tmp_path: Path, s: Session) -> Path:
     src = tmp_path / "src"
     s.write(sdir(src) / f"{s.session_id}.jsonl")
-    write_store(sdir(src), {"agent:main:main": {"sessionId": s.session_id}})
+    write_sessions_json(sdir(src), {"agent:main:main": {"sessionId": s.session_id}})
     assert run_cli("import", str(src), "--reindex", "--quiet").exit_code == 0
     return src
 

@@ -14,7 +14,7 @@ from pathlib import Path
 from typing import Any
 
 import pytest
-from conftest import Session, json_out, run_cli, write_store
+from conftest import Session, json_out, run_cli, write_sessions_json
 from helpers import generate_corpus, installed
 
 from openclaw_sessions.policy import bundle
@@ -191,13 +191,13 @@ def _reset_key(tmp_path: Path) -> Path:
                                    "parentSessionKey": "agent:main:main", "label": "kid",
                                    "updatedAt": 1_767_000_100_000},
     }  # fmt: skip
-    write_store(d, entries)
+    write_sessions_json(d, entries)
     assert run_cli("import", str(tmp_path / "src")).exit_code in (0, 4)
     (d / "g-old.jsonl").rename(d / "g-old.jsonl.reset.2026-02-01T00-00-00.000Z")
     new = Session("g-new")
     new.user("the current generation walrus")
     new.write(d / "g-new.jsonl")
-    write_store(
+    write_sessions_json(
         d, {**entries, "agent:main:main": {**entries["agent:main:main"], "sessionId": "g-new"}}
     )
     assert run_cli("import", str(tmp_path / "src")).exit_code in (0, 4)
@@ -361,7 +361,7 @@ def test_a_lone_bundle_goes_to_the_agent_its_keys_name(tmp_path: Path) -> None:
     s = Session("o1")
     s.user("ops talk")
     s.write(d / "o1.jsonl")
-    write_store(d, {"agent:ops:main": {"sessionId": "o1"}})
+    write_sessions_json(d, {"agent:ops:main": {"sessionId": "o1"}})
     assert run_cli("import", str(tmp_path / "src")).exit_code == 0
     out = tmp_path / "b"
     assert run_cli("export", "agent:ops:main", "--format", "jsonl", "-o", f"{out}/").exit_code == 0
@@ -380,7 +380,7 @@ def test_a_lone_bundle_goes_to_the_agent_its_keys_name(tmp_path: Path) -> None:
 @pytest.mark.parametrize("key", ["agent:main:main"])
 def test_a_key_without_transcript_exports_its_entry(key: str, tmp_path: Path) -> None:
     d = tmp_path / "src" / "agents" / "main" / "sessions"
-    write_store(d, {key: {"sessionId": "gone", "label": "kept"}})
+    write_sessions_json(d, {key: {"sessionId": "gone", "label": "kept"}})
     run_cli("import", str(tmp_path / "src"))
     out = tmp_path / "b"
     assert run_cli("export", key, "-o", str(tmp_path / "x.md")).exit_code == 1
@@ -402,9 +402,9 @@ def test_a_bundles_read_store_keeps_its_generations_for_the_next_run(tmp_path: P
 
     d = tmp_path / "b"
     entry = bundle.with_generations({"sessionId": "n1"}, ["o1.jsonl.reset.2026-01-01T00-00-00Z"])
-    write_store(d, {"agent:main:main": entry})
+    write_sessions_json(d, {"agent:main:main": entry})
     read = discover.SessionsDir("work", d, rescope=True)
-    discover.read_store(read)
+    discover.read_sessions_json(read)
     assert [e.key for e in read.entries] == ["agent:work:main"]
     again = discover.SessionsDir("work", d)
     again.load_summary(read.summary(), {})

@@ -12,7 +12,7 @@ from importlib.resources import files
 from pathlib import Path
 
 import pytest
-from conftest import REPO, Session, run_cli, write_store
+from conftest import REPO, Session, run_cli, write_sessions_json
 
 EXE = shutil.which("openclaw-sessions", path=str(Path(sys.executable).parent))
 SHIPPED = {
@@ -30,7 +30,7 @@ def store(state: Path) -> Path:
     for n, key in enumerate(("agent:main:main", "agent:main:discord:direct:bob")):
         Session(f"sess-{n}").write(sessions / f"sess-{n}.jsonl")
         entries[key] = {"sessionId": f"sess-{n}", "updatedAt": n}
-    write_store(sessions, entries)
+    write_sessions_json(sessions, entries)
     assert run_cli("import", "--quiet").exit_code == 0
     return state
 

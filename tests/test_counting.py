@@ -11,7 +11,7 @@ from pathlib import Path
 from typing import Any
 
 import pytest
-from conftest import Session, json_out, run_cli, write_store
+from conftest import Session, json_out, run_cli, write_sessions_json
 from helpers import db_file, installed
 
 from openclaw_sessions.policy import fts_query
@@ -40,7 +40,7 @@ def _write(src: Path) -> None:
         entries[f"agent:main:k{i}"] = {"sessionId": f"c-{i}", "updatedAt": T0}
     entries["agent:main:k2"]["spawnedBy"] = "agent:main:k1"
     entries["agent:main:dashboard:incognito-9"] = entries.pop("agent:main:k4")
-    write_store(src, entries)
+    write_sessions_json(src, entries)
 
 
 @pytest.fixture
@@ -153,7 +153,7 @@ def test_total_of_a_common_word_is_a_bounded_lower_bound(tmp_path: Path, state: 
     for i in range(TOTAL_CAP + 100):
         s.user(f"plenty {i}")
     s.write(src / "big.jsonl")
-    write_store(src, {"agent:main:big": {"sessionId": "big"}})
+    write_sessions_json(src, {"agent:main:big": {"sessionId": "big"}})
     assert run_cli("import", str(src), "--reindex").exit_code == 0
     doc = json_out(run_cli("search", "plenty", "--json", "-n", "5"))
     assert doc["totalAtLeast"] == TOTAL_CAP and "total" not in doc
@@ -200,7 +200,7 @@ def test_a_capped_total_reads_no_more_rows_when_the_store_grows(
             s.user(f"plenty {i}")
             s.assistant(f"plenty again {i}")
         s.write(src / f"g{n}.jsonl")
-        write_store(src, {f"agent:main:g{n}": {"sessionId": f"g{n}"}})
+        write_sessions_json(src, {f"agent:main:g{n}": {"sessionId": f"g{n}"}})
         assert run_cli("import", str(src), "--reindex").exit_code == 0
         measured.append((_steps(state, 500), _steps(state, None)))
     (capped_small, full_small), (capped_big, full_big) = measured

@@ -13,7 +13,7 @@ from pathlib import Path
 from typing import Any
 
 import pytest
-from conftest import CORPUS, REPO, Session, write_store
+from conftest import CORPUS, REPO, Session, write_sessions_json
 from helpers import SCRIPT, installed, query
 
 README = (REPO / "README.md").read_text(encoding="utf-8")
@@ -71,7 +71,7 @@ def _missing_transcripts(src: Path, n: int) -> None:
     s.user("hello there")
     s.write(src / "real-1.jsonl")
     entries = {f"agent:main:gone{i}": {"sessionId": f"gone-{i}"} for i in range(n)}
-    write_store(src, {**entries, "agent:main:real": {"sessionId": "real-1"}})
+    write_sessions_json(src, {**entries, "agent:main:real": {"sessionId": "real-1"}})
 
 
 def _import(state: Path, *args: str) -> subprocess.CompletedProcess[str]:

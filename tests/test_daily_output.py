@@ -14,7 +14,7 @@ import sys
 from pathlib import Path
 
 import pytest
-from conftest import Session, run_cli, write_store
+from conftest import Session, run_cli, write_sessions_json
 
 EXE = shutil.which("openclaw-sessions", path=str(Path(sys.executable).parent))
 pytestmark = pytest.mark.skipif(EXE is None, reason="the console script is not installed")
@@ -40,7 +40,7 @@ def store(tmp_path_factory: pytest.TempPathFactory) -> Path:
     src = root / "src" / "agents" / "main" / "sessions"
     s.write(src / "d1.jsonl")
     long.write(src / "d2.jsonl")
-    write_store(src, {KEY: {"sessionId": "d1"}, "agent:main:long": {"sessionId": "d2"}})
+    write_sessions_json(src, {KEY: {"sessionId": "d1"}, "agent:main:long": {"sessionId": "d2"}})
     state = root / "state"
     r = run_cli("import", str(root / "src"), "--reindex", "--state-dir", str(state))
     assert r.exit_code == 0, r.stderr
@@ -140,7 +140,7 @@ def test_matches_count_code_points_past_astral_characters(tmp_path: Path) -> Non
     s.user("🚀🚀 launch the rocket 🚀")
     src = tmp_path / "src" / "agents" / "main" / "sessions"
     s.write(src / "e1.jsonl")
-    write_store(src, {KEY: {"sessionId": "e1"}})
+    write_sessions_json(src, {KEY: {"sessionId": "e1"}})
     run_cli("import", str(tmp_path / "src"), "--reindex")
     hit = json.loads(run_cli("search", "rocket", "--json").stdout)["results"][0]
     ((a, b),) = hit["matches"]
@@ -216,7 +216,7 @@ def test_status_fits_the_terminal_and_never_folds_an_agent(tmp_path: Path, cols:
     s = Session("p1")
     s.user("hello")
     s.write(src / "p1.jsonl")
-    write_store(src, {"agent:prospector:main": {"sessionId": "p1"}})
+    write_sessions_json(src, {"agent:prospector:main": {"sessionId": "p1"}})
     state = tmp_path / "state"
     assert run_cli("import", str(tmp_path / "src"), "--state-dir", str(state)).exit_code == 0
     out = ANSI.sub("", in_pty(state, ["status", "--all-agents"], cols=cols))

@@ -20,7 +20,7 @@ from typing import Any
 
 import pytest
 import typer
-from conftest import REPO, Session, run_cli, write_store
+from conftest import REPO, Session, run_cli, write_sessions_json
 
 from openclaw_sessions.cli.app import app
 from openclaw_sessions.cli.completion import complete_session_key
@@ -230,7 +230,7 @@ def store(state: Path) -> Path:
         s.user(f"hello number {n}")
         s.write(sessions / f"sess-{n}.jsonl")
         entries[key] = {"sessionId": f"sess-{n}", "updatedAt": n}
-    write_store(sessions, entries)
+    write_sessions_json(sessions, entries)
     result = run_cli("import", "--quiet")
     assert result.exit_code == 0, result.output
     return state

@@ -14,7 +14,7 @@ from pathlib import Path
 from typing import Any
 
 import pytest
-from conftest import REPO, Session, run_cli, write_store
+from conftest import REPO, Session, run_cli, write_sessions_json
 
 from openclaw_sessions.cli import main
 
@@ -133,7 +133,7 @@ def test_json_is_utf8_whatever_the_locale_says(tmp_path: Path, encoding: str) ->
     s = Session("cjk-1")
     s.user("数据库连接超时 café")
     s.write(src / "cjk-1.jsonl")
-    write_store(src, {"agent:main:main": {"sessionId": "cjk-1"}})
+    write_sessions_json(src, {"agent:main:main": {"sessionId": "cjk-1"}})
     state = tmp_path / "st"
     r = run_cli("import", str(tmp_path / "src"), "--reindex", "--state-dir", str(state))
     assert r.exit_code == 0
@@ -173,7 +173,7 @@ def test_every_parameter_is_an_option_field_with_its_default() -> None:
     from openclaw_sessions.read.search import SearchOptions
     from openclaw_sessions.read.status import StatusOptions
     from openclaw_sessions.remote.push import PushOptions
-    from openclaw_sessions.store.sessions import DeleteOptions
+    from openclaw_sessions.store.delete import DeleteOptions
 
     options: dict[str, Any] = {
         "search": SearchOptions, "history": HistoryOptions, "status": StatusOptions,

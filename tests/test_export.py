@@ -12,7 +12,7 @@ import sys
 from pathlib import Path
 from typing import Any
 
-from conftest import Session, json_out, run_cli, write_store
+from conftest import Session, json_out, run_cli, write_sessions_json
 from helpers import generate_corpus, query
 
 from openclaw_sessions.store.db import open_store
@@ -130,7 +130,7 @@ def test_jsonl_gives_back_quarantined_and_blank_lines_in_place(state: Path, tmp_
     path = sdir(tmp_path / "src") / "h1.jsonl"
     path.parent.mkdir(parents=True)
     path.write_bytes(HOSTILE)
-    write_store(path.parent, {"agent:main:main": {"sessionId": "h1"}})
+    write_sessions_json(path.parent, {"agent:main:main": {"sessionId": "h1"}})
     assert run_cli("import", str(tmp_path / "src")).exit_code == 4  # the malformed lines
     consumed = HOSTILE[: HOSTILE.rindex(b"\n") + 1]  # the partial last line waits
     r = export("main", "--format", "jsonl")
@@ -152,7 +152,7 @@ def test_jsonl_refuses_lines_it_cannot_give_back_exactly(state: Path, tmp_path: 
     s.user("hello")
     path = s.write(sdir(tmp_path / "src") / "w1.jsonl")
     path.write_bytes(path.read_bytes() + b"  \t\n")
-    write_store(path.parent, {"agent:main:main": {"sessionId": "w1"}})
+    write_sessions_json(path.parent, {"agent:main:main": {"sessionId": "w1"}})
     assert run_cli("import", str(tmp_path / "src")).exit_code == 0
     out = tmp_path / "w1.jsonl"
     r = export("main", "--format", "jsonl", "-o", str(out))
@@ -169,7 +169,7 @@ def test_raw_lines_skips_quarantine_left_from_an_older_revision(
     path.parent.mkdir(parents=True)
     head = json.dumps({"type": "session", "version": 3, "id": "r1"}).encode() + b"\n"
     path.write_bytes(head + b"{broken\n")
-    write_store(path.parent, {"agent:main:main": {"sessionId": "r1"}})
+    write_sessions_json(path.parent, {"agent:main:main": {"sessionId": "r1"}})
     run_cli("import", str(tmp_path / "src"))
     fixed = head + line("b1", None, "user", b"x") + b"\n"
     path.write_bytes(fixed)
@@ -192,7 +192,7 @@ def _conversation(tmp_path: Path) -> Session:
     s.tool("exec output " + SECRET)
     load = sdir(tmp_path / "src")
     s.write(load / "c1.jsonl")
-    write_store(load, {"agent:main:main": {"sessionId": "c1"}})
+    write_sessions_json(load, {"agent:main:main": {"sessionId": "c1"}})
     assert run_cli("import", str(tmp_path / "src")).exit_code == 0
     return s
 
@@ -250,7 +250,7 @@ def test_all_generations_are_oldest_first(tmp_path: Path) -> None:
     cur.user("the current one")
     d = sdir(tmp_path / "src")
     old.write(d / "g-old.jsonl")
-    write_store(d, {"agent:main:main": {"sessionId": "g-old"}})
+    write_sessions_json(d, {"agent:main:main": {"sessionId": "g-old"}})
     assert run_cli("import", str(tmp_path / "src")).exit_code == 0
     reset(d, "agent:main:main", cur, "2025-11-14T22-13-20.000Z")
     assert run_cli("import", str(tmp_path / "src")).exit_code == 0
@@ -331,7 +331,7 @@ def test_missing_directory_and_unknown_key_are_usage_errors(tmp_path: Path) -> N
 
 def test_a_session_without_transcript_exports_nothing(state: Path, tmp_path: Path) -> None:
     d = sdir(tmp_path / "src")
-    write_store(d, {"agent:main:main": {"sessionId": "gone"}})
+    write_sessions_json(d, {"agent:main:main": {"sessionId": "gone"}})
     run_cli("import", str(tmp_path / "src"))
     out = tmp_path / "x.md"
     r = export("main", "-o", str(out))
@@ -348,7 +348,7 @@ def _two_sessions(tmp_path: Path) -> None:
     d = sdir(tmp_path / "src")
     parent.write(d / "p1.jsonl")
     child.write(d / "k1.jsonl")
-    write_store(d, {"agent:main:main": {"sessionId": "p1"},
+    write_sessions_json(d, {"agent:main:main": {"sessionId": "p1"},
                     "agent:main:subagent:k1": {"sessionId": "k1",
                                                "spawnedBy": "agent:main:main"}})  # fmt: skip
     assert run_cli("import", str(tmp_path / "src")).exit_code == 0

@@ -13,7 +13,7 @@ import sys
 from pathlib import Path
 
 import pytest
-from conftest import Session, run_cli, write_store
+from conftest import Session, run_cli, write_sessions_json
 
 pexpect = pytest.importorskip("pexpect")
 
@@ -29,7 +29,7 @@ class Transcript:
         self.session.user("first question")
         self.session.assistant("first answer")
         self.path = self.session.write(sessions / "sess-follow.jsonl")
-        write_store(sessions, {KEY: {"sessionId": "sess-follow", "updatedAt": 1}})
+        write_sessions_json(sessions, {KEY: {"sessionId": "sess-follow", "updatedAt": 1}})
         assert run_cli("import", "--quiet").exit_code == 0
 
     def append(self, text: str, role: str = "assistant") -> None:
@@ -124,7 +124,7 @@ def test_follow_moves_to_the_new_transcript_after_a_reset(state: Path) -> None:
         fresh = Session("sess-fresh", ts0=1_767_312_000_000)
         fresh.user("hello after the reset")
         fresh.write(sessions / "sess-fresh.jsonl")
-        write_store(sessions, {KEY: {"sessionId": "sess-fresh", "updatedAt": 2}})
+        write_sessions_json(sessions, {KEY: {"sessionId": "sess-fresh", "updatedAt": 2}})
         t.path.rename(sessions / "sess-follow.jsonl.reset.2026-01-02T00-00-00.000Z")
         child.expect_exact("hello after the reset")
         with (sessions / "sess-fresh.jsonl").open("a", encoding="utf-8") as f:

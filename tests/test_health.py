@@ -8,7 +8,7 @@ import shutil
 from pathlib import Path
 from typing import Any
 
-from conftest import REPO, Session, write_store
+from conftest import REPO, Session, write_sessions_json
 from helpers import db_file, installed
 
 SAMPLE = REPO / "sample" / "state"
@@ -34,7 +34,7 @@ def status(root: Path, *args: str) -> tuple[int, Any]:
 
 def test_a_state_whose_sessions_all_lack_transcripts_is_not_ok(tmp_path: Path) -> None:
     root = tmp_path / "state"
-    write_store(root / "agents" / "main" / "sessions",
+    write_sessions_json(root / "agents" / "main" / "sessions",
                 {f"agent:main:k{i}": {"sessionId": f"gone-{i}"} for i in range(3)})  # fmt: skip
     assert installed("import", "--quiet", state=root).returncode == 4
     code, st = status(root)
@@ -53,7 +53,7 @@ def test_a_state_whose_sessions_all_lack_transcripts_is_not_ok(tmp_path: Path) -
 def test_an_empty_store_needs_attention(tmp_path: Path) -> None:
     root = tmp_path / "state"
     (root / "agents" / "main" / "sessions").mkdir(parents=True)
-    write_store(root / "agents" / "main" / "sessions", {})
+    write_sessions_json(root / "agents" / "main" / "sessions", {})
     installed("import", "--quiet", state=root)
     code, st = status(root)
     assert (code, st["health"], st["reasons"]) == (4, "attention",

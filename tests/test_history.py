@@ -8,11 +8,11 @@ from pathlib import Path
 from typing import Any
 
 import pytest
-from conftest import Session, json_out, run_cli, write_store
+from conftest import Session, json_out, run_cli, write_sessions_json
 from helpers import active_seqs, parse_entries, query
 
+from openclaw_sessions.model.when import to_epoch_ms
 from openclaw_sessions.policy import sanitize
-from openclaw_sessions.policy.when import to_epoch_ms
 
 CAP = 80 * 1024
 
@@ -25,7 +25,9 @@ def load(root: Path, sessions: dict[str, Session], agent: str = "main") -> None:
     """Write transcripts + store for one agent under ``root`` and import them."""
     for s in sessions.values():
         s.write(sdir(root, agent) / f"{s.session_id}.jsonl")
-    write_store(sdir(root, agent), {k: {"sessionId": s.session_id} for k, s in sessions.items()})
+    write_sessions_json(
+        sdir(root, agent), {k: {"sessionId": s.session_id} for k, s in sessions.items()}
+    )
     r = run_cli("import", str(root))
     assert r.exit_code == 0, r.stderr
 
@@ -478,11 +480,11 @@ def _world(root: Path) -> None:
         s.user("shared visibilityword")
         s.write(sdir(root) / f"{sid}.jsonl")
         store[key] = {"sessionId": sid, **extra}
-    write_store(sdir(root), store)
+    write_sessions_json(sdir(root), store)
     ops = Session("o0")
     ops.user("shared visibilityword")
     ops.write(sdir(root, "ops") / "o0.jsonl")
-    write_store(sdir(root, "ops"), {"agent:ops:main": {"sessionId": "o0"}})
+    write_sessions_json(sdir(root, "ops"), {"agent:ops:main": {"sessionId": "o0"}})
     assert run_cli("import", str(root), "--reindex").exit_code == 0
 
 
@@ -599,7 +601,7 @@ def test_lone_surrogates_do_not_break_the_output(tmp_path: Path) -> None:
     path = sdir(tmp_path / "src") / "s1.jsonl"
     s.write(path)
     path.write_text(path.read_text("utf-8").replace("placeholder", "bad \\ud800 pair"), "utf-8")
-    write_store(sdir(tmp_path / "src"), {"agent:main:main": {"sessionId": "s1"}})
+    write_sessions_json(sdir(tmp_path / "src"), {"agent:main:main": {"sessionId": "s1"}})
     assert run_cli("import", str(tmp_path / "src")).exit_code == 0
     code, out = hist("main")
     assert code == 0 and out["messages"][0]["content"][0]["text"] == "bad \ufffd pair"

@@ -8,7 +8,7 @@ import json
 from pathlib import Path
 from typing import Any
 
-from conftest import Session, json_out, run_cli, write_store
+from conftest import Session, json_out, run_cli, write_sessions_json
 from helpers import installed
 
 from openclaw_sessions.policy import display, sanitize
@@ -39,7 +39,7 @@ def assistant(s: Session, content: Any, **extra: Any) -> str:
 def load(root: Path, s: Session) -> None:
     sessions = root / "agents" / "main" / "sessions"
     s.write(sessions / f"{s.session_id}.jsonl")
-    write_store(sessions, {KEY: {"sessionId": s.session_id}})
+    write_sessions_json(sessions, {KEY: {"sessionId": s.session_id}})
     r = run_cli("import", str(root), "--reindex")
     assert r.exit_code == 0, r.stderr
 

@@ -20,7 +20,7 @@ import sys
 from pathlib import Path
 
 import pytest
-from conftest import Session, write_store
+from conftest import Session, write_sessions_json
 
 _R = random.Random(1515)
 GHP = "ghp_" + "".join(_R.choice(string.ascii_letters + string.digits) for _ in range(36))
@@ -87,7 +87,7 @@ def _build(src: Path) -> None:
     inc.user(f"zzincognito {GHP}")
     add("agent:main:dashboard:incognito-e2e", "inc-e2e", inc, spawnedBy=CALLER)
     store["agent:main:broken"] = {"sessionId": "broken", "sessionFile": f"/srv/{GHP}/b.jsonl"}
-    write_store(d, store)
+    write_sessions_json(d, store)
 
 
 @pytest.fixture(scope="module")

@@ -19,7 +19,7 @@ from pathlib import Path
 from typing import Any
 
 import pytest
-from conftest import Session, json_out, run_cli, write_store
+from conftest import Session, json_out, run_cli, write_sessions_json
 from helpers import query
 
 from openclaw_sessions.ingest import regular
@@ -35,7 +35,7 @@ def _agent(root: Path, agent: str, n: int = 2) -> Path:
         s.user(f"word{agent}{i} here")
         s.write(d / f"{agent}-{i}.jsonl")
         entries[f"agent:{agent}:s{i}"] = {"sessionId": f"{agent}-{i}"}
-    write_store(d, entries)
+    write_sessions_json(d, entries)
     return d
 
 

@@ -8,12 +8,12 @@ import sqlite3
 from pathlib import Path
 
 import pytest
-from conftest import Session, json_out, run_cli, write_store
+from conftest import Session, json_out, run_cli, write_sessions_json
 from helpers import db_file, query
 from upstream_fixture import UpSession, agent_db, build
 
 from openclaw_sessions.cli import render
-from openclaw_sessions.policy import transcript, wellformed, when
+from openclaw_sessions.model import transcript, wellformed, when
 
 HEADER = '{"type":"session","version":3,"id":"%s","timestamp":"2026-01-01T00:00:00.000Z"}'
 # Lone surrogate escapes as a JSON writer spells them: in an id, a text block, a string content.
@@ -79,7 +79,7 @@ def test_appended_lone_surrogates_are_indexed_in_the_same_transaction(
     s = Session("app-1")
     s.user("first words")
     s.write(d / "app-1.jsonl")
-    write_store(d, {"agent:main:main": {"sessionId": "app-1"}})
+    write_sessions_json(d, {"agent:main:main": {"sessionId": "app-1"}})
     assert run_cli("import", str(d), "--reindex").exit_code == 0
     with (d / "app-1.jsonl").open("a", encoding="utf-8") as f:
         line = {"type": "message", "id": "x9", "parentId": s.leaf, "message": {
@@ -95,7 +95,7 @@ def test_status_blames_redaction_rules_only_for_rows_indexed_under_other_rules(
     tmp_path: Path, state: Path
 ) -> None:
     d = tmp_path / "src"
-    write_store(d, _normal(d, 2))
+    write_sessions_json(d, _normal(d, 2))
     assert run_cli("import", str(d)).exit_code == 0
     conn = sqlite3.connect(db_file(state))  # a crashed run's claim: never indexed
     conn.execute("INSERT INTO index_state (transcript_id, needs_rebuild, claim_token,"
@@ -137,7 +137,7 @@ def test_an_unusable_time_is_a_reported_line_and_later_files_still_import(
     good = Session("z-good")
     good.user("goodtime words")
     good.write(d / "z-good.jsonl")
-    write_store(d, {"agent:main:bad": {"sessionId": "0-bad"},
+    write_sessions_json(d, {"agent:main:bad": {"sessionId": "0-bad"},
                     "agent:main:good": {"sessionId": "z-good"}})  # fmt: skip
     r = run_cli("import", str(d), "--reindex", "--json")
     assert r.exit_code == 4, r.stderr
@@ -231,7 +231,7 @@ def test_explain_and_the_tree_read_lone_surrogates_as_import_stored_them(
         r'{"type":"leaf","id":"l1","parentId":"b","targetId":"a\ud800"}',
     ]  # fmt: skip
     (d / "t-1.jsonl").write_text("\n".join(lines) + "\n")
-    write_store(d, {"agent:main:main": {"sessionId": "t-1"}})
+    write_sessions_json(d, {"agent:main:main": {"sessionId": "t-1"}})
     assert run_cli("import", str(d), "--reindex").exit_code == 0
     r = run_cli("search", "gone", "--explain", "--json")
     assert r.exit_code == 1

@@ -11,7 +11,7 @@ from pathlib import Path
 
 import pytest
 import upstream_fixture as uf
-from conftest import Session, json_out, run_cli, write_store
+from conftest import Session, json_out, run_cli, write_sessions_json
 from helpers import query
 
 
@@ -40,7 +40,7 @@ def _good_root(tmp_path: Path) -> Path:
     s = Session("m-1")
     s.user("mainword in a transcript")
     s.write(d / "m-1.jsonl")
-    write_store(d, {"agent:main:main": {"sessionId": "m-1"}})
+    write_sessions_json(d, {"agent:main:main": {"sessionId": "m-1"}})
     up = Session("o-1")
     up.user("opsword from a good database")
     uf.build(uf.agent_db(root, "ops"), [uf.UpSession("agent:ops:main", "o-1",
@@ -186,7 +186,7 @@ def _two_sessions(tmp_path: Path) -> tuple[Path, Path]:
         s.user(f"copyword from {sid}")
         s.assistant("an answer")
         s.write(d / f"{sid}.jsonl")
-    write_store(d, {"agent:main:keep": {"sessionId": "keep-1"},
+    write_sessions_json(d, {"agent:main:keep": {"sessionId": "keep-1"},
                     "agent:main:gone": {"sessionId": "gone-1"}})  # fmt: skip
     assert run_cli("import", str(tmp_path / "src")).exit_code == 0
     return tmp_path / "src", d
@@ -258,7 +258,7 @@ def test_100k_missing_transcripts_are_one_summary_line_and_all_remembered(
     s.user("the one transcript that is there")
     s.write(d / "real-1.jsonl")
     entries["agent:main:real"] = {"sessionId": "real-1"}
-    write_store(d, entries)
+    write_sessions_json(d, entries)
     r = run_cli("import", str(tmp_path / "src"))
     assert r.exit_code == 4
     lines = r.stderr.splitlines()
@@ -281,13 +281,13 @@ def test_100k_missing_transcripts_are_one_summary_line_and_all_remembered(
 
 def test_quiet_import_folds_new_problems_too(tmp_path: Path, state: Path) -> None:
     d = tmp_path / "src" / "agents" / "main" / "sessions"
-    write_store(d, {f"agent:main:k{i}": {"sessionId": f"gone-{i}"} for i in range(50)})
+    write_sessions_json(d, {f"agent:main:k{i}": {"sessionId": f"gone-{i}"} for i in range(50)})
     r = run_cli("import", str(tmp_path / "src"), "--quiet")
     assert r.exit_code == 4
     assert len(r.stderr.splitlines()) == 1 and "50 times" in r.stderr, r.stderr
     assert query(state, "SELECT count(*) FROM import_problems") == [(50,)]
     # three or fewer of a kind are each their own line
     state2 = tmp_path / "state2"
-    write_store(d, {f"agent:main:k{i}": {"sessionId": f"gone-{i}"} for i in range(3)})
+    write_sessions_json(d, {f"agent:main:k{i}": {"sessionId": f"gone-{i}"} for i in range(3)})
     r = run_cli("import", str(tmp_path / "src"), "--quiet", "--state-dir", str(state2))
     assert r.exit_code == 4 and len(r.stderr.splitlines()) == 3

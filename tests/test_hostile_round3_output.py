@@ -12,7 +12,7 @@ import sys
 from pathlib import Path
 
 import pytest
-from conftest import Session, json_out, run_cli, write_store
+from conftest import Session, json_out, run_cli, write_sessions_json
 
 from openclaw_sessions.policy.escape import escape, unescape
 
@@ -31,7 +31,7 @@ def hostile(tmp_path: Path, state: Path) -> Path:
         s.user(f"forgeword number {i}")
         s.write(d / f"h-{i}.jsonl")
         entries[key] = {"sessionId": f"h-{i}", "label": f"label\n{i}"}
-    write_store(d, entries)
+    write_sessions_json(d, entries)
     odd = Session("odd")
     odd.user("oddword in a file whose name holds a line break")
     odd.write(d / "odd\nname.jsonl")  # no entry names it: reported, stored as an orphan

@@ -10,7 +10,7 @@ from pathlib import Path
 from typing import Any
 
 import pytest
-from conftest import Session, json_out, run_cli, write_store
+from conftest import Session, json_out, run_cli, write_sessions_json
 
 SECRET = "ghp_" + "A1b2C3d4E5f6G7h8I9j0K1l2M3n4O5p6Q7r8"
 
@@ -35,7 +35,7 @@ def test_a_deeply_nested_unknown_field_keeps_its_session_readable(
     s.tool("tool output words")
     s.write(d / "deep-1.jsonl")
     assert sys.getrecursionlimit() < 2 * depth  # the walk would overflow if it recursed
-    write_store(d, {"agent:main:deep": {"sessionId": "deep-1"}})
+    write_sessions_json(d, {"agent:main:deep": {"sessionId": "deep-1"}})
     assert run_cli("import", str(tmp_path / "src")).exit_code == 0
     r = run_cli("reindex")
     assert r.exit_code == 0, r.stderr
@@ -92,7 +92,7 @@ def test_output_is_never_lost_to_a_width(tmp_path: Path, columns: str, cols: int
         s.user(f"widthword w{i}x")
         s.write(d / f"w-{i}.jsonl")
         entries[f"agent:m:k{i}"] = {"sessionId": f"w-{i}"}
-    write_store(d, entries)
+    write_sessions_json(d, entries)
     assert run_cli("import", str(tmp_path / "src"), "--reindex", "--state-dir",
                    str(tmp_path / "state")).exit_code == 0  # fmt: skip
     out, code = _pty(["sessions", "--agent", "m"], tmp_path, columns, cols)
@@ -120,7 +120,7 @@ def _tree_state(tmp_path: Path, config: dict[str, Any] | None) -> None:
         s.user(f"treeword in {sid}")
         s.write(d / f"{sid}.jsonl")
         entries[key] = {"sessionId": sid, **extra}
-    write_store(d, entries)
+    write_sessions_json(d, entries)
     state = Path(str(tmp_path / "state"))
     assert run_cli("import", str(tmp_path / "src"), "--reindex").exit_code == 0
     if config is not None:
@@ -189,7 +189,7 @@ def test_an_export_killed_mid_write_leaves_a_temp_file_the_next_one_removes(
     s = Session("kill-1")
     s.user("secret-ish raw words " * 50)
     s.write(d / "kill-1.jsonl")
-    write_store(d, {"agent:main:kill": {"sessionId": "kill-1"}})
+    write_sessions_json(d, {"agent:main:kill": {"sessionId": "kill-1"}})
     env = {**os.environ, "OPENCLAW_STATE_DIR": str(tmp_path / "state")}
     assert run_cli("import", str(tmp_path / "src"), "--state-dir",
                    str(tmp_path / "state")).exit_code == 0  # fmt: skip

@@ -8,7 +8,7 @@ from __future__ import annotations
 from pathlib import Path
 
 import pytest
-from conftest import Session, json_out, run_cli, write_store
+from conftest import Session, json_out, run_cli, write_sessions_json
 
 from openclaw_sessions.policy import keys
 
@@ -31,7 +31,7 @@ def store(tmp_path: Path) -> Path:
     old = Session("old-gen-1111", ts0=1_700_000_000_000)
     old.user("walrus of old", id="m-old")
     old.write(d / "old-gen-1111.jsonl")
-    write_store(d, {"agent:main:one": {"sessionId": "old-gen-1111"}})
+    write_sessions_json(d, {"agent:main:one": {"sessionId": "old-gen-1111"}})
     assert run_cli("import", str(tmp_path / "src")).exit_code == 0
     (d / "old-gen-1111.jsonl").rename(d / "old-gen-1111.jsonl.reset.2026-01-01T00-00-00.000Z")
     entries = {}
@@ -40,7 +40,7 @@ def store(tmp_path: Path) -> Path:
         s.user(f"walrus in {key}", id=f"m-{sid[:6]}")
         s.write(d / f"{sid}.jsonl")
         entries[key] = {"sessionId": sid, **({"spawnedBy": spawned} if spawned else {})}
-    write_store(d, entries)
+    write_sessions_json(d, entries)
     assert run_cli("import", str(tmp_path / "src"), "--reindex").exit_code == 0
     return d
 

@@ -10,7 +10,7 @@ import sys
 import time
 from pathlib import Path
 
-from conftest import REPO, Session, json_out, run_cli, write_store
+from conftest import REPO, Session, json_out, run_cli, write_sessions_json
 from helpers import db_file, events_dump, integrity, query
 
 from openclaw_sessions.store.migrations import PAGE_SIZE
@@ -28,7 +28,7 @@ def make_state(root: Path) -> dict[str, Session]:
     b.user("second session text")
     a.write(d / "aaaa-1.jsonl")
     b.write(d / "bbbb-2.jsonl")
-    write_store(
+    write_sessions_json(
         d,
         {
             "agent:main:main": {"sessionId": "aaaa-1", "updatedAt": 1},
@@ -134,7 +134,7 @@ def test_missing_invalid_and_escaping_entries_are_reported(tmp_path: Path, state
     d = _sessions(tmp_path / "src")
     Session("ok-1").write(d / "ok-1.jsonl")
     (tmp_path / "outside.jsonl").write_text(Session("evil").text())
-    write_store(
+    write_sessions_json(
         d,
         {
             "agent:main:main": {"sessionId": "ok-1"},
@@ -157,7 +157,7 @@ def test_absolute_session_file_from_another_machine(tmp_path: Path, state: Path)
     d = _sessions(tmp_path / "src")
     win = "C:\\Users\\x\\.openclaw\\agents\\main\\sessions\\gone-2.jsonl"
     Session("moved-1").write(d / "moved-1.jsonl")
-    write_store(d, {
+    write_sessions_json(d, {
         "agent:main:main": {"sessionId": "moved-1",
                             "sessionFile": "/root/.openclaw/agents/main/sessions/moved-1.jsonl"},
         "agent:main:win": {"sessionId": "gone-2",
@@ -178,7 +178,7 @@ def test_unreferenced_reset_and_archives(tmp_path: Path, state: Path) -> None:
     Session("cur-1").write(d / "cur-1.jsonl.bak-123-456")
     (d / "cur-1.jsonl.lock").write_text('{\n "pid": 1\n}')
     Session("orph-7").write(d / "orph-7.jsonl")
-    write_store(d, {"agent:main:main": {"sessionId": "cur-1"}})
+    write_sessions_json(d, {"agent:main:main": {"sessionId": "cur-1"}})
     rep = json_out(run_cli("import", str(tmp_path / "src"), "--json"))
     codes = sorted(i["code"] for i in rep["issues"])
     assert codes == [
@@ -286,7 +286,7 @@ def test_a_first_import_prints_one_line_per_kind_of_note(tmp_path: Path) -> None
         s.user(f"hello from {sid}")
         s.write(src / f"{sid}.jsonl")
     Session("old-1").write(src / "old-1.jsonl.deleted.2026-01-01T00-00-00.000Z")
-    write_store(src, {**entries, "agent:main:real": {"sessionId": "real-1"}})
+    write_sessions_json(src, {**entries, "agent:main:real": {"sessionId": "real-1"}})
     loud = run_cli("import", str(tmp_path / "src"), "--dry-run")
     issues = [ln for ln in loud.stderr.splitlines() if ln.startswith("  ")]
     assert sorted(ln.split(": ")[1] for ln in issues) == [

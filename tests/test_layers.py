@@ -2,7 +2,7 @@
 function, under TYPE_CHECKING or not, points down the order below or stays in its own layer;
 no module imports itself back through others; only the CLI talks to Typer and Rich.
 
-    errors < settings < reports < policy | redact < config < store < index < ingest | read
+    errors < settings < reports < model < policy | redact < config < store < index < ingest | read
     < live < mcp | remote < cli
 
 `policy` and `redact` share a rank, and so do `ingest` and `read`, and `mcp` and `remote`:
@@ -27,6 +27,7 @@ ORDER: list[set[str]] = [
     {"errors"},  # the one error family and its exit codes
     {"settings"},  # every OPENCLAW_* environment variable
     {"reports"},  # what import and reindex report
+    {"model"},  # the transcript model, pure: entries, tree, branch, times
     {"policy", "redact"},  # upstream's rules, pure; secret redaction, pure
     {"config"},  # upstream's openclaw.json, validated against policy's values
     {"store"},  # our SQLite store
@@ -96,7 +97,7 @@ def test_only_the_cli_talks_to_typer_and_rich(module: str) -> None:
         assert name.split(".")[0] not in ONLY_CLI, f"{module}:{line} imports {name}"
 
 
-@pytest.mark.parametrize("module", sorted(m for m in MODULES if unit(m) in ("policy", "redact")))
+@pytest.mark.parametrize("module", sorted(m for m in MODULES if unit(m) in ("model", "policy", "redact")))
 def test_policy_touches_no_database(module: str) -> None:
     assert "sqlite3" not in {n for n, _ in imports(module)}, module
 
@@ -153,7 +154,7 @@ def test_the_checks_can_fail() -> None:
     """A cycle and an upward or sideways import are seen; relative and absolute imports are
     resolved alike (so the tests above can fail)."""
     assert cycles({"a": {"b"}, "b": {"c"}, "c": {"a"}, "d": {"a"}}) == [["a", "b", "c"]]
-    assert not allowed("openclaw_sessions.policy.tree", "openclaw_sessions.store.db")
+    assert not allowed("openclaw_sessions.model.tree", "openclaw_sessions.store.db")
     assert not allowed("openclaw_sessions.read.search", "openclaw_sessions.ingest.importer")
     assert not allowed("openclaw_sessions.live", "openclaw_sessions.cli.run")
     assert allowed("openclaw_sessions.read.search", "openclaw_sessions.index.locks")

@@ -11,7 +11,7 @@ from pathlib import Path
 from typing import Any
 
 import pytest
-from conftest import Session, json_out, run_cli, write_store
+from conftest import Session, json_out, run_cli, write_sessions_json
 
 _R = random.Random(15)
 GHP = "ghp_" + "".join(_R.choice(string.ascii_letters + string.digits) for _ in range(36))
@@ -50,7 +50,7 @@ def hostile_message_session(root: Path) -> None:
         "attachments": [{"name": "a.txt", "body": f"file body {GHP}"}]}})  # fmt: skip
     s.tool(f"tool output {SK}")
     s.write(sdir(root) / "c1-1.jsonl")
-    write_store(sdir(root), {"agent:main:main": {"sessionId": "c1-1"}})
+    write_sessions_json(sdir(root), {"agent:main:main": {"sessionId": "c1-1"}})
 
 
 def test_history_json_include_tools_redacts_every_field(tmp_path: Path) -> None:
@@ -93,7 +93,7 @@ def explain_session(root: Path) -> None:
     inc.write(sdir(root) / "c2-2.jsonl")
     store = {"agent:main:main": {"sessionId": "c2-1"}}
     store["agent:main:dashboard:incognito-z"] = {"sessionId": "c2-2"}
-    write_store(sdir(root), store)
+    write_sessions_json(sdir(root), store)
 
 
 def why(term: str) -> dict[str, Any]:
@@ -123,7 +123,7 @@ def test_explain_counts_unindexed_sessions_with_the_index_rules(tmp_path: Path) 
     s = Session("c2-3")
     s.user("Ünïcödé café crème zzpending")
     s.write(sdir(tmp_path / "src") / "c2-3.jsonl")
-    write_store(sdir(tmp_path / "src"), {"agent:main:main": {"sessionId": "c2-3"}})
+    write_sessions_json(sdir(tmp_path / "src"), {"agent:main:main": {"sessionId": "c2-3"}})
     assert run_cli("import", str(tmp_path / "src")).exit_code == 0  # not indexed
     w = why("zzpending")
     assert w["abandonedOrUnindexedMatches"] == 1 and "abandonedOrUnindexedCapped" not in w
@@ -138,7 +138,7 @@ def shared_id_state(root: Path) -> None:
     s.user("zzshared words")
     s.write(d / "shared-1.jsonl")
     # Two keys point at the same transcript id; the caller below may see neither or one.
-    write_store(d, {
+    write_sessions_json(d, {
         "agent:main:main": {"sessionId": "caller-1"},
         "agent:main:discord:direct:alice": {"sessionId": "shared-1"},
         "agent:main:discord:direct:bob": {"sessionId": "shared-1"},
@@ -180,7 +180,7 @@ def test_shared_session_id_resolves_to_the_visible_one(tmp_path: Path) -> None:
         c = Session(f"{agent}-main")
         c.user("hello")
         c.write(d / f"{agent}-main.jsonl")
-        write_store(d, {key: {"sessionId": "dup-1", "spawnedBy": f"agent:{agent}:main"},
+        write_sessions_json(d, {key: {"sessionId": "dup-1", "spawnedBy": f"agent:{agent}:main"},
                         f"agent:{agent}:main": {"sessionId": f"{agent}-main"}})  # fmt: skip
     imported(tmp_path / "src")
     mine = ["--as", "agent:main:subagent:mine", "--visibility", "self"]
@@ -216,7 +216,7 @@ def oracle_state(root: Path) -> None:
         s = Session(entry["sessionId"])
         s.user("zzoracle text")
         s.write(d / f"{entry['sessionId']}.jsonl")
-    write_store(d, store)
+    write_sessions_json(d, store)
 
 
 def answer(target: str, caller: str = "agent:main:subagent:child", *flags: str) -> tuple:
@@ -325,7 +325,7 @@ def test_foreign_unscoped_keys_never_reach_an_as_caller(tmp_path: Path) -> None:
             "global": {"sessionId": f"{agent}-g"},
             f"agent:{agent}:main": {"sessionId": f"{agent}-m"},
         }
-        write_store(d, store)
+        write_sessions_json(d, store)
     imported(tmp_path / "src")
     as_main = ["--as", "agent:main:main", "--visibility", "all"]  # a2a on by default
     r = run_cli("search", "zzglobal", "--json", "--limit", "25", *as_main)
@@ -357,10 +357,10 @@ def test_unscoped_key_of_another_agent_only_is_not_found(tmp_path: Path) -> None
     s = Session("w-g")
     s.user("zzonlywork")
     s.write(d / "w-g.jsonl")
-    write_store(d, {"global": {"sessionId": "w-g"}})
+    write_sessions_json(d, {"global": {"sessionId": "w-g"}})
     dm = sdir(tmp_path / "src", "main")
     Session("m-m").write(dm / "m-m.jsonl")
-    write_store(dm, {"agent:main:main": {"sessionId": "m-m"}})
+    write_sessions_json(dm, {"agent:main:main": {"sessionId": "m-m"}})
     imported(tmp_path / "src")
     as_main = ["--as", "agent:main:main", "--visibility", "all"]
     h = run_cli("history", "global", "--json", *as_main)
@@ -384,7 +384,7 @@ def terminal_state(root: Path) -> None:
     s.assistant(f"zzterm reply {ESCAPES} **md** :thread:")
     s.tool(f"tool {ESCAPES}")
     s.write(d / "term-1.jsonl")
-    write_store(d, {THREAD: {"sessionId": "term-1"}})
+    write_sessions_json(d, {THREAD: {"sessionId": "term-1"}})
 
 
 def test_terminal_output_carries_no_control_character(
@@ -435,7 +435,7 @@ def test_import_issues_and_errors_are_redacted(tmp_path: Path) -> None:
     s.write(d / "c7-1.jsonl")
     store = {"agent:main:main": {"sessionId": "c7-1", "sessionFile": f"/etc/{GHP}/x.jsonl"}}
     store["agent:main:other"] = {"sessionId": "c7-2", "sessionFile": f"../../{SK}"}
-    write_store(d, store)
+    write_sessions_json(d, store)
     for args, code in (((), 4), (("--json",), 0)):  # reported once, then known (exit 0)
         r = run_cli("import", str(tmp_path / "src"), *args)
         assert r.exit_code == code

@@ -42,7 +42,7 @@ def test_append_indexes_in_the_same_transaction(state: Path) -> None:
 
 def test_append_to_an_imported_session_extends_it(state: Path, tmp_path: Path) -> None:
     """The README's example: a live writer continues a transcript `import` stored."""
-    from conftest import Session, write_store
+    from conftest import Session, write_sessions_json
 
     s = Session("imp-1")
     for i in range(3):
@@ -50,7 +50,7 @@ def test_append_to_an_imported_session_extends_it(state: Path, tmp_path: Path) -
         last = s.assistant(f"answer {i}")
     sessions = state / "agents" / "main" / "sessions"
     s.write(sessions / "imp-1.jsonl")
-    write_store(sessions, {"agent:main:main": {"sessionId": "imp-1", "updatedAt": 1}})
+    write_sessions_json(sessions, {"agent:main:main": {"sessionId": "imp-1", "updatedAt": 1}})
     assert run_cli("import", "--reindex").exit_code == 0
     res = live.append(state, "main", session_key="agent:main:main", session_id="imp-1",
                       lines=[msg("b1", last, "user", "appended liveappendword")])  # fmt: skip

@@ -1,4 +1,4 @@
-"""Resolution and scope by indexed lookups (store/sessions.StoreIndex, read/scope.py) answer
+"""Resolution and scope by indexed lookups (store/sessions.SessionLookup, read/scope.py) answer
 what a snapshot of every session reference of every store answered: the same references for a
 key or a session id (any case, older generations included), the same agents, and the same
 stores in which a caller sees anything, for every caller and visibility mode."""
@@ -8,7 +8,7 @@ from __future__ import annotations
 from pathlib import Path
 
 import pytest
-from conftest import Session, write_store
+from conftest import Session, write_sessions_json
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
@@ -16,7 +16,7 @@ from openclaw_sessions.ingest.importer import ImportOptions, import_sources
 from openclaw_sessions.policy import keys, visibility
 from openclaw_sessions.read.scope import stores_in_scope
 from openclaw_sessions.store import db, paths
-from openclaw_sessions.store.sessions import StoreIndex
+from openclaw_sessions.store.sessions import SessionLookup
 
 WORLD = {
     "main": {
@@ -60,16 +60,16 @@ def root(tmp_path_factory: pytest.TempPathFactory) -> Path:
         for sid, _ in sessions.values():
             if sid != "m-main":  # written after its older generation
                 Session(sid).write(d / f"{sid}.jsonl")
-        write_store(d, {k: {"sessionId": sid, **e} for k, (sid, e) in sessions.items()})
+        write_sessions_json(d, {k: {"sessionId": sid, **e} for k, (sid, e) in sessions.items()})
     # main's main session had another id before a /reset: an older generation of its key.
     d = root / "agents" / "main" / "sessions"
     entries = {k: {"sessionId": sid, **e} for k, (sid, e) in WORLD["main"].items()}
     Session("m-main-old").write(d / "m-main-old.jsonl")
-    write_store(d, entries | {"agent:main:main": {"sessionId": "m-main-old"}})
+    write_sessions_json(d, entries | {"agent:main:main": {"sessionId": "m-main-old"}})
     import_sources(ImportOptions(state_dir=root))
     (d / "m-main-old.jsonl").rename(d / "m-main-old.jsonl.reset.2026-01-01T00-00-00.000Z")
     Session("m-main").write(d / "m-main.jsonl")
-    write_store(d, entries)
+    write_sessions_json(d, entries)
     import_sources(ImportOptions(state_dir=root))
     return root
 
@@ -102,7 +102,7 @@ def test_lookups_answer_as_the_snapshot(root: Path) -> None:
     snap = keys.Snapshot(snapshot(root))
     older = [r for r in snap.refs if r.session_id == "m-main-old"]
     assert [r.key for r in older] == ["agent:main:main"]  # an older generation's id
-    with StoreIndex(root, "main") as index:
+    with SessionLookup(root, "main") as index:
         probes = {r.key for r in snap.refs} | {"agent:main:nope", "agent:ops:main"}
         for key in probes:
             assert sorted(index.with_key(key)) == sorted(snap.with_key(key)), key
@@ -124,7 +124,7 @@ def test_the_stores_in_scope_are_those_with_a_visible_session(
     root: Path, caller: str, vis: str, sandboxed: bool, a2a: bool, allow: tuple[str, ...]
 ) -> None:
     stores = by_store(root)
-    with StoreIndex(root, "main") as index:
+    with SessionLookup(root, "main") as index:
         try:
             key = keys.resolve_caller_key(caller, "main", index)
         except Exception:

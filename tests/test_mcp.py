@@ -12,7 +12,7 @@ import pytest
 
 pytest.importorskip("mcp")
 
-from conftest import Session, run_cli, write_store  # noqa: E402
+from conftest import Session, run_cli, write_sessions_json  # noqa: E402
 from mcp.shared.exceptions import MCPError  # noqa: E402
 from mcp_support import WORDS, body, build_world, calls, texts, who, with_client  # noqa: E402
 
@@ -196,7 +196,7 @@ def _one_session(src: Path, state: Path, text: str, *, reindex: bool = True) -> 
     s = Session("m1")
     s.user(text)
     s.write(d / "m1.jsonl")
-    write_store(d, {"agent:main:main": {"sessionId": "m1"}})
+    write_sessions_json(d, {"agent:main:main": {"sessionId": "m1"}})
     flags = ["--reindex"] if reindex else []
     assert run_cli("import", str(src), *flags, "--state-dir", str(state)).exit_code == 0
     return s
@@ -316,7 +316,7 @@ def test_caps_limit_25_and_a_batch_shares_32_kib(tmp_path: Path) -> None:
         s.write(d / f"s{n}.jsonl")
         store[f"agent:main:discord:group:g{n}:thread:{'t' * 60}{n}"] = {"sessionId": f"s{n}"}
     store["agent:main:main"] = {"sessionId": "s0"}
-    write_store(d, store)
+    write_sessions_json(d, store)
     assert run_cli("import", str(src), "--reindex", "--state-dir", str(state)).exit_code == 0
     ident = who(state, "main")
     one, capped, too_many = calls(

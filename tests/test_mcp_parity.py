@@ -203,7 +203,7 @@ def test_session_ids_resolve_as_the_cli_does(world: Path) -> None:
 
 
 def _write(root: Path, agent: str, sessions: dict[str, tuple[str, dict[str, str], str]]) -> None:
-    from conftest import Session, write_store
+    from conftest import Session, write_sessions_json
 
     d = root / "agents" / agent / "sessions"
     store = {}
@@ -213,7 +213,7 @@ def _write(root: Path, agent: str, sessions: dict[str, tuple[str, dict[str, str]
             s.user(text)
             s.write(d / f"{sid}.jsonl")
         store[key] = {"sessionId": sid, **entry}
-    write_store(d, store)
+    write_sessions_json(d, store)
 
 
 def test_shared_ids_incognito_children_and_duplicate_ids(tmp_path: Path) -> None:

@@ -14,7 +14,7 @@ from pathlib import Path
 from typing import Any
 
 import pytest
-from conftest import REPO, Session, run_cli, write_store
+from conftest import REPO, Session, run_cli, write_sessions_json
 
 MAIN = [sys.executable, "-m", "openclaw_sessions"]
 INIT = {
@@ -40,7 +40,9 @@ def _store(tmp_path: Path, *, reindex: bool = True) -> Path:
         s = Session(sid)
         s.user(text)
         s.write(d / f"{sid}.jsonl")
-    write_store(d, {"agent:main:main": {"sessionId": "m1"}, "agent:main:x": {"sessionId": "b1"}})
+    write_sessions_json(
+        d, {"agent:main:main": {"sessionId": "m1"}, "agent:main:x": {"sessionId": "b1"}}
+    )
     flags = ["--reindex"] if reindex else []
     assert run_cli("import", str(src), *flags, "--state-dir", str(state)).exit_code == 0
     return state

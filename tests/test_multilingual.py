@@ -6,7 +6,7 @@ import json
 from pathlib import Path
 
 import pytest
-from conftest import Session, json_out, run_cli, write_store
+from conftest import Session, json_out, run_cli, write_sessions_json
 
 ZH = "今天我们讨论量子计算机的部署方案和数据库迁移"
 JA = "東京のオフィスで量子猫プロジェクトの会議を開きます"
@@ -33,7 +33,7 @@ def cjk_state(root: Path) -> None:
     inc = Session("cjk-2")
     inc.user("隐身模式的会话文本")
     inc.write(sdir(root) / "cjk-2.jsonl")
-    write_store(
+    write_sessions_json(
         sdir(root),
         {
             "agent:main:main": {"sessionId": "cjk-1"},

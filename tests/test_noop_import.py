@@ -12,13 +12,13 @@ from collections.abc import Iterator
 from pathlib import Path
 
 import pytest
-from conftest import Session, write_store
+from conftest import Session, write_sessions_json
 from helpers import db_file, query
 
 from openclaw_sessions.ingest import transcripts
 from openclaw_sessions.ingest.importer import ImportOptions, import_sources
 from openclaw_sessions.reports import ImportReport
-from openclaw_sessions.store.sessions import DeleteOptions, delete_session
+from openclaw_sessions.store.delete import DeleteOptions, delete_session
 
 _OPENED: list[str] = []
 _RECORDING: list[bool] = []
@@ -50,7 +50,7 @@ def _state(root: Path) -> Path:
         s.assistant("answer")
         s.write(d / f"n-{i}.jsonl")
     Session("n-orphan").write(d / "n-orphan.jsonl")  # no store entry: imported as an orphan
-    write_store(
+    write_sessions_json(
         d,
         {
             "agent:main:main": {"sessionId": "n-0"},
@@ -114,7 +114,7 @@ def test_a_changed_session_store_is_read_and_stored_again(
     root = tmp_path / "state"
     d = _state(root)
     _import(root)
-    write_store(d, {"agent:main:main": {"sessionId": "n-0", "label": "renamed"}})
+    write_sessions_json(d, {"agent:main:main": {"sessionId": "n-0", "label": "renamed"}})
     opened.clear()
     _import(root)
     assert "sessions.json" in _under(opened, d)

@@ -9,7 +9,7 @@ import subprocess
 from pathlib import Path
 
 import pytest
-from conftest import Session, run_cli, write_store
+from conftest import Session, run_cli, write_sessions_json
 from helpers import SCRIPT, installed
 
 HOSTILE = "agent:main:we\tird\nkey \\n"  # a tab, a newline, and a literal backslash-n
@@ -25,7 +25,7 @@ def hostile(tmp_path: Path, state: Path) -> Path:
         s.write(tmp_path / "src" / f"{sid}.jsonl")
     entries = {HOSTILE: {"sessionId": "h-1", "updatedAt": 2},
                "agent:main:plain": {"sessionId": "p-1", "updatedAt": 1}}  # fmt: skip
-    write_store(tmp_path / "src", entries)
+    write_sessions_json(tmp_path / "src", entries)
     assert run_cli("import", str(tmp_path / "src"), "--reindex").exit_code == 0
     return state
 

@@ -12,7 +12,7 @@ import tempfile
 from pathlib import Path
 from typing import Any
 
-from conftest import Session, write_store
+from conftest import Session, write_sessions_json
 from helpers import db_file
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
@@ -23,7 +23,7 @@ from openclaw_sessions.index.failures import Failures, IndexFailure
 from openclaw_sessions.ingest.importer import ImportOptions, import_sources
 from openclaw_sessions.redact import build_redactor
 from openclaw_sessions.store import counts, db, pending
-from openclaw_sessions.store.sessions import DeleteOptions, delete_session
+from openclaw_sessions.store.delete import DeleteOptions, delete_session
 
 RULES = {"a": build_redactor(), "b": build_redactor(["zz[0-9]+"])}
 KEYS = [f"agent:main:k{i}" for i in range(3)]  # file 3 has no store entry: an orphan
@@ -43,7 +43,7 @@ class World:
         self.sessions: dict[int, Session] = {}
         self.live: dict[int, str | None] = {}  # live session -> its last message id
         self.n = 0
-        write_store(self.sdir, {k: {"sessionId": f"t{i}"} for i, k in enumerate(KEYS)})
+        write_sessions_json(self.sdir, {k: {"sessionId": f"t{i}"} for i, k in enumerate(KEYS)})
 
     def conn(self) -> sqlite3.Connection:
         return db.connect(db_file(self.root))

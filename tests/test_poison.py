@@ -15,7 +15,7 @@ from pathlib import Path
 from typing import Any
 
 import pytest
-from conftest import Session, json_out, run_cli, write_store
+from conftest import Session, json_out, run_cli, write_sessions_json
 from helpers import db_file, query
 from jsonschema import Draft202012Validator
 
@@ -32,7 +32,7 @@ def _store(src: Path, n: int, filler: str = "") -> None:
         s.assistant("explode here" if i == 7 else f"answer{i}")
         s.write(src / f"p-{i:02d}.jsonl")
         entries[f"agent:main:k{i}"] = {"sessionId": f"p-{i:02d}"}
-    write_store(src, entries)
+    write_sessions_json(src, entries)
 
 
 def _poison(state: Path, name: str = "p-07.jsonl") -> None:

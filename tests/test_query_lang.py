@@ -8,7 +8,7 @@ import sqlite3
 from pathlib import Path
 
 import pytest
-from conftest import Session, json_out, run_cli, write_store
+from conftest import Session, json_out, run_cli, write_sessions_json
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
@@ -128,7 +128,7 @@ def _store(root: Path) -> None:
         cron.user(f"[2026-01-{1 + j % 28:02d} 08:00] Reminder: zorblax check")
     cron.write(src / "cronrun.jsonl")
     entries["agent:main:cron:job1"] = {"sessionId": "cronrun"}
-    write_store(src, entries)
+    write_sessions_json(src, entries)
     assert run_cli("import", str(root / "src"), "--reindex", "--quiet").exit_code == 0
 
 

@@ -14,7 +14,7 @@ from typing import Any
 
 import pytest
 import zstandard
-from conftest import Session, json_out, run_cli, write_store
+from conftest import Session, json_out, run_cli, write_sessions_json
 from helpers import as_v6, connect, db_file, events_dump, generate_corpus, integrity, query
 
 from openclaw_sessions.policy import fts_query
@@ -88,7 +88,7 @@ def test_quarantined_lines_come_back_in_place(tmp_path: Path, state: Path) -> No
     good = s.text().encode().splitlines(keepends=True)
     data = good[0] + b"{not json\n" + good[1] + b"\xff\xfe bad utf-8\n" + b"".join(good[2:])
     (d / "q-1.jsonl").write_bytes(data)
-    write_store(d, {"agent:main:main": {"sessionId": "q-1"}})
+    write_sessions_json(d, {"agent:main:main": {"sessionId": "q-1"}})
     assert run_cli("import", str(tmp_path / "src"), "--quiet").exit_code == 4  # reported
     assert dict(stored_files(state, "main")) == {str(d / "q-1.jsonl"): data}
 
@@ -106,7 +106,7 @@ def test_lines_stored_before_the_first_dictionary_are_recompressed_with_it(
             s.assistant(f"answer {j}: the rollout of service {i} looks healthy")
         s.write(d / f"r-{i}.jsonl")
         entries[f"agent:main:r{i}"] = {"sessionId": f"r-{i}"}
-        write_store(d, entries)
+        write_sessions_json(d, entries)
         assert run_cli("import", str(tmp_path / "src"), "--quiet").exit_code == 0
         if i == 0:
             assert frame_dicts(state) == {0: 101}  # too few lines for a dictionary yet
@@ -132,7 +132,7 @@ def test_too_little_to_train_on_waits_for_twice_the_lines(tmp_path: Path, state:
     s = Session("few")
     s.user("hello")
     s.write(d / "few.jsonl")
-    write_store(d, {"agent:main:main": {"sessionId": "few"}})
+    write_sessions_json(d, {"agent:main:main": {"sessionId": "few"}})
     run_cli("import", str(tmp_path / "src"), "--quiet")
     conn = db.connect(db_file(state))
     try:
@@ -215,7 +215,7 @@ def test_the_bigram_text_is_derived_never_stored(tmp_path: Path, state: Path) ->
     s.user("東京の天気はどうですか")
     s.assistant("plain english only")
     s.write(d / "cjk.jsonl")
-    write_store(d, {"agent:main:main": {"sessionId": "cjk"}})
+    write_sessions_json(d, {"agent:main:main": {"sessionId": "cjk"}})
     run_cli("import", str(tmp_path / "src"), "--reindex", "--quiet")
     cols = [r[1] for r in query(state, "PRAGMA table_info(index_rows)")]
     assert "cjk" not in cols

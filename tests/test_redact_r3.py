@@ -11,7 +11,7 @@ from collections import Counter
 from pathlib import Path
 
 import pytest
-from conftest import Session, json_out, run_cli, write_store
+from conftest import Session, json_out, run_cli, write_sessions_json
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 from secret_shapes_r3 import Shape3, b58check, references, shapes
@@ -142,7 +142,7 @@ def indexed(tmp_path: Path, state: Path) -> Path:
     for i, text in enumerate(REFS):
         s.assistant(f"zzref {i}:\n{text}\nzzend")
     s.write(d / "r3-all.jsonl")
-    write_store(d, {"agent:main:main": {"sessionId": "r3-all"}})
+    write_sessions_json(d, {"agent:main:main": {"sessionId": "r3-all"}})
     assert run_cli("import", str(tmp_path / "src"), "--reindex").exit_code == 0
     return state / "agents" / "main" / "openclaw-sessions.sqlite"
 

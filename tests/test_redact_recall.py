@@ -11,9 +11,9 @@ from collections import Counter
 from pathlib import Path
 
 import pytest
-from conftest import Session, json_out, run_cli, write_store
+from conftest import Session, json_out, run_cli, write_sessions_json
 
-from openclaw_sessions.policy.extract import message_text
+from openclaw_sessions.model.extract import message_text
 from openclaw_sessions.redact import build_redactor
 
 RED = build_redactor()
@@ -159,7 +159,7 @@ def test_prose_around_keywords_is_found_by_search(tmp_path: Path) -> None:
     for i, line in enumerate(PROSE):
         (s.user if i % 2 else s.assistant)(_fill(random.Random(i), line))
     s.write(d / "recall-1.jsonl")
-    write_store(d, {"agent:main:main": {"sessionId": "recall-1"}})
+    write_sessions_json(d, {"agent:main:main": {"sessionId": "recall-1"}})
     assert run_cli("import", str(tmp_path / "src"), "--reindex").exit_code == 0
     for word in ("policy", "rotation", "dashboard", "vault", "manager", "credentials",
                  "passphrases", "gateway", "HSM", "hourly"):  # fmt: skip

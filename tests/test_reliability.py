@@ -13,7 +13,7 @@ from pathlib import Path
 from typing import Any
 
 import pytest
-from conftest import REPO, Session, json_out, run_cli, write_store
+from conftest import REPO, Session, json_out, run_cli, write_sessions_json
 from helpers import as_v6, db_file, events_dump, index_dump, integrity, query
 
 from openclaw_sessions.store.migrations import SCHEMA_VERSION
@@ -28,7 +28,7 @@ def small(root: Path) -> None:
     s.user("reliability words here")
     s.assistant("an answer")
     s.write(sdir(root) / "rel-1.jsonl")
-    write_store(sdir(root), {"agent:main:main": {"sessionId": "rel-1"}})
+    write_sessions_json(sdir(root), {"agent:main:main": {"sessionId": "rel-1"}})
 
 
 def big(root: Path, files: int = 30, lines: int = 400) -> None:

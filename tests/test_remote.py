@@ -13,7 +13,7 @@ from typing import Any
 import pytest
 
 from tests import remote_env as env
-from tests.conftest import Session, write_store
+from tests.conftest import Session, write_sessions_json
 
 SHARED = "fleetshared"
 PLANTS_A = ["zanzibarquux", "quokkafleet", SHARED]
@@ -177,7 +177,7 @@ def test_nothing_local_search_must_not_find(tmp_path: Path) -> None:
     inc.user("incognitotextword must stay home")
     inc.write(sdir / "inc1.jsonl")
     incognito = "agent:main:dashboard:incognito-abc"
-    write_store(sdir, {"agent:main:main": {"sessionId": "s1", "updatedAt": 1},
+    write_sessions_json(sdir, {"agent:main:main": {"sessionId": "s1", "updatedAt": 1},
                        incognito: {"sessionId": "inc1", "updatedAt": 2}})  # fmt: skip
     r = env.cli("import", "--reindex", "--state-dir", str(state), "--quiet")
     assert r.exit_code in (0, 4), r.stderr
@@ -266,7 +266,7 @@ def test_a_row_too_large_for_a_tsvector_is_still_found(tmp_path: Path) -> None:
     s.user(" ".join(f"w{i:07d}" for i in range(60_000)) + " hugetailword")
     s.user("a small hugetailword message")
     s.write(sdir / "big.jsonl")
-    write_store(sdir, {"agent:main:main": {"sessionId": "big", "updatedAt": 1}})
+    write_sessions_json(sdir, {"agent:main:main": {"sessionId": "big", "updatedAt": 1}})
     assert env.cli("import", "--reindex", "--state-dir", str(state), "--quiet").exit_code == 0
     target = env.new_db()
     env.push(target, state, "gw")

@@ -11,7 +11,7 @@ from pathlib import Path
 import pytest
 
 from tests import remote_env as env
-from tests.conftest import Session, write_store
+from tests.conftest import Session, write_sessions_json
 from tests.helpers import db_file
 
 
@@ -22,7 +22,7 @@ def state(tmp_path: Path) -> Path:
     s = Session("s1")
     s.user("errorsword in a message")
     s.write(sdir / "s1.jsonl")
-    write_store(sdir, {"agent:main:main": {"sessionId": "s1", "updatedAt": 1}})
+    write_sessions_json(sdir, {"agent:main:main": {"sessionId": "s1", "updatedAt": 1}})
     r = env.cli("import", "--reindex", "--state-dir", str(state), "--quiet")
     assert r.exit_code == 0, r.stderr
     return state

@@ -12,7 +12,7 @@ from typing import Any
 import pytest
 
 from tests import remote_env as env
-from tests.conftest import Session, write_store
+from tests.conftest import Session, write_sessions_json
 
 
 def _state(tmp_path: Path) -> tuple[Path, Session]:
@@ -26,7 +26,7 @@ def _state(tmp_path: Path) -> tuple[Path, Session]:
     t = Session("s2")
     t.user("another session pelicanword")
     t.write(sdir / "s2.jsonl")
-    write_store(sdir, {"agent:main:main": {"sessionId": "s1", "updatedAt": 1},
+    write_sessions_json(sdir, {"agent:main:main": {"sessionId": "s1", "updatedAt": 1},
                        "agent:main:other": {"sessionId": "s2", "updatedAt": 2}})  # fmt: skip
     _import(state)
     s.branch = branch  # type: ignore[attr-defined]

@@ -7,7 +7,7 @@ from __future__ import annotations
 from pathlib import Path
 from typing import Any
 
-from conftest import Session, json_out, run_cli, write_store
+from conftest import Session, json_out, run_cli, write_sessions_json
 from helpers import query
 
 KEY = "agent:main:telegram:direct:42"
@@ -34,7 +34,7 @@ def _start(tmp_path: Path) -> Session:
     s1.user("kubernetes migration plan")
     s1.assistant("the zqfirstgen answer")
     s1.write(d / "s1.jsonl")
-    write_store(d, {KEY: {"sessionId": "s1"}})
+    write_sessions_json(d, {KEY: {"sessionId": "s1"}})
     assert run_cli("import", str(tmp_path / "src"), "--reindex", "--quiet").exit_code == 0
     return s1
 
@@ -45,7 +45,7 @@ def _reset(tmp_path: Path, archive: str = ARCHIVE) -> Session:
     s2 = Session("s2")
     s2.user("zqsecondgen fresh start")
     s2.write(d / "s2.jsonl")
-    write_store(d, {KEY: {"sessionId": "s2"}})
+    write_sessions_json(d, {KEY: {"sessionId": "s2"}})
     return s2
 
 
@@ -107,7 +107,7 @@ def test_an_archive_of_another_content_is_not_a_rename(tmp_path: Path, state: Pa
     other = Session("s1")
     other.user("zqotherwords entirely")
     other.write(d / ARCHIVE)
-    write_store(d, {})
+    write_sessions_json(d, {})
     code, rep = _imp(tmp_path)
     assert [i["code"] for i in rep["issues"]] == ["transcript_vanished"]
     assert query(state, "SELECT source_name, kind FROM transcripts ORDER BY 1") == [
@@ -120,7 +120,7 @@ def test_a_current_file_that_vanished_is_reported_and_kept(tmp_path: Path, state
     d = _sdir(tmp_path)
     keep = (d / "s1.jsonl").read_bytes()
     (d / "s1.jsonl").unlink()
-    write_store(d, {})  # no entry names it any more, and no archive of it
+    write_sessions_json(d, {})  # no entry names it any more, and no archive of it
     code, rep = _imp(tmp_path)
     assert code == 0
     assert [(i["code"], i["sessionKey"], i["severity"]) for i in rep["issues"]] == [
@@ -143,7 +143,7 @@ def test_the_archive_of_a_vanished_file_takes_it_over_later(tmp_path: Path, stat
     _start(tmp_path)
     d = _sdir(tmp_path)
     (d / "s1.jsonl").rename(tmp_path / "elsewhere.jsonl")
-    write_store(d, {})
+    write_sessions_json(d, {})
     assert [i["code"] for i in _imp(tmp_path)[1]["issues"]] == ["transcript_vanished"]
     (tmp_path / "elsewhere.jsonl").rename(d / ARCHIVE)
     code, rep = _imp(tmp_path, "--reindex")

@@ -12,7 +12,7 @@ import sys
 from pathlib import Path
 from typing import Any
 
-from conftest import Session, write_store
+from conftest import Session, write_sessions_json
 
 SCRIPT = Path(sys.executable).parent / "openclaw-sessions"
 HEADER = '{"type":"session","version":3,"id":"%s","timestamp":"2026-01-01T00:00:00.000Z"}\n'
@@ -34,7 +34,7 @@ def _normal(root: Path, agent: str, n: int) -> dict[str, str]:
         s.write(d / f"{sid}.jsonl")
         entries[f"agent:{agent}:s{i}"] = {"sessionId": sid, "updatedAt": 1767225600000}
         words[f"agent:{agent}:s{i}"] = f"answer{agent}{i}"
-    write_store(d, entries)
+    write_sessions_json(d, entries)
     return words
 
 

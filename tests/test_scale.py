@@ -18,7 +18,7 @@ from pathlib import Path
 from typing import Any
 
 import pytest
-from conftest import Session, write_store
+from conftest import Session, write_sessions_json
 from helpers import db_file
 
 from openclaw_sessions.ingest.importer import ImportOptions, import_sources
@@ -60,7 +60,7 @@ def _template(src: Path) -> str:
             sess.assistant("noted, cluster fine")
         sess.write(d / f"{sid}.jsonl")
         store[key] = {"sessionId": sid, **entry}
-    write_store(d, store)
+    write_sessions_json(d, store)
     w = src / "agents" / "work" / "sessions"
     work = {
         "agent:work:main": ("w-main", {}),
@@ -70,7 +70,7 @@ def _template(src: Path) -> str:
         s = Session(sid)
         s.user(f"work says {RARE}")
         s.write(w / f"{sid}.jsonl")
-    write_store(w, {key: {"sessionId": sid, **entry} for key, (sid, entry) in work.items()})
+    write_sessions_json(w, {key: {"sessionId": sid, **entry} for key, (sid, entry) in work.items()})
     return anchor
 
 

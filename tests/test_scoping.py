@@ -7,7 +7,7 @@ import os
 import tempfile
 from pathlib import Path
 
-from conftest import Session, json_out, run_cli, write_store
+from conftest import Session, json_out, run_cli, write_sessions_json
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
@@ -24,7 +24,7 @@ def build(root: Path, agent: str, sessions: dict[str, dict], texts: dict[str, li
             s.user(t)
         s.write(d / f"{sid}.jsonl")
         store[key] = {"sessionId": sid, **entry}
-    write_store(d, store)
+    write_sessions_json(d, store)
 
 
 def search(state: Path, *args: str) -> tuple[int, dict]:

@@ -10,7 +10,7 @@ import threading
 from pathlib import Path
 
 import pytest
-from conftest import REPO, Session, json_out, run_cli, write_store
+from conftest import REPO, Session, json_out, run_cli, write_sessions_json
 from helpers import index_dump, integrity, query
 
 from openclaw_sessions.index import locks
@@ -67,7 +67,7 @@ def planted_state(root: Path) -> dict[str, str]:
     s.assistant("zyxactive reply", parent=fork)
     ids["zyxactive"] = s.leaf or ""
     s.write(sdir(root) / "plant-1.jsonl")
-    write_store(sdir(root), {"agent:main:main": {"sessionId": "plant-1"}})
+    write_sessions_json(sdir(root), {"agent:main:main": {"sessionId": "plant-1"}})
     return ids
 
 
@@ -380,13 +380,13 @@ def test_reset_generations_stay_searchable(tmp_path: Path) -> None:
     new = Session("gen-new")
     new.user("currentgeneration words")
     new.write(d / "gen-new.jsonl")
-    write_store(d, {"agent:main:main": {"sessionId": "gen-new"}})
+    write_sessions_json(d, {"agent:main:main": {"sessionId": "gen-new"}})
     # the archive was imported while it was current, under the same key
     os.rename(d / "gen-old.jsonl.reset.2026-01-01T00-00-00.000Z", d / "gen-old.jsonl")
-    write_store(d, {"agent:main:main": {"sessionId": "gen-old"}})
+    write_sessions_json(d, {"agent:main:main": {"sessionId": "gen-old"}})
     run_cli("import", str(tmp_path / "src"))
     os.rename(d / "gen-old.jsonl", d / "gen-old.jsonl.reset.2026-01-01T00-00-00.000Z")
-    write_store(d, {"agent:main:main": {"sessionId": "gen-new"}})
+    write_sessions_json(d, {"agent:main:main": {"sessionId": "gen-new"}})
     run_cli("import", str(tmp_path / "src"), "--reindex")
     _, a = search("ancientgeneration")
     _, b = search("currentgeneration")

@@ -9,7 +9,7 @@ import sqlite3
 from pathlib import Path
 
 import pytest
-from conftest import Session, json_out, run_cli, write_store
+from conftest import Session, json_out, run_cli, write_sessions_json
 from secret_shapes import shapes
 from test_redact import CASES
 
@@ -28,7 +28,7 @@ def planted(tmp_path: Path, state: Path) -> list[str]:
     s.user(f"zzplant internal id {USER_SECRET} end")
     s.assistant("zzplant OPENROUTER_API_KEY=sk-or-v1-" + "0123456789abcdef" * 4)
     s.write(d / "sec-1.jsonl")
-    write_store(d, {"agent:main:main": {"sessionId": "sec-1"}})
+    write_sessions_json(d, {"agent:main:main": {"sessionId": "sec-1"}})
     state.mkdir(parents=True, exist_ok=True)
     (state / "openclaw.json").write_text(json.dumps({"logging": {"redactPatterns": [
         "ACME-INTERNAL-[0-9]{4}-[A-Z]{3}"]}}))  # fmt: skip
@@ -109,7 +109,7 @@ def everywhere(tmp_path: Path, state: Path) -> list[str]:
         '{"type":"session","version":3,"id":"broken"}\n' + bad + SHAPES[0].text + "\n"
     )
     store["agent:main:broken"] = {"sessionId": "broken"}
-    write_store(d, store)
+    write_sessions_json(d, store)
     r = run_cli("import", str(tmp_path / "src"), "--reindex")
     assert r.exit_code in (0, 4), r.stderr
     return [r.stdout + r.stderr, run_cli("import", str(tmp_path / "src"), "--json").stdout]
@@ -181,7 +181,7 @@ def test_an_index_built_under_the_old_rules_is_reindexed(tmp_path: Path, state: 
     shape = next(x for x in SHAPES if x.family == "env-DB_PASS")  # not masked by the old rules
     s.user(f"zzold {shape.text} zzend")
     s.write(d / "old-1.jsonl")
-    write_store(d, {"agent:main:main": {"sessionId": "old-1"}})
+    write_sessions_json(d, {"agent:main:main": {"sessionId": "old-1"}})
     assert run_cli("import", str(tmp_path / "src"), "--reindex").exit_code == 0
     db = state / "agents" / "main" / "openclaw-sessions.sqlite"
     conn = sqlite3.connect(db)

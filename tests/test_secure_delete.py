@@ -7,7 +7,7 @@ from __future__ import annotations
 import sqlite3
 from pathlib import Path
 
-from conftest import Session, run_cli, write_store
+from conftest import Session, run_cli, write_sessions_json
 
 PLANT = b"zqplantedword"
 FTS_TABLES = ("index_fts", "index_bigram")
@@ -22,7 +22,7 @@ def _store(tmp_path: Path, state: Path) -> Path:
             s.tool(f"tool output {i} {word} " * 12)
             s.assistant(f"reply {i}: {word} noted")
         s.write(d / f"{sid}.jsonl")
-    write_store(d, {"agent:main:main": {"sessionId": "keep-1"},
+    write_sessions_json(d, {"agent:main:main": {"sessionId": "keep-1"},
                     "agent:main:other": {"sessionId": "gone-1"}})  # fmt: skip
     assert run_cli("import", str(tmp_path / "src"), "--reindex").exit_code == 0
     return state / "agents" / "main" / "openclaw-sessions.sqlite"

@@ -12,7 +12,7 @@ from pathlib import Path
 from typing import Any
 
 import pytest
-from conftest import Session, run_cli, write_store
+from conftest import Session, run_cli, write_sessions_json
 from helpers import db_file, installed
 
 DAY = 86_400_000
@@ -42,7 +42,7 @@ def _write(src: Path) -> None:
     orphan = Session("orph", ts0=T0 - DAY)
     orphan.user("lonely")
     orphan.write(src / "orph.jsonl")
-    write_store(src, entries)
+    write_sessions_json(src, entries)
 
 
 @pytest.fixture
@@ -61,7 +61,11 @@ def rows(state: Path, *args: str) -> list[dict[str, Any]]:
 def test_every_visible_key_newest_first_with_counts(listed: Path) -> None:
     got = rows(listed)
     assert [r["sessionKey"] for r in got] == [
-        "agent:main:gone", "agent:main:k3", "agent:main:k2", "agent:main:k1", "agent:main:k0",
+        "agent:main:gone",
+        "agent:main:k3",
+        "agent:main:k2",
+        "agent:main:k1",
+        "agent:main:k0",
         "agent:main:orphan:orph",
     ]  # fmt: skip   (no incognito key, even for the operator)
     k3 = got[1]
@@ -171,7 +175,9 @@ def test_labels_are_redacted_and_made_safe_in_every_output(tmp_path: Path, state
     s.user("hello")
     s.write(tmp_path / "src" / "lab-1.jsonl")
     label = f"token {secret} \x1b]0;pwned\x07 done"
-    write_store(tmp_path / "src", {"agent:main:lab": {"sessionId": "lab-1", "label": label}})
+    write_sessions_json(
+        tmp_path / "src", {"agent:main:lab": {"sessionId": "lab-1", "label": label}}
+    )
     run_cli("import", str(tmp_path / "src"))
     for args in ([], ["--json"], ["--jsonl"]):
         r = installed("sessions", *args, state=state)
@@ -197,7 +203,7 @@ def test_a_long_key_is_never_folded_other_columns_go_first(
         s.write(tmp_path / "src" / f"s-{i}.jsonl")
         entries[key] = {"sessionId": f"s-{i}", "updatedAt": T0 + i * DAY,
                         "label": "a label long enough to fold twice over"}  # fmt: skip
-    write_store(tmp_path / "src", entries)
+    write_sessions_json(tmp_path / "src", entries)
     assert run_cli("import", str(tmp_path / "src"), "--reindex").exit_code == 0
     env = {**os.environ, "OPENCLAW_STATE_DIR": str(state), "COLUMNS": str(columns),
            "NO_COLOR": "1"}  # fmt: skip

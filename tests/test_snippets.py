@@ -9,7 +9,7 @@ import sqlite3
 from pathlib import Path
 
 import pytest
-from conftest import Session, json_out, run_cli, write_store
+from conftest import Session, json_out, run_cli, write_sessions_json
 from helpers import db_file
 
 from openclaw_sessions.policy import fts_query
@@ -26,7 +26,7 @@ def store(root: Path, texts: list[str], key: str = "agent:main:main") -> Path:
     for t in texts:
         s.user(t)
     s.write(d / "snip-1.jsonl")
-    write_store(d, {key: {"sessionId": "snip-1"}})
+    write_sessions_json(d, {key: {"sessionId": "snip-1"}})
     assert run_cli("import", str(root / "src"), "--reindex").exit_code == 0
     return db_file(root / "state")
 

@@ -133,7 +133,7 @@ def test_deleting_a_session_id_deletes_that_generation_only(tmp_path: Path) -> N
     assert installed("import", "--reindex", "--quiet", state=root).returncode == 0
     gens = query(root, "SELECT session_id FROM transcripts WHERE session_key = 'agent:main:main'")
     assert sorted(gens) == [("g-cur",), ("g-old",)]
-    from openclaw_sessions.store.sessions import DeleteOptions, preview_delete
+    from openclaw_sessions.store.delete import DeleteOptions, preview_delete
 
     assert preview_delete(DeleteOptions("g-old", state_dir=root)).startswith(
         "generation g-old of agent:main:main"

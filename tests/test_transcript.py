@@ -7,7 +7,7 @@ from typing import Any
 
 from helpers import active_seqs, parse_entries
 
-from openclaw_sessions.policy import extract, when
+from openclaw_sessions.model import extract, when
 
 
 def lines(*objs: dict[str, Any]) -> list[str]:

@@ -10,12 +10,12 @@ from typing import Any
 
 import pytest
 import tree_cases as tc
-from conftest import Session, json_out, run_cli, write_store
+from conftest import Session, json_out, run_cli, write_sessions_json
 from helpers import as_v6, parse_entries, query, walk
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
-from openclaw_sessions.policy import transcript, tree
+from openclaw_sessions.model import transcript, tree
 from openclaw_sessions.store.migrations import SCHEMA_VERSION
 
 
@@ -252,7 +252,7 @@ def _import(tmp_path: Path, case: str) -> Path:
     d = tmp_path / "src" / "agents" / "main" / "sessions"
     d.mkdir(parents=True)
     (d / "tree-case.jsonl").write_text(tc.text(case), encoding="utf-8")
-    write_store(d, {"agent:main:main": {"sessionId": "tree-case"}})
+    write_sessions_json(d, {"agent:main:main": {"sessionId": "tree-case"}})
     r = run_cli("import", str(tmp_path / "src"), "--reindex", "--quiet")
     assert r.exit_code == 0, r.stderr
     return d
@@ -290,7 +290,7 @@ def test_a_live_stale_parent_row_is_reindexed_not_indexed_in_place(
     s.assistant("wordanswer", parent=q)
     d = tmp_path / "src" / "agents" / "main" / "sessions"
     s.write(d / "live-1.jsonl")
-    write_store(d, {"agent:main:main": {"sessionId": "live-1"}})
+    write_sessions_json(d, {"agent:main:main": {"sessionId": "live-1"}})
     assert run_cli("import", str(tmp_path / "src"), "--reindex", "--quiet").exit_code == 0
     s.add({"type": "custom", "customType": "openclaw:bootstrap-context:full", "data": {}},
           parent="not-in-this-file")  # fmt: skip
@@ -366,7 +366,7 @@ def test_a_store_indexed_under_the_old_rules_is_rebuilt_on_upgrade(
     keys = {case: f"agent:main:c{i}" for i, case in enumerate(_OLD_INDEX)}
     for i, case in enumerate(_OLD_INDEX):
         (d / f"c{i}.jsonl").write_text(tc.text(case), encoding="utf-8")
-    write_store(d, {key: {"sessionId": f"c{i}"} for i, key in enumerate(keys.values())})
+    write_sessions_json(d, {key: {"sessionId": f"c{i}"} for i, key in enumerate(keys.values())})
     assert run_cli("import", str(tmp_path / "src"), "--reindex", "--quiet").exit_code == 0
     _as_v4(state, keys)
     r = run_cli("search", "wordnumparent", "--json")  # opening the store migrates it (v5)

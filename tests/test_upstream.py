@@ -21,7 +21,7 @@ import pytest
 import tree_cases as tc
 import upstream_fixture as uf
 import zstandard
-from conftest import Session, json_out, run_cli, write_store
+from conftest import Session, json_out, run_cli, write_sessions_json
 from helpers import db_file, events_dump, index_dump, query
 
 from openclaw_sessions.ingest import upstream_db
@@ -241,7 +241,7 @@ def test_unknown_layout_is_reported_and_the_rest_imported(
     root = _root(tmp_path)  # a good database and JSONL sources next to it: they are imported
     d = root / "agents" / "main" / "sessions"
     Session("cccc-3").write(d / "cccc-3.jsonl")
-    write_store(d, {"agent:main:c": {"sessionId": "cccc-3"}})
+    write_sessions_json(d, {"agent:main:c": {"sessionId": "cccc-3"}})
     bad = _foreign_db(root / "agents" / "zeta" / "agent" / "openclaw-agent.sqlite", ddl)
     for i, args in enumerate(([str(root)], [str(bad)], [str(d), str(bad)])):
         r = run_cli("import", *args, "--state-dir", str(tmp_path / f"st{i}"))
@@ -315,7 +315,7 @@ def test_jsonl_twin_of_a_database_session_is_superseded(tmp_path: Path, state: P
     a, _ = _two()
     a.write(d / "aaaa-1.jsonl")  # pre-migration leftover
     Session("cccc-3").write(d / "cccc-3.jsonl")
-    write_store(
+    write_sessions_json(
         d, {"agent:main:main": {"sessionId": "aaaa-1"}, "agent:main:c": {"sessionId": "cccc-3"}}
     )
     code, rep = _imp(str(root))
@@ -550,7 +550,7 @@ def _equivalent(tmp_path: Path, texts: dict[str, str], *, compress_over: int | N
         key = f"agent:main:t{i}"
         store[key] = {"sessionId": sid}
         ups.append(uf.UpSession(key, sid, uf.jsonl_lines(text)))
-    write_store(d, store)
+    write_sessions_json(d, store)
     uf.build(uf.agent_db(uroot), ups, compress_over=compress_over)
     js, us = tmp_path / "state-jsonl", tmp_path / "state-db"
     cj, rj = _imp(str(jroot), "--state-dir", str(js), "--reindex")

@@ -12,7 +12,7 @@ import sys
 from pathlib import Path
 
 import pytest
-from conftest import Session, run_cli, write_store
+from conftest import Session, run_cli, write_sessions_json
 
 EXE = shutil.which("openclaw-sessions", path=str(Path(sys.executable).parent))
 KEY = "agent:main:main"
@@ -27,7 +27,7 @@ def store(state: Path) -> Path:
         s.user(f"deploy question {n}")
         s.assistant(f"deploy answer {n}")
     s.write(sessions / "sess-cfg.jsonl")
-    write_store(sessions, {KEY: {"sessionId": "sess-cfg", "updatedAt": 1}})
+    write_sessions_json(sessions, {KEY: {"sessionId": "sess-cfg", "updatedAt": 1}})
     assert run_cli("import", "--reindex", "--quiet").exit_code == 0
     return state
 

@@ -1,5 +1,5 @@
 """Times wherever a command takes one (--since, --until): ISO, spans (`7d`), `now`, `today`,
-`yesterday`, `"2 weeks ago"` and the other `N unit ago` forms (policy/when.py)."""
+`yesterday`, `"2 weeks ago"` and the other `N unit ago` forms (model/when.py)."""
 
 from __future__ import annotations
 
@@ -9,10 +9,10 @@ from datetime import UTC, datetime
 from pathlib import Path
 
 import pytest
-from conftest import Session, json_out, run_cli, write_store
+from conftest import Session, json_out, run_cli, write_sessions_json
 
 from openclaw_sessions.errors import UsageError
-from openclaw_sessions.policy.when import parse_when, parse_window
+from openclaw_sessions.model.when import parse_when, parse_window
 
 NOW = datetime(2026, 3, 31, 12, 0, tzinfo=UTC)  # a Tuesday; March 31: months clamp
 
@@ -108,7 +108,7 @@ def _three_sessions(tmp_path: Path) -> None:
         s.user(f"{name} walrus")
         s.write(d / f"{name}-1.jsonl")
         entries[f"agent:main:{name}"] = {"sessionId": f"{name}-1", "updatedAt": ts0 + 2000}
-    write_store(d, entries)
+    write_sessions_json(d, entries)
     assert run_cli("import", str(tmp_path / "src"), "--reindex").exit_code == 0
 
 

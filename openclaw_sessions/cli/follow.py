@@ -33,10 +33,10 @@ POLL_SECONDS = 0.5
 
 def transcript_of(opts: HistoryOptions, result: HistoryResult) -> Path | None:
     """The file the session's shown generation was last read from (None: none stored)."""
-    from openclaw_sessions.store.context import Context
     from openclaw_sessions.store.db import open_readonly
+    from openclaw_sessions.store.state import StateScope
 
-    ctx = Context.at(opts.state_dir, opts.agent)
+    ctx = StateScope.at(opts.state_dir, opts.agent)
     db = paths.db_path(ctx.root, _agent(opts, result))
     if not db.is_file():
         return None

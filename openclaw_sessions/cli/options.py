@@ -22,7 +22,7 @@ import typer
 
 from openclaw_sessions import settings
 from openclaw_sessions.errors import UsageError
-from openclaw_sessions.policy.wellformed import has_lone_surrogate
+from openclaw_sessions.model.wellformed import has_lone_surrogate
 
 from . import style
 from .completion import complete_agent, complete_session_key, words

@@ -9,7 +9,7 @@ import re
 import sys
 from typing import Any
 
-from openclaw_sessions.policy import wellformed
+from openclaw_sessions.model import wellformed
 from openclaw_sessions.policy.escape import escape
 
 # Keys, ids, labels and paths in every plain output: one reversible escape (policy/escape.py)

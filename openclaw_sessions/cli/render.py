@@ -20,7 +20,7 @@ from collections.abc import Callable, Iterator, Sequence
 from contextlib import contextmanager
 from typing import IO, TYPE_CHECKING, Any, cast
 
-from openclaw_sessions.policy import wellformed
+from openclaw_sessions.model import wellformed
 
 from . import output, style
 from .output import echo_json, field, json_text, safe, write_text

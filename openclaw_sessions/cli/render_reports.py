@@ -11,7 +11,7 @@ import sys
 from collections.abc import Sequence
 from typing import TYPE_CHECKING
 
-from openclaw_sessions.policy import wellformed
+from openclaw_sessions.model import wellformed
 
 from .output import field, safe
 from .render import console

@@ -12,7 +12,7 @@ import os
 import time
 from typing import Any, NamedTuple
 
-from openclaw_sessions.policy.when import MAX_MS, MIN_MS
+from openclaw_sessions.model.when import MAX_MS, MIN_MS
 
 COLORS = ("auto", "always", "never")
 TIMES = ("absolute", "relative")

@@ -12,12 +12,13 @@ import sqlite3
 from collections.abc import Sequence
 from typing import TYPE_CHECKING, Any, NamedTuple
 
-from openclaw_sessions.policy import extract, fts_query, transcript, tree, when
+from openclaw_sessions.model import extract, transcript, tree, when
+from openclaw_sessions.policy import fts_query
 from openclaw_sessions.store import branches
 from openclaw_sessions.store.db import now_ms
 
 if TYPE_CHECKING:
-    from openclaw_sessions.policy.branch import Branch
+    from openclaw_sessions.model.branch import Branch
     from openclaw_sessions.redact import Redactor
 
 # (transcript_id, seq, message_id, role, ts, text, CJK bigram text or None)

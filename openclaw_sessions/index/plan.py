@@ -11,8 +11,8 @@ from __future__ import annotations
 import sqlite3
 from typing import NamedTuple
 
-from openclaw_sessions.policy import transcript, wellformed
-from openclaw_sessions.policy.branch import Branch
+from openclaw_sessions.model import transcript, wellformed
+from openclaw_sessions.model.branch import Branch
 from openclaw_sessions.redact import Redactor
 from openclaw_sessions.store import branches, rawcodec
 from openclaw_sessions.store.db import transaction

@@ -9,8 +9,8 @@ from typing import NamedTuple
 from openclaw_sessions.redact import Redactor
 from openclaw_sessions.reports import Bars, Progress, ReindexReport, no_bars
 from openclaw_sessions.store import paths
-from openclaw_sessions.store.context import Context
 from openclaw_sessions.store.db import open_store
+from openclaw_sessions.store.state import StateScope
 
 from . import locks
 from .reconcile import reconcile
@@ -42,7 +42,7 @@ class ReindexOptions(NamedTuple):
 def reindex(opts: ReindexOptions, bars: Bars = no_bars) -> list[ReindexReport]:
     """Reconcile each agent in turn; the background reconciler skips an agent another one
     already serves."""
-    ctx = Context.at(opts.state_dir, opts.agent, opts.all_agents)
+    ctx = StateScope.at(opts.state_dir, opts.agent, opts.all_agents)
     redactor = ctx.redactor()
     out = []
     for agent in ctx.agents():

@@ -11,8 +11,9 @@ from pathlib import Path
 from typing import Any, NamedTuple
 
 from openclaw_sessions.errors import UsageError
-from openclaw_sessions.policy import bundle, wellformed
-from openclaw_sessions.policy.when import valid_updated_at
+from openclaw_sessions.model import wellformed
+from openclaw_sessions.model.when import valid_updated_at
+from openclaw_sessions.policy import bundle
 from openclaw_sessions.reports import Issue
 from openclaw_sessions.store import paths
 
@@ -65,7 +66,7 @@ def classify(name: str) -> FileKind:
     return FileKind("other")
 
 
-class StoreEntry(NamedTuple):
+class SessionsJsonEntry(NamedTuple):
     key: str
     session_id: str
     entry: dict[str, Any]
@@ -78,7 +79,7 @@ class SessionsDir:
 
     agent_id: str
     path: Path
-    entries: list[StoreEntry] = field(default_factory=list)
+    entries: list[SessionsJsonEntry] = field(default_factory=list)
     issues: list[Issue] = field(default_factory=list)
     # (key, file name): the older generations a bundle's entries name (policy/bundle.py)
     archives: list[tuple[str, str]] = field(default_factory=list)
@@ -105,12 +106,12 @@ class SessionsDir:
             f = None
             if name is not None:  # the listing's Path when it has one (no path parsing)
                 f = (known.get(name) or self.path / name) if os.sep not in name else Path(name)
-            self.entries.append(StoreEntry(key, sid, {}, f))
+            self.entries.append(SessionsJsonEntry(key, sid, {}, f))
         self.issues += [Issue(*i) for i in doc["issues"]]
         self.archives += [(str(k), str(n)) for k, n in doc.get("archives", [])]
 
 
-def read_store(sdir: SessionsDir, known: Mapping[str, Path] | None = None) -> None:
+def read_sessions_json(sdir: SessionsDir, known: Mapping[str, Path] | None = None) -> None:
     """Parse sessions.json into entries; problems become issues, never exceptions. ``known``:
     the paths of the dir's files by name, when the caller made them already."""
     store = sdir.path / "sessions.json"
@@ -151,7 +152,7 @@ def read_store(sdir: SessionsDir, known: Mapping[str, Path] | None = None) -> No
                 )
             )
         file = _resolve_file(sdir, key, sid, entry, known or {})
-        sdir.entries.append(StoreEntry(key, sid, entry, file))
+        sdir.entries.append(SessionsJsonEntry(key, sid, entry, file))
         sdir.archives += [(key, name) for name in bundle.generation_files(entry)]
 
 
@@ -235,7 +236,7 @@ def lone_agent(path: Path, default: str) -> str:
     """The agent a sessions dir outside a state root (a bundle `export` wrote, a copied dir)
     goes to without `--agent`: the one agent its store's keys (``agent:<id>:…``) name, if
     they name exactly one valid id; else the default. (With `--agent ID` it goes to ID, its
-    keys re-scoped: read_store.) A store that cannot be read is reported when it is read."""
+    keys re-scoped: read_sessions_json.) A store that cannot be read is reported when it is read."""
     try:
         with regular.open_regular(path / "sessions.json") as f:
             data = wellformed.loads(f.read().decode("utf-8"))

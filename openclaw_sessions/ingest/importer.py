@@ -17,7 +17,7 @@ from openclaw_sessions.index.reindex import reindex_agent
 from openclaw_sessions.redact import Redactor
 from openclaw_sessions.reports import Bars, ImportReport, Issue, Progress, ReindexReport, no_bars
 from openclaw_sessions.store import db, paths, pending
-from openclaw_sessions.store.context import Context
+from openclaw_sessions.store.state import StateScope
 
 from . import (
     deleted,
@@ -61,7 +61,7 @@ class Imported(NamedTuple):
 def import_sources(opts: ImportOptions, bars: Bars = no_bars) -> Imported:
     """The import (progress in bytes read), then with ``reindex`` each agent's reconciliation."""
     only = None if opts.all_agents or opts.agent is None else paths.check_agent_id(opts.agent)
-    ctx = Context.at(opts.state_dir, only or paths.DEFAULT_AGENT)
+    ctx = StateScope.at(opts.state_dir, only or paths.DEFAULT_AGENT)
     redactor = ctx.redactor()
     with bars("importing", "B") as bar:
         report = run_import(

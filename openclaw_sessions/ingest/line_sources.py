@@ -31,7 +31,7 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import IO, Any, Protocol
 
-from openclaw_sessions.policy.wellformed import has_lone_surrogate
+from openclaw_sessions.model.wellformed import has_lone_surrogate
 
 from .regular import open_regular
 

@@ -19,7 +19,8 @@ import sqlite3
 from collections.abc import Sequence
 from pathlib import Path
 
-from openclaw_sessions.policy import keys, wellformed
+from openclaw_sessions.model import wellformed
+from openclaw_sessions.policy import keys
 from openclaw_sessions.reports import ImportReport, Issue
 from openclaw_sessions.store import db, paths
 

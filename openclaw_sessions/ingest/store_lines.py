@@ -14,7 +14,7 @@ import sqlite3
 from typing import TYPE_CHECKING, Any
 
 from openclaw_sessions.index import index_rows
-from openclaw_sessions.policy import transcript
+from openclaw_sessions.model import transcript
 from openclaw_sessions.reports import Issue, timestamp_invalid
 from openclaw_sessions.store import rawcodec
 from openclaw_sessions.store.db import transaction

@@ -95,7 +95,7 @@ def _dir_targets(
     except OSError as exc:  # this agent's problem; the other agents still import
         report.issues.append(discover.unreadable(path, exc))
         return []
-    _read_store(root, sdir, {name: listed.path for name, listed in listing.items()}, report)
+    _read_sessions_json(root, sdir, {name: listed.path for name, listed in listing.items()}, report)
     report.issues.extend(sdir.issues)
     by_file: dict[str, tuple[str, str]] = {}
     by_sid: dict[str, str] = {}
@@ -231,7 +231,7 @@ def _store_stat(path: Path) -> str | None:
         return None
 
 
-def _read_store(
+def _read_sessions_json(
     root: Path, sdir: discover.SessionsDir, known: dict[str, Path], report: ImportReport
 ) -> None:
     """Read the dir's session store and store its entries. A file with the stat it had when
@@ -250,7 +250,7 @@ def _read_store(
         if kept is not None and kept.startswith(stat + "\n"):
             sdir.load_summary(kept[len(stat) + 1 :], known)
             return
-    discover.read_store(sdir, known)
+    discover.read_sessions_json(sdir, known)
     if report.dry_run or not (sdir.entries or stat):
         return
     conn = db.connect(db_file, create=True)

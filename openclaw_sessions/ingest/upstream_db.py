@@ -37,7 +37,7 @@ from pathlib import Path
 from typing import Any, NamedTuple
 
 from openclaw_sessions.errors import UsageError
-from openclaw_sessions.policy import wellformed
+from openclaw_sessions.model import wellformed
 from openclaw_sessions.store.db import open_readonly, translate
 
 from . import line_sources

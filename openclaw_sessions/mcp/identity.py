@@ -19,8 +19,8 @@ from openclaw_sessions.errors import UsageError
 from openclaw_sessions.policy import visibility
 from openclaw_sessions.read.scope import caller_policy
 from openclaw_sessions.store import paths
-from openclaw_sessions.store.context import Context
-from openclaw_sessions.store.sessions import StoreIndex
+from openclaw_sessions.store.sessions import SessionLookup
+from openclaw_sessions.store.state import StateScope
 
 OPERATOR_WARNING = (
     "warning: mcp --operator: every session of every agent under {root} is exposed to whoever"
@@ -57,11 +57,11 @@ class McpOptions(NamedTuple):
 def resolve(opts: McpOptions) -> Identity:
     """The server's caller, or UsageError (exit 2) / StoreError (exit 3) before it starts."""
     _check(opts)
-    ctx = Context.at(opts.state_dir, paths.check_agent_id(opts.agent))
+    ctx = StateScope.at(opts.state_dir, paths.check_agent_id(opts.agent))
     cfg = ctx.config  # read once: pinned while the server runs
     if opts.as_key is None:
         return Identity(ctx.root, ctx.agent, None, None, False, cfg)
-    with StoreIndex(ctx.root, ctx.agent) as index:
+    with SessionLookup(ctx.root, ctx.agent) as index:
         key = caller_policy(ctx, cfg, index, opts).caller.key
     if key is None:  # caller_policy always names a caller; this keeps mypy honest
         raise UsageError("--as did not name a session")

@@ -17,7 +17,7 @@ import sqlite3
 from typing import Any, NamedTuple
 
 from openclaw_sessions.errors import ForbiddenError, OpenClawError, StoreError
-from openclaw_sessions.policy import wellformed
+from openclaw_sessions.model import wellformed
 from openclaw_sessions.read.history import MAX_LIMIT, HistoryOptions, history
 from openclaw_sessions.read.search import SearchOptions, search
 from openclaw_sessions.store.db import translate

@@ -38,7 +38,7 @@ import math
 import re
 from typing import Any
 
-from .tree import JS_SPACE
+from openclaw_sessions.model.tree import JS_SPACE
 
 _S = f"[{JS_SPACE}]*"
 _AUDIO_TAG = re.compile(rf"\[\[{_S}audio_as_voice{_S}\]\]", re.IGNORECASE | re.ASCII)

@@ -30,7 +30,8 @@ from collections.abc import Sequence
 from functools import lru_cache
 from typing import Any, NamedTuple, Protocol
 
-from . import wellformed
+from openclaw_sessions.model import wellformed
+
 from .cut import cut_units, utf16_len
 
 MAX_TEXT_UNITS = 4000  # UTF-16 code units, as JavaScript's String.length counts

@@ -14,7 +14,8 @@ import sqlite3
 from typing import Any
 
 from openclaw_sessions.index import stale
-from openclaw_sessions.policy import extract, fts_query, wellformed
+from openclaw_sessions.model import extract, wellformed
+from openclaw_sessions.policy import fts_query
 from openclaw_sessions.redact import Redactor
 from openclaw_sessions.store import rawcodec
 from openclaw_sessions.store.migrations import BIGRAM_TOKENIZER, PRIMARY_TOKENIZER

@@ -23,9 +23,9 @@ from typing import Any, NamedTuple
 from openclaw_sessions.errors import StoreError, UsageError
 from openclaw_sessions.policy import bundle
 from openclaw_sessions.store import paths
-from openclaw_sessions.store.context import Context
 from openclaw_sessions.store.db import open_store
 from openclaw_sessions.store.sessions import raw_lines
+from openclaw_sessions.store.state import StateScope
 
 from . import history
 from .generations import generations
@@ -97,7 +97,7 @@ def validate(opts: ExportOptions) -> None:
 def export(opts: ExportOptions) -> Export:
     """What to export: the key the caller may read, and its generations."""
     validate(opts)
-    ctx = Context.at(opts.state_dir, opts.agent)
+    ctx = StateScope.at(opts.state_dir, opts.agent)
     key, agent, ref = history.resolve(ctx, ctx.config, history_options(opts))
     opts = opts._replace(key=ref)  # a session id prefix made whole
     if not paths.db_path(ctx.root, agent).exists():  # a known agent's main, never written
@@ -172,7 +172,7 @@ def messages(exp: Export, gen: Generation) -> HistoryResult:
     """The generation's active branch, redacted (``md`` and ``json``)."""
     from openclaw_sessions.redact import build_redactor  # not for raw lines: start-up
 
-    cfg = Context(exp.root, exp.agent).config
+    cfg = StateScope(exp.root, exp.agent).config
     with open_store(exp.root, exp.agent) as conn:
         history.map_events(conn)
         return history.read_generation(

@@ -7,8 +7,8 @@ from __future__ import annotations
 import sqlite3
 
 from openclaw_sessions.errors import UsageError
+from openclaw_sessions.model.branch import Messages
 from openclaw_sessions.policy import keys
-from openclaw_sessions.policy.branch import Messages
 from openclaw_sessions.store.branches import active_messages
 
 Generations = list[tuple[int, str]]  # (transcript id, session id)

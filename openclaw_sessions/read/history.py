@@ -26,15 +26,16 @@ from typing import Any, NamedTuple
 
 from openclaw_sessions import config
 from openclaw_sessions.errors import UsageError
-from openclaw_sessions.policy import display, keys, sanitize, visibility, wellformed
-from openclaw_sessions.policy.branch import Messages, Row
+from openclaw_sessions.model import wellformed
+from openclaw_sessions.model.branch import Messages, Row
+from openclaw_sessions.model.when import to_epoch_ms
+from openclaw_sessions.policy import display, keys, sanitize, visibility
 from openclaw_sessions.policy.sanitize import TextRedactor
-from openclaw_sessions.policy.when import to_epoch_ms
 from openclaw_sessions.store import paths, rawcodec
 from openclaw_sessions.store.branches import active_messages
-from openclaw_sessions.store.context import Context
 from openclaw_sessions.store.db import open_store
-from openclaw_sessions.store.sessions import StoreIndex
+from openclaw_sessions.store.sessions import SessionLookup
+from openclaw_sessions.store.state import StateScope
 
 from .generations import generations, pick
 from .models import HistoryResult
@@ -96,12 +97,12 @@ def validate(opts: HistoryOptions) -> None:
 
 
 def resolve(
-    ctx: Context, cfg: config.Config, opts: HistoryOptions, action: str = "history"
+    ctx: StateScope, cfg: config.Config, opts: HistoryOptions, action: str = "history"
 ) -> tuple[str, str, str]:
     """(the session key ``opts.key`` names, the agent whose store holds it, ``opts.key`` with
     a session id prefix made whole), if the caller (``--as``, else the operator) may read
     it. An unscoped key is the caller's agent's; a prefix names only sessions it may see."""
-    with StoreIndex(ctx.root, ctx.agent) as index:
+    with SessionLookup(ctx.root, ctx.agent) as index:
         if opts.as_key is not None:
             policy = caller_policy(ctx, cfg, index, opts)
         else:
@@ -112,7 +113,7 @@ def resolve(
 
 
 def history(opts: HistoryOptions, redactor: TextRedactor | None = None) -> HistoryResult:
-    ctx = Context.at(opts.state_dir, opts.agent)
+    ctx = StateScope.at(opts.state_dir, opts.agent)
     if opts.offset == 0 and opts.around is not None:
         opts = opts._replace(offset=None)  # a zero offset is no offset (upstream's newer tool)
     validate(opts)

@@ -16,15 +16,15 @@ from pathlib import Path
 from typing import Any, NamedTuple
 
 from openclaw_sessions.errors import UsageError
+from openclaw_sessions.model.when import parse_window
 from openclaw_sessions.policy import keys, sanitize, visibility
-from openclaw_sessions.policy.when import parse_window
 from openclaw_sessions.redact import Redactor
 from openclaw_sessions.store import paths
 from openclaw_sessions.store.branches import active_messages
-from openclaw_sessions.store.context import Context
 from openclaw_sessions.store.db import open_store, transaction
 from openclaw_sessions.store.pending import FROM, current_failure, params, stale_where
-from openclaw_sessions.store.sessions import StoreIndex, incognito_keys
+from openclaw_sessions.store.sessions import SessionLookup, incognito_keys
+from openclaw_sessions.store.state import StateScope
 
 from .generations import generations
 from .scope import caller_policy, register, stores_in_scope
@@ -83,11 +83,11 @@ def list_sessions(opts: SessionsOptions) -> Listed:
     if opts.visibility not in (None, *visibility.VISIBILITIES):
         raise UsageError(f"visibility must be one of {', '.join(visibility.VISIBILITIES)}")
     window = parse_window(opts.since, opts.until)
-    ctx = Context.at(opts.state_dir, opts.agent, opts.all_agents)
+    ctx = StateScope.at(opts.state_dir, opts.agent, opts.all_agents)
     policy = None
     agents = ctx.agents()
     if opts.as_key is not None:
-        with StoreIndex(ctx.root, ctx.agent) as index:
+        with SessionLookup(ctx.root, ctx.agent) as index:
             policy = caller_policy(ctx, ctx.config, index, opts)
             agents = stores_in_scope(index, policy)  # every agent the caller may see
     found: list[tuple[Any, ...]] = []

@@ -17,8 +17,8 @@ from typing import Protocol
 from openclaw_sessions import config
 from openclaw_sessions.policy import keys, visibility
 from openclaw_sessions.store import paths
-from openclaw_sessions.store.context import Context
-from openclaw_sessions.store.sessions import StoreIndex
+from openclaw_sessions.store.sessions import SessionLookup
+from openclaw_sessions.store.state import StateScope
 
 
 class ActingAs(Protocol):
@@ -33,7 +33,7 @@ class ActingAs(Protocol):
 
 
 def caller_policy(
-    ctx: Context, cfg: config.Config, index: StoreIndex, opts: ActingAs
+    ctx: StateScope, cfg: config.Config, index: SessionLookup, opts: ActingAs
 ) -> visibility.Policy:
     """The visibility policy of ``--as KEY`` (shared by search and history); the config's
     visibility settings are checked here, where they are used."""
@@ -55,7 +55,7 @@ def caller_policy(
     return visibility.Policy(caller, index)
 
 
-def operator_policy(ctx: Context, cfg: config.Config, index: StoreIndex) -> visibility.Policy:
+def operator_policy(ctx: StateScope, cfg: config.Config, index: SessionLookup) -> visibility.Policy:
     """The operator's policy (no `--as`): every session but incognito ones, the Policy's only
     rule without a caller key; it resolves what the operator names (key, id, `main`) as
     `--as` does, so an unknown session is "not found" (exit 2) in every command."""
@@ -64,7 +64,7 @@ def operator_policy(ctx: Context, cfg: config.Config, index: StoreIndex) -> visi
 
 
 def _candidates(
-    index: StoreIndex, agent: str, policy: visibility.Policy
+    index: SessionLookup, agent: str, policy: visibility.Policy
 ) -> Iterator[keys.SessionRef]:
     """The sessions of one store that may be visible to the caller: those related to it, and
     those of each agent it sees whole (all visible but incognito ones)."""
@@ -77,7 +77,7 @@ def _candidates(
         yield from index.of_agent(agent, None)
 
 
-def stores_in_scope(index: StoreIndex, policy: visibility.Policy) -> list[str]:
+def stores_in_scope(index: SessionLookup, policy: visibility.Policy) -> list[str]:
     """The agent stores that hold at least one session the caller may see."""
     return [
         agent

@@ -14,13 +14,13 @@ from typing import Any, NamedTuple
 from openclaw_sessions import config
 from openclaw_sessions.errors import UsageError
 from openclaw_sessions.index import locks
+from openclaw_sessions.model.when import parse_window
 from openclaw_sessions.policy import fts_query, keys, visibility
-from openclaw_sessions.policy.when import parse_window
 from openclaw_sessions.redact import Redactor, build_redactor
 from openclaw_sessions.store import paths
-from openclaw_sessions.store.context import Context
 from openclaw_sessions.store.db import open_store
-from openclaw_sessions.store.sessions import StoreIndex, session_ref
+from openclaw_sessions.store.sessions import SessionLookup, session_ref
+from openclaw_sessions.store.state import StateScope
 
 from . import counting, ranked, search_sql
 from .models import Hit, HitContext, SearchResult
@@ -85,12 +85,12 @@ class Scope(NamedTuple):
     session_key: str | None
 
 
-def _scope(ctx: Context, opts: SearchOptions, cfg: config.Config) -> Scope:
+def _scope(ctx: StateScope, opts: SearchOptions, cfg: config.Config) -> Scope:
     if opts.as_key is None:
         agents = ctx.agents()
         if opts.session is None:
             return Scope(agents, None, None)
-        with StoreIndex(ctx.root, ctx.agent) as index:
+        with SessionLookup(ctx.root, ctx.agent) as index:
             policy = operator_policy(ctx, cfg, index)
             session = policy.expand_id(opts.session)  # a unique prefix of a session id
             key = policy.resolve_target(session, "search")
@@ -99,7 +99,7 @@ def _scope(ctx: Context, opts: SearchOptions, cfg: config.Config) -> Scope:
         if named is not None and named not in agents:
             agents = sorted({*agents, named})
         return Scope(agents, None, target)
-    with StoreIndex(ctx.root, ctx.agent) as index:
+    with SessionLookup(ctx.root, ctx.agent) as index:
         policy = caller_policy(ctx, cfg, index, opts)
         agents = stores_in_scope(index, policy)
         if not opts.session:
@@ -108,7 +108,7 @@ def _scope(ctx: Context, opts: SearchOptions, cfg: config.Config) -> Scope:
         return Scope(agents, policy, policy.resolve_target(session, "search"))
 
 
-def _operator_target(policy: visibility.Policy, index: StoreIndex, raw: str, key: str) -> str:
+def _operator_target(policy: visibility.Policy, index: SessionLookup, raw: str, key: str) -> str:
     """The --session filter of an operator search: an unknown session is an error (exit 2),
     as everywhere; a session id stays an id, so the filter keeps to that generation (as
     stored: ids resolve in any case, the filter compares them exactly)."""
@@ -122,7 +122,7 @@ def _operator_target(policy: visibility.Policy, index: StoreIndex, raw: str, key
 
 
 def search(opts: SearchOptions) -> SearchResult:
-    ctx = Context.at(opts.state_dir, opts.agent, opts.all_agents)
+    ctx = StateScope.at(opts.state_dir, opts.agent, opts.all_agents)
     since_ms, until_ms = parse_window(opts.since, opts.until)
     validate(opts)
     literal = opts.literal or opts.as_key is not None
@@ -151,7 +151,7 @@ def search(opts: SearchOptions) -> SearchResult:
 
 
 def _absence(
-    ctx: Context,
+    ctx: StateScope,
     scope: Scope,
     plan: fts_query.QueryPlan,
     redactor: Redactor,
@@ -183,7 +183,7 @@ def _absence(
 
 
 def _run(
-    ctx: Context,
+    ctx: StateScope,
     opts: SearchOptions,
     scope: Scope,
     plan: fts_query.QueryPlan,

@@ -16,8 +16,8 @@ from openclaw_sessions.index import locks
 from openclaw_sessions.index.stale import current_failures, figures
 from openclaw_sessions.redact import Redactor
 from openclaw_sessions.store import counts, db, paths
-from openclaw_sessions.store.context import Context
 from openclaw_sessions.store.migrations import PRIMARY_TOKENIZER
+from openclaw_sessions.store.state import StateScope
 
 from .problems import known_problems, listed
 
@@ -74,7 +74,7 @@ HEALTH = ("ok", "attention", "error")
 def status(opts: StatusOptions) -> list[dict[str, Any]]:
     """The state of each agent's store and index, with a verdict and an exit code each. With
     --all-agents a store that cannot be opened is that agent's `error`, not everyone's."""
-    ctx = Context.at(opts.state_dir, opts.agent, opts.all_agents)
+    ctx = StateScope.at(opts.state_dir, opts.agent, opts.all_agents)
     redactor = ctx.redactor()
     out = []
     for agent in ctx.agents():

@@ -24,8 +24,8 @@ from openclaw_sessions import __version__, config
 from openclaw_sessions.errors import UsageError
 from openclaw_sessions.redact import build_redactor
 from openclaw_sessions.store import paths
-from openclaw_sessions.store.context import Context
 from openclaw_sessions.store.db import open_store
+from openclaw_sessions.store.state import StateScope
 
 from . import dsn as dsns
 from . import schema, sync
@@ -98,7 +98,7 @@ def config_snapshot(cfg: config.Config) -> dict[str, Any]:
 def push(opts: PushOptions) -> PushReport:
     dsn = dsns.resolve(opts.dsn)
     host = host_name(opts.host)
-    ctx = Context.at(
+    ctx = StateScope.at(
         opts.state_dir, opts.agent or paths.DEFAULT_AGENT, opts.agent is None or opts.all_agents
     )
     agents = ctx.agents()

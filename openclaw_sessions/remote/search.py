@@ -11,9 +11,9 @@ import sqlite3
 from typing import Any, NamedTuple
 
 from openclaw_sessions.errors import UsageError
+from openclaw_sessions.model.when import parse_window
 from openclaw_sessions.policy import fts_query, keys
 from openclaw_sessions.policy.cut import safe_cut
-from openclaw_sessions.policy.when import parse_window
 from openclaw_sessions.read import counting
 from openclaw_sessions.read.models import Hit, SearchResult, SessionHits
 from openclaw_sessions.read.search import AS_MAX_LIMIT, SearchOptions, validate

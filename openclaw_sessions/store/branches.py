@@ -22,8 +22,8 @@ from array import array
 from collections.abc import Iterable, Iterator
 from typing import Any
 
-from openclaw_sessions.policy import branch
-from openclaw_sessions.policy.branch import Branch, Messages
+from openclaw_sessions.model import branch
+from openclaw_sessions.model.branch import Branch, Messages
 
 from . import rawcodec
 

@@ -289,7 +289,7 @@ def is_store_failure(exc: BaseException) -> bool:
 
 def describe(exc: BaseException, redactor: TextRedactor | None = None) -> str:
     """One redacted line about a failure, for a report or the failures table."""
-    from openclaw_sessions.policy.wellformed import text
+    from openclaw_sessions.model.wellformed import text
 
     what = " ".join(f"{type(exc).__name__}: {exc}".split())[:300]
     return text(redactor.redact_text(what) if redactor is not None else what)

@@ -1,7 +1,6 @@
 """Session rows: the session store's entries (table `sessions`), the references visibility
-decides over (looked up one at a time: StoreIndex), deleting a session with its transcripts
-and index rows (remembered in a tombstone, so that import does not bring it back), and a
-transcript's lines as they were imported (`raw_lines`)."""
+decides over (looked up one at a time: SessionLookup), and a transcript's lines as they were
+imported (`raw_lines`). Deleting a session is delete.py's."""
 
 from __future__ import annotations
 
@@ -9,14 +8,11 @@ import json
 import sqlite3
 from collections.abc import Iterable, Iterator
 from pathlib import Path
-from typing import NamedTuple
 
-from openclaw_sessions.errors import NotFoundError
+from openclaw_sessions.model.when import valid_updated_at
 from openclaw_sessions.policy import keys
-from openclaw_sessions.policy.when import valid_updated_at
 
-from . import db, paths, rawcodec, tombstones
-from .context import Context
+from . import db, paths, rawcodec
 
 # meta key prefix: the stat of a session store file whose entries were last stored (import
 # skips storing them again while the file keeps it; `delete` forgets every one).
@@ -74,7 +70,7 @@ def session_ref(row: sqlite3.Row | tuple[object, ...], agent: str) -> keys.Sessi
     return keys.SessionRef(key, keys.agent_of(key) or agent, *row[1:5])
 
 
-class StoreIndex:
+class SessionLookup:
     """The session stores of a state root as a keys.SessionIndex: each question is an indexed
     lookup in each agent's store (any store may hold any key; there are a few stores). An
     older generation's session id names its key too, with no relations (as the snapshot this
@@ -85,7 +81,7 @@ class StoreIndex:
         self.agents = paths.agents_with_db(root) or [paths.check_agent_id(default_agent)]
         self._conns: dict[str, sqlite3.Connection] = {}
 
-    def __enter__(self) -> StoreIndex:
+    def __enter__(self) -> SessionLookup:
         return self
 
     def __exit__(self, *exc: object) -> None:
@@ -187,112 +183,6 @@ class StoreIndex:
         while (found := conn.execute(sql, (out[-1] if out else "",)).fetchone()[0]) is not None:
             out.append(str(found))
         return out
-
-
-def resolve_delete_target(
-    conn: sqlite3.Connection, target: str, agent: str
-) -> tuple[str, list[int]]:
-    """A key or a bare rest of a key (as keys.resolve_session_key reads those) → (that key,
-    its transcript ids); else a session id → (its key, that generation's transcript ids)."""
-    t = target.strip()
-    for key in (t.lower(), keys.scoped(t, agent)):
-        rows = conn.execute(
-            "SELECT transcript_id FROM transcripts WHERE session_key = ?", (key,)
-        ).fetchall()
-        exists = conn.execute("SELECT 1 FROM sessions WHERE session_key = ?", (key,)).fetchone()
-        if rows or exists:
-            return key, [r[0] for r in rows]
-    rows = conn.execute(
-        "SELECT transcript_id, session_key FROM transcripts WHERE session_id = ?",
-        (_id_of_prefix(conn, t),),
-    ).fetchall()
-    if rows:
-        return rows[0][1], [r[0] for r in rows if r[1] == rows[0][1]]
-    raise NotFoundError(f"Session not found: {t}", hint="see `openclaw-sessions status` or search")
-
-
-def _id_of_prefix(conn: sqlite3.Connection, target: str) -> str:
-    """The stored session id ``target`` is, or is a unique prefix of (keys.MIN_ID_PREFIX
-    characters at least); else ``target``."""
-    if (
-        len(target) < keys.MIN_ID_PREFIX
-        or conn.execute("SELECT 1 FROM transcripts WHERE session_id = ?", (target,)).fetchone()
-    ):
-        return target
-    low = target.lower()
-    found = conn.execute(
-        "SELECT DISTINCT session_id FROM transcripts WHERE session_id COLLATE NOCASE >= ?"
-        " AND session_id COLLATE NOCASE < ?",
-        (low, low + "\U0010ffff"),
-    ).fetchall()
-    ids = sorted({str(r[0]) for r in found if str(r[0]).lower().startswith(low)})
-    if len(ids) > 1:
-        raise keys.ambiguous(target, len(ids))
-    return ids[0] if ids else target
-
-
-def _whole(conn: sqlite3.Connection, target: str, key: str, tids: list[int], agent: str) -> bool:
-    """Does deleting ``target`` remove the whole session: it names the key itself (a key or
-    its bare rest), or a session id whose generation is the key's last?"""
-    t = target.strip()
-    if key in (t.lower(), keys.scoped(t, agent)):
-        return True
-    total = conn.execute("SELECT count(*) FROM transcripts WHERE session_key = ?", (key,))
-    return int(total.fetchone()[0]) <= len(tids)
-
-
-class DeleteOptions(NamedTuple):
-    """`delete`'s options, named as the CLI's parameters."""
-
-    target: str  # a session key, a bare rest of one, or a session id
-    state_dir: Path | None = None
-    agent: str = paths.DEFAULT_AGENT
-
-
-def delete_session(opts: DeleteOptions) -> dict[str, object]:
-    """Delete in one transaction what the target names, with its events and index rows: a
-    key, the session with every generation; a session id, that generation only (the key and
-    its other generations stay: a vanished transcript's id drops just that one). Deleted
-    transcripts leave tombstones, so import does not bring them back; the counts are theirs."""
-    ctx = Context.at(opts.state_dir, opts.agent)
-    agent = paths.check_agent_id(ctx.agent)
-    with db.open_store(ctx.root, agent) as conn:
-        with db.transaction(conn):
-            key, tids = resolve_delete_target(conn, opts.target, agent)
-            n_rows = sum(
-                conn.execute(
-                    "SELECT count(*) FROM index_rows WHERE transcript_id = ?", (t,)
-                ).fetchone()[0]
-                for t in tids
-            )
-            n_events = sum(
-                conn.execute(
-                    "SELECT count(*) FROM events WHERE transcript_id = ?", (t,)
-                ).fetchone()[0]
-                for t in tids
-            )
-            whole = _whole(conn, opts.target, key, tids, agent)
-            tombstones.record(conn, key, None if whole else tids)  # the next import skips it
-            for tid in tids:
-                conn.execute("DELETE FROM index_rows WHERE transcript_id = ?", (tid,))
-                conn.execute("DELETE FROM transcripts WHERE transcript_id = ?", (tid,))
-            if whole:
-                conn.execute("DELETE FROM sessions WHERE session_key = ?", (key,))
-            # The next import stores the session stores' entries again, this one included.
-            conn.execute("DELETE FROM meta WHERE key GLOB ?", (STORE_STAT + "*",))
-    return {"sessionKey": key, "transcripts": len(tids), "events": n_events, "indexRows": n_rows}
-
-
-def preview_delete(opts: DeleteOptions) -> str:
-    """What `delete` would remove, for its prompt ("agent:main:main and all its transcripts",
-    or one generation of it); nothing is written."""
-    ctx = Context.at(opts.state_dir, opts.agent)
-    agent = paths.check_agent_id(ctx.agent)
-    with db.open_store(ctx.root, agent) as conn:
-        key, tids = resolve_delete_target(conn, opts.target, agent)
-        if _whole(conn, opts.target, key, tids, agent):
-            return f"{key} and all its transcripts"
-    return f"generation {opts.target.strip()} of {key} (the key keeps its other generations)"
 
 
 def incognito_keys(conn: sqlite3.Connection) -> list[str]:

@@ -20,7 +20,7 @@ from openclaw_sessions.cli.options import (
 )
 from openclaw_sessions.errors import ExitCode, UsageError
 from openclaw_sessions.store import paths
-from openclaw_sessions.store.sessions import DeleteOptions, delete_session, preview_delete
+from openclaw_sessions.store.delete import DeleteOptions, delete_session, preview_delete
 
 EPILOG = examples("delete agent:main:discord:direct:bob --yes")
 

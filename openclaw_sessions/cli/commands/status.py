@@ -78,11 +78,11 @@ def _unusable(opts: StatusOptions, exc: OpenClawError) -> Any:
     --all-agents and no store at all, the lone verdict in the list)."""
     from openclaw_sessions.errors import StoreError
     from openclaw_sessions.read.status import unusable
-    from openclaw_sessions.store.context import Context
+    from openclaw_sessions.store.state import StateScope
 
     if opts.all_agents or not isinstance(exc, StoreError):
         message = guard.redacted(exc.message + (f" ({exc.hint})" if exc.hint else ""))
         lone = {"health": "error", "diagnostics": [{"code": exc.code, "message": message}]}
         return [lone] if opts.all_agents else lone
-    ctx = Context.at(opts.state_dir, opts.agent)
+    ctx = StateScope.at(opts.state_dir, opts.agent)
     return unusable(ctx.root, opts.agent.lower(), exc)

@@ -15,13 +15,13 @@ if TYPE_CHECKING:
     from openclaw_sessions.redact import Redactor
 
 
-class Context(NamedTuple):
+class StateScope(NamedTuple):
     root: Path
     agent: str
     all_agents: bool = False
 
     @classmethod
-    def at(cls, state_dir: Path | None, agent: str, all_agents: bool = False) -> Context:
+    def at(cls, state_dir: Path | None, agent: str, all_agents: bool = False) -> StateScope:
         """--state-dir (else $OPENCLAW_STATE_DIR, else ~/.openclaw) and --agent/--all-agents."""
         return cls(paths.state_root(state_dir), agent, all_agents)
 
