@@ -27,11 +27,6 @@ def agent() -> str | None:
     return os.environ.get("OPENCLAW_AGENT")
 
 
-def state_dir_set_empty() -> bool:
-    """$OPENCLAW_STATE_DIR is set but empty (Click's reading of that is Click's business)."""
-    return os.environ.get("OPENCLAW_STATE_DIR") == ""
-
-
 def config_path(env: Mapping[str, str] | None = None) -> Path | None:
     """$OPENCLAW_CONFIG_PATH: upstream's config file instead of <root>/openclaw.json."""
     raw = (os.environ if env is None else env).get("OPENCLAW_CONFIG_PATH", "").strip()
@@ -47,11 +42,6 @@ def defaults_file() -> tuple[Path, bool]:
         return Path(os.path.expanduser(raw)), True
     base = os.environ.get("XDG_CONFIG_HOME") or os.path.expanduser("~/.config")
     return Path(base) / "openclaw-sessions" / "config.toml", False
-
-
-def env_set(name: str) -> bool:
-    """The variable is set to a non-empty value (an option's envvar then beats the config)."""
-    return bool(os.environ.get(name))
 
 
 def busy_timeout_ms() -> int | None:

@@ -30,10 +30,6 @@ class Entry(NamedTuple):
     target_id: str | None = None
     control: dict[str, Any] | None = None  # the whole line, for `leaf` and `reset` lines
 
-    @property
-    def is_header(self) -> bool:
-        return self.type == "session"
-
 
 class LineError(ValueError):
     """A line that is not a JSON object."""

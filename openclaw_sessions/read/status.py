@@ -68,9 +68,6 @@ class StatusOptions(NamedTuple):
     problems: bool = False  # list the quarantined lines and the known import problems
 
 
-HEALTH = ("ok", "attention", "error")
-
-
 def status(opts: StatusOptions) -> list[dict[str, Any]]:
     """The state of each agent's store and index, with a verdict and an exit code each. With
     --all-agents a store that cannot be opened is that agent's `error`, not everyone's."""
