@@ -136,3 +136,25 @@ def test_follow_moves_to_the_new_transcript_after_a_reset(state: Path) -> None:
     finally:
         child.close(force=True)
     assert child.exitstatus == 130
+
+
+def test_follow_waits_for_a_transcript_the_gateway_has_not_written_yet(state: Path) -> None:
+    """A key in sessions.json whose transcript does not exist yet (a session just created):
+    --follow waits for the file the gateway will write and prints its messages when it comes."""
+    sessions = state / "agents" / "main" / "sessions"
+    write_sessions_json(sessions, {"agent:main:new": {"sessionId": "sess-new", "updatedAt": 1}})
+    run_cli("import", "--quiet")  # exit 4: the transcript is missing, the key is stored
+    child = pexpect.spawn(EXE, ["history", "agent:main:new", "--follow"], env=env(),
+                          encoding="utf-8", timeout=20, dimensions=(40, 120))  # fmt: skip
+    try:
+        child.expect_exact("no messages")
+        new = Session("sess-new")
+        new.user("is the new session followed")
+        new.write(sessions / "sess-new.jsonl")
+        child.expect_exact("is the new session followed")
+        assert child.isalive()
+        child.sendintr()
+        child.expect(pexpect.EOF)
+    finally:
+        child.close(force=True)
+    assert child.exitstatus == 130, (child.exitstatus, child.signalstatus)

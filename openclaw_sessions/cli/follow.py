@@ -1,6 +1,7 @@
 """`history KEY --follow`: like `tail -f`, the conversation as it grows.
 
-After the usual history, the session's transcript file is watched (its size and mtime, every
+After the usual history, the session's transcript file (or, for a session whose transcript the
+gateway has not written yet, the file it will write) is watched (its size and mtime, every
 half second: one stat, no read); when it changes, its sessions dir is imported through the
 normal import path (idempotent: only the appended lines are new) and the messages of the active
 branch after the last one printed are printed in history's own format. It runs until Ctrl-C
@@ -32,12 +33,15 @@ POLL_SECONDS = 0.5
 
 
 def transcript_of(opts: HistoryOptions, result: HistoryResult) -> Path | None:
-    """The file the session's shown generation was last read from (None: none stored)."""
+    """The file the session's shown generation was last read from; for a session whose
+    transcript is not written yet, where the gateway writes it (<agent>/sessions/<id>.jsonl);
+    None: the key names no session."""
     from openclaw_sessions.store.db import open_readonly
     from openclaw_sessions.store.state import StateScope
 
-    ctx = StateScope.at(opts.state_dir, opts.agent)
-    db = paths.db_path(ctx.root, _agent(opts, result))
+    root = StateScope.at(opts.state_dir, opts.agent).root
+    agent = _agent(opts, result)
+    db = paths.db_path(root, agent)
     if not db.is_file():
         return None
     conn = open_readonly(db)
@@ -47,9 +51,16 @@ def transcript_of(opts: HistoryOptions, result: HistoryResult) -> Path | None:
             " ORDER BY session_id = ? DESC, kind = 'current' DESC, transcript_id DESC LIMIT 1",
             (result.session_key, result.session_id or ""),
         ).fetchone()
+        sid = conn.execute(
+            "SELECT session_id FROM sessions WHERE session_key = ?", (result.session_key,)
+        ).fetchone()
     finally:
         conn.close()
-    return Path(row[0]) if row and row[0] else None
+    if row and row[0]:
+        return Path(row[0])
+    if sid and sid[0] and "/" not in sid[0] and sid[0] not in (".", ".."):
+        return paths.agent_dir(root, agent) / "sessions" / f"{sid[0]}.jsonl"
+    return None
 
 
 def _agent(opts: HistoryOptions, result: HistoryResult) -> str:
@@ -110,7 +121,7 @@ def follow(opts: HistoryOptions, first: HistoryResult, times: Times) -> None:
     path = transcript_of(opts, first)
     if path is None:
         raise UsageError(
-            f"no transcript stored for {first.session_key}: nothing to follow",
+            f"no session stored for {first.session_key}: nothing to follow",
             hint="import it first (openclaw-sessions import)",
         )
     agent = _agent(opts, first)
