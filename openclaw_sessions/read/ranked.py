@@ -53,7 +53,10 @@ def candidates(
             for alt in plan.branches:
                 table, expr = search_sql._driving_index(alt)
                 also, aparams = search_sql._other_index(alt, table, "rowid")
-                cands, done = search_sql._ranked(conn, table, also, [expr, *aparams], n)
+                kept, kparams = search_sql.kept_rows(filters, "rowid")  # --session's rows
+                cands, done = search_sql._ranked(
+                    conn, table, also + kept, [expr, *aparams, *kparams], n
+                )
                 exhausted = exhausted and done
                 for rowid, score in cands:
                     ranks[rowid] = min(score, ranks.get(rowid, score))

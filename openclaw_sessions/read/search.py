@@ -24,7 +24,14 @@ from openclaw_sessions.store.sessions import StoreIndex, session_ref
 
 from . import counting, ranked, search_sql
 from .models import Hit, HitContext, SearchResult
-from .scope import caller_policy, operator_policy, register, stores_in_scope, visible_sql
+from .scope import (
+    caller_policy,
+    listed_sessions,
+    operator_policy,
+    register,
+    stores_in_scope,
+    visible_sql,
+)
 
 AS_MAX_LIMIT = 25
 ORDERS = ("relevance", "recent", "upstream")
@@ -207,7 +214,13 @@ def _run(
             register(conn, agent, scope.policy)
             visible = visible_sql(scope.policy)
             filters = search_sql.Filters(
-                visible, scope.session_key, opts.role, since_ms, until_ms, agent=agent
+                visible,
+                scope.session_key,
+                opts.role,
+                since_ms,
+                until_ms,
+                agent=agent,
+                sessions=listed_sessions(conn, agent, scope.policy),
             )
             found: list[Hit] = []
             more = matched = False
@@ -244,6 +257,7 @@ def _run(
                     operator=scope.policy is None,
                     redactor=redactor,
                     matched=bool(found) or matched,
+                    sessions=filters.sessions,
                 )
     explained_or_none = {"agents": explained} if opts.explain else None
     if opts.counts or opts.sessions:
