@@ -18,6 +18,7 @@ from openclaw_sessions.errors import UsageError
 from . import recache
 
 MAX_QUERY_CHARS = 4096
+AS_MAX_LIMIT = 25  # the agent tool's largest limit (26 is an error)
 
 _CJK_CLASS = (
     "\u0e00-\u0eff"  # Thai, Lao

@@ -15,6 +15,7 @@ from openclaw_sessions import config
 from openclaw_sessions.errors import UsageError
 from openclaw_sessions.index import locks
 from openclaw_sessions.policy import fts_query, keys, visibility
+from openclaw_sessions.policy.fts_query import AS_MAX_LIMIT
 from openclaw_sessions.policy.redact import Redactor, build_redactor
 from openclaw_sessions.policy.when import parse_window
 from openclaw_sessions.store import paths
@@ -33,7 +34,6 @@ from .scope import (
     visible_sql,
 )
 
-AS_MAX_LIMIT = 25
 ORDERS = ("relevance", "recent", "upstream")
 
 
