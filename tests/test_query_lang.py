@@ -32,6 +32,28 @@ def test_operators_parse_to_fts5() -> None:
     assert b("deploy -失败").not_bigram == '"失败"'  # nothing else on that index: a filter
 
 
+def test_the_space_binds_tighter_than_or_as_in_fts5() -> None:
+    b = query_lang.build
+    assert b("a OR b c").primary == '("a" OR ("b" AND "c"))'
+    assert b("a b OR c").primary == '(("a" AND "b") OR "c")'
+    assert b("(a OR b) c").primary == '(("a" OR "b") AND "c")'
+    alts = b("a -b OR c").alternatives  # -b leaves out of its own side only
+    assert [p.primary for p in alts] == ['("a") NOT ("b")', '"c"']
+    # FTS5 itself reads our queries of plain words the same way: the same rows match
+    conn = sqlite3.connect(":memory:")
+    conn.execute(f"CREATE VIRTUAL TABLE f USING fts5(t, tokenize='{PRIMARY_TOKENIZER}')")
+    docs = ["a", "b", "c", "a b", "b c", "a c", "a b c", "d", "c d"]
+    conn.executemany("INSERT INTO f (rowid, t) VALUES (?, ?)", enumerate(docs))
+
+    def rows(expr: str) -> list[int]:
+        return [r[0] for r in conn.execute("SELECT rowid FROM f WHERE f MATCH ?", (expr,))]
+
+    for q in ("a OR b c", "a b OR c", "a OR b OR c d", "a b OR c d", "a OR b c OR d"):
+        plan = b(q).primary
+        assert plan is not None
+        assert rows(plan) == rows(q), q
+
+
 def test_words_that_are_not_operators_stay_literal() -> None:
     b = query_lang.build
     assert b("NOT x").primary == '("NOT" AND "x")'
@@ -215,7 +237,7 @@ def test_history_around_reopens_a_hit_kept_in_a_reset_archive(
 
 def test_explain_lists_alternatives_and_exclusions(tmp_path: Path, state: Path) -> None:
     _store(tmp_path)
-    doc = json_out(run_cli("search", "deploy OR 超时 -zorblax", "--json", "--explain"))
+    doc = json_out(run_cli("search", "(deploy OR 超时) -zorblax", "--json", "--explain"))
     expr = doc["explain"]["agents"]["main"]["expressions"]
     assert expr["alternatives"][0] == {"primary": '("deploy") NOT ("zorblax")', "bigram": None}
     assert expr["alternatives"][1]["excludePrimary"] == '"zorblax"'
