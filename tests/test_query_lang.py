@@ -244,3 +244,12 @@ def test_explain_lists_alternatives_and_exclusions(tmp_path: Path, state: Path) 
     # --order upstream goes with --as too (it is the order --as always has)
     r = run_cli("search", "zorblax", "--as", "agent:main:settle", "--order", "upstream")
     assert r.exit_code == 0, r.stderr
+
+
+def test_a_relaxed_query_leaves_the_minus_words_out_of_every_alternative() -> None:
+    from openclaw_sessions.read import ranked
+
+    loose = ranked.relaxed_plan(query_lang.build("alpha beta gamma -delta"))
+    assert loose is not None
+    exprs = [p.primary for p in loose.alternatives] or [loose.primary]
+    assert all(e is not None and e.endswith('NOT ("delta")') for e in exprs), exprs

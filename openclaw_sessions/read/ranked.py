@@ -133,9 +133,9 @@ def relaxed_plan(plan: fts_query.QueryPlan) -> fts_query.QueryPlan | None:
     ]
     left_out = " ".join('-"' + t.replace('"', " ") + '"' for t in _left_out(plan))
     try:
-        return query_lang.build(" OR ".join(groups) + " " + left_out)
+        return query_lang.build("(" + " OR ".join(groups) + ") " + left_out)
     except UsageError:  # too many alternatives across the scripts: any of the words
-        return query_lang.build(" OR ".join(quoted) + " " + left_out)
+        return query_lang.build("(" + " OR ".join(quoted) + ") " + left_out)
 
 
 def _left_out(plan: fts_query.QueryPlan) -> list[str]:
