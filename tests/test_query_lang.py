@@ -253,3 +253,24 @@ def test_a_relaxed_query_leaves_the_minus_words_out_of_every_alternative() -> No
     assert loose is not None
     exprs = [p.primary for p in loose.alternatives] or [loose.primary]
     assert all(e is not None and e.endswith('NOT ("delta")') for e in exprs), exprs
+
+
+def test_sessions_follow_the_chosen_order(tmp_path: Path, state: Path) -> None:
+    """--sessions and --count --by-session list sessions in the search's order: in relevance
+    order the session that settled the topic before the cron flood, as the hit list has it."""
+    _store(tmp_path)
+
+    def listed(*args: str) -> list[str]:
+        r = run_cli("search", "zorblax", "--json", *args)
+        assert r.exit_code == 0, r.stderr
+        return [s["sessionKey"] for s in json_out(r)["sessions"]]
+
+    first_hit = _keys("zorblax")[0]
+    bm25_first = _keys("zorblax", "--order", "upstream")[0]
+    assert (first_hit, bm25_first) == ("agent:main:settle", "agent:main:other")
+    for mode in (["--sessions"], ["--count", "--by-session"]):
+        assert listed(*mode)[0] == first_hit
+        assert listed(*mode, "--order", "upstream")[0] == bm25_first
+        newest = listed(*mode, "--order", "recent")
+        assert newest[0] == "agent:main:cron:job1"  # its run is the newest
+        assert sorted(listed(*mode)) == sorted(newest)  # every session, whatever the order

@@ -95,11 +95,15 @@ class Tally:
             self._found.append(_Found(hits, c.score, c.last_ts))
             self.total += c.matches
 
-    def sessions(self, order: str) -> tuple[SessionHits, ...]:
-        """The sessions with a match, in the search's order: best hit first (relevance) or
-        newest hit first (recent)."""
+    def sessions(self, order: str, ranked: list[str] | None = None) -> tuple[SessionHits, ...]:
+        """The sessions with a match, in the search's order: newest hit first (recent), else
+        best hit first (bm25, upstream's); ``ranked``: session keys in the operator's
+        relevance order (read/ranked.py), which come first, in that order."""
         if order == "recent":
             found = sorted(self._found, key=lambda f: (-f.last_ts, f.hits.session_key))
         else:
             found = sorted(self._found, key=lambda f: (-f.score, -f.last_ts, f.hits.session_key))
+        if ranked:
+            place = {key: i for i, key in enumerate(ranked)}
+            found.sort(key=lambda f: place.get(f.hits.session_key, len(place)))  # stable
         return tuple(f.hits for f in found)

@@ -87,6 +87,11 @@ class Pool:
             self.rows.append((agent, r))
             self.cands.append(rank.Cand(r[0], int(r[4]), -float(r[5]), head, size))
 
+    def session_order(self) -> list[str]:
+        """The candidates' sessions, each at its best hit's place in the operator's order."""
+        order = rank.order(self.cands, per_session=None)
+        return list(dict.fromkeys(self.cands[r.pos].key for r in order))
+
     def top(
         self,
         root: Path,

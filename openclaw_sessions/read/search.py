@@ -227,6 +227,10 @@ def _run(
             if opts.counts or opts.sessions:
                 per_session = opts.sessions or opts.by_session
                 tally.add(conn, agent, plan, filters, redactor.fingerprint, per_session=per_session)
+                if per_session and pool is not None:  # the sessions in the relevance order
+                    fp = redactor.fingerprint
+                    rows, info, _ = ranked.candidates(conn, plan, filters, fp, ranked.POOL)
+                    pool.add(agent, rows, info)
             elif pool is not None:
                 fp = redactor.fingerprint
                 rows, info, more = ranked.candidates(
@@ -268,7 +272,11 @@ def _run(
             explained_or_none,
             unindexed,
             match_count=tally.total if opts.counts else None,
-            sessions=tally.sessions(opts.order) if opts.by_session or opts.sessions else None,
+            sessions=(
+                tally.sessions(opts.order, pool.session_order() if pool is not None else None)
+                if opts.by_session or opts.sessions
+                else None
+            ),
         )
     if pool is not None:
         cap = ranked.per_session(limit, scope.session_key is not None)
