@@ -128,8 +128,8 @@ def server_argv(state: Path, caller: str = CALLER) -> list[str]:
 
 
 def narrow_caller(state: Path) -> str:
-    """A direct chat's session: under tree it sees itself and what it spawned, so each hit of
-    a common word is checked against its policy (the slow side of `--as`)."""
+    """A direct chat's session: under tree it sees itself and what it spawned, a few sessions
+    among thousands (its search keeps to their rows: read/scope.py listed_sessions)."""
     conn = bl.sqlite3.connect(f"file:{state / 'agents' / 'main' / bl.DB_NAME}?mode=ro", uri=True)
     try:
         row = conn.execute(

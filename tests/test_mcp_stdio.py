@@ -256,3 +256,20 @@ def test_as_reads_a_key_in_its_printed_escaped_form(tmp_path: Path) -> None:
     argv = [sys.executable, "-c", code, "agent:main:a\\tb"]
     r = subprocess.run(argv, env=_env(), capture_output=True, timeout=120)
     assert "AS='agent:main:a\\tb'" in r.stderr.decode(), r.stderr
+
+
+def test_start_up_imports_no_search_or_history_core() -> None:
+    """What answers `initialize` (the server, the caller's resolution) leaves the search and
+    history cores to the first tool call: start-up is the SDK's import and little more."""
+    pytest.importorskip("mcp")
+    code = (
+        "import sys\n"
+        "import openclaw_sessions.mcp.identity, openclaw_sessions.mcp.server\n"
+        "print(','.join(sorted(m for m in sys.modules if m.startswith('openclaw_sessions.'))))\n"
+    )
+    r = subprocess.run([sys.executable, "-c", code], env=_env(), capture_output=True, timeout=120)
+    assert r.returncode == 0, r.stderr
+    loaded = set(r.stdout.decode().strip().split(","))
+    assert "openclaw_sessions.mcp.server" in loaded
+    late = {"read.search", "read.history", "redact.engine", "mcp.tools", "read.explain"}
+    assert not {f"openclaw_sessions.{m}" for m in late} & loaded

@@ -32,6 +32,28 @@ def test_operators_parse_to_fts5() -> None:
     assert b("deploy -失败").not_bigram == '"失败"'  # nothing else on that index: a filter
 
 
+def test_the_space_binds_tighter_than_or_as_in_fts5() -> None:
+    b = query_lang.build
+    assert b("a OR b c").primary == '("a" OR ("b" AND "c"))'
+    assert b("a b OR c").primary == '(("a" AND "b") OR "c")'
+    assert b("(a OR b) c").primary == '(("a" OR "b") AND "c")'
+    alts = b("a -b OR c").alternatives  # -b leaves out of its own side only
+    assert [p.primary for p in alts] == ['("a") NOT ("b")', '"c"']
+    # FTS5 itself reads our queries of plain words the same way: the same rows match
+    conn = sqlite3.connect(":memory:")
+    conn.execute(f"CREATE VIRTUAL TABLE f USING fts5(t, tokenize='{PRIMARY_TOKENIZER}')")
+    docs = ["a", "b", "c", "a b", "b c", "a c", "a b c", "d", "c d"]
+    conn.executemany("INSERT INTO f (rowid, t) VALUES (?, ?)", enumerate(docs))
+
+    def rows(expr: str) -> list[int]:
+        return [r[0] for r in conn.execute("SELECT rowid FROM f WHERE f MATCH ?", (expr,))]
+
+    for q in ("a OR b c", "a b OR c", "a OR b OR c d", "a b OR c d", "a OR b c OR d"):
+        plan = b(q).primary
+        assert plan is not None
+        assert rows(plan) == rows(q), q
+
+
 def test_words_that_are_not_operators_stay_literal() -> None:
     b = query_lang.build
     assert b("NOT x").primary == '("NOT" AND "x")'
@@ -215,10 +237,40 @@ def test_history_around_reopens_a_hit_kept_in_a_reset_archive(
 
 def test_explain_lists_alternatives_and_exclusions(tmp_path: Path, state: Path) -> None:
     _store(tmp_path)
-    doc = json_out(run_cli("search", "deploy OR 超时 -zorblax", "--json", "--explain"))
+    doc = json_out(run_cli("search", "(deploy OR 超时) -zorblax", "--json", "--explain"))
     expr = doc["explain"]["agents"]["main"]["expressions"]
     assert expr["alternatives"][0] == {"primary": '("deploy") NOT ("zorblax")', "bigram": None}
     assert expr["alternatives"][1]["excludePrimary"] == '"zorblax"'
     # --order upstream goes with --as too (it is the order --as always has)
     r = run_cli("search", "zorblax", "--as", "agent:main:settle", "--order", "upstream")
     assert r.exit_code == 0, r.stderr
+
+
+def test_a_relaxed_query_leaves_the_minus_words_out_of_every_alternative() -> None:
+    from openclaw_sessions.read import ranked
+
+    loose = ranked.relaxed_plan(query_lang.build("alpha beta gamma -delta"))
+    assert loose is not None
+    exprs = [p.primary for p in loose.alternatives] or [loose.primary]
+    assert all(e is not None and e.endswith('NOT ("delta")') for e in exprs), exprs
+
+
+def test_sessions_follow_the_chosen_order(tmp_path: Path, state: Path) -> None:
+    """--sessions and --count --by-session list sessions in the search's order: in relevance
+    order the session that settled the topic before the cron flood, as the hit list has it."""
+    _store(tmp_path)
+
+    def listed(*args: str) -> list[str]:
+        r = run_cli("search", "zorblax", "--json", *args)
+        assert r.exit_code == 0, r.stderr
+        return [s["sessionKey"] for s in json_out(r)["sessions"]]
+
+    first_hit = _keys("zorblax")[0]
+    bm25_first = _keys("zorblax", "--order", "upstream")[0]
+    assert (first_hit, bm25_first) == ("agent:main:settle", "agent:main:other")
+    for mode in (["--sessions"], ["--count", "--by-session"]):
+        assert listed(*mode)[0] == first_hit
+        assert listed(*mode, "--order", "upstream")[0] == bm25_first
+        newest = listed(*mode, "--order", "recent")
+        assert newest[0] == "agent:main:cron:job1"  # its run is the newest
+        assert sorted(listed(*mode)) == sorted(newest)  # every session, whatever the order

@@ -46,7 +46,8 @@ CASES = [
     ("alpha beta1",),
     ("alpha", "--role", "user"),
     ("alpha", "--session", "rf-3"),  # filters most candidates out
-    ("alpha", "--session", "rf-0", "--limit", "40"),  # its rows rank low: k grows
+    ("alpha", "--session", "rf-0", "--limit", "30"),  # its rows only: one try
+    ("alpha", "--since", "2026-01-01T17:00:00Z", "--limit", "40"),  # few left: k grows
     ("alpha", "--since", "2026-01-01T05:00:00Z", "--limit", "5"),
     ("数据库",),
     ("数据库", "--limit", "60", "--role", "user"),
@@ -71,6 +72,8 @@ def test_growing_candidates_rank_like_ranking_every_match(
     grown = _search(*args)
     if "40" in args:  # the filter leaves too few of the first candidates: k grew
         assert len(tries) >= 2 and tries[1] > tries[0]
+    if "--session" in args:  # the full-text query keeps to the session's rows: exact at once
+        assert len(tries) == 1
     monkeypatch.setattr(search_sql, "_first_k", lambda limit: 10**9)  # every match, one try
     assert grown == _search(*args)
     if args[0] != "nomatchword":

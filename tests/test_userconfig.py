@@ -128,3 +128,39 @@ def test_import_takes_no_agent_from_the_file(store: Path, tmp_path: Path) -> Non
     proc = cli("import", "--json")
     assert proc.returncode == 0, proc.stderr
     assert cli("history", KEY, "--agent", "main", "--limit", "1").returncode == 0
+
+
+OPERATOR_DEFAULTS = """
+[search]
+relax = true
+order = "recent"
+prefix = true
+explain = true
+context = 1
+role = "assistant"
+max-bytes = 100
+limit = 50
+[history]
+full = true
+max-bytes = 0
+limit = 3
+"""
+
+
+def test_operator_defaults_never_reach_the_agent_view(store: Path, tmp_path: Path) -> None:
+    """#27: `relax = true` in the file made every `search --as` fail. Under --as the file
+    gives only what upstream's tools take (a limit, at most the tool's 25; history's limit):
+    the answer is the one the command line alone gives."""
+    as_ = ["--as", KEY, "--json"]
+    want_search = cli("search", "deploy", "--limit", "25", *as_)
+    want_history = cli("history", KEY, "--limit", "3", *as_)
+    assert want_search.returncode == want_history.returncode == 0
+    config(tmp_path, OPERATOR_DEFAULTS)
+    for extra in ([], ["--limit=+25"]):  # the fast path; `+25` hands over to Typer
+        got = cli("search", "deploy", *as_, *extra)
+        assert (got.returncode, got.stdout) == (0, want_search.stdout), got.stderr
+    assert len(json.loads(want_search.stdout)["results"]) == 24  # both roles, no context
+    got = cli("history", KEY, *as_)
+    assert (got.returncode, got.stdout) == (0, want_history.stdout), got.stderr
+    # the operator still gets the file's defaults (--explain among them)
+    assert "explain" in json.loads(cli("search", "deploy", "--json").stdout)

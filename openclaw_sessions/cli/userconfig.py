@@ -147,14 +147,42 @@ def load() -> Defaults:
     return _loaded[1]
 
 
+# The agent view (--as) is upstream's answer exactly: of the file's defaults it takes what
+# upstream's tool takes (search's limit, at most the tool's maximum; history's limit and
+# include-tools) and what says where to look, who asks and how to print. These are the
+# operator's (an order, --relax, --full, a mode, a filter): under --as they give way to the
+# built-in defaults, never making the agent's answer differ or fail.
+OPERATOR_ONLY = {
+    "search": frozenset({"all_agents", "role", "since", "until", "order", "prefix", "literal",
+                         "relax", "wait", "max_bytes", "explain", "counts", "by_session",
+                         "sessions", "context"}),
+    "history": frozenset({"full", "max_bytes"}),
+}  # fmt: skip
+
+
 def lenient(command: str, params: dict[str, Any]) -> dict[str, Any]:
-    """The file's `format` gives way to --json/--jsonl on the command line (they would
-    otherwise conflict: a config default must not make a plain option an error)."""
-    layout = load().for_command(command).get("layout")
-    if layout is not None and params.get("layout") == layout:
-        if params.get("as_json") or params.get("jsonl"):
-            return {**params, "layout": "auto"}
-    return params
+    """The file's values that give way: its `format` to --json/--jsonl on the command line
+    (they would otherwise conflict: a config default must not make a plain option an error),
+    and the operator's defaults to --as. A value equal to the file's is taken for the file's
+    (the command line cannot be told apart once parsed), so under --as an operator option
+    given again on the command line is dropped rather than refused."""
+    mine = load().for_command(command)
+    if not mine:
+        return params
+    out = dict(params)
+    layout = mine.get("layout")
+    if layout is not None and out.get("layout") == layout:
+        if out.get("as_json") or out.get("jsonl"):
+            out["layout"] = "auto"
+    if out.get("as_key") is not None:
+        for dest in OPERATOR_ONLY.get(command, ()):
+            if dest in mine and out.get(dest) == mine[dest]:
+                del out[dest]  # the options object's own default: the built-in one
+        if command == "search" and out.get("limit") == mine.get("limit"):
+            from openclaw_sessions.policy.fts_query import AS_MAX_LIMIT
+
+            out["limit"] = min(out["limit"], AS_MAX_LIMIT)
+    return out
 
 
 def default_map() -> dict[str, dict[str, Any]]:

@@ -11,8 +11,7 @@ from __future__ import annotations
 
 from typing import Any
 
-from openclaw_sessions.policy.fts_query import MAX_QUERY_CHARS
-from openclaw_sessions.read.search import AS_MAX_LIMIT
+from openclaw_sessions.policy.fts_query import AS_MAX_LIMIT, MAX_QUERY_CHARS
 
 SEARCH = "sessions_search"
 HISTORY = "sessions_history"

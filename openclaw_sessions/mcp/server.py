@@ -7,7 +7,9 @@ kind. A call runs in a worker thread (SQLite work must not stall the event loop,
 cancellations are still answered), and answers its JSON twice, as structured content and as a
 text block, plus a text block per note (why a search found nothing). While the server runs, the
 config it started with is pinned (identity.py) and stdout carries JSON-RPC only: the SDK's
-stdio transport points fd 1 at stderr for anything else, and logs go to stderr.
+stdio transport points fd 1 at stderr for anything else, and logs go to stderr. The search and
+history cores (tools.py) are imported by the first tool call, not before the server answers
+``initialize``: start-up is the SDK's import and the caller's resolution, nothing more.
 """
 
 from __future__ import annotations
@@ -17,7 +19,7 @@ import logging
 import sys
 from collections.abc import AsyncIterator
 from contextlib import asynccontextmanager
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 import anyio
 import mcp_types as types
@@ -28,8 +30,11 @@ from mcp.shared.exceptions import MCPError
 
 from openclaw_sessions import __version__, config
 
-from . import schemas, tools
+from . import schemas
 from .identity import Identity, describe
+
+if TYPE_CHECKING:
+    from .tools import Answer
 
 NAME = "openclaw-sessions"
 _READ_ONLY = {"read_only_hint": True, "destructive_hint": False, "idempotent_hint": True}
@@ -51,7 +56,7 @@ def tool_list() -> list[types.Tool]:
     ]
 
 
-def result(answer: tools.Answer) -> types.CallToolResult:
+def result(answer: Answer) -> types.CallToolResult:
     text = answer.text()
     blocks = [types.TextContent(text=text)]
     blocks += [types.TextContent(text=note) for note in answer.notes]
@@ -84,6 +89,8 @@ def build(identity: Identity) -> Server[Identity]:
         if params.name not in names:
             raise MCPError(types.INVALID_PARAMS, f"Unknown tool: {params.name[:64]!r}")
         arguments: dict[str, Any] | None = params.arguments
+        from . import tools  # the cores: the first call imports them (see the docstring)
+
         answer = await anyio.to_thread.run_sync(tools.call, identity, params.name, arguments)
         return result(answer)
 

@@ -17,6 +17,7 @@ from typing import NamedTuple
 from openclaw_sessions.errors import UsageError
 
 MAX_QUERY_CHARS = 4096
+AS_MAX_LIMIT = 25  # the agent tool's largest limit (26 is an error)
 
 _CJK_CLASS = (
     "\u0e00-\u0eff"  # Thai, Lao

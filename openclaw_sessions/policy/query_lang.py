@@ -1,8 +1,8 @@
 """The operator's query language → FTS5 plans (pure).
 
 ``"exact phrase"``, ``a OR b``, ``-word`` (leave out), ``word*`` (prefix), parentheses, and
-implicit AND between terms, as in web search (where OR binds tighter: ``a OR b c`` is
-``(a OR b) c``). Anything else is literal text, as upstream's
+implicit AND between terms, which binds tighter than OR, as in FTS5's own syntax (NOT, then
+AND, then OR): ``a OR b c`` is ``a OR (b c)``. Anything else is literal text, as upstream's
 terms are: a word that is not an operator (``NOT``, ``NEAR``, ``col:x``, ``^x``) is a phrase,
 punctuation never errors (an unbalanced parenthesis or quote closes at the end, a stray ``)``
 or a dangling ``OR`` is ignored or literal). CJK runs go to the bigram index inside every
@@ -91,29 +91,32 @@ class _Parser:
         return self.toks[self.i] if self.i < len(self.toks) else None
 
     def parse(self) -> Expr | None:
-        out = self.and_expr()
+        out = self.or_expr()
         while self.peek() is not None:  # a stray ')': skip it, go on
             self.i += 1
-            out = _join("and", [out, self.and_expr()])
+            out = _join("and", [out, self.or_expr()])
         return out
+
+    def or_expr(self) -> Expr | None:
+        """The space between terms binds tighter than OR, as in FTS5 (NOT, then AND, then
+        OR): ``a OR b c`` is ``a OR (b c)``."""
+        parts = [self.and_expr()]
+        while (t := self.peek()) is not None and t.kind == "or":
+            self.i += 1
+            parts.append(self.and_expr())
+        return _join("or", parts)
 
     def and_expr(self) -> Expr | None:
         parts: list[Expr | None] = []
         while (t := self.peek()) is not None and t.kind != "rp":
-            parts.append(self.or_term())
+            if t.kind == "or" and parts and self._operand_follows():
+                break  # an OR between two operands: or_expr's
+            parts.append(self.unary())  # a leading, trailing or doubled OR: the word itself
         return _join("and", parts)
 
-    def or_term(self) -> Expr | None:
-        """OR binds tighter than the space between terms, as in web search:
-        ``a OR b c`` is ``(a OR b) c``."""
-        parts = [self.unary()]
-        while (t := self.peek()) is not None and t.kind == "or":
-            nxt = self.toks[self.i + 1] if self.i + 1 < len(self.toks) else None
-            if nxt is None or nxt.kind in ("or", "rp"):
-                break  # trailing or doubled: the word itself, next
-            self.i += 1
-            parts.append(self.unary())
-        return _join("or", parts)
+    def _operand_follows(self) -> bool:
+        nxt = self.toks[self.i + 1] if self.i + 1 < len(self.toks) else None
+        return nxt is not None and nxt.kind not in ("or", "rp")
 
     def unary(self) -> Expr | None:
         t = self.peek()
@@ -126,7 +129,7 @@ class _Parser:
             return None if inner is None else Node("not", (inner,))
         self.i += 1
         if t.kind == "lp":
-            inner = self.and_expr()
+            inner = self.or_expr()
             if (r := self.peek()) is not None and r.kind == "rp":
                 self.i += 1
             return inner

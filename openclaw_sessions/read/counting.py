@@ -1,8 +1,8 @@
 """What `search` counts: the total of a hit list (`"total"`, or `"totalAtLeast"` when it is not
 cheap to know), `--count` (matching messages), `--count --by-session` and `--sessions` (the
 sessions with a match, like `rg -l`). Every count is one SQL statement per agent over the
-same WHERE as the hits (search_sql._matching), so it respects every filter and the caller's
-visibility exactly as the results do.
+same FROM and WHERE as the hits (search_sql._matching), so it respects every filter and the
+caller's visibility exactly as the results do.
 
 The total rule: a hit list that was not cut holds every match, so its length is the total
 (no extra work); a cut one is counted with a LIMIT, TOTAL_CAP rows for the whole search, so
@@ -17,6 +17,7 @@ from typing import NamedTuple
 
 from openclaw_sessions.errors import UsageError
 from openclaw_sessions.policy import fts_query, keys
+from openclaw_sessions.store.db import transaction
 
 from . import search_sql
 from .models import SessionHits
@@ -72,7 +73,7 @@ class Tally:
         # One budget for the whole search (every agent), and a --limit past it still counts
         # its own hits: a common word costs at most TOTAL_CAP rows, however many agents.
         cap = max(TOTAL_CAP - self.total, shown + 1)
-        n = search_sql.count_matches(conn, plan, filters, fp, cap)
+        n = count_matches(conn, plan, filters, fp, cap)
         self.total += n
         self.exact = self.exact and n < cap
 
@@ -88,18 +89,68 @@ class Tally:
     ) -> None:
         """One agent's matching messages, exactly; per session when asked."""
         if not per_session:
-            self.total += search_sql.count_matches(conn, plan, filters, fp, None)
+            self.total += count_matches(conn, plan, filters, fp, None)
             return
-        for c in search_sql.count_by_session(conn, plan, filters, fp):
+        for c in count_by_session(conn, plan, filters, fp):
             hits = SessionHits(c.session_key, keys.agent_of(c.session_key) or agent, c.matches)
             self._found.append(_Found(hits, c.score, c.last_ts))
             self.total += c.matches
 
-    def sessions(self, order: str) -> tuple[SessionHits, ...]:
-        """The sessions with a match, in the search's order: best hit first (relevance) or
-        newest hit first (recent)."""
+    def sessions(self, order: str, ranked: list[str] | None = None) -> tuple[SessionHits, ...]:
+        """The sessions with a match, in the search's order: newest hit first (recent), else
+        best hit first (bm25, upstream's); ``ranked``: session keys in the operator's
+        relevance order (read/ranked.py), which come first, in that order."""
         if order == "recent":
             found = sorted(self._found, key=lambda f: (-f.last_ts, f.hits.session_key))
         else:
             found = sorted(self._found, key=lambda f: (-f.score, -f.last_ts, f.hits.session_key))
+        if ranked:
+            place = {key: i for i, key in enumerate(ranked)}
+            found.sort(key=lambda f: place.get(f.hits.session_key, len(place)))  # stable
         return tuple(f.hits for f in found)
+
+
+def count_matches(
+    conn: sqlite3.Connection,
+    plan: fts_query.QueryPlan,
+    f: search_sql.Filters,
+    fp: str,
+    cap: int | None,
+) -> int:
+    """How many messages match, every filter applied as for the hits (one statement); at most
+    ``cap`` (None: no cap), so a total costs at most ``cap`` rows however common the word."""
+    if plan.empty:
+        return 0
+    _, body, params = search_sql._matching(plan, f, fp)
+    if cap is None:
+        return int(conn.execute(f"SELECT count(*){body}", params).fetchone()[0])
+    sql = f"SELECT count(*) FROM (SELECT 1{body} LIMIT ?)"
+    return int(conn.execute(sql, [*params, cap]).fetchone()[0])
+
+
+class SessionCount(NamedTuple):
+    """The matches of one session: how many, the best score (-bm25) and the newest time."""
+
+    session_key: str
+    matches: int
+    score: float
+    last_ts: int
+
+
+def count_by_session(
+    conn: sqlite3.Connection, plan: fts_query.QueryPlan, f: search_sql.Filters, fp: str
+) -> list[SessionCount]:
+    """Every session with a match and its matches (one statement; bm25() cannot sit in an
+    aggregate, so the matches are materialised first)."""
+    if plan.empty:
+        return []
+    score, body, params = search_sql._matching(plan, f, fp)
+    sql = (
+        f"WITH mm AS MATERIALIZED (SELECT t.session_key AS k, {score} AS score, r.ts AS ts"
+        f"{body}) SELECT k, count(*), -min(score), max(ts) FROM mm GROUP BY k"
+    )
+    with transaction(conn, write=False):
+        return [
+            SessionCount(k, n, float(score), int(ts))
+            for k, n, score, ts in conn.execute(sql, params)
+        ]

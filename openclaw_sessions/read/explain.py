@@ -21,7 +21,7 @@ from openclaw_sessions.store import rawcodec
 from openclaw_sessions.store.migrations import BIGRAM_TOKENIZER, PRIMARY_TOKENIZER
 
 from .scope import SESSION_JOIN
-from .search_sql import JOINS
+from .search_sql import JOINS, Filters, kept_rows
 
 # Messages off the index read per term to count its matches there (bounded work; above it
 # the count is a lower bound and says so).
@@ -34,13 +34,20 @@ def term_plan(term: fts_query.Term) -> fts_query.QueryPlan | None:
     return fts_query.build(term.text)
 
 
-def _occurrences(conn: sqlite3.Connection, plan: fts_query.QueryPlan, visible: str, fp: str) -> int:
+def _occurrences(
+    conn: sqlite3.Connection,
+    plan: fts_query.QueryPlan,
+    visible: str,
+    fp: str,
+    sessions: tuple[str, ...] | None,
+) -> int:
     table, expr = ("index_fts", plan.primary) if plan.primary else ("index_bigram", plan.bigram)
+    kept, params = kept_rows(Filters(sessions=sessions), f"{table}.rowid")
     sql = (
         f"SELECT count(*) FROM {table} JOIN index_rows r ON r.row_id = {table}.rowid{JOINS}"
-        f" WHERE {table} MATCH ? AND {stale.fresh()} AND {visible}"
+        f" WHERE {table} MATCH ?{kept} AND {stale.fresh()} AND {visible}"
     )
-    return int(conn.execute(sql, [expr, fp]).fetchone()[0])
+    return int(conn.execute(sql, [expr, *params, fp]).fetchone()[0])
 
 
 def _abandoned(
@@ -113,9 +120,11 @@ def explain(
     operator: bool,
     redactor: Redactor,
     matched: bool,
+    sessions: tuple[str, ...] | None = None,
 ) -> dict[str, Any]:
     """One agent's part of the explanation. ``visible``: the per-row visibility condition of
-    the caller (read/scope.py; incognito sessions are never counted in any mode)."""
+    the caller (read/scope.py; incognito sessions are never counted in any mode);
+    ``sessions``: the sessions a narrow caller sees, listed (scope.listed_sessions)."""
     fingerprint = redactor.fingerprint
     pending = pending_sessions(conn, fingerprint, visible)
     out: dict[str, Any] = {
@@ -131,7 +140,7 @@ def explain(
         if sub is None or sub.empty:
             reasons.append({"term": term.text, "reason": "no letters or digits: ignored"})
             continue
-        n = _occurrences(conn, sub, visible, fingerprint)
+        n = _occurrences(conn, sub, visible, fingerprint, sessions)
         item: dict[str, Any] = {"term": term.text, "indexedMatches": n}
         if n == 0:
             item["reason"] = "does not occur in indexed text"

@@ -53,7 +53,10 @@ def candidates(
             for alt in plan.branches:
                 table, expr = search_sql._driving_index(alt)
                 also, aparams = search_sql._other_index(alt, table, "rowid")
-                cands, done = search_sql._ranked(conn, table, also, [expr, *aparams], n)
+                kept, kparams = search_sql.kept_rows(filters, "rowid")  # --session's rows
+                cands, done = search_sql._ranked(
+                    conn, table, also + kept, [expr, *aparams, *kparams], n
+                )
                 exhausted = exhausted and done
                 for rowid, score in cands:
                     ranks[rowid] = min(score, ranks.get(rowid, score))
@@ -83,6 +86,11 @@ class Pool:
         for r, (head, size) in zip(rows, info, strict=True):
             self.rows.append((agent, r))
             self.cands.append(rank.Cand(r[0], int(r[4]), -float(r[5]), head, size))
+
+    def session_order(self) -> list[str]:
+        """The candidates' sessions, each at its best hit's place in the operator's order."""
+        order = rank.order(self.cands, per_session=None)
+        return list(dict.fromkeys(self.cands[r.pos].key for r in order))
 
     def top(
         self,
@@ -130,9 +138,9 @@ def relaxed_plan(plan: fts_query.QueryPlan) -> fts_query.QueryPlan | None:
     ]
     left_out = " ".join('-"' + t.replace('"', " ") + '"' for t in _left_out(plan))
     try:
-        return query_lang.build(" OR ".join(groups) + " " + left_out)
+        return query_lang.build("(" + " OR ".join(groups) + ") " + left_out)
     except UsageError:  # too many alternatives across the scripts: any of the words
-        return query_lang.build(" OR ".join(quoted) + " " + left_out)
+        return query_lang.build("(" + " OR ".join(quoted) + ") " + left_out)
 
 
 def _left_out(plan: fts_query.QueryPlan) -> list[str]:

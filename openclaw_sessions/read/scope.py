@@ -1,12 +1,13 @@
 """Who is asking and what they may see: the visibility policy of a caller acting as a session
 (`--as KEY`), or of the operator (no `--as`: every session but incognito ones), over the
-session stores, asked one reference at a time; the stores in which the
-caller sees anything; and the per-row predicate a query checks visibility with.
+session stores, asked one reference at a time; the stores in which the caller sees anything;
+the sessions of a store a narrow caller sees, listed; and the per-row predicate a query checks
+visibility with.
 
 Nothing here reads every session: the caller and a target resolve by indexed lookups, the
-stores in scope are found from the caller's own relations (itself, the sessions it spawned,
-parents or owns) and the agents it sees whole, and each hit of a query is checked against the
-policy as the query meets it (as upstream checks each row)."""
+stores in scope and a narrow caller's sessions are found from the caller's own relations
+(itself, the sessions it spawned, parents or owns) and the agents it sees whole, and each hit
+of a query is checked against the policy as the query meets it (as upstream checks each row)."""
 
 from __future__ import annotations
 
@@ -16,7 +17,7 @@ from typing import Protocol
 
 from openclaw_sessions import config
 from openclaw_sessions.policy import keys, visibility
-from openclaw_sessions.store import paths
+from openclaw_sessions.store import paths, sessions
 from openclaw_sessions.store.sessions import SessionLookup
 from openclaw_sessions.store.state import StateScope
 
@@ -86,6 +87,22 @@ def stores_in_scope(index: SessionLookup, policy: visibility.Policy) -> list[str
             policy.owns_unscoped(r) and policy.visible(r) for r in _candidates(index, agent, policy)
         )
     ]
+
+
+def listed_sessions(
+    conn: sqlite3.Connection, agent: str, policy: visibility.Policy | None
+) -> tuple[str, ...] | None:
+    """The sessions of agent ``agent``'s store (``conn``) that the caller may see, listed when
+    it sees no agent of that store whole: then they are its own relations (itself, what it
+    spawned, parents or owns), few, and a query keeps to their rows before it scores or joins
+    anything. None when the caller sees an agent of the store whole (or is the operator): most
+    rows are visible then, and the per-row check alone is cheaper than listing them."""
+    if policy is None or policy.caller.key is None:
+        return None
+    if policy.sees_all_of(agent) or any(map(policy.sees_all_of, sessions.agents_named(conn))):
+        return None
+    refs = sessions.related(conn, agent, policy.caller.key.strip().lower())
+    return tuple(sorted({r.key for r in refs if policy.owns_unscoped(r) and policy.visible(r)}))
 
 
 # The per-row visibility of a query's rows: t is the transcript, ss its session row. Operator

@@ -16,6 +16,7 @@ from openclaw_sessions.errors import UsageError
 from openclaw_sessions.index import locks
 from openclaw_sessions.model.when import parse_window
 from openclaw_sessions.policy import fts_query, keys, visibility
+from openclaw_sessions.policy.fts_query import AS_MAX_LIMIT
 from openclaw_sessions.redact import Redactor, build_redactor
 from openclaw_sessions.store import paths
 from openclaw_sessions.store.db import open_store
@@ -24,9 +25,15 @@ from openclaw_sessions.store.state import StateScope
 
 from . import counting, ranked, search_sql
 from .models import Hit, HitContext, SearchResult
-from .scope import caller_policy, operator_policy, register, stores_in_scope, visible_sql
+from .scope import (
+    caller_policy,
+    listed_sessions,
+    operator_policy,
+    register,
+    stores_in_scope,
+    visible_sql,
+)
 
-AS_MAX_LIMIT = 25
 ORDERS = ("relevance", "recent", "upstream")
 
 
@@ -206,13 +213,23 @@ def _run(
             register(conn, agent, scope.policy)
             visible = visible_sql(scope.policy)
             filters = search_sql.Filters(
-                visible, scope.session_key, opts.role, since_ms, until_ms, agent=agent
+                visible,
+                scope.session_key,
+                opts.role,
+                since_ms,
+                until_ms,
+                agent=agent,
+                sessions=listed_sessions(conn, agent, scope.policy),
             )
             found: list[Hit] = []
             more = matched = False
             if opts.counts or opts.sessions:
                 per_session = opts.sessions or opts.by_session
                 tally.add(conn, agent, plan, filters, redactor.fingerprint, per_session=per_session)
+                if per_session and pool is not None:  # the sessions in the relevance order
+                    fp = redactor.fingerprint
+                    rows, info, _ = ranked.candidates(conn, plan, filters, fp, ranked.POOL)
+                    pool.add(agent, rows, info)
             elif pool is not None:
                 fp = redactor.fingerprint
                 rows, info, more = ranked.candidates(
@@ -243,6 +260,7 @@ def _run(
                     operator=scope.policy is None,
                     redactor=redactor,
                     matched=bool(found) or matched,
+                    sessions=filters.sessions,
                 )
     explained_or_none = {"agents": explained} if opts.explain else None
     if opts.counts or opts.sessions:
@@ -253,7 +271,11 @@ def _run(
             explained_or_none,
             unindexed,
             match_count=tally.total if opts.counts else None,
-            sessions=tally.sessions(opts.order) if opts.by_session or opts.sessions else None,
+            sessions=(
+                tally.sessions(opts.order, pool.session_order() if pool is not None else None)
+                if opts.by_session or opts.sessions
+                else None
+            ),
         )
     if pool is not None:
         cap = ranked.per_session(limit, scope.session_key is not None)

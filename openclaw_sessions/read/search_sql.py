@@ -2,8 +2,10 @@
 
 Visibility (checked per row: read/scope.py), dirty sessions, role, time and session filters all
 sit in the WHERE clause, so a hidden or stale match never changes what the caller sees, counts or
-pages. Snippets are
-redacted again on the way out (the index holds redacted text already) and cut after that.
+pages. When the search keeps to a few sessions (a narrow caller's, or --session), the full-text
+query itself keeps to their rows: only those are scored and joined, however common the word.
+Snippets are redacted again on the way out (the index holds redacted text already) and cut after
+that.
 """
 
 from __future__ import annotations
@@ -45,6 +47,9 @@ class Filters(NamedTuple):
     # sessions.json entry in agent A's directory whose key names agent B is not A's session,
     # as upstream's search backend has it). None: no such filter.
     agent: str | None = None
+    # The sessions a narrow caller may see (scope.listed_sessions), None: not listed (the
+    # per-row check alone). The per-row check stays either way: this only narrows the work.
+    sessions: tuple[str, ...] | None = None
 
 
 def _driving_index(plan: fts_query.QueryPlan) -> tuple[str, str]:
@@ -93,6 +98,26 @@ def _other_index(plan: fts_query.QueryPlan, table: str, col: str) -> tuple[str, 
     return sql, params
 
 
+def kept_rows(f: Filters, col: str) -> tuple[str, list[Any]]:
+    """The rows of the sessions the search keeps to (the listed visible ones, the --session
+    one), as a filter on the driving table's rowid ``col``. The unary ``+`` keeps it out of
+    FTS5's plan: a probe per listed row costs far more than testing each match against the
+    list, which runs in C before a match is scored."""
+    where, params = [], list[Any]()
+    if f.sessions is not None:
+        where.append("kt.session_key IN (SELECT value FROM json_each(?))")
+        params.append(json.dumps(f.sessions))
+    if f.session is not None:
+        where.append("(kt.session_key = ? OR kt.session_id = ?)")
+        params += [f.session.lower(), f.session]
+    if not where:
+        return "", []
+    return (
+        f" AND +{col} IN (SELECT k.row_id FROM transcripts kt JOIN index_rows k"
+        f" ON k.transcript_id = kt.transcript_id WHERE {' AND '.join(where)})"
+    ), params
+
+
 # The transcript, index state and session of an index row r: what the filters of a search read.
 JOINS = (
     " JOIN transcripts t ON t.transcript_id = r.transcript_id"
@@ -111,11 +136,12 @@ def _matching(plan: fts_query.QueryPlan, f: Filters, fp: str) -> tuple[str, str,
         for alt in plan.alternatives:
             table, expr = _driving_index(alt)
             also, more = _other_index(alt, table, "rowid")
+            kept, kparams = kept_rows(f, "rowid")
             parts.append(
                 f"SELECT rowid AS rid, bm25({table}) AS score FROM {table}"
-                f" WHERE {table} MATCH ?{also}"
+                f" WHERE {table} MATCH ?{also}{kept}"
             )
-            aparams += [expr, *more]
+            aparams += [expr, *more, *kparams]
         union = " UNION ALL ".join(parts)
         body = (
             f" FROM (SELECT rid, min(score) AS score FROM ({union}) GROUP BY rid) m"
@@ -124,11 +150,12 @@ def _matching(plan: fts_query.QueryPlan, f: Filters, fp: str) -> tuple[str, str,
         return "m.score", body, [*aparams, *params]
     table, expr = _driving_index(plan)
     also, aparams = _other_index(plan, table, "r.row_id")
+    kept, kparams = kept_rows(f, f"{table}.rowid")
     body = (
         f" FROM {table} JOIN index_rows r ON r.row_id = {table}.rowid{JOINS}"
-        f" WHERE {table} MATCH ?{also} AND {' AND '.join(where)}"
+        f" WHERE {table} MATCH ?{also}{kept} AND {' AND '.join(where)}"
     )
-    return f"bm25({table})", body, [expr, *aparams, *params]
+    return f"bm25({table})", body, [expr, *aparams, *kparams, *params]
 
 
 def _recent(
@@ -180,7 +207,8 @@ def _relevant(
         for alt in plan.branches:
             table, expr = _driving_index(alt)
             also, aparams = _other_index(alt, table, "rowid")
-            cands, exhausted = _ranked(conn, table, also, [expr, *aparams], k)
+            kept, kparams = kept_rows(f, "rowid")
+            cands, exhausted = _ranked(conn, table, also + kept, [expr, *aparams, *kparams], k)
             for rowid, score in cands:
                 ranks[rowid] = min(score, ranks.get(rowid, score))
             if not exhausted:
@@ -335,45 +363,3 @@ def _marked_spans(snip: str) -> tuple[tuple[int, int], ...]:
         else:
             out_pos += 1
     return tuple(spans)
-
-
-def count_matches(
-    conn: sqlite3.Connection, plan: fts_query.QueryPlan, f: Filters, fp: str, cap: int | None
-) -> int:
-    """How many messages match, every filter applied as for the hits (one statement); at most
-    ``cap`` (None: no cap), so a total costs at most ``cap`` rows however common the word."""
-    if plan.empty:
-        return 0
-    _, body, params = _matching(plan, f, fp)
-    if cap is None:
-        return int(conn.execute(f"SELECT count(*){body}", params).fetchone()[0])
-    sql = f"SELECT count(*) FROM (SELECT 1{body} LIMIT ?)"
-    return int(conn.execute(sql, [*params, cap]).fetchone()[0])
-
-
-class SessionCount(NamedTuple):
-    """The matches of one session: how many, the best score (-bm25) and the newest time."""
-
-    session_key: str
-    matches: int
-    score: float
-    last_ts: int
-
-
-def count_by_session(
-    conn: sqlite3.Connection, plan: fts_query.QueryPlan, f: Filters, fp: str
-) -> list[SessionCount]:
-    """Every session with a match and its matches (one statement; bm25() cannot sit in an
-    aggregate, so the matches are materialised first)."""
-    if plan.empty:
-        return []
-    score, body, params = _matching(plan, f, fp)
-    sql = (
-        f"WITH mm AS MATERIALIZED (SELECT t.session_key AS k, {score} AS score, r.ts AS ts"
-        f"{body}) SELECT k, count(*), -min(score), max(ts) FROM mm GROUP BY k"
-    )
-    with transaction(conn, write=False):
-        return [
-            SessionCount(k, n, float(score), int(ts))
-            for k, n, score, ts in conn.execute(sql, params)
-        ]

@@ -14,9 +14,10 @@ from openclaw_sessions.errors import UsageError
 from openclaw_sessions.model.when import parse_window
 from openclaw_sessions.policy import fts_query, keys
 from openclaw_sessions.policy.cut import safe_cut
+from openclaw_sessions.policy.fts_query import AS_MAX_LIMIT
 from openclaw_sessions.read import counting
 from openclaw_sessions.read.models import Hit, SearchResult, SessionHits
-from openclaw_sessions.read.search import AS_MAX_LIMIT, SearchOptions, validate
+from openclaw_sessions.read.search import SearchOptions, validate
 from openclaw_sessions.read.snippets import CLOSE, OPEN, Snippets, cjk_snippet
 from openclaw_sessions.redact import Redactor, build_redactor
 from openclaw_sessions.store.migrations import PRIMARY_TOKENIZER

@@ -164,10 +164,7 @@ class SessionLookup:
     def related(self, agent: str, key: str) -> Iterator[keys.SessionRef]:
         """The sessions of one store that ``key`` is, spawned, parents or owns, one at a time
         (the caller stops at the first it needs)."""
-        conn = self.conn(agent)
-        for col in ("session_key", "spawned_by", "parent_session_key", "owner_session_key"):
-            for row in conn.execute(f"SELECT {_REF} FROM sessions WHERE {col} = ?", (key,)):
-                yield session_ref(row, agent)
+        return related(self.conn(agent), agent, key)
 
     def of_agent(self, agent: str, of: str | None) -> Iterator[keys.SessionRef]:
         """The sessions of one store whose key names agent ``of`` (None: unscoped keys), one
@@ -178,11 +175,23 @@ class SessionLookup:
 
     def agents_named(self, agent: str) -> list[str]:
         """The agents the keys of one store name, each found by an index seek."""
-        conn, out = self.conn(agent), list[str]()
-        sql = "SELECT min(agent_id) FROM sessions WHERE agent_id > ?"
-        while (found := conn.execute(sql, (out[-1] if out else "",)).fetchone()[0]) is not None:
-            out.append(str(found))
-        return out
+        return agents_named(self.conn(agent))
+
+
+def related(conn: sqlite3.Connection, agent: str, key: str) -> Iterator[keys.SessionRef]:
+    """The sessions of agent ``agent``'s store that ``key`` is, spawned, parents or owns."""
+    for col in ("session_key", "spawned_by", "parent_session_key", "owner_session_key"):
+        for row in conn.execute(f"SELECT {_REF} FROM sessions WHERE {col} = ?", (key,)):
+            yield session_ref(row, agent)
+
+
+def agents_named(conn: sqlite3.Connection) -> list[str]:
+    """The agents the keys of a store name, each found by an index seek."""
+    out = list[str]()
+    sql = "SELECT min(agent_id) FROM sessions WHERE agent_id > ?"
+    while (found := conn.execute(sql, (out[-1] if out else "",)).fetchone()[0]) is not None:
+        out.append(str(found))
+    return out
 
 
 def incognito_keys(conn: sqlite3.Connection) -> list[str]:

@@ -5,7 +5,7 @@ from typing import Annotated, Any
 
 import typer
 
-from openclaw_sessions.cli import output
+from openclaw_sessions.cli import output, userconfig
 from openclaw_sessions.cli.options import (
     OUTPUT,
     AgentOpt,
@@ -127,7 +127,7 @@ def command(
 
 
 def run(params: dict[str, Any]) -> int:
-    opts, out = split(HistoryOptions, params)
+    opts, out = split(HistoryOptions, userconfig.lenient("history", params))
     if out.follow and (out.as_json or opts.around is not None or opts.offset is not None):
         raise UsageError(
             "--follow shows the newest messages, then each new one, as text",
