@@ -162,12 +162,6 @@ def as_v6(path: Path) -> None:
 def generate_corpus(out: Path, messages: int, **kw: Any) -> dict[str, Any]:
     """bench/gen_corpus.py's corpus under ``out`` (agents, seed, cjk_ratio… as it takes
     them); its manifest."""
-    import importlib.util
+    from bench.gen_corpus import generate
 
-    path = Path(__file__).resolve().parent.parent / "bench" / "gen_corpus.py"
-    spec = importlib.util.spec_from_file_location("gen_corpus", path)
-    assert spec and spec.loader
-    mod = importlib.util.module_from_spec(spec)
-    sys.modules["gen_corpus"] = mod
-    spec.loader.exec_module(mod)
-    return mod.generate(out, messages, **kw)  # type: ignore[no-any-return]
+    return generate(out, messages, **kw)
