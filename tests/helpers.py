@@ -3,6 +3,7 @@ and that walk JSONL text lines the way import stores them."""
 
 from __future__ import annotations
 
+import json
 import os
 import sqlite3
 import subprocess
@@ -10,6 +11,8 @@ import sys
 from collections.abc import Iterable
 from pathlib import Path
 from typing import Any
+
+from conftest import Session
 
 from openclaw_sessions.policy import transcript, tree
 from openclaw_sessions.policy.transcript import Entry
@@ -165,3 +168,45 @@ def generate_corpus(out: Path, messages: int, **kw: Any) -> dict[str, Any]:
     from bench.gen_corpus import generate
 
     return generate(out, messages, **kw)
+
+
+def expected_ids(s: Session, *, tools: bool = False) -> list[str]:
+    """The active branch's message ids, computed from the file independently of the store."""
+    entries = parse_entries([json.dumps(x) for x in s.lines])
+    by_seq = {e.seq: e for e in entries}
+    out = []
+    for seq in active_seqs(entries):
+        e = by_seq[seq]
+        if e.type == "message" and (tools or e.role not in ("toolResult", "tool")):
+            out.append(e.entry_id or "")
+    return out
+
+
+def branchy(n_turns: int = 40, sid: str = "s1") -> Session:
+    """Turns with tool results, regenerations, a rewind and an abandoned branch."""
+    s = Session(sid)
+    for i in range(n_turns):
+        u = s.user(f"question {i}")
+        s.assistant(f"first try {i}")
+        if i % 5 == 0:  # regeneration: a second assistant child of the same user message
+            s.assistant(f"regenerated {i}", parent=u)
+        s.tool(f"tool output {i}")
+        if i % 7 == 3:  # rewind: an abandoned excursion, then continue from before it
+            fork = s.leaf
+            s.user(f"abandoned {i}")
+            s.assistant(f"abandoned reply {i}")
+            s.navigate(fork)
+    return s
+
+
+def typer_complete(line: str, shell: str = "zsh") -> str:
+    """What the app's Typer completion answers for ``line`` in ``shell``."""
+    from typer.testing import CliRunner
+
+    from openclaw_sessions.cli.app import app
+
+    env = {"_OPENCLAW_SESSIONS_COMPLETE": f"complete_{shell}", "_TYPER_COMPLETE_ARGS": line,
+           "_TYPER_COMPLETE_FISH_ACTION": "get-args"}  # fmt: skip
+    result = CliRunner().invoke(app, [], env=env, prog_name="openclaw-sessions")
+    assert result.exit_code == 0, result.output
+    return result.stdout

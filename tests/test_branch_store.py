@@ -11,8 +11,7 @@ from pathlib import Path
 from typing import Any
 
 from conftest import Session, json_out, run_cli, write_store
-from helpers import db_file, query
-from test_history import branchy, expected_ids
+from helpers import branchy, db_file, expected_ids, query
 
 from openclaw_sessions.policy import branch
 from openclaw_sessions.store import branches

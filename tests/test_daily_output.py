@@ -307,13 +307,13 @@ def test_search_usage_shows_query() -> None:
     ],
 )
 def test_option_values_complete(line: str, want: list[str]) -> None:
-    from test_docs import typer_complete
+    from helpers import typer_complete
 
     assert sorted(typer_complete(f"openclaw-sessions {line}", "fish").split()) == want
 
 
 def test_agent_ids_complete_from_the_state_root(store: Path) -> None:
-    from test_docs import typer_complete
+    from helpers import typer_complete
 
     got = typer_complete(f"openclaw-sessions search x --state-dir {store} --agent ", "fish")
     assert got.split() == ["main"]

@@ -21,6 +21,7 @@ from typing import Any
 import pytest
 import typer
 from conftest import REPO, Session, run_cli, write_store
+from helpers import typer_complete
 
 from openclaw_sessions.cli.app import app
 from openclaw_sessions.cli.completion import complete_session_key
@@ -340,16 +341,6 @@ def test_zsh_first_tab_completes_from_fpath(tmp_path: Path, on_path: dict[str, s
 
 
 # --- session keys from the store ---------------------------------------------------------
-
-
-def typer_complete(line: str, shell: str = "zsh") -> str:
-    from typer.testing import CliRunner
-
-    env = {"_OPENCLAW_SESSIONS_COMPLETE": f"complete_{shell}", "_TYPER_COMPLETE_ARGS": line,
-           "_TYPER_COMPLETE_FISH_ACTION": "get-args"}  # fmt: skip
-    result = CliRunner().invoke(app, [], env=env, prog_name=PROG)
-    assert result.exit_code == 0, result.output
-    return result.stdout
 
 
 def test_session_keys_complete_through_typer(store: Path) -> None:

@@ -9,7 +9,7 @@ from typing import Any
 
 import pytest
 from conftest import Session, json_out, run_cli, write_store
-from helpers import active_seqs, parse_entries, query
+from helpers import active_seqs, branchy, expected_ids, parse_entries, query
 
 from openclaw_sessions.policy import sanitize
 from openclaw_sessions.policy.when import to_epoch_ms
@@ -57,35 +57,6 @@ def all_pages(key: str, *extra: str, limit: int | None = None) -> list[str]:
         assert out["nextOffset"] > offset
         offset = out["nextOffset"]
     return [i for page in reversed(pages) for i in page]
-
-
-def expected_ids(s: Session, *, tools: bool = False) -> list[str]:
-    """The active branch's message ids, computed from the file independently of the store."""
-    entries = parse_entries([json.dumps(x) for x in s.lines])
-    tree = {e.seq: e for e in entries}
-    out = []
-    for seq in active_seqs(entries):
-        e = tree[seq]
-        if e.type == "message" and (tools or e.role not in ("toolResult", "tool")):
-            out.append(e.entry_id or "")
-    return out
-
-
-def branchy(n_turns: int = 40, sid: str = "s1") -> Session:
-    """Turns with tool results, regenerations, a rewind and an abandoned branch."""
-    s = Session(sid)
-    for i in range(n_turns):
-        u = s.user(f"question {i}")
-        s.assistant(f"first try {i}")
-        if i % 5 == 0:  # regeneration: a second assistant child of the same user message
-            s.assistant(f"regenerated {i}", parent=u)
-        s.tool(f"tool output {i}")
-        if i % 7 == 3:  # rewind: an abandoned excursion, then continue from before it
-            fork = s.leaf
-            s.user(f"abandoned {i}")
-            s.assistant(f"abandoned reply {i}")
-            s.navigate(fork)
-    return s
 
 
 # ---------------------------------------------------------------------------------------------

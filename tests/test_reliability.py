@@ -135,7 +135,7 @@ def test_kill_reindex_at_random_points_then_rerun(tmp_path: Path, seed: int, mod
 def test_planning_in_a_second_process_gives_the_same_index(tmp_path: Path) -> None:
     """Rewinds, regenerations, tool results, CJK, several agents' worth of small and large
     transcripts: the same rows, the same stored branches, whichever process plans."""
-    from test_history import branchy
+    from helpers import branchy
 
     big(tmp_path / "src", 6, 700)  # large: written alone, in batches
     for i in range(12):  # small: written in groups
