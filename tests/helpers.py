@@ -210,3 +210,61 @@ def typer_complete(line: str, shell: str = "zsh") -> str:
     result = CliRunner().invoke(app, [], env=env, prog_name="openclaw-sessions")
     assert result.exit_code == 0, result.output
     return result.stdout
+
+
+# The CLI in a child process that stops at a known point of its work: the ``nth`` time
+# ``module.name`` returns, it writes GATE_LINE to stderr and blocks reading its stdin (a pipe
+# the test holds open) until a signal ends it. A kill or Ctrl-C test then signals a process
+# known to be mid-work, inside whatever transaction that call left open, instead of racing it.
+_GATED = """
+import importlib, sys
+module, name, nth = sys.argv[1], sys.argv[2], int(sys.argv[3])
+del sys.argv[1:4]
+mod = importlib.import_module(module)
+real, calls = getattr(mod, name), [0]
+def gated(*args, **kwargs):
+    out = real(*args, **kwargs)
+    calls[0] += 1
+    if calls[0] == nth:
+        sys.stderr.write(%r)
+        sys.stderr.flush()
+        sys.stdin.buffer.read()
+    return out
+setattr(mod, name, gated)
+from openclaw_sessions.cli.main import main
+sys.argv[0] = "openclaw-sessions"
+main()
+"""
+GATE_LINE = "gate: blocked mid-work\n"
+
+
+def gated_cli(
+    state: Path, gate: tuple[str, str, int], *args: str, **env_extra: str
+) -> subprocess.Popen[bytes]:
+    """Start ``openclaw-sessions ARGS`` on ``state`` and return once it is blocked at ``gate``
+    (module, function name, nth call); fail if it ends before getting there."""
+    module, name, nth = gate
+    env = {**os.environ, "OPENCLAW_STATE_DIR": str(state), **env_extra}
+    proc = subprocess.Popen(
+        [sys.executable, "-c", _GATED % GATE_LINE, module, name, str(nth), *args],
+        env=env,
+        cwd=Path(__file__).resolve().parent.parent,
+        stdin=subprocess.PIPE,
+        stdout=subprocess.DEVNULL,
+        stderr=subprocess.PIPE,
+    )
+    assert proc.stderr is not None
+    line = proc.stderr.readline()
+    if line != GATE_LINE.encode():
+        proc.kill()
+        rest = proc.communicate()[1]
+        raise AssertionError(f"never reached {gate}: {(line + rest).decode(errors='replace')}")
+    assert proc.poll() is None  # blocked at the gate: a signal sent now lands on it
+    return proc
+
+
+def killed_by(proc: subprocess.Popen[bytes], sig: int) -> bytes:
+    """Send ``sig`` to a process blocked at its gate and wait: the rest of its stderr."""
+    proc.send_signal(sig)
+    _out, err = proc.communicate(timeout=60)
+    return err
