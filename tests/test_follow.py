@@ -131,6 +131,7 @@ def test_follow_moves_to_the_new_transcript_after_a_reset(state: Path) -> None:
             fresh.assistant("and a reply in the new generation")
             f.write(json.dumps(fresh.lines[-1]) + "\n")
         child.expect_exact("and a reply in the new generation")
+        assert child.isalive()  # still following: the signal lands on a running process
         child.sendintr()
         child.expect(pexpect.EOF)
     finally:
