@@ -10,8 +10,6 @@ from pathlib import Path
 import pytest
 from conftest import Session, json_out, run_cli, write_store
 
-from openclaw_sessions.policy import keys
-
 SESSIONS = {  # key: (session id, spawnedBy)
     "agent:main:one": ("abcd1234-aaaa", None),
     "agent:main:two": ("abcd5678-bbbb", None),
@@ -80,7 +78,6 @@ def test_a_whole_id_and_a_key_win_over_a_prefix(store: Path) -> None:
 def test_fewer_than_four_characters_is_no_prefix(store: Path) -> None:
     code, err = history("ffe")
     assert code == 2 and isinstance(err, str) and "Session not found: ffe" in err
-    assert keys.MIN_ID_PREFIX == 4
 
 
 def test_as_resolves_only_among_visible_sessions(store: Path) -> None:
