@@ -7,9 +7,8 @@ import json
 from pathlib import Path
 
 import pytest
-
-from tests.conftest import Session, write_store
-from tests.helpers import installed
+from conftest import Session, write_store
+from helpers import installed
 
 UPSTREAM_HIT = ["sessionKey", "timestamp", "role", "snippet", "score", "sessionId", "messageId"]
 

@@ -9,9 +9,9 @@ from pathlib import Path
 from typing import Any
 
 import pytest
+from conftest import Session, write_store
 
 from tests import remote_env as env
-from tests.conftest import Session, write_store
 
 SHARED = "fleetshared"
 PLANTS_A = ["zanzibarquux", "quokkafleet", SHARED]
@@ -119,7 +119,7 @@ def test_limit_cuts_and_totals(fleet: dict[str, Any]) -> None:
 
 
 def _callers(state: Path) -> list[str]:
-    from tests.helpers import query
+    from helpers import query
 
     keys = [k for (k,) in query(state, "SELECT session_key FROM sessions ORDER BY session_key")]
     subs = [k for k in keys if ":subagent:" in k][:2]

@@ -10,9 +10,9 @@ from pathlib import Path
 from typing import Any
 
 import pytest
+from conftest import Session, write_store
 
 from tests import remote_env as env
-from tests.conftest import Session, write_store
 
 
 def _state(tmp_path: Path) -> tuple[Path, Session]:
@@ -196,7 +196,7 @@ def test_the_readme_fleet_commands_run(tmp_path: Path, monkeypatch: pytest.Monke
     import re
     import shlex
 
-    from tests.conftest import REPO
+    from conftest import REPO
 
     readme = (REPO / "README.md").read_text("utf-8")
     section = readme.split("## Fleet", 1)[1].split("\n## ", 1)[0]
