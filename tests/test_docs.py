@@ -280,6 +280,7 @@ def test_bash_completes_options(on_path: dict[str, str]) -> None:
     assert "--yes" in bash_complete(f"{PROG} delete --", on_path)
 
 
+@pytest.mark.slow
 def test_bash_completes_session_keys_with_colons(store: Path, on_path: dict[str, str]) -> None:
     # bash replaces only the text after the last ':', so the replies omit what precedes it
     assert bash_complete(f"{PROG} delete agent:main:d", on_path) == ["discord:direct:bob"]
@@ -307,6 +308,7 @@ def test_interactive_bash_tab_completes_a_session_key(store: Path, on_path: dict
         child.close(force=True)
 
 
+@pytest.mark.slow
 @pytest.mark.skipif(shutil.which("fish") is None, reason="fish is not installed")
 def test_fish_completes_commands_options_and_keys(store: Path, on_path: dict[str, str]) -> None:
     def complete(line: str) -> list[str]:

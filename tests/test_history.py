@@ -63,6 +63,7 @@ def all_pages(key: str, *extra: str, limit: int | None = None) -> list[str]:
 # Paging
 
 
+@pytest.mark.slow
 @pytest.mark.parametrize("limit", [1, 7, 50, None])
 @pytest.mark.parametrize("tools", [False, True])
 def test_paging_covers_every_active_message_exactly_once(
@@ -99,6 +100,7 @@ def test_default_page_is_the_newest_200_oldest_first(tmp_path: Path) -> None:
     assert code == 1 and out["messages"] == [] and out["hasMore"] is False
 
 
+@pytest.mark.slow
 def test_abandoned_branches_never_appear(tmp_path: Path) -> None:
     s = branchy(20)
     load(tmp_path / "src", {"agent:main:main": s})
@@ -464,6 +466,7 @@ def _status(r: Any) -> tuple[str | None, str | None]:
     return out["status"], out["error"].replace("search", "history")
 
 
+@pytest.mark.slow
 def test_visibility_denials_match_search(tmp_path: Path) -> None:
     _world(tmp_path / "src")
     targets = [
@@ -517,6 +520,7 @@ def test_off_a_terminal_text_is_printed_as_stored(tmp_path: Path) -> None:
 # Real transcripts
 
 
+@pytest.mark.slow
 def test_real_corpus(corpus: Path, tmp_path: Path) -> None:
     files = sorted(p for p in corpus.rglob("*.jsonl*") if not p.name.endswith(".lock"))
     assert files

@@ -124,6 +124,7 @@ def test_history_session_id_takes_a_prefix(store: Path) -> None:
     assert code == 2 and "not a generation" in str(err)
 
 
+@pytest.mark.slow
 def test_delete_takes_a_prefix(store: Path) -> None:
     r = run_cli("delete", "abcd", "--yes")
     assert r.exit_code == 2 and "3 sessions match" in r.stderr

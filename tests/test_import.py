@@ -9,6 +9,7 @@ import subprocess
 import sys
 from pathlib import Path
 
+import pytest
 from conftest import REPO, Session, json_out, run_cli, write_store
 from helpers import db_file, events_dump, gated_cli, integrity, killed_by, query
 
@@ -196,6 +197,7 @@ def test_unreferenced_reset_and_archives(tmp_path: Path, state: Path) -> None:
     assert rep2["sessionsImported"] == 2
 
 
+@pytest.mark.slow
 def test_corpus_every_line_stored_and_reproduced(corpus: Path, state: Path) -> None:
     r = run_cli("import", str(corpus), "--include-archives", "--json")
     assert r.exit_code in (0, 4), r.output
@@ -219,6 +221,7 @@ def test_corpus_every_line_stored_and_reproduced(corpus: Path, state: Path) -> N
     assert again["eventsStored"] == 0
 
 
+@pytest.mark.slow
 def test_interrupted_import_then_rerun_equals_clean(tmp_path: Path) -> None:
     src = tmp_path / "src"
     d = _sessions(src)

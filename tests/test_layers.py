@@ -137,6 +137,7 @@ def allowed(importer: str, imported: str) -> bool:
     return theirs == mine or RANK[theirs] < RANK[mine]
 
 
+@pytest.mark.slow
 @pytest.mark.parametrize("module", sorted(MODULES))
 def test_imports_point_down_the_order(module: str) -> None:
     for name, line in imports(module):
@@ -144,6 +145,7 @@ def test_imports_point_down_the_order(module: str) -> None:
             assert allowed(module, name), f"{module}:{line} imports {name}"
 
 
+@pytest.mark.slow
 def test_no_import_cycles() -> None:
     assert not cycles(graph())
 

@@ -51,6 +51,7 @@ def test_too_many_alternatives_is_a_usage_error() -> None:
         query_lang.build(q)
 
 
+@pytest.mark.slow
 @settings(max_examples=300, deadline=None)
 @given(st.text(alphabet=st.sampled_from('ab 数据-"()*OR NT:^\\'), min_size=1, max_size=40))
 def test_no_query_raises_an_fts_error(q: str) -> None:

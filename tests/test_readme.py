@@ -53,6 +53,7 @@ def demo_env(tmp_path: Path) -> dict[str, str]:
     return env
 
 
+@pytest.mark.slow
 @pytest.mark.parametrize("cmd", readme_commands())
 def test_readme_command_runs(cmd: str, demo_env: dict[str, str]) -> None:
     for tool in ("jq", "fzf"):  # the fzf recipe's preview has its own test, below
@@ -90,6 +91,7 @@ def readme_searches() -> list[object]:
     return out
 
 
+@pytest.mark.slow
 @pytest.mark.parametrize("cmd", readme_searches())
 def test_readme_search_finds_something(cmd: str, demo_env: dict[str, str]) -> None:
     """Every search the README shows finds hits in the sample (exit 0, output printed)."""
@@ -121,6 +123,7 @@ def test_the_plain_line_the_readme_shows_is_what_search_prints(demo_env: dict[st
     ), (shown[1], r.stdout)
 
 
+@pytest.mark.slow
 def test_fzf_recipe_previews_the_conversation_around_a_hit(demo_env: dict[str, str]) -> None:
     """What fzf would do with the README's recipe: split a plain search line at its tabs and
     run the --preview command with {1} and {2} filled in, as fzf quotes them."""
@@ -141,6 +144,7 @@ def test_fzf_recipe_previews_the_conversation_around_a_hit(demo_env: dict[str, s
     assert len(marked) == 1 and first[1] in marked[0] and "\x1b[" in marked[0]  # coloured
 
 
+@pytest.mark.slow
 @pytest.mark.skipif(shutil.which("jq") is None, reason="jq is not installed")
 @pytest.mark.parametrize(
     "marker, check",

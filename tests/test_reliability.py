@@ -67,6 +67,7 @@ PUBLISH_GATE = "openclaw_sessions.index.reconcile", "_publish"
 ROWS_GATE = "openclaw_sessions.index.index_rows", "insert_rows", 1
 
 
+@pytest.mark.slow
 @pytest.mark.parametrize("seed", range(4))
 def test_kill_import_at_random_points_then_rerun(tmp_path: Path, seed: int) -> None:
     import random
@@ -110,6 +111,7 @@ def no_process_left(marker: str) -> bool:
 WORKER = {"OPENCLAW_SESSIONS_PLAN_WORKER": "1"}
 
 
+@pytest.mark.slow
 @pytest.mark.parametrize(
     ("seed", "mode"), [(0, "fg"), (1, "fg"), (2, "bg"), (3, "bg"), (4, "worker"), (5, "worker")]
 )
@@ -141,6 +143,7 @@ def test_kill_reindex_at_random_points_then_rerun(tmp_path: Path, seed: int, mod
     integrity(state)
 
 
+@pytest.mark.slow
 def test_planning_in_a_second_process_gives_the_same_index(tmp_path: Path) -> None:
     """Rewinds, regenerations, tool results, CJK, several agents' worth of small and large
     transcripts: the same rows, the same stored branches, whichever process plans."""
@@ -175,6 +178,7 @@ def _recorded_plan(conn: sqlite3.Connection, tid: int, redactor: object) -> obje
 _real_plan: Any = None
 
 
+@pytest.mark.slow
 def test_the_pool_plans_and_this_process_writes(
     tmp_path: Path, monkeypatch: pytest.MonkeyPatch
 ) -> None:
@@ -199,6 +203,7 @@ def test_the_pool_plans_and_this_process_writes(
     integrity(state)
 
 
+@pytest.mark.slow
 @pytest.mark.parametrize("worker", [False, True])
 def test_sigint_during_reindex_exits_130_and_rerun_finishes(tmp_path: Path, worker: bool) -> None:
     import uuid
@@ -303,6 +308,7 @@ def test_read_only_media_search_works(tmp_path: Path) -> None:
         subprocess.run(["umount", "-l", str(mnt)], check=False)
 
 
+@pytest.mark.slow
 @pytest.mark.parametrize("damage", ["garbage", "truncated", "newer", "foreign"])
 def test_broken_databases_exit_3(tmp_path: Path, damage: str) -> None:
     small(tmp_path / "src")
@@ -478,6 +484,7 @@ def test_huge_line_and_large_session(tmp_path: Path, state: Path) -> None:
     assert run_cli("search", "message 49999", "--json").exit_code == 0
 
 
+@pytest.mark.slow
 def test_concurrent_imports_of_the_same_source_never_duplicate(tmp_path: Path, state: Path) -> None:
     big(tmp_path / "src", 10, 200)
     procs = [cli_proc(state, "import", str(tmp_path / "src"), "--quiet") for _ in range(3)]

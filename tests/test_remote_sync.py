@@ -191,6 +191,7 @@ def test_push_of_one_agent_keeps_the_others(tmp_path: Path) -> None:
     assert _central_rows(target) == everything["upserted"]
 
 
+@pytest.mark.slow
 def test_the_readme_fleet_commands_run(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
     """The README's fleet section, each DSN pointed at the test server."""
     import re

@@ -202,6 +202,7 @@ def test_delete_refuses_to_prompt_without_a_terminal(tmp_path: Path) -> None:
     assert r.exit_code == 2 and "refusing to prompt" in r.stderr
 
 
+@pytest.mark.slow
 @pytest.mark.parametrize(
     "q",
     [
@@ -331,6 +332,7 @@ def bulk(root: Path, sessions: int = 12, msgs: int = 300) -> int:
     return sessions * msgs
 
 
+@pytest.mark.slow
 def test_concurrent_reindex_runs_never_duplicate(tmp_path: Path, state: Path) -> None:
     total = bulk(tmp_path / "src")
     run_cli("import", str(tmp_path / "src"))
@@ -342,6 +344,7 @@ def test_concurrent_reindex_runs_never_duplicate(tmp_path: Path, state: Path) ->
     integrity(state)
 
 
+@pytest.mark.slow
 def test_killed_reconciler_is_taken_over(tmp_path: Path, state: Path) -> None:
     total = bulk(tmp_path / "src", 20, 300)
     run_cli("import", str(tmp_path / "src"))
@@ -384,6 +387,7 @@ def test_reset_generations_stay_searchable(tmp_path: Path) -> None:
     assert (a["results"][0]["sessionId"], b["results"][0]["sessionId"]) == ("gen-old", "gen-new")
 
 
+@pytest.mark.slow
 def test_searches_answer_while_reindex_writes(tmp_path: Path, state: Path) -> None:
     bulk(tmp_path / "src", 10, 300)
     run_cli("import", str(tmp_path / "src"), "--reindex")
