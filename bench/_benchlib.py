@@ -9,7 +9,6 @@ from __future__ import annotations
 import argparse
 import atexit
 import cProfile
-import importlib.util
 import io
 import json
 import os
@@ -26,6 +25,8 @@ from collections.abc import Callable, Iterable, Sequence
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
+
+from bench import gen_corpus
 
 BENCH_DIR = Path(__file__).resolve().parent
 REPO = BENCH_DIR.parent
@@ -165,14 +166,6 @@ def mb(n: float) -> float:
 # --------------------------------------------------------------------------------------------
 
 
-def _load_gen() -> Any:
-    spec = importlib.util.spec_from_file_location("gen_corpus", BENCH_DIR / "gen_corpus.py")
-    assert spec and spec.loader
-    mod = importlib.util.module_from_spec(spec)
-    spec.loader.exec_module(mod)
-    return mod
-
-
 def _outside_repo(p: Path) -> Path:
     r = p.expanduser().resolve()
     if r == REPO or REPO in r.parents:
@@ -264,7 +257,7 @@ def corpus(
     if out:
         out.log(f"generating {messages:,} messages (cjk {cjk_ratio:g}) into {path} ...")
     t0 = time.perf_counter()
-    m = _load_gen().generate(
+    m = gen_corpus.generate(
         path,
         messages,
         agents=agents,

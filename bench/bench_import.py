@@ -27,8 +27,8 @@ import time
 from pathlib import Path
 from typing import Any
 
-sys.path.insert(0, str(Path(__file__).resolve().parent))
-import _benchlib as bl  # noqa: E402
+sys.path.insert(0, str(Path(__file__).resolve().parents[1]))  # run as a script
+from bench import _benchlib as bl  # noqa: E402
 
 TARGET_RATIO = 1.5
 TARGET_RSS_MB = 150.0

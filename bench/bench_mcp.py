@@ -32,8 +32,9 @@ import time
 from pathlib import Path
 from typing import Any
 
-sys.path.insert(0, str(Path(__file__).resolve().parent))
-import _benchlib as bl  # noqa: E402
+sys.path.insert(0, str(Path(__file__).resolve().parents[1]))  # run as a script
+from bench import _benchlib as bl  # noqa: E402
+from bench import gen_corpus  # noqa: E402
 
 CALLER = "agent:main:main"
 TARGET_WARM = 1 / 3
@@ -106,7 +107,7 @@ def store(args: argparse.Namespace, out: bl.Out) -> Path:
     else:
         path = bl.scratch("ocs-mcp-")
     out.log(f"generating {args.sessions:,} sessions, {args.messages:,} messages ...")
-    bl._load_gen().generate(
+    gen_corpus.generate(
         path / "corpus",
         args.messages,
         agents=1,

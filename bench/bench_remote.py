@@ -29,8 +29,9 @@ import time
 from pathlib import Path
 from typing import Any
 
-sys.path.insert(0, str(Path(__file__).resolve().parent))
-import _benchlib as B  # noqa: E402
+sys.path.insert(0, str(Path(__file__).resolve().parents[1]))  # run as a script
+from bench import _benchlib as B  # noqa: E402
+from bench import gen_corpus  # noqa: E402
 
 QUERIES = ["deploy", "migration timeout", "the", "数据", "Ärger", "rollback window"]
 
@@ -65,7 +66,7 @@ def _corpus(keep: Path | None, messages: int, sessions: int, agents: int, out: B
     path = (keep / name) if keep else B.scratch("ocs-corpus-")
     if not (path / "manifest.json").is_file():
         out.log(f"generating {messages:,} messages in {sessions:,} sessions into {path} ...")
-        B._load_gen().generate(
+        gen_corpus.generate(
             path, messages, agents=agents, plant=list(B.PLANT),
             sessions_per_agent=max(1, sessions // agents) if sessions > 0 else None, force=True,
         )  # fmt: skip

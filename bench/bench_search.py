@@ -33,8 +33,8 @@ import time
 from pathlib import Path
 from typing import Any
 
-sys.path.insert(0, str(Path(__file__).resolve().parent))
-import _benchlib as bl  # noqa: E402
+sys.path.insert(0, str(Path(__file__).resolve().parents[1]))  # run as a script
+from bench import _benchlib as bl  # noqa: E402
 
 TARGET_FLOOR = 1.5
 TARGET_NOOP_REINDEX = 2.0

@@ -38,7 +38,6 @@ tests/test_judged.py runs the check in CI. Stdlib and openclaw_sessions only.
 from __future__ import annotations
 
 import argparse
-import importlib.util
 import json
 import math
 import os
@@ -51,6 +50,9 @@ from collections.abc import Callable, Iterator
 from datetime import UTC, datetime
 from pathlib import Path
 from typing import Any
+
+sys.path.insert(0, str(Path(__file__).resolve().parents[1]))  # run as a script
+from bench import gen_corpus  # noqa: E402
 
 HERE = Path(__file__).resolve().parent
 REPO = HERE.parent
@@ -172,18 +174,9 @@ def _chatter(rng: random.Random, n: int, cjk: bool) -> list[tuple[str, str]]:
     ]
 
 
-def _gen_module() -> Any:
-    spec = importlib.util.spec_from_file_location("gen_corpus", HERE / "gen_corpus.py")
-    assert spec and spec.loader
-    mod = importlib.util.module_from_spec(spec)
-    sys.modules["gen_corpus"] = mod
-    spec.loader.exec_module(mod)
-    return mod
-
-
 def build(root: Path, background: int = 1500) -> list[dict[str, Any]]:
     """Write the state directory under ``root`` and return the queries with their qrels."""
-    _gen_module().generate(root, background, agents=1, seed=27, cjk_ratio=0.3, force=True)
+    gen_corpus.generate(root, background, agents=1, seed=27, cjk_ratio=0.3, force=True)
     sdir = root / "agents" / "main" / "sessions"
     store = json.loads((sdir / "sessions.json").read_text("utf-8"))
     w = _Writer(sdir)
@@ -521,5 +514,4 @@ def main(argv: list[str] | None = None) -> int:
 
 
 if __name__ == "__main__":
-    sys.path.insert(0, str(REPO))
     raise SystemExit(main())

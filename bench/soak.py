@@ -42,8 +42,8 @@ from datetime import UTC, datetime
 from pathlib import Path
 from typing import Any
 
-sys.path.insert(0, str(Path(__file__).resolve().parent))
-import _benchlib as bl  # noqa: E402
+sys.path.insert(0, str(Path(__file__).resolve().parents[1]))  # run as a script
+from bench import _benchlib as bl  # noqa: E402
 
 TIMEOUT = 300.0
 QUERIES = ("deploy", "root cause", "数据库", "服务", "invoice")

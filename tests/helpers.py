@@ -3,6 +3,7 @@ and that walk JSONL text lines the way import stores them."""
 
 from __future__ import annotations
 
+import json
 import os
 import sqlite3
 import subprocess
@@ -11,9 +12,11 @@ from collections.abc import Iterable
 from pathlib import Path
 from typing import Any
 
-from openclaw_sessions.model import transcript, tree
+from conftest import Session
+
+from openclaw_sessions.model import branch, transcript, tree
 from openclaw_sessions.model.transcript import Entry
-from openclaw_sessions.store import db, rawcodec
+from openclaw_sessions.store import branches, db, rawcodec
 
 
 def db_file(state: Path, agent: str = "main") -> Path:
@@ -162,12 +165,116 @@ def as_v6(path: Path) -> None:
 def generate_corpus(out: Path, messages: int, **kw: Any) -> dict[str, Any]:
     """bench/gen_corpus.py's corpus under ``out`` (agents, seed, cjk_ratio… as it takes
     them); its manifest."""
-    import importlib.util
+    from bench.gen_corpus import generate
 
-    path = Path(__file__).resolve().parent.parent / "bench" / "gen_corpus.py"
-    spec = importlib.util.spec_from_file_location("gen_corpus", path)
-    assert spec and spec.loader
-    mod = importlib.util.module_from_spec(spec)
-    sys.modules["gen_corpus"] = mod
-    spec.loader.exec_module(mod)
-    return mod.generate(out, messages, **kw)  # type: ignore[no-any-return]
+    return generate(out, messages, **kw)
+
+
+def expected_ids(s: Session, *, tools: bool = False) -> list[str]:
+    """The active branch's message ids, computed from the file independently of the store."""
+    entries = parse_entries([json.dumps(x) for x in s.lines])
+    by_seq = {e.seq: e for e in entries}
+    out = []
+    for seq in active_seqs(entries):
+        e = by_seq[seq]
+        if e.type == "message" and (tools or e.role not in ("toolResult", "tool")):
+            out.append(e.entry_id or "")
+    return out
+
+
+def branchy(n_turns: int = 40, sid: str = "s1") -> Session:
+    """Turns with tool results, regenerations, a rewind and an abandoned branch."""
+    s = Session(sid)
+    for i in range(n_turns):
+        u = s.user(f"question {i}")
+        s.assistant(f"first try {i}")
+        if i % 5 == 0:  # regeneration: a second assistant child of the same user message
+            s.assistant(f"regenerated {i}", parent=u)
+        s.tool(f"tool output {i}")
+        if i % 7 == 3:  # rewind: an abandoned excursion, then continue from before it
+            fork = s.leaf
+            s.user(f"abandoned {i}")
+            s.assistant(f"abandoned reply {i}")
+            s.navigate(fork)
+    return s
+
+
+def typer_complete(line: str, shell: str = "zsh") -> str:
+    """What the app's Typer completion answers for ``line`` in ``shell``."""
+    from typer.testing import CliRunner
+
+    from openclaw_sessions.cli.app import app
+
+    env = {"_OPENCLAW_SESSIONS_COMPLETE": f"complete_{shell}", "_TYPER_COMPLETE_ARGS": line,
+           "_TYPER_COMPLETE_FISH_ACTION": "get-args"}  # fmt: skip
+    result = CliRunner().invoke(app, [], env=env, prog_name="openclaw-sessions")
+    assert result.exit_code == 0, result.output
+    return result.stdout
+
+
+# The CLI in a child process that stops at a known point of its work: the ``nth`` time
+# ``module.name`` returns, it writes GATE_LINE to stderr and blocks reading its stdin (a pipe
+# the test holds open) until a signal ends it. A kill or Ctrl-C test then signals a process
+# known to be mid-work, inside whatever transaction that call left open, instead of racing it.
+_GATED = """
+import importlib, sys
+module, name, nth = sys.argv[1], sys.argv[2], int(sys.argv[3])
+del sys.argv[1:4]
+mod = importlib.import_module(module)
+real, calls = getattr(mod, name), [0]
+def gated(*args, **kwargs):
+    out = real(*args, **kwargs)
+    calls[0] += 1
+    if calls[0] == nth:
+        sys.stderr.write(%r)
+        sys.stderr.flush()
+        sys.stdin.buffer.read()
+    return out
+setattr(mod, name, gated)
+from openclaw_sessions.cli.main import main
+sys.argv[0] = "openclaw-sessions"
+main()
+"""
+GATE_LINE = "gate: blocked mid-work\n"
+
+
+def gated_cli(
+    state: Path, gate: tuple[str, str, int], *args: str, **env_extra: str
+) -> subprocess.Popen[bytes]:
+    """Start ``openclaw-sessions ARGS`` on ``state`` and return once it is blocked at ``gate``
+    (module, function name, nth call); fail if it ends before getting there."""
+    module, name, nth = gate
+    env = {**os.environ, "OPENCLAW_STATE_DIR": str(state), **env_extra}
+    proc = subprocess.Popen(
+        [sys.executable, "-c", _GATED % GATE_LINE, module, name, str(nth), *args],
+        env=env,
+        cwd=Path(__file__).resolve().parent.parent,
+        stdin=subprocess.PIPE,
+        stdout=subprocess.DEVNULL,
+        stderr=subprocess.PIPE,
+    )
+    assert proc.stderr is not None
+    line = proc.stderr.readline()
+    if line != GATE_LINE.encode():
+        proc.kill()
+        rest = proc.communicate()[1]
+        raise AssertionError(f"never reached {gate}: {(line + rest).decode(errors='replace')}")
+    assert proc.poll() is None  # blocked at the gate: a signal sent now lands on it
+    return proc
+
+
+def killed_by(proc: subprocess.Popen[bytes], sig: int) -> bytes:
+    """Send ``sig`` to a process blocked at its gate and wait: the rest of its stderr."""
+    proc.send_signal(sig)
+    _out, err = proc.communicate(timeout=60)
+    return err
+
+
+def cached_and_walked(state: Path) -> list[tuple[branch.Branch | None, branch.Branch]]:
+    """Each transcript's cached active branch (None: not cached) and the one walked again."""
+    conn = sqlite3.connect(db_file(state))
+    try:
+        tids = [r[0] for r in conn.execute("SELECT transcript_id FROM transcripts ORDER BY 1")]
+        return [(branches.load_cached(conn, t), branches.walk_transcript(conn, t)) for t in tids]
+    finally:
+        conn.close()

@@ -14,9 +14,8 @@ from pathlib import Path
 from typing import Any
 
 import pytest
-
-from tests.conftest import run_cli
-from tests.helpers import generate_corpus
+from conftest import run_cli
+from helpers import generate_corpus
 
 _SERVER: dict[str, Any] = {}
 

@@ -7,9 +7,8 @@ import json
 from pathlib import Path
 
 import pytest
-
-from tests.conftest import Session, write_sessions_json
-from tests.helpers import installed
+from conftest import Session, write_sessions_json
+from helpers import installed
 
 UPSTREAM_HIT = ["sessionKey", "timestamp", "role", "snippet", "score", "sessionId", "messageId"]
 
@@ -40,6 +39,7 @@ def _keys(state: Path, *args: str) -> list[str]:
     return sorted(h["sessionKey"] for h in json.loads(r.stdout)["results"])
 
 
+@pytest.mark.slow
 def test_the_agent_view_is_upstreams_result_shape(two_agents: Path) -> None:
     r = installed("search", "zebra", "--json", "--as", "main", state=two_agents)
     doc = json.loads(r.stdout)
@@ -59,6 +59,7 @@ def test_the_agent_view_is_upstreams_result_shape(two_agents: Path) -> None:
     assert [json.loads(x)["agentId"] for x in r.stdout.splitlines()] == ["ops"]
 
 
+@pytest.mark.slow
 def test_an_agents_search_keeps_to_its_own_namespace(two_agents: Path) -> None:
     assert _keys(two_agents) == ["agent:main:main"]
     assert _keys(two_agents, "--all-agents") == ["agent:main:main", "agent:ops:main"]
@@ -72,6 +73,7 @@ def test_an_agents_search_keeps_to_its_own_namespace(two_agents: Path) -> None:
     assert _keys(two_agents, "--session", "agent:ops:stray") == ["agent:ops:stray"]
 
 
+@pytest.mark.slow
 def test_a_full_key_names_its_agent(two_agents: Path) -> None:
     assert _keys(two_agents, "--session", "agent:ops:main") == ["agent:ops:main"]
     assert _keys(two_agents, "--session", "o1") == ["agent:ops:main"]  # an id of ops's
@@ -83,6 +85,7 @@ def test_a_full_key_names_its_agent(two_agents: Path) -> None:
     assert r.returncode == 0 and "zebra in ops" in r.stdout
 
 
+@pytest.mark.slow
 def test_the_operator_gets_what_limit_asks_for(state: Path) -> None:
     """The 32 KiB cap is the agent tool's: operator output is cut by --limit alone."""
     s = Session("big")

@@ -10,11 +10,10 @@ from contextlib import contextmanager
 from pathlib import Path
 from typing import Any
 
+import pytest
 from conftest import Session, json_out, run_cli, write_sessions_json
-from helpers import db_file, query
-from test_history import branchy, expected_ids
+from helpers import branchy, cached_and_walked, db_file, expected_ids, query
 
-from openclaw_sessions.model import branch
 from openclaw_sessions.store import branches
 
 
@@ -29,12 +28,6 @@ def store_conn(state: Path) -> Iterator[sqlite3.Connection]:
         yield conn
     finally:
         conn.close()
-
-
-def cached_and_walked(state: Path) -> list[tuple[branch.Branch | None, branch.Branch]]:
-    with store_conn(state) as conn:
-        tids = [r[0] for r in conn.execute("SELECT transcript_id FROM transcripts ORDER BY 1")]
-        return [(branches.load_cached(conn, t), branches.walk_transcript(conn, t)) for t in tids]
 
 
 def history_ids(*args: str) -> list[str]:
@@ -96,6 +89,7 @@ def test_a_rewind_leaves_it_behind_until_the_next_reindex(tmp_path: Path, state:
     assert cached == walked and history_ids("main") == expected_ids(s)
 
 
+@pytest.mark.slow
 def test_an_append_reusing_an_id_on_the_path_is_not_an_extension(
     tmp_path: Path, state: Path
 ) -> None:
@@ -121,6 +115,7 @@ def bad_columns() -> bytes:
     return marshal.dumps((branches.FORMAT, b"\0" * 16, ["a"], [None], b"\0\0", b"", []))
 
 
+@pytest.mark.slow
 def test_a_damaged_or_foreign_copy_falls_back_to_the_walk(tmp_path: Path, state: Path) -> None:
     s = branchy(12)
     setup(tmp_path, s)
@@ -140,6 +135,7 @@ def test_delete_takes_it_with_the_transcript(tmp_path: Path, state: Path) -> Non
     assert query(state, "SELECT count(*) FROM branches") == [(0,)]
 
 
+@pytest.mark.slow
 def test_real_corpus_history_is_the_same_with_and_without_it(corpus: Path, state: Path) -> None:
     files = sorted(p for p in corpus.rglob("*.jsonl*") if not p.name.endswith(".lock"))
     assert run_cli("import", *map(str, files), "--reindex", "--quiet").exit_code in (0, 4)

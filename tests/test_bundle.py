@@ -115,6 +115,7 @@ def round_trip(state: Path, tmp_path: Path, *, extra: tuple[str, ...] = ()) -> d
     return before
 
 
+@pytest.mark.slow
 def test_a_generated_store_round_trips_with_resets_and_spawned_sessions(
     state: Path, tmp_path: Path
 ) -> None:
@@ -156,6 +157,7 @@ def test_a_generated_store_round_trips_with_resets_and_spawned_sessions(
     assert (there / "agents").is_dir()
 
 
+@pytest.mark.slow
 def test_the_real_corpus_round_trips(corpus: Path, state: Path, tmp_path: Path) -> None:
     dirs = sorted(
         {p.parent for p in corpus.rglob("*") if p.is_file() and ".jsonl" in p.name}
@@ -204,6 +206,7 @@ def _reset_key(tmp_path: Path) -> Path:
     return d
 
 
+@pytest.mark.slow
 def test_the_example_in_help_writes_a_private_directory_never_one_file(tmp_path: Path) -> None:
     """`export KEY --format jsonl --all-generations -o backup-dir/`: a directory (created,
     0700), one file per transcript, and the key's entry in sessions.json (0600)."""
@@ -430,6 +433,7 @@ def test_the_bundle_policy_follows_no_path_and_rescopes_only_its_own_agents() ->
     assert bundle.rescope_key("global", "work", {"main"}) == "global"
 
 
+@pytest.mark.slow
 def test_exports_at_once_into_one_directory_all_land(tmp_path: Path) -> None:
     """Real processes racing for one bundle's sessions.json: the read-merge-write holds a lock
     on the directory, so no entry is lost."""

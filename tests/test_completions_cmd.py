@@ -72,6 +72,7 @@ def test_bash_eval_line_completes_a_key_with_colons(store: Path) -> None:
         child.close(force=True)
 
 
+@pytest.mark.slow
 @pytest.mark.skipif(shutil.which("zsh") is None, reason="zsh is not installed")
 def test_zsh_eval_line_completes_a_key_with_colons(store: Path, tmp_path: Path) -> None:
     pexpect = pytest.importorskip("pexpect")
@@ -93,6 +94,7 @@ def test_zsh_eval_line_completes_a_key_with_colons(store: Path, tmp_path: Path) 
         child.close(force=True)
 
 
+@pytest.mark.slow
 @pytest.mark.skipif(shutil.which("fish") is None, reason="fish is not installed")
 def test_fish_source_line_completes_a_key_with_colons(store: Path) -> None:
     script = (

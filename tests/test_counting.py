@@ -76,6 +76,7 @@ FILTERS = [
 ]
 
 
+@pytest.mark.slow
 @pytest.mark.parametrize("args", FILTERS)
 def test_counts_agree_with_the_full_result_list(store: Path, args: list[str]) -> None:
     hits = everything(*args)
@@ -98,6 +99,7 @@ def test_counts_agree_with_the_full_result_list(store: Path, args: list[str]) ->
     assert r.returncode == (0 if per else 1)
 
 
+@pytest.mark.slow
 def test_sessions_follow_the_order_of_the_search(store: Path) -> None:
     def listed(*args: str) -> list[str]:
         return installed("search", "common", "-l", *args, state=store).stdout.splitlines()
@@ -109,6 +111,7 @@ def test_sessions_follow_the_order_of_the_search(store: Path) -> None:
     assert [json.loads(x)["sessionKey"] for x in lines] == listed()
 
 
+@pytest.mark.slow
 def test_nothing_found_counts_zero_and_exits_1(store: Path) -> None:
     r = installed("search", "zzznothing", "--count", state=store)
     assert (r.returncode, r.stdout) == (1, "0\n")
@@ -116,6 +119,7 @@ def test_nothing_found_counts_zero_and_exits_1(store: Path) -> None:
     assert (r.returncode, json.loads(r.stdout)) == (1, {"sessions": []})
 
 
+@pytest.mark.slow
 @pytest.mark.parametrize(
     ("args", "message"),
     [
@@ -133,6 +137,7 @@ def test_modes_that_do_not_combine_are_usage_errors(
     assert r.returncode == 2 and message in r.stderr and r.stderr.count("\n") == 1, r.stderr
 
 
+@pytest.mark.slow
 def test_total_is_exact_when_cheap_and_the_hint_names_what_cut(store: Path) -> None:
     full = len(everything())
     r = installed("search", "common", "--json", "-n", "3", state=store)
@@ -147,6 +152,7 @@ def test_total_is_exact_when_cheap_and_the_hint_names_what_cut(store: Path) -> N
     assert doc["total"] == full and "truncated" not in doc
 
 
+@pytest.mark.slow
 def test_total_of_a_common_word_is_a_bounded_lower_bound(tmp_path: Path, state: Path) -> None:
     src = tmp_path / "src"
     s = Session("big")
@@ -187,6 +193,7 @@ def _steps(state: Path, cap: int | None) -> int:
     return ticks[0]
 
 
+@pytest.mark.slow
 def test_a_capped_total_reads_no_more_rows_when_the_store_grows(
     tmp_path: Path, state: Path
 ) -> None:
@@ -208,6 +215,7 @@ def test_a_capped_total_reads_no_more_rows_when_the_store_grows(
     assert full_big >= full_small * 3  # 10,000 matches against 2,000
 
 
+@pytest.mark.slow
 def test_context_is_the_history_window_around_each_hit(store: Path) -> None:
     r = installed("search", "rarewordneighbour", "--json", "-C", "2", state=store)
     (hit,) = json.loads(r.stdout)["results"]
@@ -237,6 +245,7 @@ def test_context_with_as_stays_inside_the_32_kib_cap(store: Path) -> None:
     assert size <= 32768 and doc["results"] and all("context" in h for h in doc["results"])
 
 
+@pytest.mark.slow
 def test_json_shapes_match_the_shipped_schema(store: Path) -> None:
     from importlib import resources
 

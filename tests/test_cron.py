@@ -40,6 +40,7 @@ def _state_roots() -> list[Path]:
     return sorted({p.parent for p in CORPUS.rglob("agents") if p.is_dir()})
 
 
+@pytest.mark.slow
 @pytest.mark.skipif(not _state_roots(), reason="../shared/corpus/real is not present")
 @pytest.mark.parametrize("root", _state_roots(), ids=lambda p: str(p.relative_to(CORPUS)))
 def test_the_readme_cron_line_is_silent_on_its_second_run(root: Path, tmp_path: Path) -> None:
@@ -78,6 +79,7 @@ def _import(state: Path, *args: str) -> subprocess.CompletedProcess[str]:
     return installed("import", *args, state=state)
 
 
+@pytest.mark.slow
 def test_known_problems_are_counted_not_repeated(tmp_path: Path) -> None:
     state = tmp_path / "state"
     src = state / "agents" / "main" / "sessions"
@@ -136,6 +138,7 @@ def test_a_dry_run_remembers_nothing_and_a_source_run_forgets_only_what_it_read(
     assert _import(state, "--quiet").returncode == 0
 
 
+@pytest.mark.slow
 def test_status_keeps_the_full_list_with_file_and_line(tmp_path: Path) -> None:
     state = tmp_path / "state"
     src = state / "agents" / "main" / "sessions"

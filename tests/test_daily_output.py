@@ -101,6 +101,7 @@ def test_format_table_and_plain_force_the_layout(store: Path) -> None:
     assert both.returncode == 2 and both.stderr.count("\n") == 1
 
 
+@pytest.mark.slow
 def test_color_always_highlights_matches_in_plain_lines(store: Path) -> None:
     r = piped(store, "search", "deploy", "--session", KEY, "--color", "always", NO_COLOR="1")
     assert r.returncode == 0 and f"{MATCH_ON}deploy\x1b[0m" in r.stdout
@@ -150,6 +151,7 @@ def test_matches_count_code_points_past_astral_characters(tmp_path: Path) -> Non
 # --- a reader that goes away -----------------------------------------------------------------
 
 
+@pytest.mark.slow
 @pytest.mark.parametrize(
     "command",
     [
@@ -185,6 +187,7 @@ def test_history_off_a_terminal_is_the_text_as_stored(store: Path) -> None:
     assert "first line\nthe deploy\tfailed\nthird line" in r.stdout
 
 
+@pytest.mark.slow
 @pytest.mark.parametrize("cols", [40, 80, 200])
 def test_history_on_a_terminal_renders_markdown_and_keeps_targets(store: Path, cols: int) -> None:
     out = in_pty(store, ["history", KEY, "--no-pager"], cols=cols)
@@ -196,6 +199,7 @@ def test_history_on_a_terminal_renders_markdown_and_keeps_targets(store: Path, c
     assert max(len(ln) for ln in flat.splitlines()) <= cols
 
 
+@pytest.mark.slow
 @pytest.mark.parametrize("cols", [40, 80, 200])
 def test_search_fits_the_terminal(store: Path, cols: int) -> None:
     """A table from 70 columns on; below, one block per hit (key and id, time and role,
@@ -209,6 +213,7 @@ def test_search_fits_the_terminal(store: Path, cols: int) -> None:
         assert KEY in out and "00000003" in out
 
 
+@pytest.mark.slow
 @pytest.mark.parametrize("cols", [40, 80, 200])
 def test_status_fits_the_terminal_and_never_folds_an_agent(tmp_path: Path, cols: int) -> None:
     """Columns go from the right before an agent name would wrap onto a second line."""
@@ -226,6 +231,7 @@ def test_status_fits_the_terminal_and_never_folds_an_agent(tmp_path: Path, cols:
     assert ("size" in rows[0]) == (cols >= 100) and ("messages" in rows[0]), out
 
 
+@pytest.mark.slow
 def test_long_history_goes_through_the_pager(store: Path, tmp_path: Path) -> None:
     seen, page = tmp_path / "less.txt", tmp_path / "page.txt"
     pager = f'printf %s "$LESS" > {seen}; cat > {page}'
@@ -248,6 +254,7 @@ def test_long_history_goes_through_the_pager(store: Path, tmp_path: Path) -> Non
 # --- times -----------------------------------------------------------------------------------
 
 
+@pytest.mark.slow
 def test_times_are_local_with_the_zone_or_utc_or_relative(store: Path) -> None:
     paris = piped(store, "history", KEY, TZ="Europe/Paris").stdout
     assert "2026-01-05 09:00 CET" in paris
@@ -307,13 +314,13 @@ def test_search_usage_shows_query() -> None:
     ],
 )
 def test_option_values_complete(line: str, want: list[str]) -> None:
-    from test_docs import typer_complete
+    from helpers import typer_complete
 
     assert sorted(typer_complete(f"openclaw-sessions {line}", "fish").split()) == want
 
 
 def test_agent_ids_complete_from_the_state_root(store: Path) -> None:
-    from test_docs import typer_complete
+    from helpers import typer_complete
 
     got = typer_complete(f"openclaw-sessions search x --state-dir {store} --agent ", "fish")
     assert got.split() == ["main"]

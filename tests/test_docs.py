@@ -21,6 +21,7 @@ from typing import Any
 import pytest
 import typer
 from conftest import REPO, Session, run_cli, write_sessions_json
+from helpers import typer_complete
 
 from openclaw_sessions.cli.app import app
 from openclaw_sessions.cli.completion import complete_session_key
@@ -279,6 +280,7 @@ def test_bash_completes_options(on_path: dict[str, str]) -> None:
     assert "--yes" in bash_complete(f"{PROG} delete --", on_path)
 
 
+@pytest.mark.slow
 def test_bash_completes_session_keys_with_colons(store: Path, on_path: dict[str, str]) -> None:
     # bash replaces only the text after the last ':', so the replies omit what precedes it
     assert bash_complete(f"{PROG} delete agent:main:d", on_path) == ["discord:direct:bob"]
@@ -306,6 +308,7 @@ def test_interactive_bash_tab_completes_a_session_key(store: Path, on_path: dict
         child.close(force=True)
 
 
+@pytest.mark.slow
 @pytest.mark.skipif(shutil.which("fish") is None, reason="fish is not installed")
 def test_fish_completes_commands_options_and_keys(store: Path, on_path: dict[str, str]) -> None:
     def complete(line: str) -> list[str]:
@@ -340,16 +343,6 @@ def test_zsh_first_tab_completes_from_fpath(tmp_path: Path, on_path: dict[str, s
 
 
 # --- session keys from the store ---------------------------------------------------------
-
-
-def typer_complete(line: str, shell: str = "zsh") -> str:
-    from typer.testing import CliRunner
-
-    env = {"_OPENCLAW_SESSIONS_COMPLETE": f"complete_{shell}", "_TYPER_COMPLETE_ARGS": line,
-           "_TYPER_COMPLETE_FISH_ACTION": "get-args"}  # fmt: skip
-    result = CliRunner().invoke(app, [], env=env, prog_name=PROG)
-    assert result.exit_code == 0, result.output
-    return result.stdout
 
 
 def test_session_keys_complete_through_typer(store: Path) -> None:

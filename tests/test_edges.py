@@ -32,6 +32,7 @@ def one_error_line(stderr: str) -> str:
     return lines[0]
 
 
+@pytest.mark.slow
 def test_import_agent_imports_only_that_agent(tmp_path: Path) -> None:
     root = tmp_path / "state"
     shutil.copytree(SAMPLE, root)
@@ -59,6 +60,7 @@ def test_import_agent_without_a_sessions_dir_says_where_it_looked(tmp_path: Path
     )
 
 
+@pytest.mark.slow
 def test_missing_and_empty_state_roots_say_where_they_looked(tmp_path: Path) -> None:
     missing, empty = tmp_path / "missing", tmp_path / "empty"
     empty.mkdir()
@@ -82,6 +84,7 @@ def test_missing_and_empty_state_roots_say_where_they_looked(tmp_path: Path) -> 
     assert "state root by default (neither --state-dir nor $OPENCLAW_STATE_DIR" in r.stderr
 
 
+@pytest.mark.slow
 @pytest.mark.parametrize(
     "args",
     [
@@ -103,6 +106,7 @@ def test_an_unknown_session_is_exit_2_everywhere(sample: Path, args: list[str]) 
         assert json.loads(r.stdout)["status"] == "error"
 
 
+@pytest.mark.slow
 def test_a_session_filter_keeps_working_for_keys_aliases_and_ids(sample: Path) -> None:
     def keys_of(*args: str) -> set[str]:
         r = installed("search", "deploy", "--json", *args, state=sample)
@@ -120,11 +124,13 @@ def test_a_session_filter_keeps_working_for_keys_aliases_and_ids(sample: Path) -
     assert keys_of("--session", sid.upper()) == {"agent:main:main"}
 
 
+@pytest.mark.slow
 def test_not_found_points_to_the_sessions_command(sample: Path) -> None:
     r = installed("history", "nope", state=sample)
     assert "`openclaw-sessions sessions`" in one_error_line(r.stderr)
 
 
+@pytest.mark.slow
 def test_since_after_until_is_exit_2(sample: Path) -> None:
     for cmd in (["search", "deploy"], ["sessions"]):
         r = installed(*cmd, "--since", "2026-02-01", "--until", "2026-01-01", state=sample)
@@ -134,6 +140,7 @@ def test_since_after_until_is_exit_2(sample: Path) -> None:
         assert r.returncode == 2, (cmd, r.stderr)
 
 
+@pytest.mark.slow
 def test_usage_errors_are_one_error_line_with_a_hint(sample: Path) -> None:
     for args in (["search"], ["search", "x", "--limit", "abc"], ["search", "x", "--bogus"],
                  ["sessions", "--limit", "x"], ["status", "--bogus"]):  # fmt: skip
@@ -142,6 +149,7 @@ def test_usage_errors_are_one_error_line_with_a_hint(sample: Path) -> None:
         assert "(hint: see `openclaw-sessions " in one_error_line(r.stderr), args
 
 
+@pytest.mark.slow
 def test_indexing_messages_name_cli_commands_json_keeps_upstreams_text(tmp_path: Path) -> None:
     root = tmp_path / "state"
     shutil.copytree(SAMPLE, root)
@@ -155,6 +163,7 @@ def test_indexing_messages_name_cli_commands_json_keeps_upstreams_text(tmp_path:
     assert "Retry sessions_search shortly." in warning  # upstream's contract text, unchanged
 
 
+@pytest.mark.slow
 def test_a_bad_visibility_setting_only_stops_as(sample: Path) -> None:
     (sample / "openclaw.json").write_text("{tools: {sessions: {visibility: 'banana'}}}")
     assert installed("search", "deploy", state=sample).returncode == 0

@@ -9,12 +9,11 @@ import json
 import os
 import subprocess
 import sys
-import tomllib
 from pathlib import Path
 from typing import Any
 
 import pytest
-from conftest import REPO, Session, run_cli, write_sessions_json
+from conftest import Session, run_cli, write_sessions_json
 
 from openclaw_sessions.cli import main
 
@@ -26,12 +25,6 @@ HUGE = "99999999999999999999"
 @pytest.fixture(scope="module")
 def store(sample_store: Path) -> Path:
     return sample_store
-
-
-def test_console_script_and_module_use_the_entry_point() -> None:
-    meta = tomllib.loads((REPO / "pyproject.toml").read_text("utf-8"))
-    assert meta["project"]["scripts"]["openclaw-sessions"] == "openclaw_sessions.cli.main:main"
-    assert "from .cli.main import main" in (REPO / "openclaw_sessions" / "__main__.py").read_text()
 
 
 def test_collector_is_on_while_the_command_runs_and_after(

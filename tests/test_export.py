@@ -12,6 +12,7 @@ import sys
 from pathlib import Path
 from typing import Any
 
+import pytest
 from conftest import Session, json_out, run_cli, write_sessions_json
 from helpers import generate_corpus, query
 
@@ -55,6 +56,7 @@ def exported_files(state: Path, agent: str, out: Path) -> dict[str, Path]:
 # --- the jsonl round trip --------------------------------------------------------------------
 
 
+@pytest.mark.slow
 def test_jsonl_round_trip_is_byte_exact_on_the_real_corpus(
     corpus: Path, state: Path, tmp_path: Path
 ) -> None:
@@ -78,6 +80,7 @@ def _gen_corpus(out: Path, messages: int) -> Path:
     return out
 
 
+@pytest.mark.slow
 def test_jsonl_round_trip_is_byte_exact_on_a_generated_corpus(state: Path, tmp_path: Path) -> None:
     """Every file of bench/gen_corpus.py's corpus, reset archives included (the older
     generations of their keys, exported with --all-generations), under its own name."""
@@ -126,6 +129,7 @@ HOSTILE = (
 )
 
 
+@pytest.mark.slow
 def test_jsonl_gives_back_quarantined_and_blank_lines_in_place(state: Path, tmp_path: Path) -> None:
     path = sdir(tmp_path / "src") / "h1.jsonl"
     path.parent.mkdir(parents=True)
@@ -381,6 +385,7 @@ def test_raw_lines_of_an_unknown_transcript_is_empty(state: Path, tmp_path: Path
         assert list(raw_lines(conn, 999)) == []
 
 
+@pytest.mark.slow
 def test_installed_command_round_trips_the_largest_real_transcript(
     corpus: Path, tmp_path: Path
 ) -> None:

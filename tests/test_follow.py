@@ -44,6 +44,7 @@ def env() -> dict[str, str]:
     return {**os.environ, "TERM": "xterm-256color", "COLUMNS": "120"}
 
 
+@pytest.mark.slow
 def test_follow_in_a_pty_prints_appended_messages_until_ctrl_c(state: Path) -> None:
     t = Transcript(state)
     child = pexpect.spawn(EXE, ["history", KEY, "--follow"], env=env(), encoding="utf-8",
@@ -112,6 +113,7 @@ def test_follow_refuses_what_it_cannot_follow(state: Path, extra: list[str]) -> 
     assert r.exit_code == 2 and "--follow" in r.stderr
 
 
+@pytest.mark.slow
 def test_follow_moves_to_the_new_transcript_after_a_reset(state: Path) -> None:
     """Upstream's reset renames the transcript to *.reset.<ISO> and starts a new one for the
     key: --follow prints the new generation's messages and keeps following that file."""
@@ -131,6 +133,7 @@ def test_follow_moves_to_the_new_transcript_after_a_reset(state: Path) -> None:
             fresh.assistant("and a reply in the new generation")
             f.write(json.dumps(fresh.lines[-1]) + "\n")
         child.expect_exact("and a reply in the new generation")
+        assert child.isalive()  # still following: the signal lands on a running process
         child.sendintr()
         child.expect(pexpect.EOF)
     finally:

@@ -38,6 +38,7 @@ def _clean(r: object, allowed: tuple[int, ...]) -> None:
         assert err.startswith("error:") and err.count("\n") == 1, err
 
 
+@pytest.mark.slow
 @settings(max_examples=120, deadline=None, suppress_health_check=list(HealthCheck))
 @given(q=QUERIES, prefix=st.booleans(), order=st.sampled_from(["relevance", "recent", "x"]),
        limit=st.sampled_from(["1", "10", "0", "-1", "abc", "25", "26"]),
@@ -58,6 +59,7 @@ def test_search_fuzz(store: Path, q: str, prefix: bool, order: str, limit: str,
     _clean(run_cli(*args, "--", q), (0, 1, 2))
 
 
+@pytest.mark.slow
 @settings(max_examples=80, deadline=None, suppress_health_check=list(HealthCheck))
 @given(key=st.one_of(st.text(max_size=40), st.sampled_from(["main", "agent:main:main", "current",
                                                             "0b5c6f1e-1111-4a4a-9c9c-000000000001"])),
@@ -147,6 +149,7 @@ VALUED = [(c, o) for c in sorted(OPTIONS) for o in [*sorted(OPTIONS[c]), None]
           or (o and OPTIONS[c][o] is not FLAG)]  # fmt: skip
 
 
+@pytest.mark.slow
 @pytest.mark.parametrize(("command", "option"), VALUED)
 @settings(max_examples=15, deadline=None, suppress_health_check=list(HealthCheck))
 @given(raw=st.one_of(INTS, TEXTS), as_json=st.booleans())
@@ -167,6 +170,7 @@ def test_each_option_fuzzed(
     _one_error_line(run_cli(*args, *(["--json"] if as_json else [])), DOCUMENTED[command])
 
 
+@pytest.mark.slow
 @settings(max_examples=150, deadline=None, suppress_health_check=list(HealthCheck))
 @given(data=st.data(), command=st.sampled_from(sorted(OPTIONS)))
 def test_option_combinations_fuzzed(scratch: Path, data: st.DataObject, command: str) -> None:
@@ -187,6 +191,7 @@ def test_option_combinations_fuzzed(scratch: Path, data: st.DataObject, command:
     _one_error_line(run_cli(*args), DOCUMENTED[command])
 
 
+@pytest.mark.slow
 @pytest.mark.parametrize(
     ("argv", "message"),
     [

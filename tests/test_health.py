@@ -8,6 +8,7 @@ import shutil
 from pathlib import Path
 from typing import Any
 
+import pytest
 from conftest import REPO, Session, write_sessions_json
 from helpers import db_file, installed
 
@@ -32,6 +33,7 @@ def status(root: Path, *args: str) -> tuple[int, Any]:
     return r.returncode, json.loads(r.stdout) if r.stdout else None
 
 
+@pytest.mark.slow
 def test_a_state_whose_sessions_all_lack_transcripts_is_not_ok(tmp_path: Path) -> None:
     root = tmp_path / "state"
     write_sessions_json(root / "agents" / "main" / "sessions",
@@ -60,6 +62,7 @@ def test_an_empty_store_needs_attention(tmp_path: Path) -> None:
                                                    ["no sessions: run `openclaw-sessions import`"])
 
 
+@pytest.mark.slow
 def test_an_unusable_store_is_that_agents_error(tmp_path: Path) -> None:
     root = tmp_path / "state"
     shutil.copytree(SAMPLE, root)
@@ -83,6 +86,7 @@ def test_an_unusable_store_is_that_agents_error(tmp_path: Path) -> None:
     assert r.returncode == 3 and r.stderr.startswith("error: ") and r.stdout == ""
 
 
+@pytest.mark.slow
 def test_compact_rows_verbose_details_and_json_health(tmp_path: Path) -> None:
     root = tmp_path / "state"
     shutil.copytree(SAMPLE, root)
@@ -104,6 +108,7 @@ def test_compact_rows_verbose_details_and_json_health(tmp_path: Path) -> None:
     assert code == 0 and [(s["health"], s["reasons"]) for s in stats] == [("ok", [])] * 2
 
 
+@pytest.mark.slow
 def test_status_json_is_json_whatever_the_store(tmp_path: Path) -> None:
     """A missing agent, a broken store, no store at all: stdout is still the verdict in JSON
     (checked against the schema), stderr the one error line, exit 3; reasons carry codes."""

@@ -9,7 +9,7 @@ from typing import Any
 
 import pytest
 from conftest import Session, json_out, run_cli, write_sessions_json
-from helpers import active_seqs, parse_entries, query
+from helpers import active_seqs, branchy, expected_ids, parse_entries, query
 
 from openclaw_sessions.model.when import to_epoch_ms
 from openclaw_sessions.policy import sanitize
@@ -61,39 +61,11 @@ def all_pages(key: str, *extra: str, limit: int | None = None) -> list[str]:
     return [i for page in reversed(pages) for i in page]
 
 
-def expected_ids(s: Session, *, tools: bool = False) -> list[str]:
-    """The active branch's message ids, computed from the file independently of the store."""
-    entries = parse_entries([json.dumps(x) for x in s.lines])
-    tree = {e.seq: e for e in entries}
-    out = []
-    for seq in active_seqs(entries):
-        e = tree[seq]
-        if e.type == "message" and (tools or e.role not in ("toolResult", "tool")):
-            out.append(e.entry_id or "")
-    return out
-
-
-def branchy(n_turns: int = 40, sid: str = "s1") -> Session:
-    """Turns with tool results, regenerations, a rewind and an abandoned branch."""
-    s = Session(sid)
-    for i in range(n_turns):
-        u = s.user(f"question {i}")
-        s.assistant(f"first try {i}")
-        if i % 5 == 0:  # regeneration: a second assistant child of the same user message
-            s.assistant(f"regenerated {i}", parent=u)
-        s.tool(f"tool output {i}")
-        if i % 7 == 3:  # rewind: an abandoned excursion, then continue from before it
-            fork = s.leaf
-            s.user(f"abandoned {i}")
-            s.assistant(f"abandoned reply {i}")
-            s.navigate(fork)
-    return s
-
-
 # ---------------------------------------------------------------------------------------------
 # Paging
 
 
+@pytest.mark.slow
 @pytest.mark.parametrize("limit", [1, 7, 50, None])
 @pytest.mark.parametrize("tools", [False, True])
 def test_paging_covers_every_active_message_exactly_once(
@@ -130,6 +102,7 @@ def test_default_page_is_the_newest_200_oldest_first(tmp_path: Path) -> None:
     assert code == 1 and out["messages"] == [] and out["hasMore"] is False
 
 
+@pytest.mark.slow
 def test_abandoned_branches_never_appear(tmp_path: Path) -> None:
     s = branchy(20)
     load(tmp_path / "src", {"agent:main:main": s})
@@ -495,6 +468,7 @@ def _status(r: Any) -> tuple[str | None, str | None]:
     return out["status"], out["error"].replace("search", "history")
 
 
+@pytest.mark.slow
 def test_visibility_denials_match_search(tmp_path: Path) -> None:
     _world(tmp_path / "src")
     targets = [
@@ -548,6 +522,7 @@ def test_off_a_terminal_text_is_printed_as_stored(tmp_path: Path) -> None:
 # Real transcripts
 
 
+@pytest.mark.slow
 def test_real_corpus(corpus: Path, tmp_path: Path) -> None:
     files = sorted(p for p in corpus.rglob("*.jsonl*") if not p.name.endswith(".lock"))
     assert files

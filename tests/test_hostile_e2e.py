@@ -138,6 +138,7 @@ def _commands(cli: object) -> list[tuple]:
     return out
 
 
+@pytest.mark.slow
 def test_no_secret_hidden_key_or_control_character_anywhere(
     hostile_state: tuple[Path, list[tuple]],
 ) -> None:
@@ -156,6 +157,7 @@ def test_no_secret_hidden_key_or_control_character_anywhere(
         assert "incognito-e2e" not in text or "incognito-e2e" in " ".join(args), args
 
 
+@pytest.mark.slow
 def test_every_normal_session_is_indexed_and_found(
     hostile_state: tuple[Path, list[tuple]],
 ) -> None:

@@ -88,6 +88,7 @@ def test_a_fifo_session_store_does_not_hang_import(tmp_path: Path) -> None:
     assert rep["agents"] == ["main", "ops"]
 
 
+@pytest.mark.slow
 @pytest.mark.parametrize("shape", ["fifo", "dangling", "loop", "dir-of-fifos"])
 def test_a_special_source_is_reported(tmp_path: Path, shape: str) -> None:
     src = tmp_path / "thing.jsonl"
@@ -159,6 +160,7 @@ def deny(monkeypatch: pytest.MonkeyPatch) -> Callable[[Path], None]:
     return install
 
 
+@pytest.mark.slow
 @pytest.mark.parametrize("level", ["sessions", "agent"])
 def test_one_agents_unreadable_dir_is_that_agents_problem(
     tmp_path: Path, state: Path, deny: Callable[[Path], None], level: str

@@ -38,6 +38,7 @@ def _normal(d: Path, n: int) -> dict[str, dict[str, object]]:
     return entries
 
 
+@pytest.mark.slow
 def test_one_lone_surrogate_among_200_sessions_indexes_all_201(tmp_path: Path, state: Path) -> None:
     d = tmp_path / "src" / "agents" / "main" / "sessions"
     entries = _normal(d, 200)
@@ -110,6 +111,7 @@ def test_status_blames_redaction_rules_only_for_rows_indexed_under_other_rules(
     assert st["pendingSessions"] == 2 and "(redaction rules changed)" in st["reasons"][0]
 
 
+@pytest.mark.slow
 @pytest.mark.parametrize(
     ("raw", "shown"),
     [

@@ -48,6 +48,7 @@ def _good_root(tmp_path: Path) -> Path:
     return root
 
 
+@pytest.mark.slow
 @pytest.mark.parametrize("how", ["half", "newer"])
 def test_one_unreadable_agent_database_is_reported_and_the_rest_imported(
     tmp_path: Path, state: Path, how: str
@@ -105,6 +106,7 @@ def test_a_corrupt_page_inside_an_upstream_database_costs_only_its_transcripts(
     assert query(state, "SELECT session_key FROM transcripts", agent="ops") == [("agent:ops:main",)]
 
 
+@pytest.mark.slow
 @pytest.mark.parametrize("where", ["store", "agent_dir", "dir", "fifo"])
 def test_a_store_path_that_loops_or_is_no_file_is_one_error_line_exit_3(
     tmp_path: Path, state: Path, where: str
@@ -245,6 +247,7 @@ def test_a_transcript_imported_through_a_symlink_is_stored_once(
     assert _stored_keys(state2) == before
 
 
+@pytest.mark.slow
 def test_100k_missing_transcripts_are_one_summary_line_and_all_remembered(
     tmp_path: Path, state: Path
 ) -> None:

@@ -89,6 +89,7 @@ def test_no_plain_output_forges_a_line(hostile: Path, state: Path) -> None:
         assert out.exit_code == 2 and out.stderr.count("\n") == 1 and "nothere\\nx" in out.stderr
 
 
+@pytest.mark.slow
 def test_every_printed_key_names_its_session_back(hostile: Path, state: Path) -> None:
     for key in KEYS:
         shown = escape(key)
@@ -112,6 +113,7 @@ def test_every_printed_key_names_its_session_back(hostile: Path, state: Path) ->
     assert run_cli("history", escape(EVIL)).exit_code == 0
 
 
+@pytest.mark.slow
 @pytest.mark.skipif(EXE is None, reason="the console script is not installed")
 def test_the_installed_command_reads_escaped_keys_too(hostile: Path, state: Path) -> None:
     env = {**os.environ, "OPENCLAW_STATE_DIR": str(state)}

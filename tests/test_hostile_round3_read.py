@@ -22,6 +22,7 @@ def _nested(depth: int) -> Any:
     return v
 
 
+@pytest.mark.slow
 @pytest.mark.parametrize("depth", [600, 900])
 def test_a_deeply_nested_unknown_field_keeps_its_session_readable(
     tmp_path: Path, state: Path, depth: int
@@ -83,6 +84,7 @@ def _pty(args: list[str], tmp: Path, columns: str, cols: int) -> tuple[str, int]
     return re.sub(r"\x1b\[[0-9;?]*[A-Za-z]", "", out), child.exitstatus
 
 
+@pytest.mark.slow
 @pytest.mark.parametrize(("columns", "cols"), [("0", 80), ("10", 80), ("", 10), ("1", 1)])
 def test_output_is_never_lost_to_a_width(tmp_path: Path, columns: str, cols: int) -> None:
     d = tmp_path / "src" / "agents" / "m" / "sessions"
@@ -127,6 +129,7 @@ def _tree_state(tmp_path: Path, config: dict[str, Any] | None) -> None:
         (state / "openclaw.json").write_text(json.dumps(config))
 
 
+@pytest.mark.slow
 @pytest.mark.parametrize("caller", ["agent:main:subagent:kid", "agent:main:main"])
 @pytest.mark.parametrize("config", [None, {"agents": {"defaults": {"sandbox": {
     "sessionToolsVisibility": "all"}}}}])  # fmt: skip
@@ -176,6 +179,7 @@ main()
 """
 
 
+@pytest.mark.slow
 @pytest.mark.parametrize("fmt", ["jsonl", "md"])
 def test_an_export_killed_mid_write_leaves_a_temp_file_the_next_one_removes(
     tmp_path: Path, fmt: str

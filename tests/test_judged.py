@@ -10,28 +10,15 @@ sessions on a first page whenever 3 match; each operator finds what it should.
 
 from __future__ import annotations
 
-import importlib.util
 import json
-import sys
 from pathlib import Path
 from typing import Any
 
 import pytest
-from conftest import REPO
+
+from bench import judged
 
 pytestmark = pytest.mark.slow
-
-
-def _judged() -> Any:
-    spec = importlib.util.spec_from_file_location("judged", REPO / "bench" / "judged.py")
-    assert spec and spec.loader
-    mod = importlib.util.module_from_spec(spec)
-    sys.modules["judged"] = mod
-    spec.loader.exec_module(mod)
-    return mod
-
-
-judged = _judged()
 
 
 @pytest.fixture(scope="module")

@@ -142,6 +142,7 @@ def allowed(importer: str, imported: str) -> bool:
     return theirs == mine or RANK[theirs] < RANK[mine]
 
 
+@pytest.mark.slow
 @pytest.mark.parametrize("module", sorted(MODULES))
 def test_imports_point_down_the_order(module: str) -> None:
     for name, line in imports(module):
@@ -149,6 +150,7 @@ def test_imports_point_down_the_order(module: str) -> None:
             assert allowed(module, name), f"{module}:{line} imports {name}"
 
 
+@pytest.mark.slow
 def test_no_import_cycles() -> None:
     assert not cycles(graph())
 

@@ -232,6 +232,7 @@ def answer(target: str, caller: str = "agent:main:subagent:child", *flags: str) 
     return one
 
 
+@pytest.mark.slow
 def test_sandboxed_callers_cannot_tell_hidden_from_missing(tmp_path: Path) -> None:
     oracle_state(tmp_path / "src")
     imported(tmp_path / "src")
@@ -255,6 +256,7 @@ def test_sandboxed_callers_cannot_tell_hidden_from_missing(tmp_path: Path) -> No
     assert ans("ch-1")[:2] == (0, "ok")
 
 
+@pytest.mark.slow
 def test_unsandboxed_callers_get_upstreams_answers(tmp_path: Path) -> None:
     oracle_state(tmp_path / "src")
     imported(tmp_path / "src")
@@ -352,6 +354,7 @@ def test_foreign_unscoped_keys_never_reach_an_as_caller(tmp_path: Path) -> None:
     }
 
 
+@pytest.mark.slow
 def test_unscoped_key_of_another_agent_only_is_not_found(tmp_path: Path) -> None:
     d = sdir(tmp_path / "src", "work")
     s = Session("w-g")

@@ -112,6 +112,7 @@ def test_lookups_answer_as_the_snapshot(root: Path) -> None:
             assert index.has_agent(agent) == snap.has_agent(agent), agent
 
 
+@pytest.mark.slow
 @settings(max_examples=60, deadline=None, suppress_health_check=list(HealthCheck))
 @given(
     st.sampled_from(CALLERS),

@@ -87,6 +87,7 @@ ADVERSARIAL: list[dict[str, Any]] = [
 ]
 
 
+@pytest.mark.slow
 @pytest.mark.parametrize("arguments", ADVERSARIAL, ids=lambda a: json.dumps(a)[:40])
 def test_no_call_widens_the_view(world: Path, arguments: dict[str, Any]) -> None:
     """The kid (tree) sees itself and grand only; whatever a call says, nothing else shows."""

@@ -120,6 +120,7 @@ def test_every_mode_answers_as_the_cli(world: Path, caller: str) -> None:
             no_leak(result, hidden, call[1].get("sessionKey"))
 
 
+@pytest.mark.slow
 @pytest.mark.parametrize(
     "a2a",
     [{"enabled": False}, {"enabled": True, "allow": ["main"]}, {"allow": ["ma*", "ops"]}, None],
@@ -141,6 +142,7 @@ def test_agent_to_agent_settings_answer_as_the_cli(world: Path, a2a: dict | None
         cfg.unlink(missing_ok=True)
 
 
+@pytest.mark.slow
 @pytest.mark.parametrize("caller", CALLERS)
 def test_a_batch_is_the_cli_searches_interleaved(world: Path, caller: str) -> None:
     queries = ["shared", "kidword", "opsword", "bobword question"]
@@ -192,6 +194,7 @@ def test_operator_sees_every_agent_but_incognito(world: Path) -> None:
     assert "secretword" not in texts(inc)
 
 
+@pytest.mark.slow
 def test_session_ids_resolve_as_the_cli_does(world: Path) -> None:
     for caller in CALLERS:
         for sid in IDS.values():
@@ -216,6 +219,7 @@ def _write(root: Path, agent: str, sessions: dict[str, tuple[str, dict[str, str]
     write_sessions_json(d, store)
 
 
+@pytest.mark.slow
 def test_shared_ids_incognito_children_and_duplicate_ids(tmp_path: Path) -> None:
     """The CLI's leak cases: two keys on one transcript id, an incognito subagent of the
     caller, the same session id in two agents' stores."""

@@ -49,6 +49,7 @@ def found(q: str, *extra: str) -> list[dict]:
     return json_out(r)["results"]
 
 
+@pytest.mark.slow
 @pytest.mark.parametrize("text", [ZH, JA, KO, TH])
 def test_substrings_of_every_length_are_found(tmp_path: Path, text: str) -> None:
     cjk_state(tmp_path / "src")

@@ -8,11 +8,11 @@ import itertools
 from pathlib import Path
 
 from conftest import Session, run_cli, write_sessions_json
-from openclaw_sessions.redact import build_redactor
 
 from openclaw_sessions.policy import fts_query, visibility
 from openclaw_sessions.read import search_sql
 from openclaw_sessions.read.scope import listed_sessions, register, visible_sql
+from openclaw_sessions.redact import build_redactor
 from openclaw_sessions.store.db import open_store
 from openclaw_sessions.store.sessions import session_ref
 

@@ -12,6 +12,7 @@ import tempfile
 from pathlib import Path
 from typing import Any
 
+import pytest
 from conftest import Session, write_sessions_json
 from helpers import db_file
 from hypothesis import HealthCheck, given, settings
@@ -186,6 +187,7 @@ def play(root: Path, ops: list[tuple[Any, ...]]) -> None:
             conn.close()
 
 
+@pytest.mark.slow
 def test_every_kind_of_write_in_turn(tmp_path: Path) -> None:
     play(
         tmp_path,
@@ -205,6 +207,7 @@ def test_every_kind_of_write_in_turn(tmp_path: Path) -> None:
     )  # fmt: skip
 
 
+@pytest.mark.slow
 @settings(max_examples=60, deadline=None, suppress_health_check=list(HealthCheck))
 @given(st.lists(OPS, min_size=1, max_size=14))
 def test_fast_answers_equal_the_definition_after_every_write(ops: list[tuple[Any, ...]]) -> None:

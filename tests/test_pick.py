@@ -48,6 +48,7 @@ def spawn(args: list[str], cwd: Path) -> pexpect.spawn:
                          dimensions=(30, 160))  # fmt: skip
 
 
+@pytest.mark.slow
 @needs_fzf
 def test_type_a_query_see_hits_and_preview_enter_prints_key_and_id(
     sample: Path, tmp_path: Path
@@ -66,6 +67,7 @@ def test_type_a_query_see_hits_and_preview_enter_prints_key_and_id(
     assert child.exitstatus == 0
 
 
+@pytest.mark.slow
 @needs_fzf
 def test_the_list_follows_the_query_and_quotes_it(sample: Path, tmp_path: Path) -> None:
     """Each keystroke reloads; a query with quotes and $( ) is a query, not shell code."""
@@ -88,6 +90,7 @@ def test_the_list_follows_the_query_and_quotes_it(sample: Path, tmp_path: Path) 
     assert not list(tmp_path.glob("pwned*"))
 
 
+@pytest.mark.slow
 @needs_fzf
 def test_enter_prints_to_a_pipe_and_ctrl_e_exports_markdown(sample: Path, tmp_path: Path) -> None:
     out = tmp_path / "picked.txt"
@@ -112,6 +115,7 @@ def test_enter_prints_to_a_pipe_and_ctrl_e_exports_markdown(sample: Path, tmp_pa
     assert child.exitstatus == 0
 
 
+@pytest.mark.slow
 @needs_fzf
 def test_escape_leaves_with_130(sample: Path, tmp_path: Path) -> None:
     child = spawn(["pick", "deploy"], tmp_path)
@@ -124,6 +128,7 @@ def test_escape_leaves_with_130(sample: Path, tmp_path: Path) -> None:
     assert child.exitstatus == 130
 
 
+@pytest.mark.slow
 @needs_fzf
 def test_the_config_file_does_not_shape_the_list(sample: Path, tmp_path: Path) -> None:
     want = first_hit("deploy")
@@ -152,6 +157,7 @@ def test_without_fzf_it_says_how_to_install_it(sample: Path, tmp_path: Path) -> 
     assert line.startswith("error: pick needs fzf") and "install fzf" in line
 
 
+@pytest.mark.slow
 @pytest.mark.parametrize(
     ("query", "whole_words", "hits"),
     [("migrat", False, True), ("migrat", True, False), ("migration", True, True),

@@ -61,6 +61,7 @@ def _failure_rows(state: Path) -> list[tuple[Any, ...]]:
                  " FROM index_failures")  # fmt: skip
 
 
+@pytest.mark.slow
 @pytest.mark.parametrize("worker", ["0", "1"])
 def test_a_poison_transcript_is_reported_and_not_retried(
     tmp_path: Path, state: Path, monkeypatch: pytest.MonkeyPatch, worker: str
@@ -198,6 +199,7 @@ def test_a_full_disk_still_ends_reindex_with_exit_3(
     assert query(state, "SELECT count(*) FROM index_failures") == [(0,)]
 
 
+@pytest.mark.slow
 def test_the_background_reconciler_records_the_poison_and_searches_stop_saying_indexing(
     tmp_path: Path, state: Path, monkeypatch: pytest.MonkeyPatch
 ) -> None:

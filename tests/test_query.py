@@ -87,6 +87,7 @@ def test_punctuation_only_terms_are_ignored() -> None:
     assert fts_query.build("( -").empty
 
 
+@pytest.mark.slow
 @settings(max_examples=300, deadline=None)
 @given(st.text(min_size=1, max_size=60))
 def test_no_query_raises_an_fts_error(q: str) -> None:

@@ -16,22 +16,6 @@ from openclaw_sessions.policy import query_lang, rank
 from openclaw_sessions.store.migrations import BIGRAM_TOKENIZER, PRIMARY_TOKENIZER
 
 
-def test_operators_parse_to_fts5() -> None:
-    b = query_lang.build
-    assert b("deploy -billing").primary == '("deploy") NOT ("billing")'
-    assert b('"exact phrase" OR foo*').primary == '("exact phrase" OR "foo"*)'
-    assert b("(a OR b) c").primary == '(("a" OR "b") AND "c")'
-    assert b("a b").primary == '("a" AND "b")'
-    alt = b("deploy OR 部署")
-    assert [(p.primary, p.bigram) for p in alt.alternatives] == [
-        ('"deploy"', None),
-        (None, '"部署"'),
-    ]
-    cjk = b('部署* "数据库 连接" -失败')
-    assert cjk.bigram == '("部署" AND ("数据 据库" AND "连接")) NOT ("失败")'
-    assert b("deploy -失败").not_bigram == '"失败"'  # nothing else on that index: a filter
-
-
 def test_the_space_binds_tighter_than_or_as_in_fts5() -> None:
     b = query_lang.build
     assert b("a OR b c").primary == '("a" OR ("b" AND "c"))'
@@ -54,15 +38,31 @@ def test_the_space_binds_tighter_than_or_as_in_fts5() -> None:
         assert rows(plan) == rows(q), q
 
 
-def test_words_that_are_not_operators_stay_literal() -> None:
-    b = query_lang.build
-    assert b("NOT x").primary == '("NOT" AND "x")'
-    assert b("OR").primary == '"OR"' and b("a OR").primary == '("a" AND "OR")'
-    assert b("foo-bar").primary == '"foo-bar"'
-    assert b("a) (b").primary == '("a" AND "b")'  # a stray parenthesis is skipped
-    assert b("((").empty and b('""').empty
-    assert b("-x").primary == '"x"'  # only excluding: the word, as upstream reads it
-    assert b("kube dep", prefix=True).primary == '("kube" AND "dep"*)'
+def test_words_that_are_not_operators_stay_literal(tmp_path: Path, state: Path) -> None:
+    """NOT, a stray OR or parenthesis, a hyphenated word and a query that only excludes are
+    searched as words; what cannot be a query finds nothing (exit 1), never an error."""
+    src = tmp_path / "src" / "agents" / "main" / "sessions"
+    texts = {"notdeploy": "do NOT deploy on fridays", "deploy": "deploy the fix",
+             "orgate": "the OR gate is open", "gate": "the gate is closed",
+             "foobar": "foo-bar and baz"}  # fmt: skip
+    for name, text in texts.items():
+        s = Session(name)
+        s.user(text)
+        s.write(src / f"{name}.jsonl")
+    write_sessions_json(src, {f"agent:main:{k}": {"sessionId": k} for k in texts})
+    assert run_cli("import", str(tmp_path / "src"), "--reindex", "--quiet").exit_code == 0
+    assert _keys("NOT deploy") == ["agent:main:notdeploy"]
+    assert _keys("gate OR") == _keys("OR") == ["agent:main:orgate"]
+    assert _keys("baz) (foo") == _keys("foo-bar") == ["agent:main:foobar"]
+    assert _keys("bar-foo") == []  # a phrase of its tokens, in order
+    only = run_cli("search", "--json", "--", "-gate")
+    assert {h["sessionKey"] for h in json_out(only)["results"]} == {
+        "agent:main:orgate",
+        "agent:main:gate",
+    }
+    for nothing in ("((", '""'):
+        r = run_cli("search", nothing, "--json")
+        assert r.exit_code == 1 and json_out(r)["results"] == [], r.stderr
 
 
 def test_too_many_alternatives_is_a_usage_error() -> None:
@@ -73,6 +73,7 @@ def test_too_many_alternatives_is_a_usage_error() -> None:
         query_lang.build(q)
 
 
+@pytest.mark.slow
 @settings(max_examples=300, deadline=None)
 @given(st.text(alphabet=st.sampled_from('ab 数据-"()*OR NT:^\\'), min_size=1, max_size=40))
 def test_no_query_raises_an_fts_error(q: str) -> None:

@@ -57,6 +57,7 @@ CASES = [
 ]
 
 
+@pytest.mark.slow
 @pytest.mark.parametrize("args", CASES, ids=[" ".join(c) for c in CASES])
 def test_growing_candidates_rank_like_ranking_every_match(
     store: Path, monkeypatch: pytest.MonkeyPatch, args: tuple[str, ...]

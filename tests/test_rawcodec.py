@@ -48,6 +48,7 @@ def without_blank_lines(data: bytes) -> bytes:
     return b"".join(ln + b"\n" for ln in data.split(b"\n") if ln.strip())
 
 
+@pytest.mark.slow
 def test_generated_corpus_round_trips_through_several_dictionaries(tmp_path: Path) -> None:
     m = generate_corpus(tmp_path / "src", 12_000, agents=1, seed=5, cjk_ratio=0.33)
     state = tmp_path / "state"
@@ -68,6 +69,7 @@ def test_generated_corpus_round_trips_through_several_dictionaries(tmp_path: Pat
     assert stored * 3 < sum(len(b) for b in back.values())  # ~4x measured; 3x at the least
 
 
+@pytest.mark.slow
 def test_real_corpus_round_trips_through_raw_lines(corpus: Path, state: Path) -> None:
     assert run_cli("import", str(corpus), "--include-archives", "--quiet").exit_code in (0, 4)
     agents = [p.name for p in (state / "agents").iterdir() if p.is_dir()]
@@ -93,6 +95,7 @@ def test_quarantined_lines_come_back_in_place(tmp_path: Path, state: Path) -> No
     assert dict(stored_files(state, "main")) == {str(d / "q-1.jsonl"): data}
 
 
+@pytest.mark.slow
 def test_lines_stored_before_the_first_dictionary_are_recompressed_with_it(
     tmp_path: Path, state: Path
 ) -> None:
@@ -118,6 +121,7 @@ def test_lines_stored_before_the_first_dictionary_are_recompressed_with_it(
     assert len(json_out(run_cli("search", "rollout", "--json", "--limit", "5"))["results"]) == 5
 
 
+@pytest.mark.slow
 def test_a_dictionary_id_is_derived_from_its_bytes(tmp_path: Path, state: Path) -> None:
     generate_corpus(tmp_path / "src", 3_000, agents=1, seed=2)
     run_cli("import", str(tmp_path / "src"), "--quiet")
@@ -144,6 +148,7 @@ def test_too_little_to_train_on_waits_for_twice_the_lines(tmp_path: Path, state:
     assert query(state, "SELECT count(*) FROM raw_dicts") == [(0,)]
 
 
+@pytest.mark.slow
 def test_a_line_whose_dictionary_is_gone_is_a_store_error(tmp_path: Path, state: Path) -> None:
     generate_corpus(tmp_path / "src", 3_000, agents=1, seed=2)
     run_cli("import", str(tmp_path / "src"), "--reindex", "--quiet")
@@ -166,6 +171,7 @@ def _searches(state: Path) -> dict[str, Any]:
     return out
 
 
+@pytest.mark.slow
 def test_a_v6_store_migrates_in_place_and_answers_the_same(tmp_path: Path) -> None:
     src = tmp_path / "src"
     generate_corpus(src, 4_000, agents=1, seed=9, cjk_ratio=0.33, plant=["zqplantalpha"])

@@ -7,6 +7,7 @@ import subprocess
 import sys
 from pathlib import Path
 
+import pytest
 from conftest import REPO
 
 PROBE = r"""
@@ -28,6 +29,7 @@ def run(env: dict[str, str]) -> str:
     return out.stdout
 
 
+@pytest.mark.slow
 def test_cached_uncached_and_damaged_cache_agree(tmp_path: Path) -> None:
     env = {**os.environ, "OPENCLAW_SESSIONS_CACHE_DIR": str(tmp_path)}
     plain = run({**env, "OPENCLAW_SESSIONS_NO_REGEX_CACHE": "1"})

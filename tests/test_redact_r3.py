@@ -14,8 +14,8 @@ import pytest
 from conftest import Session, json_out, run_cli, write_sessions_json
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
+from redact_cases import ALONE, IN_A_LINE, leaks
 from secret_shapes_r3 import Shape3, b58check, references, shapes
-from test_redact_shapes import _ALONE, _IN_A_LINE, leaks
 
 from openclaw_sessions.redact import build_redactor
 from openclaw_sessions.redact.rules import files as redact_files
@@ -61,11 +61,11 @@ def test_shape_is_gated_like_ungated_in_every_context(shape: Shape3) -> None:
     once = RED.redact_text(shape.text)
     assert RED.redact_text(once) == once
     assert RED._run(shape.text, [], gate=False) == once
-    for template in _ALONE + _IN_A_LINE:
+    for template in ALONE + IN_A_LINE:
         text = template.format(shape.text)
         out = RED.redact_text(text)
         assert out == RED._run(text, [], gate=False), template
-        whole_lines = template not in _IN_A_LINE and not template.startswith("| ")
+        whole_lines = template not in IN_A_LINE and not template.startswith("| ")
         if not whole_lines and (shape.kind in _LINE_FAMILIES or shape.family in _LINE_FAMILIES):
             continue
         for secret in shape.secrets:
@@ -121,6 +121,15 @@ FRAGMENTS = [s.text[: n] for s in SHAPES[::3] for n in (12, 40)] + [
 def test_anchors_never_hide_a_match_of_the_third_round_families(parts: list[str]) -> None:
     text = "".join(parts)
     assert RED._run(text, [], gate=True) == RED._run(text, [], gate=False)
+
+
+@pytest.mark.parametrize("name", ["pro_SECRET_https", "db_token_x", "A_PWD_v1"])
+def test_a_secret_word_inside_a_short_name_is_anchored(name: str) -> None:
+    """Found by the property above: `NAME_SECRET_x: value` with fewer than 8 characters
+    between the word's `_` and the separator was never tried with the anchors on."""
+    text = f"Host: db.{name}://chat.example.com/v1/spaces/AAAAxyz?key=1"
+    assert RED._run(text, [], gate=True) == RED._run(text, [], gate=False)
+    assert "spaces/AAAA" not in RED.redact_text(text)
 
 
 # --- through the CLI: every output, the index and its vocabulary --------------------------------

@@ -6,8 +6,8 @@ from __future__ import annotations
 import pytest
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
+from redact_cases import ALONE, FRAGMENTS, IN_A_LINE, leaks
 from secret_shapes import Shape, shapes
-from test_redact import FRAGMENTS
 
 from openclaw_sessions.redact import build_redactor
 from openclaw_sessions.redact import view as redact_fold
@@ -16,17 +16,6 @@ RED = build_redactor()
 SHAPES = shapes()
 
 
-def leaks(secret: str, out: str) -> list[str]:
-    """Pieces of ``secret`` (11 characters or the whole of a short one) that ``out`` still shows,
-    beyond the edges a mask keeps (its first 6 and last 4 characters)."""
-    if len(secret) < 11:
-        return [secret] if secret in out else []
-    return [
-        secret[i : i + 11]
-        for i in range(len(secret) - 10)
-        if secret[i : i + 11] in out and secret[:6] not in secret[i : i + 11]
-        and secret[-4:] not in secret[i : i + 11]
-    ]  # fmt: skip
 
 
 def test_the_corpus_is_broad() -> None:
@@ -75,11 +64,6 @@ def test_shape_redaction_is_idempotent_and_gated_like_ungated(shape: Shape) -> N
 # Dash runs (a Markdown table's rule, a horizontal rule, "--" before a flag): the "-" pass
 # checks a short anchor's own condition at the hit, so a run of dashes is no hit; next to one,
 # every shape is still found as the ungated rules find it.
-# Markdown tables and rules, flags after a value: what a shape sits in when people paste it.
-_ALONE = ("|---|---|\n{}\n|---|---|", "------\n{}\n------", "{}\n\n---\n", "{}\n--x --",
-          "--\n{}", "| {} |")  # fmt: skip
-_IN_A_LINE = ("| a | {} |\n|---|---|", "{} --x --", "{} | b")
-# Families that are a whole line of a file (a .pgpass line): masked alone on their line only.
 _LINE_FAMILIES = {"pgpass"}
 
 
@@ -87,11 +71,11 @@ _LINE_FAMILIES = {"pgpass"}
 def test_shapes_in_tables_and_next_to_dashes_are_gated_like_ungated(shape: Shape) -> None:
     """The anchors only say when a rule must run: in every context the output is the one
     every rule run on the whole text gives, and no secret is left."""
-    for template in _ALONE + _IN_A_LINE:
+    for template in ALONE + IN_A_LINE:
         text = template.format(shape.text)
         out = RED.redact_text(text)
         assert out == RED._run(text, [], gate=False), template
-        if template in _IN_A_LINE and shape.family in _LINE_FAMILIES:
+        if template in IN_A_LINE and shape.family in _LINE_FAMILIES:
             continue
         for secret in shape.secrets:
             assert secret not in out, (template, out)

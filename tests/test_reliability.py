@@ -14,7 +14,16 @@ from typing import Any
 
 import pytest
 from conftest import REPO, Session, json_out, run_cli, write_sessions_json
-from helpers import as_v6, db_file, events_dump, index_dump, integrity, query
+from helpers import (
+    as_v6,
+    db_file,
+    events_dump,
+    gated_cli,
+    index_dump,
+    integrity,
+    killed_by,
+    query,
+)
 
 from openclaw_sessions.store.migrations import SCHEMA_VERSION
 
@@ -49,29 +58,28 @@ def cli_proc(state: Path, *args: str, **env_extra: str) -> subprocess.Popen[byte
     )
 
 
-def wait_for(state: Path, sql: str, at_least: int, proc: subprocess.Popen[bytes]) -> None:
-    end = time.monotonic() + 60
-    while time.monotonic() < end and proc.poll() is None:
-        try:
-            if db_file(state).exists() and query(state, sql)[0][0] >= at_least:
-                return
-        except sqlite3.Error:
-            pass
-        time.sleep(0.003)
+# Stops on the nth batch of events a transcript's import writes: inside that transcript's
+# transaction (its events written, not committed), the n-1 before it committed.
+IMPORT_GATE = "openclaw_sessions.ingest.store_lines", "_flush"
+# Stops once the nth transcript of a group is published: inside the group's transaction.
+PUBLISH_GATE = "openclaw_sessions.index.reconcile", "_publish"
+# Stops once the first batch of index rows is written: inside that write's transaction.
+ROWS_GATE = "openclaw_sessions.index.index_rows", "insert_rows", 1
 
 
+@pytest.mark.slow
 @pytest.mark.parametrize("seed", range(4))
 def test_kill_import_at_random_points_then_rerun(tmp_path: Path, seed: int) -> None:
     import random
 
     big(tmp_path / "src", 20, 300)
     killed, clean = tmp_path / "killed", tmp_path / "clean"
-    p = cli_proc(killed, "import", str(tmp_path / "src"), "--quiet")
-    wait_for(killed, "SELECT count(*) FROM transcripts", random.Random(seed).randint(1, 15), p)
-    p.kill()
-    p.wait()
-    if db_file(killed).exists():
-        integrity(killed)
+    nth = random.Random(seed).randint(1, 15)
+    p = gated_cli(killed, (*IMPORT_GATE, nth), "import", str(tmp_path / "src"), "--quiet")
+    killed_by(p, signal.SIGKILL)
+    assert p.returncode == -signal.SIGKILL
+    integrity(killed)
+    assert query(killed, "SELECT count(*) FROM transcripts")[0][0] == nth - 1  # whole or absent
     assert cli_proc(killed, "import", str(tmp_path / "src"), "--quiet").wait() == 0
     assert cli_proc(clean, "import", str(tmp_path / "src"), "--quiet").wait() == 0
     assert events_dump(killed) == events_dump(clean)
@@ -103,6 +111,7 @@ def no_process_left(marker: str) -> bool:
 WORKER = {"OPENCLAW_SESSIONS_PLAN_WORKER": "1"}
 
 
+@pytest.mark.slow
 @pytest.mark.parametrize(
     ("seed", "mode"), [(0, "fg"), (1, "fg"), (2, "bg"), (3, "bg"), (4, "worker"), (5, "worker")]
 )
@@ -118,10 +127,12 @@ def test_kill_reindex_at_random_points_then_rerun(tmp_path: Path, seed: int, mod
     extra = ["--background"] if mode == "bg" else []
     marker = f"OCS_TEST_{uuid.uuid4().hex}"
     env = {**(WORKER if mode == "worker" else {}), marker: "1"}
-    p = cli_proc(state, "reindex", "--quiet", *extra, **env)
-    wait_for(state, "SELECT count(*) FROM index_rows", random.Random(seed).randint(1, 5000), p)
-    p.kill()
-    p.wait()
+    nth = random.Random(seed).randint(1, 20)
+    p = gated_cli(state, (*PUBLISH_GATE, nth), "reindex", "--quiet", *extra, **env)
+    killed_by(p, signal.SIGKILL)
+    assert p.returncode == -signal.SIGKILL
+    held = "SELECT count(*) FROM index_state WHERE claim_token IS NOT NULL"
+    assert query(state, held)[0][0] > 0  # killed holding the group it was writing
     if mode != "bg":  # the background reconciler is detached on purpose and may finish
         assert no_process_left(marker)
     integrity(state)
@@ -132,10 +143,11 @@ def test_kill_reindex_at_random_points_then_rerun(tmp_path: Path, seed: int, mod
     integrity(state)
 
 
+@pytest.mark.slow
 def test_planning_in_a_second_process_gives_the_same_index(tmp_path: Path) -> None:
     """Rewinds, regenerations, tool results, CJK, several agents' worth of small and large
     transcripts: the same rows, the same stored branches, whichever process plans."""
-    from test_history import branchy
+    from helpers import branchy
 
     big(tmp_path / "src", 6, 700)  # large: written alone, in batches
     for i in range(12):  # small: written in groups
@@ -166,6 +178,7 @@ def _recorded_plan(conn: sqlite3.Connection, tid: int, redactor: object) -> obje
 _real_plan: Any = None
 
 
+@pytest.mark.slow
 def test_the_pool_plans_and_this_process_writes(
     tmp_path: Path, monkeypatch: pytest.MonkeyPatch
 ) -> None:
@@ -190,6 +203,7 @@ def test_the_pool_plans_and_this_process_writes(
     integrity(state)
 
 
+@pytest.mark.slow
 @pytest.mark.parametrize("worker", [False, True])
 def test_sigint_during_reindex_exits_130_and_rerun_finishes(tmp_path: Path, worker: bool) -> None:
     import uuid
@@ -198,11 +212,10 @@ def test_sigint_during_reindex_exits_130_and_rerun_finishes(tmp_path: Path, work
     state = tmp_path / "state"
     run_cli("import", str(tmp_path / "src"), "--quiet")
     marker = f"OCS_TEST_{uuid.uuid4().hex}"
-    p = cli_proc(state, "reindex", "--quiet", **{**(WORKER if worker else {}), marker: "1"})
-    wait_for(state, "SELECT count(*) FROM index_rows", 500, p)
-    p.send_signal(signal.SIGINT)
-    _, err = p.communicate(timeout=60)
-    assert p.returncode in (0, 130), err
+    env = {**(WORKER if worker else {}), marker: "1"}
+    p = gated_cli(state, ROWS_GATE, "reindex", "--quiet", **env)
+    err = killed_by(p, signal.SIGINT)
+    assert p.returncode == 130 and err.startswith(b"error: interrupted"), err
     assert b"Traceback" not in err
     assert no_process_left(marker)
     integrity(state)
@@ -214,14 +227,12 @@ def test_sigint_during_reindex_exits_130_and_rerun_finishes(tmp_path: Path, work
 def test_sigint_exits_130_and_keeps_whole_transcripts(tmp_path: Path) -> None:
     big(tmp_path / "src", 30, 400)
     state = tmp_path / "state"
-    p = cli_proc(state, "import", str(tmp_path / "src"), "--quiet")
-    wait_for(state, "SELECT count(*) FROM transcripts", 2, p)
-    p.send_signal(signal.SIGINT)
-    _, err = p.communicate(timeout=60)
-    if p.returncode != 0:  # it may have finished before the signal landed
-        assert p.returncode == 130, err
-        assert b"Traceback" not in err and err.startswith(b"error: interrupted")
+    p = gated_cli(state, (*IMPORT_GATE, 3), "import", str(tmp_path / "src"), "--quiet")
+    err = killed_by(p, signal.SIGINT)
+    assert p.returncode == 130, err
+    assert b"Traceback" not in err and err.startswith(b"error: interrupted")
     integrity(state)
+    assert query(state, "SELECT count(*) FROM transcripts")[0][0] == 2  # the third rolled back
     for _tid, n, nxt in query(
         state,
         "SELECT t.transcript_id, count(e.seq), t.next_seq FROM"
@@ -297,6 +308,7 @@ def test_read_only_media_search_works(tmp_path: Path) -> None:
         subprocess.run(["umount", "-l", str(mnt)], check=False)
 
 
+@pytest.mark.slow
 @pytest.mark.parametrize("damage", ["garbage", "truncated", "newer", "foreign"])
 def test_broken_databases_exit_3(tmp_path: Path, damage: str) -> None:
     small(tmp_path / "src")
@@ -472,6 +484,7 @@ def test_huge_line_and_large_session(tmp_path: Path, state: Path) -> None:
     assert run_cli("search", "message 49999", "--json").exit_code == 0
 
 
+@pytest.mark.slow
 def test_concurrent_imports_of_the_same_source_never_duplicate(tmp_path: Path, state: Path) -> None:
     big(tmp_path / "src", 10, 200)
     procs = [cli_proc(state, "import", str(tmp_path / "src"), "--quiet") for _ in range(3)]

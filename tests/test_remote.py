@@ -11,9 +11,9 @@ from pathlib import Path
 from typing import Any
 
 import pytest
+from conftest import Session, write_sessions_json
 
 from tests import remote_env as env
-from tests.conftest import Session, write_sessions_json
 
 SHARED = "fleetshared"
 PLANTS_A = ["zanzibarquux", "quokkafleet", SHARED]
@@ -58,6 +58,7 @@ def _by_host(hits: list[dict[str, Any]], host: str) -> set[tuple[str, str, str]]
     return {(h["agentId"], h["sessionKey"], h["messageId"]) for h in hits if h["host"] == host}
 
 
+@pytest.mark.slow
 def test_planted_words_are_found_where_local_search_finds_them(fleet: dict[str, Any]) -> None:
     for host, manifest in fleet["manifests"].items():
         for p in manifest["planted"]:
@@ -68,6 +69,7 @@ def test_planted_words_are_found_where_local_search_finds_them(fleet: dict[str, 
             assert _by_host(hits, host) == _local(fleet["hosts"][host], p["word"])
 
 
+@pytest.mark.slow
 @pytest.mark.parametrize("word", WORDS)
 @pytest.mark.parametrize(
     "args",
@@ -121,13 +123,14 @@ def test_limit_cuts_and_totals(fleet: dict[str, Any]) -> None:
 
 
 def _callers(state: Path) -> list[str]:
-    from tests.helpers import query
+    from helpers import query
 
     keys = [k for (k,) in query(state, "SELECT session_key FROM sessions ORDER BY session_key")]
     subs = [k for k in keys if ":subagent:" in k][:2]
     return ["agent:main:main", *subs, keys[len(keys) // 2]]
 
 
+@pytest.mark.slow
 @pytest.mark.parametrize("host", ["gw-a", "gw-b"])
 @pytest.mark.parametrize("vis", [None, "self", "tree", "agent", "all"])
 def test_as_central_equals_local(fleet: dict[str, Any], host: str, vis: str | None) -> None:
@@ -157,6 +160,7 @@ def test_as_needs_one_host(fleet: dict[str, Any]) -> None:
     assert r.exit_code == 2 and "--host" in r.stderr
 
 
+@pytest.mark.slow
 def test_nothing_local_search_must_not_find(tmp_path: Path) -> None:
     """Incognito sessions, thinking, tool calls and results, secrets and abandoned branches
     never reach the central tables; none of it is found there."""
@@ -205,6 +209,7 @@ def test_nothing_local_search_must_not_find(tmp_path: Path) -> None:
     assert "abandonedbranchword" not in dump
 
 
+@pytest.mark.slow
 @pytest.mark.parametrize(
     "args",
     [
@@ -259,6 +264,7 @@ def test_as_with_a_session_filter_and_its_refusals(fleet: dict[str, Any]) -> Non
     assert r.exit_code == 2 and "has not pushed" in r.stderr
 
 
+@pytest.mark.slow
 def test_a_row_too_large_for_a_tsvector_is_still_found(tmp_path: Path) -> None:
     state = tmp_path / "state"
     sdir = state / "agents" / "main" / "sessions"

@@ -9,10 +9,10 @@ import json
 from pathlib import Path
 
 import pytest
+from conftest import Session, write_sessions_json
+from helpers import db_file
 
 from tests import remote_env as env
-from tests.conftest import Session, write_sessions_json
-from tests.helpers import db_file
 
 
 @pytest.fixture

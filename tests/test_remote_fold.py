@@ -78,6 +78,7 @@ def _central_matches(text: str, plan: fts_query.QueryPlan, prefix: bool) -> bool
     return tsv_ok and checked
 
 
+@pytest.mark.slow
 @settings(max_examples=400, deadline=None)
 @given(doc=TEXTS, query=TEXTS, prefix=st.booleans())
 def test_central_matching_is_fts5_matching(doc: str, query: str, prefix: bool) -> None:
@@ -90,6 +91,7 @@ def test_central_matching_is_fts5_matching(doc: str, query: str, prefix: bool) -
     assert _central_matches(doc, plan, prefix) == _sqlite_matches(conn, doc, plan), (doc, query)
 
 
+@pytest.mark.slow
 @settings(max_examples=200, deadline=None)
 @given(doc=TEXTS)
 def test_a_text_and_its_words_match_themselves(doc: str) -> None:

@@ -10,9 +10,9 @@ from pathlib import Path
 from typing import Any
 
 import pytest
+from conftest import Session, write_sessions_json
 
 from tests import remote_env as env
-from tests.conftest import Session, write_sessions_json
 
 
 def _state(tmp_path: Path) -> tuple[Path, Session]:
@@ -191,12 +191,13 @@ def test_push_of_one_agent_keeps_the_others(tmp_path: Path) -> None:
     assert _central_rows(target) == everything["upserted"]
 
 
+@pytest.mark.slow
 def test_the_readme_fleet_commands_run(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
     """The README's fleet section, each DSN pointed at the test server."""
     import re
     import shlex
 
-    from tests.conftest import REPO
+    from conftest import REPO
 
     readme = (REPO / "README.md").read_text("utf-8")
     section = readme.split("## Fleet", 1)[1].split("\n## ", 1)[0]

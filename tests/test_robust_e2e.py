@@ -12,6 +12,7 @@ import sys
 from pathlib import Path
 from typing import Any
 
+import pytest
 from conftest import Session, write_sessions_json
 
 SCRIPT = Path(sys.executable).parent / "openclaw-sessions"
@@ -73,6 +74,7 @@ def _run(*args: str) -> tuple[int, Any, str]:
     return proc.returncode, out, err
 
 
+@pytest.mark.slow
 def test_hostile_state_dir_end_to_end(tmp_path: Path) -> None:
     src, state = tmp_path / "src", tmp_path / "state"
     words = _normal(src, "main", 12)

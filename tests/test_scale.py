@@ -213,6 +213,7 @@ def _cases(root: Path, anchor: str) -> Iterator[tuple[str, Callable[[], Any]]]:
     yield "status --all-agents", lambda: status(StatusOptions(state_dir=root, all_agents=True))
 
 
+@pytest.mark.slow
 def test_the_stores_differ_only_in_size(stores: dict[str, tuple[Path, str]]) -> None:
     for size, (root, _) in stores.items():
         (st,) = [s for s in status(StatusOptions(state_dir=root)) if s["agentId"] == "main"]
@@ -225,6 +226,7 @@ def test_the_stores_differ_only_in_size(stores: dict[str, tuple[Path, str]]) -> 
     assert got["small"] == got["large"] and len(got["small"]) == 5  # incognito: never
 
 
+@pytest.mark.slow
 def test_read_paths_do_the_same_work_at_any_size(
     stores: dict[str, tuple[Path, str]], measure: Callable[[Callable[[], Any]], Work]
 ) -> None:

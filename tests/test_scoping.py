@@ -7,6 +7,7 @@ import os
 import tempfile
 from pathlib import Path
 
+import pytest
 from conftest import Session, json_out, run_cli, write_sessions_json
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
@@ -138,6 +139,7 @@ def worlds(draw: st.DrawFn) -> tuple[dict[str, dict], dict[str, list[str]], str,
     return sessions, texts, caller, vis, draw(st.booleans()), draw(st.integers(1, 8))
 
 
+@pytest.mark.slow
 @settings(max_examples=20, deadline=None, suppress_health_check=list(HealthCheck))
 @given(worlds())
 def test_results_are_the_visible_subset_of_an_unrestricted_search(world: tuple) -> None:

@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import json
 import os
+import signal
 import subprocess
 import sys
 import threading
@@ -11,7 +12,7 @@ from pathlib import Path
 
 import pytest
 from conftest import REPO, Session, json_out, run_cli, write_sessions_json
-from helpers import index_dump, integrity, query
+from helpers import gated_cli, index_dump, integrity, killed_by, query
 
 from openclaw_sessions.index import locks
 from openclaw_sessions.store import paths
@@ -201,6 +202,7 @@ def test_delete_refuses_to_prompt_without_a_terminal(tmp_path: Path) -> None:
     assert r.exit_code == 2 and "refusing to prompt" in r.stderr
 
 
+@pytest.mark.slow
 @pytest.mark.parametrize(
     "q",
     [
@@ -330,6 +332,7 @@ def bulk(root: Path, sessions: int = 12, msgs: int = 300) -> int:
     return sessions * msgs
 
 
+@pytest.mark.slow
 def test_concurrent_reindex_runs_never_duplicate(tmp_path: Path, state: Path) -> None:
     total = bulk(tmp_path / "src")
     run_cli("import", str(tmp_path / "src"))
@@ -341,30 +344,20 @@ def test_concurrent_reindex_runs_never_duplicate(tmp_path: Path, state: Path) ->
     integrity(state)
 
 
+@pytest.mark.slow
 def test_killed_reconciler_is_taken_over(tmp_path: Path, state: Path) -> None:
     total = bulk(tmp_path / "src", 20, 300)
     run_cli("import", str(tmp_path / "src"))
-    p = _reindex_proc(state)
-    import time
-
-    end = time.monotonic() + 60
-    while time.monotonic() < end and p.poll() is None:
-        try:
-            if (
-                query(
-                    state,
-                    "SELECT count(*) FROM index_state WHERE claim_token IS NOT NULL"
-                    " AND indexed_seq >= -1",
-                )[0][0]
-                and query(state, "SELECT count(*) FROM index_rows")[0][0] > 0
-            ):
-                break
-        except Exception:
-            pass
-        time.sleep(0.002)
-    p.kill()
-    p.wait()
+    # Killed inside its first write of index rows, its claims committed before it.
+    gate = ("openclaw_sessions.index.index_rows", "insert_rows", 1)
+    p = gated_cli(state, gate, "reindex", "--quiet")
+    killed_by(p, signal.SIGKILL)
+    assert p.returncode == -signal.SIGKILL
     integrity(state)
+    held = "SELECT count(*) FROM index_state WHERE claim_token IS NOT NULL"
+    assert (
+        query(state, held)[0][0] > 0 and query(state, "SELECT count(*) FROM index_rows")[0][0] == 0
+    )
     r = run_cli("reindex", "--json")
     assert r.exit_code == 0
     assert query(state, "SELECT count(*) FROM index_rows")[0][0] == total
@@ -394,6 +387,7 @@ def test_reset_generations_stay_searchable(tmp_path: Path) -> None:
     assert (a["results"][0]["sessionId"], b["results"][0]["sessionId"]) == ("gen-old", "gen-new")
 
 
+@pytest.mark.slow
 def test_searches_answer_while_reindex_writes(tmp_path: Path, state: Path) -> None:
     bulk(tmp_path / "src", 10, 300)
     run_cli("import", str(tmp_path / "src"), "--reindex")

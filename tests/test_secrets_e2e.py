@@ -10,8 +10,8 @@ from pathlib import Path
 
 import pytest
 from conftest import Session, json_out, run_cli, write_sessions_json
+from redact_cases import CASES
 from secret_shapes import shapes
-from test_redact import CASES
 
 USER_SECRET = "ACME-INTERNAL-7731-XYZ"
 

@@ -79,6 +79,7 @@ def test_every_visible_key_newest_first_with_counts(listed: Path) -> None:
     assert orphan["updatedAt"] == T0 - DAY + 1000 and orphan["label"] is None
 
 
+@pytest.mark.slow
 def test_index_states_pending_dirty_failed(listed: Path, tmp_path: Path) -> None:
     src = tmp_path / "src"
     s = Session("s-9")
@@ -104,6 +105,7 @@ def test_index_states_pending_dirty_failed(listed: Path, tmp_path: Path) -> None
     assert {state[k] for k in ("agent:main:k9", "agent:main:k1", "agent:main:k3")} == {"indexed"}
 
 
+@pytest.mark.slow
 def test_since_until_and_limit_filter_before_the_cut(listed: Path) -> None:
     keys = [r["sessionKey"] for r in rows(listed, "--since", "2026-01-02T00:00Z",
                                           "--until", "2026-01-04T00:00Z")]  # fmt: skip
@@ -120,6 +122,7 @@ def test_since_until_and_limit_filter_before_the_cut(listed: Path) -> None:
     assert installed("sessions", "--limit", "0", state=listed).returncode == 2
 
 
+@pytest.mark.slow
 def test_as_lists_only_what_the_caller_may_see(listed: Path) -> None:
     keys = {r["sessionKey"] for r in rows(listed, "--as", "agent:main:k3")}
     assert keys == {"agent:main:k3", "agent:main:k0"}  # itself and the session it spawned
@@ -130,6 +133,7 @@ def test_as_lists_only_what_the_caller_may_see(listed: Path) -> None:
     assert r.returncode == 2 and "Session not found" in r.stderr
 
 
+@pytest.mark.slow
 def test_jsonl_and_plain_lines_off_a_terminal(listed: Path) -> None:
     r = installed("sessions", "--jsonl", state=listed)
     lines = [json.loads(x) for x in r.stdout.splitlines()]
@@ -142,6 +146,7 @@ def test_jsonl_and_plain_lines_off_a_terminal(listed: Path) -> None:
     assert all(len(line.split("\t")) == 8 for line in r.stdout.splitlines())
 
 
+@pytest.mark.slow
 @pytest.mark.parametrize("columns", [40, 80, 200])
 def test_table_on_a_terminal_never_crops_keys_or_states(listed: Path, columns: int) -> None:
     pexpect = pytest.importorskip("pexpect")
@@ -169,6 +174,7 @@ def test_table_on_a_terminal_never_crops_keys_or_states(listed: Path, columns: i
         assert "label 3" in out
 
 
+@pytest.mark.slow
 def test_labels_are_redacted_and_made_safe_in_every_output(tmp_path: Path, state: Path) -> None:
     secret = "ghp_0123456789abcdefghijklmnopqrstuvwxyzAB"
     s = Session("lab-1")

@@ -5,6 +5,7 @@ from __future__ import annotations
 import json
 from pathlib import Path
 
+import pytest
 from conftest import REPO, json_out, run_cli
 
 from openclaw_sessions.store.migrations import SCHEMA_VERSION
@@ -46,6 +47,7 @@ def test_all_agents_and_table(tmp_path: Path) -> None:
     assert rows[1][1:5] == ["14", "4", "0", "0"] and rows[1][7] == "KiB"  # 544.0 KiB
 
 
+@pytest.mark.slow
 def test_new_redaction_rule_makes_the_index_stale(tmp_path: Path, state: Path) -> None:
     run_cli("import", str(SAMPLE), "--reindex")
     before = json_out(run_cli("status", "--json"))["redactionFingerprint"]

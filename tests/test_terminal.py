@@ -40,6 +40,7 @@ def in_pty(args: list[str], environment: dict[str, str]) -> tuple[str, int]:
     return out, child.exitstatus if child.exitstatus is not None else -1
 
 
+@pytest.mark.slow
 @pytest.mark.skipif(EXE is None, reason="the console script is not installed")
 def test_pty_shows_progress_bar_and_coloured_table(tmp_path: Path) -> None:
     src = corpus(tmp_path, 30_000)
@@ -52,6 +53,7 @@ def test_pty_shows_progress_bar_and_coloured_table(tmp_path: Path) -> None:
     assert code == 0 and "┏" in out and COLOUR.search(out), out[-1500:]
 
 
+@pytest.mark.slow
 @pytest.mark.skipif(EXE is None, reason="the console script is not installed")
 def test_no_color_and_pipes_disable_colour_and_bars(tmp_path: Path) -> None:
     src = corpus(tmp_path, 30_000)

@@ -32,6 +32,7 @@ def keys(root: Path) -> set[str]:
     return {s["sessionKey"] for s in json.loads(r.stdout)["sessions"]}
 
 
+@pytest.mark.slow
 def test_import_leaves_a_deleted_session_deleted_and_says_so_once(deleted: Path) -> None:
     r = installed("import", "--json", state=deleted)
     assert r.returncode == 0, r.stderr
@@ -47,6 +48,7 @@ def test_import_leaves_a_deleted_session_deleted_and_says_so_once(deleted: Path)
     assert installed("search", "telegram", "--session", KEY, state=deleted).returncode == 2
 
 
+@pytest.mark.slow
 def test_undelete_brings_it_back(deleted: Path) -> None:
     r = installed("import", "--undelete", "telegram:direct:4242", "--reindex", state=deleted)
     assert r.returncode == 0, r.stderr
@@ -59,6 +61,7 @@ def test_undelete_brings_it_back(deleted: Path) -> None:
     assert r.returncode == 2 and r.stderr.startswith("error: no deleted session 'agent:main:nope'")
 
 
+@pytest.mark.slow
 def test_undelete_takes_a_session_id_and_a_dry_run_changes_nothing(deleted: Path) -> None:
     sid = FILE.removesuffix(".jsonl")
     r = installed("import", "--undelete", sid, "--dry-run", "--json", state=deleted)
@@ -68,6 +71,7 @@ def test_undelete_takes_a_session_id_and_a_dry_run_changes_nothing(deleted: Path
     assert KEY in keys(deleted)
 
 
+@pytest.mark.slow
 def test_a_changed_file_brings_it_back(deleted: Path) -> None:
     path = deleted / "agents" / "main" / "sessions" / FILE
     last = json.loads(path.read_text().splitlines()[-1])
@@ -84,6 +88,7 @@ def test_a_changed_file_brings_it_back(deleted: Path) -> None:
     assert query(deleted, "SELECT count(*) FROM tombstones") == [(0,)]
 
 
+@pytest.mark.slow
 def test_deleting_an_orphan_transcript_keeps_it_out_too(tmp_path: Path) -> None:
     root = tmp_path / "state"
     s = Session("lonely")
@@ -95,6 +100,7 @@ def test_deleting_an_orphan_transcript_keeps_it_out_too(tmp_path: Path) -> None:
     assert keys(root) == set()
 
 
+@pytest.mark.slow
 def test_a_reset_rename_of_a_deleted_transcript_keeps_it_deleted(deleted: Path) -> None:
     """Upstream's `/reset` renames the (unchanged) transcript to a reset archive: it is the
     deleted transcript under another name, not a new one; it stays out of the store."""
@@ -113,6 +119,7 @@ def test_a_reset_rename_of_a_deleted_transcript_keeps_it_deleted(deleted: Path) 
     assert KEY not in keys(deleted) and f"agent:main:orphan:{sid}" not in keys(deleted)
 
 
+@pytest.mark.slow
 def test_deleting_a_session_id_deletes_that_generation_only(tmp_path: Path) -> None:
     """A key with a reset archive and a current file: `delete <archive id>` drops the archive
     alone (the conversation goes on under its key, its store entry stays), import leaves it

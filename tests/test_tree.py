@@ -169,6 +169,7 @@ def _reference(objs: list[dict[str, Any]]) -> list[int]:
     return active
 
 
+@pytest.mark.slow
 @settings(max_examples=1500, deadline=None)
 @given(st.lists(st.deferred(lambda: _line()), max_size=18))
 def test_the_walk_is_upstreams_algorithm_on_any_line_soup(objs: list[dict[str, Any]]) -> None:
@@ -207,6 +208,7 @@ def _line(draw: st.DrawFn) -> dict[str, Any]:
     return line
 
 
+@pytest.mark.slow
 @settings(max_examples=400, deadline=None)
 @given(st.lists(_line(), max_size=14), st.lists(_line(), min_size=1, max_size=5))
 def test_an_accepted_extension_is_exactly_what_the_walk_adds(
@@ -270,6 +272,7 @@ def _found(word: str) -> bool:
     return bool(json_out(r)["results"])
 
 
+@pytest.mark.slow
 @pytest.mark.parametrize("case", sorted(tc.CASES))
 def test_history_and_search_show_exactly_the_branch(tmp_path: Path, case: str) -> None:
     _import(tmp_path, case)
@@ -358,6 +361,7 @@ def _as_v4(state: Path, keys: dict[str, str]) -> None:
     conn.close()
 
 
+@pytest.mark.slow
 def test_a_store_indexed_under_the_old_rules_is_rebuilt_on_upgrade(
     tmp_path: Path, state: Path
 ) -> None:
@@ -383,6 +387,6 @@ def test_a_store_indexed_under_the_old_rules_is_rebuilt_on_upgrade(
         for obj in tc.CASES[case][0]:
             if obj["type"] == "message" and obj["id"].strip():
                 assert _found(f"word{obj['id']}") == (obj["id"] in tc.expected_messages(case))
-    from test_branch_store import cached_and_walked
+    from helpers import cached_and_walked
 
     assert all(c is not None and c == w for c, w in cached_and_walked(state))

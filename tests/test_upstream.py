@@ -127,6 +127,7 @@ def test_appends_to_an_indexed_session_are_indexed_in_the_same_transaction(
     assert len(res["results"]) == 1 and "indexing" not in res
 
 
+@pytest.mark.slow
 @pytest.mark.parametrize("change", ["edit-first", "edit-last", "delete", "watermark"])
 def test_rewritten_upstream_transcript_is_a_new_revision(
     tmp_path: Path, state: Path, change: str
@@ -173,6 +174,7 @@ def upstream_text(row: tuple) -> str:
 # --- layouts, compression ---------------------------------------------------------------------
 
 
+@pytest.mark.slow
 @pytest.mark.parametrize("version", [13, 21, 23])
 def test_every_shipped_layout_gives_the_same_store(tmp_path: Path, version: int) -> None:
     ref, got = tmp_path / "ref", tmp_path / f"v{version}"
@@ -228,6 +230,7 @@ def _foreign_db(path: Path, ddl: str) -> Path:
     return path
 
 
+@pytest.mark.slow
 @pytest.mark.parametrize(("ddl", "named"), [
     ("CREATE TABLE foo (x); CREATE TABLE bar (y);", "found: bar, foo"),
     ("CREATE TABLE transcript_events (seq INTEGER, ev_json TEXT); CREATE TABLE session_nodes (k);",
@@ -572,6 +575,7 @@ def _equivalent(tmp_path: Path, texts: dict[str, str], *, compress_over: int | N
     assert found or not index_dump(js)
 
 
+@pytest.mark.slow
 def test_equivalence_on_generated_transcripts(tmp_path: Path) -> None:
     texts = {}
     for k in range(6):
@@ -586,6 +590,7 @@ def test_equivalence_on_generated_transcripts(tmp_path: Path) -> None:
     _equivalent(tmp_path, texts, compress_over=512)
 
 
+@pytest.mark.slow
 def test_equivalence_on_upstream_tree_cases(tmp_path: Path) -> None:
     """Every case of upstream's transcript tree (leaf and reset controls are SQLite-era
     entries: the database path meets them first) gives the same, expected, branch both ways."""
@@ -608,6 +613,7 @@ def _corpus_files() -> list[Any]:
     return [pytest.param(p, id=p.name[:40]) for p in _transcripts(CORPUS)]
 
 
+@pytest.mark.slow
 @pytest.mark.parametrize("path", _corpus_files())
 def test_equivalence_on_every_real_corpus_transcript(
     tmp_path: Path, corpus: Path, path: Path

@@ -49,6 +49,7 @@ def hits(proc: subprocess.CompletedProcess[str]) -> int:
     return len(proc.stdout.splitlines())
 
 
+@pytest.mark.slow
 def test_top_level_and_command_tables_on_both_paths(store: Path, tmp_path: Path) -> None:
     config(tmp_path, 'limit = 3\ntime = "relative"\n[search]\nlimit = 5\nformat = "plain"\n')
     fast = cli("search", "deploy")
@@ -60,6 +61,7 @@ def test_top_level_and_command_tables_on_both_paths(store: Path, tmp_path: Path)
     assert history.returncode == 0 and history.stdout.count("deploy") == 3
 
 
+@pytest.mark.slow
 def test_command_line_beats_environment_beats_file(store: Path, tmp_path: Path) -> None:
     elsewhere = tmp_path / "nowhere"
     config(tmp_path, f"state-dir = {json.dumps(str(elsewhere))}\nlimit = 2\n")
@@ -84,6 +86,7 @@ def test_format_from_the_file_gives_way_to_json(store: Path, tmp_path: Path) -> 
         assert len(json.loads(proc.stdout)["results"]) == 10
 
 
+@pytest.mark.slow
 @pytest.mark.parametrize(
     ("text", "key"),
     [

@@ -389,6 +389,7 @@ def callers(draw: st.DrawFn, world: list[SessionRef]) -> Caller:
     )
 
 
+@pytest.mark.slow
 @settings(max_examples=300, deadline=None)
 @given(st.data())
 def test_properties(data: st.DataObject) -> None:

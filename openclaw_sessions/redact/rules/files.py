@@ -209,5 +209,5 @@ FILE_RULES = (
     Rule("env-secret-inside", CASED.format(
          r"(?<![A-Za-z0-9_])((?:[A-Za-z][A-Za-z0-9]*_)*(?i:secret|token|password|passwd|pass|pwd)"
          r"_[A-Za-z0-9]+(?:_[A-Za-z0-9]+)*)[ \t]*[=:][ \t]*([\"']?)([A-Za-z0-9+/=_\-.~]{16,})\2"
-         r"(?![A-Za-z0-9+/=_\-.~])"), prefix("_", *_INSIDE_WORDS), check=_inside_check),
+         r"(?![A-Za-z0-9+/=_\-.~])"), prefix("_", *_INSIDE_WORDS, short=True), check=_inside_check),
 )  # fmt: skip
