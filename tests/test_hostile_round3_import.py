@@ -289,8 +289,9 @@ def test_quiet_import_folds_new_problems_too(tmp_path: Path, state: Path) -> Non
     assert r.exit_code == 4
     assert len(r.stderr.splitlines()) == 1 and "50 times" in r.stderr, r.stderr
     assert query(state, "SELECT count(*) FROM import_problems") == [(50,)]
-    # three or fewer of a kind are each their own line
-    state2 = tmp_path / "state2"
+    # a few of a kind are one line too; --verbose lists each
     write_sessions_json(d, {f"agent:main:k{i}": {"sessionId": f"gone-{i}"} for i in range(3)})
-    r = run_cli("import", str(tmp_path / "src"), "--quiet", "--state-dir", str(state2))
-    assert r.exit_code == 4 and len(r.stderr.splitlines()) == 3
+    for n, (extra, lines) in enumerate((([], 1), (["--verbose"], 3))):
+        state2 = tmp_path / f"state{n + 2}"
+        r = run_cli("import", str(tmp_path / "src"), "--quiet", "--state-dir", str(state2), *extra)
+        assert r.exit_code == 4 and len(r.stderr.splitlines()) == lines, r.stderr
