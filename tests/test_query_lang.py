@@ -250,10 +250,33 @@ def test_explain_lists_alternatives_and_exclusions(tmp_path: Path, state: Path) 
 def test_a_relaxed_query_leaves_the_minus_words_out_of_every_alternative() -> None:
     from openclaw_sessions.read import ranked
 
-    loose = ranked.relaxed_plan(query_lang.build("alpha beta gamma -delta"))
-    assert loose is not None
-    exprs = [p.primary for p in loose.alternatives] or [loose.primary]
-    assert all(e is not None and e.endswith('NOT ("delta")') for e in exprs), exprs
+    for literal in (False, True):
+        loose = ranked.relaxed_plan(query_lang.build("alpha beta gamma -delta"), literal=literal)
+        assert loose is not None
+        exprs = [p.primary for p in loose.alternatives] or [loose.primary]
+        assert all(e is not None and e.endswith('NOT ("delta")') for e in exprs), exprs
+
+
+def test_relax_leaves_a_group_out_whole_or_keeps_it(tmp_path: Path, state: Path) -> None:
+    """A parenthesised group is one part of the query: --relax may leave out the word beside
+    it (and find the group's match) but never splits the group's OR into ANDs."""
+    src = tmp_path / "src" / "agents" / "main" / "sessions"
+    texts = {"pg": "postgres is slow today", "both": "postgres and mysql side by side"}
+    for name, text in texts.items():
+        s = Session(name)
+        s.user(text)
+        s.write(src / f"{name}.jsonl")
+    write_sessions_json(src, {f"agent:main:{k}": {"sessionId": k} for k in texts})
+    assert run_cli("import", str(tmp_path / "src"), "--reindex", "--quiet").exit_code == 0
+    strict = run_cli("search", "(postgres OR 数据库) 超时", "--json")
+    assert strict.exit_code == 1 and "--relax" in json_out(strict)["absence"]["lift"]
+    r = run_cli("search", "(postgres OR 数据库) 超时", "--relax", "--json")
+    assert r.exit_code == 0, r.stderr
+    assert {h["sessionKey"] for h in json_out(r)["results"]} == {"agent:main:pg", "agent:main:both"}
+    assert all(h["relaxed"] for h in json_out(r)["results"])
+    # (postgres OR mysql) alone is not loosened into "postgres mysql"; nothing to leave out
+    r = run_cli("search", "(zzq OR mysql)", "--relax", "--json")
+    assert {h["sessionKey"] for h in json_out(r)["results"]} == {"agent:main:both"}
 
 
 def test_sessions_follow_the_chosen_order(tmp_path: Path, state: Path) -> None:

@@ -74,10 +74,7 @@ def test_readme_command_runs(cmd: str, demo_env: dict[str, str]) -> None:
 # searches below run with the span replaced by a date before the sample.
 RELATIVE = re.compile(r"--(since|until) (\d+[a-z]+|yesterday|today)\b")
 # Known misses: the README example stays, so the test fails (xfail strict) once it finds.
-MISSES = {
-    "(postgres OR 数据库) 超时": "--relax leaves no word of a group out: nothing found, though"
-    " postgres alone matches (found when this test became strict)",
-}
+MISSES: dict[str, str] = {}
 
 
 def readme_searches() -> list[object]:

@@ -269,16 +269,45 @@ def _all_leaves(e: Expr | None, *, wanted: bool = False) -> list[Leaf]:
     return [x for k in e.kids for x in _all_leaves(k, wanted=wanted)]
 
 
-def build(query: str, *, prefix: bool = False) -> QueryPlan:
-    """Validate and parse an operator query (``prefix``: its last word is a prefix too)."""
+def _tree(query: str, prefix: bool) -> tuple[str, Expr | None]:
     q = validate(query)
     toks = lex(q)
     if prefix:
         last = max((i for i, t in enumerate(toks) if t.kind == "word"), default=None)
         if last is not None and not toks[last].text.endswith("*"):
             toks[last] = _Tok("word", toks[last].text + "*")
-    tree = _Parser(toks).parse()
-    terms = tuple(Term(x.text, x.route) for x in _all_leaves(tree))
+    return q, _Parser(toks).parse()
+
+
+def build(query: str, *, prefix: bool = False) -> QueryPlan:
+    """Validate and parse an operator query (``prefix``: its last word is a prefix too)."""
+    q, tree = _tree(query, prefix)
+    return _planned(q, tree, tuple(Term(x.text, x.route) for x in _all_leaves(tree)))
+
+
+def relaxed(query: str) -> QueryPlan | None:
+    """--relax: the query with one of its parts left out, each way in turn (a word, a phrase
+    or a parenthesised group is one part; the -words stay out of every way). None: fewer than
+    two parts to find, nothing to relax."""
+    q, tree = _tree(query, False)
+    parts = list(dict.fromkeys(_and_parts(tree)))
+    neg = [p for p in parts if isinstance(p, Node) and p.op == "not"]
+    pos = [p for p in parts if p not in neg]
+    if len(pos) < 2:
+        return None
+    ways = [_join("and", [p for j, p in enumerate(pos) if j != i]) for i in range(len(pos))]
+    loose = _join("and", [_join("or", list(ways)), *neg])
+    terms = tuple(dict.fromkeys(Term(x.text, x.route) for x in _all_leaves(loose)))
+    return _planned(q, loose, terms)
+
+
+def _and_parts(e: Expr | None) -> list[Expr]:
+    if isinstance(e, Node) and e.op == "and":
+        return [x for k in e.kids for x in _and_parts(k)]
+    return [] if e is None else [e]
+
+
+def _planned(q: str, tree: Expr | None, terms: tuple[Term, ...]) -> QueryPlan:
     if tree is None:
         return QueryPlan(q, terms)
     branches = _dnf(tree)

@@ -125,9 +125,14 @@ def build_plan(query: str, *, prefix: bool, literal: bool) -> fts_query.QueryPla
     return query_lang.build(query, prefix=prefix)
 
 
-def relaxed_plan(plan: fts_query.QueryPlan) -> fts_query.QueryPlan | None:
-    """Most but not all of the query's words: every way to leave one out (None: fewer than
-    two words, nothing to relax)."""
+def relaxed_plan(plan: fts_query.QueryPlan, *, literal: bool) -> fts_query.QueryPlan | None:
+    """Most but not all of the query: every way to leave one part out (a group counts as one
+    part; ``literal``: every word is a part). None: fewer than two, nothing to relax."""
+    if not literal:
+        try:
+            return query_lang.relaxed(plan.query)
+        except UsageError:  # too many ways across the scripts: any of the words, below
+            pass
     words = list(plan.wanted) or [t.text for t in plan.terms if t.route != "ignored"]
     words = list(dict.fromkeys(words))
     if len(words) < 2:

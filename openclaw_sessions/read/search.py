@@ -145,16 +145,14 @@ def search(opts: SearchOptions) -> SearchResult:
     result = _run(ctx, opts, scope, plan, redactor, since_ms, until_ms)
     if opts.as_key is not None or opts.counts or opts.sessions:
         return result
-    relaxed = None
-    if opts.relax and not result.hits and (relaxed := ranked.relaxed_plan(plan)) is not None:
+    relaxed = ranked.relaxed_plan(plan, literal=literal)
+    if opts.relax and not result.hits and relaxed is not None:
         loose = _run(ctx, opts, scope, relaxed, redactor, since_ms, until_ms, relaxed=True)
         if loose.hits:
-            return loose._replace(
-                absence=_absence(ctx, scope, plan, redactor, result, True, opts.explain)
-            )
-    return result._replace(
-        absence=_absence(ctx, scope, plan, redactor, result, False, opts.explain)
-    )
+            why = _absence(ctx, scope, plan, redactor, result, (True, True), opts.explain)
+            return loose._replace(absence=why)
+    why = _absence(ctx, scope, plan, redactor, result, (relaxed is not None, False), opts.explain)
+    return result._replace(absence=why)
 
 
 def _absence(
@@ -163,10 +161,11 @@ def _absence(
     plan: fts_query.QueryPlan,
     redactor: Redactor,
     result: SearchResult,
-    relaxed: bool,
+    relax: tuple[bool, bool],
     explain: bool,
 ) -> dict[str, Any] | None:
-    """The operator's `absence`: why an empty or partial answer is so (read/ranked.py)."""
+    """The operator's `absence`: why an empty or partial answer is so (read/ranked.py).
+    ``relax``: whether --relax could loosen the query, and whether it did."""
     empty = not result.hits
     if not (empty or result.truncated or result.indexing or result.unindexed):
         return None
@@ -184,8 +183,8 @@ def _absence(
         total=result.total,
         pending=result.indexing,
         unindexed=result.unindexed,
-        relax_possible=ranked.relaxed_plan(plan) is not None,
-        relaxed=relaxed,
+        relax_possible=relax[0],
+        relaxed=relax[1],
     )
 
 
