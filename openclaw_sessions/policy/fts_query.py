@@ -37,7 +37,6 @@ _CJK_CLASS = (
     "\U00020000-\U0003ffff"  # CJK extensions B…
 )
 CJK_RUN = re.compile(f"[{_CJK_CLASS}]+")
-_MAYBE_CJK = re.compile("[\u0e00-\U0003ffff]")  # spans _CJK_CLASS: a cheaper first look
 _HAS_WORD = re.compile(r"\w")
 
 
@@ -47,7 +46,7 @@ def cjk_bigram_text(text: str) -> str | None:
     Frozen: the store derives it again from the indexed text to delete it from the bigram
     index (schema.sql, ocs_cjk_bigrams), so a change needs a migration that rebuilds that index.
     The first two tests only skip work (every row is deleted through here)."""
-    if text.isascii() or _MAYBE_CJK.search(text) is None:
+    if text.isascii() or max(text) < "\u0e00":  # below every range of _CJK_CLASS
         return None
     runs = CJK_RUN.findall(text)
     if not runs:
