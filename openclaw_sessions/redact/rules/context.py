@@ -237,9 +237,9 @@ _PAIR_VALUE = compiled(
 _DIGIT_OR_SYMBOL = compiled(r"[0-9]|[^\w\s]", 0)
 
 
-def _pair_hits(text: str, low: str) -> Iterator[Hit]:
+def _pair_hits(text: str, low: str, words: tuple[str, ...]) -> Iterator[Hit]:
     """``<secret name> [is] VALUE``: the name read back from the word, the value forward."""
-    for i, w in gated(text, low, _PAIR_WORDS):
+    for i, w in gated(text, low, words):
         end = i + len(w) - 1
         m = _PAIR_VALUE.match(text, end)
         if not m or not _DIGIT_OR_SYMBOL.search(m.group(m.lastindex or 0)):
@@ -262,6 +262,7 @@ def _pair_hits(text: str, low: str) -> Iterator[Hit]:
 
 _GATES = sorted({w for words, _, _ in _FAMILIES for w in words} | set(_PAIR_WORDS))
 _ALL = _FAMILIES + _OTHERS
+_ALL_WORDS = frozenset(_GATES).union(*(words for words, _, _ in _OTHERS))
 # How far each family's match reaches before and after its gate word (the window searched).
 _REACH = ((220, 20), (5, 300), (10, 300), (20, 60), (120, 260), (5, 220), (5, 120), (5, 320),
           (200, 220), (200, 220), (0, 320), (0, 240), (30, 240), (10, 240), (0, 130), (40, 320),
@@ -288,9 +289,17 @@ def context_hits(text: str) -> Iterator[Hit]:
     low = text.lower()
     if len(low) != len(text):  # (a character whose lower case is longer: keep offsets exact)
         low = "".join(c if len(c.lower()) != 1 else c.lower() for c in text)
-    yield from _pair_hits(text, low)
+    # The anchor that ran this finder is looser than the words: most texts it runs on hold few
+    # or none of them. Each word is looked for once, and a family without one is not visited.
+    present = {w for w in _ALL_WORDS if w in low}
+    if not present:
+        return
+    yield from _pair_hits(text, low, tuple(w for w in _PAIR_WORDS if w in present))
     for (words, src, check), (before, after) in zip(_ALL, _REACH, strict=True):
-        for start, end in _windows(text, low, words, before, after):
+        here = tuple(w for w in words if w in present)  # (in the family's order)
+        if not here:
+            continue
+        for start, end in _windows(text, low, here, before, after):
             for m in lazy(src, NOCASE).finditer(text, start, end):
                 if span := check(m):
                     yield span[0], span[1], TOKEN
