@@ -12,7 +12,8 @@ transcripts under DIR (a ``gen_corpus.py`` output, ``../shared/corpus/real``). T
 package is taken with ``git archive BASE openclaw_sessions`` and imported as ``ocs_base`` (its
 own imports rewritten to it), and its redactor built (``redact/``, or ``policy/redact.py`` in
 older revisions). Floors over the same messages: a ``str.lower()`` pass and a one-literal
-regex scan. Throughput figures are the best of several rounds (CPU time): microseconds per
+regex scan. It counts the messages whose redacted text differs from the baseline's (a change
+meant to be only faster must report 0). Throughput figures are the best of several rounds (CPU time): microseconds per
 message and MB of UTF-8 per second; the ratio is new / base. First use: CPU time of importing
 the package's redaction, building the redactor and redacting the first messages in a fresh
 interpreter (what every CLI run pays once), median of ``--starts`` runs, alternating the trees.
@@ -227,8 +228,11 @@ def main() -> None:
     where, module = extract_base(a.base)
     sys.path.insert(0, str(where))
     new, base = build_redactor(), importlib.import_module(module).build_redactor()
-    changed = sum(new.redact_text(m) is not m for m in msgs)
-    changed_base = sum(base.redact_text(m) is not m for m in msgs)  # type: ignore[attr-defined]
+    outs = [new.redact_text(m) for m in msgs]
+    outs_base = [base.redact_text(m) for m in msgs]  # type: ignore[attr-defined]
+    changed = sum(o is not m for o, m in zip(outs, msgs, strict=True))
+    changed_base = sum(o is not m for o, m in zip(outs_base, msgs, strict=True))
+    differ = sum(o != b for o, b in zip(outs, outs_base, strict=True))
     literal = re.compile(r"\x00")
     rows = [
         ("floor: str.lower()", best_us(str.lower, msgs, a.rounds)),
@@ -239,7 +243,8 @@ def main() -> None:
     per_mb = len(msgs) / (size / 1e6)
     print(
         f"corpus: {size / 1e6:.1f} MB UTF-8, {len(msgs)} messages (mean {size / len(msgs):.0f} B); "
-        f"redacted: {changed} ({changed / len(msgs):.1%}) here, {changed_base} on {a.base}"
+        f"redacted: {changed} ({changed / len(msgs):.1%}) here, {changed_base} on {a.base}; "
+        f"outputs that differ from {a.base}'s: {differ}"
     )
     for name, us in rows:
         print(f"{name:28s} {us:7.2f} us/msg  {1e6 / (us * per_mb) if us else 0:8.1f} MB/s")
