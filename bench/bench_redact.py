@@ -13,10 +13,11 @@ package is taken with ``git archive BASE openclaw_sessions`` and imported as ``o
 own imports rewritten to it), and its redactor built (``redact/``, or ``policy/redact.py`` in
 older revisions). Floors over the same messages: a ``str.lower()`` pass and a one-literal
 regex scan. It counts the messages whose redacted text differs from the baseline's (a change
-meant to be only faster must report 0). Throughput figures are the best of several rounds (CPU time): microseconds per
-message and MB of UTF-8 per second; the ratio is new / base. First use: CPU time of importing
-the package's redaction, building the redactor and redacting the first messages in a fresh
-interpreter (what every CLI run pays once), median of ``--starts`` runs, alternating the trees.
+meant to be only faster must report 0). Throughput figures are the best of several rounds
+(CPU time): microseconds per message and MB of UTF-8 per second; the ratio is new / base.
+First use: CPU time of importing the package's redaction, building the redactor and redacting
+the first messages in a fresh interpreter (what every CLI run pays once), median of
+``--starts`` runs, alternating the trees.
 """
 
 from __future__ import annotations
