@@ -5,7 +5,7 @@ set -euo pipefail
 cd "$(dirname "$0")/.."
 PY=${PYTHON:-python3}
 [ -x .venv/bin/python ] || "$PY" -m venv .venv
-.venv/bin/python -m pip install -q --upgrade pip >/dev/null
+.venv/bin/python -m pip install -q --upgrade pip "setuptools>=77" >/dev/null
 .venv/bin/python -m pip install -q -e ".[test]"
 set +e
 .venv/bin/python -m pytest "$@"
