@@ -149,9 +149,9 @@ def search(opts: SearchOptions) -> SearchResult:
     if opts.relax and not result.hits and relaxed is not None:
         loose = _run(ctx, opts, scope, relaxed, redactor, since_ms, until_ms, relaxed=True)
         if loose.hits:
-            why = _absence(ctx, scope, plan, redactor, result, (True, True), opts.explain)
+            why = _absence(ctx, scope, plan, redactor, result, opts.explain, True, True)
             return loose._replace(absence=why)
-    why = _absence(ctx, scope, plan, redactor, result, (relaxed is not None, False), opts.explain)
+    why = _absence(ctx, scope, plan, redactor, result, opts.explain, relaxed is not None, False)
     return result._replace(absence=why)
 
 
@@ -161,11 +161,12 @@ def _absence(
     plan: fts_query.QueryPlan,
     redactor: Redactor,
     result: SearchResult,
-    relax: tuple[bool, bool],
     explain: bool,
+    relax_possible: bool,
+    relaxed: bool,
 ) -> dict[str, Any] | None:
-    """The operator's `absence`: why an empty or partial answer is so (read/ranked.py).
-    ``relax``: whether --relax could loosen the query, and whether it did."""
+    """The operator's `absence`: why an empty or partial answer is so (read/ranked.py);
+    ``relax_possible``: --relax could loosen the query; ``relaxed``: it did."""
     empty = not result.hits
     if not (empty or result.truncated or result.indexing or result.unindexed):
         return None
@@ -183,8 +184,8 @@ def _absence(
         total=result.total,
         pending=result.indexing,
         unindexed=result.unindexed,
-        relax_possible=relax[0],
-        relaxed=relax[1],
+        relax_possible=relax_possible,
+        relaxed=relaxed,
     )
 
 
