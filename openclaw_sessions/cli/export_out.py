@@ -59,9 +59,7 @@ def write(exp: Export, output: str | None, *, force: bool, times: Times) -> list
         sys.stdout.flush()
         return []
     target = Path(output)
-    if to_directory(exp, output):
-        if fmt == "jsonl":  # a bundle: export_bundle.write, which the caller calls instead
-            raise ValueError("a jsonl export into a directory is a bundle (export_bundle)")
+    if to_directory(exp, output):  # md or json: jsonl there is a bundle (export_bundle.place)
         directory(target, private=False)
         name = f"{exp.generations[-1].session_id}.{fmt}"
         return [_save(target / name, _stream(exp, times), force, raw=False)]

@@ -96,12 +96,6 @@ class _WellFormed:
         return getattr(self._stream, name)
 
 
-info = output.note
-
-
-fmt_time = style.fmt_time
-
-
 @contextmanager
 def progress(
     label: str, *, enabled: bool, unit: str = "items"

@@ -34,10 +34,8 @@ def run(params: dict[str, Any]) -> int:
     if out.as_json:
         output.echo_json(done)
     else:
-        from openclaw_sessions.cli import render
-
         key = output.field(str(done["sessionKey"]))
-        render.info(
+        output.note(
             f"deleted {key}: {done['transcripts']} transcript(s), "
             f"{done['events']} events, {done['indexRows']} index rows; import leaves it"
             " deleted while its files are unchanged (`import --undelete KEY` brings it back)"

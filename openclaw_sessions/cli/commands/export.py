@@ -41,10 +41,10 @@ def run(params: dict[str, Any]) -> int:
     if out.as_json:
         opts = opts._replace(fmt="json")
     exp = export(opts)
-    from openclaw_sessions.cli import export_bundle, export_out, render
+    from openclaw_sessions.cli import export_bundle, export_out
 
     if not export_bundle.something(exp, out.output):
-        render.info(f"no transcript stored for {output.field(exp.session_key)}: nothing to export")
+        output.note(f"no transcript stored for {output.field(exp.session_key)}: nothing to export")
         return int(ExitCode.NOTHING)
     written = export_bundle.place(exp, out.output, force=out.force, times=out.times())
     export_out.summary(written)

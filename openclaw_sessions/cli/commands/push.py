@@ -25,9 +25,7 @@ def run(params: dict[str, Any]) -> int:
     if out.as_json:
         output.echo_json(report.to_json())
     elif not out.quiet:
-        from openclaw_sessions.cli import render
-
-        render.info(
+        output.note(
             f"pushed {report.host} ({', '.join(report.agents)}) to {report.remote}:"
             f" {report.upserted} rows upserted, {report.deleted} deleted,"
             f" {report.unchanged} unchanged; sessions {report.sessions_upserted} upserted,"

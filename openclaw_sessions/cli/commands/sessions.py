@@ -56,9 +56,7 @@ def run(params: dict[str, Any]) -> int:
 
         render_sessions.sessions_list(listed, out.times())
     if listed.truncated and not out.as_json:
-        from openclaw_sessions.cli import render
-
-        render.info("more sessions exist: raise --limit")
+        output.note("more sessions exist: raise --limit")
     return int(ExitCode.OK if listed.rows else ExitCode.NOTHING)
 
 
