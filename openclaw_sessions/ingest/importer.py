@@ -34,7 +34,7 @@ from .transcripts import Target
 
 
 class ImportOptions(NamedTuple):
-    """`import`'s options, named as the CLI's parameters."""
+    """`import`'s options; each field declares the CLI parameter of its name (type, default)."""
 
     sources: list[Path] | None = None  # None or empty: every <root>/agents/*/sessions
     state_dir: Path | None = None

@@ -35,9 +35,9 @@ class ActingAs(Protocol):
 
 
 class McpOptions(NamedTuple):
-    """`mcp`'s options, named as the CLI's parameters: who the server answers as (mcp/identity.py
-    resolves them). Here, below the mcp layer, so that the CLI declares `mcp` without loading
-    the server's package."""
+    """`mcp`'s options: who the server answers as (mcp/identity.py resolves them); each field
+    declares the CLI parameter of its name (type, default). Here, below the mcp layer, so that
+    the CLI declares `mcp` without loading the server's package."""
 
     as_key: str | None = None
     operator: bool = False

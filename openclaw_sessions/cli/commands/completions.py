@@ -25,7 +25,7 @@ EPILOG = examples(
 
 
 class ShellOptions(NamedTuple):
-    """`completions`' argument, named as the CLI's parameter."""
+    """`completions`' argument; its field declares the CLI parameter (name, type, default)."""
 
     shell: str
 

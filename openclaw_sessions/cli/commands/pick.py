@@ -51,7 +51,7 @@ HEADER = "enter: print key and id   ctrl-o: read in less   ctrl-e: export Markdo
 
 
 class PickOptions(NamedTuple):
-    """`pick`'s options, named as the CLI's parameters."""
+    """`pick`'s options; each field declares the CLI parameter of its name (type, default)."""
 
     query: str = ""
     state_dir: Path | None = None

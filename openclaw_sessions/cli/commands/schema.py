@@ -38,7 +38,7 @@ EPILOG = examples(
 
 
 class SchemaOptions(NamedTuple):
-    """`schema`'s parameters, named as the CLI's."""
+    """`schema`'s options; each field declares the CLI parameter of its name (type, default)."""
 
     command: str | None = None
     jsonl: bool = False
