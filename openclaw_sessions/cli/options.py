@@ -211,28 +211,30 @@ class Output(NamedTuple):
 T = TypeVar("T", bound=tuple[Any, ...])
 
 
-def declare(
-    run: Callable[[dict[str, Any]], int], kind: type[tuple[Any, ...]], **cli: Any
-) -> Callable[..., int]:
+def declare(run: Callable[[dict[str, Any]], int], kind: Any, **cli: Any) -> Callable[..., int]:
     """The command function Typer reads: it calls ``run`` (whose docstring is the help) with
-    its parameters by name. Each parameter is a field of ``kind`` (the core's options) or of
-    Output, which alone declares its name, type and default; ``cli`` adds, in --help order,
-    what only the command line has: its typer.Option or typer.Argument (flags, metavar, help,
-    group, completion, check). Typer reads the parameters with inspect.signature, which
-    honours ``__signature__``, and takes the type and the typer info from the Annotated."""
+    its parameters by name. Each parameter is a field of ``kind`` (the core's options, a
+    NamedTuple class) or of Output, which alone declares its name, type and default; ``cli``
+    adds, in --help order, what only the command line has: its typer.Option or typer.Argument
+    (flags, metavar, help, group, completion, check). Typer reads the parameters with
+    inspect.signature, which honours ``__signature__``, and takes the type and the typer info
+    from the Annotated."""
+    hints = get_type_hints(Output) | get_type_hints(kind)  # a field of both is kind's
+    empty = inspect.Parameter.empty
+    defaults = Output._field_defaults | {
+        f: kind._field_defaults.get(f, empty) for f in kind._fields
+    }
     params = []
     for name, info in cli.items():
-        owner: Any = kind if name in kind._fields else Output  # type: ignore[attr-defined]
-        if name not in owner._fields:
+        if name not in hints:
             raise TypeError(f"{kind.__name__} has no field {name!r}")
-        hint = get_type_hints(owner)[name]
-        default = owner._field_defaults.get(name, inspect.Parameter.empty)
+        field_type = hints[name]
         params.append(
             inspect.Parameter(
                 name,
                 inspect.Parameter.KEYWORD_ONLY,
-                default=default,
-                annotation=Annotated[hint, info],
+                default=defaults[name],
+                annotation=Annotated[field_type, info],
             )
         )
 
@@ -240,7 +242,8 @@ def declare(
         return run(given)
 
     command.__doc__ = run.__doc__
-    command.__signature__ = inspect.Signature(params, return_annotation=int)  # type: ignore[attr-defined]
+    signature = inspect.Signature(params, return_annotation=int)
+    command.__signature__ = signature  # type: ignore[attr-defined]
     return command
 
 
