@@ -51,13 +51,9 @@ def text(stem: str) -> str:
     )
 
 
-def table(jsonl: bool) -> dict[str, str]:
-    return JSONL if jsonl else JSON
-
-
 def chosen(opts: SchemaOptions) -> str:
     """The schema(s) asked for, as JSON text; a command without one is a usage error."""
-    names = table(opts.jsonl)
+    names = JSONL if opts.jsonl else JSON
     if opts.command is None:
         every = {cmd: json.loads(text(stem)) for cmd, stem in names.items()}
         return json.dumps(every, indent=2, ensure_ascii=False) + "\n"
