@@ -1,6 +1,6 @@
 """The console script's entry point and how every command ends: what a call imports, how
 hostile values are refused, a reader that goes away, Ctrl-C's exit code, JSON whatever the
-locale, and that each command's parameters are its options object's fields."""
+locale, and that each command's parameters are declared by its options object's fields."""
 
 from __future__ import annotations
 
@@ -147,22 +147,28 @@ def test_double_dash_ends_the_options(store: Path) -> None:
     assert r.exit_code == 2 and r.stderr.startswith("error: ")
 
 
-def test_every_parameter_is_an_option_field_with_its_default() -> None:
-    """Each parameter of a command is, by name and with the same default, a field of the
-    command's options object (what the core gets) or of options.Output (how the CLI prints)."""
+def test_every_parameter_is_declared_once_by_an_option_field() -> None:
+    """Each parameter of a command is a field of the command's options object (what the core
+    gets) or of options.Output (how the CLI prints), which alone gives its name, type and
+    default (options.declare adds flags, help and checks); the options object has no field
+    the command lacks. That --help, the man page and the completions are what they were:
+    test_docs runs gen_docs --check."""
+    import inspect
+    from typing import get_type_hints
+
     import typer.main
 
-    from openclaw_sessions.cli.app import COMMANDS, app
+    from openclaw_sessions.cli.app import COMMANDS, app, command_module
     from openclaw_sessions.cli.commands.completions import ShellOptions
     from openclaw_sessions.cli.commands.pick import PickOptions
     from openclaw_sessions.cli.commands.schema import SchemaOptions
     from openclaw_sessions.cli.options import Output
     from openclaw_sessions.index.reindex import ReindexOptions
     from openclaw_sessions.ingest.importer import ImportOptions
-    from openclaw_sessions.mcp.identity import McpOptions
     from openclaw_sessions.read.export import ExportOptions
     from openclaw_sessions.read.history import HistoryOptions
     from openclaw_sessions.read.listing import SessionsOptions
+    from openclaw_sessions.read.scope import McpOptions
     from openclaw_sessions.read.search import SearchOptions
     from openclaw_sessions.read.status import StatusOptions
     from openclaw_sessions.remote.push import PushOptions
@@ -179,6 +185,7 @@ def test_every_parameter_is_an_option_field_with_its_default() -> None:
     assert set(COMMANDS) == set(options)
     for name, kind in options.items():
         params = group.commands[name].params  # type: ignore[attr-defined]
+        signature = inspect.signature(command_module(name).command).parameters
         for p in params:
             owner = kind if p.name in kind._fields else Output
             assert p.name in owner._fields, (name, p.name)
@@ -186,4 +193,17 @@ def test_every_parameter_is_an_option_field_with_its_default() -> None:
                 assert p.name not in owner._field_defaults, (name, p.name)
             else:
                 assert p.default == owner._field_defaults[p.name], (name, p.name)
+            hint = signature[p.name].annotation.__origin__  # Annotated[field type, typer info]
+            assert hint == get_type_hints(owner)[p.name], (name, p.name)
         assert set(kind._fields) <= {p.name for p in params}, name
+
+
+def test_a_parameter_without_a_field_is_refused() -> None:
+    """A new option is a field first: declaring one its options object lacks fails at once."""
+    import typer
+
+    from openclaw_sessions.cli.commands import search
+    from openclaw_sessions.cli.options import declare
+
+    with pytest.raises(TypeError, match="'nope'"):
+        declare(search.run, search.SearchOptions, nope=typer.Option("--nope"))

@@ -12,7 +12,7 @@ from conftest import Session, json_out, run_cli, write_sessions_json
 from helpers import db_file, query
 from upstream_fixture import UpSession, agent_db, build
 
-from openclaw_sessions.cli import render
+from openclaw_sessions.cli import style
 from openclaw_sessions.model import transcript, wellformed, when
 
 HEADER = '{"type":"session","version":3,"id":"%s","timestamp":"2026-01-01T00:00:00.000Z"}'
@@ -197,7 +197,7 @@ def test_to_epoch_ms_range() -> None:
                   True, "0001-01-01T00:00:00Z", "", "soon", None, [], {}):  # fmt: skip
         assert when.to_epoch_ms(value) is None, value
     for ms in (10**18, float("nan"), -(10**15)):
-        assert render.fmt_time(ms) == "-"  # type: ignore[arg-type]
+        assert style.fmt_time(ms) == "-"  # type: ignore[arg-type]
 
 
 def test_wellformed_rewrites_only_lone_surrogate_escapes() -> None:

@@ -142,7 +142,7 @@ def _defaults(args: list[str]) -> dict[str, Any]:
     from . import userconfig
 
     try:
-        return userconfig.default_map()
+        return userconfig.load().commands
     except OpenClawError:
         if settings.completing() or {"-h", "--help", "--version"} & set(args):
             return {}

@@ -25,7 +25,7 @@ from openclaw_sessions.read import export
 from openclaw_sessions.read.export import Export
 
 from . import export_out
-from .export_out import _chunks, _save, directory
+from .export_out import FORCE, _chunks, _save, directory
 from .style import Times
 
 STORE = "sessions.json"
@@ -77,7 +77,7 @@ def _write(exp: Export, out: Path, force: bool) -> list[Path]:
         if not force:
             for g in exp.generations:
                 if (out / g.file_name).exists():
-                    raise UsageError(f"{out / g.file_name} exists", hint=_FORCE)
+                    raise UsageError(f"{out / g.file_name} exists", hint=FORCE)
         written = [
             _save(out / g.file_name, _chunks(export.lines(exp, g)), force, raw=True)
             for g in exp.generations
@@ -87,9 +87,6 @@ def _write(exp: Export, out: Path, force: bool) -> list[Path]:
             text = json.dumps(doc, ensure_ascii=False, indent=2) + "\n"
             written.append(_save(store, [text.encode("utf-8")], True, raw=True))
     return written
-
-
-_FORCE = "pass --force to replace it"
 
 
 def _read(store: Path) -> dict[str, Any]:
@@ -132,7 +129,7 @@ def _merged(old: Any, new: dict[str, Any] | None, out: Path, force: bool) -> dic
     if new is None or not isinstance(old, dict):
         return new
     if bundle.without_generations(old) != bundle.without_generations(new) and not force:
-        raise UsageError(f"{out / STORE} holds another entry for this session", hint=_FORCE)
+        raise UsageError(f"{out / STORE} holds another entry for this session", hint=FORCE)
     if old.get("sessionId") != new.get("sessionId"):
         return new
     kept = [n for n in bundle.generation_files(old) if (out / n).is_file()]

@@ -37,6 +37,7 @@ from .output import field, json_text, safe, write_bytes
 from .style import Times
 
 CHUNK = 1 << 20  # raw lines are written in about this many bytes at a time
+FORCE = "pass --force to replace it"
 _BACKTICKS = re.compile("`+")
 
 
@@ -59,9 +60,7 @@ def write(exp: Export, output: str | None, *, force: bool, times: Times) -> list
         sys.stdout.flush()
         return []
     target = Path(output)
-    if to_directory(exp, output):
-        if fmt == "jsonl":  # a bundle: export_bundle.write, which the caller calls instead
-            raise ValueError("a jsonl export into a directory is a bundle (export_bundle)")
+    if to_directory(exp, output):  # md or json: jsonl there is a bundle (export_bundle.place)
         directory(target, private=False)
         name = f"{exp.generations[-1].session_id}.{fmt}"
         return [_save(target / name, _stream(exp, times), force, raw=False)]
@@ -118,7 +117,7 @@ def _chunks(lines: Iterable[bytes]) -> Iterator[bytes]:
 def _save(target: Path, chunks: Iterable[bytes], force: bool, *, raw: bool) -> Path:
     """``chunks`` into ``target`` atomically; an existing target only with ``force``."""
     if target.exists() and not force:
-        raise UsageError(f"{target} exists", hint="pass --force to replace it")
+        raise UsageError(f"{target} exists", hint=FORCE)
     import tempfile  # (here: stdout needs none of its ~3 ms of imports)
 
     sweep(target.parent)
@@ -187,10 +186,10 @@ def _place(tmp: str, target: Path, force: bool) -> None:
     try:  # a hard link refuses an existing name atomically (no check-then-write race)
         os.link(tmp, target)
     except FileExistsError:
-        raise UsageError(f"{target} exists", hint="pass --force to replace it") from None
+        raise UsageError(f"{target} exists", hint=FORCE) from None
     except OSError:  # no hard links here (some network and FAT file systems)
         if target.exists():
-            raise UsageError(f"{target} exists", hint="pass --force to replace it") from None
+            raise UsageError(f"{target} exists", hint=FORCE) from None
         os.replace(tmp, target)
         return
     os.unlink(tmp)

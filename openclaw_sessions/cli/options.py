@@ -1,6 +1,8 @@
-"""The options several commands share, each declared once with its help, its --help group,
-its completion and its check; the checks themselves; how a command's parameters become the
-core's options object and the CLI's Output; and the help epilog of examples.
+"""How a command's parameters are declared, once (declare): a field of the core's options
+object, or of the CLI's Output, gives each its name, type and default, and the command line
+adds its flags, help, --help group, completion and check; what several commands share of the
+latter; the checks themselves; the parameters split back into the options object and Output;
+and the help epilog of examples.
 
 A value is checked once, where Click reads it (the option's callback), before anything runs;
 a failure is a UsageError (exit 2, one `error:` line):
@@ -14,9 +16,9 @@ a failure is a UsageError (exit 2, one `error:` line):
   (policy/escape.py), so a printed key can be passed on.
 """
 
+import inspect
 from collections.abc import Callable
-from pathlib import Path
-from typing import Annotated, Any, NamedTuple, TypeVar
+from typing import Annotated, Any, NamedTuple, TypeVar, get_type_hints
 
 import typer
 
@@ -98,129 +100,88 @@ def choice(*allowed: str) -> Callable[..., Any]:
     return check
 
 
-StateDirOpt = Annotated[
-    Path | None,
-    typer.Option(
-        "--state-dir",
-        metavar="PATH",
-        help="State root (default: $OPENCLAW_STATE_DIR, else ~/.openclaw).",
-        envvar=settings.STATE_DIR,
-        show_envvar=True,
-    ),
-]
-AgentOpt = Annotated[
-    str,
-    typer.Option(
-        "--agent",
-        metavar="ID",
-        help="Agent id.",
-        envvar=settings.AGENT,
-        autocompletion=complete_agent,
-    ),
-]
-AllAgentsOpt = Annotated[bool, typer.Option("--all-agents", help="Every agent with a store.")]
-JsonOpt = Annotated[
-    bool, typer.Option("--json", help="Machine-readable JSON on stdout.", rich_help_panel=OUTPUT)
-]
-QuietOpt = Annotated[
-    bool, typer.Option("--quiet", "-q", help="Print nothing on success.", rich_help_panel=OUTPUT)
-]
-UtcOpt = Annotated[
-    bool,
-    typer.Option("--utc", help="Show times in UTC instead of local time.", rich_help_panel=OUTPUT),
-]
-TimeOpt = Annotated[
-    str,
-    typer.Option(
-        "--time",
-        metavar="STYLE",
-        help="absolute (local, with the zone) or relative (3h ago).",
-        autocompletion=words(*style.TIMES),
-        callback=choice(*style.TIMES),
-        rich_help_panel=OUTPUT,
-    ),
-]
-ColorOpt = Annotated[
-    str,
-    typer.Option(
-        "--color",
-        metavar="WHEN",
-        help="auto (on a terminal, unless NO_COLOR is set), always or never.",
-        autocompletion=words(*style.COLORS),
-        callback=choice(*style.COLORS),
-        rich_help_panel=OUTPUT,
-    ),
-]
-AsOpt = Annotated[
-    str | None,
-    typer.Option(
-        "--as",
-        metavar="KEY",
-        help="Act as this session key (visibility rules apply).",
-        callback=text(named=True),
-        rich_help_panel=VISIBILITY,
-    ),
-]
-VisOpt = Annotated[
-    str | None,
-    typer.Option(
-        "--visibility",
-        metavar="MODE",
-        help="self|tree|agent|all (with --as; default: config, else tree).",
-        autocompletion=words("self", "tree", "agent", "all"),
-        rich_help_panel=VISIBILITY,
-    ),
-]
-SandboxOpt = Annotated[
-    bool,
-    typer.Option(
-        "--sandboxed", help="Caller is sandboxed (with --as).", rich_help_panel=VISIBILITY
-    ),
-]
-KeyArg = Annotated[
-    str,
-    typer.Argument(
-        metavar="KEY",
-        help="Session key, session id (or a unique prefix of one), or main/current.",
-        autocompletion=complete_session_key,
-        callback=text(empty_ok=True, named=True),  # empty: the core's own message
-    ),
-]
-IncludeToolsOpt = Annotated[
-    bool,
-    typer.Option(
-        "--include-tools", help="Also show tool results (redacted).", rich_help_panel=FILTERS
-    ),
-]
-NullOpt = Annotated[
-    bool,
-    typer.Option(
-        "--null",
-        "-0",
-        help="Print each session key (search: each hit's key and message id; with --sessions"
-        " each key) NUL-terminated, unescaped off a terminal, for xargs -0.",
-        rich_help_panel=OUTPUT,
-    ),
-]
-RoleOpt = Annotated[
-    str | None,
-    typer.Option(
-        "--role",
-        metavar="ROLE",
-        help="user or assistant.",
-        autocompletion=words("user", "assistant"),
-        rich_help_panel=FILTERS,
-    ),
-]
+# What the command line adds to a field (declare), for the options several commands share.
+STATE_DIR = typer.Option(
+    "--state-dir",
+    metavar="PATH",
+    help="State root (default: $OPENCLAW_STATE_DIR, else ~/.openclaw).",
+    envvar=settings.STATE_DIR,
+    show_envvar=True,
+)
+AGENT = typer.Option(
+    "--agent",
+    metavar="ID",
+    help="Agent id.",
+    envvar=settings.AGENT,
+    autocompletion=complete_agent,
+)
+ALL_AGENTS = typer.Option("--all-agents", help="Every agent with a store.")
+JSON = typer.Option("--json", help="Machine-readable JSON on stdout.", rich_help_panel=OUTPUT)
+QUIET = typer.Option("--quiet", "-q", help="Print nothing on success.", rich_help_panel=OUTPUT)
+UTC = typer.Option("--utc", help="Show times in UTC instead of local time.", rich_help_panel=OUTPUT)
+TIME = typer.Option(
+    "--time",
+    metavar="STYLE",
+    help="absolute (local, with the zone) or relative (3h ago).",
+    autocompletion=words(*style.TIMES),
+    callback=choice(*style.TIMES),
+    rich_help_panel=OUTPUT,
+)
+COLOR = typer.Option(
+    "--color",
+    metavar="WHEN",
+    help="auto (on a terminal, unless NO_COLOR is set), always or never.",
+    autocompletion=words(*style.COLORS),
+    callback=choice(*style.COLORS),
+    rich_help_panel=OUTPUT,
+)
+AS = typer.Option(
+    "--as",
+    metavar="KEY",
+    help="Act as this session key (visibility rules apply).",
+    callback=text(named=True),
+    rich_help_panel=VISIBILITY,
+)
+VISIBILITY_MODE = typer.Option(
+    "--visibility",
+    metavar="MODE",
+    help="self|tree|agent|all (with --as; default: config, else tree).",
+    autocompletion=words("self", "tree", "agent", "all"),
+    rich_help_panel=VISIBILITY,
+)
+SANDBOXED = typer.Option(
+    "--sandboxed", help="Caller is sandboxed (with --as).", rich_help_panel=VISIBILITY
+)
+KEY = typer.Argument(
+    metavar="KEY",
+    help="Session key, session id (or a unique prefix of one), or main/current.",
+    autocompletion=complete_session_key,
+    callback=text(empty_ok=True, named=True),  # empty: the core's own message
+)
+INCLUDE_TOOLS = typer.Option(
+    "--include-tools", help="Also show tool results (redacted).", rich_help_panel=FILTERS
+)
+NULL = typer.Option(
+    "--null",
+    "-0",
+    help="Print each session key (search: each hit's key and message id; with --sessions"
+    " each key) NUL-terminated, unescaped off a terminal, for xargs -0.",
+    rich_help_panel=OUTPUT,
+)
+ROLE = typer.Option(
+    "--role",
+    metavar="ROLE",
+    help="user or assistant.",
+    autocompletion=words("user", "assistant"),
+    rich_help_panel=FILTERS,
+)
 _WHEN = "ISO date/time, today, yesterday, or a span: 7d, 12h, '2 weeks ago'."
-SinceOpt = Annotated[
-    str | None,
-    typer.Option("--since", metavar="WHEN", help=_WHEN, callback=text(), rich_help_panel=FILTERS),
-]
-UntilOpt = Annotated[
-    str | None,
-    typer.Option("--until", metavar="WHEN", help=_WHEN, callback=text(), rich_help_panel=FILTERS),
-]
+SINCE = typer.Option(
+    "--since", metavar="WHEN", help=_WHEN, callback=text(), rich_help_panel=FILTERS
+)
+UNTIL = typer.Option(
+    "--until", metavar="WHEN", help=_WHEN, callback=text(), rich_help_panel=FILTERS
+)
 
 
 class Output(NamedTuple):
@@ -250,14 +211,46 @@ class Output(NamedTuple):
 T = TypeVar("T", bound=tuple[Any, ...])
 
 
+def declare(run: Callable[[dict[str, Any]], int], kind: Any, **cli: Any) -> Callable[..., int]:
+    """The command function Typer reads: it calls ``run`` (whose docstring is the help) with
+    its parameters by name. Each parameter is a field of ``kind`` (the core's options, a
+    NamedTuple class) or of Output, which alone declares its name, type and default; ``cli``
+    adds, in --help order, what only the command line has: its typer.Option or typer.Argument
+    (flags, metavar, help, group, completion, check). Typer reads the parameters with
+    inspect.signature, which honours ``__signature__``, and takes the type and the typer info
+    from the Annotated."""
+    hints = get_type_hints(Output) | get_type_hints(kind)  # a field of both is kind's
+    empty = inspect.Parameter.empty
+    defaults = Output._field_defaults | {
+        f: kind._field_defaults.get(f, empty) for f in kind._fields
+    }
+    params = []
+    for name, info in cli.items():
+        if name not in hints:
+            raise TypeError(f"{kind.__name__} has no field {name!r}")
+        field_type = hints[name]
+        params.append(
+            inspect.Parameter(
+                name,
+                inspect.Parameter.KEYWORD_ONLY,
+                default=defaults[name],
+                annotation=Annotated[field_type, info],
+            )
+        )
+
+    def command(**given: Any) -> int:
+        return run(given)
+
+    command.__doc__ = run.__doc__
+    signature = inspect.Signature(params, return_annotation=int)
+    command.__signature__ = signature  # type: ignore[attr-defined]
+    return command
+
+
 def split(kind: type[T], params: dict[str, Any]) -> tuple[T, Output]:
-    """The command's options object (the core's) and its Output, from its parameters by name
-    (a new option is a parameter and a field of the same name and default: a test holds them
-    equal); the colour choice is made here, once, before anything prints."""
+    """The command's options object (the core's) and its Output, from its parameters by name;
+    the colour choice is made here, once, before anything prints."""
     fields: tuple[str, ...] = getattr(kind, "_fields")  # noqa: B009 - a NamedTuple class
-    unknown = params.keys() - set(fields) - set(Output._fields)
-    if unknown:  # a parameter no one reads: the options object lacks a field
-        raise TypeError(f"{kind.__name__} has no field for {sorted(unknown)}")
     opts = kind(**{k: v for k, v in params.items() if k in fields})
     out = Output(**{k: v for k, v in params.items() if k in Output._fields})
     style.use_color(out.color)

@@ -96,12 +96,6 @@ class _WellFormed:
         return getattr(self._stream, name)
 
 
-info = output.note
-
-
-fmt_time = style.fmt_time
-
-
 @contextmanager
 def progress(
     label: str, *, enabled: bool, unit: str = "items"
@@ -185,10 +179,7 @@ def search_lines(result: SearchResult, times: Times) -> None:
     led by a field that says which is which, as grep -C's separators do (`:` a hit, `-`
     context); windows that overlap merge into one group, and groups are separated by `--`."""
     color = style.colored(sys.stdout)
-    lines = []
-    for h in result.hits:
-        if h.context is None:
-            lines.append(_hit_line(h, times, color))
+    lines = [_hit_line(h, times, color) for h in result.hits if h.context is None]
     groups = _context_groups(result.hits)
     for i, group in enumerate(groups):
         lines.append("--\n" if i else "")

@@ -39,9 +39,6 @@ class Defaults(NamedTuple):
     path: Path | None
     commands: dict[str, dict[str, Any]]
 
-    def for_command(self, command: str) -> dict[str, Any]:
-        return self.commands.get(command, {})
-
 
 NONE = Defaults(None, {})
 # (what was read: the path and its stat, its defaults)
@@ -166,7 +163,7 @@ def lenient(command: str, params: dict[str, Any]) -> dict[str, Any]:
     and the operator's defaults to --as. A value equal to the file's is taken for the file's
     (the command line cannot be told apart once parsed), so under --as an operator option
     given again on the command line is dropped rather than refused."""
-    mine = load().for_command(command)
+    mine = load().commands.get(command, {})
     if not mine:
         return params
     out = dict(params)
@@ -183,8 +180,3 @@ def lenient(command: str, params: dict[str, Any]) -> dict[str, Any]:
 
             out["limit"] = min(out["limit"], AS_MAX_LIMIT)
     return out
-
-
-def default_map() -> dict[str, dict[str, Any]]:
-    """The Typer app's share: Click's default_map (Click puts argv and envvars first)."""
-    return load().commands

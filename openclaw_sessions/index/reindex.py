@@ -30,7 +30,7 @@ def reindex_agent(
 
 
 class ReindexOptions(NamedTuple):
-    """`reindex`'s options, named as the CLI's parameters."""
+    """`reindex`'s options; each field declares the CLI parameter of its name (type, default)."""
 
     state_dir: Path | None = None
     agent: str = paths.DEFAULT_AGENT

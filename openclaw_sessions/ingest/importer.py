@@ -9,7 +9,7 @@ from __future__ import annotations
 import functools
 import os
 import sqlite3
-from collections.abc import Iterable, Sequence
+from collections.abc import Iterable
 from pathlib import Path
 from typing import NamedTuple
 
@@ -34,15 +34,15 @@ from .transcripts import Target
 
 
 class ImportOptions(NamedTuple):
-    """`import`'s options, named as the CLI's parameters."""
+    """`import`'s options; each field declares the CLI parameter of its name (type, default)."""
 
-    sources: Sequence[Path] | None = None  # None or empty: every <root>/agents/*/sessions
+    sources: list[Path] | None = None  # None or empty: every <root>/agents/*/sessions
     state_dir: Path | None = None
     # Only this agent (a lone transcript or sessions dir goes to it); None: every agent, and
     # a lone transcript goes to the default agent.
     agent: str | None = None
     all_agents: bool = False  # every agent, whatever --agent says (the default; symmetry)
-    undelete: Sequence[str] | None = None  # keys (or ids) `delete` removed: import them again
+    undelete: list[str] | None = None  # keys (or ids) `delete` removed: import them again
     dry_run: bool = False
     include_archives: bool = False
     reindex: bool = False

@@ -17,7 +17,7 @@ from typing import NamedTuple
 from openclaw_sessions import config
 from openclaw_sessions.errors import UsageError
 from openclaw_sessions.policy import visibility
-from openclaw_sessions.read.scope import caller_policy
+from openclaw_sessions.read.scope import McpOptions, caller_policy
 from openclaw_sessions.store import paths
 from openclaw_sessions.store.sessions import SessionLookup
 from openclaw_sessions.store.state import StateScope
@@ -41,17 +41,6 @@ class Identity(NamedTuple):
     @property
     def operator(self) -> bool:
         return self.as_key is None
-
-
-class McpOptions(NamedTuple):
-    """`mcp`'s options, named as the CLI's parameters (cli/mcp_command.py builds it)."""
-
-    as_key: str | None = None
-    operator: bool = False
-    state_dir: Path | None = None
-    agent: str = paths.DEFAULT_AGENT
-    visibility: str | None = None
-    sandboxed: bool = False
 
 
 def resolve(opts: McpOptions) -> Identity:

@@ -37,7 +37,7 @@ _SHA256 = re.compile("[0-9a-f]{64}")  # a file's fingerprint (other sources keep
 
 
 class ExportOptions(NamedTuple):
-    """`export`'s options, named as the CLI's parameters."""
+    """`export`'s options; each field declares the CLI parameter of its name (type, default)."""
 
     key: str  # a session key, a session id, main or current
     state_dir: Path | None = None

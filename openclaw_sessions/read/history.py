@@ -47,7 +47,7 @@ MAX_LIMIT = 1000  # upstream CHAT_HISTORY_MAX_ENTRIES: the ceiling for tool call
 
 
 class HistoryOptions(NamedTuple):
-    """`history`'s options, named as the CLI's parameters."""
+    """`history`'s options; each field declares the CLI parameter of its name (type, default)."""
 
     key: str  # a session key, a session id, main or current
     state_dir: Path | None = None

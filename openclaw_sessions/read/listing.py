@@ -36,7 +36,7 @@ INDEX_STATES = ("failed", "dirty", "pending", "indexed", "none")
 
 
 class SessionsOptions(NamedTuple):
-    """`sessions`' options, named as the CLI's parameters."""
+    """`sessions`' options; each field declares the CLI parameter of its name (type, default)."""
 
     state_dir: Path | None = None
     agent: str = paths.DEFAULT_AGENT

@@ -13,7 +13,8 @@ from __future__ import annotations
 
 import sqlite3
 from collections.abc import Iterator
-from typing import Protocol
+from pathlib import Path
+from typing import NamedTuple, Protocol
 
 from openclaw_sessions import config
 from openclaw_sessions.policy import keys, visibility
@@ -31,6 +32,19 @@ class ActingAs(Protocol):
     def visibility(self) -> str | None: ...
     @property
     def sandboxed(self) -> bool: ...
+
+
+class McpOptions(NamedTuple):
+    """`mcp`'s options: who the server answers as (mcp/identity.py resolves them); each field
+    declares the CLI parameter of its name (type, default). Here, below the mcp layer, so that
+    the CLI declares `mcp` without loading the server's package."""
+
+    as_key: str | None = None
+    operator: bool = False
+    state_dir: Path | None = None
+    agent: str = paths.DEFAULT_AGENT
+    visibility: str | None = None
+    sandboxed: bool = False
 
 
 def caller_policy(

@@ -38,7 +38,7 @@ ORDERS = ("relevance", "recent", "upstream")
 
 
 class SearchOptions(NamedTuple):
-    """`search`'s options, named as the CLI's parameters (cli/commands/search.py builds it)."""
+    """`search`'s options; each field declares the CLI parameter of its name (type, default)."""
 
     query: str
     state_dir: Path | None = None

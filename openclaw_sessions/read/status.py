@@ -60,7 +60,7 @@ def _index_sizes(conn: sqlite3.Connection) -> dict[str, Any]:
 
 
 class StatusOptions(NamedTuple):
-    """`status`'s options, named as the CLI's parameters."""
+    """`status`'s options; each field declares the CLI parameter of its name (type, default)."""
 
     state_dir: Path | None = None
     agent: str = paths.DEFAULT_AGENT

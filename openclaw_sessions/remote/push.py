@@ -35,7 +35,7 @@ HOST_LOCK = 0x6F6373  # pg_advisory_lock(HOST_LOCK, hashtext(host))
 
 
 class PushOptions(NamedTuple):
-    """`push`'s options, named as the CLI's parameters."""
+    """`push`'s options; each field declares the CLI parameter of its name (type, default)."""
 
     dsn: str | None = None  # None or "-": $OPENCLAW_SESSIONS_REMOTE
     state_dir: Path | None = None

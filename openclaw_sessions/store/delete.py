@@ -68,7 +68,7 @@ def _whole(conn: sqlite3.Connection, target: str, key: str, tids: list[int], age
 
 
 class DeleteOptions(NamedTuple):
-    """`delete`'s options, named as the CLI's parameters."""
+    """`delete`'s options; each field declares the CLI parameter of its name (type, default)."""
 
     target: str  # a session key, a bare rest of one, or a session id
     state_dir: Path | None = None

@@ -2,51 +2,31 @@
 terminal (a script passes --yes)."""
 
 import sys
-from typing import Annotated, Any
+from typing import Any
 
 import typer
 
 from openclaw_sessions.cli import output
 from openclaw_sessions.cli.completion import complete_session_key
 from openclaw_sessions.cli.options import (
-    AgentOpt,
-    ColorOpt,
-    JsonOpt,
+    AGENT,
+    COLOR,
+    JSON,
+    STATE_DIR,
     Output,
-    StateDirOpt,
+    declare,
     examples,
     split,
     text,
 )
 from openclaw_sessions.errors import ExitCode, UsageError
-from openclaw_sessions.store import paths
 from openclaw_sessions.store.delete import DeleteOptions, delete_session, preview_delete
 
 EPILOG = examples("delete agent:main:discord:direct:bob --yes")
 
 
-def command(
-    target: Annotated[
-        str,
-        typer.Argument(
-            metavar="TARGET",
-            help="Session key (the session, every generation) or session id (that generation;"
-            " a unique prefix works).",
-            autocompletion=complete_session_key,
-            callback=text(named=True),
-        ),
-    ],
-    state_dir: StateDirOpt = None,
-    agent: AgentOpt = paths.DEFAULT_AGENT,
-    yes: Annotated[bool, typer.Option("--yes", "-y", help="Do not ask for confirmation.")] = False,
-    as_json: JsonOpt = False,
-    color: ColorOpt = "auto",
-) -> int:
-    """Delete a session's transcripts and index rows in one transaction."""
-    return run(locals())
-
-
 def run(params: dict[str, Any]) -> int:
+    """Delete a session's transcripts and index rows in one transaction."""
     opts, out = split(DeleteOptions, params)
     if not out.yes and not _confirmed(opts, out):
         return int(ExitCode.NOTHING)
@@ -54,10 +34,8 @@ def run(params: dict[str, Any]) -> int:
     if out.as_json:
         output.echo_json(done)
     else:
-        from openclaw_sessions.cli import render
-
         key = output.field(str(done["sessionKey"]))
-        render.info(
+        output.note(
             f"deleted {key}: {done['transcripts']} transcript(s), "
             f"{done['events']} events, {done['indexRows']} index rows; import leaves it"
             " deleted while its files are unchanged (`import --undelete KEY` brings it back)"
@@ -74,3 +52,21 @@ def _confirmed(opts: DeleteOptions, out: Output) -> bool:
             hint="pass --yes to delete without asking",
         )
     return bool(typer.confirm(f"Delete {output.field(what)}?"))
+
+
+command = declare(
+    run,
+    DeleteOptions,
+    target=typer.Argument(
+        metavar="TARGET",
+        help="Session key (the session, every generation) or session id (that generation;"
+        " a unique prefix works).",
+        autocompletion=complete_session_key,
+        callback=text(named=True),
+    ),
+    state_dir=STATE_DIR,
+    agent=AGENT,
+    yes=typer.Option("--yes", "-y", help="Do not ask for confirmation."),
+    as_json=JSON,
+    color=COLOR,
+)

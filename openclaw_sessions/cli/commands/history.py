@@ -1,33 +1,32 @@
 """`history`: a session's conversation on its active branch, a page or a window around a
 message, as text (paged on a terminal), JSON, or followed as it grows."""
 
-from typing import Annotated, Any
+from typing import Any
 
 import typer
 
 from openclaw_sessions.cli import output, userconfig
 from openclaw_sessions.cli.options import (
+    AGENT,
+    AS,
+    COLOR,
+    INCLUDE_TOOLS,
+    JSON,
+    KEY,
     OUTPUT,
-    AgentOpt,
-    AsOpt,
-    ColorOpt,
-    IncludeToolsOpt,
-    JsonOpt,
-    KeyArg,
-    SandboxOpt,
-    StateDirOpt,
-    TimeOpt,
-    UtcOpt,
-    VisOpt,
+    SANDBOXED,
+    STATE_DIR,
+    TIME,
+    UTC,
+    VISIBILITY_MODE,
     count,
+    declare,
     examples,
     split,
     text,
 )
 from openclaw_sessions.errors import ExitCode, UsageError
-from openclaw_sessions.policy.sanitize import MAX_BYTES
 from openclaw_sessions.read.history import HistoryOptions, history
-from openclaw_sessions.store import paths
 
 EPILOG = examples(
     "history agent:main:main --limit 20",
@@ -37,96 +36,8 @@ EPILOG = examples(
 )
 
 
-def command(
-    key: KeyArg,
-    state_dir: StateDirOpt = None,
-    agent: AgentOpt = paths.DEFAULT_AGENT,
-    limit: Annotated[
-        int | None,
-        typer.Option(
-            "--limit",
-            "-n",
-            metavar="N",
-            help="Most messages per page or window (default 200; --full: all).",
-            callback=count(),
-            show_default=False,
-        ),
-    ] = None,
-    offset: Annotated[
-        int | None,
-        typer.Option(
-            "--offset",
-            metavar="N",
-            help="Skip this many newest messages (page back with nextOffset).",
-            callback=count(),
-            show_default=False,
-        ),
-    ] = None,
-    around: Annotated[
-        str | None,
-        typer.Option(
-            "--around",
-            metavar="MESSAGE_ID",
-            help="Window centred on this message id (a search hit's messageId).",
-            callback=text(empty_ok=True, named=True),  # empty: the core's own message
-        ),
-    ] = None,
-    session_id: Annotated[
-        str | None,
-        typer.Option(
-            "--session-id",
-            metavar="ID",
-            help="Generation that owns the --around message (a hit's sessionId, or a prefix).",
-            callback=text(named=True),
-        ),
-    ] = None,
-    include_tools: IncludeToolsOpt = False,
-    full: Annotated[
-        bool,
-        typer.Option(
-            "--full",
-            help="Every message, each whole (no text or page caps; still redacted; not with --as).",
-        ),
-    ] = False,
-    max_bytes: Annotated[
-        int,
-        typer.Option(
-            "--max-bytes",
-            metavar="BYTES",
-            help="Cap on the page's JSON size (0: none, as --full; not with --as).",
-            callback=count(least=0),
-        ),
-    ] = MAX_BYTES,
-    as_key: AsOpt = None,
-    visibility: VisOpt = None,
-    sandboxed: SandboxOpt = False,
-    as_json: JsonOpt = False,
-    no_pager: Annotated[
-        bool,
-        typer.Option(
-            "--no-pager",
-            help="Never page (default: $PAGER, else less, on a terminal).",
-            rich_help_panel=OUTPUT,
-        ),
-    ] = False,
-    follow: Annotated[
-        bool,
-        typer.Option(
-            "--follow",
-            "-f",
-            help="Then print new messages as the transcript grows, until Ctrl-C (no pager).",
-            rich_help_panel=OUTPUT,
-        ),
-    ] = False,
-    utc: UtcOpt = False,
-    time: TimeOpt = "absolute",
-    color: ColorOpt = "auto",
-) -> int:
-    """Read a session's conversation on its active branch, paged or around a message."""
-    return run(locals())
-
-
 def run(params: dict[str, Any]) -> int:
+    """Read a session's conversation on its active branch, paged or around a message."""
     opts, out = split(HistoryOptions, userconfig.lenient("history", params))
     if out.follow and (out.as_json or opts.around is not None or opts.offset is not None):
         raise UsageError(
@@ -151,3 +62,68 @@ def run(params: dict[str, Any]) -> int:
 
         follow.follow(opts, result, out.times())
     return int(ExitCode.OK if result.messages else ExitCode.NOTHING)
+
+
+command = declare(
+    run,
+    HistoryOptions,
+    key=KEY,
+    state_dir=STATE_DIR,
+    agent=AGENT,
+    limit=typer.Option(
+        "--limit",
+        "-n",
+        metavar="N",
+        help="Most messages per page or window (default 200; --full: all).",
+        callback=count(),
+        show_default=False,
+    ),
+    offset=typer.Option(
+        "--offset",
+        metavar="N",
+        help="Skip this many newest messages (page back with nextOffset).",
+        callback=count(),
+        show_default=False,
+    ),
+    around=typer.Option(
+        "--around",
+        metavar="MESSAGE_ID",
+        help="Window centred on this message id (a search hit's messageId).",
+        callback=text(empty_ok=True, named=True),  # empty: the core's own message
+    ),
+    session_id=typer.Option(
+        "--session-id",
+        metavar="ID",
+        help="Generation that owns the --around message (a hit's sessionId, or a prefix).",
+        callback=text(named=True),
+    ),
+    include_tools=INCLUDE_TOOLS,
+    full=typer.Option(
+        "--full",
+        help="Every message, each whole (no text or page caps; still redacted; not with --as).",
+    ),
+    max_bytes=typer.Option(
+        "--max-bytes",
+        metavar="BYTES",
+        help="Cap on the page's JSON size (0: none, as --full; not with --as).",
+        callback=count(least=0),
+    ),
+    as_key=AS,
+    visibility=VISIBILITY_MODE,
+    sandboxed=SANDBOXED,
+    as_json=JSON,
+    no_pager=typer.Option(
+        "--no-pager",
+        help="Never page (default: $PAGER, else less, on a terminal).",
+        rich_help_panel=OUTPUT,
+    ),
+    follow=typer.Option(
+        "--follow",
+        "-f",
+        help="Then print new messages as the transcript grows, until Ctrl-C (no pager).",
+        rich_help_panel=OUTPUT,
+    ),
+    utc=UTC,
+    time=TIME,
+    color=COLOR,
+)

@@ -1,18 +1,18 @@
 """`import`: bulk-load legacy JSONL transcripts and upstream agent databases (idempotent,
 doctor-style), then, with --reindex, the reconciliation."""
 
-from pathlib import Path
-from typing import Annotated, Any
+from typing import Any
 
 import typer
 
 from openclaw_sessions.cli import output
 from openclaw_sessions.cli.completion import complete_agent
 from openclaw_sessions.cli.options import (
-    ColorOpt,
-    JsonOpt,
-    QuietOpt,
-    StateDirOpt,
+    COLOR,
+    JSON,
+    QUIET,
+    STATE_DIR,
+    declare,
     examples,
     split,
     text,
@@ -29,65 +29,8 @@ EPILOG = examples(
 )
 
 
-def command(
-    sources: Annotated[
-        list[Path] | None,
-        typer.Argument(
-            metavar="SOURCES",
-            help="State roots, sessions dirs, .jsonl(.zst) files or upstream agent databases"
-            " (default: every <root>/agents/*/sessions).",
-            show_default=False,
-        ),
-    ] = None,
-    state_dir: StateDirOpt = None,
-    agent: Annotated[
-        str | None,
-        typer.Option(
-            "--agent",
-            metavar="ID",
-            help="Import only this agent (a lone transcript or sessions dir goes to it;"
-            " default: every agent, a lone transcript to main; $OPENCLAW_AGENT is not read:"
-            " a cron shell that exports it still imports every agent).",
-            show_default=False,
-            autocompletion=complete_agent,
-        ),
-    ] = None,
-    all_agents: Annotated[
-        bool, typer.Option("--all-agents", help="Every agent (the default; overrides --agent).")
-    ] = False,
-    dry_run: Annotated[
-        bool, typer.Option("--dry-run", help="Parse and count; write nothing.")
-    ] = False,
-    include_archives: Annotated[
-        bool, typer.Option("--include-archives", help="Also import .deleted archives and backups.")
-    ] = False,
-    reindex: Annotated[
-        bool, typer.Option("--reindex", help="Run the reconciliation right after.")
-    ] = False,
-    undelete: Annotated[
-        list[str] | None,
-        typer.Option(
-            "--undelete",
-            metavar="KEY",
-            help="Bring back a session `delete` removed (repeatable; else it stays deleted).",
-            callback=text(named=True),
-        ),
-    ] = None,
-    as_json: JsonOpt = False,
-    quiet: QuietOpt = False,
-    verbose: Annotated[
-        bool,
-        typer.Option(
-            "--verbose", "-v", help="Every issue on its own line (default: one line per kind)."
-        ),
-    ] = False,
-    color: ColorOpt = "auto",
-) -> int:
-    """Bulk-load legacy JSONL transcripts (idempotent, doctor-style)."""
-    return run(locals())
-
-
 def run(params: dict[str, Any]) -> int:
+    """Bulk-load legacy JSONL transcripts (idempotent, doctor-style)."""
     opts, out = split(ImportOptions, params)
     done = import_sources(opts, bars(out))
     if out.as_json:
@@ -103,3 +46,43 @@ def run(params: dict[str, Any]) -> int:
         else:
             render_reports.import_report(done.report, done.reindexed, every=out.verbose)
     return int(ExitCode.PROBLEMS if done.problems else ExitCode.OK)
+
+
+command = declare(
+    run,
+    ImportOptions,
+    sources=typer.Argument(
+        metavar="SOURCES",
+        help="State roots, sessions dirs, .jsonl(.zst) files or upstream agent databases"
+        " (default: every <root>/agents/*/sessions).",
+        show_default=False,
+    ),
+    state_dir=STATE_DIR,
+    agent=typer.Option(
+        "--agent",
+        metavar="ID",
+        help="Import only this agent (a lone transcript or sessions dir goes to it;"
+        " default: every agent, a lone transcript to main; $OPENCLAW_AGENT is not read:"
+        " a cron shell that exports it still imports every agent).",
+        show_default=False,
+        autocompletion=complete_agent,
+    ),
+    all_agents=typer.Option("--all-agents", help="Every agent (the default; overrides --agent)."),
+    dry_run=typer.Option("--dry-run", help="Parse and count; write nothing."),
+    include_archives=typer.Option(
+        "--include-archives", help="Also import .deleted archives and backups."
+    ),
+    reindex=typer.Option("--reindex", help="Run the reconciliation right after."),
+    undelete=typer.Option(
+        "--undelete",
+        metavar="KEY",
+        help="Bring back a session `delete` removed (repeatable; else it stays deleted).",
+        callback=text(named=True),
+    ),
+    as_json=JSON,
+    quiet=QUIET,
+    verbose=typer.Option(
+        "--verbose", "-v", help="Every issue on its own line (default: one line per kind)."
+    ),
+    color=COLOR,
+)

@@ -7,22 +7,23 @@ line and its exit code, as in every command."""
 
 import sys
 from importlib.util import find_spec
-from typing import Annotated
+from typing import Any
 
 import typer
 
 from openclaw_sessions.cli import output
 from openclaw_sessions.cli.options import (
+    AGENT,
+    AS,
+    SANDBOXED,
+    STATE_DIR,
     VISIBILITY,
-    AgentOpt,
-    AsOpt,
-    SandboxOpt,
-    StateDirOpt,
-    VisOpt,
+    VISIBILITY_MODE,
+    declare,
     examples,
 )
 from openclaw_sessions.errors import ExitCode, UsageError
-from openclaw_sessions.store import paths
+from openclaw_sessions.read.scope import McpOptions
 
 INSTALL = "pip install 'openclaw-sessions[mcp]'"
 EPILOG = examples("mcp --as agent:main:main", "mcp --as agent:ops:main --agent ops")
@@ -41,22 +42,7 @@ def _sdk_missing() -> UsageError | None:
     return None
 
 
-def command(
-    as_key: AsOpt = None,
-    operator: Annotated[
-        bool,
-        typer.Option(
-            "--operator",
-            help="Serve every session of every agent, with no visibility rules (instead of"
-            " --as; says so on stderr).",
-            rich_help_panel=VISIBILITY,
-        ),
-    ] = False,
-    state_dir: StateDirOpt = None,
-    agent: AgentOpt = paths.DEFAULT_AGENT,
-    visibility: VisOpt = None,
-    sandboxed: SandboxOpt = False,
-) -> int:
+def run(params: dict[str, Any]) -> int:
     """Serve sessions_search and sessions_history over MCP (stdio), as one fixed caller."""
     missing = _sdk_missing()
     if missing is not None:
@@ -64,8 +50,7 @@ def command(
     from openclaw_sessions.mcp import identity as ident
     from openclaw_sessions.mcp.server import serve
 
-    opts = ident.McpOptions(as_key, operator, state_dir, agent, visibility, sandboxed)
-    who = ident.resolve(opts)
+    who = ident.resolve(McpOptions(**params))
     if who.operator:
         print(output.safe(ident.OPERATOR_WARNING.format(root=who.root)), file=sys.stderr)
     try:
@@ -73,3 +58,20 @@ def command(
     except KeyboardInterrupt:
         return int(ExitCode.INTERRUPTED)
     return int(ExitCode.OK)
+
+
+command = declare(
+    run,
+    McpOptions,
+    as_key=AS,
+    operator=typer.Option(
+        "--operator",
+        help="Serve every session of every agent, with no visibility rules (instead of"
+        " --as; says so on stderr).",
+        rich_help_panel=VISIBILITY,
+    ),
+    state_dir=STATE_DIR,
+    agent=AGENT,
+    visibility=VISIBILITY_MODE,
+    sandboxed=SANDBOXED,
+)

@@ -19,17 +19,18 @@ import shutil
 import subprocess
 import sys
 from pathlib import Path
-from typing import Annotated, Any, NamedTuple
+from typing import Any, NamedTuple
 
 import typer
 
 from openclaw_sessions.cli import output
 from openclaw_sessions.cli.options import (
-    AgentOpt,
-    AllAgentsOpt,
-    ColorOpt,
-    StateDirOpt,
+    AGENT,
+    ALL_AGENTS,
+    COLOR,
+    STATE_DIR,
     count,
+    declare,
     examples,
     split,
     text,
@@ -50,7 +51,7 @@ HEADER = "enter: print key and id   ctrl-o: read in less   ctrl-e: export Markdo
 
 
 class PickOptions(NamedTuple):
-    """`pick`'s options, named as the CLI's parameters."""
+    """`pick`'s options; each field declares the CLI parameter of its name (type, default)."""
 
     query: str = ""
     state_dir: Path | None = None
@@ -147,43 +148,10 @@ def run_fzf(opts: PickOptions) -> tuple[int, Picked | None]:
     return 0, Picked(lines[0], fields[0], fields[1])
 
 
-def command(
-    query: Annotated[
-        str,
-        typer.Argument(
-            metavar="QUERY",
-            help="The first query (then type to search).",
-            show_default=False,
-            callback=text(empty_ok=True),
-        ),
-    ] = "",
-    state_dir: StateDirOpt = None,
-    agent: AgentOpt = paths.DEFAULT_AGENT,
-    all_agents: AllAgentsOpt = False,
-    limit: Annotated[
-        int,
-        typer.Option(
-            "--limit", "-n", metavar="N", help="Most hits listed per query.", callback=count()
-        ),
-    ] = 100,
-    whole_words: Annotated[
-        bool,
-        typer.Option(
-            "--whole-words",
-            help="Match whole words only as you type (else the word being typed is a prefix"
-            " once it has 3 letters: slower on a big store).",
-        ),
-    ] = False,
-    color: ColorOpt = "auto",
-) -> int:
+def run(params: dict[str, Any]) -> int:
     """Search as you type in fzf, the conversation around each hit previewed; enter prints
     the hit's session key and message id (tab-separated), ctrl-o reads it in less, ctrl-e
     exports the session as Markdown to stdout."""
-    return run(locals())
-
-
-def run(params: dict[str, Any]) -> int:
-    """fzf, then what the key pressed asks for."""
     opts, out = split(PickOptions, params)
     code, picked = run_fzf(opts)
     if picked is None:  # fzf's own status: 1 nothing chosen, 130 Esc or Ctrl-C, 2 its error
@@ -203,3 +171,27 @@ def run(params: dict[str, Any]) -> int:
         return export.run(exported)
     output.write_text(f"{picked.key}\t{picked.message_id}\n")
     return int(ExitCode.OK)
+
+
+command = declare(
+    run,
+    PickOptions,
+    query=typer.Argument(
+        metavar="QUERY",
+        help="The first query (then type to search).",
+        show_default=False,
+        callback=text(empty_ok=True),
+    ),
+    state_dir=STATE_DIR,
+    agent=AGENT,
+    all_agents=ALL_AGENTS,
+    limit=typer.Option(
+        "--limit", "-n", metavar="N", help="Most hits listed per query.", callback=count()
+    ),
+    whole_words=typer.Option(
+        "--whole-words",
+        help="Match whole words only as you type (else the word being typed is a prefix"
+        " once it has 3 letters: slower on a big store).",
+    ),
+    color=COLOR,
+)

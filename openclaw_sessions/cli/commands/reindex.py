@@ -3,44 +3,30 @@ import and reindex show on a terminal."""
 
 from collections.abc import Callable
 from contextlib import AbstractContextManager
-from typing import TYPE_CHECKING, Annotated, Any
+from typing import TYPE_CHECKING, Any
 
 import typer
 
 from openclaw_sessions.cli import output
 from openclaw_sessions.cli.options import (
-    AgentOpt,
-    AllAgentsOpt,
-    ColorOpt,
-    JsonOpt,
+    AGENT,
+    ALL_AGENTS,
+    COLOR,
+    JSON,
+    QUIET,
+    STATE_DIR,
     Output,
-    QuietOpt,
-    StateDirOpt,
+    declare,
     examples,
     split,
 )
 from openclaw_sessions.errors import ExitCode
 from openclaw_sessions.index.reindex import ReindexOptions, reindex
-from openclaw_sessions.store import paths
 
 if TYPE_CHECKING:
     from openclaw_sessions.reports import Progress
 
 EPILOG = examples("reindex --quiet", "reindex --all-agents --full")
-
-
-def command(
-    state_dir: StateDirOpt = None,
-    agent: AgentOpt = paths.DEFAULT_AGENT,
-    all_agents: AllAgentsOpt = False,
-    full: Annotated[bool, typer.Option("--full", help="Rebuild every session's index.")] = False,
-    as_json: JsonOpt = False,
-    quiet: QuietOpt = False,
-    background: Annotated[bool, typer.Option("--background", hidden=True)] = False,
-    color: ColorOpt = "auto",
-) -> int:
-    """Run the reconciliation in the foreground (cron-safe)."""
-    return run(locals())
 
 
 def bars(out: Output) -> "Callable[[str, str], AbstractContextManager[Progress | None]]":
@@ -53,6 +39,7 @@ def bars(out: Output) -> "Callable[[str, str], AbstractContextManager[Progress |
 
 
 def run(params: dict[str, Any]) -> int:
+    """Run the reconciliation in the foreground (cron-safe)."""
     opts, out = split(ReindexOptions, params)
     reports = reindex(opts, bars(out))
     problems = sum(r.problems for r in reports)
@@ -63,3 +50,17 @@ def run(params: dict[str, Any]) -> int:
 
         render_reports.reindex_reports(reports)
     return int(ExitCode.PROBLEMS if problems else ExitCode.OK)
+
+
+command = declare(
+    run,
+    ReindexOptions,
+    state_dir=STATE_DIR,
+    agent=AGENT,
+    all_agents=ALL_AGENTS,
+    full=typer.Option("--full", help="Rebuild every session's index."),
+    as_json=JSON,
+    quiet=QUIET,
+    background=typer.Option("--background", hidden=True),
+    color=COLOR,
+)

@@ -6,13 +6,13 @@ tests/test_schemas.py validates real output against each."""
 
 import json
 from importlib.resources import files
-from typing import Annotated, Any, NamedTuple
+from typing import Any, NamedTuple
 
 import typer
 
 from openclaw_sessions.cli import output
 from openclaw_sessions.cli.completion import words
-from openclaw_sessions.cli.options import examples, split
+from openclaw_sessions.cli.options import declare, examples, split
 from openclaw_sessions.errors import ExitCode, UsageError
 
 # command -> its schema's file stem: what `COMMAND --json` prints ...
@@ -37,26 +37,8 @@ EPILOG = examples(
 )
 
 
-def command(
-    command: Annotated[
-        str | None,
-        typer.Argument(
-            metavar="COMMAND",
-            help="A command that prints JSON (default: every one, as one object keyed by command).",
-            autocompletion=words(*JSON),
-            show_default=False,
-        ),
-    ] = None,
-    jsonl: Annotated[
-        bool, typer.Option("--jsonl", help="The schema of one line of COMMAND --jsonl instead.")
-    ] = False,
-) -> int:
-    """Print the JSON Schema of a command's --json (or --jsonl) output; field names are stable."""
-    return run(locals())
-
-
 class SchemaOptions(NamedTuple):
-    """`schema`'s parameters, named as the CLI's."""
+    """`schema`'s options; each field declares the CLI parameter of its name (type, default)."""
 
     command: str | None = None
     jsonl: bool = False
@@ -69,13 +51,9 @@ def text(stem: str) -> str:
     )
 
 
-def table(jsonl: bool) -> dict[str, str]:
-    return JSONL if jsonl else JSON
-
-
 def chosen(opts: SchemaOptions) -> str:
     """The schema(s) asked for, as JSON text; a command without one is a usage error."""
-    names = table(opts.jsonl)
+    names = JSONL if opts.jsonl else JSON
     if opts.command is None:
         every = {cmd: json.loads(text(stem)) for cmd, stem in names.items()}
         return json.dumps(every, indent=2, ensure_ascii=False) + "\n"
@@ -89,6 +67,20 @@ def chosen(opts: SchemaOptions) -> str:
 
 
 def run(params: dict[str, Any]) -> int:
+    """Print the JSON Schema of a command's --json (or --jsonl) output; field names are stable."""
     opts, _out = split(SchemaOptions, params)
     output.write_text(chosen(opts))
     return int(ExitCode.OK)
+
+
+command = declare(
+    run,
+    SchemaOptions,
+    command=typer.Argument(
+        metavar="COMMAND",
+        help="A command that prints JSON (default: every one, as one object keyed by command).",
+        autocompletion=words(*JSON),
+        show_default=False,
+    ),
+    jsonl=typer.Option("--jsonl", help="The schema of one line of COMMAND --jsonl instead."),
+)

@@ -3,7 +3,7 @@ lines, JSON, JSON lines, counts, session keys); with --remote, the fleet's centr
 (remote_search.py)."""
 
 import sys
-from typing import Annotated, Any
+from typing import Any
 
 import typer
 
@@ -11,30 +11,30 @@ from openclaw_sessions import settings
 from openclaw_sessions.cli import nul, output, userconfig
 from openclaw_sessions.cli.completion import complete_agent, complete_session_key, words
 from openclaw_sessions.cli.options import (
+    ALL_AGENTS,
+    AS,
+    COLOR,
     FILTERS,
+    JSON,
+    NULL,
     OUTPUT,
-    AllAgentsOpt,
-    AsOpt,
-    ColorOpt,
-    JsonOpt,
-    NullOpt,
-    RoleOpt,
-    SandboxOpt,
-    SinceOpt,
-    StateDirOpt,
-    TimeOpt,
-    UntilOpt,
-    UtcOpt,
-    VisOpt,
+    ROLE,
+    SANDBOXED,
+    SINCE,
+    STATE_DIR,
+    TIME,
+    UNTIL,
+    UTC,
+    VISIBILITY_MODE,
     choice,
     count,
+    declare,
     examples,
     split,
     text,
 )
 from openclaw_sessions.errors import ExitCode, UsageError
 from openclaw_sessions.read.search import SearchOptions, search
-from openclaw_sessions.store import paths
 
 EPILOG = examples(
     "search 'migration timeout' --since 7d",
@@ -55,175 +55,8 @@ def _agent_source(ctx: typer.Context, param: typer.CallbackParam, value: str) ->
     return value
 
 
-REMOTE = "Fleet (a central database: see push)"
-SearchAgentOpt = Annotated[
-    str,
-    typer.Option(
-        "--agent",
-        metavar="ID",
-        help="Agent id (with --remote: only this agent's rows; default there: every agent).",
-        envvar=settings.AGENT,
-        autocompletion=complete_agent,
-        callback=_agent_source,
-    ),
-]
-RemoteOpt = Annotated[
-    str | None,
-    typer.Option(
-        "--remote",
-        metavar="DSN",
-        help="Search the central PostgreSQL database instead (- : $OPENCLAW_SESSIONS_REMOTE).",
-        rich_help_panel=REMOTE,
-    ),
-]
-HostsOpt = Annotated[
-    list[str] | None,
-    typer.Option(
-        "--host",
-        metavar="NAME",
-        help="With --remote: only this host (repeatable); with --as, the caller's host.",
-        rich_help_panel=REMOTE,
-    ),
-]
-
-
-def command(
-    query: Annotated[
-        str,
-        typer.Argument(
-            metavar="QUERY",
-            help='Words to find, all of them; "exact phrase", a OR b, -word (leave out),'
-            " word* (prefix), parentheses (--literal: every word as text).",
-            callback=text(empty_ok=True),  # empty: the core's own message
-        ),
-    ],
-    state_dir: StateDirOpt = None,
-    agent: SearchAgentOpt = paths.DEFAULT_AGENT,
-    all_agents: AllAgentsOpt = False,
-    limit: Annotated[
-        int,
-        typer.Option(
-            "--limit", "-n", metavar="N", help="Most results to return.", callback=count()
-        ),
-    ] = 10,
-    session: Annotated[
-        str | None,
-        typer.Option(
-            "--session",
-            metavar="KEY|ID",
-            help="Only this session key or id (or a unique prefix of an id).",
-            autocompletion=complete_session_key,
-            callback=text(named=True),
-            rich_help_panel=FILTERS,
-        ),
-    ] = None,
-    role: RoleOpt = None,
-    since: SinceOpt = None,
-    until: UntilOpt = None,
-    order: Annotated[
-        str,
-        typer.Option(
-            "--order",
-            metavar="ORDER",
-            help="relevance (by session, near-duplicates folded, automation demoted), recent,"
-            " or upstream (bm25 then time, as --as).",
-            autocompletion=words("relevance", "recent", "upstream"),
-        ),
-    ] = "relevance",
-    prefix: Annotated[
-        bool, typer.Option("--prefix", help="The last term matches as a prefix.")
-    ] = False,
-    literal: Annotated[
-        bool,
-        typer.Option("--literal", help="No operators: every word is literal text, as with --as."),
-    ] = False,
-    relax: Annotated[
-        bool,
-        typer.Option(
-            "--relax", help="When nothing matches every word, show (labelled) what matches most."
-        ),
-    ] = False,
-    as_key: AsOpt = None,
-    visibility: VisOpt = None,
-    sandboxed: SandboxOpt = False,
-    wait: Annotated[bool, typer.Option("--wait", help="Finish pending indexing first.")] = False,
-    max_bytes: Annotated[
-        int,
-        typer.Option(
-            "--max-bytes",
-            metavar="BYTES",
-            help="Cap on the results' JSON size (default 0: none; fixed at 32768 with --as).",
-            callback=count(least=0),
-        ),
-    ] = 0,
-    explain: Annotated[
-        bool,
-        typer.Option("--explain", help="Say how the query was routed and why nothing matched."),
-    ] = False,
-    counts: Annotated[
-        bool,
-        typer.Option(
-            "--count",
-            "-c",
-            help="Print the number of matching messages, no snippets.",
-            rich_help_panel=OUTPUT,
-        ),
-    ] = False,
-    by_session: Annotated[
-        bool,
-        typer.Option(
-            "--by-session", help="With --count: one count per session.", rich_help_panel=OUTPUT
-        ),
-    ] = False,
-    sessions: Annotated[
-        bool,
-        typer.Option(
-            "--sessions",
-            "-l",
-            help="Print the session keys with a match (like rg -l).",
-            rich_help_panel=OUTPUT,
-        ),
-    ] = False,
-    context: Annotated[
-        int,
-        typer.Option(
-            "--context",
-            "-C",
-            metavar="N",
-            help="Show N active-branch messages before and after each hit.",
-            callback=count(least=0),
-            rich_help_panel=OUTPUT,
-        ),
-    ] = 0,
-    as_json: JsonOpt = False,
-    jsonl: Annotated[
-        bool,
-        typer.Option("--jsonl", help="One result object per line.", rich_help_panel=OUTPUT),
-    ] = False,
-    layout: Annotated[
-        str,
-        typer.Option(
-            "--format",
-            metavar="FORMAT",
-            help="table or plain (one hit per line, tab-separated); default: a table on a"
-            " terminal, else plain.",
-            autocompletion=words(*LAYOUTS),
-            callback=choice(*LAYOUTS),
-            rich_help_panel=OUTPUT,
-        ),
-    ] = "auto",
-    null: NullOpt = False,
-    utc: UtcOpt = False,
-    time: TimeOpt = "absolute",
-    color: ColorOpt = "auto",
-    remote: RemoteOpt = None,
-    hosts: HostsOpt = None,
-) -> int:
-    """Full-text search of user and assistant text on the active branch."""
-    return run(locals())
-
-
 def run(params: dict[str, Any]) -> int:
+    """Full-text search of user and assistant text on the active branch."""
     opts, out = split(SearchOptions, userconfig.lenient("search", params))
     if out.layout != "auto" and (out.as_json or out.jsonl):
         raise UsageError("--format is for the human output", hint="drop it, or drop --json/--jsonl")
@@ -255,3 +88,115 @@ def run(params: dict[str, Any]) -> int:
     else:
         render.search_lines(result, out.times())
     return code
+
+
+REMOTE = "Fleet (a central database: see push)"
+command = declare(
+    run,
+    SearchOptions,
+    query=typer.Argument(
+        metavar="QUERY",
+        help='Words to find, all of them; "exact phrase", a OR b, -word (leave out),'
+        " word* (prefix), parentheses (--literal: every word as text).",
+        callback=text(empty_ok=True),  # empty: the core's own message
+    ),
+    state_dir=STATE_DIR,
+    agent=typer.Option(
+        "--agent",
+        metavar="ID",
+        help="Agent id (with --remote: only this agent's rows; default there: every agent).",
+        envvar=settings.AGENT,
+        autocompletion=complete_agent,
+        callback=_agent_source,
+    ),
+    all_agents=ALL_AGENTS,
+    limit=typer.Option(
+        "--limit", "-n", metavar="N", help="Most results to return.", callback=count()
+    ),
+    session=typer.Option(
+        "--session",
+        metavar="KEY|ID",
+        help="Only this session key or id (or a unique prefix of an id).",
+        autocompletion=complete_session_key,
+        callback=text(named=True),
+        rich_help_panel=FILTERS,
+    ),
+    role=ROLE,
+    since=SINCE,
+    until=UNTIL,
+    order=typer.Option(
+        "--order",
+        metavar="ORDER",
+        help="relevance (by session, near-duplicates folded, automation demoted), recent,"
+        " or upstream (bm25 then time, as --as).",
+        autocompletion=words("relevance", "recent", "upstream"),
+    ),
+    prefix=typer.Option("--prefix", help="The last term matches as a prefix."),
+    literal=typer.Option(
+        "--literal", help="No operators: every word is literal text, as with --as."
+    ),
+    relax=typer.Option(
+        "--relax", help="When nothing matches every word, show (labelled) what matches most."
+    ),
+    as_key=AS,
+    visibility=VISIBILITY_MODE,
+    sandboxed=SANDBOXED,
+    wait=typer.Option("--wait", help="Finish pending indexing first."),
+    max_bytes=typer.Option(
+        "--max-bytes",
+        metavar="BYTES",
+        help="Cap on the results' JSON size (default 0: none; fixed at 32768 with --as).",
+        callback=count(least=0),
+    ),
+    explain=typer.Option("--explain", help="Say how the query was routed and why nothing matched."),
+    counts=typer.Option(
+        "--count",
+        "-c",
+        help="Print the number of matching messages, no snippets.",
+        rich_help_panel=OUTPUT,
+    ),
+    by_session=typer.Option(
+        "--by-session", help="With --count: one count per session.", rich_help_panel=OUTPUT
+    ),
+    sessions=typer.Option(
+        "--sessions",
+        "-l",
+        help="Print the session keys with a match (like rg -l).",
+        rich_help_panel=OUTPUT,
+    ),
+    context=typer.Option(
+        "--context",
+        "-C",
+        metavar="N",
+        help="Show N active-branch messages before and after each hit.",
+        callback=count(least=0),
+        rich_help_panel=OUTPUT,
+    ),
+    as_json=JSON,
+    jsonl=typer.Option("--jsonl", help="One result object per line.", rich_help_panel=OUTPUT),
+    layout=typer.Option(
+        "--format",
+        metavar="FORMAT",
+        help="table or plain (one hit per line, tab-separated); default: a table on a"
+        " terminal, else plain.",
+        autocompletion=words(*LAYOUTS),
+        callback=choice(*LAYOUTS),
+        rich_help_panel=OUTPUT,
+    ),
+    null=NULL,
+    utc=UTC,
+    time=TIME,
+    color=COLOR,
+    remote=typer.Option(
+        "--remote",
+        metavar="DSN",
+        help="Search the central PostgreSQL database instead (- : $OPENCLAW_SESSIONS_REMOTE).",
+        rich_help_panel=REMOTE,
+    ),
+    hosts=typer.Option(
+        "--host",
+        metavar="NAME",
+        help="With --remote: only this host (repeatable); with --as, the caller's host.",
+        rich_help_panel=REMOTE,
+    ),
+)

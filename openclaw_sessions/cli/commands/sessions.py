@@ -1,32 +1,32 @@
 """`sessions`: the session keys, most recently updated first, with their index state."""
 
-from typing import Annotated, Any
+from typing import Any
 
 import typer
 
 from openclaw_sessions.cli import nul, output
 from openclaw_sessions.cli.options import (
+    AGENT,
+    ALL_AGENTS,
+    AS,
+    COLOR,
     FILTERS,
+    JSON,
+    NULL,
     OUTPUT,
-    AgentOpt,
-    AllAgentsOpt,
-    AsOpt,
-    ColorOpt,
-    JsonOpt,
-    NullOpt,
-    SandboxOpt,
-    StateDirOpt,
-    TimeOpt,
-    UtcOpt,
-    VisOpt,
+    SANDBOXED,
+    STATE_DIR,
+    TIME,
+    UTC,
+    VISIBILITY_MODE,
     count,
+    declare,
     examples,
     split,
     text,
 )
 from openclaw_sessions.errors import ExitCode
 from openclaw_sessions.read.listing import SessionsOptions, list_sessions
-from openclaw_sessions.store import paths
 
 EPILOG = examples(
     "sessions --since 7d",
@@ -35,60 +35,8 @@ EPILOG = examples(
 )
 
 
-def command(
-    state_dir: StateDirOpt = None,
-    agent: AgentOpt = paths.DEFAULT_AGENT,
-    all_agents: AllAgentsOpt = False,
-    since: Annotated[
-        str | None,
-        typer.Option(
-            "--since",
-            metavar="WHEN",
-            help="Updated at or after (ISO date/time, today, yesterday, or a span: 7d,"
-            " '2 weeks ago').",
-            callback=text(),
-            rich_help_panel=FILTERS,
-        ),
-    ] = None,
-    until: Annotated[
-        str | None,
-        typer.Option(
-            "--until",
-            metavar="WHEN",
-            help="Updated before (ISO date/time, today, yesterday, or a span: 7d, '2 weeks ago').",
-            callback=text(),
-            rich_help_panel=FILTERS,
-        ),
-    ] = None,
-    limit: Annotated[
-        int | None,
-        typer.Option(
-            "--limit",
-            "-n",
-            metavar="N",
-            help="Most sessions to list, newest first (default: all).",
-            callback=count(),
-            show_default=False,
-        ),
-    ] = None,
-    as_key: AsOpt = None,
-    visibility: VisOpt = None,
-    sandboxed: SandboxOpt = False,
-    as_json: JsonOpt = False,
-    jsonl: Annotated[
-        bool,
-        typer.Option("--jsonl", help="One session object per line.", rich_help_panel=OUTPUT),
-    ] = False,
-    null: NullOpt = False,
-    utc: UtcOpt = False,
-    time: TimeOpt = "absolute",
-    color: ColorOpt = "auto",
-) -> int:
-    """List session keys, most recently updated first, with their index state."""
-    return run(locals())
-
-
 def run(params: dict[str, Any]) -> int:
+    """List session keys, most recently updated first, with their index state."""
     opts, out = split(SessionsOptions, params)
     if out.null:
         nul.check(params)
@@ -108,7 +56,45 @@ def run(params: dict[str, Any]) -> int:
 
         render_sessions.sessions_list(listed, out.times())
     if listed.truncated and not out.as_json:
-        from openclaw_sessions.cli import render
-
-        render.info("more sessions exist: raise --limit")
+        output.note("more sessions exist: raise --limit")
     return int(ExitCode.OK if listed.rows else ExitCode.NOTHING)
+
+
+command = declare(
+    run,
+    SessionsOptions,
+    state_dir=STATE_DIR,
+    agent=AGENT,
+    all_agents=ALL_AGENTS,
+    since=typer.Option(
+        "--since",
+        metavar="WHEN",
+        help="Updated at or after (ISO date/time, today, yesterday, or a span: 7d, '2 weeks ago').",
+        callback=text(),
+        rich_help_panel=FILTERS,
+    ),
+    until=typer.Option(
+        "--until",
+        metavar="WHEN",
+        help="Updated before (ISO date/time, today, yesterday, or a span: 7d, '2 weeks ago').",
+        callback=text(),
+        rich_help_panel=FILTERS,
+    ),
+    limit=typer.Option(
+        "--limit",
+        "-n",
+        metavar="N",
+        help="Most sessions to list, newest first (default: all).",
+        callback=count(),
+        show_default=False,
+    ),
+    as_key=AS,
+    visibility=VISIBILITY_MODE,
+    sandboxed=SANDBOXED,
+    as_json=JSON,
+    jsonl=typer.Option("--jsonl", help="One session object per line.", rich_help_panel=OUTPUT),
+    null=NULL,
+    utc=UTC,
+    time=TIME,
+    color=COLOR,
+)

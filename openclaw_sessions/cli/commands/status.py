@@ -2,58 +2,32 @@
 error) and the config file of option defaults that was read; `--json` prints a verdict even
 for a store that cannot be opened."""
 
-from typing import Annotated, Any
+from typing import Any
 
 import typer
 
 from openclaw_sessions.cli import guard, output, userconfig
 from openclaw_sessions.cli.options import (
+    AGENT,
+    ALL_AGENTS,
+    COLOR,
+    JSON,
     OUTPUT,
-    AgentOpt,
-    AllAgentsOpt,
-    ColorOpt,
-    JsonOpt,
-    StateDirOpt,
-    TimeOpt,
-    UtcOpt,
+    STATE_DIR,
+    TIME,
+    UTC,
+    declare,
     examples,
     split,
 )
 from openclaw_sessions.errors import OpenClawError
 from openclaw_sessions.read.status import StatusOptions, status
-from openclaw_sessions.store import paths
 
 EPILOG = examples("status --all-agents", "status --problems", "status --json | jq .health")
 
 
-def command(
-    state_dir: StateDirOpt = None,
-    agent: AgentOpt = paths.DEFAULT_AGENT,
-    all_agents: AllAgentsOpt = False,
-    problems: Annotated[
-        bool,
-        typer.Option(
-            "--problems",
-            help="List quarantined lines and known import problems (file:line).",
-            rich_help_panel=OUTPUT,
-        ),
-    ] = False,
-    verbose: Annotated[
-        bool,
-        typer.Option(
-            "--verbose", "-v", help="Every detail of each agent's store.", rich_help_panel=OUTPUT
-        ),
-    ] = False,
-    as_json: JsonOpt = False,
-    utc: UtcOpt = False,
-    time: TimeOpt = "absolute",
-    color: ColorOpt = "auto",
-) -> int:
-    """Show each agent's store and index state, with a health verdict (ok, attention, error)."""
-    return run(locals())
-
-
 def run(params: dict[str, Any]) -> int:
+    """Show each agent's store and index state, with a health verdict (ok, attention, error)."""
     opts, out = split(StatusOptions, params)
     try:
         stats = status(opts)
@@ -86,3 +60,24 @@ def _unusable(opts: StatusOptions, exc: OpenClawError) -> Any:
         return [lone] if opts.all_agents else lone
     ctx = StateScope.at(opts.state_dir, opts.agent)
     return unusable(ctx.root, opts.agent.lower(), exc)
+
+
+command = declare(
+    run,
+    StatusOptions,
+    state_dir=STATE_DIR,
+    agent=AGENT,
+    all_agents=ALL_AGENTS,
+    problems=typer.Option(
+        "--problems",
+        help="List quarantined lines and known import problems (file:line).",
+        rich_help_panel=OUTPUT,
+    ),
+    verbose=typer.Option(
+        "--verbose", "-v", help="Every detail of each agent's store.", rich_help_panel=OUTPUT
+    ),
+    as_json=JSON,
+    utc=UTC,
+    time=TIME,
+    color=COLOR,
+)
