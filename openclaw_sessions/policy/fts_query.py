@@ -36,8 +36,14 @@ _CJK_CLASS = (
     "\uff66-\uff9f"  # halfwidth Katakana
     "\U00020000-\U0003ffff"  # CJK extensions B…
 )
-CJK_RUN = re.compile(f"[{_CJK_CLASS}]+")
+# Compiled on first use, by re's own cache: most processes never meet a CJK character, and
+# the class costs milliseconds to compile.
+_CJK_RUN = f"[{_CJK_CLASS}]+"
 _HAS_WORD = re.compile(r"\w")
+
+
+def _maybe_cjk(text: str) -> bool:
+    return not text.isascii() and max(text) >= "\u0e00"  # the lowest range of _CJK_CLASS
 
 
 def cjk_bigram_text(text: str) -> str | None:
@@ -46,9 +52,9 @@ def cjk_bigram_text(text: str) -> str | None:
     Frozen: the store derives it again from the indexed text to delete it from the bigram
     index (schema.sql, ocs_cjk_bigrams), so a change needs a migration that rebuilds that index.
     The first two tests only skip work (every row is deleted through here)."""
-    if text.isascii() or max(text) < "\u0e00":  # below every range of _CJK_CLASS
+    if not _maybe_cjk(text):
         return None
-    runs = CJK_RUN.findall(text)
+    runs = re.findall(_CJK_RUN, text)
     if not runs:
         return None
     parts: list[str] = []
@@ -114,9 +120,11 @@ def validate(query: str) -> str:
 
 def split_scripts(term: str) -> list[Term]:
     """One whitespace term → its Latin-ish and CJK parts."""
+    if not _maybe_cjk(term):
+        return [_latin(term)] if term else []
     out: list[Term] = []
     pos = 0
-    for m in CJK_RUN.finditer(term):
+    for m in re.finditer(_CJK_RUN, term):
         if m.start() > pos:
             out.append(_latin(term[pos : m.start()]))
         run = unicodedata.normalize("NFC", m.group())

@@ -5,8 +5,10 @@ families: ~60 KB of source). Each is compiled only when its pre-check first hold
 (``syntax.lazy``), yet the first page of ``history`` still meets most of them, and every CLI
 run is a new process. The compiled code is a list of integers that `_sre` accepts back
 directly, so it is kept per interpreter (keyed on its version and `_sre.MAGIC`) in a `marshal`
-file (plain data: loading it runs no code). Anything unexpected — another Python, a damaged
-file, an unwritable cache dir — falls back to `re.compile`, so behaviour never changes.
+file (plain data: loading it runs no code). Each entry stays marshalled bytes until a pattern
+asks for it: a run uses a fraction of the file, and decoding the integer lists of the rest
+would cost every run milliseconds. Anything unexpected — another Python, a damaged file, an
+unwritable cache dir — falls back to `re.compile`, so behaviour never changes.
 
 Why it stays (issue #25; CPU time, median, with and without this module in one run,
 interleaved, both trees compiling lazily): the first ``history --json`` page of a 20k-message
@@ -36,7 +38,8 @@ except ImportError:  # pragma: no cover
     _sre = None
 
 _Entry = tuple[int, list[int], int, dict[str, int], tuple[str | None, ...]]
-_cache: dict[tuple[str, int], _Entry] | None = None
+# pattern key → its _Entry, marshalled; memo key → its string
+_cache: dict[Any, bytes | str] | None = None
 _dirty = False
 _used: set[Any] = set()  # keys this run asked for: they move to the end of the file's order
 # Entries no run asked for lately (old rule versions, user patterns since removed) are dropped
@@ -46,10 +49,10 @@ SPARE_ENTRIES = 256
 
 def cache_file() -> Path:
     tag = f"{sys.implementation.cache_tag}-{getattr(_sre, 'MAGIC', 0)}-{sys.hexversion:x}"
-    return settings.regex_cache_dir() / f"regex-{tag}.marshal"
+    return settings.regex_cache_dir() / f"regex2-{tag}.marshal"
 
 
-def _load() -> dict[tuple[str, int], _Entry]:
+def _load() -> dict[Any, bytes | str]:
     global _cache
     if _cache is None:
         _cache = {}
@@ -99,7 +102,7 @@ def _fresh(pattern: str, flags: int) -> tuple[re.Pattern[str], _Entry]:
 def memo(key: tuple[Any, ...], build: Callable[[], str]) -> str:
     """A string derived deterministically from `key`, kept with the compiled patterns."""
     global _dirty
-    cache: dict[Any, Any] = _load()
+    cache = _load()
     _used.add(key)
     value = cache.get(key)
     if isinstance(value, str):
@@ -120,10 +123,10 @@ def compile(pattern: str, flags: int = 0) -> re.Pattern[str]:
         return re.compile(pattern, flags)
     cache = _load()
     _used.add((pattern, flags))
-    entry = cache.get((pattern, flags))
-    if entry is not None:
+    packed = cache.get((pattern, flags))
+    if isinstance(packed, bytes):
         try:
-            return _sre.compile(pattern, *entry)  # type: ignore[no-any-return]
+            return _sre.compile(pattern, *marshal.loads(packed))  # type: ignore[no-any-return]
         except Exception:  # noqa: BLE001 - stale or foreign entry: recompile below
             pass
     try:
@@ -132,6 +135,6 @@ def compile(pattern: str, flags: int = 0) -> re.Pattern[str]:
         return re.compile(pattern, flags)
     if not _dirty:
         atexit.register(_save)
-    cache[(pattern, flags)] = entry
+    cache[(pattern, flags)] = marshal.dumps(entry)
     _dirty = True
     return compiled
