@@ -52,9 +52,7 @@ def _database(
     gone = tombstones.load(conn).keys  # deleted keys keep no store entry
     if not dry_run and nodes:
         with db.transaction(conn):
-            for key, sid, entry in nodes:
-                if key not in gone:
-                    sessions.upsert_session(conn, key, sid, entry)
+            sessions.upsert_sessions(conn, (n for n in nodes if n[0] not in gone))
     r.sessions += len(nodes)
     for g in p.generations:
         name = f"upstream:{g.session_id}"
