@@ -31,7 +31,8 @@ def bump(name: str, delta: str) -> str:
     )
 
 
-def _trigger(name: str, event: str, body: list[str]) -> str:
+def trigger(name: str, event: str, body: list[str]) -> str:
+    """A CREATE TRIGGER statement running ``body`` (statements, each ending in ';')."""
     return f"CREATE TRIGGER {name} {event} BEGIN\n    " + "\n    ".join(body) + "\nEND"
 
 
@@ -41,9 +42,9 @@ _VANISHED = "(kind = 'vanished')"
 def triggers() -> list[str]:
     new_v, old_v = _VANISHED.replace("kind", "NEW.kind"), _VANISHED.replace("kind", "OLD.kind")
     return [
-        _trigger("counts_sessions_ai", "AFTER INSERT ON sessions", [bump("'sessions'", "1")]),
-        _trigger("counts_sessions_ad", "AFTER DELETE ON sessions", [bump("'sessions'", "-1")]),
-        _trigger(
+        trigger("counts_sessions_ai", "AFTER INSERT ON sessions", [bump("'sessions'", "1")]),
+        trigger("counts_sessions_ad", "AFTER DELETE ON sessions", [bump("'sessions'", "-1")]),
+        trigger(
             "counts_transcripts_ai",
             "AFTER INSERT ON transcripts",
             [
@@ -52,7 +53,7 @@ def triggers() -> list[str]:
                 bump("'vanished'", new_v),
             ],
         ),
-        _trigger(
+        trigger(
             "counts_transcripts_ad",
             "AFTER DELETE ON transcripts",
             [
@@ -61,7 +62,7 @@ def triggers() -> list[str]:
                 bump("'vanished'", f"-{old_v}"),
             ],
         ),
-        _trigger(
+        trigger(
             "counts_transcripts_au",
             "AFTER UPDATE OF next_seq, kind ON transcripts",
             [
@@ -69,21 +70,19 @@ def triggers() -> list[str]:
                 bump("'vanished'", f"{new_v} - {old_v}"),
             ],
         ),
-        _trigger("counts_quarantine_ai", "AFTER INSERT ON quarantine", [bump("'quarantine'", "1")]),
-        _trigger(
-            "counts_quarantine_ad", "AFTER DELETE ON quarantine", [bump("'quarantine'", "-1")]
-        ),
-        _trigger(
+        trigger("counts_quarantine_ai", "AFTER INSERT ON quarantine", [bump("'quarantine'", "1")]),
+        trigger("counts_quarantine_ad", "AFTER DELETE ON quarantine", [bump("'quarantine'", "-1")]),
+        trigger(
             "counts_state_ai",
             "AFTER INSERT ON index_state",
             [bump("'fp:' || NEW.redaction_fp", "1")],
         ),
-        _trigger(
+        trigger(
             "counts_state_au",
             "AFTER UPDATE OF redaction_fp ON index_state",
             [bump("'fp:' || OLD.redaction_fp", "-1"), bump("'fp:' || NEW.redaction_fp", "1")],
         ),
-        _trigger(
+        trigger(
             "counts_state_ad",
             "AFTER DELETE ON index_state",
             [bump("'fp:' || OLD.redaction_fp", "-1")],
