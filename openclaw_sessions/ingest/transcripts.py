@@ -37,6 +37,10 @@ class Target(NamedTuple):
     unreferenced: bool = False  # no store entry names the file: report the key it goes to
     stat: os.stat_result | None = None  # the file's, when its directory was listed
 
+    def identity(self) -> tuple[str, str, str, str | None, str]:
+        """What the transcript row records of its source (key, id, kind, archive stamp, path)."""
+        return (self.session_key, self.session_id, self.kind, self.archived_at, str(self.path))
+
 
 @dataclass
 class FileResult:
@@ -62,12 +66,15 @@ class Cursor:
     version: int | None
 
 
+_CURSOR = (
+    "SELECT transcript_id, revision, bytes_consumed, prefix_sha256, lines_consumed, next_seq,"
+    " version"
+)
+
+
 def cursor_of(conn: sqlite3.Connection, source_name: str) -> Cursor | None:
-    row = conn.execute(
-        "SELECT transcript_id, revision, bytes_consumed, prefix_sha256, lines_consumed,"
-        " next_seq, version FROM transcripts WHERE source_name = ?",
-        (source_name,),
-    ).fetchone()
+    found = conn.execute(f"{_CURSOR} FROM transcripts WHERE source_name = ?", (source_name,))
+    row = found.fetchone()
     return Cursor(*row) if row else None
 
 
@@ -112,13 +119,7 @@ def unchanged(
         row = found.fetchone()
     else:
         row = stored.get(target.source_name)
-    if row is None or tuple(row[3:8]) != (
-        target.session_key,
-        target.session_id,
-        target.kind,
-        target.archived_at,
-        str(target.path),
-    ):
+    if row is None or tuple(row[3:8]) != target.identity():
         return False
     try:
         st = target.stat or os.stat(target.path)
@@ -168,8 +169,7 @@ def renamed(
     `/reset` renames `<id>.jsonl` to `<id>.jsonl.reset.<ISO>`): same session id, the stored
     prefix intact, the old file gone. It takes that transcript over (no second copy)."""
     rows = conn.execute(
-        "SELECT transcript_id, revision, bytes_consumed, prefix_sha256, lines_consumed,"
-        " next_seq, version, source_name, source_path FROM transcripts WHERE session_id = ?"
+        f"{_CURSOR}, source_name, source_path FROM transcripts WHERE session_id = ?"
         f" AND kind IN ('current', 'vanished') AND bytes_consumed > 0 AND {_NOT_FILES}"
         " ORDER BY transcript_id",
         (target.session_id,),
@@ -215,15 +215,7 @@ def create(conn: sqlite3.Connection, target: Target) -> Cursor:
     cur = conn.execute(
         "INSERT INTO transcripts (source_name, session_key, session_id, kind, archived_at,"
         " source_path, imported_at) VALUES (?, ?, ?, ?, ?, ?, ?)",
-        (
-            target.source_name,
-            target.session_key,
-            target.session_id,
-            target.kind,
-            target.archived_at,
-            str(target.path),
-            now_ms(),
-        ),
+        (target.source_name, *target.identity(), now_ms()),
     )
     assert cur.lastrowid is not None
     return Cursor(cur.lastrowid, 1, 0, "", 0, 0, None)
@@ -233,26 +225,16 @@ def update_identity(conn: sqlite3.Connection, cursor: Cursor, target: Target) ->
     """The transcript row takes the source's identity (key, id, kind, path), except that a
     lone file given as SOURCE (kind orphan: it names no key) leaves a transcript the store
     already knows under its sessions dir as it is."""
-    if target.kind == "orphan":
-        row = conn.execute(
-            "SELECT kind FROM transcripts WHERE transcript_id = ?", (cursor.transcript_id,)
-        ).fetchone()
-        if row is not None and row[0] != "orphan":
-            return
     old = conn.execute(
-        "SELECT session_key FROM transcripts WHERE transcript_id = ?", (cursor.transcript_id,)
+        "SELECT session_key, kind FROM transcripts WHERE transcript_id = ?",
+        (cursor.transcript_id,),
     ).fetchone()
+    if target.kind == "orphan" and old is not None and old[1] != "orphan":
+        return
     conn.execute(
         "UPDATE transcripts SET session_key = ?, session_id = ?, kind = ?, archived_at = ?,"
         " source_path = ? WHERE transcript_id = ?",
-        (
-            target.session_key,
-            target.session_id,
-            target.kind,
-            target.archived_at,
-            str(target.path),
-            cursor.transcript_id,
-        ),
+        (*target.identity(), cursor.transcript_id),
     )
     if old is not None and old[0] != target.session_key and ":orphan:" in old[0]:
         # the transcript's real key is known now (a sessions.json fixed since): the orphan
@@ -284,33 +266,20 @@ def new_revision(conn: sqlite3.Connection, cursor: Cursor) -> None:
 
 def tally(r: ImportReport, t: Target, res: FileResult) -> None:
     """Add one transcript's result to the report (files and upstream databases alike)."""
-    key = res.session_key or t.session_key
+    key, path = res.session_key or t.session_key, str(t.path)
     if res.renamed_from is not None:
-        r.issues.append(
-            Issue(
-                "transcript_renamed",
-                f"{res.renamed_from} was renamed to this "
-                f"{t.kind} archive: its stored copy (under {key}) takes the new "
-                "name, nothing is stored twice",
-                str(t.path),
-                None,
-                key,
-            )
+        why = (
+            f"{res.renamed_from} was renamed to this {t.kind} archive: its stored copy (under"
+            f" {key}) takes the new name, nothing is stored twice"
         )
+        r.issues.append(Issue("transcript_renamed", why, path, None, key))
     elif t.unreferenced and key == t.session_key:
         # A reset archive's key is only known if its generation was imported while current
         # (then it files under that key, silently); otherwise it is kept, and reported, under
         # a derived key.
         code = "transcript_unreferenced" if t.kind == "current" else "archive_unreferenced"
-        r.issues.append(
-            Issue(
-                code,
-                f"no store entry references this file: imported as {key}",
-                str(t.path),
-                None,
-                key,
-            )
-        )
+        why = f"no store entry references this file: imported as {key}"
+        r.issues.append(Issue(code, why, path, None, key))
     r.events += res.events
     r.bytes_read += res.bytes_read
     r.malformed_lines += res.malformed
@@ -323,15 +292,10 @@ def tally(r: ImportReport, t: Target, res: FileResult) -> None:
         r.updated += 1
         if res.status == "rewritten":
             r.rewritten += 1
-            r.issues.append(
-                Issue(
-                    "transcript_rewritten",
-                    "already-imported lines changed: "
-                    "stored as a new revision, session marked for reindex",
-                    str(t.path),
-                    None,
-                    t.session_key,
-                )
+            why = (
+                "already-imported lines changed: stored as a new revision, session marked for"
+                " reindex"
             )
+            r.issues.append(Issue("transcript_rewritten", why, path, None, t.session_key))
     else:
         r.unchanged += 1
