@@ -104,7 +104,7 @@ def run_import(
     by_agent = upstream_open.merge(files, ups, report)
     if not src_list and not by_agent:
         targets.nothing_found(root, options.agent, report)
-    total = sum(_size(t) for _, found in by_agent for t in found)
+    total = sum(transcripts.size(t) or 0 for _, found in by_agent for t in found)
     done = 0
     for agent_id, found in by_agent:
         conn = _open(root, agent_id, options.dry_run)
@@ -112,7 +112,7 @@ def run_import(
             report.agents.append(agent_id)
             stored = transcripts.stored_files(conn)  # one read for every file's check
             for target in found:
-                done += _size(target)
+                done += transcripts.size(target) or 0
                 _import_file(conn, target, redactor, options, report, stored)
                 if progress:
                     progress(done, total)
@@ -158,45 +158,21 @@ def _import_file(
     its reported problem, and the run goes on; a store failure (disk full, locked, corrupt)
     still ends the run (exit 3)."""
     r.files += 1
+    path, key = str(t.path), t.session_key
     try:
         res = import_file(conn, t, redactor, dry_run=o.dry_run, stored=stored)
     except regular.NotRegular as exc:
-        r.issues.append(exc.issue(t.session_key))
-        return
+        r.issues.append(exc.issue(key))
     except OSError as exc:
-        r.issues.append(
-            Issue(
-                "transcript_unreadable",
-                f"cannot read: {exc.strerror or exc}",
-                str(t.path),
-                None,
-                t.session_key,
-            )
-        )
-        return
+        why = f"cannot read: {exc.strerror or exc}"
+        r.issues.append(Issue("transcript_unreadable", why, path, None, key))
     except Exception as exc:
         if db.is_store_failure(exc):
             raise
-        r.issues.append(
-            Issue(
-                "transcript_failed",
-                f"not imported: {db.describe(exc, redactor)}",
-                str(t.path),
-                None,
-                t.session_key,
-            )
-        )
-        return
-    transcripts.tally(r, t, res)
-
-
-def _size(t: Target) -> int:
-    if t.stat is not None:
-        return t.stat.st_size
-    try:
-        return t.path.stat().st_size
-    except OSError:
-        return 0
+        why = f"not imported: {db.describe(exc, redactor)}"
+        r.issues.append(Issue("transcript_failed", why, path, None, key))
+    else:
+        transcripts.tally(r, t, res)
 
 
 _VANISHED = (
@@ -240,8 +216,7 @@ def _vanished(
         (tid, path, key, kind)
         for tid, path, key, kind in conn.execute(
             "SELECT transcript_id, source_path, session_key, kind FROM transcripts"
-            " WHERE kind IN ('current', 'vanished') AND source_name NOT LIKE 'upstream:%'"
-            " AND source_name NOT LIKE 'live:%'"
+            f" WHERE kind IN ('current', 'vanished') AND {transcripts.NOT_FILES}"
         ).fetchall()
         if path not in listed and scanned(os.path.dirname(path)) and not os.path.exists(path)
     ]

@@ -27,6 +27,11 @@ if TYPE_CHECKING:
     from openclaw_sessions.redact import Redactor
 
 BATCH = 2000
+# An event's row: its transcript, line number and line, then a transcript.Entry's fields.
+_INSERT = (
+    "INSERT INTO events (transcript_id, line_no, raw, seq, entry_id, parent_id, flags, type,"
+    " role, ts, target_id) VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)"
+)
 
 
 def import_file(
@@ -149,21 +154,7 @@ def _consume(
             result.issues.append(
                 timestamp_invalid(str(target.path), line_no, target.session_key, bad)
             )
-        batch.append(
-            (
-                tid,
-                seq,
-                line_no,
-                e.entry_id,
-                e.parent_id,
-                e.flags,
-                e.target_id,
-                e.type,
-                e.role,
-                e.ts,
-                pack(body),
-            )
-        )
+        batch.append((tid, line_no, pack(body), *e[:8]))  # the columns of _INSERT
         if e.ts is not None and e.type != "session":
             first_ts = e.ts if first_ts is None else first_ts
             last_ts = e.ts
@@ -177,9 +168,7 @@ def _consume(
     cursor.bytes_consumed += consumed
     result.bytes_read += consumed
     result.events = seq - cursor.next_seq
-    if result.status == "unchanged" and result.events:
-        result.status = "updated"
-    if result.status == "unchanged" and result.malformed:
+    if result.status == "unchanged" and (result.events or result.malformed):
         result.status = "updated"
     conn.execute(
         "UPDATE transcripts SET bytes_consumed = ?, prefix_sha256 = ?, lines_consumed = ?,"
@@ -197,7 +186,10 @@ def _consume(
         ),
     )
     if src.partial:
-        _note_partial(target, result)
+        why = "last line has no newline yet (file being written?): it waits for the next run"
+        result.issues.append(
+            Issue("line_incomplete", why, str(target.path), None, target.session_key)
+        )
 
 
 def _flush(
@@ -211,11 +203,7 @@ def _flush(
     when the store trained a new dictionary for raw lines meanwhile (rawcodec.py)."""
     trained = False
     if batch:
-        conn.executemany(
-            "INSERT INTO events (transcript_id, seq, line_no, entry_id, parent_id, flags,"
-            " target_id, type, role, ts, raw) VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)",
-            batch,
-        )
+        conn.executemany(_INSERT, batch)
         batch.clear()
         trained = rawcodec.due(conn) and rawcodec.train(conn)
     if appended:
@@ -249,24 +237,5 @@ def _quarantine(
         (tid, target.source_name, line_no, code, reason, body),
     )
     result.malformed += 1
-    result.issues.append(
-        Issue(
-            code,
-            f"line {line_no}: {reason}; kept in quarantine",
-            str(target.path),
-            line_no,
-            target.session_key,
-        )
-    )
-
-
-def _note_partial(target: Target, result: FileResult) -> None:
-    result.issues.append(
-        Issue(
-            "line_incomplete",
-            "last line has no newline yet (file being written?): it waits for the next run",
-            str(target.path),
-            None,
-            target.session_key,
-        )
-    )
+    why = f"line {line_no}: {reason}; kept in quarantine"
+    result.issues.append(Issue(code, why, str(target.path), line_no, target.session_key))

@@ -142,6 +142,16 @@ def unchanged(
     return True
 
 
+def size(target: Target) -> int | None:
+    """The source file's size; None when there is no file (an upstream database's `db#id`)."""
+    if target.stat is not None:
+        return target.stat.st_size
+    try:
+        return os.stat(target.path).st_size
+    except (OSError, ValueError):
+        return None
+
+
 def record_stat(conn: sqlite3.Connection, tid: int, sig: str | None) -> None:
     """Remember (or forget, with None) the stat of the file transcript ``tid`` was read whole
     from; the caller's write transaction."""
@@ -159,7 +169,7 @@ ARCHIVES = ("reset", "deleted", "backup")
 
 
 # Sources whose path is not a file (a database's rows, `live` appends): never renamed.
-_NOT_FILES = "source_name NOT LIKE 'upstream:%' AND source_name NOT LIKE 'live:%'"
+NOT_FILES = "source_name NOT LIKE 'upstream:%' AND source_name NOT LIKE 'live:%'"
 
 
 def renamed(
@@ -170,7 +180,7 @@ def renamed(
     prefix intact, the old file gone. It takes that transcript over (no second copy)."""
     rows = conn.execute(
         f"{_CURSOR}, source_name, source_path FROM transcripts WHERE session_id = ?"
-        f" AND kind IN ('current', 'vanished') AND bytes_consumed > 0 AND {_NOT_FILES}"
+        f" AND kind IN ('current', 'vanished') AND bytes_consumed > 0 AND {NOT_FILES}"
         " ORDER BY transcript_id",
         (target.session_id,),
     ).fetchall()
