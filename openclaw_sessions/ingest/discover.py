@@ -142,15 +142,8 @@ def read_sessions_json(sdir: SessionsDir, known: Mapping[str, Path] | None = Non
             continue
         sid = str(entry["sessionId"])
         if entry.get("updatedAt") is not None and valid_updated_at(entry["updatedAt"]) is None:
-            sdir.issues.append(
-                Issue(
-                    "timestamp_invalid",
-                    "store entry updatedAt is not a usable time (epoch ms); stored without one",
-                    str(store),
-                    None,
-                    key,
-                )
-            )
+            why = "store entry updatedAt is not a usable time (epoch ms); stored without one"
+            sdir.issues.append(Issue("timestamp_invalid", why, str(store), None, key))
         file = _resolve_file(sdir, key, sid, entry, known or {})
         sdir.entries.append(SessionsJsonEntry(key, sid, entry, file))
         sdir.archives += [(key, name) for name in bundle.generation_files(entry)]
@@ -180,15 +173,8 @@ def _resolve_file(
         # (Whether it exists is checked later: a missing one is transcript_missing.)
         if candidate.parent.name == "sessions" and candidate.name not in ("", ".", ".."):
             return sdir.path / candidate.name
-    sdir.issues.append(
-        Issue(
-            "path_escape",
-            f"sessionFile {declared!r} escapes the sessions dir; not followed",
-            str(sdir.path / "sessions.json"),
-            None,
-            key,
-        )
-    )
+    why = f"sessionFile {declared!r} escapes the sessions dir; not followed"
+    sdir.issues.append(Issue("path_escape", why, str(sdir.path / "sessions.json"), None, key))
     return default if default.exists() else None
 
 
@@ -222,9 +208,7 @@ def _is_dir(path: Path, issues: list[Issue] | None) -> bool:
 
 def infer_agent(path: Path, default: str) -> str:
     """…/agents/<id>/sessions → <id>; anything else → the --agent default."""
-    if is_agent_dir(path):
-        return path.parent.name.lower()
-    return default
+    return path.parent.name.lower() if is_agent_dir(path) else default
 
 
 def is_agent_dir(path: Path) -> bool:

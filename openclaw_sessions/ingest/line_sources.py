@@ -84,16 +84,21 @@ def open_bytes(path: Path) -> IO[bytes]:
     Only a regular file is opened (regular.NotRegular otherwise: a FIFO would block)."""
     if not path.name.endswith(ZSTD_SUFFIX):
         return open_regular(path)
-    import zstandard
-
     raw = open_regular(path)  # closed by the reader (closefd)
     try:
-        reader = zstandard.ZstdDecompressor().stream_reader(
-            raw, read_size=CHUNK, read_across_frames=True, closefd=True
-        )
+        return _unzstd(raw)
     except BaseException:
         raw.close()
         raise
+
+
+def _unzstd(raw: IO[bytes]) -> IO[bytes]:
+    """The decompressed stream of zstd frames (all of them), closing ``raw`` when closed."""
+    import zstandard
+
+    reader = zstandard.ZstdDecompressor().stream_reader(
+        raw, read_size=CHUNK, read_across_frames=True, closefd=True
+    )
     return io.BufferedReader(reader, buffer_size=CHUNK)
 
 
@@ -160,14 +165,7 @@ class FileSource:
 
 def open_blob(blob: bytes, zstd: bool) -> IO[bytes]:
     """An in-memory archive (upstream keeps reclaimed generations as blobs) as a file."""
-    if not zstd:
-        return io.BytesIO(blob)
-    import zstandard
-
-    reader = zstandard.ZstdDecompressor().stream_reader(
-        io.BytesIO(blob), read_size=CHUNK, read_across_frames=True
-    )
-    return io.BufferedReader(reader, buffer_size=CHUNK)
+    return _unzstd(io.BytesIO(blob)) if zstd else io.BytesIO(blob)
 
 
 @dataclass

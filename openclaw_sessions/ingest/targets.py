@@ -180,7 +180,9 @@ def _targets(
                 continue
         kind = discover.classify(name)
         if kind.kind in _ARCHIVE_KINDS and not include_archives and name not in bundled:
-            _skip(report, f, kind.kind)
+            report.skipped += 1
+            why = f"{kind.kind} file skipped (use --include-archives to import it)"
+            report.issues.append(Issue(f"{kind.kind}_skipped", why, str(f)))
             continue
         if kind.kind not in _IMPORTED_KINDS | _ARCHIVE_KINDS or kind.session_id is None:
             continue
@@ -213,15 +215,6 @@ def _regular_entry(f: Path, listed: _Listed, report: ImportReport) -> os.stat_re
     if bad is not None and discover.classify(f.name).kind not in ("other", "lock"):
         report.issues.append(bad.issue())
     return stat() if bad is None else None
-
-
-def _skip(report: ImportReport, f: Path, kind: str) -> None:
-    report.skipped += 1
-    report.issues.append(
-        Issue(
-            f"{kind}_skipped", f"{kind} file skipped (use --include-archives to import it)", str(f)
-        )
-    )
 
 
 def _store_stat(path: Path) -> str | None:
@@ -277,13 +270,8 @@ def root_present(root: Path, only: str | None, report: ImportReport) -> bool:
     it looked and which setting chose the root."""
     if discover.readable(root.is_dir):
         return True
-    report.issues.append(
-        Issue(
-            "source_missing",
-            f"the state root does not exist: looked for {_where(root, only)}",
-            str(root),
-        )
-    )
+    why = f"the state root does not exist: looked for {_where(root, only)}"
+    report.issues.append(Issue("source_missing", why, str(root)))
     return False
 
 

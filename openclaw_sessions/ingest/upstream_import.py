@@ -104,13 +104,8 @@ def _archive(
     where = Path(f"{udb.path}#{a.name}@{a.sha256[:16]}")
     if kind.kind not in ("reset", "deleted") or (kind.kind == "deleted" and not include_archives):
         r.skipped += 1
-        r.issues.append(
-            Issue(
-                f"{a.reason}_skipped",
-                f"{a.reason} archive skipped (use --include-archives to import it)",
-                str(where),
-            )
-        )
+        why = f"{a.reason} archive skipped (use --include-archives to import it)"
+        r.issues.append(Issue(f"{a.reason}_skipped", why, str(where)))
         return
     row = conn.execute(
         "SELECT source_path FROM transcripts WHERE source_name = ?", (a.name,)

@@ -71,7 +71,8 @@ def open_databases(
                 if opened is not None:
                     out.append(opened)
     except BaseException:
-        close_databases(out)
+        for p in out:
+            p.db.close()
         raise
     for p in out:
         _notices(p, report)
@@ -115,11 +116,6 @@ def _notices(p: UpstreamSource, report: ImportReport) -> None:
         report.issues.append(Issue("upstream_schema_newer", why, path))
 
 
-def close_databases(planned: list[UpstreamSource]) -> None:
-    for p in planned:
-        p.db.close()
-
-
 def merge(
     plan_: list[tuple[str, list[Target]]], ups: list[UpstreamSource], report: ImportReport
 ) -> list[tuple[str, list[Target]]]:
@@ -139,14 +135,9 @@ def merge(
         for t in targets:
             if t.kind in _SUPERSEDED_KINDS and t.session_id in ids:
                 report.skipped += 1
+                why = "the upstream database holds this session: imported from there"
                 report.issues.append(
-                    Issue(
-                        "transcript_superseded",
-                        "the upstream database holds this session: imported from there",
-                        str(t.path),
-                        None,
-                        t.session_key,
-                    )
+                    Issue("transcript_superseded", why, str(t.path), None, t.session_key)
                 )
             else:
                 kept.append(t)
