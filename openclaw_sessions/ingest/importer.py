@@ -13,10 +13,11 @@ from collections.abc import Iterable, Sequence
 from pathlib import Path
 from typing import NamedTuple
 
+from openclaw_sessions.index.reconcile import adopt_pending
 from openclaw_sessions.index.reindex import reindex_agent
 from openclaw_sessions.redact import Redactor
 from openclaw_sessions.reports import Bars, ImportReport, Issue, Progress, ReindexReport, no_bars
-from openclaw_sessions.store import db, paths, pending
+from openclaw_sessions.store import db, paths
 from openclaw_sessions.store.state import StateScope
 
 from . import (
@@ -27,7 +28,6 @@ from . import (
     targets,
     transcripts,
     upstream_import,
-    upstream_open,
 )
 from .store_lines import import_file
 from .transcripts import Target
@@ -96,12 +96,12 @@ def run_import(
     if not src_list and not targets.root_present(root, options.agent, report):
         return report
     # databases first: checked before anything is written
-    ups = upstream_open.open_databases(root, src_list, agent, report, options.agent)
+    ups = upstream_import.open_databases(root, src_list, agent, report, options.agent)
     scanned: dict[str, list[Path]] = {}
     files = targets.file_targets(
         root, src_list, agent, report, options.include_archives, scanned, options.agent
     )
-    by_agent = upstream_open.merge(files, ups, report)
+    by_agent = upstream_import.merge(files, ups, report)
     if not src_list and not by_agent:
         targets.nothing_found(root, options.agent, report)
     total = sum(transcripts.size(t) or 0 for _, found in by_agent for t in found)
@@ -124,19 +124,11 @@ def run_import(
             )
             if not options.dry_run:
                 db.set_meta(conn, last_import_at=str(db.now_ms()))
-                _adopt(conn, redactor)
+                adopt_pending(conn, redactor.fingerprint)
         finally:
             conn.close()
     report.redact_issues(redactor)
     return report
-
-
-def _adopt(conn: sqlite3.Connection, redactor: Redactor) -> None:
-    """Keep the pending set against these rules (a store's first import, new rules, a new
-    version), so `status` and search read it instead of evaluating staleness."""
-    if not pending.kept_for(conn, redactor.fingerprint):
-        with db.transaction(conn):
-            pending.adopt(conn, redactor.fingerprint)
 
 
 def _open(root: Path, agent_id: str, dry_run: bool) -> sqlite3.Connection:
