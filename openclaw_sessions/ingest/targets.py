@@ -1,14 +1,10 @@
-"""What an `import` reads: the transcript files of each agent's sessions dirs and the upstream
-agent databases among the sources, planned before anything is imported.
+"""What an `import` reads of the sessions dirs, planned before anything is imported (the upstream
+agent databases: upstream_import.py).
 
-Files: a SOURCE is a state root, a sessions dir, any folder of those, or a single transcript;
-each sessions dir's `sessions.json` gives the keys of its files (its entries are stored on the
-way), files no entry names are imported under a derived key, archives and backups are skipped
-unless asked for. Databases: every one among the sources is opened and its layout checked
-first; one that cannot be read (half-written, an unknown layout) is reported
-(`upstream_unreadable`, exit 4) and everything else is imported. A session
-present both as a JSONL file and in a database is taken from the database, as upstream does
-(the file is a pre-migration leftover): the file is skipped with a notice.
+A SOURCE is a state root, a sessions dir, any folder of those, or a single transcript; each
+sessions dir's `sessions.json` gives the keys of its files (its entries are stored on the way),
+files no entry names are imported under a derived key, archives and backups are skipped unless
+asked for.
 """
 
 from __future__ import annotations
