@@ -148,13 +148,11 @@ def _open(path: Path, *, readonly: bool, immutable: bool) -> sqlite3.Connection:
             mode = conn.execute("PRAGMA journal_mode = WAL").fetchone()[0]
             if str(mode).lower() != "wal":
                 conn.execute("PRAGMA journal_mode = DELETE")
-    except sqlite3.DatabaseError as exc:
+    except BaseException as exc:
         if conn is not None:
             conn.close()
-        raise translate(exc, path) from None
-    except BaseException:
-        if conn is not None:
-            conn.close()
+        if isinstance(exc, sqlite3.DatabaseError):
+            raise translate(exc, path) from None
         raise
     return conn
 

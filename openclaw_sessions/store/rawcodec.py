@@ -21,7 +21,7 @@ compares the original bytes.
 from __future__ import annotations
 
 import sqlite3
-from collections.abc import Callable, Iterator
+from collections.abc import Callable
 
 import zstandard
 
@@ -57,7 +57,10 @@ class Codec:
             return value.encode("utf-8", "surrogatepass")
         try:
             did = zstandard.get_frame_parameters(value).dict_id
-            dec = self._decoders.get(did) or self._decoder(conn, did)
+            dec = self._decoders.get(did)
+            if dec is None:
+                dec = zstandard.ZstdDecompressor(dict_data=self._dict(conn, did))
+                self._decoders[did] = dec
             return dec.decompress(value)
         except zstandard.ZstdError as exc:
             raise StoreError(
@@ -88,10 +91,6 @@ class Codec:
                 raise zstandard.ZstdError(f"no dictionary {did} in the store")
             d = self._dicts[did] = zstandard.ZstdCompressionDict(row[0])
         return d
-
-    def _decoder(self, conn: sqlite3.Connection, did: int) -> zstandard.ZstdDecompressor:
-        dec = self._decoders[did] = zstandard.ZstdDecompressor(dict_data=self._dict(conn, did))
-        return dec
 
 
 class CodecConnection(sqlite3.Connection):
@@ -200,18 +199,14 @@ def _sample(
     ids = rng.sample(range(1, lines + 1), min(lines, 8192)) if lines else []
     out: list[bytes | bytearray | memoryview] = []
     total = 0
-    for (value,) in _rows(conn, f"SELECT raw FROM {table} WHERE rowid = ?", ids):
+    sql = f"SELECT raw FROM {table} WHERE rowid = ?"
+    for (value,) in (row for i in ids for row in conn.execute(sql, (i,))):
         line = unpack(conn, value)[:SAMPLE_LINE_BYTES]
         out.append(line)
         total += len(line)
         if total >= SAMPLE_BYTES:
             break
     return out
-
-
-def _rows(conn: sqlite3.Connection, sql: str, ids: list[int]) -> Iterator[tuple[bytes]]:
-    for i in ids:
-        yield from conn.execute(sql, (i,))
 
 
 def _trained(samples: list[bytes | bytearray | memoryview]) -> bytes | None:
