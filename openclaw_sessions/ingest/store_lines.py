@@ -39,11 +39,11 @@ def import_file(
     target: Target,
     redactor: Redactor,
     *,
-    dry_run: bool = False,
-    stored: transcripts.Stored | None = None,
+    dry_run: bool,
+    stored: transcripts.Stored,
 ) -> FileResult:
     """Store new lines of one file (plain or .zst) in one write transaction. ``stored``: the
-    transcripts as `transcripts.stored_files` read them, when the caller did."""
+    transcripts as `transcripts.stored_files` read them (once for every file of a store)."""
     target = target._replace(session_key=transcripts.owner_key(conn, target))
     if transcripts.unchanged(conn, target, stored, record=not dry_run):
         return FileResult(session_key=target.session_key)

@@ -106,19 +106,13 @@ def stored_files(conn: sqlite3.Connection) -> Stored:
     return {r[0]: tuple(r) for r in conn.execute(_STORED)}
 
 
-def unchanged(
-    conn: sqlite3.Connection, target: Target, stored: Stored | None = None, *, record: bool = True
-) -> bool:
+def unchanged(conn: sqlite3.Connection, target: Target, stored: Stored, *, record: bool) -> bool:
     """A file already stored whole, under the same identity: nothing to write, so no write
     lock is taken (re-runs from cron stay off the writers' way). Its stat answers when it is
     the one recorded when the file was last read whole; else its content does (and the stat
     is recorded, so the next run need not read it; not with ``record`` False, a dry run).
-    ``stored``: `stored_files`, when read."""
-    if stored is None:
-        found = conn.execute(f"{_STORED} WHERE t.source_name = ?", (target.source_name,))
-        row = found.fetchone()
-    else:
-        row = stored.get(target.source_name)
+    ``stored``: what `stored_files` read."""
+    row = stored.get(target.source_name)
     if row is None or tuple(row[3:8]) != target.identity():
         return False
     try:
