@@ -96,12 +96,8 @@ def _write_group(
     each: rows written, None for those whose claim was lost or that changed."""
     out: Written = {p.transcript_id: None for p in plans}
     with transaction(conn):
-        held = {
-            r[0]
-            for r in conn.execute(
-                "SELECT transcript_id FROM index_state WHERE claim_token = ?", (token,)
-            )
-        }
+        held_sql = "SELECT transcript_id FROM index_state WHERE claim_token = ?"
+        held = {r[0] for r in conn.execute(held_sql, (token,))}
         mine = [p for p in plans if p.transcript_id in held]
         conn.executemany(
             "DELETE FROM index_rows WHERE transcript_id = ?", [(p.transcript_id,) for p in mine]

@@ -30,13 +30,11 @@ from openclaw_sessions.errors import StoreError
 LEVEL = 3  # levels 1-4 give 3.9-4.4x; 5 costs twice the time for 4.5x
 DICT_BYTES = 112_640  # zstd's default size: 64 KiB gave 4.28x, 256 KiB 4.50x
 FIRST_LINES = 1024
-# A store's first lines (a few transcripts) stand for it less well than a sample of all of it:
-# the first dictionary gave 3.90x on 100k messages where one from a sample of all gave 4.28x.
+# A store's first lines (a few transcripts) stand for it less well than a sample of all of it.
 GROWTH = 8
 SAMPLE_BYTES = 1 << 20  # 1 MiB samples gave 4.30x, 4 MiB 4.36x, 16 MiB 4.34x (0.06-0.6 s)
 SAMPLE_LINE_BYTES = 16384  # a long line's prefix stands for it in a sample
-# fastCover's segment and d-mer sizes, fixed: zstd's search for the best took 0.07 s of CPU for
-# a 1 MiB sample and gave 4.27x; these take 0.017 s and give 4.23x.
+# fastCover's segment and d-mer sizes, fixed: zstd's search for the best costs 4x the CPU.
 TRAIN_K, TRAIN_D = 1024, 8
 NEXT_KEY = "raw_dict_next_lines"  # meta: the line count at which to train next
 _BATCH = 2000
