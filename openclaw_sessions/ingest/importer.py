@@ -10,6 +10,7 @@ import functools
 import os
 import sqlite3
 from collections.abc import Iterable, Sequence
+from contextlib import closing
 from pathlib import Path
 from typing import NamedTuple
 
@@ -107,8 +108,7 @@ def run_import(
     total = sum(transcripts.size(t) or 0 for _, found in by_agent for t in found)
     done = 0
     for agent_id, found in by_agent:
-        conn = _open(root, agent_id, options.dry_run)
-        try:
+        with closing(_open(root, agent_id, options.dry_run)) as conn:
             report.agents.append(agent_id)
             stored = transcripts.stored_files(conn)  # one read for every file's check
             for target in found:
@@ -125,8 +125,6 @@ def run_import(
             if not options.dry_run:
                 db.set_meta(conn, last_import_at=str(db.now_ms()))
                 adopt_pending(conn, redactor.fingerprint)
-        finally:
-            conn.close()
     report.redact_issues(redactor)
     return report
 

@@ -11,6 +11,7 @@ from __future__ import annotations
 
 import os
 import stat as stat_mod
+from contextlib import closing
 from pathlib import Path
 from typing import NamedTuple
 
@@ -231,24 +232,18 @@ def _read_sessions_json(
     db_file = paths.db_path(root, sdir.agent_id)
     meta_key = sessions.STORE_STAT + str(path)
     if stat is not None and not report.dry_run and db_file.exists():
-        conn = db.connect(db_file)
-        try:
+        with closing(db.connect(db_file)) as conn:
             kept = db.get_meta(conn, meta_key)
-        finally:
-            conn.close()
         if kept is not None and kept.startswith(stat + "\n"):
             sdir.load_summary(kept[len(stat) + 1 :], known)
             return
     discover.read_sessions_json(sdir, known)
     if report.dry_run or not (sdir.entries or stat):
         return
-    conn = db.connect(db_file, create=True)
-    try:
+    with closing(db.connect(db_file, create=True)) as conn:
         gone = tombstones.load(conn).keys  # deleted keys keep no store entry
         with db.transaction(conn):
-            sessions.upsert_sessions(
-                conn, ((e.key, e.session_id, e.entry) for e in sdir.entries if e.key not in gone)
-            )
+            sessions.upsert_sessions(conn, (e[:3] for e in sdir.entries if e.key not in gone))
             if stat is None:  # being written: read it again next time
                 conn.execute("DELETE FROM meta WHERE key = ?", (meta_key,))
             else:
@@ -257,8 +252,6 @@ def _read_sessions_json(
                     " ON CONFLICT(key) DO UPDATE SET value = excluded.value",
                     (meta_key, f"{stat}\n{sdir.summary()}"),
                 )
-    finally:
-        conn.close()
 
 
 def root_present(root: Path, only: str | None, report: ImportReport) -> bool:

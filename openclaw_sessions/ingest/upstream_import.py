@@ -183,7 +183,7 @@ def _database(
     r.upstream_databases += 1
     if udb.layout is None:
         return
-    nodes = udb.nodes()
+    nodes = udb.nodes
     gone = tombstones.load(conn).keys  # deleted keys keep no store entry
     if not dry_run and nodes:
         with db.transaction(conn):
