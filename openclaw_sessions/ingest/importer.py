@@ -197,9 +197,6 @@ def _vanished(
         head, _, name = path.rpartition(os.sep)
         return real_dir(head or os.sep), name
 
-    def scanned(parent: str) -> bool:
-        return real_dir(parent) in where
-
     missing = {real(i.path) for i in report.issues if i.code == "transcript_missing" and i.path}
 
     gone = [
@@ -208,7 +205,9 @@ def _vanished(
             "SELECT transcript_id, source_path, session_key, kind FROM transcripts"
             f" WHERE kind IN ('current', 'vanished') AND {transcripts.NOT_FILES}"
         ).fetchall()
-        if path not in listed and scanned(os.path.dirname(path)) and not os.path.exists(path)
+        if path not in listed
+        and real_dir(os.path.dirname(path)) in where
+        and not os.path.exists(path)
     ]
     for _tid, path, key, _kind in gone:
         if real(path) not in missing:  # named by a store entry: reported already

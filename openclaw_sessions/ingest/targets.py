@@ -214,13 +214,6 @@ def _regular_entry(f: Path, listed: _Listed, report: ImportReport) -> os.stat_re
     return stat() if bad is None else None
 
 
-def _store_stat(path: Path) -> str | None:
-    try:
-        return signature(os.stat(path))
-    except OSError:
-        return None
-
-
 def _read_sessions_json(
     root: Path, sdir: discover.SessionsDir, known: dict[str, Path], report: ImportReport
 ) -> None:
@@ -228,7 +221,10 @@ def _read_sessions_json(
     its entries were last stored (kept in meta with what import needs of it, until a `delete`
     forgets it) is not opened: its entries are stored already."""
     path = sdir.path / "sessions.json"
-    stat = _store_stat(path)  # before the read: see transcripts.signature
+    try:
+        stat = signature(os.stat(path))  # before the read: see transcripts.signature
+    except OSError:
+        stat = None
     db_file = paths.db_path(root, sdir.agent_id)
     meta_key = sessions.STORE_STAT + str(path)
     if stat is not None and not report.dry_run and db_file.exists():

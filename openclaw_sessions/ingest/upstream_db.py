@@ -175,14 +175,13 @@ class AgentDatabase:
             conn.execute("PRAGMA query_only = ON")
             layout = detect(conn, path)
             wal = str(conn.execute("PRAGMA journal_mode").fetchone()[0]).lower() == "wal"
-        except sqlite3.DatabaseError as exc:
+        except BaseException as exc:
             conn.close()
+            if not isinstance(exc, sqlite3.DatabaseError):
+                raise
             if any(w in str(exc).lower() for w in ("locked", "busy")):
                 raise translate(exc, path) from None  # exit 3: held past the busy timeout
             raise UsageError(f"{path} is not a readable SQLite database: {exc}") from None
-        except BaseException:
-            conn.close()
-            raise
         return cls(path, conn, layout, wal)
 
     def close(self) -> None:
