@@ -197,12 +197,11 @@ def unreadable(path: Path, exc: OSError) -> Issue:
     return Issue("dir_unreadable", f"cannot read directory: {exc.strerror or exc}", str(path))
 
 
-def _is_dir(path: Path, issues: list[Issue] | None) -> bool:
+def _is_dir(path: Path, issues: list[Issue]) -> bool:
     try:
         return path.is_dir()
     except OSError as exc:  # the parent cannot be searched (permissions)
-        if issues is not None:
-            issues.append(unreadable(path.parent, exc))
+        issues.append(unreadable(path.parent, exc))
         return False
 
 
@@ -240,20 +239,14 @@ def _has_transcripts(path: Path) -> bool:
     """Named like a transcript, whatever it is: one that is not a file is then reported."""
     try:
         with os.scandir(path) as it:
-            for e in it:
-                if e.name == "sessions.json" or ".jsonl" in e.name:
-                    return True
+            return any(e.name == "sessions.json" or ".jsonl" in e.name for e in it)
     except OSError:
         return False
-    return False
 
 
-def discover(
-    source: Path, default_agent: str, issues: list[Issue] | None = None
-) -> Iterator[tuple[str, Path]]:
+def discover(source: Path, default_agent: str, problems: list[Issue]) -> Iterator[tuple[str, Path]]:
     """(agent, sessions dir) pairs under a state root, a sessions dir or any folder.
-    Directories that cannot be read are added to ``issues`` and skipped."""
-    problems: list[Issue] = [] if issues is None else issues
+    Directories that cannot be read are added to ``problems`` and skipped."""
     if _is_dir(source / "agents", problems):
         try:
             agents = sorted((source / "agents").iterdir())
@@ -274,7 +267,7 @@ def discover(
         dirnames.sort()
         for d in list(dirnames):
             sub = Path(dirpath) / d
-            if _is_dir(sub / "agents", None):  # an unreadable sub: os.walk reports it
+            if readable((sub / "agents").is_dir):  # an unreadable sub: os.walk reports it
                 dirnames.remove(d)
                 yield from discover(sub, default_agent, problems)
             elif _has_transcripts(sub):
