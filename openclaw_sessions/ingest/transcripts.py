@@ -21,7 +21,7 @@ from openclaw_sessions.policy import keys
 from openclaw_sessions.reports import ImportReport, Issue
 from openclaw_sessions.store.db import now_ms, transaction
 
-from .line_sources import CHUNK, LineSource
+from .line_sources import LineSource
 from .regular import open_regular
 
 
@@ -122,13 +122,11 @@ def unchanged(conn: sqlite3.Connection, target: Target, stored: Stored, *, recor
             return True
         if target.path.name.endswith(".zst") or st.st_size != row[1]:
             return False
-        h = hashlib.sha256()
         with open_regular(target.path) as f:
-            while chunk := f.read(CHUNK):
-                h.update(chunk)
+            digest = hashlib.file_digest(f, "sha256").hexdigest()
     except OSError:
         return False
-    if h.hexdigest() != row[2]:
+    if digest != row[2]:
         return False
     if sig is not None and record:  # e.g. the first run after an upgrade: the next reads nothing
         with transaction(conn):
