@@ -194,19 +194,12 @@ def _database(
         if not g.has_rows and not _stored(conn, name):
             continue  # a window with nothing written yet
         key = g.session_key or keys.orphan_key(p.agent_id, g.session_id)
+        where = f"{udb.path}#{g.session_id}"
         if g.session_key is None:
             why = f"no session references these rows: imported as {key}"
-            r.issues.append(
-                Issue("transcript_unreferenced", why, f"{udb.path}#{g.session_id}", None, key)
-            )
-        t = Target(
-            Path(f"{udb.path}#{g.session_id}"),
-            name,
-            key,
-            g.session_id,
-            "current" if g.current else "reset",
-            _stamp(g.ended_at),
-        )
+            r.issues.append(Issue("transcript_unreferenced", why, where, None, key))
+        kind = "current" if g.current else "reset"
+        t = Target(Path(where), name, key, g.session_id, kind, _stamp(g.ended_at))
         r.files += 1
         try:
             src = udb.events(g.session_id)
