@@ -267,19 +267,13 @@ class EventSource:
         parts = fingerprint.split(" ")
         if len(parts) != 5 or parts[0] != _FP or parts[1] != self.generation:
             return False
-        n = int(
-            self._q(
-                "SELECT count(*) FROM transcript_events WHERE session_id = ? AND seq < ?",
-                (self.session_id, lines_consumed),
-            )[0][0]
-        )
+        count = "SELECT count(*) FROM transcript_events WHERE session_id = ? AND seq < ?"
+        n = int(self._q(count, (self.session_id, lines_consumed))[0][0])
         if n != int(parts[2]) or n == 0:
             return False
         first = self._row("ORDER BY seq LIMIT 1")
         last = self._row("AND seq = ?", lines_consumed - 1)
-        if first is None or last is None or _digest(first) != parts[3]:
-            return False
-        if _digest(last) != parts[4]:
+        if first is None or last is None or [_digest(first), _digest(last)] != parts[3:]:
             return False
         self.rows, self.first, self.last = n, parts[3], last
         return True

@@ -130,12 +130,10 @@ def _consume(
     pack = rawcodec.packer(conn)
     for line_no, line in src.lines(cursor.lines_consumed):
         consumed += len(line)
-        if line.__class__ is BadLine:
-            _quarantine(
-                conn, tid, target, line_no, line[:-1], transcript.LineError(line.reason), result
-            )
-            continue
         body = line[:-1]
+        if line.__class__ is BadLine:
+            _quarantine(conn, tid, target, line_no, body, transcript.LineError(line.reason), result)
+            continue
         if not body or body.isspace():
             continue
         try:
