@@ -98,18 +98,17 @@ def _open_one(
         udb = upstream_db.AgentDatabase.open(path)
         owner = agent_id or _agent_of(path, udb, agent)
         if only is None or owner == only:
-            return UpstreamSource(owner, udb, udb.generations())
+            opened = UpstreamSource(owner, udb, udb.generations())
+            udb = None  # the caller closes it now
+            return opened
     except (UsageError, sqlite3.DatabaseError) as exc:
         if isinstance(exc, sqlite3.DatabaseError) and "lock" in str(exc).lower():
             raise db.translate(exc, path) from None  # exit 3: held past the busy timeout
         why = getattr(exc, "message", f"{path} is not a readable SQLite database: {exc}")
         report.issues.append(Issue("upstream_unreadable", why, str(path)))
-    except BaseException:
+    finally:
         if udb is not None:
             udb.close()
-        raise
-    if udb is not None:
-        udb.close()
     return None
 
 
