@@ -75,16 +75,10 @@ class Failures:
             " (SELECT value FROM json_each(?)) ORDER BY 1, 2",
             (json.dumps(sorted(self.new)),),
         ).fetchall()
-        issues = tuple(
-            Issue(
-                "index_failed",
-                f"not indexed: {error}; retried when the transcript or the"
-                " redaction rules change (`openclaw-sessions status` lists it)",
-                path,
-                None,
-                key,
-            )
-            for key, path, error in rows
+        why = (
+            "not indexed: {}; retried when the transcript or the redaction rules change"
+            " (`openclaw-sessions status` lists it)"
         )
+        issues = tuple(Issue("index_failed", why.format(e), path, None, k) for k, path, e in rows)
         known = current_failures(self.conn, self.redactor.fingerprint)
         return issues, sum(1 for f in known if f.transcript_id not in self.new)

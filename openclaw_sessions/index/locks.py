@@ -37,11 +37,9 @@ def reconciling(agent_dir: Path) -> Iterator[None]:
 
 
 def is_running(agent_dir: Path) -> bool:
-    if not (agent_dir / RUNNING).exists():
-        return False
     try:
         fd = os.open(agent_dir / RUNNING, os.O_RDONLY)
-    except OSError:
+    except OSError:  # no lock file (none ever ran here), or one we cannot open
         return False
     try:
         fcntl.flock(fd, fcntl.LOCK_EX | fcntl.LOCK_NB)
@@ -82,18 +80,8 @@ def spawn(state_root: Path, agent_id: str) -> None:
         return
     import subprocess
 
-    args = [
-        sys.executable,
-        "-m",
-        "openclaw_sessions",
-        "reindex",
-        "--background",
-        "--quiet",
-        "--state-dir",
-        str(state_root),
-        "--agent",
-        agent_id,
-    ]
+    args = [sys.executable, "-m", "openclaw_sessions", "reindex", "--background", "--quiet"]
+    args += ["--state-dir", str(state_root), "--agent", agent_id]
     subprocess.Popen(
         args,
         stdin=subprocess.DEVNULL,

@@ -1,4 +1,4 @@
-"""Reconciliation: find stale transcripts, plan their index (plan.py, pool.py), claim them,
+"""Reconciliation: find stale transcripts, plan their index (plan.py), claim them,
 rewrite their rows in short batched write transactions, publish each only if it did not change
 since it was planned, sweep orphans.
 
@@ -17,7 +17,7 @@ from openclaw_sessions.reports import Progress, ReindexReport
 from openclaw_sessions.store import branches, pending
 from openclaw_sessions.store.db import is_store_failure, now_ms, set_meta, transaction
 
-from . import index_rows, pool
+from . import index_rows, plan
 from .claims import ClaimLost, check_claim, claim_many, new_token, release_all
 from .failures import Failures, IndexFailure, failed
 from .plan import PlannedIndex, plan_or_failure
@@ -96,12 +96,8 @@ def _write_group(
     each: rows written, None for those whose claim was lost or that changed."""
     out: Written = {p.transcript_id: None for p in plans}
     with transaction(conn):
-        held = {
-            r[0]
-            for r in conn.execute(
-                "SELECT transcript_id FROM index_state WHERE claim_token = ?", (token,)
-            )
-        }
+        held_sql = "SELECT transcript_id FROM index_state WHERE claim_token = ?"
+        held = {r[0] for r in conn.execute(held_sql, (token,))}
         mine = [p for p in plans if p.transcript_id in held]
         conn.executemany(
             "DELETE FROM index_rows WHERE transcript_id = ?", [(p.transcript_id,) for p in mine]
@@ -205,6 +201,14 @@ def _groups(conn: sqlite3.Connection, ids: list[int]) -> tuple[list[list[int]], 
     return groups, sum(sizes.get(t, 0) for t in ids)
 
 
+def adopt_pending(conn: sqlite3.Connection, fingerprint: str) -> None:
+    """Keep the pending set against these rules (a store's first import, new rules, a new
+    version), so `status` and search read it instead of evaluating staleness."""
+    if not pending.kept_for(conn, fingerprint):
+        with transaction(conn):
+            pending.adopt(conn, fingerprint)
+
+
 def reconcile(
     conn: sqlite3.Connection,
     agent_id: str,
@@ -214,9 +218,7 @@ def reconcile(
     progress: Progress | None = None,
 ) -> ReindexReport:
     started = time.monotonic()
-    if not pending.kept_for(conn, redactor.fingerprint):
-        with transaction(conn):  # new rules or a new version: the pending set follows them
-            pending.adopt(conn, redactor.fingerprint)
+    adopt_pending(conn, redactor.fingerprint)  # new rules or a new version: the set follows
     if full:
         # Transcript by transcript: each is hidden from search only while it is claimed,
         # instead of every session at once until the whole rebuild is done.
@@ -227,8 +229,8 @@ def reconcile(
     groups, events = _groups(conn, ids)
     bad = Failures(conn, redactor, token)
     results: Written = {}
-    workers = pool.workers_for(events, redactor)
-    for group, planned in pool.planned_groups(conn, groups, redactor, workers):
+    workers = plan.workers_for(events, redactor)
+    for group, planned in plan.planned_groups(conn, groups, redactor, workers):
         results.update(_write(conn, group, planned, token, bad))
         if progress:
             progress(len(results), len(ids))

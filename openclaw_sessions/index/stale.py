@@ -17,13 +17,7 @@ from __future__ import annotations
 import sqlite3
 from typing import NamedTuple
 
-from openclaw_sessions.store.pending import (
-    any_stale,
-    failure_key,
-    figures,
-    fresh,
-    stale_ids,
-)
+from openclaw_sessions.store.pending import any_stale, failure_key, figures, fresh, stale_ids
 
 __all__ = [
     "Failure",

@@ -7,7 +7,6 @@ is deleted (a changed source brings the key back at once, its entry with the nex
 
 from __future__ import annotations
 
-import os
 import sqlite3
 from collections.abc import Iterable
 from pathlib import Path
@@ -16,6 +15,7 @@ from openclaw_sessions.errors import UsageError
 from openclaw_sessions.reports import ImportReport, Issue
 from openclaw_sessions.store import db, paths, sessions, tombstones
 
+from . import transcripts
 from .line_sources import LineSource
 from .transcripts import FileResult, Target
 
@@ -61,7 +61,7 @@ def _moved(conn: sqlite3.Connection, target: Target, src: LineSource) -> tombsto
 def _copied(conn: sqlite3.Connection, target: Target, src: LineSource) -> tombstones.Tomb | None:
     """The tombstone of a deleted transcript this source is a byte-identical copy of, under
     any name (matched by content: its size, then its fingerprint)."""
-    size = _size(target)
+    size = transcripts.size(target)
     if size is None:
         return None
     for tomb in tombstones.with_size(conn, size):
@@ -70,15 +70,6 @@ def _copied(conn: sqlite3.Connection, target: Target, src: LineSource) -> tombst
         if same:
             return tomb
     return None
-
-
-def _size(target: Target) -> int | None:
-    if target.stat is not None:
-        return target.stat.st_size
-    try:
-        return os.stat(target.path).st_size
-    except (OSError, ValueError):
-        return None  # an upstream database's transcript (`db#id`): no file of its own
 
 
 def _lift(conn: sqlite3.Connection, key: str, source_name: str | None = None) -> None:

@@ -142,15 +142,8 @@ def read_sessions_json(sdir: SessionsDir, known: Mapping[str, Path] | None = Non
             continue
         sid = str(entry["sessionId"])
         if entry.get("updatedAt") is not None and valid_updated_at(entry["updatedAt"]) is None:
-            sdir.issues.append(
-                Issue(
-                    "timestamp_invalid",
-                    "store entry updatedAt is not a usable time (epoch ms); stored without one",
-                    str(store),
-                    None,
-                    key,
-                )
-            )
+            why = "store entry updatedAt is not a usable time (epoch ms); stored without one"
+            sdir.issues.append(Issue("timestamp_invalid", why, str(store), None, key))
         file = _resolve_file(sdir, key, sid, entry, known or {})
         sdir.entries.append(SessionsJsonEntry(key, sid, entry, file))
         sdir.archives += [(key, name) for name in bundle.generation_files(entry)]
@@ -180,15 +173,8 @@ def _resolve_file(
         # (Whether it exists is checked later: a missing one is transcript_missing.)
         if candidate.parent.name == "sessions" and candidate.name not in ("", ".", ".."):
             return sdir.path / candidate.name
-    sdir.issues.append(
-        Issue(
-            "path_escape",
-            f"sessionFile {declared!r} escapes the sessions dir; not followed",
-            str(sdir.path / "sessions.json"),
-            None,
-            key,
-        )
-    )
+    why = f"sessionFile {declared!r} escapes the sessions dir; not followed"
+    sdir.issues.append(Issue("path_escape", why, str(sdir.path / "sessions.json"), None, key))
     return default if default.exists() else None
 
 
@@ -211,20 +197,17 @@ def unreadable(path: Path, exc: OSError) -> Issue:
     return Issue("dir_unreadable", f"cannot read directory: {exc.strerror or exc}", str(path))
 
 
-def _is_dir(path: Path, issues: list[Issue] | None) -> bool:
+def _is_dir(path: Path, issues: list[Issue]) -> bool:
     try:
         return path.is_dir()
     except OSError as exc:  # the parent cannot be searched (permissions)
-        if issues is not None:
-            issues.append(unreadable(path.parent, exc))
+        issues.append(unreadable(path.parent, exc))
         return False
 
 
 def infer_agent(path: Path, default: str) -> str:
     """…/agents/<id>/sessions → <id>; anything else → the --agent default."""
-    if is_agent_dir(path):
-        return path.parent.name.lower()
-    return default
+    return path.parent.name.lower() if is_agent_dir(path) else default
 
 
 def is_agent_dir(path: Path) -> bool:
@@ -256,20 +239,14 @@ def _has_transcripts(path: Path) -> bool:
     """Named like a transcript, whatever it is: one that is not a file is then reported."""
     try:
         with os.scandir(path) as it:
-            for e in it:
-                if e.name == "sessions.json" or ".jsonl" in e.name:
-                    return True
+            return any(e.name == "sessions.json" or ".jsonl" in e.name for e in it)
     except OSError:
         return False
-    return False
 
 
-def discover(
-    source: Path, default_agent: str, issues: list[Issue] | None = None
-) -> Iterator[tuple[str, Path]]:
+def discover(source: Path, default_agent: str, problems: list[Issue]) -> Iterator[tuple[str, Path]]:
     """(agent, sessions dir) pairs under a state root, a sessions dir or any folder.
-    Directories that cannot be read are added to ``issues`` and skipped."""
-    problems: list[Issue] = [] if issues is None else issues
+    Directories that cannot be read are added to ``problems`` and skipped."""
     if _is_dir(source / "agents", problems):
         try:
             agents = sorted((source / "agents").iterdir())
@@ -290,7 +267,7 @@ def discover(
         dirnames.sort()
         for d in list(dirnames):
             sub = Path(dirpath) / d
-            if _is_dir(sub / "agents", None):  # an unreadable sub: os.walk reports it
+            if readable((sub / "agents").is_dir):  # an unreadable sub: os.walk reports it
                 dirnames.remove(d)
                 yield from discover(sub, default_agent, problems)
             elif _has_transcripts(sub):

@@ -10,13 +10,15 @@ import functools
 import os
 import sqlite3
 from collections.abc import Iterable
+from contextlib import closing
 from pathlib import Path
 from typing import NamedTuple
 
+from openclaw_sessions.index.reconcile import adopt_pending
 from openclaw_sessions.index.reindex import reindex_agent
 from openclaw_sessions.redact import Redactor
 from openclaw_sessions.reports import Bars, ImportReport, Issue, Progress, ReindexReport, no_bars
-from openclaw_sessions.store import db, paths, pending
+from openclaw_sessions.store import db, paths
 from openclaw_sessions.store.state import StateScope
 
 from . import (
@@ -27,7 +29,6 @@ from . import (
     targets,
     transcripts,
     upstream_import,
-    upstream_open,
 )
 from .store_lines import import_file
 from .transcripts import Target
@@ -96,23 +97,22 @@ def run_import(
     if not src_list and not targets.root_present(root, options.agent, report):
         return report
     # databases first: checked before anything is written
-    ups = upstream_open.open_databases(root, src_list, agent, report, options.agent)
+    ups = upstream_import.open_databases(root, src_list, agent, report, options.agent)
     scanned: dict[str, list[Path]] = {}
     files = targets.file_targets(
         root, src_list, agent, report, options.include_archives, scanned, options.agent
     )
-    by_agent = upstream_open.merge(files, ups, report)
+    by_agent = upstream_import.merge(files, ups, report)
     if not src_list and not by_agent:
         targets.nothing_found(root, options.agent, report)
-    total = sum(_size(t) for _, found in by_agent for t in found)
+    total = sum(transcripts.size(t) or 0 for _, found in by_agent for t in found)
     done = 0
     for agent_id, found in by_agent:
-        conn = _open(root, agent_id, options.dry_run)
-        try:
+        with closing(_open(root, agent_id, options.dry_run)) as conn:
             report.agents.append(agent_id)
             stored = transcripts.stored_files(conn)  # one read for every file's check
             for target in found:
-                done += _size(target)
+                done += transcripts.size(target) or 0
                 _import_file(conn, target, redactor, options, report, stored)
                 if progress:
                     progress(done, total)
@@ -124,19 +124,9 @@ def run_import(
             )
             if not options.dry_run:
                 db.set_meta(conn, last_import_at=str(db.now_ms()))
-                _adopt(conn, redactor)
-        finally:
-            conn.close()
+                adopt_pending(conn, redactor.fingerprint)
     report.redact_issues(redactor)
     return report
-
-
-def _adopt(conn: sqlite3.Connection, redactor: Redactor) -> None:
-    """Keep the pending set against these rules (a store's first import, new rules, a new
-    version), so `status` and search read it instead of evaluating staleness."""
-    if not pending.kept_for(conn, redactor.fingerprint):
-        with db.transaction(conn):
-            pending.adopt(conn, redactor.fingerprint)
 
 
 def _open(root: Path, agent_id: str, dry_run: bool) -> sqlite3.Connection:
@@ -158,45 +148,21 @@ def _import_file(
     its reported problem, and the run goes on; a store failure (disk full, locked, corrupt)
     still ends the run (exit 3)."""
     r.files += 1
+    path, key = str(t.path), t.session_key
     try:
         res = import_file(conn, t, redactor, dry_run=o.dry_run, stored=stored)
     except regular.NotRegular as exc:
-        r.issues.append(exc.issue(t.session_key))
-        return
+        r.issues.append(exc.issue(key))
     except OSError as exc:
-        r.issues.append(
-            Issue(
-                "transcript_unreadable",
-                f"cannot read: {exc.strerror or exc}",
-                str(t.path),
-                None,
-                t.session_key,
-            )
-        )
-        return
+        why = f"cannot read: {exc.strerror or exc}"
+        r.issues.append(Issue("transcript_unreadable", why, path, None, key))
     except Exception as exc:
         if db.is_store_failure(exc):
             raise
-        r.issues.append(
-            Issue(
-                "transcript_failed",
-                f"not imported: {db.describe(exc, redactor)}",
-                str(t.path),
-                None,
-                t.session_key,
-            )
-        )
-        return
-    transcripts.tally(r, t, res)
-
-
-def _size(t: Target) -> int:
-    if t.stat is not None:
-        return t.stat.st_size
-    try:
-        return t.path.stat().st_size
-    except OSError:
-        return 0
+        why = f"not imported: {db.describe(exc, redactor)}"
+        r.issues.append(Issue("transcript_failed", why, path, None, key))
+    else:
+        transcripts.tally(r, t, res)
 
 
 _VANISHED = (
@@ -231,19 +197,17 @@ def _vanished(
         head, _, name = path.rpartition(os.sep)
         return real_dir(head or os.sep), name
 
-    def scanned(parent: str) -> bool:
-        return real_dir(parent) in where
-
     missing = {real(i.path) for i in report.issues if i.code == "transcript_missing" and i.path}
 
     gone = [
         (tid, path, key, kind)
         for tid, path, key, kind in conn.execute(
             "SELECT transcript_id, source_path, session_key, kind FROM transcripts"
-            " WHERE kind IN ('current', 'vanished') AND source_name NOT LIKE 'upstream:%'"
-            " AND source_name NOT LIKE 'live:%'"
+            f" WHERE kind IN ('current', 'vanished') AND {transcripts.NOT_FILES}"
         ).fetchall()
-        if path not in listed and scanned(os.path.dirname(path)) and not os.path.exists(path)
+        if path not in listed
+        and real_dir(os.path.dirname(path)) in where
+        and not os.path.exists(path)
     ]
     for _tid, path, key, _kind in gone:
         if real(path) not in missing:  # named by a store entry: reported already

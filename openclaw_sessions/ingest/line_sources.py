@@ -84,16 +84,21 @@ def open_bytes(path: Path) -> IO[bytes]:
     Only a regular file is opened (regular.NotRegular otherwise: a FIFO would block)."""
     if not path.name.endswith(ZSTD_SUFFIX):
         return open_regular(path)
-    import zstandard
-
     raw = open_regular(path)  # closed by the reader (closefd)
     try:
-        reader = zstandard.ZstdDecompressor().stream_reader(
-            raw, read_size=CHUNK, read_across_frames=True, closefd=True
-        )
+        return _unzstd(raw)
     except BaseException:
         raw.close()
         raise
+
+
+def _unzstd(raw: IO[bytes]) -> IO[bytes]:
+    """The decompressed stream of zstd frames (all of them), closing ``raw`` when closed."""
+    import zstandard
+
+    reader = zstandard.ZstdDecompressor().stream_reader(
+        raw, read_size=CHUNK, read_across_frames=True, closefd=True
+    )
     return io.BufferedReader(reader, buffer_size=CHUNK)
 
 
@@ -160,14 +165,7 @@ class FileSource:
 
 def open_blob(blob: bytes, zstd: bool) -> IO[bytes]:
     """An in-memory archive (upstream keeps reclaimed generations as blobs) as a file."""
-    if not zstd:
-        return io.BytesIO(blob)
-    import zstandard
-
-    reader = zstandard.ZstdDecompressor().stream_reader(
-        io.BytesIO(blob), read_size=CHUNK, read_across_frames=True
-    )
-    return io.BufferedReader(reader, buffer_size=CHUNK)
+    return _unzstd(io.BytesIO(blob)) if zstd else io.BytesIO(blob)
 
 
 @dataclass
@@ -269,19 +267,13 @@ class EventSource:
         parts = fingerprint.split(" ")
         if len(parts) != 5 or parts[0] != _FP or parts[1] != self.generation:
             return False
-        n = int(
-            self._q(
-                "SELECT count(*) FROM transcript_events WHERE session_id = ? AND seq < ?",
-                (self.session_id, lines_consumed),
-            )[0][0]
-        )
+        count = "SELECT count(*) FROM transcript_events WHERE session_id = ? AND seq < ?"
+        n = int(self._q(count, (self.session_id, lines_consumed))[0][0])
         if n != int(parts[2]) or n == 0:
             return False
         first = self._row("ORDER BY seq LIMIT 1")
         last = self._row("AND seq = ?", lines_consumed - 1)
-        if first is None or last is None or _digest(first) != parts[3]:
-            return False
-        if _digest(last) != parts[4]:
+        if first is None or last is None or [_digest(first), _digest(last)] != parts[3:]:
             return False
         self.rows, self.first, self.last = n, parts[3], last
         return True

@@ -77,7 +77,7 @@ def remember(root: Path, report: ImportReport, sources: Sequence[Path] | None) -
     for agent in sorted(set(by_agent) | (set(report.agents) & set(agents))):
         with db.open_store(root, agent) as conn:
             mine = {fingerprint(report.issues[i]): i for i in by_agent.get(agent, [])}
-            known = _known(conn)
+            known = dict(conn.execute("SELECT fingerprint, path FROM import_problems").fetchall())
             for fp, i in mine.items():
                 if fp in known:
                     report.issues[i] = report.issues[i]._replace(known=True)
@@ -85,11 +85,6 @@ def remember(root: Path, report: ImportReport, sources: Sequence[Path] | None) -
                 read_all = agent in report.agents
                 met = {fp: report.issues[i] for fp, i in mine.items()}
                 _rewrite(conn, met, known, read_all, sources)
-
-
-def _known(conn: sqlite3.Connection) -> dict[str, str | None]:
-    """Fingerprint → path of every remembered issue."""
-    return dict(conn.execute("SELECT fingerprint, path FROM import_problems").fetchall())
 
 
 def _rewrite(

@@ -12,8 +12,8 @@ import errno
 import os
 import stat
 from collections.abc import Callable
+from io import BufferedReader
 from pathlib import Path
-from typing import BinaryIO
 
 from openclaw_sessions.reports import Issue
 
@@ -66,7 +66,7 @@ def problem(
     return _mode_problem(st.st_mode, path, allow_dir)
 
 
-def open_regular(path: Path) -> BinaryIO:
+def open_regular(path: Path) -> BufferedReader:
     """Open a regular file for reading, never blocking on what is not one (NotRegular)."""
     bad = problem(path)
     if bad is not None:

@@ -27,6 +27,11 @@ if TYPE_CHECKING:
     from openclaw_sessions.redact import Redactor
 
 BATCH = 2000
+# An event's row: its transcript, line number and line, then a transcript.Entry's fields.
+_INSERT = (
+    "INSERT INTO events (transcript_id, line_no, raw, seq, entry_id, parent_id, flags, type,"
+    " role, ts, target_id) VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)"
+)
 
 
 def import_file(
@@ -34,11 +39,11 @@ def import_file(
     target: Target,
     redactor: Redactor,
     *,
-    dry_run: bool = False,
-    stored: transcripts.Stored | None = None,
+    dry_run: bool,
+    stored: transcripts.Stored,
 ) -> FileResult:
     """Store new lines of one file (plain or .zst) in one write transaction. ``stored``: the
-    transcripts as `transcripts.stored_files` read them, when the caller did."""
+    transcripts as `transcripts.stored_files` read them (once for every file of a store)."""
     target = target._replace(session_key=transcripts.owner_key(conn, target))
     if transcripts.unchanged(conn, target, stored, record=not dry_run):
         return FileResult(session_key=target.session_key)
@@ -125,12 +130,10 @@ def _consume(
     pack = rawcodec.packer(conn)
     for line_no, line in src.lines(cursor.lines_consumed):
         consumed += len(line)
-        if line.__class__ is BadLine:
-            _quarantine(
-                conn, tid, target, line_no, line[:-1], transcript.LineError(line.reason), result
-            )
-            continue
         body = line[:-1]
+        if line.__class__ is BadLine:
+            _quarantine(conn, tid, target, line_no, body, transcript.LineError(line.reason), result)
+            continue
         if not body or body.isspace():
             continue
         try:
@@ -149,21 +152,7 @@ def _consume(
             result.issues.append(
                 timestamp_invalid(str(target.path), line_no, target.session_key, bad)
             )
-        batch.append(
-            (
-                tid,
-                seq,
-                line_no,
-                e.entry_id,
-                e.parent_id,
-                e.flags,
-                e.target_id,
-                e.type,
-                e.role,
-                e.ts,
-                pack(body),
-            )
-        )
+        batch.append((tid, line_no, pack(body), *e[:8]))  # the columns of _INSERT
         if e.ts is not None and e.type != "session":
             first_ts = e.ts if first_ts is None else first_ts
             last_ts = e.ts
@@ -177,9 +166,7 @@ def _consume(
     cursor.bytes_consumed += consumed
     result.bytes_read += consumed
     result.events = seq - cursor.next_seq
-    if result.status == "unchanged" and result.events:
-        result.status = "updated"
-    if result.status == "unchanged" and result.malformed:
+    if result.status == "unchanged" and (result.events or result.malformed):
         result.status = "updated"
     conn.execute(
         "UPDATE transcripts SET bytes_consumed = ?, prefix_sha256 = ?, lines_consumed = ?,"
@@ -197,7 +184,10 @@ def _consume(
         ),
     )
     if src.partial:
-        _note_partial(target, result)
+        why = "last line has no newline yet (file being written?): it waits for the next run"
+        result.issues.append(
+            Issue("line_incomplete", why, str(target.path), None, target.session_key)
+        )
 
 
 def _flush(
@@ -211,11 +201,7 @@ def _flush(
     when the store trained a new dictionary for raw lines meanwhile (rawcodec.py)."""
     trained = False
     if batch:
-        conn.executemany(
-            "INSERT INTO events (transcript_id, seq, line_no, entry_id, parent_id, flags,"
-            " target_id, type, role, ts, raw) VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)",
-            batch,
-        )
+        conn.executemany(_INSERT, batch)
         batch.clear()
         trained = rawcodec.due(conn) and rawcodec.train(conn)
     if appended:
@@ -249,24 +235,5 @@ def _quarantine(
         (tid, target.source_name, line_no, code, reason, body),
     )
     result.malformed += 1
-    result.issues.append(
-        Issue(
-            code,
-            f"line {line_no}: {reason}; kept in quarantine",
-            str(target.path),
-            line_no,
-            target.session_key,
-        )
-    )
-
-
-def _note_partial(target: Target, result: FileResult) -> None:
-    result.issues.append(
-        Issue(
-            "line_incomplete",
-            "last line has no newline yet (file being written?): it waits for the next run",
-            str(target.path),
-            None,
-            target.session_key,
-        )
-    )
+    why = f"line {line_no}: {reason}; kept in quarantine"
+    result.issues.append(Issue(code, why, str(target.path), line_no, target.session_key))

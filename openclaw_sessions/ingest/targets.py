@@ -1,20 +1,17 @@
-"""What an `import` reads: the transcript files of each agent's sessions dirs and the upstream
-agent databases among the sources, planned before anything is imported.
+"""What an `import` reads of the sessions dirs, planned before anything is imported (the upstream
+agent databases: upstream_import.py).
 
-Files: a SOURCE is a state root, a sessions dir, any folder of those, or a single transcript;
-each sessions dir's `sessions.json` gives the keys of its files (its entries are stored on the
-way), files no entry names are imported under a derived key, archives and backups are skipped
-unless asked for. Databases: every one among the sources is opened and its layout checked
-first; one that cannot be read (half-written, an unknown layout) is reported
-(`upstream_unreadable`, exit 4) and everything else is imported. A session
-present both as a JSONL file and in a database is taken from the database, as upstream does
-(the file is a pre-migration leftover): the file is skipped with a notice.
+A SOURCE is a state root, a sessions dir, any folder of those, or a single transcript; each
+sessions dir's `sessions.json` gives the keys of its files (its entries are stored on the way),
+files no entry names are imported under a derived key, archives and backups are skipped unless
+asked for.
 """
 
 from __future__ import annotations
 
 import os
 import stat as stat_mod
+from contextlib import closing
 from pathlib import Path
 from typing import NamedTuple
 
@@ -180,7 +177,9 @@ def _targets(
                 continue
         kind = discover.classify(name)
         if kind.kind in _ARCHIVE_KINDS and not include_archives and name not in bundled:
-            _skip(report, f, kind.kind)
+            report.skipped += 1
+            why = f"{kind.kind} file skipped (use --include-archives to import it)"
+            report.issues.append(Issue(f"{kind.kind}_skipped", why, str(f)))
             continue
         if kind.kind not in _IMPORTED_KINDS | _ARCHIVE_KINDS or kind.session_id is None:
             continue
@@ -215,22 +214,6 @@ def _regular_entry(f: Path, listed: _Listed, report: ImportReport) -> os.stat_re
     return stat() if bad is None else None
 
 
-def _skip(report: ImportReport, f: Path, kind: str) -> None:
-    report.skipped += 1
-    report.issues.append(
-        Issue(
-            f"{kind}_skipped", f"{kind} file skipped (use --include-archives to import it)", str(f)
-        )
-    )
-
-
-def _store_stat(path: Path) -> str | None:
-    try:
-        return signature(os.stat(path))
-    except OSError:
-        return None
-
-
 def _read_sessions_json(
     root: Path, sdir: discover.SessionsDir, known: dict[str, Path], report: ImportReport
 ) -> None:
@@ -238,28 +221,25 @@ def _read_sessions_json(
     its entries were last stored (kept in meta with what import needs of it, until a `delete`
     forgets it) is not opened: its entries are stored already."""
     path = sdir.path / "sessions.json"
-    stat = _store_stat(path)  # before the read: see transcripts.signature
+    try:
+        stat = signature(os.stat(path))  # before the read: see transcripts.signature
+    except OSError:
+        stat = None
     db_file = paths.db_path(root, sdir.agent_id)
     meta_key = sessions.STORE_STAT + str(path)
     if stat is not None and not report.dry_run and db_file.exists():
-        conn = db.connect(db_file)
-        try:
+        with closing(db.connect(db_file)) as conn:
             kept = db.get_meta(conn, meta_key)
-        finally:
-            conn.close()
         if kept is not None and kept.startswith(stat + "\n"):
             sdir.load_summary(kept[len(stat) + 1 :], known)
             return
     discover.read_sessions_json(sdir, known)
     if report.dry_run or not (sdir.entries or stat):
         return
-    conn = db.connect(db_file, create=True)
-    try:
+    with closing(db.connect(db_file, create=True)) as conn:
         gone = tombstones.load(conn).keys  # deleted keys keep no store entry
         with db.transaction(conn):
-            sessions.upsert_sessions(
-                conn, ((e.key, e.session_id, e.entry) for e in sdir.entries if e.key not in gone)
-            )
+            sessions.upsert_sessions(conn, (e[:3] for e in sdir.entries if e.key not in gone))
             if stat is None:  # being written: read it again next time
                 conn.execute("DELETE FROM meta WHERE key = ?", (meta_key,))
             else:
@@ -268,8 +248,6 @@ def _read_sessions_json(
                     " ON CONFLICT(key) DO UPDATE SET value = excluded.value",
                     (meta_key, f"{stat}\n{sdir.summary()}"),
                 )
-    finally:
-        conn.close()
 
 
 def root_present(root: Path, only: str | None, report: ImportReport) -> bool:
@@ -277,13 +255,8 @@ def root_present(root: Path, only: str | None, report: ImportReport) -> bool:
     it looked and which setting chose the root."""
     if discover.readable(root.is_dir):
         return True
-    report.issues.append(
-        Issue(
-            "source_missing",
-            f"the state root does not exist: looked for {_where(root, only)}",
-            str(root),
-        )
-    )
+    why = f"the state root does not exist: looked for {_where(root, only)}"
+    report.issues.append(Issue("source_missing", why, str(root)))
     return False
 
 

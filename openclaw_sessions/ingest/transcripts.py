@@ -21,7 +21,7 @@ from openclaw_sessions.policy import keys
 from openclaw_sessions.reports import ImportReport, Issue
 from openclaw_sessions.store.db import now_ms, transaction
 
-from .line_sources import CHUNK, LineSource
+from .line_sources import LineSource
 from .regular import open_regular
 
 
@@ -36,6 +36,10 @@ class Target(NamedTuple):
     archived_at: str | None = None
     unreferenced: bool = False  # no store entry names the file: report the key it goes to
     stat: os.stat_result | None = None  # the file's, when its directory was listed
+
+    def identity(self) -> tuple[str, str, str, str | None, str]:
+        """What the transcript row records of its source (key, id, kind, archive stamp, path)."""
+        return (self.session_key, self.session_id, self.kind, self.archived_at, str(self.path))
 
 
 @dataclass
@@ -62,12 +66,15 @@ class Cursor:
     version: int | None
 
 
+_CURSOR = (
+    "SELECT transcript_id, revision, bytes_consumed, prefix_sha256, lines_consumed, next_seq,"
+    " version"
+)
+
+
 def cursor_of(conn: sqlite3.Connection, source_name: str) -> Cursor | None:
-    row = conn.execute(
-        "SELECT transcript_id, revision, bytes_consumed, prefix_sha256, lines_consumed,"
-        " next_seq, version FROM transcripts WHERE source_name = ?",
-        (source_name,),
-    ).fetchone()
+    found = conn.execute(f"{_CURSOR} FROM transcripts WHERE source_name = ?", (source_name,))
+    row = found.fetchone()
     return Cursor(*row) if row else None
 
 
@@ -99,26 +106,14 @@ def stored_files(conn: sqlite3.Connection) -> Stored:
     return {r[0]: tuple(r) for r in conn.execute(_STORED)}
 
 
-def unchanged(
-    conn: sqlite3.Connection, target: Target, stored: Stored | None = None, *, record: bool = True
-) -> bool:
+def unchanged(conn: sqlite3.Connection, target: Target, stored: Stored, *, record: bool) -> bool:
     """A file already stored whole, under the same identity: nothing to write, so no write
     lock is taken (re-runs from cron stay off the writers' way). Its stat answers when it is
     the one recorded when the file was last read whole; else its content does (and the stat
     is recorded, so the next run need not read it; not with ``record`` False, a dry run).
-    ``stored``: `stored_files`, when read."""
-    if stored is None:
-        found = conn.execute(f"{_STORED} WHERE t.source_name = ?", (target.source_name,))
-        row = found.fetchone()
-    else:
-        row = stored.get(target.source_name)
-    if row is None or tuple(row[3:8]) != (
-        target.session_key,
-        target.session_id,
-        target.kind,
-        target.archived_at,
-        str(target.path),
-    ):
+    ``stored``: what `stored_files` read."""
+    row = stored.get(target.source_name)
+    if row is None or tuple(row[3:8]) != target.identity():
         return False
     try:
         st = target.stat or os.stat(target.path)
@@ -127,18 +122,26 @@ def unchanged(
             return True
         if target.path.name.endswith(".zst") or st.st_size != row[1]:
             return False
-        h = hashlib.sha256()
         with open_regular(target.path) as f:
-            while chunk := f.read(CHUNK):
-                h.update(chunk)
+            digest = hashlib.file_digest(f, "sha256").hexdigest()
     except OSError:
         return False
-    if h.hexdigest() != row[2]:
+    if digest != row[2]:
         return False
     if sig is not None and record:  # e.g. the first run after an upgrade: the next reads nothing
         with transaction(conn):
             record_stat(conn, row[9], sig)
     return True
+
+
+def size(target: Target) -> int | None:
+    """The source file's size; None when there is no file (an upstream database's `db#id`)."""
+    if target.stat is not None:
+        return target.stat.st_size
+    try:
+        return os.stat(target.path).st_size
+    except (OSError, ValueError):
+        return None
 
 
 def record_stat(conn: sqlite3.Connection, tid: int, sig: str | None) -> None:
@@ -158,7 +161,7 @@ ARCHIVES = ("reset", "deleted", "backup")
 
 
 # Sources whose path is not a file (a database's rows, `live` appends): never renamed.
-_NOT_FILES = "source_name NOT LIKE 'upstream:%' AND source_name NOT LIKE 'live:%'"
+NOT_FILES = "source_name NOT LIKE 'upstream:%' AND source_name NOT LIKE 'live:%'"
 
 
 def renamed(
@@ -168,9 +171,8 @@ def renamed(
     `/reset` renames `<id>.jsonl` to `<id>.jsonl.reset.<ISO>`): same session id, the stored
     prefix intact, the old file gone. It takes that transcript over (no second copy)."""
     rows = conn.execute(
-        "SELECT transcript_id, revision, bytes_consumed, prefix_sha256, lines_consumed,"
-        " next_seq, version, source_name, source_path FROM transcripts WHERE session_id = ?"
-        f" AND kind IN ('current', 'vanished') AND bytes_consumed > 0 AND {_NOT_FILES}"
+        f"{_CURSOR}, source_name, source_path FROM transcripts WHERE session_id = ?"
+        f" AND kind IN ('current', 'vanished') AND bytes_consumed > 0 AND {NOT_FILES}"
         " ORDER BY transcript_id",
         (target.session_id,),
     ).fetchall()
@@ -215,15 +217,7 @@ def create(conn: sqlite3.Connection, target: Target) -> Cursor:
     cur = conn.execute(
         "INSERT INTO transcripts (source_name, session_key, session_id, kind, archived_at,"
         " source_path, imported_at) VALUES (?, ?, ?, ?, ?, ?, ?)",
-        (
-            target.source_name,
-            target.session_key,
-            target.session_id,
-            target.kind,
-            target.archived_at,
-            str(target.path),
-            now_ms(),
-        ),
+        (target.source_name, *target.identity(), now_ms()),
     )
     assert cur.lastrowid is not None
     return Cursor(cur.lastrowid, 1, 0, "", 0, 0, None)
@@ -233,26 +227,16 @@ def update_identity(conn: sqlite3.Connection, cursor: Cursor, target: Target) ->
     """The transcript row takes the source's identity (key, id, kind, path), except that a
     lone file given as SOURCE (kind orphan: it names no key) leaves a transcript the store
     already knows under its sessions dir as it is."""
-    if target.kind == "orphan":
-        row = conn.execute(
-            "SELECT kind FROM transcripts WHERE transcript_id = ?", (cursor.transcript_id,)
-        ).fetchone()
-        if row is not None and row[0] != "orphan":
-            return
     old = conn.execute(
-        "SELECT session_key FROM transcripts WHERE transcript_id = ?", (cursor.transcript_id,)
+        "SELECT session_key, kind FROM transcripts WHERE transcript_id = ?",
+        (cursor.transcript_id,),
     ).fetchone()
+    if target.kind == "orphan" and old is not None and old[1] != "orphan":
+        return
     conn.execute(
         "UPDATE transcripts SET session_key = ?, session_id = ?, kind = ?, archived_at = ?,"
         " source_path = ? WHERE transcript_id = ?",
-        (
-            target.session_key,
-            target.session_id,
-            target.kind,
-            target.archived_at,
-            str(target.path),
-            cursor.transcript_id,
-        ),
+        (*target.identity(), cursor.transcript_id),
     )
     if old is not None and old[0] != target.session_key and ":orphan:" in old[0]:
         # the transcript's real key is known now (a sessions.json fixed since): the orphan
@@ -284,33 +268,20 @@ def new_revision(conn: sqlite3.Connection, cursor: Cursor) -> None:
 
 def tally(r: ImportReport, t: Target, res: FileResult) -> None:
     """Add one transcript's result to the report (files and upstream databases alike)."""
-    key = res.session_key or t.session_key
+    key, path = res.session_key or t.session_key, str(t.path)
     if res.renamed_from is not None:
-        r.issues.append(
-            Issue(
-                "transcript_renamed",
-                f"{res.renamed_from} was renamed to this "
-                f"{t.kind} archive: its stored copy (under {key}) takes the new "
-                "name, nothing is stored twice",
-                str(t.path),
-                None,
-                key,
-            )
+        why = (
+            f"{res.renamed_from} was renamed to this {t.kind} archive: its stored copy (under"
+            f" {key}) takes the new name, nothing is stored twice"
         )
+        r.issues.append(Issue("transcript_renamed", why, path, None, key))
     elif t.unreferenced and key == t.session_key:
         # A reset archive's key is only known if its generation was imported while current
         # (then it files under that key, silently); otherwise it is kept, and reported, under
         # a derived key.
         code = "transcript_unreferenced" if t.kind == "current" else "archive_unreferenced"
-        r.issues.append(
-            Issue(
-                code,
-                f"no store entry references this file: imported as {key}",
-                str(t.path),
-                None,
-                key,
-            )
-        )
+        why = f"no store entry references this file: imported as {key}"
+        r.issues.append(Issue(code, why, path, None, key))
     r.events += res.events
     r.bytes_read += res.bytes_read
     r.malformed_lines += res.malformed
@@ -323,15 +294,10 @@ def tally(r: ImportReport, t: Target, res: FileResult) -> None:
         r.updated += 1
         if res.status == "rewritten":
             r.rewritten += 1
-            r.issues.append(
-                Issue(
-                    "transcript_rewritten",
-                    "already-imported lines changed: "
-                    "stored as a new revision, session marked for reindex",
-                    str(t.path),
-                    None,
-                    t.session_key,
-                )
+            why = (
+                "already-imported lines changed: stored as a new revision, session marked for"
+                " reindex"
             )
+            r.issues.append(Issue("transcript_rewritten", why, path, None, t.session_key))
     else:
         r.unchanged += 1

@@ -31,6 +31,7 @@ own statement-long read, in slices, so a writer waits at most one slice.
 
 from __future__ import annotations
 
+import functools
 import sqlite3
 from dataclasses import dataclass, field
 from pathlib import Path
@@ -163,7 +164,6 @@ class AgentDatabase:
     layout: Layout | None
     wal: bool
     counters: line_sources.Counters = field(default_factory=line_sources.Counters)
-    _nodes: list[tuple[str, str, dict[str, Any]]] | None = None
 
     @classmethod
     def open(cls, path: Path) -> AgentDatabase:
@@ -175,14 +175,13 @@ class AgentDatabase:
             conn.execute("PRAGMA query_only = ON")
             layout = detect(conn, path)
             wal = str(conn.execute("PRAGMA journal_mode").fetchone()[0]).lower() == "wal"
-        except sqlite3.DatabaseError as exc:
+        except BaseException as exc:
             conn.close()
+            if not isinstance(exc, sqlite3.DatabaseError):
+                raise
             if any(w in str(exc).lower() for w in ("locked", "busy")):
                 raise translate(exc, path) from None  # exit 3: held past the busy timeout
             raise UsageError(f"{path} is not a readable SQLite database: {exc}") from None
-        except BaseException:
-            conn.close()
-            raise
         return cls(path, conn, layout, wal)
 
     def close(self) -> None:
@@ -196,13 +195,9 @@ class AgentDatabase:
             return None
         return _text(row[0]) if row else None
 
+    @functools.cached_property
     def nodes(self) -> list[tuple[str, str, dict[str, Any]]]:
         """(session key, current session id, store entry) per session key."""
-        if self._nodes is None:
-            self._nodes = self._read_nodes()
-        return self._nodes
-
-    def _read_nodes(self) -> list[tuple[str, str, dict[str, Any]]]:
         if self.layout is None:
             return []
         if self.layout.meta == "entries":
@@ -229,7 +224,7 @@ class AgentDatabase:
         """Every transcript: windows first (current or older), then rows without a window."""
         if self.layout is None:
             return []
-        current = {sid: key for key, sid, _ in self.nodes()}
+        current = {sid: key for key, sid, _ in self.nodes}
         keys = set(current.values())
         with_rows = [
             str(r[0])

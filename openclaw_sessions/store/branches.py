@@ -68,12 +68,9 @@ def decode(leaf: str | None, blob: bytes) -> Branch | None:
 
 
 def load_cached(conn: sqlite3.Connection, tid: int) -> Branch | None:
-    row = conn.execute(
-        "SELECT b.leaf, b.messages FROM branches b JOIN transcripts t USING (transcript_id)"
-        " WHERE b.transcript_id = ? AND b.revision = t.revision AND b.next_seq = t.next_seq",
-        (tid,),
-    ).fetchone()
-    return decode(row[0], row[1]) if row is not None else None
+    """The stored copy when it is current (as of the transcript's revision and next_seq)."""
+    found = load_at(conn, tid)
+    return found[1] if found is not None else None
 
 
 def store(conn: sqlite3.Connection, tid: int, revision: int, next_seq: int, b: Branch) -> None:
@@ -87,13 +84,15 @@ def store(conn: sqlite3.Connection, tid: int, revision: int, next_seq: int, b: B
     )
 
 
-def load_at(conn: sqlite3.Connection, tid: int, next_seq: int) -> tuple[int, Branch] | None:
-    """(revision, branch) of the stored copy when it is current and stored as of exactly
-    ``next_seq``; None otherwise."""
+def load_at(
+    conn: sqlite3.Connection, tid: int, next_seq: int | None = None
+) -> tuple[int, Branch] | None:
+    """(revision, branch) of the stored copy when it is of the transcript's revision and
+    stored as of exactly ``next_seq`` (None: the transcript's); None otherwise."""
     row = conn.execute(
         "SELECT b.revision, b.leaf, b.messages FROM branches b"
-        " JOIN transcripts t USING (transcript_id)"
-        " WHERE b.transcript_id = ? AND b.revision = t.revision AND b.next_seq = ?",
+        " JOIN transcripts t USING (transcript_id) WHERE b.transcript_id = ?"
+        " AND b.revision = t.revision AND b.next_seq = coalesce(?, t.next_seq)",
         (tid, next_seq),
     ).fetchone()
     if row is None:

@@ -31,7 +31,8 @@ def bump(name: str, delta: str) -> str:
     )
 
 
-def _trigger(name: str, event: str, body: list[str]) -> str:
+def trigger(name: str, event: str, body: list[str]) -> str:
+    """A CREATE TRIGGER statement running ``body`` (statements, each ending in ';')."""
     return f"CREATE TRIGGER {name} {event} BEGIN\n    " + "\n    ".join(body) + "\nEND"
 
 
@@ -40,55 +41,36 @@ _VANISHED = "(kind = 'vanished')"
 
 def triggers() -> list[str]:
     new_v, old_v = _VANISHED.replace("kind", "NEW.kind"), _VANISHED.replace("kind", "OLD.kind")
-    return [
-        _trigger("counts_sessions_ai", "AFTER INSERT ON sessions", [bump("'sessions'", "1")]),
-        _trigger("counts_sessions_ad", "AFTER DELETE ON sessions", [bump("'sessions'", "-1")]),
-        _trigger(
+    new_fp, old_fp = "'fp:' || NEW.redaction_fp", "'fp:' || OLD.redaction_fp"
+    table = [  # (trigger, when it runs, [(counter, delta)])
+        ("counts_sessions_ai", "AFTER INSERT ON sessions", [("'sessions'", "1")]),
+        ("counts_sessions_ad", "AFTER DELETE ON sessions", [("'sessions'", "-1")]),
+        (
             "counts_transcripts_ai",
             "AFTER INSERT ON transcripts",
-            [
-                bump("'transcripts'", "1"),
-                bump("'events'", "NEW.next_seq"),
-                bump("'vanished'", new_v),
-            ],
+            [("'transcripts'", "1"), ("'events'", "NEW.next_seq"), ("'vanished'", new_v)],
         ),
-        _trigger(
+        (
             "counts_transcripts_ad",
             "AFTER DELETE ON transcripts",
-            [
-                bump("'transcripts'", "-1"),
-                bump("'events'", "-OLD.next_seq"),
-                bump("'vanished'", f"-{old_v}"),
-            ],
+            [("'transcripts'", "-1"), ("'events'", "-OLD.next_seq"), ("'vanished'", f"-{old_v}")],
         ),
-        _trigger(
+        (
             "counts_transcripts_au",
             "AFTER UPDATE OF next_seq, kind ON transcripts",
-            [
-                bump("'events'", "NEW.next_seq - OLD.next_seq"),
-                bump("'vanished'", f"{new_v} - {old_v}"),
-            ],
+            [("'events'", "NEW.next_seq - OLD.next_seq"), ("'vanished'", f"{new_v} - {old_v}")],
         ),
-        _trigger("counts_quarantine_ai", "AFTER INSERT ON quarantine", [bump("'quarantine'", "1")]),
-        _trigger(
-            "counts_quarantine_ad", "AFTER DELETE ON quarantine", [bump("'quarantine'", "-1")]
-        ),
-        _trigger(
-            "counts_state_ai",
-            "AFTER INSERT ON index_state",
-            [bump("'fp:' || NEW.redaction_fp", "1")],
-        ),
-        _trigger(
+        ("counts_quarantine_ai", "AFTER INSERT ON quarantine", [("'quarantine'", "1")]),
+        ("counts_quarantine_ad", "AFTER DELETE ON quarantine", [("'quarantine'", "-1")]),
+        ("counts_state_ai", "AFTER INSERT ON index_state", [(new_fp, "1")]),
+        (
             "counts_state_au",
             "AFTER UPDATE OF redaction_fp ON index_state",
-            [bump("'fp:' || OLD.redaction_fp", "-1"), bump("'fp:' || NEW.redaction_fp", "1")],
+            [(old_fp, "-1"), (new_fp, "1")],
         ),
-        _trigger(
-            "counts_state_ad",
-            "AFTER DELETE ON index_state",
-            [bump("'fp:' || OLD.redaction_fp", "-1")],
-        ),
+        ("counts_state_ad", "AFTER DELETE ON index_state", [(old_fp, "-1")]),
     ]
+    return [trigger(name, when, [bump(c, d) for c, d in bumps]) for name, when, bumps in table]
 
 
 # What the counters hold, counted: a migration fills them with it, and a test compares.

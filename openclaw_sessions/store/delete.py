@@ -67,6 +67,11 @@ def _whole(conn: sqlite3.Connection, target: str, key: str, tids: list[int], age
     return int(total.fetchone()[0]) <= len(tids)
 
 
+def _count(conn: sqlite3.Connection, table: str, tids: list[int]) -> int:
+    sql = f"SELECT count(*) FROM {table} WHERE transcript_id = ?"
+    return sum(int(conn.execute(sql, (t,)).fetchone()[0]) for t in tids)
+
+
 class DeleteOptions(NamedTuple):
     """`delete`'s options; each field declares the CLI parameter of its name (type, default)."""
 
@@ -85,18 +90,7 @@ def delete_session(opts: DeleteOptions) -> dict[str, object]:
     with db.open_store(ctx.root, agent) as conn:
         with db.transaction(conn):
             key, tids = resolve_delete_target(conn, opts.target, agent)
-            n_rows = sum(
-                conn.execute(
-                    "SELECT count(*) FROM index_rows WHERE transcript_id = ?", (t,)
-                ).fetchone()[0]
-                for t in tids
-            )
-            n_events = sum(
-                conn.execute(
-                    "SELECT count(*) FROM events WHERE transcript_id = ?", (t,)
-                ).fetchone()[0]
-                for t in tids
-            )
+            n_rows, n_events = (_count(conn, table, tids) for table in ("index_rows", "events"))
             whole = _whole(conn, opts.target, key, tids, agent)
             tombstones.record(conn, key, None if whole else tids)  # the next import skips it
             for tid in tids:

@@ -20,18 +20,16 @@ def state_root(explicit: Path | None = None) -> Path:
     return settings.state_dir() or Path.home() / ".openclaw"
 
 
-def root_origin(root: Path) -> str:
-    """Which setting chose the state root ``root``, for messages that say where they looked."""
-    if settings.state_dir() == root:
-        return f"set by ${settings.STATE_DIR}"
-    if root == Path.home() / ".openclaw":
-        return f"by default (neither --state-dir nor ${settings.STATE_DIR} is set)"
-    return "set by --state-dir"
-
-
 def where(root: Path, agent: str = "*") -> str:
-    """Where a command looks for transcripts, and why there: for messages."""
-    return f"{root / 'agents' / agent / 'sessions'}; state root {root_origin(root)}"
+    """Where a command looks for transcripts, and why there (which setting chose the state
+    root): for messages."""
+    if settings.state_dir() == root:
+        origin = f"set by ${settings.STATE_DIR}"
+    elif root == Path.home() / ".openclaw":
+        origin = f"by default (neither --state-dir nor ${settings.STATE_DIR} is set)"
+    else:
+        origin = "set by --state-dir"
+    return f"{root / 'agents' / agent / 'sessions'}; state root {origin}"
 
 
 def check_agent_id(agent_id: str) -> str:

@@ -19,7 +19,7 @@ from typing import NamedTuple
 
 from openclaw_sessions import __version__
 
-from .counts import bump
+from .counts import bump, trigger
 
 
 def failure_key(fingerprint: str) -> str:
@@ -84,10 +84,6 @@ def _refresh(tid: str) -> list[str]:
     ]
 
 
-def _trigger(name: str, event: str, body: list[str]) -> str:
-    return f"CREATE TRIGGER {name} {event} BEGIN\n    " + "\n    ".join(body) + "\nEND"
-
-
 def triggers() -> list[str]:
     """Every input of the definition, watched: a transcript's row (revision, next_seq), its
     index state, its failure; and the counters of the set itself."""
@@ -101,17 +97,17 @@ def triggers() -> list[str]:
             (f"{short}_au", f"AFTER UPDATE ON {table}", "NEW"),
             (f"{short}_ad", f"AFTER DELETE ON {table}", "OLD"),
         ]
-    out = [_trigger(f"pending_{n}", on, _refresh(f"{row}.transcript_id")) for n, on, row in watched]
+    out = [trigger(f"pending_{n}", on, _refresh(f"{row}.transcript_id")) for n, on, row in watched]
     gone = ["DELETE FROM index_pending WHERE transcript_id = OLD.transcript_id;"]
     return [
         *out,
-        _trigger("pending_transcripts_ad", "AFTER DELETE ON transcripts", gone),
-        _trigger(
+        trigger("pending_transcripts_ad", "AFTER DELETE ON transcripts", gone),
+        trigger(
             "pending_counts_ai",
             "AFTER INSERT ON index_pending",
             [bump("'pending'", "1"), bump("'dirty'", "NEW.dirty")],
         ),
-        _trigger(
+        trigger(
             "pending_counts_ad",
             "AFTER DELETE ON index_pending",
             [bump("'pending'", "-1"), bump("'dirty'", "-OLD.dirty")],

@@ -21,7 +21,7 @@ compares the original bytes.
 from __future__ import annotations
 
 import sqlite3
-from collections.abc import Callable, Iterator
+from collections.abc import Callable
 
 import zstandard
 
@@ -30,13 +30,11 @@ from openclaw_sessions.errors import StoreError
 LEVEL = 3  # levels 1-4 give 3.9-4.4x; 5 costs twice the time for 4.5x
 DICT_BYTES = 112_640  # zstd's default size: 64 KiB gave 4.28x, 256 KiB 4.50x
 FIRST_LINES = 1024
-# A store's first lines (a few transcripts) stand for it less well than a sample of all of it:
-# the first dictionary gave 3.90x on 100k messages where one from a sample of all gave 4.28x.
+# A store's first lines (a few transcripts) stand for it less well than a sample of all of it.
 GROWTH = 8
 SAMPLE_BYTES = 1 << 20  # 1 MiB samples gave 4.30x, 4 MiB 4.36x, 16 MiB 4.34x (0.06-0.6 s)
 SAMPLE_LINE_BYTES = 16384  # a long line's prefix stands for it in a sample
-# fastCover's segment and d-mer sizes, fixed: zstd's search for the best took 0.07 s of CPU for
-# a 1 MiB sample and gave 4.27x; these take 0.017 s and give 4.23x.
+# fastCover's segment and d-mer sizes, fixed: zstd's search for the best costs 4x the CPU.
 TRAIN_K, TRAIN_D = 1024, 8
 NEXT_KEY = "raw_dict_next_lines"  # meta: the line count at which to train next
 _BATCH = 2000
@@ -57,7 +55,10 @@ class Codec:
             return value.encode("utf-8", "surrogatepass")
         try:
             did = zstandard.get_frame_parameters(value).dict_id
-            dec = self._decoders.get(did) or self._decoder(conn, did)
+            dec = self._decoders.get(did)
+            if dec is None:
+                dec = zstandard.ZstdDecompressor(dict_data=self._dict(conn, did))
+                self._decoders[did] = dec
             return dec.decompress(value)
         except zstandard.ZstdError as exc:
             raise StoreError(
@@ -88,10 +89,6 @@ class Codec:
                 raise zstandard.ZstdError(f"no dictionary {did} in the store")
             d = self._dicts[did] = zstandard.ZstdCompressionDict(row[0])
         return d
-
-    def _decoder(self, conn: sqlite3.Connection, did: int) -> zstandard.ZstdDecompressor:
-        dec = self._decoders[did] = zstandard.ZstdDecompressor(dict_data=self._dict(conn, did))
-        return dec
 
 
 class CodecConnection(sqlite3.Connection):
@@ -200,18 +197,14 @@ def _sample(
     ids = rng.sample(range(1, lines + 1), min(lines, 8192)) if lines else []
     out: list[bytes | bytearray | memoryview] = []
     total = 0
-    for (value,) in _rows(conn, f"SELECT raw FROM {table} WHERE rowid = ?", ids):
+    sql = f"SELECT raw FROM {table} WHERE rowid = ?"
+    for (value,) in (row for i in ids for row in conn.execute(sql, (i,))):
         line = unpack(conn, value)[:SAMPLE_LINE_BYTES]
         out.append(line)
         total += len(line)
         if total >= SAMPLE_BYTES:
             break
     return out
-
-
-def _rows(conn: sqlite3.Connection, sql: str, ids: list[int]) -> Iterator[tuple[bytes]]:
-    for i in ids:
-        yield from conn.execute(sql, (i,))
 
 
 def _trained(samples: list[bytes | bytearray | memoryview]) -> bytes | None:

@@ -19,12 +19,6 @@ from . import db, paths, rawcodec
 STORE_STAT = "store_stat:"
 
 
-def upsert_session(
-    conn: sqlite3.Connection, key: str, session_id: str, entry: dict[str, object]
-) -> None:
-    upsert_sessions(conn, [(key, session_id, entry)])
-
-
 def upsert_sessions(
     conn: sqlite3.Connection, rows: Iterable[tuple[str, str, dict[str, object]]]
 ) -> None:
@@ -106,56 +100,37 @@ class SessionLookup:
                 raise db.translate(exc, paths.db_path(self.root, agent)) from None
         return out
 
-    def with_key(self, key: str) -> list[keys.SessionRef]:
-        rows = self._ask(f"SELECT {_REF} FROM sessions WHERE session_key = ?", key)
+    def _refs(self, col: str, where: str, *args: object) -> list[keys.SessionRef]:
+        """The sessions whose ``col`` meets ``where`` (``{c}`` stands for the column), then the
+        older generations (a transcript whose id is not its key's current one) whose does."""
+        rows = self._ask(f"SELECT {_REF} FROM sessions WHERE {where.format(c=col)}", *args)
         older = self._ask(
             "SELECT DISTINCT t.session_key, t.session_id FROM transcripts t JOIN sessions s"
-            " ON s.session_key = t.session_key WHERE t.session_key = ?"
+            f" ON s.session_key = t.session_key WHERE {where.format(c='t.' + col)}"
             " AND t.session_id != coalesce(s.session_id, '')",
-            key,
+            *args,
         )
         return [session_ref(r, a) for a, r in rows] + [
             keys.SessionRef(str(k), keys.agent_of(str(k)) or a, str(sid)) for a, (k, sid) in older
         ]
+
+    def with_key(self, key: str) -> list[keys.SessionRef]:
+        return self._refs("session_key", "{c} = ?", key)
 
     def with_session_id(self, session_id: str) -> list[keys.SessionRef]:
         # NOCASE folds ASCII only: the lower and upper forms also find a non-ASCII id stored
         # in either case; Python's lower() decides.
         forms = sorted({session_id, session_id.lower(), session_id.upper()})
         marks = ", ".join("?" * len(forms))
-        rows = self._ask(
-            f"SELECT {_REF} FROM sessions WHERE session_id COLLATE NOCASE IN ({marks})", *forms
-        )
-        older = self._ask(
-            "SELECT DISTINCT t.session_key, t.session_id FROM transcripts t JOIN sessions s"
-            f" ON s.session_key = t.session_key WHERE t.session_id COLLATE NOCASE IN ({marks})"
-            " AND t.session_id != coalesce(s.session_id, '')",
-            *forms,
-        )
+        refs = self._refs("session_id", f"{{c}} COLLATE NOCASE IN ({marks})", *forms)
         want = session_id.lower()
-        refs = [session_ref(r, a) for a, r in rows] + [
-            keys.SessionRef(str(k), keys.agent_of(str(k)) or a, str(sid)) for a, (k, sid) in older
-        ]
         return [r for r in refs if r.session_id and r.session_id.lower() == want]
 
     def with_session_id_prefix(self, prefix: str) -> list[keys.SessionRef]:
         # a range on the NOCASE indexes (ids are ASCII but for a few: Python decides)
         low = prefix.lower()
-        span = (low, low + "\U0010ffff")
-        rows = self._ask(
-            f"SELECT {_REF} FROM sessions WHERE session_id COLLATE NOCASE >= ?"
-            " AND session_id COLLATE NOCASE < ?",
-            *span,
-        )
-        older = self._ask(
-            "SELECT DISTINCT t.session_key, t.session_id FROM transcripts t JOIN sessions s"
-            " ON s.session_key = t.session_key WHERE t.session_id COLLATE NOCASE >= ?"
-            " AND t.session_id COLLATE NOCASE < ? AND t.session_id != coalesce(s.session_id, '')",
-            *span,
-        )
-        refs = [session_ref(r, a) for a, r in rows] + [
-            keys.SessionRef(str(k), keys.agent_of(str(k)) or a, str(sid)) for a, (k, sid) in older
-        ]
+        where = "{c} COLLATE NOCASE >= ? AND {c} COLLATE NOCASE < ?"
+        refs = self._refs("session_id", where, low, low + "\U0010ffff")
         return [r for r in refs if r.session_id and r.session_id.lower().startswith(low)]
 
     def has_agent(self, agent_id: str) -> bool:

@@ -64,12 +64,18 @@ def record(conn: sqlite3.Connection, key: str, tids: Sequence[int] | None = None
     )
 
 
+_TOMB = (
+    "SELECT session_key, source_name, source_path, bytes_consumed, lines_consumed,"
+    " prefix_sha256 FROM tombstones"
+)
+
+
+def _tombs(conn: sqlite3.Connection, where: str = "", *args: object) -> list[Tomb]:
+    return [Tomb(*r) for r in conn.execute(f"{_TOMB} {where}", args).fetchall()]
+
+
 def load(conn: sqlite3.Connection) -> Deleted:
-    rows = conn.execute(
-        "SELECT session_key, source_name, source_path, bytes_consumed, lines_consumed,"
-        " prefix_sha256 FROM tombstones"
-    ).fetchall()
-    tombs = [Tomb(*r) for r in rows]
+    tombs = _tombs(conn)
     return Deleted(
         frozenset(t.session_key for t in tombs if not t.source_name),  # the key itself
         {t.source_name: t for t in tombs if t.source_name},
@@ -78,35 +84,25 @@ def load(conn: sqlite3.Connection) -> Deleted:
 
 def find(conn: sqlite3.Connection, source_name: str) -> Tomb | None:
     """The tombstone of a deleted source, if it is one (the table is small: a scan)."""
-    row = conn.execute(
-        "SELECT session_key, source_name, source_path, bytes_consumed, lines_consumed,"
-        " prefix_sha256 FROM tombstones WHERE source_name = ?",
-        (source_name,),
-    ).fetchone()
-    return None if row is None else Tomb(*row)
+    found = _tombs(conn, "WHERE source_name = ?", source_name)
+    return found[0] if found else None
 
 
 def with_session_id(conn: sqlite3.Connection, session_id: str) -> list[Tomb]:
     """The deleted transcripts of a session id (a scan, as `find`)."""
-    rows = conn.execute(
-        "SELECT session_key, source_name, source_path, bytes_consumed, lines_consumed,"
-        " prefix_sha256 FROM tombstones WHERE session_id = ? AND source_name != ''"
-        " AND bytes_consumed > 0 ORDER BY session_key, source_name",
-        (session_id,),
-    ).fetchall()
-    return [Tomb(*r) for r in rows]
+    return _tombs(
+        conn,
+        "WHERE session_id = ? AND source_name != '' AND bytes_consumed > 0"
+        " ORDER BY session_key, source_name",
+        session_id,
+    )
 
 
 def with_size(conn: sqlite3.Connection, size: int) -> list[Tomb]:
     """The deleted transcripts that were ``size`` bytes long when deleted (a scan, as
     `find`): the candidates a byte-identical copy under another name is checked against."""
-    rows = conn.execute(
-        "SELECT session_key, source_name, source_path, bytes_consumed, lines_consumed,"
-        " prefix_sha256 FROM tombstones WHERE bytes_consumed = ? AND source_name != ''"
-        " ORDER BY session_key, source_name",
-        (size,),
-    ).fetchall()
-    return [Tomb(*r) for r in rows]
+    where = "WHERE bytes_consumed = ? AND source_name != '' ORDER BY session_key, source_name"
+    return _tombs(conn, where, size)
 
 
 def lift(conn: sqlite3.Connection, key: str, source_name: str | None = None) -> int:
