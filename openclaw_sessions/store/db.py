@@ -208,7 +208,7 @@ def _migrate(conn: sqlite3.Connection, path: Path, version: int) -> None:
             current = int(conn.execute("PRAGMA user_version").fetchone()[0])
             if current >= target:
                 continue
-            step = migrations.MIGRATIONS[target]
+            step = migrations.step(target)
             if callable(step):
                 step(conn)
             else:

@@ -10,7 +10,7 @@ from __future__ import annotations
 import re
 import sqlite3
 from collections.abc import Callable
-from importlib import resources
+from functools import cache
 
 from . import counts, pending, rawcodec
 
@@ -30,9 +30,14 @@ PAGE_SIZE = 16384
 
 
 def _text(name: str) -> str:
+    # Imported here: only creating or migrating a store reads the SQL files, and the import
+    # (zipfile, tempfile…) would cost every command's start-up.
+    from importlib import resources
+
     return resources.files(__package__).joinpath(name).read_text("utf-8")
 
 
+@cache
 def _frozen() -> dict[str, str]:
     """migrations.sql's sections by name: the SQL of each step as it shipped."""
     text = _text("migrations.sql")
@@ -40,17 +45,18 @@ def _frozen() -> dict[str, str]:
     return dict(zip(parts[1::2], parts[2::2], strict=True))
 
 
-FROZEN = _frozen()
-
-# Migrations from version N-1 to N: each runs in one transaction with its version bump. A step
-# is its frozen SQL (migrations.sql), or a function of the connection when it needs Python
-# (rawcodec's training, the bigram text re-derived); those run frozen SQL too.
 Migration = str | Callable[[sqlite3.Connection], None]
-MIGRATIONS: dict[int, Migration] = {
-    **{v: FROZEN[str(v)] for v in (2, 3, 4, 5, 6, 7, 10)},
-    8: lambda conn: _compress_raw(conn),
-    9: lambda conn: _derive_bigrams(conn),
-}
+
+
+def step(version: int) -> Migration:
+    """The migration from version N-1 to N: it runs in one transaction with its version bump.
+    A step is its frozen SQL (migrations.sql), or a function of the connection when it needs
+    Python (rawcodec's training, the bigram text re-derived); those run frozen SQL too."""
+    if version == 8:
+        return _compress_raw
+    if version == 9:
+        return _derive_bigrams
+    return _frozen()[str(version)]
 
 # Steps that rewrite most of the file: VACUUM after them gives the freed pages back.
 VACUUM_AFTER = frozenset({8})
@@ -61,7 +67,7 @@ def _derive_bigrams(conn: sqlite3.Connection) -> None:
     as they are), the view and the delete trigger derive it. A row whose stored bigram text is
     not what the function derives (an older rule indexed it) is indexed anew with the derived
     one first, so every later delete removes exactly what is indexed."""
-    for stmt in statements(FROZEN["9-table"]):
+    for stmt in statements(_frozen()["9-table"]):
         conn.execute(stmt)
     differ = conn.execute(
         "SELECT row_id, cjk, derived FROM (SELECT row_id, cjk, ocs_cjk_bigrams(text) AS derived"
@@ -75,7 +81,7 @@ def _derive_bigrams(conn: sqlite3.Connection) -> None:
             )
         if derived is not None:
             conn.execute("INSERT INTO index_bigram(rowid, cjk) VALUES (?, ?)", (row_id, derived))
-    for stmt in statements(FROZEN["9-derived"]):
+    for stmt in statements(_frozen()["9-derived"]):
         conn.execute(stmt)
 
 
@@ -85,7 +91,7 @@ def _compress_raw(conn: sqlite3.Connection) -> None:
     kept). One transaction; db.py makes the backup before and the VACUUM after."""
     for table in ("events", "archived_events"):
         conn.execute(f"ALTER TABLE {table} RENAME TO {table}_v7")
-    for stmt in statements(FROZEN["8"]):
+    for stmt in statements(_frozen()["8"]):
         conn.execute(stmt)
     if rawcodec.lines(conn, "events_v7") >= rawcodec.FIRST_LINES:
         rawcodec.train(conn, "events_v7")
