@@ -62,7 +62,7 @@ def resolve(opts: McpOptions) -> Identity:
     if opts.as_key is None:
         return Identity(ctx.root, ctx.agent, None, None, False, cfg)
     with SessionLookup(ctx.root, ctx.agent) as index:
-        key = caller_policy(ctx, cfg, index, opts).caller.key
+        key = caller_policy(ctx.agent, cfg, index, opts).caller.key
     if key is None:  # caller_policy always names a caller; this keeps mypy honest
         raise UsageError("--as did not name a session")
     return Identity(ctx.root, ctx.agent, key, opts.visibility, opts.sandboxed, cfg)

@@ -104,7 +104,7 @@ def resolve(
     it. An unscoped key is the caller's agent's; a prefix names only sessions it may see."""
     with SessionLookup(ctx.root, ctx.agent) as index:
         if opts.as_key is not None:
-            policy = caller_policy(ctx, cfg, index, opts)
+            policy = caller_policy(ctx.agent, cfg, index, opts)
         else:
             policy = operator_policy(ctx, cfg, index)
         ref = policy.expand_id(opts.key)

@@ -88,7 +88,7 @@ def list_sessions(opts: SessionsOptions) -> Listed:
     agents = ctx.agents()
     if opts.as_key is not None:
         with SessionLookup(ctx.root, ctx.agent) as index:
-            policy = caller_policy(ctx, ctx.config, index, opts)
+            policy = caller_policy(ctx.agent, ctx.config, index, opts)
             agents = stores_in_scope(index, policy)  # every agent the caller may see
     found: list[tuple[Any, ...]] = []
     for agent in agents:

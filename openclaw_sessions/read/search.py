@@ -107,7 +107,7 @@ def _scope(ctx: StateScope, opts: SearchOptions, cfg: config.Config) -> Scope:
             agents = sorted({*agents, named})
         return Scope(agents, None, target)
     with SessionLookup(ctx.root, ctx.agent) as index:
-        policy = caller_policy(ctx, cfg, index, opts)
+        policy = caller_policy(ctx.agent, cfg, index, opts)
         agents = stores_in_scope(index, policy)
         if not opts.session:
             return Scope(agents, policy, None)
@@ -285,16 +285,10 @@ def _run(
         hits.sort(key=_order_key(opts.order))
     if len(hits) > limit:
         hits, truncated = hits[:limit], True
-    at_most = opts.as_key is not None and limit >= AS_MAX_LIMIT  # --limit cannot go higher
-    cut_by = ("as-limit" if at_most else "limit") if truncated else None
     if opts.context:
         as_caller = opts.as_key is not None
         hits = _with_context(ctx.root, hits, owner, opts.context, redactor, as_caller)
-    cap_bytes = search_sql.MAX_RESULT_BYTES if opts.as_key is not None else opts.max_bytes or None
-    if cap_bytes is not None:
-        hits, cut = search_sql.cap_bytes(hits, cap_bytes)
-        if cut:
-            truncated, cut_by = True, "as-bytes" if opts.as_key is not None else "max-bytes"
+    hits, truncated, cut_by = capped(hits, truncated, opts)
     return SearchResult(
         tuple(hits),
         indexing,
@@ -305,6 +299,21 @@ def _run(
         total_exact=tally.exact,
         cut_by=cut_by,
     )
+
+
+def capped(
+    hits: list[Hit], truncated: bool, opts: SearchOptions
+) -> tuple[list[Hit], bool, str | None]:
+    """The hits within the byte cap (always upstream's with --as, else --max-bytes), whether
+    more exist, and what cut them (SearchResult.cut_by); ``truncated``: --limit cut them."""
+    at_most = opts.as_key is not None and opts.limit >= AS_MAX_LIMIT  # --limit cannot go higher
+    cut_by = ("as-limit" if at_most else "limit") if truncated else None
+    cap = search_sql.MAX_RESULT_BYTES if opts.as_key is not None else opts.max_bytes or None
+    if cap is not None:
+        hits, cut = search_sql.cap_bytes(hits, cap)
+        if cut:
+            truncated, cut_by = True, "as-bytes" if opts.as_key is not None else "max-bytes"
+    return hits, truncated, cut_by
 
 
 def _with_context(

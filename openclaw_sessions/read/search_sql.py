@@ -170,7 +170,7 @@ def _recent(
     return [tuple(r) for r in conn.execute(sql, [*params, limit + 1])]
 
 
-def _first_k(limit: int) -> int:
+def first_k(limit: int) -> int:
     """Candidates ranked on the first try: enough for most filters to leave limit+1."""
     return max(_CANDIDATES, 8 * (limit + 1))
 
@@ -200,7 +200,7 @@ def _relevant(
     the best k candidates are joined and filtered, and k grows until the answer is exact
     (an OR across the indexes: the best k of each alternative, each row at its best score)."""
     where, params = _filters(f, fp)
-    k = _first_k(limit)
+    k = first_k(limit)
     while True:
         ranks: dict[int, float] = {}
         bound = float("inf")  # no row outside the candidates ranks better than this
@@ -281,9 +281,9 @@ def _materialize(
     # Texts and snippets only for the rows shown, in the caller's snapshot: one message may be
     # megabytes long.
     texts = _texts(conn, rows)
-    snips = _snippets(conn, plan, rows, texts)
+    snips = snippets(conn, plan, rows, texts)
     shown = zip(rows, texts, snips, strict=True)
-    return [_hit(r, text, snip, plan, redactor, snippet_units) for r, text, snip in shown]
+    return [hit(r, text, snip, plan, redactor, snippet_units) for r, text, snip in shown]
 
 
 def _texts(conn: sqlite3.Connection, rows: Sequence[tuple[Any, ...]]) -> list[str]:
@@ -297,7 +297,7 @@ def _texts(conn: sqlite3.Connection, rows: Sequence[tuple[Any, ...]]) -> list[st
     return [got[i] for i in ids]
 
 
-def _snippets(
+def snippets(
     conn: sqlite3.Connection,
     plan: fts_query.QueryPlan,
     rows: Sequence[tuple[Any, ...]],
@@ -330,7 +330,7 @@ def cap_bytes(hits: list[Hit], max_bytes: int) -> tuple[list[Hit], bool]:
     return hits, False
 
 
-def _hit(
+def hit(
     row: tuple[Any, ...],
     text: str,
     snip: str | None,

@@ -1,6 +1,6 @@
 """A host's sessions and settings as pushed: the references visibility decides over, and the
-caller policy of `search --as KEY --host H` rebuilt from that host's config snapshot (the
-same rules as read/scope.py's caller_policy, over central rows instead of local stores)."""
+config snapshot that read/scope.py's caller_policy reads for `search --as KEY --host H`
+(the same rules, over central rows instead of local stores)."""
 
 from __future__ import annotations
 
@@ -72,26 +72,6 @@ def from_snapshot(snap: dict[str, Any]) -> config.Config:
         main_key=str(snap.get("mainKey") or keys.DEFAULT_MAIN_KEY),
         visibility_error=ConfigError(str(error)) if error else None,
     )
-
-
-def caller_policy(
-    hs: HostSessions, as_key: str, agent: str, vis: str | None, sandboxed: bool
-) -> visibility.Policy:
-    """read/scope.caller_policy over the host's pushed sessions and settings."""
-    cfg = hs.config.visibility_settings()
-    key = keys.resolve_caller_key(as_key, agent, hs.index, main_key=cfg.main_key)
-    caller_agent = keys.agent_of(key) or agent
-    caller = visibility.Caller(
-        key=key,
-        agent_id=caller_agent,
-        visibility=vis or cfg.visibility or visibility.DEFAULT_VISIBILITY,
-        sandboxed=sandboxed,
-        sandbox_visibility=cfg.sandbox_visibility_for(caller_agent),
-        agent_to_agent_enabled=cfg.agent_to_agent_enabled,
-        agent_to_agent_allow=cfg.agent_to_agent_allow,
-        main_key=cfg.main_key,
-    )
-    return visibility.Policy(caller, hs.index)
 
 
 def visible_pairs(hs: HostSessions, policy: visibility.Policy) -> tuple[list[str], list[str]]:
