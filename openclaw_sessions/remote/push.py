@@ -131,19 +131,7 @@ def push(opts: PushOptions) -> PushReport:
         raise dsns.translate(exc, dsn) from None
     finally:
         conn.close()  # the host's lock goes with the session
-    return PushReport(
-        host,
-        dsns.masked(dsn),
-        tuple(agents),
-        counts.upserted,
-        counts.deleted,
-        counts.unchanged,
-        counts.s_up,
-        counts.s_del,
-        counts.pushed,
-        counts.stale,
-        start,
-    )
+    return PushReport(host, dsns.masked(dsn), tuple(agents), migrated_from=start, **vars(counts))
 
 
 def _forget_agents(
@@ -169,4 +157,4 @@ def _forget_agents(
             if table == "ocs_rows":
                 counts.deleted += cur.rowcount
             elif table == "ocs_sessions":
-                counts.s_del += cur.rowcount
+                counts.sessions_deleted += cur.rowcount

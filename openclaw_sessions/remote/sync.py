@@ -25,9 +25,11 @@ ROW_COLS = (
 
 
 class Counts:
+    """What a push did, added up over its agents: push.PushReport's figures, named as there."""
+
     def __init__(self) -> None:
         self.upserted = self.deleted = self.unchanged = 0
-        self.s_up = self.s_del = self.pushed = self.stale = 0
+        self.sessions_upserted = self.sessions_deleted = self.transcripts = self.stale = 0
 
 
 _SESSION_COLS = (
@@ -72,8 +74,8 @@ def _push_sessions(conn: Any, local: sqlite3.Connection, host: str, agent: str, 
                 " AND session_key = ANY(%s)",
                 (host, agent, gone),
             )
-    c.s_up += len(changed)
-    c.s_del += len(gone)
+    c.sessions_upserted += len(changed)
+    c.sessions_deleted += len(gone)
 
 
 def _local_transcripts(
@@ -180,7 +182,7 @@ def _push_batch(
     with conn.transaction():
         with conn.cursor() as cur:
             for tid, key, sid, _tfp, known in batch:
-                c.pushed += 1
+                c.transcripts += 1
                 if not known:
                     continue
                 central = {
