@@ -63,13 +63,13 @@ def test_growing_candidates_rank_like_ranking_every_match(
     store: Path, monkeypatch: pytest.MonkeyPatch, args: tuple[str, ...]
 ) -> None:
     tries: list[int] = []
-    ranked = search_sql._ranked
+    best = search_sql.best
 
     def counted(*a: Any) -> Any:
-        tries.append(a[-1])
-        return ranked(*a)
+        tries.append(a[4])  # k
+        return best(*a)
 
-    monkeypatch.setattr(search_sql, "_ranked", counted)
+    monkeypatch.setattr(search_sql, "best", counted)
     grown = _search(*args)
     if "40" in args:  # the filter leaves too few of the first candidates: k grew
         assert len(tries) >= 2 and tries[1] > tries[0]

@@ -6,7 +6,6 @@ candidates (policy/rank.py), `--relax`, and the `absence` of an empty or partial
 
 from __future__ import annotations
 
-import json
 import sqlite3
 from pathlib import Path
 from typing import Any, NamedTuple
@@ -44,32 +43,14 @@ def candidates(
     candidates grow only while the filters leave fewer than ``k``."""
     if plan.empty:
         return [], [], False
-    where, params = search_sql._filters(filters, fp)
     n = k + k // 4 + 1  # the operator sees every session but incognito ones: few are left out
+    head = (", t.next_seq, substr(r.text, 1, ?)", [rank.HEAD_CHARS * 2])
     with transaction(conn, write=False):
         while True:
-            ranks: dict[int, float] = {}
-            exhausted = True
-            for alt in plan.branches:
-                table, expr = search_sql._driving_index(alt)
-                also, aparams = search_sql._other_index(alt, table, "rowid")
-                kept, kparams = search_sql.kept_rows(filters, "rowid")  # --session's rows
-                cands, done = search_sql._ranked(
-                    conn, table, also + kept, [expr, *aparams, *kparams], n
-                )
-                exhausted = exhausted and done
-                for rowid, score in cands:
-                    ranks[rowid] = min(score, ranks.get(rowid, score))
-            rows = conn.execute(
-                "SELECT r.row_id, t.session_key, t.session_id, r.message_id, r.role, r.ts,"
-                f" t.next_seq, substr(r.text, 1, ?) FROM index_rows r{search_sql.JOINS}"
-                f" WHERE r.row_id IN (SELECT value FROM json_each(?)) AND {' AND '.join(where)}",
-                [rank.HEAD_CHARS * 2, json.dumps(list(ranks)), *params],
-            ).fetchall()
-            if exhausted or len(rows) > k:
+            ranks, bound, rows = search_sql.best(conn, plan, filters, fp, n, *head)
+            if bound == float("inf") or len(rows) > k:
                 break
             n *= 8
-        rows.sort(key=lambda r: (ranks[r[0]], -r[5], r[1], r[3]))
         top = rows[:k]
     out = [(r[1], r[2], r[3], r[4], r[5], ranks[r[0]], r[0]) for r in top]
     return out, [(r[7], int(r[6])) for r in top], len(rows) > k
@@ -167,10 +148,10 @@ class Absence(NamedTuple):
 def why_empty(
     conn: sqlite3.Connection, plan: fts_query.QueryPlan, redactor: Redactor, *, deep: bool
 ) -> Absence:
-    """One agent's part: whether each term occurs in indexed text at all (one row read per
-    term) and the sessions pending; ``deep`` (--explain asked for it): --explain's counts,
+    """One agent's part: whether each term occurs in indexed text at all (at most one row
+    read per term) and the sessions pending; ``deep`` (--explain asked for it): --explain's counts,
     with the matches off the index (a scan of every stored line)."""
-    from .explain import explain, pending_sessions, term_plan
+    from .explain import explain, occurrences, pending_sessions, term_plan
     from .scope import OPERATOR_VISIBLE
 
     fp = redactor.fingerprint
@@ -179,7 +160,7 @@ def why_empty(
         for term in plan.terms:
             sub = term_plan(term)
             if sub is not None and not sub.empty:
-                found[term.text] = _occurs(conn, sub, OPERATOR_VISIBLE, fp)
+                found[term.text] = occurrences(conn, sub, OPERATOR_VISIBLE, fp, cap=1)
         return Absence(found, {}, pending_sessions(conn, fp, OPERATOR_VISIBLE))
     got = explain(
         conn, plan, visible=OPERATOR_VISIBLE, operator=True, redactor=redactor, matched=False
@@ -192,18 +173,6 @@ def why_empty(
         if w.get("abandonedOrUnindexedMatches")
     }
     return Absence(counts, off, int(got["pendingSessions"]))
-
-
-def _occurs(conn: sqlite3.Connection, sub: fts_query.QueryPlan, visible: str, fp: str) -> int:
-    """1 when the term matches an indexed message the operator sees, else 0."""
-    from openclaw_sessions.index import stale
-
-    table, expr = search_sql._driving_index(sub)
-    sql = (
-        f"SELECT 1 FROM {table} JOIN index_rows r ON r.row_id = {table}.rowid"
-        f"{search_sql.JOINS} WHERE {table} MATCH ? AND {stale.fresh()} AND {visible} LIMIT 1"
-    )
-    return len(conn.execute(sql, [expr, fp]).fetchall())
 
 
 def absence(
