@@ -13,6 +13,7 @@ from typing import Any, NamedTuple
 
 from openclaw_sessions.errors import UsageError
 from openclaw_sessions.policy.fts_query import MAX_QUERY_CHARS
+from openclaw_sessions.read.history import HistoryOptions
 
 from . import batch, schemas
 
@@ -24,15 +25,6 @@ class SearchArgs(NamedTuple):
     batch: bool  # `queries` was given (the batch result shape), even with one query
     session_key: str | None
     limit: int
-
-
-class HistoryArgs(NamedTuple):
-    session_key: str
-    limit: int | None
-    offset: int | None
-    message_id: str | None
-    session_id: str | None
-    include_tools: bool
 
 
 def _present(raw: dict[str, Any] | None, schema: dict[str, Any]) -> dict[str, Any]:
@@ -118,7 +110,8 @@ def read_queries(raw: Any) -> tuple[str, ...]:
     return tuple(out)
 
 
-def history_args(raw: dict[str, Any] | None) -> HistoryArgs:
+def history_args(raw: dict[str, Any] | None) -> HistoryOptions:
+    """The call's options, as `history`'s (the caller's own are tools.py's to add)."""
     args = _present(raw, schemas.HISTORY_INPUT)
     key = _string(args, "sessionKey", required=True) or ""
     limit = _positive(args, "limit")
@@ -140,4 +133,11 @@ def history_args(raw: dict[str, Any] | None) -> HistoryArgs:
     tools = args.get("includeTools", False)
     if not isinstance(tools, bool):
         raise UsageError("includeTools must be a boolean")
-    return HistoryArgs(key, limit, offset, message_id, session_id, tools)
+    return HistoryOptions(
+        key,
+        limit=limit,
+        offset=offset,
+        around=message_id,
+        session_id=session_id,
+        include_tools=tools,
+    )

@@ -12,7 +12,7 @@ does not start, unless ``--operator`` says on purpose that every session is expo
 from __future__ import annotations
 
 from pathlib import Path
-from typing import NamedTuple
+from typing import Any, NamedTuple
 
 from openclaw_sessions import config
 from openclaw_sessions.errors import UsageError
@@ -41,6 +41,16 @@ class Identity(NamedTuple):
     @property
     def operator(self) -> bool:
         return self.as_key is None
+
+    def options(self) -> dict[str, Any]:
+        """Who asks, as the core's options name it (SearchOptions, HistoryOptions)."""
+        return {
+            "state_dir": self.root,
+            "agent": self.agent,
+            "as_key": self.as_key,
+            "visibility": self.visibility,
+            "sandboxed": self.sandboxed,
+        }
 
 
 class McpOptions(NamedTuple):
