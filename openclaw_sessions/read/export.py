@@ -98,7 +98,7 @@ def export(opts: ExportOptions) -> Export:
     """What to export: the key the caller may read, and its generations."""
     validate(opts)
     ctx = StateScope.at(opts.state_dir, opts.agent)
-    key, agent, ref = history.resolve(ctx, ctx.config, history_options(opts))
+    key, agent, ref = history.resolve(ctx, history_options(opts))
     opts = opts._replace(key=ref)  # a session id prefix made whole
     if not paths.db_path(ctx.root, agent).exists():  # a known agent's main, never written
         return Export(ctx.root, agent, key, (), opts)
