@@ -81,8 +81,8 @@ class Pool:
         limit: int,
         cap: int | None,
         relaxed: bool = False,
-    ) -> tuple[list[Hit], dict[Hit, str], bool]:
-        """(the first ``limit`` hits in the operator's order, each hit's agent, more exist)."""
+    ) -> tuple[list[Hit], bool]:
+        """(the first ``limit`` hits in the operator's order, more exist)."""
         order = rank.order(self.cands, per_session=cap)
         shown = order[:limit]
         by_agent: dict[str, list[int]] = {}
@@ -95,8 +95,7 @@ class Pool:
                 made = search_sql.materialize(conn, plan, rows, redactor)
             for p, h in zip(positions, made, strict=True):
                 hits[p] = h._replace(agent_id=agent, copies=shown[p].copies, relaxed=relaxed)
-        done = [h for h in hits if h is not None]
-        return done, {h: h.agent_id or "" for h in done}, len(order) > limit
+        return [h for h in hits if h is not None], len(order) > limit
 
 
 def build_plan(query: str, *, prefix: bool, literal: bool) -> fts_query.QueryPlan:

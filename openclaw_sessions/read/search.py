@@ -11,13 +11,12 @@ from collections.abc import Callable
 from pathlib import Path
 from typing import Any, NamedTuple
 
-from openclaw_sessions import config
 from openclaw_sessions.errors import UsageError
 from openclaw_sessions.index import locks
 from openclaw_sessions.model.when import parse_window
 from openclaw_sessions.policy import fts_query, keys, visibility
 from openclaw_sessions.policy.fts_query import AS_MAX_LIMIT
-from openclaw_sessions.redact import Redactor, build_redactor
+from openclaw_sessions.redact import Redactor
 from openclaw_sessions.store import paths
 from openclaw_sessions.store.db import open_store
 from openclaw_sessions.store.sessions import SessionLookup, session_ref
@@ -92,13 +91,13 @@ class Scope(NamedTuple):
     session_key: str | None
 
 
-def _scope(ctx: StateScope, opts: SearchOptions, cfg: config.Config) -> Scope:
+def _scope(ctx: StateScope, opts: SearchOptions) -> Scope:
     if opts.as_key is None:
         agents = ctx.agents()
         if opts.session is None:
             return Scope(agents, None, None)
         with SessionLookup(ctx.root, ctx.agent) as index:
-            policy = operator_policy(ctx, cfg, index)
+            policy = operator_policy(ctx, ctx.config, index)
             session = policy.expand_id(opts.session)  # a unique prefix of a session id
             key = policy.resolve_target(session, "search")
             target = _operator_target(policy, index, session, key)
@@ -107,7 +106,7 @@ def _scope(ctx: StateScope, opts: SearchOptions, cfg: config.Config) -> Scope:
             agents = sorted({*agents, named})
         return Scope(agents, None, target)
     with SessionLookup(ctx.root, ctx.agent) as index:
-        policy = caller_policy(ctx.agent, cfg, index, opts)
+        policy = caller_policy(ctx.agent, ctx.config, index, opts)
         agents = stores_in_scope(index, policy)
         if not opts.session:
             return Scope(agents, policy, None)
@@ -120,10 +119,12 @@ def _operator_target(policy: visibility.Policy, index: SessionLookup, raw: str, 
     as everywhere; a session id stays an id, so the filter keeps to that generation (as
     stored: ids resolve in any case, the filter compares them exactly)."""
     text = raw.strip()
-    if ":" in text or text.lower() == key or keys.scoped(text, policy.agent) == key:
+    if (
+        ":" in text
+        or text.lower() in (key, "main", "current")
+        or keys.scoped(text, policy.agent) == key
+    ):
         return key  # a key, a bare rest of one, or an alias (main, current)
-    if text.lower() in ("main", "current"):
-        return key
     stored = sorted({r.session_id or "" for r in index.with_session_id(text) if r.key == key})
     return text if text in stored or not stored else stored[0]
 
@@ -134,9 +135,8 @@ def search(opts: SearchOptions) -> SearchResult:
     validate(opts)
     literal = opts.literal or opts.as_key is not None
     plan = ranked.build_plan(opts.query, prefix=opts.prefix, literal=literal)
-    cfg = ctx.config
-    redactor = build_redactor(cfg.redact_patterns)
-    scope = _scope(ctx, opts, cfg)
+    redactor = ctx.redactor()
+    scope = _scope(ctx, opts)
     if opts.wait:
         from openclaw_sessions.index.reindex import reindex_agent  # the reconciler: only here
 
@@ -205,7 +205,7 @@ def _run(
     limit = opts.limit
     explained: dict[str, Any] = {}
     tally = counting.Tally()
-    owner: dict[Hit, str] = {}  # a hit's agent (an unscoped key does not name it)
+    fp = redactor.fingerprint
     # The operator's relevance order re-ranks every agent's best candidates (read/ranked.py).
     pool = ranked.Pool() if opts.as_key is None and opts.order == "relevance" else None
     for agent in scope.agents:
@@ -225,13 +225,11 @@ def _run(
             more = matched = False
             if opts.counts or opts.sessions:
                 per_session = opts.sessions or opts.by_session
-                tally.add(conn, agent, plan, filters, redactor.fingerprint, per_session=per_session)
+                tally.add(conn, agent, plan, filters, fp, per_session=per_session)
                 if per_session and pool is not None:  # the sessions in the relevance order
-                    fp = redactor.fingerprint
                     rows, info, _ = ranked.candidates(conn, plan, filters, fp, ranked.POOL)
                     pool.add(agent, rows, info)
             elif pool is not None:
-                fp = redactor.fingerprint
                 rows, info, more = ranked.candidates(
                     conn, plan, filters, fp, ranked.pool_size(limit)
                 )
@@ -240,16 +238,15 @@ def _run(
                 matched = bool(rows)
             else:
                 found, more = search_sql.find_hits(
-                    conn, plan, filters, redactor, limit=limit, order=opts.order, max_bytes=None
+                    conn, plan, filters, redactor, limit=limit, order=opts.order
                 )
                 found = [h._replace(agent_id=agent) for h in found]
-                owner.update(dict.fromkeys(found, agent))
                 if opts.as_key is None:  # `total` is the operator's: the agent's view has none
-                    tally.add_total(conn, plan, filters, redactor.fingerprint, len(found), more)
+                    tally.add_total(conn, plan, filters, fp, len(found), more)
             hits += found
             truncated = truncated or more
             indexing = _stale_kick(conn, ctx.root, agent, redactor) or indexing
-            unindexed += _unindexed(conn, agent, redactor.fingerprint, scope)
+            unindexed += _unindexed(conn, agent, fp, scope)
             if opts.explain:
                 from .explain import explain
 
@@ -279,15 +276,14 @@ def _run(
         )
     if pool is not None:
         cap = ranked.per_session(limit, scope.session_key is not None)
-        hits, owner, more = pool.top(ctx.root, plan, redactor, limit, cap, relaxed)
+        hits, more = pool.top(ctx.root, plan, redactor, limit, cap, relaxed)
         truncated = truncated or more
     else:
         hits.sort(key=_order_key(opts.order))
     if len(hits) > limit:
         hits, truncated = hits[:limit], True
     if opts.context:
-        as_caller = opts.as_key is not None
-        hits = _with_context(ctx.root, hits, owner, opts.context, redactor, as_caller)
+        hits = _with_context(ctx.root, hits, opts.context, redactor, opts.as_key is not None)
     hits, truncated, cut_by = capped(hits, truncated, opts)
     return SearchResult(
         tuple(hits),
@@ -317,33 +313,22 @@ def capped(
 
 
 def _with_context(
-    root: Path,
-    hits: list[Hit],
-    owner: dict[Hit, str],
-    n: int,
-    redactor: Redactor,
-    as_caller: bool = False,
+    root: Path, hits: list[Hit], n: int, redactor: Redactor, as_caller: bool
 ) -> list[Hit]:
     """Each hit with the ``n`` active-branch messages before and after it (-C N); for a
     caller (``--as``) shaped by the display projection, as its `history` shows them."""
     from .history import context_of
 
-    out = []
-    for agent in sorted({owner[h] for h in hits}):
+    out = {}
+    for agent in sorted({h.agent_id or "" for h in hits}):
         with open_store(root, agent) as conn:
-            out += [
-                h._replace(
-                    context=HitContext(
-                        *context_of(
-                            conn, h.session_key, h.session_id, h.message_id, n, redactor, as_caller
-                        )
+            for h in hits:
+                if h.agent_id == agent:
+                    ctx = context_of(
+                        conn, h.session_key, h.session_id, h.message_id, n, redactor, as_caller
                     )
-                )
-                for h in hits
-                if owner[h] == agent
-            ]
-    order = {(h.session_key, h.session_id, h.message_id): i for i, h in enumerate(hits)}
-    return sorted(out, key=lambda h: order[(h.session_key, h.session_id, h.message_id)])
+                    out[h] = h._replace(context=HitContext(*ctx))
+    return [out[h] for h in hits]
 
 
 def _order_key(order: str) -> Callable[[Hit], tuple[Any, ...]]:

@@ -244,11 +244,10 @@ def find_hits(
     *,
     limit: int,
     order: str = "relevance",
-    snippet_units: int = SNIPPET_UNITS,
-    max_bytes: int | None = MAX_RESULT_BYTES,
 ) -> tuple[list[Hit], bool]:
-    """(hits, truncated) in upstream's orders: bm25 then time (``relevance``, ``upstream``)
-    or newest first (``recent``). Fetches limit+1 rows to know whether more exist."""
+    """(hits, more exist) in upstream's orders: bm25 then time (``relevance``, ``upstream``)
+    or newest first (``recent``). Fetches limit+1 rows to know whether more exist; the
+    caller caps the bytes (cap_bytes)."""
     if plan.empty:
         return [], False
     fp = redactor.fingerprint
@@ -259,12 +258,8 @@ def find_hits(
             rows = _recent(conn, plan, filters, fp, limit)
         else:
             rows = _relevant(conn, plan, filters, fp, limit)
-        hits = _materialize(conn, plan, rows[:limit], redactor, snippet_units)
-    truncated = len(rows) > limit
-    if max_bytes is not None:
-        hits, cut = cap_bytes(hits, max_bytes)
-        truncated = truncated or cut
-    return hits, truncated
+        hits = _materialize(conn, plan, rows[:limit], redactor)
+    return hits, len(rows) > limit
 
 
 Row = tuple[Any, ...]  # (session_key, session_id, message_id, role, ts, bm25, row_id)
@@ -275,7 +270,7 @@ def materialize(
 ) -> list[Hit]:
     """The hits of ``rows``, in their order: texts and snippets read in one snapshot."""
     with transaction(conn, write=False):
-        return _materialize(conn, plan, rows, redactor, SNIPPET_UNITS)
+        return _materialize(conn, plan, rows, redactor)
 
 
 def _materialize(
@@ -283,14 +278,13 @@ def _materialize(
     plan: fts_query.QueryPlan,
     rows: Sequence[Row],
     redactor: Redactor,
-    snippet_units: int,
 ) -> list[Hit]:
     # Texts and snippets only for the rows shown, in the caller's snapshot: one message may be
     # megabytes long.
     texts = _texts(conn, rows)
     snips = snippets(conn, plan, rows, texts)
     shown = zip(rows, texts, snips, strict=True)
-    return [hit(r, text, snip, plan, redactor, snippet_units) for r, text, snip in shown]
+    return [hit(r, text, snip, plan, redactor, SNIPPET_UNITS) for r, text, snip in shown]
 
 
 def _texts(conn: sqlite3.Connection, rows: Sequence[tuple[Any, ...]]) -> list[str]:
