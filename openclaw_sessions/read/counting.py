@@ -15,7 +15,6 @@ from __future__ import annotations
 import sqlite3
 from typing import NamedTuple
 
-from openclaw_sessions.errors import UsageError
 from openclaw_sessions.policy import fts_query, keys
 from openclaw_sessions.store.db import transaction
 
@@ -23,24 +22,6 @@ from . import search_sql
 from .models import SessionHits
 
 TOTAL_CAP = 1000
-
-
-def check_modes(
-    counts: bool, by_session: bool, sessions: bool, context: int, explain: bool
-) -> None:
-    """The output modes that make sense together."""
-    if by_session and not counts:
-        raise UsageError("--by-session counts per session: use it with --count")
-    if counts and sessions:
-        raise UsageError(
-            "--count and --sessions cannot be used together",
-            hint="--count --by-session gives each session's count",
-        )
-    if context < 0:
-        raise UsageError("-C/--context must be 0 or more")
-    if (counts or sessions) and (context or explain):
-        what = "-C/--context" if context else "--explain"
-        raise UsageError(f"{what} shows hits: it does not go with --count or --sessions")
 
 
 class _Found(NamedTuple):

@@ -72,7 +72,18 @@ def validate(opts: SearchOptions) -> None:
             "limit must be a positive integer",
             hint=f"with --as the limit is at most {AS_MAX_LIMIT}",
         )
-    counting.check_modes(opts.counts, opts.by_session, opts.sessions, opts.context, opts.explain)
+    if opts.by_session and not opts.counts:
+        raise UsageError("--by-session counts per session: use it with --count")
+    if opts.counts and opts.sessions:
+        raise UsageError(
+            "--count and --sessions cannot be used together",
+            hint="--count --by-session gives each session's count",
+        )
+    if opts.context < 0:
+        raise UsageError("-C/--context must be 0 or more")
+    if (opts.counts or opts.sessions) and (opts.context or opts.explain):
+        what = "-C/--context" if opts.context else "--explain"
+        raise UsageError(f"{what} shows hits: it does not go with --count or --sessions")
     if opts.role not in (None, "user", "assistant"):
         raise UsageError("role must be user or assistant")
     if opts.order not in ORDERS:

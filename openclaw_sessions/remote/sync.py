@@ -32,23 +32,25 @@ class Counts:
         self.sessions_upserted = self.sessions_deleted = self.transcripts = self.stale = 0
 
 
+# The session fields pushed, as the central table names them (locally: agent_id).
 _SESSION_COLS = (
     "session_key, session_id, spawned_by, parent_session_key, owner_session_key, label,"
-    " updated_at, agent_id"
+    " updated_at, key_agent"
 )
 
 
 def _push_sessions(conn: Any, local: sqlite3.Connection, host: str, agent: str, c: Counts) -> None:
     mine = {
         clean(r[0]): tuple(clean(v) if isinstance(v, str) else v for v in r)
-        for r in local.execute(f"SELECT {_SESSION_COLS} FROM sessions")
+        for r in local.execute(
+            f"SELECT {_SESSION_COLS.replace('key_agent', 'agent_id')} FROM sessions"
+        )
         if not keys.is_incognito(r[0])
     }
     theirs = {
         r[0]: tuple(r)
         for r in conn.execute(
-            f"SELECT {_SESSION_COLS.replace('agent_id', 'key_agent')} FROM {S}.ocs_sessions"
-            " WHERE host = %s AND agent = %s",
+            f"SELECT {_SESSION_COLS} FROM {S}.ocs_sessions WHERE host = %s AND agent = %s",
             (host, agent),
         )
     }
@@ -58,14 +60,10 @@ def _push_sessions(conn: Any, local: sqlite3.Connection, host: str, agent: str, 
         if changed:
             with conn.cursor() as cur:
                 cur.executemany(
-                    f"INSERT INTO {S}.ocs_sessions (host, agent, "
-                    f"{_SESSION_COLS.replace('agent_id', 'key_agent')}) VALUES"
+                    f"INSERT INTO {S}.ocs_sessions (host, agent, {_SESSION_COLS}) VALUES"
                     " (%s, %s, %s, %s, %s, %s, %s, %s, %s, %s)"
-                    " ON CONFLICT (host, agent, session_key) DO UPDATE SET"
-                    " session_id = excluded.session_id, spawned_by = excluded.spawned_by,"
-                    " parent_session_key = excluded.parent_session_key,"
-                    " owner_session_key = excluded.owner_session_key, label = excluded.label,"
-                    " updated_at = excluded.updated_at, key_agent = excluded.key_agent",
+                    " ON CONFLICT (host, agent, session_key) DO UPDATE SET "
+                    + ", ".join(f"{c} = excluded.{c}" for c in _SESSION_COLS.split(", ")[1:]),
                     [(host, agent, *v) for v in changed],
                 )
         if gone:
