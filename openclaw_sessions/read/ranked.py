@@ -7,6 +7,7 @@ candidates (policy/rank.py), `--relax`, and the `absence` of an empty or partial
 from __future__ import annotations
 
 import sqlite3
+from collections import Counter
 from pathlib import Path
 from typing import Any, NamedTuple
 
@@ -16,7 +17,8 @@ from openclaw_sessions.redact import Redactor
 from openclaw_sessions.store.db import open_store, transaction
 
 from . import search_sql
-from .models import Hit
+from .models import Hit, SearchResult
+from .scope import register
 
 POOL = 64  # candidates re-ranked at least (a flood of 30 copies leaves room for the rest)
 
@@ -175,31 +177,39 @@ def why_empty(
 
 
 def absence(
-    parts: list[Absence],
+    root: Path,
+    agents: list[str],
+    plan: fts_query.QueryPlan,
+    redactor: Redactor,
+    result: SearchResult,
     *,
-    empty: bool,
-    cut_by: str | None,
-    shown: int,
-    total: int,
-    pending: bool,
-    unindexed: int,
+    deep: bool,
     relax_possible: bool,
     relaxed: bool,
 ) -> dict[str, Any] | None:
-    """The JSON ``absence`` of an operator answer (None when it is whole)."""
+    """The JSON ``absence`` of an operator answer: why it is empty or partial, and what lifts
+    that (None when it is whole). ``deep``: --explain's counts (why_empty);
+    ``relax_possible``: --relax could loosen the query; ``relaxed``: it did."""
+    empty, pending = not result.hits, result.indexing
+    if not (empty or result.truncated or pending or result.unindexed):
+        return None
+    parts = []
+    if empty or pending:
+        for agent in agents:
+            with open_store(root, agent) as conn:
+                register(conn, agent, None)
+                parts.append(why_empty(conn, plan, redactor, deep=deep))
     out: dict[str, Any] = {}
     lift: list[str] = []
     if empty and parts:
-        terms: dict[str, int] = {}
-        off: dict[str, int] = {}
+        terms: Counter[str] = Counter()
+        off: Counter[str] = Counter()
         for p in parts:
-            for t, n in p.not_found.items():
-                terms[t] = terms.get(t, 0) + n
-            for t, n in p.off_index.items():
-                off[t] = off.get(t, 0) + n
+            terms.update(p.not_found)
+            off.update(p.off_index)
         out["termsNotFound"] = [t for t, n in terms.items() if n == 0]
         if off:
-            out["abandonedOrUnindexed"] = off
+            out["abandonedOrUnindexed"] = dict(off)
         if relax_possible and not relaxed:
             lift.append("--relax")
     if relaxed:
@@ -207,11 +217,14 @@ def absence(
     if pending:
         out["pendingSessions"] = max(sum(p.pending for p in parts), 1) if parts else True
         lift.append("--wait")
-    if unindexed:
-        out["unindexedSessions"] = unindexed
-    if cut_by is not None:
-        out["cut"] = {"by": cut_by, "shown": shown, "total": total}
-        lift.append(f"--limit {max(total, shown + 1)}" if cut_by == "limit" else "--max-bytes 0")
+    if result.unindexed:
+        out["unindexedSessions"] = result.unindexed
+    if result.cut_by is not None:
+        shown, total = len(result.hits), result.total
+        out["cut"] = {"by": result.cut_by, "shown": shown, "total": total}
+        lift.append(
+            f"--limit {max(total, shown + 1)}" if result.cut_by == "limit" else "--max-bytes 0"
+        )
     if not out:
         return None
     if lift:

@@ -6,6 +6,7 @@ Returns values, raises OpenClawError; never prints, never exits.
 
 from __future__ import annotations
 
+import functools
 import sqlite3
 from collections.abc import Callable
 from pathlib import Path
@@ -157,47 +158,14 @@ def search(opts: SearchOptions) -> SearchResult:
     if opts.as_key is not None or opts.counts or opts.sessions:
         return result
     relaxed = ranked.relaxed_plan(plan, literal=literal)
+    why = functools.partial(
+        ranked.absence, ctx.root, scope.agents, plan, redactor, result, deep=opts.explain
+    )
     if opts.relax and not result.hits and relaxed is not None:
         loose = _run(ctx, opts, scope, relaxed, redactor, since_ms, until_ms, relaxed=True)
         if loose.hits:
-            why = _absence(ctx, scope, plan, redactor, result, opts.explain, True, True)
-            return loose._replace(absence=why)
-    why = _absence(ctx, scope, plan, redactor, result, opts.explain, relaxed is not None, False)
-    return result._replace(absence=why)
-
-
-def _absence(
-    ctx: StateScope,
-    scope: Scope,
-    plan: fts_query.QueryPlan,
-    redactor: Redactor,
-    result: SearchResult,
-    explain: bool,
-    relax_possible: bool,
-    relaxed: bool,
-) -> dict[str, Any] | None:
-    """The operator's `absence`: why an empty or partial answer is so (read/ranked.py);
-    ``relax_possible``: --relax could loosen the query; ``relaxed``: it did."""
-    empty = not result.hits
-    if not (empty or result.truncated or result.indexing or result.unindexed):
-        return None
-    parts = []
-    if empty or result.indexing:
-        for agent in scope.agents:
-            with open_store(ctx.root, agent) as conn:
-                register(conn, agent, None)
-                parts.append(ranked.why_empty(conn, plan, redactor, deep=explain))
-    return ranked.absence(
-        parts,
-        empty=empty,
-        cut_by=result.cut_by,
-        shown=len(result.hits),
-        total=result.total,
-        pending=result.indexing,
-        unindexed=result.unindexed,
-        relax_possible=relax_possible,
-        relaxed=relaxed,
-    )
+            return loose._replace(absence=why(relax_possible=True, relaxed=True))
+    return result._replace(absence=why(relax_possible=relaxed is not None, relaxed=False))
 
 
 def _run(
