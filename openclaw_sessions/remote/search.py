@@ -5,6 +5,7 @@ host (--host H), with that host's pushed settings, and answers in the agent tool
 
 from __future__ import annotations
 
+import functools
 import json
 import math
 import sqlite3
@@ -12,7 +13,7 @@ from typing import Any, NamedTuple
 
 from openclaw_sessions.errors import UsageError
 from openclaw_sessions.model.when import parse_window
-from openclaw_sessions.policy import fts_query, keys
+from openclaw_sessions.policy import fts_query
 from openclaw_sessions.read import counting, search_sql
 from openclaw_sessions.read.models import Hit, SearchResult, SessionHits
 from openclaw_sessions.read.scope import caller_policy
@@ -22,7 +23,7 @@ from openclaw_sessions.store.migrations import PRIMARY_TOKENIZER
 
 from . import central, schema
 from . import dsn as dsns
-from .query import Phrase, match, phrases, score
+from .query import match, phrases, score
 
 S = schema.SCHEMA
 
@@ -222,15 +223,13 @@ def _sessions(conn: Any, opts: SearchOptions, body: str, args: list[Any]) -> Rem
     return RemoteHits(result, tuple(str(r[0]) for r in rows))
 
 
-_REDACTORS: dict[tuple[str, ...], Redactor] = {}
+_built = functools.cache(build_redactor)  # one Redactor per set of rules
 
 
 def _redactor(conn: Any, host: str) -> Redactor:
+    """The host's redaction rules, as pushed."""
     got = conn.execute(f"SELECT config FROM {S}.ocs_hosts WHERE host = %s", (host,)).fetchone()
-    patterns = tuple((got[0] or {}).get("redactPatterns") or ()) if got else ()
-    if patterns not in _REDACTORS:
-        _REDACTORS[patterns] = build_redactor(patterns)
-    return _REDACTORS[patterns]
+    return _built(tuple((got[0] or {}).get("redactPatterns") or ()) if got else ())
 
 
 def _hits(conn: Any, rows: list[Any], plan: fts_query.QueryPlan) -> list[Hit]:
@@ -268,13 +267,9 @@ def operator_json(hits: RemoteHits) -> dict[str, Any]:
 def with_hosts(hits: RemoteHits) -> SearchResult:
     """For the human output: each session key shown as host/key."""
     r = hits.result
-    if r.sessions is not None:
-        sessions = tuple(s._replace(session_key=f"{h}/{s.session_key}")
-                         for h, s in zip(hits.hosts, r.sessions, strict=True))  # fmt: skip
-        return r._replace(sessions=sessions)
-    shown = tuple(x._replace(session_key=f"{h}/{x.session_key}")
-                  for h, x in zip(hits.hosts, r.hits, strict=True))  # fmt: skip
-    return r._replace(hits=shown)
-
-
-__all__ = ["Phrase", "RemoteHits", "keys", "operator_json", "search_remote", "with_hosts"]
+    field = "hits" if r.sessions is None else "sessions"
+    items = zip(hits.hosts, getattr(r, field), strict=True)
+    shown: dict[str, Any] = {
+        field: tuple(x._replace(session_key=f"{h}/{x.session_key}") for h, x in items)
+    }
+    return r._replace(**shown)
