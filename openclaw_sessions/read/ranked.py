@@ -23,15 +23,6 @@ from .scope import register
 POOL = 64  # candidates re-ranked at least (a flood of 30 copies leaves room for the rest)
 
 
-def pool_size(limit: int) -> int:
-    return max(POOL, 6 * limit)
-
-
-def per_session(limit: int, session_filter: bool) -> int | None:
-    """Hits of one session before the others' (None: --session names the one session)."""
-    return None if session_filter else max(1, min(rank.PER_SESSION, limit // 3))
-
-
 def candidates(
     conn: sqlite3.Connection,
     plan: fts_query.QueryPlan,
@@ -81,23 +72,23 @@ class Pool:
         plan: fts_query.QueryPlan,
         redactor: Redactor,
         limit: int,
-        cap: int | None,
+        one_session: bool,
         relaxed: bool = False,
     ) -> tuple[list[Hit], bool]:
-        """(the first ``limit`` hits in the operator's order, more exist)."""
+        """(the first ``limit`` hits in the operator's order, more exist); ``one_session``:
+        --session names it, else a few hits of a session come before the others'."""
+        cap = None if one_session else max(1, min(rank.PER_SESSION, limit // 3))
         order = rank.order(self.cands, per_session=cap)
         shown = order[:limit]
-        by_agent: dict[str, list[int]] = {}
-        for pos, r in enumerate(shown):
-            by_agent.setdefault(self.rows[r.pos][0], []).append(pos)
-        hits: list[Hit | None] = [None] * len(shown)
-        for agent, positions in sorted(by_agent.items()):
-            rows = [self.rows[shown[p].pos][1] for p in positions]
+        made: dict[int, Hit] = {}
+        for agent in sorted({self.rows[r.pos][0] for r in shown}):
+            mine = [r for r in shown if self.rows[r.pos][0] == agent]
+            rows = [self.rows[r.pos][1] for r in mine]
             with open_store(root, agent) as conn:
-                made = search_sql.materialize(conn, plan, rows, redactor)
-            for p, h in zip(positions, made, strict=True):
-                hits[p] = h._replace(agent_id=agent, copies=shown[p].copies, relaxed=relaxed)
-        return [h for h in hits if h is not None], len(order) > limit
+                hits = search_sql.materialize(conn, plan, rows, redactor)
+            for r, h in zip(mine, hits, strict=True):
+                made[r.pos] = h._replace(agent_id=agent, copies=r.copies, relaxed=relaxed)
+        return [made[r.pos] for r in shown], len(order) > limit
 
 
 def build_plan(query: str, *, prefix: bool, literal: bool) -> fts_query.QueryPlan:

@@ -209,9 +209,8 @@ def _run(
                     rows, info, _ = ranked.candidates(conn, plan, filters, fp, ranked.POOL)
                     pool.add(agent, rows, info)
             elif pool is not None:
-                rows, info, more = ranked.candidates(
-                    conn, plan, filters, fp, ranked.pool_size(limit)
-                )
+                k = max(ranked.POOL, 6 * limit)
+                rows, info, more = ranked.candidates(conn, plan, filters, fp, k)
                 pool.add(agent, rows, info)
                 tally.add_total(conn, plan, filters, fp, len(rows), more)
                 matched = bool(rows)
@@ -254,8 +253,8 @@ def _run(
             ),
         )
     if pool is not None:
-        cap = ranked.per_session(limit, scope.session_key is not None)
-        hits, more = pool.top(ctx.root, plan, redactor, limit, cap, relaxed)
+        one = scope.session_key is not None
+        hits, more = pool.top(ctx.root, plan, redactor, limit, one, relaxed)
         truncated = truncated or more
     else:
         hits.sort(key=_order_key(opts.order))
