@@ -124,9 +124,8 @@ def push(opts: PushOptions) -> PushReport:
         for agent in agents:
             with open_store(ctx.root, agent) as local:
                 sync.push_agent(conn, local, host, agent, fp, counts)
-        _forget_agents(
-            conn, host, agents, whole=opts.agent is None or opts.all_agents, counts=counts
-        )
+        if opts.agent is None or opts.all_agents:
+            _forget_agents(conn, host, agents, counts)
     except psycopg.Error as exc:
         raise dsns.translate(exc, dsn) from None
     finally:
@@ -134,12 +133,8 @@ def push(opts: PushOptions) -> PushReport:
     return PushReport(host, dsns.masked(dsn), tuple(agents), migrated_from=start, **vars(counts))
 
 
-def _forget_agents(
-    conn: Any, host: str, agents: list[str], *, whole: bool, counts: sync.Counts
-) -> None:
+def _forget_agents(conn: Any, host: str, agents: list[str], counts: sync.Counts) -> None:
     """A push of every agent deletes the central rows of agents this host no longer has."""
-    if not whole:
-        return
     # rows come and go with their transcripts: the agents of those (and of the sessions)
     known = conn.execute(
         f"SELECT agent FROM {S}.ocs_transcripts WHERE host = %s UNION"
