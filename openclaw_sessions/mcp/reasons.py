@@ -44,8 +44,9 @@ def _quoted(terms: list[str]) -> str:
 def empty_search(result: SearchResult, *, session_key: str | None = None) -> str:
     """The note of an answer without hits."""
     absent, ignored, pending = _terms(result.explain)
+    every = _all_terms(result)
     lines = ["No results."]
-    if not _all_terms(result):
+    if not every:
         lines.append("No indexed message of the sessions this session may see matches.")
     elif absent:
         where = "the sessions" if session_key is None else "any session"
@@ -53,7 +54,7 @@ def empty_search(result: SearchResult, *, session_key: str | None = None) -> str
             f"{_quoted(absent)} {'occurs' if len(absent) == 1 else 'occur'} in no indexed"
             f" message of {where} this session may see."
         )
-    elif ignored and len(ignored) == len(_all_terms(result)):
+    elif ignored and len(ignored) == len(every):
         lines.append("The query has no letters or digits to search for.")
     elif session_key is not None:
         lines.append(
@@ -66,7 +67,7 @@ def empty_search(result: SearchResult, *, session_key: str | None = None) -> str
             " every whitespace-separated word must match in the same message. Try fewer"
             " words, or several shorter queries (queries)."
         )
-    if ignored and len(ignored) < len(_all_terms(result)):
+    if ignored and len(ignored) < len(every):
         lines.append(f"Ignored (no letters or digits): {_quoted(ignored)}.")
     if pending or result.indexing:
         what = (

@@ -170,9 +170,7 @@ def _generation(
 
 def messages(exp: Export, gen: Generation) -> HistoryResult:
     """The generation's active branch, redacted (``md`` and ``json``)."""
-    from openclaw_sessions.redact import build_redactor  # not for raw lines: start-up
-
-    cfg = StateScope(exp.root, exp.agent).config
+    redactor = StateScope(exp.root, exp.agent).redactor()
     with open_store(exp.root, exp.agent) as conn:
         history.map_events(conn)
         return history.read_generation(
@@ -180,7 +178,7 @@ def messages(exp: Export, gen: Generation) -> HistoryResult:
             gen.transcript_id,
             exp.session_key,
             gen.session_id,
-            build_redactor(cfg.redact_patterns),
+            redactor,
             history_options(exp.opts),
         )
 
