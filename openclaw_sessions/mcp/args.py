@@ -60,19 +60,22 @@ def _integer(value: Any) -> int | None:
     return None
 
 
-def _positive(args: dict[str, Any], name: str, maximum: int | None = None) -> int | None:
+def _whole(
+    args: dict[str, Any], name: str, least: int = 1, maximum: int | None = None
+) -> int | None:
+    """An integer argument of at least ``least`` (1: positive, 0: non-negative)."""
     if name not in args:
         return None
     n = _integer(args[name])
-    if n is None or n < 1 or (maximum is not None and n > maximum):
-        raise UsageError(f"{name} must be a positive integer")
+    if n is None or n < least or (maximum is not None and n > maximum):
+        raise UsageError(f"{name} must be a {'positive' if least else 'non-negative'} integer")
     return n
 
 
 def search_args(raw: dict[str, Any] | None) -> SearchArgs:
     args = _present(raw, schemas.SEARCH_INPUT)
     query = _string(args, "query")
-    limit = _positive(args, "limit", schemas.SEARCH_INPUT["properties"]["limit"]["maximum"])
+    limit = _whole(args, "limit", maximum=schemas.SEARCH_INPUT["properties"]["limit"]["maximum"])
     session = _string(args, "sessionKey")
     if "queries" in args:
         if query is not None:
@@ -114,12 +117,8 @@ def history_args(raw: dict[str, Any] | None) -> HistoryOptions:
     """The call's options, as `history`'s (the caller's own are tools.py's to add)."""
     args = _present(raw, schemas.HISTORY_INPUT)
     key = _string(args, "sessionKey", required=True) or ""
-    limit = _positive(args, "limit")
-    offset = None
-    if "offset" in args:
-        offset = _integer(args["offset"])
-        if offset is None or offset < 0:
-            raise UsageError("offset must be a non-negative integer")
+    limit = _whole(args, "limit")
+    offset = _whole(args, "offset", least=0)
     message_id = _string(args, "messageId")
     session_id = _string(args, "sessionId")
     if message_id is not None and not message_id.strip():
