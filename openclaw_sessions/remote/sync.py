@@ -126,17 +126,13 @@ def push_agent(
         gone = [t for t in theirs if t not in mine]
         if gone:
             with conn.transaction():
-                cur = conn.execute(
-                    f"DELETE FROM {S}.ocs_rows WHERE host = %s AND agent = %s"
-                    " AND transcript_id = ANY(%s)",
-                    (host, agent, gone),
-                )
-                c.deleted += cur.rowcount
-                conn.execute(
-                    f"DELETE FROM {S}.ocs_transcripts WHERE host = %s AND agent = %s"
-                    " AND transcript_id = ANY(%s)",
-                    (host, agent, gone),
-                )
+                for table in ("ocs_rows", "ocs_transcripts"):
+                    cur = conn.execute(
+                        f"DELETE FROM {S}.{table} WHERE host = %s AND agent = %s"
+                        " AND transcript_id = ANY(%s)",
+                        (host, agent, gone),
+                    )
+                    c.deleted += cur.rowcount if table == "ocs_rows" else 0
         todo = []
         for tid, (key, sid, tfp, n) in sorted(mine.items()):
             if theirs.get(tid) == tfp:
