@@ -36,8 +36,7 @@ class Hit(NamedTuple):
         return out
 
     def upstream_json(self) -> dict[str, Any]:
-        """The fields of upstream's result: what the byte caps count (so --as returns as many
-        hits as sessions_search would); -C's context counts too (search_sql.cap_bytes)."""
+        """The fields of upstream's result."""
         return {  # upstream's key order (its SessionsSearchHitSchema)
             "sessionKey": self.session_key,
             "timestamp": self.timestamp,
@@ -47,6 +46,14 @@ class Hit(NamedTuple):
             "sessionId": self.session_id,
             "messageId": self.message_id,
         }
+
+    def agent_json(self) -> dict[str, Any]:
+        """Upstream's fields and -C's context: the agent's view of a hit, and what the byte
+        caps count (so --as returns as many hits as sessions_search would)."""
+        out = self.upstream_json()
+        if self.context is not None:
+            out["context"] = self.context.to_json()
+        return out
 
 
 class HitContext(NamedTuple):
@@ -127,13 +134,7 @@ class SearchResult(NamedTuple):
         `--count` and `--sessions` (no hit list: the counts of the caller's visible hits)."""
         if self.match_count is not None or self.sessions is not None:
             return self.to_json()
-        results = []
-        for h in self.hits:
-            item = h.upstream_json()
-            if h.context is not None:
-                item["context"] = h.context.to_json()
-            results.append(item)
-        out: dict[str, Any] = {"results": results}
+        out: dict[str, Any] = {"results": [h.agent_json() for h in self.hits]}
         if self.indexing:
             out["indexing"] = True
             out["warning"] = INDEXING_WARNING

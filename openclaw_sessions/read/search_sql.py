@@ -321,10 +321,7 @@ def cap_bytes(hits: list[Hit], max_bytes: int) -> tuple[list[Hit], bool]:
     but with --as it must stay inside the budget the agent tool has)."""
     total = 2
     for i, h in enumerate(hits):
-        item = h.upstream_json()
-        if h.context is not None:
-            item["context"] = h.context.to_json()
-        size = json_bytes(item) + (1 if i else 0)
+        size = json_bytes(h.agent_json()) + (1 if i else 0)
         if total + size > max_bytes:
             return hits[:i], True
         total += size
