@@ -89,15 +89,6 @@ INDEXING_NOTE = (
 )
 
 
-def unindexed_warning(n: int) -> str:
-    """Sessions whose indexing failed (status lists them): missing from results, not pending."""
-    s = "s" if n != 1 else ""
-    return (
-        f"{n} session{s} could not be indexed and {'are' if s else 'is'} missing from results;"
-        " see `openclaw-sessions status`."
-    )
-
-
 class SearchResult(NamedTuple):
     hits: tuple[Hit, ...]
     indexing: bool = False
@@ -124,7 +115,13 @@ class SearchResult(NamedTuple):
     def warnings(self, *, human: bool = False) -> list[str]:
         """The JSON `warning`'s parts, or (``human``) the footer's lines."""
         out = [INDEXING_NOTE if human else INDEXING_WARNING] if self.indexing else []
-        return out + ([unindexed_warning(self.unindexed)] if self.unindexed else [])
+        if self.unindexed:  # indexing failed (status lists them): missing, not pending
+            n, s = self.unindexed, "s" if self.unindexed != 1 else ""
+            out.append(
+                f"{n} session{s} could not be indexed and {'are' if s else 'is'} missing from"
+                " results; see `openclaw-sessions status`."
+            )
+        return out
 
     def agent_json(self) -> dict[str, Any]:
         """Upstream's `sessions_search` result and nothing else (`--as`, the MCP server):
