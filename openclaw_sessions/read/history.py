@@ -20,13 +20,12 @@ from __future__ import annotations
 import json
 import sqlite3
 import sys
-from collections.abc import Sequence
 from pathlib import Path
 from typing import Any, NamedTuple
 
 from openclaw_sessions.errors import UsageError
 from openclaw_sessions.model import wellformed
-from openclaw_sessions.model.branch import Messages, Row
+from openclaw_sessions.model.branch import Messages
 from openclaw_sessions.model.when import to_epoch_ms
 from openclaw_sessions.policy import display, keys, sanitize, visibility
 from openclaw_sessions.policy.sanitize import TextRedactor
@@ -190,10 +189,40 @@ class _Shown(NamedTuple):
     max_bytes: int  # the page's byte cap
 
     def window(self, first: int, end: int) -> tuple[list[sanitize.Sanitized], list[int]]:
-        """Rows ``first:end`` as shown, and the row index of each (hidden ones left out)."""
+        """Rows ``first:end`` as shown, and the row index of each (hidden ones left out): only
+        these rows are parsed and sanitised; each message gains ``id`` and ``timestamp``."""
         rows = self.rows[first:end]
-        got = _load_window(self.conn, self.tid, rows, self.redactor, self.max_units, self.display)
-        return [s for s in got if s], [i for i, s in enumerate(got, first) if s]
+        raw = dict(
+            self.conn.execute(
+                "SELECT seq, raw FROM events WHERE transcript_id = ?"
+                " AND seq IN (SELECT value FROM json_each(?))",
+                (self.tid, json.dumps([r.seq for r in rows])),
+            ).fetchall()
+        )
+        out: list[sanitize.Sanitized] = []
+        at: list[int] = []
+        for i, r in enumerate(rows, first):
+            try:
+                obj = wellformed.loads(rawcodec.unpack_text(self.conn, raw[r.seq]))
+            except (ValueError, RecursionError):  # a row edited by hand: shown empty, not fatal
+                obj = None
+            msg = obj.get("message") if isinstance(obj, dict) else None
+            if not isinstance(msg, dict):
+                msg = {"role": r.role or "unknown", "content": ""}
+            elif self.display and (msg := display.project(msg)) is None:
+                continue
+            s = sanitize.sanitize_message(msg, self.redactor, max_units=self.max_units)
+            ts = r.ts if r.ts is not None else to_epoch_ms(msg.get("timestamp"))
+            shaped = {
+                "role": s.message.get("role", r.role),
+                **s.message,
+                "timestamp": ts,
+                "id": r.entry_id,
+            }
+            final, size = sanitize.well_formed(shaped)
+            out.append(sanitize.Sanitized(final, s.truncated, s.redacted, size))
+            at.append(i)
+        return out, at
 
     def finish(
         self, window: list[sanitize.Sanitized], start: int, end: int, size: int, **extra: Any
@@ -276,49 +305,8 @@ def context_of(
         at = rows.index_of(message_id)
         if at is not None:
             cap = sanitize.MAX_TEXT_UNITS
-            before = _load_window(conn, tid, rows[max(0, at - n) : at], redactor, cap, as_caller)
-            after = _load_window(conn, tid, rows[at + 1 : at + 1 + n], redactor, cap, as_caller)
-            return tuple(s.message for s in before if s), tuple(s.message for s in after if s)
+            shown = _Shown(conn, tid, key, sid, rows, redactor, cap, as_caller, sys.maxsize)
+            before, _ = shown.window(max(0, at - n), at)
+            after, _ = shown.window(at + 1, at + 1 + n)
+            return tuple(s.message for s in before), tuple(s.message for s in after)
     return (), ()
-
-
-def _load_window(
-    conn: sqlite3.Connection,
-    tid: int,
-    rows: Sequence[Row],
-    redactor: TextRedactor,
-    max_units: int | None = sanitize.MAX_TEXT_UNITS,
-    project: bool = False,
-) -> list[sanitize.Sanitized | None]:
-    """Parse and sanitise exactly these rows; each message gains ``id`` and ``timestamp``.
-    ``project``: display-projected first (display.py); None for a row it hides."""
-    raw = dict(
-        conn.execute(
-            "SELECT seq, raw FROM events WHERE transcript_id = ?"
-            " AND seq IN (SELECT value FROM json_each(?))",
-            (tid, json.dumps([r.seq for r in rows])),
-        ).fetchall()
-    )
-    out: list[sanitize.Sanitized | None] = []
-    for r in rows:
-        try:
-            obj = wellformed.loads(rawcodec.unpack_text(conn, raw[r.seq]))
-        except (ValueError, RecursionError):  # a row edited by hand: shown empty, not fatal
-            obj = None
-        msg = obj.get("message") if isinstance(obj, dict) else None
-        if not isinstance(msg, dict):
-            msg = {"role": r.role or "unknown", "content": ""}
-        elif project and (msg := display.project(msg)) is None:
-            out.append(None)
-            continue
-        s = sanitize.sanitize_message(msg, redactor, max_units=max_units)
-        ts = r.ts if r.ts is not None else to_epoch_ms(msg.get("timestamp"))
-        shaped = {
-            "role": s.message.get("role", r.role),
-            **s.message,
-            "timestamp": ts,
-            "id": r.entry_id,
-        }
-        final, size = sanitize.well_formed(shaped)
-        out.append(sanitize.Sanitized(final, s.truncated, s.redacted, size))
-    return out
