@@ -131,12 +131,10 @@ def _operator_target(policy: visibility.Policy, index: SessionLookup, raw: str, 
     as everywhere; a session id stays an id, so the filter keeps to that generation (as
     stored: ids resolve in any case, the filter compares them exactly)."""
     text = raw.strip()
-    if (
-        ":" in text
-        or text.lower() in (key, "main", "current")
-        or keys.scoped(text, policy.agent) == key
-    ):
+    if ":" in text or text.lower() == key or keys.scoped(text, policy.agent) == key:
         return key  # a key, a bare rest of one, or an alias (main, current)
+    if text.lower() in ("main", "current"):
+        return key
     stored = sorted({r.session_id or "" for r in index.with_session_id(text) if r.key == key})
     return text if text in stored or not stored else stored[0]
 
@@ -159,13 +157,20 @@ def search(opts: SearchOptions) -> SearchResult:
         return result
     relaxed = ranked.relaxed_plan(plan, literal=literal)
     why = functools.partial(
-        ranked.absence, ctx.root, scope.agents, plan, redactor, result, deep=opts.explain
+        ranked.absence,
+        ctx.root,
+        scope.agents,
+        plan,
+        redactor,
+        result,
+        deep=opts.explain,
+        relax_possible=relaxed is not None,
     )
     if opts.relax and not result.hits and relaxed is not None:
         loose = _run(ctx, opts, scope, relaxed, redactor, since_ms, until_ms, relaxed=True)
         if loose.hits:
-            return loose._replace(absence=why(relax_possible=True, relaxed=True))
-    return result._replace(absence=why(relax_possible=relaxed is not None, relaxed=False))
+            return loose._replace(absence=why(relaxed=True))
+    return result._replace(absence=why(relaxed=False))
 
 
 def _run(
