@@ -165,6 +165,13 @@ class SearchResult(NamedTuple):
         return out
 
 
+# HistoryResult's fields, in order, as JSON names them.
+_HISTORY_JSON = (
+    "sessionKey sessionId messages truncated droppedMessages contentTruncated contentRedacted"
+    " bytes offset nextOffset hasMore totalMessages"
+).split()
+
+
 class HistoryResult(NamedTuple):
     session_key: str
     session_id: str | None
@@ -181,22 +188,11 @@ class HistoryResult(NamedTuple):
     anchor: str | None = None  # the --around message id (for tables; not in JSON)
 
     def to_json(self) -> dict[str, Any]:
-        out: dict[str, Any] = {
-            "sessionKey": self.session_key,
-            "sessionId": self.session_id,
-            "messages": list(self.messages),
-            "truncated": self.truncated,
-            "droppedMessages": self.dropped_messages,
-            "contentTruncated": self.content_truncated,
-            "contentRedacted": self.content_redacted,
-            "bytes": self.bytes,
-        }
-        for name, value in (
-            ("offset", self.offset),
-            ("nextOffset", self.next_offset),
-            ("hasMore", self.has_more),
-            ("totalMessages", self.total_messages),
-        ):
-            if value is not None:
-                out[name] = value
+        """The fields under their JSON names (the anchor is for tables only); the paging
+        fields only when set."""
+        out: dict[str, Any] = dict(zip(_HISTORY_JSON, self[: len(_HISTORY_JSON)], strict=True))
+        out["messages"] = list(self.messages)
+        for name in ("offset", "nextOffset", "hasMore", "totalMessages"):
+            if out[name] is None:
+                del out[name]
         return out
