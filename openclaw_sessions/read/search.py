@@ -8,7 +8,6 @@ from __future__ import annotations
 
 import functools
 import sqlite3
-from collections.abc import Callable
 from pathlib import Path
 from typing import Any, NamedTuple
 
@@ -261,8 +260,10 @@ def _run(
         one = scope.session_key is not None
         hits, more = pool.top(ctx.root, plan, redactor, limit, one, relaxed)
         truncated = truncated or more
+    elif opts.order == "recent":
+        hits.sort(key=lambda h: (-h.timestamp, h.session_key, h.message_id))
     else:
-        hits.sort(key=_order_key(opts.order))
+        hits.sort(key=lambda h: (-h.score, -h.timestamp, h.session_key, h.message_id))
     if len(hits) > limit:
         hits, truncated = hits[:limit], True
     if opts.context:
@@ -312,12 +313,6 @@ def _with_context(
                     )
                     out[h] = h._replace(context=HitContext(*ctx))
     return [out[h] for h in hits]
-
-
-def _order_key(order: str) -> Callable[[Hit], tuple[Any, ...]]:
-    if order == "recent":
-        return lambda h: (-h.timestamp, h.session_key, h.message_id)
-    return lambda h: (-h.score, -h.timestamp, h.session_key, h.message_id)
 
 
 def _unindexed(conn: sqlite3.Connection, agent: str, fp: str, scope: Scope) -> int:

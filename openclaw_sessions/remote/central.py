@@ -67,12 +67,3 @@ def from_snapshot(snap: dict[str, Any]) -> config.Config:
         main_key=str(snap.get("mainKey") or keys.DEFAULT_MAIN_KEY),
         visibility_error=ConfigError(str(error)) if error else None,
     )
-
-
-def visible_pairs(hs: HostSessions, policy: visibility.Policy) -> tuple[list[str], list[str]]:
-    """(stores, keys): every session of the host the caller may see, as read/scope.register
-    decides a row (its store names an unscoped key's agent)."""
-    seen = [
-        (a, ref.key) for a, ref in hs.stored if policy.owns_unscoped(ref) and policy.visible(ref)
-    ]
-    return [a for a, _k in seen], [k for _a, k in seen]

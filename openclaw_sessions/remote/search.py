@@ -89,9 +89,10 @@ def _filters(
     if opts.as_key is not None:
         hs = central.HostSessions(conn, hosts[0])
         policy = caller_policy(opts.agent, hs.config, hs.index, opts)
-        agents, found = central.visible_pairs(hs, policy)
+        # every session of the host the caller may see, as read/scope.register decides a row
+        seen = [(a, r.key) for a, r in hs.stored if policy.owns_unscoped(r) and policy.visible(r)]
         where.append("(r.agent, r.session_key) IN (SELECT * FROM unnest(%s::text[], %s::text[]))")
-        params += [agents, found]
+        params += [[a for a, _k in seen], [k for _a, k in seen]]
         if session:
             session = policy.resolve_target(session, "search")
     elif agent_given and not opts.all_agents:
@@ -176,7 +177,8 @@ def _run(
     rows = rows[: opts.limit]
     total, exact = len(rows), True
     if truncated and opts.as_key is None:  # the agent's view prints no total (as locally)
-        total = _count(conn, body, args, cap)
+        sql = f"SELECT count(*) FROM (SELECT 1{body} LIMIT %s) c"  # read/counting.py's rule
+        total = int(conn.execute(sql, [*args, cap]).fetchone()[0])
         exact = total < cap
     hits, truncated, cut_by = capped(_hits(conn, rows, plan), truncated, opts)
     result = SearchResult(
@@ -200,12 +202,6 @@ def _common(conn: Any, tsquery: str, k: int) -> bool:
     ).fetchone()[0]
     doc = json.loads(plan) if isinstance(plan, str) else plan
     return float(doc[0]["Plan"]["Plan Rows"]) >= max(1000.0, 2 * math.sqrt(k * rows))
-
-
-def _count(conn: Any, body: str, args: list[Any], cap: int) -> int:
-    """The matches, counted up to ``cap`` (read/counting.py's total rule)."""
-    sql = f"SELECT count(*) FROM (SELECT 1{body} LIMIT %s) c"
-    return int(conn.execute(sql, [*args, cap]).fetchone()[0])
 
 
 def _sessions(conn: Any, opts: SearchOptions, body: str, args: list[Any]) -> RemoteHits:
