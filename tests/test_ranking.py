@@ -63,19 +63,19 @@ def test_growing_candidates_rank_like_ranking_every_match(
     store: Path, monkeypatch: pytest.MonkeyPatch, args: tuple[str, ...]
 ) -> None:
     tries: list[int] = []
-    ranked = search_sql._ranked
+    best = search_sql.best
 
     def counted(*a: Any) -> Any:
-        tries.append(a[-1])
-        return ranked(*a)
+        tries.append(a[4])  # k
+        return best(*a)
 
-    monkeypatch.setattr(search_sql, "_ranked", counted)
+    monkeypatch.setattr(search_sql, "best", counted)
     grown = _search(*args)
     if "40" in args:  # the filter leaves too few of the first candidates: k grew
         assert len(tries) >= 2 and tries[1] > tries[0]
     if "--session" in args:  # the full-text query keeps to the session's rows: exact at once
         assert len(tries) == 1
-    monkeypatch.setattr(search_sql, "_first_k", lambda limit: 10**9)  # every match, one try
+    monkeypatch.setattr(search_sql, "first_k", lambda limit: 10**9)  # every match, one try
     assert grown == _search(*args)
     if args[0] != "nomatchword":
         assert grown[0] == 0 and json.loads(grown[1])["results"]

@@ -13,6 +13,7 @@ from typing import Any, NamedTuple
 
 from openclaw_sessions.errors import UsageError
 from openclaw_sessions.policy.fts_query import MAX_QUERY_CHARS
+from openclaw_sessions.read.history import HistoryOptions
 
 from . import batch, schemas
 
@@ -24,15 +25,6 @@ class SearchArgs(NamedTuple):
     batch: bool  # `queries` was given (the batch result shape), even with one query
     session_key: str | None
     limit: int
-
-
-class HistoryArgs(NamedTuple):
-    session_key: str
-    limit: int | None
-    offset: int | None
-    message_id: str | None
-    session_id: str | None
-    include_tools: bool
 
 
 def _present(raw: dict[str, Any] | None, schema: dict[str, Any]) -> dict[str, Any]:
@@ -68,19 +60,22 @@ def _integer(value: Any) -> int | None:
     return None
 
 
-def _positive(args: dict[str, Any], name: str, maximum: int | None = None) -> int | None:
+def _whole(
+    args: dict[str, Any], name: str, least: int = 1, maximum: int | None = None
+) -> int | None:
+    """An integer argument of at least ``least`` (1: positive, 0: non-negative)."""
     if name not in args:
         return None
     n = _integer(args[name])
-    if n is None or n < 1 or (maximum is not None and n > maximum):
-        raise UsageError(f"{name} must be a positive integer")
+    if n is None or n < least or (maximum is not None and n > maximum):
+        raise UsageError(f"{name} must be a {'positive' if least else 'non-negative'} integer")
     return n
 
 
 def search_args(raw: dict[str, Any] | None) -> SearchArgs:
     args = _present(raw, schemas.SEARCH_INPUT)
     query = _string(args, "query")
-    limit = _positive(args, "limit", schemas.SEARCH_INPUT["properties"]["limit"]["maximum"])
+    limit = _whole(args, "limit", maximum=schemas.SEARCH_INPUT["properties"]["limit"]["maximum"])
     session = _string(args, "sessionKey")
     if "queries" in args:
         if query is not None:
@@ -118,15 +113,12 @@ def read_queries(raw: Any) -> tuple[str, ...]:
     return tuple(out)
 
 
-def history_args(raw: dict[str, Any] | None) -> HistoryArgs:
+def history_args(raw: dict[str, Any] | None) -> HistoryOptions:
+    """The call's options, as `history`'s (the caller's own are tools.py's to add)."""
     args = _present(raw, schemas.HISTORY_INPUT)
     key = _string(args, "sessionKey", required=True) or ""
-    limit = _positive(args, "limit")
-    offset = None
-    if "offset" in args:
-        offset = _integer(args["offset"])
-        if offset is None or offset < 0:
-            raise UsageError("offset must be a non-negative integer")
+    limit = _whole(args, "limit")
+    offset = _whole(args, "offset", least=0)
     message_id = _string(args, "messageId")
     session_id = _string(args, "sessionId")
     if message_id is not None and not message_id.strip():
@@ -140,4 +132,11 @@ def history_args(raw: dict[str, Any] | None) -> HistoryArgs:
     tools = args.get("includeTools", False)
     if not isinstance(tools, bool):
         raise UsageError("includeTools must be a boolean")
-    return HistoryArgs(key, limit, offset, message_id, session_id, tools)
+    return HistoryOptions(
+        key,
+        limit=limit,
+        offset=offset,
+        around=message_id,
+        session_id=session_id,
+        include_tools=tools,
+    )

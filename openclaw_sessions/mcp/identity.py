@@ -12,7 +12,7 @@ does not start, unless ``--operator`` says on purpose that every session is expo
 from __future__ import annotations
 
 from pathlib import Path
-from typing import NamedTuple
+from typing import Any, NamedTuple
 
 from openclaw_sessions import config
 from openclaw_sessions.errors import UsageError
@@ -42,6 +42,16 @@ class Identity(NamedTuple):
     def operator(self) -> bool:
         return self.as_key is None
 
+    def options(self) -> dict[str, Any]:
+        """Who asks, as the core's options name it (SearchOptions, HistoryOptions)."""
+        return {
+            "state_dir": self.root,
+            "agent": self.agent,
+            "as_key": self.as_key,
+            "visibility": self.visibility,
+            "sandboxed": self.sandboxed,
+        }
+
 
 def resolve(opts: McpOptions) -> Identity:
     """The server's caller, or UsageError (exit 2) / StoreError (exit 3) before it starts."""
@@ -51,7 +61,7 @@ def resolve(opts: McpOptions) -> Identity:
     if opts.as_key is None:
         return Identity(ctx.root, ctx.agent, None, None, False, cfg)
     with SessionLookup(ctx.root, ctx.agent) as index:
-        key = caller_policy(ctx, cfg, index, opts).caller.key
+        key = caller_policy(ctx.agent, cfg, index, opts).caller.key
     if key is None:  # caller_policy always names a caller; this keeps mypy honest
         raise UsageError("--as did not name a session")
     return Identity(ctx.root, ctx.agent, key, opts.visibility, opts.sandboxed, cfg)

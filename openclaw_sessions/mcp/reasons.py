@@ -20,13 +20,15 @@ _SCOPE = (
 )
 
 
-def _terms(explain: dict[str, Any] | None) -> tuple[list[str], list[str], int]:
-    """(terms found nowhere visible, terms ignored, visible sessions pending) over every
-    agent store searched."""
+def _terms(explain: dict[str, Any] | None) -> tuple[list[str], list[str], list[str], int]:
+    """(the query's terms, those found nowhere visible, those ignored, visible sessions
+    pending) over every agent store searched."""
+    every: list[str] = []
     counts: dict[str, int] = {}
     ignored: list[str] = []
     pending = 0
     for part in ((explain or {}).get("agents") or {}).values():
+        every = every or [str(t.get("text", "")) for t in part.get("terms") or ()]
         pending += int(part.get("pendingSessions") or 0)
         for why in part.get("why") or ():
             term = str(why.get("term", ""))
@@ -34,7 +36,7 @@ def _terms(explain: dict[str, Any] | None) -> tuple[list[str], list[str], int]:
                 counts[term] = counts.get(term, 0) + int(why["indexedMatches"])
             elif term not in ignored:
                 ignored.append(term)
-    return [t for t, n in counts.items() if n == 0], ignored, pending
+    return every, [t for t, n in counts.items() if n == 0], ignored, pending
 
 
 def _quoted(terms: list[str]) -> str:
@@ -43,9 +45,9 @@ def _quoted(terms: list[str]) -> str:
 
 def empty_search(result: SearchResult, *, session_key: str | None = None) -> str:
     """The note of an answer without hits."""
-    absent, ignored, pending = _terms(result.explain)
+    every, absent, ignored, pending = _terms(result.explain)
     lines = ["No results."]
-    if not _all_terms(result):
+    if not every:
         lines.append("No indexed message of the sessions this session may see matches.")
     elif absent:
         where = "the sessions" if session_key is None else "any session"
@@ -53,7 +55,7 @@ def empty_search(result: SearchResult, *, session_key: str | None = None) -> str
             f"{_quoted(absent)} {'occurs' if len(absent) == 1 else 'occur'} in no indexed"
             f" message of {where} this session may see."
         )
-    elif ignored and len(ignored) == len(_all_terms(result)):
+    elif ignored and len(ignored) == len(every):
         lines.append("The query has no letters or digits to search for.")
     elif session_key is not None:
         lines.append(
@@ -66,7 +68,7 @@ def empty_search(result: SearchResult, *, session_key: str | None = None) -> str
             " every whitespace-separated word must match in the same message. Try fewer"
             " words, or several shorter queries (queries)."
         )
-    if ignored and len(ignored) < len(_all_terms(result)):
+    if ignored and len(ignored) < len(every):
         lines.append(f"Ignored (no letters or digits): {_quoted(ignored)}.")
     if pending or result.indexing:
         what = (
@@ -84,9 +86,3 @@ def empty_search(result: SearchResult, *, session_key: str | None = None) -> str
         )
     lines.append(_SCOPE)
     return " ".join(lines)
-
-
-def _all_terms(result: SearchResult) -> list[str]:
-    for part in ((result.explain or {}).get("agents") or {}).values():
-        return [str(t.get("text", "")) for t in part.get("terms") or ()]
-    return []

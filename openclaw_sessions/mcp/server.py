@@ -58,10 +58,10 @@ def tool_list() -> list[types.Tool]:
 
 def result(answer: Answer) -> types.CallToolResult:
     text = answer.text()
-    blocks = [types.TextContent(text=text)]
-    blocks += [types.TextContent(text=note) for note in answer.notes]
     return types.CallToolResult(
-        content=list(blocks), structured_content=json.loads(text), is_error=answer.is_error
+        content=[types.TextContent(text=t) for t in (text, *answer.notes)],
+        structured_content=json.loads(text),
+        is_error=answer.is_error,
     )
 
 

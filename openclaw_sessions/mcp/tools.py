@@ -86,16 +86,12 @@ def failure(exc: OpenClawError) -> Answer:
 def _options(identity: Identity, query: str, a: args.SearchArgs) -> SearchOptions:
     return SearchOptions(
         query=query,
-        state_dir=identity.root,
-        agent=identity.agent,
         all_agents=identity.operator,
         limit=a.limit,
         session=a.session_key,
-        as_key=identity.as_key,
-        visibility=identity.visibility,
-        sandboxed=identity.sandboxed,
         max_bytes=MAX_RESULT_BYTES,
         explain=True,  # caller-safe reasons for an empty answer (reasons.py)
+        **identity.options(),
     )
 
 
@@ -120,27 +116,14 @@ def _search(identity: Identity, a: args.SearchArgs) -> Answer:
     return Answer(body, notes)
 
 
-def _history(identity: Identity, a: args.HistoryArgs) -> Answer:
-    limit = a.limit if a.limit is None or not identity.operator else min(a.limit, MAX_LIMIT)
-    opts = HistoryOptions(
-        key=a.session_key,
-        state_dir=identity.root,
-        agent=identity.agent,
-        limit=limit,
-        offset=a.offset,
-        around=a.message_id,
-        session_id=a.session_id,
-        include_tools=a.include_tools,
-        as_key=identity.as_key,
-        visibility=identity.visibility,
-        sandboxed=identity.sandboxed,
-    )
-    result = history(opts)
-    body = result.to_json()
+def _history(identity: Identity, opts: HistoryOptions) -> Answer:
+    if opts.limit is not None and identity.operator:
+        opts = opts._replace(limit=min(opts.limit, MAX_LIMIT))
+    result = history(opts._replace(**identity.options()))
     notes: tuple[str, ...] = ()
-    if a.message_id is not None and not result.messages:
+    if opts.around is not None and not result.messages:
         notes = (
             "No message with that messageId on this session's active branch: pass the"
             " sessionId of the search hit too, or read the newest messages without messageId.",
         )
-    return Answer(body, notes)
+    return Answer(result.to_json(), notes)

@@ -15,7 +15,6 @@ from __future__ import annotations
 import sqlite3
 from typing import NamedTuple
 
-from openclaw_sessions.errors import UsageError
 from openclaw_sessions.policy import fts_query, keys
 from openclaw_sessions.store.db import transaction
 
@@ -23,24 +22,6 @@ from . import search_sql
 from .models import SessionHits
 
 TOTAL_CAP = 1000
-
-
-def check_modes(
-    counts: bool, by_session: bool, sessions: bool, context: int, explain: bool
-) -> None:
-    """The output modes that make sense together."""
-    if by_session and not counts:
-        raise UsageError("--by-session counts per session: use it with --count")
-    if counts and sessions:
-        raise UsageError(
-            "--count and --sessions cannot be used together",
-            hint="--count --by-session gives each session's count",
-        )
-    if context < 0:
-        raise UsageError("-C/--context must be 0 or more")
-    if (counts or sessions) and (context or explain):
-        what = "-C/--context" if context else "--explain"
-        raise UsageError(f"{what} shows hits: it does not go with --count or --sessions")
 
 
 class _Found(NamedTuple):
@@ -87,14 +68,21 @@ class Tally:
         *,
         per_session: bool,
     ) -> None:
-        """One agent's matching messages, exactly; per session when asked."""
-        if not per_session:
+        """One agent's matching messages, exactly; per session when asked (one statement;
+        bm25() cannot sit in an aggregate, so the matches are materialised first)."""
+        if not per_session or plan.empty:
             self.total += count_matches(conn, plan, filters, fp, None)
             return
-        for c in count_by_session(conn, plan, filters, fp):
-            hits = SessionHits(c.session_key, keys.agent_of(c.session_key) or agent, c.matches)
-            self._found.append(_Found(hits, c.score, c.last_ts))
-            self.total += c.matches
+        score, body, params = search_sql._matching(plan, filters, fp)
+        sql = (
+            f"WITH mm AS MATERIALIZED (SELECT t.session_key AS k, {score} AS score, r.ts AS ts"
+            f"{body}) SELECT k, count(*), -min(score), max(ts) FROM mm GROUP BY k"
+        )
+        with transaction(conn, write=False):
+            for key, n, best, last in conn.execute(sql, params).fetchall():
+                hits = SessionHits(key, keys.agent_of(key) or agent, n)
+                self._found.append(_Found(hits, float(best), int(last)))
+                self.total += n
 
     def sessions(self, order: str, ranked: list[str] | None = None) -> tuple[SessionHits, ...]:
         """The sessions with a match, in the search's order: newest hit first (recent), else
@@ -126,31 +114,3 @@ def count_matches(
         return int(conn.execute(f"SELECT count(*){body}", params).fetchone()[0])
     sql = f"SELECT count(*) FROM (SELECT 1{body} LIMIT ?)"
     return int(conn.execute(sql, [*params, cap]).fetchone()[0])
-
-
-class SessionCount(NamedTuple):
-    """The matches of one session: how many, the best score (-bm25) and the newest time."""
-
-    session_key: str
-    matches: int
-    score: float
-    last_ts: int
-
-
-def count_by_session(
-    conn: sqlite3.Connection, plan: fts_query.QueryPlan, f: search_sql.Filters, fp: str
-) -> list[SessionCount]:
-    """Every session with a match and its matches (one statement; bm25() cannot sit in an
-    aggregate, so the matches are materialised first)."""
-    if plan.empty:
-        return []
-    score, body, params = search_sql._matching(plan, f, fp)
-    sql = (
-        f"WITH mm AS MATERIALIZED (SELECT t.session_key AS k, {score} AS score, r.ts AS ts"
-        f"{body}) SELECT k, count(*), -min(score), max(ts) FROM mm GROUP BY k"
-    )
-    with transaction(conn, write=False):
-        return [
-            SessionCount(k, n, float(score), int(ts))
-            for k, n, score, ts in conn.execute(sql, params)
-        ]

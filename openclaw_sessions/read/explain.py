@@ -21,7 +21,7 @@ from openclaw_sessions.store import rawcodec
 from openclaw_sessions.store.migrations import BIGRAM_TOKENIZER, PRIMARY_TOKENIZER
 
 from .scope import SESSION_JOIN
-from .search_sql import JOINS, Filters, kept_rows
+from .search_sql import JOINS, Filters, driving_index, kept_rows
 
 # Messages off the index read per term to count its matches there (bounded work; above it
 # the count is a lower bound and says so).
@@ -34,20 +34,25 @@ def term_plan(term: fts_query.Term) -> fts_query.QueryPlan | None:
     return fts_query.build(term.text)
 
 
-def _occurrences(
+def occurrences(
     conn: sqlite3.Connection,
     plan: fts_query.QueryPlan,
     visible: str,
     fp: str,
-    sessions: tuple[str, ...] | None,
+    sessions: tuple[str, ...] | None = None,
+    cap: int = -1,
 ) -> int:
-    table, expr = ("index_fts", plan.primary) if plan.primary else ("index_bigram", plan.bigram)
+    """The indexed messages the caller sees that match ``plan``, counted up to ``cap``
+    (-1: all)."""
+    table, expr = driving_index(plan)
     kept, params = kept_rows(Filters(sessions=sessions), f"{table}.rowid")
     sql = (
-        f"SELECT count(*) FROM {table} JOIN index_rows r ON r.row_id = {table}.rowid{JOINS}"
-        f" WHERE {table} MATCH ?{kept} AND {stale.fresh()} AND {visible}"
+        f"SELECT 1 FROM {table} JOIN index_rows r ON r.row_id = {table}.rowid{JOINS}"
+        f" WHERE {table} MATCH ?{kept} AND {stale.fresh()} AND {visible} LIMIT ?"
     )
-    return int(conn.execute(sql, [expr, *params, fp]).fetchone()[0])
+    return int(
+        conn.execute(f"SELECT count(*) FROM ({sql})", [expr, *params, fp, cap]).fetchone()[0]
+    )
 
 
 def _abandoned(
@@ -140,7 +145,7 @@ def explain(
         if sub is None or sub.empty:
             reasons.append({"term": term.text, "reason": "no letters or digits: ignored"})
             continue
-        n = _occurrences(conn, sub, visible, fingerprint, sessions)
+        n = occurrences(conn, sub, visible, fingerprint, sessions)
         item: dict[str, Any] = {"term": term.text, "indexedMatches": n}
         if n == 0:
             item["reason"] = "does not occur in indexed text"

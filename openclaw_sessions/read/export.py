@@ -98,7 +98,7 @@ def export(opts: ExportOptions) -> Export:
     """What to export: the key the caller may read, and its generations."""
     validate(opts)
     ctx = StateScope.at(opts.state_dir, opts.agent)
-    key, agent, ref = history.resolve(ctx, ctx.config, history_options(opts))
+    key, agent, ref = history.resolve(ctx, history_options(opts))
     opts = opts._replace(key=ref)  # a session id prefix made whole
     if not paths.db_path(ctx.root, agent).exists():  # a known agent's main, never written
         return Export(ctx.root, agent, key, (), opts)
@@ -170,9 +170,7 @@ def _generation(
 
 def messages(exp: Export, gen: Generation) -> HistoryResult:
     """The generation's active branch, redacted (``md`` and ``json``)."""
-    from openclaw_sessions.redact import build_redactor  # not for raw lines: start-up
-
-    cfg = StateScope(exp.root, exp.agent).config
+    redactor = StateScope(exp.root, exp.agent).redactor()
     with open_store(exp.root, exp.agent) as conn:
         history.map_events(conn)
         return history.read_generation(
@@ -180,7 +178,7 @@ def messages(exp: Export, gen: Generation) -> HistoryResult:
             gen.transcript_id,
             exp.session_key,
             gen.session_id,
-            build_redactor(cfg.redact_patterns),
+            redactor,
             history_options(exp.opts),
         )
 

@@ -20,14 +20,12 @@ from __future__ import annotations
 import json
 import sqlite3
 import sys
-from collections.abc import Sequence
 from pathlib import Path
 from typing import Any, NamedTuple
 
-from openclaw_sessions import config
 from openclaw_sessions.errors import UsageError
 from openclaw_sessions.model import wellformed
-from openclaw_sessions.model.branch import Messages, Row
+from openclaw_sessions.model.branch import Messages
 from openclaw_sessions.model.when import to_epoch_ms
 from openclaw_sessions.policy import display, keys, sanitize, visibility
 from openclaw_sessions.policy.sanitize import TextRedactor
@@ -96,33 +94,27 @@ def validate(opts: HistoryOptions) -> None:
         )
 
 
-def resolve(
-    ctx: StateScope, cfg: config.Config, opts: HistoryOptions, action: str = "history"
-) -> tuple[str, str, str]:
+def resolve(ctx: StateScope, opts: HistoryOptions) -> tuple[str, str, str]:
     """(the session key ``opts.key`` names, the agent whose store holds it, ``opts.key`` with
     a session id prefix made whole), if the caller (``--as``, else the operator) may read
     it. An unscoped key is the caller's agent's; a prefix names only sessions it may see."""
     with SessionLookup(ctx.root, ctx.agent) as index:
         if opts.as_key is not None:
-            policy = caller_policy(ctx, cfg, index, opts)
+            policy = caller_policy(ctx.agent, ctx.config, index, opts)
         else:
-            policy = operator_policy(ctx, cfg, index)
+            policy = operator_policy(ctx, ctx.config, index)
         ref = policy.expand_id(opts.key)
-        key = policy.resolve_target(ref, action)
+        key = policy.resolve_target(ref)
     return key, keys.agent_of(key) or policy.agent, ref
 
 
-def history(opts: HistoryOptions, redactor: TextRedactor | None = None) -> HistoryResult:
+def history(opts: HistoryOptions) -> HistoryResult:
     ctx = StateScope.at(opts.state_dir, opts.agent)
     if opts.offset == 0 and opts.around is not None:
         opts = opts._replace(offset=None)  # a zero offset is no offset (upstream's newer tool)
     validate(opts)
-    cfg = ctx.config
-    if redactor is None:
-        from openclaw_sessions.redact import build_redactor
-
-        redactor = build_redactor(cfg.redact_patterns)
-    key, agent, ref = resolve(ctx, cfg, opts)
+    redactor = ctx.redactor()
+    key, agent, ref = resolve(ctx, opts)
     opts = opts._replace(key=ref)
     if not paths.db_path(ctx.root, agent).exists():  # a known agent's main, never written
         return _empty(key, None, opts)
@@ -132,15 +124,12 @@ def history(opts: HistoryOptions, redactor: TextRedactor | None = None) -> Histo
         tid, sid, rows = pick(conn, gens, opts.key, opts.session_id, opts.around)
         if tid is None:
             return _empty(key, sid, opts)
-        shown = _shown(conn, tid, key, sid, rows, redactor, opts)
-        limit = _limit(opts, len(rows))
-        return _around(shown, opts, limit) if opts.around is not None else _page(shown, opts, limit)
+        return read_generation(conn, tid, key, sid, redactor, opts, rows)
 
 
 def map_events(conn: sqlite3.Connection) -> None:
     """The tree walk reads every event row of a transcript; rows carry their raw line, so a
-    memory map halves that scan (measured on 10,000 events). Read-only use, this connection
-    only."""
+    memory map halves that scan. Read-only use, this connection only."""
     conn.execute(f"PRAGMA mmap_size = {MMAP_BYTES}")
 
 
@@ -151,34 +140,32 @@ def read_generation(
     sid: str | None,
     redactor: TextRedactor,
     opts: HistoryOptions,
+    rows: Messages | None = None,
 ) -> HistoryResult:
-    """One generation's active branch as a history page (export's read: every message with
+    """Generation ``tid``'s active branch (``rows``, when read already) as history shows it:
+    a page, or the window around ``opts.around`` (export's read: every message with
     ``opts.full``)."""
-    rows = active_messages(conn, tid)
-    shown = _shown(conn, tid, key, sid, rows, redactor, opts)
-    return _page(shown, opts, _limit(opts, len(rows)))
-
-
-def _limit(opts: HistoryOptions, total: int) -> int:
+    if rows is None:
+        rows = active_messages(conn, tid)
     if opts.uncapped and opts.limit is None:
-        return max(total, 1)  # every message
-    limit = opts.limit or DEFAULT_LIMIT
-    return min(limit, MAX_LIMIT) if opts.as_key is not None else limit
-
-
-def _shown(
-    conn: sqlite3.Connection,
-    tid: int,
-    key: str,
-    sid: str | None,
-    rows: Messages,
-    redactor: TextRedactor,
-    opts: HistoryOptions,
-) -> _Shown:
+        limit = max(len(rows), 1)  # every message
+    else:
+        limit = opts.limit or DEFAULT_LIMIT
+        limit = min(limit, MAX_LIMIT) if opts.as_key is not None else limit
     if not opts.include_tools:
         rows = rows.without_roles(sanitize.TOOL_ROLES)
-    max_units = None if opts.uncapped else sanitize.MAX_TEXT_UNITS
-    return _Shown(conn, tid, key, sid, rows, redactor, max_units, opts.as_key is not None)
+    shown = _Shown(
+        conn,
+        tid,
+        key,
+        sid,
+        rows,
+        redactor,
+        None if opts.uncapped else sanitize.MAX_TEXT_UNITS,
+        opts.as_key is not None,
+        sys.maxsize if opts.uncapped else opts.max_bytes,
+    )
+    return _around(shown, opts, limit) if opts.around is not None else _page(shown, opts, limit)
 
 
 def _empty(key: str, sid: str | None, opts: HistoryOptions) -> HistoryResult:
@@ -186,34 +173,6 @@ def _empty(key: str, sid: str | None, opts: HistoryOptions) -> HistoryResult:
     if opts.around is not None:
         return HistoryResult(key, sid, (), total_messages=0, anchor=opts.around.strip())
     return HistoryResult(key, sid, (), offset=opts.offset or 0, has_more=False, total_messages=0)
-
-
-def _finish(
-    key: str,
-    sid: str | None,
-    window: list[sanitize.Sanitized],
-    start: int,
-    end: int,
-    total: int,
-    max_bytes: int,
-    **extra: Any,
-) -> HistoryResult:
-    items, size, capped = sanitize.hard_cap(
-        [s.message for s in window[start:end]], total, max_bytes
-    )
-    dropped = end - start < len(window)
-    content_truncated = any(s.truncated for s in window)
-    return HistoryResult(
-        key,
-        sid,
-        tuple(items),
-        truncated=dropped or content_truncated or capped,
-        dropped_messages=dropped or capped,
-        content_truncated=content_truncated,
-        content_redacted=any(s.redacted for s in window),
-        bytes=size,
-        **extra,
-    )
 
 
 class _Shown(NamedTuple):
@@ -227,16 +186,64 @@ class _Shown(NamedTuple):
     redactor: TextRedactor
     max_units: int | None  # the cap of each text (None: whole)
     display: bool  # --as: the gateway's display projection (some messages hidden)
+    max_bytes: int  # the page's byte cap
 
     def window(self, first: int, end: int) -> tuple[list[sanitize.Sanitized], list[int]]:
-        """Rows ``first:end`` as shown, and the row index of each (hidden ones left out)."""
+        """Rows ``first:end`` as shown, and the row index of each (hidden ones left out): only
+        these rows are parsed and sanitised; each message gains ``id`` and ``timestamp``."""
         rows = self.rows[first:end]
-        got = _load_window(self.conn, self.tid, rows, self.redactor, self.max_units, self.display)
-        return [s for s in got if s], [i for i, s in enumerate(got, first) if s]
+        raw = dict(
+            self.conn.execute(
+                "SELECT seq, raw FROM events WHERE transcript_id = ?"
+                " AND seq IN (SELECT value FROM json_each(?))",
+                (self.tid, json.dumps([r.seq for r in rows])),
+            ).fetchall()
+        )
+        out: list[sanitize.Sanitized] = []
+        at: list[int] = []
+        for i, r in enumerate(rows, first):
+            try:
+                obj = wellformed.loads(rawcodec.unpack_text(self.conn, raw[r.seq]))
+            except (ValueError, RecursionError):  # a row edited by hand: shown empty, not fatal
+                obj = None
+            msg = obj.get("message") if isinstance(obj, dict) else None
+            if not isinstance(msg, dict):
+                msg = {"role": r.role or "unknown", "content": ""}
+            elif self.display and (msg := display.project(msg)) is None:
+                continue
+            s = sanitize.sanitize_message(msg, self.redactor, max_units=self.max_units)
+            ts = r.ts if r.ts is not None else to_epoch_ms(msg.get("timestamp"))
+            shaped = {
+                "role": s.message.get("role", r.role),
+                **s.message,
+                "timestamp": ts,
+                "id": r.entry_id,
+            }
+            final, size = sanitize.well_formed(shaped)
+            out.append(sanitize.Sanitized(final, s.truncated, s.redacted, size))
+            at.append(i)
+        return out, at
 
-    def max_bytes(self, opts: HistoryOptions) -> int:
-        """The page's byte cap (none when uncapped)."""
-        return sys.maxsize if self.max_units is None else opts.max_bytes
+    def finish(
+        self, window: list[sanitize.Sanitized], start: int, end: int, size: int, **extra: Any
+    ) -> HistoryResult:
+        """The result of ``window[start:end]`` (``size`` bytes), with upstream's hard cap."""
+        items, size, capped = sanitize.hard_cap(
+            [s.message for s in window[start:end]], size, self.max_bytes
+        )
+        dropped = end - start < len(window)
+        content_truncated = any(s.truncated for s in window)
+        return HistoryResult(
+            self.key,
+            self.sid,
+            tuple(items),
+            truncated=dropped or content_truncated or capped,
+            dropped_messages=dropped or capped,
+            content_truncated=content_truncated,
+            content_redacted=any(s.redacted for s in window),
+            bytes=size,
+            **extra,
+        )
 
 
 def _page(shown: _Shown, opts: HistoryOptions, limit: int) -> HistoryResult:
@@ -245,52 +252,38 @@ def _page(shown: _Shown, opts: HistoryOptions, limit: int) -> HistoryResult:
     end = max(0, total - offset)
     first = max(0, end - limit)
     window, at = shown.window(first, end)
-    start, size = sanitize.cap_newest([s.size for s in window], shown.max_bytes(opts))
+    start, size = sanitize.cap_newest([s.size for s in window], shown.max_bytes)
     # Upstream: the next page starts right below the oldest message that survived the cap
     # (when even the newest alone is too big, cap_newest already stopped at it); past the
     # page's rows when all were hidden.
     next_offset = max(offset, total - at[start]) if window else offset + end - first
     more = next_offset < total
-    return _finish(
-        shown.key,
-        shown.sid,
+    return shown.finish(
         window,
         start,
         len(window),
         size,
-        shown.max_bytes(opts),
         offset=offset,
         next_offset=next_offset if more else None,
         has_more=more,
         total_messages=total,
-        anchor=None,
     )
 
 
 def _around(shown: _Shown, opts: HistoryOptions, limit: int) -> HistoryResult:
     """A window centred on ``opts.around``; an unknown id gives an empty window."""
-    anchor_id = (opts.around or "").strip()
-    key, sid, rows = shown.key, shown.sid, shown.rows
-    at = rows.index_of(anchor_id)
-    if at is None:
-        return HistoryResult(key, sid, (), total_messages=len(rows), anchor=anchor_id)
-    first, last = sanitize.count_window(len(rows), at, limit)
-    window, kept = shown.window(first, last)
-    if at not in kept:  # hidden by the display projection (--as): as upstream, no window
-        return HistoryResult(key, sid, (), total_messages=len(rows), anchor=anchor_id)
-    sizes = [s.size for s in window]
-    start, end, size = sanitize.cap_around(sizes, kept.index(at), shown.max_bytes(opts))
-    return _finish(
-        key,
-        sid,
-        window,
-        start,
-        end,
-        size,
-        shown.max_bytes(opts),
-        total_messages=len(rows),
-        anchor=anchor_id,
+    anchor = (opts.around or "").strip()
+    total = len(shown.rows)
+    at = shown.rows.index_of(anchor)
+    window, kept = (
+        shown.window(*sanitize.count_window(total, at, limit)) if at is not None else ([], [])
     )
+    if at not in kept:  # unknown, or hidden by the display projection (--as): no window
+        return HistoryResult(shown.key, shown.sid, (), total_messages=total, anchor=anchor)
+    start, end, size = sanitize.cap_around(
+        [s.size for s in window], kept.index(at), shown.max_bytes
+    )
+    return shown.finish(window, start, end, size, total_messages=total, anchor=anchor)
 
 
 def context_of(
@@ -312,49 +305,8 @@ def context_of(
         at = rows.index_of(message_id)
         if at is not None:
             cap = sanitize.MAX_TEXT_UNITS
-            before = _load_window(conn, tid, rows[max(0, at - n) : at], redactor, cap, as_caller)
-            after = _load_window(conn, tid, rows[at + 1 : at + 1 + n], redactor, cap, as_caller)
-            return tuple(s.message for s in before if s), tuple(s.message for s in after if s)
+            shown = _Shown(conn, tid, key, sid, rows, redactor, cap, as_caller, sys.maxsize)
+            before, _ = shown.window(max(0, at - n), at)
+            after, _ = shown.window(at + 1, at + 1 + n)
+            return tuple(s.message for s in before), tuple(s.message for s in after)
     return (), ()
-
-
-def _load_window(
-    conn: sqlite3.Connection,
-    tid: int,
-    rows: Sequence[Row],
-    redactor: TextRedactor,
-    max_units: int | None = sanitize.MAX_TEXT_UNITS,
-    project: bool = False,
-) -> list[sanitize.Sanitized | None]:
-    """Parse and sanitise exactly these rows; each message gains ``id`` and ``timestamp``.
-    ``project``: display-projected first (display.py); None for a row it hides."""
-    raw = dict(
-        conn.execute(
-            "SELECT seq, raw FROM events WHERE transcript_id = ?"
-            " AND seq IN (SELECT value FROM json_each(?))",
-            (tid, json.dumps([r.seq for r in rows])),
-        ).fetchall()
-    )
-    out: list[sanitize.Sanitized | None] = []
-    for r in rows:
-        try:
-            obj = wellformed.loads(rawcodec.unpack_text(conn, raw[r.seq]))
-        except (ValueError, RecursionError):  # a row edited by hand: shown empty, not fatal
-            obj = None
-        msg = obj.get("message") if isinstance(obj, dict) else None
-        if not isinstance(msg, dict):
-            msg = {"role": r.role or "unknown", "content": ""}
-        elif project and (msg := display.project(msg)) is None:
-            out.append(None)
-            continue
-        s = sanitize.sanitize_message(msg, redactor, max_units=max_units)
-        ts = r.ts if r.ts is not None else to_epoch_ms(msg.get("timestamp"))
-        shaped = {
-            "role": s.message.get("role", r.role),
-            **s.message,
-            "timestamp": ts,
-            "id": r.entry_id,
-        }
-        final, size = sanitize.well_formed(shaped)
-        out.append(sanitize.Sanitized(final, s.truncated, s.redacted, size))
-    return out

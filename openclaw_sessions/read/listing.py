@@ -49,6 +49,10 @@ class SessionsOptions(NamedTuple):
     sandboxed: bool = False
 
 
+# SessionRow's fields, in order, as JSON names them.
+_JSON_NAMES = "sessionKey agentId sessionId label updatedAt messages generations index".split()
+
+
 class SessionRow(NamedTuple):
     session_key: str
     agent_id: str
@@ -60,16 +64,7 @@ class SessionRow(NamedTuple):
     index_state: str  # one of INDEX_STATES (JSON "index")
 
     def to_json(self) -> dict[str, Any]:
-        return {
-            "sessionKey": self.session_key,
-            "agentId": self.agent_id,
-            "sessionId": self.session_id,
-            "label": self.label,
-            "updatedAt": self.updated_at,
-            "messages": self.messages,
-            "generations": self.generations,
-            "index": self.index_state,
-        }
+        return dict(zip(_JSON_NAMES, self, strict=True))
 
 
 class Listed(NamedTuple):
@@ -88,7 +83,7 @@ def list_sessions(opts: SessionsOptions) -> Listed:
     agents = ctx.agents()
     if opts.as_key is not None:
         with SessionLookup(ctx.root, ctx.agent) as index:
-            policy = caller_policy(ctx, ctx.config, index, opts)
+            policy = caller_policy(ctx.agent, ctx.config, index, opts)
             agents = stores_in_scope(index, policy)  # every agent the caller may see
     found: list[tuple[Any, ...]] = []
     for agent in agents:

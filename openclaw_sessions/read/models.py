@@ -36,8 +36,7 @@ class Hit(NamedTuple):
         return out
 
     def upstream_json(self) -> dict[str, Any]:
-        """The fields of upstream's result: what the byte caps count (so --as returns as many
-        hits as sessions_search would); -C's context counts too (search_sql.cap_bytes)."""
+        """The fields of upstream's result."""
         return {  # upstream's key order (its SessionsSearchHitSchema)
             "sessionKey": self.session_key,
             "timestamp": self.timestamp,
@@ -47,6 +46,14 @@ class Hit(NamedTuple):
             "sessionId": self.session_id,
             "messageId": self.message_id,
         }
+
+    def agent_json(self) -> dict[str, Any]:
+        """Upstream's fields and -C's context: the agent's view of a hit, and what the byte
+        caps count (so --as returns as many hits as sessions_search would)."""
+        out = self.upstream_json()
+        if self.context is not None:
+            out["context"] = self.context.to_json()
+        return out
 
 
 class HitContext(NamedTuple):
@@ -82,15 +89,6 @@ INDEXING_NOTE = (
 )
 
 
-def unindexed_warning(n: int) -> str:
-    """Sessions whose indexing failed (status lists them): missing from results, not pending."""
-    s = "s" if n != 1 else ""
-    return (
-        f"{n} session{s} could not be indexed and {'are' if s else 'is'} missing from results;"
-        " see `openclaw-sessions status`."
-    )
-
-
 class SearchResult(NamedTuple):
     hits: tuple[Hit, ...]
     indexing: bool = False
@@ -117,7 +115,13 @@ class SearchResult(NamedTuple):
     def warnings(self, *, human: bool = False) -> list[str]:
         """The JSON `warning`'s parts, or (``human``) the footer's lines."""
         out = [INDEXING_NOTE if human else INDEXING_WARNING] if self.indexing else []
-        return out + ([unindexed_warning(self.unindexed)] if self.unindexed else [])
+        if self.unindexed:  # indexing failed (status lists them): missing, not pending
+            n, s = self.unindexed, "s" if self.unindexed != 1 else ""
+            out.append(
+                f"{n} session{s} could not be indexed and {'are' if s else 'is'} missing from"
+                " results; see `openclaw-sessions status`."
+            )
+        return out
 
     def agent_json(self) -> dict[str, Any]:
         """Upstream's `sessions_search` result and nothing else (`--as`, the MCP server):
@@ -127,13 +131,7 @@ class SearchResult(NamedTuple):
         `--count` and `--sessions` (no hit list: the counts of the caller's visible hits)."""
         if self.match_count is not None or self.sessions is not None:
             return self.to_json()
-        results = []
-        for h in self.hits:
-            item = h.upstream_json()
-            if h.context is not None:
-                item["context"] = h.context.to_json()
-            results.append(item)
-        out: dict[str, Any] = {"results": results}
+        out: dict[str, Any] = {"results": [h.agent_json() for h in self.hits]}
         if self.indexing:
             out["indexing"] = True
             out["warning"] = INDEXING_WARNING
@@ -167,6 +165,13 @@ class SearchResult(NamedTuple):
         return out
 
 
+# HistoryResult's fields, in order, as JSON names them.
+_HISTORY_JSON = (
+    "sessionKey sessionId messages truncated droppedMessages contentTruncated contentRedacted"
+    " bytes offset nextOffset hasMore totalMessages"
+).split()
+
+
 class HistoryResult(NamedTuple):
     session_key: str
     session_id: str | None
@@ -183,22 +188,11 @@ class HistoryResult(NamedTuple):
     anchor: str | None = None  # the --around message id (for tables; not in JSON)
 
     def to_json(self) -> dict[str, Any]:
-        out: dict[str, Any] = {
-            "sessionKey": self.session_key,
-            "sessionId": self.session_id,
-            "messages": list(self.messages),
-            "truncated": self.truncated,
-            "droppedMessages": self.dropped_messages,
-            "contentTruncated": self.content_truncated,
-            "contentRedacted": self.content_redacted,
-            "bytes": self.bytes,
-        }
-        for name, value in (
-            ("offset", self.offset),
-            ("nextOffset", self.next_offset),
-            ("hasMore", self.has_more),
-            ("totalMessages", self.total_messages),
-        ):
-            if value is not None:
-                out[name] = value
+        """The fields under their JSON names (the anchor is for tables only); the paging
+        fields only when set."""
+        out: dict[str, Any] = dict(zip(_HISTORY_JSON, self[: len(_HISTORY_JSON)], strict=True))
+        out["messages"] = list(self.messages)
+        for name in ("offset", "nextOffset", "hasMore", "totalMessages"):
+            if out[name] is None:
+                del out[name]
         return out

@@ -18,6 +18,10 @@ def known_problems(conn: sqlite3.Connection) -> int:
     return int(row[0])
 
 
+# The fields of each item, in order.
+_FIELDS = "kind code severity message path line sessionKey since".split()
+
+
 def listed(conn: sqlite3.Connection, redactor: TextRedactor) -> list[dict[str, Any]]:
     """Quarantined lines, then remembered import issues (problems before notices), each
     ``{kind, code, severity, message, path, line, sessionKey, since}``."""
@@ -32,34 +36,12 @@ def listed(conn: sqlite3.Connection, redactor: TextRedactor) -> list[dict[str, A
         " ORDER BY t.source_path, q.line_no"
     ):
         message = f"line {line}: {error}; kept in quarantine"
-        out.append(
-            _item("quarantine", code, "error", red(message), red(path), line, red(key), None)
-        )  # the quarantine keeps no time
+        item = ("quarantine", code, "error", red(message), red(path), line, red(key), None)
+        out.append(dict(zip(_FIELDS, item, strict=True)))  # the quarantine keeps no time
     for code, severity, message, path, line, key, since in conn.execute(
         "SELECT code, severity, message, path, line, session_key, first_seen FROM"
         " import_problems ORDER BY severity = 'notice', path, line, code"
     ):
-        out.append(_item("import", code, severity, red(message), red(path), line, red(key), since))
+        item = ("import", code, severity, red(message), red(path), line, red(key), since)
+        out.append(dict(zip(_FIELDS, item, strict=True)))
     return out
-
-
-def _item(
-    kind: str,
-    code: str,
-    severity: str,
-    message: str | None,
-    path: str | None,
-    line: int | None,
-    key: str | None,
-    since: int | None,
-) -> dict[str, Any]:
-    return {
-        "kind": kind,
-        "code": code,
-        "severity": severity,
-        "message": message,
-        "path": path,
-        "line": line,
-        "sessionKey": key,
-        "since": since,
-    }

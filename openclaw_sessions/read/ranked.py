@@ -6,8 +6,8 @@ candidates (policy/rank.py), `--relax`, and the `absence` of an empty or partial
 
 from __future__ import annotations
 
-import json
 import sqlite3
+from collections import Counter
 from pathlib import Path
 from typing import Any, NamedTuple
 
@@ -17,18 +17,10 @@ from openclaw_sessions.redact import Redactor
 from openclaw_sessions.store.db import open_store, transaction
 
 from . import search_sql
-from .models import Hit
+from .models import Hit, SearchResult
+from .scope import register
 
 POOL = 64  # candidates re-ranked at least (a flood of 30 copies leaves room for the rest)
-
-
-def pool_size(limit: int) -> int:
-    return max(POOL, 6 * limit)
-
-
-def per_session(limit: int, session_filter: bool) -> int | None:
-    """Hits of one session before the others' (None: --session names the one session)."""
-    return None if session_filter else max(1, min(rank.PER_SESSION, limit // 3))
 
 
 def candidates(
@@ -44,32 +36,14 @@ def candidates(
     candidates grow only while the filters leave fewer than ``k``."""
     if plan.empty:
         return [], [], False
-    where, params = search_sql._filters(filters, fp)
     n = k + k // 4 + 1  # the operator sees every session but incognito ones: few are left out
+    head = (", t.next_seq, substr(r.text, 1, ?)", [rank.HEAD_CHARS * 2])
     with transaction(conn, write=False):
         while True:
-            ranks: dict[int, float] = {}
-            exhausted = True
-            for alt in plan.branches:
-                table, expr = search_sql._driving_index(alt)
-                also, aparams = search_sql._other_index(alt, table, "rowid")
-                kept, kparams = search_sql.kept_rows(filters, "rowid")  # --session's rows
-                cands, done = search_sql._ranked(
-                    conn, table, also + kept, [expr, *aparams, *kparams], n
-                )
-                exhausted = exhausted and done
-                for rowid, score in cands:
-                    ranks[rowid] = min(score, ranks.get(rowid, score))
-            rows = conn.execute(
-                "SELECT r.row_id, t.session_key, t.session_id, r.message_id, r.role, r.ts,"
-                f" t.next_seq, substr(r.text, 1, ?) FROM index_rows r{search_sql.JOINS}"
-                f" WHERE r.row_id IN (SELECT value FROM json_each(?)) AND {' AND '.join(where)}",
-                [rank.HEAD_CHARS * 2, json.dumps(list(ranks)), *params],
-            ).fetchall()
-            if exhausted or len(rows) > k:
+            ranks, bound, rows = search_sql.best(conn, plan, filters, fp, n, *head)
+            if bound == float("inf") or len(rows) > k:
                 break
             n *= 8
-        rows.sort(key=lambda r: (ranks[r[0]], -r[5], r[1], r[3]))
         top = rows[:k]
     out = [(r[1], r[2], r[3], r[4], r[5], ranks[r[0]], r[0]) for r in top]
     return out, [(r[7], int(r[6])) for r in top], len(rows) > k
@@ -98,24 +72,23 @@ class Pool:
         plan: fts_query.QueryPlan,
         redactor: Redactor,
         limit: int,
-        cap: int | None,
+        one_session: bool,
         relaxed: bool = False,
-    ) -> tuple[list[Hit], dict[Hit, str], bool]:
-        """(the first ``limit`` hits in the operator's order, each hit's agent, more exist)."""
+    ) -> tuple[list[Hit], bool]:
+        """(the first ``limit`` hits in the operator's order, more exist); ``one_session``:
+        --session names it, else a few hits of a session come before the others'."""
+        cap = None if one_session else max(1, min(rank.PER_SESSION, limit // 3))
         order = rank.order(self.cands, per_session=cap)
         shown = order[:limit]
-        by_agent: dict[str, list[int]] = {}
-        for pos, r in enumerate(shown):
-            by_agent.setdefault(self.rows[r.pos][0], []).append(pos)
-        hits: list[Hit | None] = [None] * len(shown)
-        for agent, positions in sorted(by_agent.items()):
-            rows = [self.rows[shown[p].pos][1] for p in positions]
+        made: dict[int, Hit] = {}
+        for agent in sorted({self.rows[r.pos][0] for r in shown}):
+            mine = [r for r in shown if self.rows[r.pos][0] == agent]
+            rows = [self.rows[r.pos][1] for r in mine]
             with open_store(root, agent) as conn:
-                made = search_sql.materialize(conn, plan, rows, redactor)
-            for p, h in zip(positions, made, strict=True):
-                hits[p] = h._replace(agent_id=agent, copies=shown[p].copies, relaxed=relaxed)
-        done = [h for h in hits if h is not None]
-        return done, {h: h.agent_id or "" for h in done}, len(order) > limit
+                hits = search_sql.materialize(conn, plan, rows, redactor)
+            for r, h in zip(mine, hits, strict=True):
+                made[r.pos] = h._replace(agent_id=agent, copies=r.copies, relaxed=relaxed)
+        return [made[r.pos] for r in shown], len(order) > limit
 
 
 def build_plan(query: str, *, prefix: bool, literal: bool) -> fts_query.QueryPlan:
@@ -167,10 +140,10 @@ class Absence(NamedTuple):
 def why_empty(
     conn: sqlite3.Connection, plan: fts_query.QueryPlan, redactor: Redactor, *, deep: bool
 ) -> Absence:
-    """One agent's part: whether each term occurs in indexed text at all (one row read per
-    term) and the sessions pending; ``deep`` (--explain asked for it): --explain's counts,
+    """One agent's part: whether each term occurs in indexed text at all (at most one row
+    read per term) and the sessions pending; ``deep`` (--explain asked for it): --explain's counts,
     with the matches off the index (a scan of every stored line)."""
-    from .explain import explain, pending_sessions, term_plan
+    from .explain import explain, occurrences, pending_sessions, term_plan
     from .scope import OPERATOR_VISIBLE
 
     fp = redactor.fingerprint
@@ -179,7 +152,7 @@ def why_empty(
         for term in plan.terms:
             sub = term_plan(term)
             if sub is not None and not sub.empty:
-                found[term.text] = _occurs(conn, sub, OPERATOR_VISIBLE, fp)
+                found[term.text] = occurrences(conn, sub, OPERATOR_VISIBLE, fp, cap=1)
         return Absence(found, {}, pending_sessions(conn, fp, OPERATOR_VISIBLE))
     got = explain(
         conn, plan, visible=OPERATOR_VISIBLE, operator=True, redactor=redactor, matched=False
@@ -194,44 +167,40 @@ def why_empty(
     return Absence(counts, off, int(got["pendingSessions"]))
 
 
-def _occurs(conn: sqlite3.Connection, sub: fts_query.QueryPlan, visible: str, fp: str) -> int:
-    """1 when the term matches an indexed message the operator sees, else 0."""
-    from openclaw_sessions.index import stale
-
-    table, expr = search_sql._driving_index(sub)
-    sql = (
-        f"SELECT 1 FROM {table} JOIN index_rows r ON r.row_id = {table}.rowid"
-        f"{search_sql.JOINS} WHERE {table} MATCH ? AND {stale.fresh()} AND {visible} LIMIT 1"
-    )
-    return len(conn.execute(sql, [expr, fp]).fetchall())
-
-
 def absence(
-    parts: list[Absence],
+    root: Path,
+    agents: list[str],
+    plan: fts_query.QueryPlan,
+    redactor: Redactor,
+    result: SearchResult,
     *,
-    empty: bool,
-    cut_by: str | None,
-    shown: int,
-    total: int,
-    pending: bool,
-    unindexed: int,
+    deep: bool,
     relax_possible: bool,
     relaxed: bool,
 ) -> dict[str, Any] | None:
-    """The JSON ``absence`` of an operator answer (None when it is whole)."""
+    """The JSON ``absence`` of an operator answer: why it is empty or partial, and what lifts
+    that (None when it is whole). ``deep``: --explain's counts (why_empty);
+    ``relax_possible``: --relax could loosen the query; ``relaxed``: it did."""
+    empty, pending = not result.hits, result.indexing
+    if not (empty or result.truncated or pending or result.unindexed):
+        return None
+    parts = []
+    if empty or pending:
+        for agent in agents:
+            with open_store(root, agent) as conn:
+                register(conn, agent, None)
+                parts.append(why_empty(conn, plan, redactor, deep=deep))
     out: dict[str, Any] = {}
     lift: list[str] = []
     if empty and parts:
-        terms: dict[str, int] = {}
-        off: dict[str, int] = {}
+        terms: Counter[str] = Counter()
+        off: Counter[str] = Counter()
         for p in parts:
-            for t, n in p.not_found.items():
-                terms[t] = terms.get(t, 0) + n
-            for t, n in p.off_index.items():
-                off[t] = off.get(t, 0) + n
+            terms.update(p.not_found)
+            off.update(p.off_index)
         out["termsNotFound"] = [t for t, n in terms.items() if n == 0]
         if off:
-            out["abandonedOrUnindexed"] = off
+            out["abandonedOrUnindexed"] = dict(off)
         if relax_possible and not relaxed:
             lift.append("--relax")
     if relaxed:
@@ -239,11 +208,14 @@ def absence(
     if pending:
         out["pendingSessions"] = max(sum(p.pending for p in parts), 1) if parts else True
         lift.append("--wait")
-    if unindexed:
-        out["unindexedSessions"] = unindexed
-    if cut_by is not None:
-        out["cut"] = {"by": cut_by, "shown": shown, "total": total}
-        lift.append(f"--limit {max(total, shown + 1)}" if cut_by == "limit" else "--max-bytes 0")
+    if result.unindexed:
+        out["unindexedSessions"] = result.unindexed
+    if result.cut_by is not None:
+        shown, total = len(result.hits), result.total
+        out["cut"] = {"by": result.cut_by, "shown": shown, "total": total}
+        lift.append(
+            f"--limit {max(total, shown + 1)}" if result.cut_by == "limit" else "--max-bytes 0"
+        )
     if not out:
         return None
     if lift:

@@ -48,15 +48,16 @@ class McpOptions(NamedTuple):
 
 
 def caller_policy(
-    ctx: StateScope, cfg: config.Config, index: SessionLookup, opts: ActingAs
+    agent: str, cfg: config.Config, index: keys.SessionIndex, opts: ActingAs
 ) -> visibility.Policy:
-    """The visibility policy of ``--as KEY`` (shared by search and history); the config's
-    visibility settings are checked here, where they are used."""
+    """The visibility policy of ``--as KEY`` asked in agent ``agent``'s directory (search,
+    history, sessions, and --remote over a host's pushed sessions); the config's visibility
+    settings are checked here, where they are used."""
     if opts.as_key is None:
         raise ValueError("caller_policy is for --as; the operator's is operator_policy")
     cfg = cfg.visibility_settings()
-    key = keys.resolve_caller_key(opts.as_key, ctx.agent, index, main_key=cfg.main_key)
-    caller_agent = keys.agent_of(key) or ctx.agent
+    key = keys.resolve_caller_key(opts.as_key, agent, index, main_key=cfg.main_key)
+    caller_agent = keys.agent_of(key) or agent
     caller = visibility.Caller(
         key=key,
         agent_id=caller_agent,

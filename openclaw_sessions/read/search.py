@@ -6,18 +6,17 @@ Returns values, raises OpenClawError; never prints, never exits.
 
 from __future__ import annotations
 
+import functools
 import sqlite3
-from collections.abc import Callable
 from pathlib import Path
 from typing import Any, NamedTuple
 
-from openclaw_sessions import config
 from openclaw_sessions.errors import UsageError
 from openclaw_sessions.index import locks
 from openclaw_sessions.model.when import parse_window
 from openclaw_sessions.policy import fts_query, keys, visibility
 from openclaw_sessions.policy.fts_query import AS_MAX_LIMIT
-from openclaw_sessions.redact import Redactor, build_redactor
+from openclaw_sessions.redact import Redactor
 from openclaw_sessions.store import paths
 from openclaw_sessions.store.db import open_store
 from openclaw_sessions.store.sessions import SessionLookup, session_ref
@@ -73,7 +72,18 @@ def validate(opts: SearchOptions) -> None:
             "limit must be a positive integer",
             hint=f"with --as the limit is at most {AS_MAX_LIMIT}",
         )
-    counting.check_modes(opts.counts, opts.by_session, opts.sessions, opts.context, opts.explain)
+    if opts.by_session and not opts.counts:
+        raise UsageError("--by-session counts per session: use it with --count")
+    if opts.counts and opts.sessions:
+        raise UsageError(
+            "--count and --sessions cannot be used together",
+            hint="--count --by-session gives each session's count",
+        )
+    if opts.context < 0:
+        raise UsageError("-C/--context must be 0 or more")
+    if (opts.counts or opts.sessions) and (opts.context or opts.explain):
+        what = "-C/--context" if opts.context else "--explain"
+        raise UsageError(f"{what} shows hits: it does not go with --count or --sessions")
     if opts.role not in (None, "user", "assistant"):
         raise UsageError("role must be user or assistant")
     if opts.order not in ORDERS:
@@ -92,13 +102,13 @@ class Scope(NamedTuple):
     session_key: str | None
 
 
-def _scope(ctx: StateScope, opts: SearchOptions, cfg: config.Config) -> Scope:
+def _scope(ctx: StateScope, opts: SearchOptions) -> Scope:
     if opts.as_key is None:
         agents = ctx.agents()
         if opts.session is None:
             return Scope(agents, None, None)
         with SessionLookup(ctx.root, ctx.agent) as index:
-            policy = operator_policy(ctx, cfg, index)
+            policy = operator_policy(ctx, ctx.config, index)
             session = policy.expand_id(opts.session)  # a unique prefix of a session id
             key = policy.resolve_target(session, "search")
             target = _operator_target(policy, index, session, key)
@@ -107,7 +117,7 @@ def _scope(ctx: StateScope, opts: SearchOptions, cfg: config.Config) -> Scope:
             agents = sorted({*agents, named})
         return Scope(agents, None, target)
     with SessionLookup(ctx.root, ctx.agent) as index:
-        policy = caller_policy(ctx, cfg, index, opts)
+        policy = caller_policy(ctx.agent, ctx.config, index, opts)
         agents = stores_in_scope(index, policy)
         if not opts.session:
             return Scope(agents, policy, None)
@@ -134,9 +144,8 @@ def search(opts: SearchOptions) -> SearchResult:
     validate(opts)
     literal = opts.literal or opts.as_key is not None
     plan = ranked.build_plan(opts.query, prefix=opts.prefix, literal=literal)
-    cfg = ctx.config
-    redactor = build_redactor(cfg.redact_patterns)
-    scope = _scope(ctx, opts, cfg)
+    redactor = ctx.redactor()
+    scope = _scope(ctx, opts)
     if opts.wait:
         from openclaw_sessions.index.reindex import reindex_agent  # the reconciler: only here
 
@@ -146,47 +155,21 @@ def search(opts: SearchOptions) -> SearchResult:
     if opts.as_key is not None or opts.counts or opts.sessions:
         return result
     relaxed = ranked.relaxed_plan(plan, literal=literal)
+    why = functools.partial(
+        ranked.absence,
+        ctx.root,
+        scope.agents,
+        plan,
+        redactor,
+        result,
+        deep=opts.explain,
+        relax_possible=relaxed is not None,
+    )
     if opts.relax and not result.hits and relaxed is not None:
         loose = _run(ctx, opts, scope, relaxed, redactor, since_ms, until_ms, relaxed=True)
         if loose.hits:
-            why = _absence(ctx, scope, plan, redactor, result, opts.explain, True, True)
-            return loose._replace(absence=why)
-    why = _absence(ctx, scope, plan, redactor, result, opts.explain, relaxed is not None, False)
-    return result._replace(absence=why)
-
-
-def _absence(
-    ctx: StateScope,
-    scope: Scope,
-    plan: fts_query.QueryPlan,
-    redactor: Redactor,
-    result: SearchResult,
-    explain: bool,
-    relax_possible: bool,
-    relaxed: bool,
-) -> dict[str, Any] | None:
-    """The operator's `absence`: why an empty or partial answer is so (read/ranked.py);
-    ``relax_possible``: --relax could loosen the query; ``relaxed``: it did."""
-    empty = not result.hits
-    if not (empty or result.truncated or result.indexing or result.unindexed):
-        return None
-    parts = []
-    if empty or result.indexing:
-        for agent in scope.agents:
-            with open_store(ctx.root, agent) as conn:
-                register(conn, agent, None)
-                parts.append(ranked.why_empty(conn, plan, redactor, deep=explain))
-    return ranked.absence(
-        parts,
-        empty=empty,
-        cut_by=result.cut_by,
-        shown=len(result.hits),
-        total=result.total,
-        pending=result.indexing,
-        unindexed=result.unindexed,
-        relax_possible=relax_possible,
-        relaxed=relaxed,
-    )
+            return loose._replace(absence=why(relaxed=True))
+    return result._replace(absence=why(relaxed=False))
 
 
 def _run(
@@ -205,7 +188,7 @@ def _run(
     limit = opts.limit
     explained: dict[str, Any] = {}
     tally = counting.Tally()
-    owner: dict[Hit, str] = {}  # a hit's agent (an unscoped key does not name it)
+    fp = redactor.fingerprint
     # The operator's relevance order re-ranks every agent's best candidates (read/ranked.py).
     pool = ranked.Pool() if opts.as_key is None and opts.order == "relevance" else None
     for agent in scope.agents:
@@ -225,31 +208,27 @@ def _run(
             more = matched = False
             if opts.counts or opts.sessions:
                 per_session = opts.sessions or opts.by_session
-                tally.add(conn, agent, plan, filters, redactor.fingerprint, per_session=per_session)
+                tally.add(conn, agent, plan, filters, fp, per_session=per_session)
                 if per_session and pool is not None:  # the sessions in the relevance order
-                    fp = redactor.fingerprint
                     rows, info, _ = ranked.candidates(conn, plan, filters, fp, ranked.POOL)
                     pool.add(agent, rows, info)
             elif pool is not None:
-                fp = redactor.fingerprint
-                rows, info, more = ranked.candidates(
-                    conn, plan, filters, fp, ranked.pool_size(limit)
-                )
+                k = max(ranked.POOL, 6 * limit)
+                rows, info, more = ranked.candidates(conn, plan, filters, fp, k)
                 pool.add(agent, rows, info)
                 tally.add_total(conn, plan, filters, fp, len(rows), more)
                 matched = bool(rows)
             else:
                 found, more = search_sql.find_hits(
-                    conn, plan, filters, redactor, limit=limit, order=opts.order, max_bytes=None
+                    conn, plan, filters, redactor, limit=limit, order=opts.order
                 )
                 found = [h._replace(agent_id=agent) for h in found]
-                owner.update(dict.fromkeys(found, agent))
                 if opts.as_key is None:  # `total` is the operator's: the agent's view has none
-                    tally.add_total(conn, plan, filters, redactor.fingerprint, len(found), more)
+                    tally.add_total(conn, plan, filters, fp, len(found), more)
             hits += found
             truncated = truncated or more
             indexing = _stale_kick(conn, ctx.root, agent, redactor) or indexing
-            unindexed += _unindexed(conn, agent, redactor.fingerprint, scope)
+            unindexed += _unindexed(conn, agent, fp, scope)
             if opts.explain:
                 from .explain import explain
 
@@ -278,23 +257,18 @@ def _run(
             ),
         )
     if pool is not None:
-        cap = ranked.per_session(limit, scope.session_key is not None)
-        hits, owner, more = pool.top(ctx.root, plan, redactor, limit, cap, relaxed)
+        one = scope.session_key is not None
+        hits, more = pool.top(ctx.root, plan, redactor, limit, one, relaxed)
         truncated = truncated or more
+    elif opts.order == "recent":
+        hits.sort(key=lambda h: (-h.timestamp, h.session_key, h.message_id))
     else:
-        hits.sort(key=_order_key(opts.order))
+        hits.sort(key=lambda h: (-h.score, -h.timestamp, h.session_key, h.message_id))
     if len(hits) > limit:
         hits, truncated = hits[:limit], True
-    at_most = opts.as_key is not None and limit >= AS_MAX_LIMIT  # --limit cannot go higher
-    cut_by = ("as-limit" if at_most else "limit") if truncated else None
     if opts.context:
-        as_caller = opts.as_key is not None
-        hits = _with_context(ctx.root, hits, owner, opts.context, redactor, as_caller)
-    cap_bytes = search_sql.MAX_RESULT_BYTES if opts.as_key is not None else opts.max_bytes or None
-    if cap_bytes is not None:
-        hits, cut = search_sql.cap_bytes(hits, cap_bytes)
-        if cut:
-            truncated, cut_by = True, "as-bytes" if opts.as_key is not None else "max-bytes"
+        hits = _with_context(ctx.root, hits, opts.context, redactor, opts.as_key is not None)
+    hits, truncated, cut_by = capped(hits, truncated, opts)
     return SearchResult(
         tuple(hits),
         indexing,
@@ -307,40 +281,38 @@ def _run(
     )
 
 
+def capped(
+    hits: list[Hit], truncated: bool, opts: SearchOptions
+) -> tuple[list[Hit], bool, str | None]:
+    """The hits within the byte cap (always upstream's with --as, else --max-bytes), whether
+    more exist, and what cut them (SearchResult.cut_by); ``truncated``: --limit cut them."""
+    at_most = opts.as_key is not None and opts.limit >= AS_MAX_LIMIT  # --limit cannot go higher
+    cut_by = ("as-limit" if at_most else "limit") if truncated else None
+    cap = search_sql.MAX_RESULT_BYTES if opts.as_key is not None else opts.max_bytes or None
+    if cap is not None:
+        hits, cut = search_sql.cap_bytes(hits, cap)
+        if cut:
+            truncated, cut_by = True, "as-bytes" if opts.as_key is not None else "max-bytes"
+    return hits, truncated, cut_by
+
+
 def _with_context(
-    root: Path,
-    hits: list[Hit],
-    owner: dict[Hit, str],
-    n: int,
-    redactor: Redactor,
-    as_caller: bool = False,
+    root: Path, hits: list[Hit], n: int, redactor: Redactor, as_caller: bool
 ) -> list[Hit]:
     """Each hit with the ``n`` active-branch messages before and after it (-C N); for a
     caller (``--as``) shaped by the display projection, as its `history` shows them."""
     from .history import context_of
 
-    out = []
-    for agent in sorted({owner[h] for h in hits}):
+    out = {}
+    for agent in sorted({h.agent_id or "" for h in hits}):
         with open_store(root, agent) as conn:
-            out += [
-                h._replace(
-                    context=HitContext(
-                        *context_of(
-                            conn, h.session_key, h.session_id, h.message_id, n, redactor, as_caller
-                        )
+            for h in hits:
+                if h.agent_id == agent:
+                    ctx = context_of(
+                        conn, h.session_key, h.session_id, h.message_id, n, redactor, as_caller
                     )
-                )
-                for h in hits
-                if owner[h] == agent
-            ]
-    order = {(h.session_key, h.session_id, h.message_id): i for i, h in enumerate(hits)}
-    return sorted(out, key=lambda h: order[(h.session_key, h.session_id, h.message_id)])
-
-
-def _order_key(order: str) -> Callable[[Hit], tuple[Any, ...]]:
-    if order == "recent":
-        return lambda h: (-h.timestamp, h.session_key, h.message_id)
-    return lambda h: (-h.score, -h.timestamp, h.session_key, h.message_id)
+                    out[h] = h._replace(context=HitContext(*ctx))
+    return [out[h] for h in hits]
 
 
 def _unindexed(conn: sqlite3.Connection, agent: str, fp: str, scope: Scope) -> int:

@@ -52,7 +52,7 @@ class Filters(NamedTuple):
     sessions: tuple[str, ...] | None = None
 
 
-def _driving_index(plan: fts_query.QueryPlan) -> tuple[str, str]:
+def driving_index(plan: fts_query.QueryPlan) -> tuple[str, str]:
     """(FTS table driving the query, its MATCH expression)."""
     if plan.primary is not None:
         return "index_fts", plan.primary
@@ -134,7 +134,7 @@ def _matching(plan: fts_query.QueryPlan, f: Filters, fp: str) -> tuple[str, str,
     if plan.alternatives:
         parts, aparams = [], []
         for alt in plan.alternatives:
-            table, expr = _driving_index(alt)
+            table, expr = driving_index(alt)
             also, more = _other_index(alt, table, "rowid")
             kept, kparams = kept_rows(f, "rowid")
             parts.append(
@@ -148,7 +148,7 @@ def _matching(plan: fts_query.QueryPlan, f: Filters, fp: str) -> tuple[str, str,
             f" JOIN index_rows r ON r.row_id = m.rid{JOINS} WHERE {' AND '.join(where)}"
         )
         return "m.score", body, [*aparams, *params]
-    table, expr = _driving_index(plan)
+    table, expr = driving_index(plan)
     also, aparams = _other_index(plan, table, "r.row_id")
     kept, kparams = kept_rows(f, f"{table}.rowid")
     body = (
@@ -170,23 +170,50 @@ def _recent(
     return [tuple(r) for r in conn.execute(sql, [*params, limit + 1])]
 
 
-def _first_k(limit: int) -> int:
+def first_k(limit: int) -> int:
     """Candidates ranked on the first try: enough for most filters to leave limit+1."""
     return max(_CANDIDATES, 8 * (limit + 1))
 
 
-def _ranked(
-    conn: sqlite3.Connection, table: str, also: str, params: list[Any], k: int
-) -> tuple[list[tuple[int, float]], bool]:
-    """The best k (rowid, bm25 score), best first, and whether they are all the matches.
-
-    bm25() ordered by SQLite keeps only the best k as it goes; FTS5's own ``ORDER BY rank``
-    (the same scores) sorts every match first: 31 ms against 45 ms for a word in 52,000
-    messages (1M-message corpus)."""
-    score = f"bm25({table})"
-    sql = f"SELECT rowid, {score} FROM {table} WHERE {table} MATCH ?{also} ORDER BY {score} LIMIT ?"
-    cands = [(c[0], c[1]) for c in conn.execute(sql, [*params, k])]
-    return cands, len(cands) < k
+def best(
+    conn: sqlite3.Connection,
+    plan: fts_query.QueryPlan,
+    f: Filters,
+    fp: str,
+    k: int,
+    extra: str = "",
+    extra_params: Sequence[Any] = (),
+) -> tuple[dict[int, float], float, list[Any]]:
+    """Without joining every match: the best ``k`` of each alternative by bm25 (scored in C;
+    SQLite keeps only the best k as it goes, where FTS5's ``ORDER BY rank`` sorts every
+    match), each row at its best rank; the rank no match outside them beats (inf: they are
+    every match); and those the filters keep, joined, best first: (row id, key, session id,
+    message id, role, ts, then the ``extra`` columns)."""
+    ranks: dict[int, float] = {}
+    bound = float("inf")
+    for alt in plan.branches:
+        table, expr = driving_index(alt)
+        also, aparams = _other_index(alt, table, "rowid")
+        kept, kparams = kept_rows(f, "rowid")
+        score = f"bm25({table})"
+        cands = conn.execute(
+            f"SELECT rowid, {score} FROM {table} WHERE {table} MATCH ?{also}{kept}"
+            f" ORDER BY {score} LIMIT ?",
+            [expr, *aparams, *kparams, k],
+        ).fetchall()
+        for rowid, rank in cands:
+            ranks[rowid] = min(rank, ranks.get(rowid, rank))
+        if len(cands) == k:
+            bound = min(bound, cands[-1][1])
+    where, params = _filters(f, fp)
+    rows = conn.execute(
+        f"SELECT r.row_id, t.session_key, t.session_id, r.message_id, r.role, r.ts{extra}"
+        f" FROM index_rows r{JOINS} WHERE r.row_id IN (SELECT value FROM json_each(?))"
+        f" AND {' AND '.join(where)}",
+        [*extra_params, json.dumps(list(ranks)), *params],
+    ).fetchall()
+    rows.sort(key=lambda r: (ranks[r[0]], -r[5], r[1], r[3]))
+    return ranks, bound, rows
 
 
 def _relevant(
@@ -196,30 +223,10 @@ def _relevant(
     fp: str,
     limit: int,
 ) -> list[tuple[Any, ...]]:
-    """Best first, without joining every match: every match is scored (bm25, in C),
-    the best k candidates are joined and filtered, and k grows until the answer is exact
-    (an OR across the indexes: the best k of each alternative, each row at its best score)."""
-    where, params = _filters(f, fp)
-    k = _first_k(limit)
+    """Best first: the best k candidates, k grown until the answer is exact."""
+    k = first_k(limit)
     while True:
-        ranks: dict[int, float] = {}
-        bound = float("inf")  # no row outside the candidates ranks better than this
-        for alt in plan.branches:
-            table, expr = _driving_index(alt)
-            also, aparams = _other_index(alt, table, "rowid")
-            kept, kparams = kept_rows(f, "rowid")
-            cands, exhausted = _ranked(conn, table, also + kept, [expr, *aparams, *kparams], k)
-            for rowid, score in cands:
-                ranks[rowid] = min(score, ranks.get(rowid, score))
-            if not exhausted:
-                bound = min(bound, cands[-1][1])
-        rows = conn.execute(
-            "SELECT r.row_id, t.session_key, t.session_id, r.message_id, r.role, r.ts"
-            f" FROM index_rows r{JOINS} WHERE r.row_id IN (SELECT value FROM json_each(?))"
-            f" AND {' AND '.join(where)}",
-            [json.dumps(list(ranks)), *params],
-        ).fetchall()
-        rows.sort(key=lambda r: (ranks[r[0]], -r[5], r[1], r[3]))
+        ranks, bound, rows = best(conn, plan, f, fp, k)
         top = rows[: limit + 1]
         # Exact when nothing outside the k candidates can rank before the last row kept: the
         # matches are exhausted, or the last kept row ranks strictly better than candidate k.
@@ -237,11 +244,10 @@ def find_hits(
     *,
     limit: int,
     order: str = "relevance",
-    snippet_units: int = SNIPPET_UNITS,
-    max_bytes: int | None = MAX_RESULT_BYTES,
 ) -> tuple[list[Hit], bool]:
-    """(hits, truncated) in upstream's orders: bm25 then time (``relevance``, ``upstream``)
-    or newest first (``recent``). Fetches limit+1 rows to know whether more exist."""
+    """(hits, more exist) in upstream's orders: bm25 then time (``relevance``, ``upstream``)
+    or newest first (``recent``). Fetches limit+1 rows to know whether more exist; the
+    caller caps the bytes (cap_bytes)."""
     if plan.empty:
         return [], False
     fp = redactor.fingerprint
@@ -252,12 +258,8 @@ def find_hits(
             rows = _recent(conn, plan, filters, fp, limit)
         else:
             rows = _relevant(conn, plan, filters, fp, limit)
-        hits = _materialize(conn, plan, rows[:limit], redactor, snippet_units)
-    truncated = len(rows) > limit
-    if max_bytes is not None:
-        hits, cut = cap_bytes(hits, max_bytes)
-        truncated = truncated or cut
-    return hits, truncated
+        hits = _materialize(conn, plan, rows[:limit], redactor)
+    return hits, len(rows) > limit
 
 
 Row = tuple[Any, ...]  # (session_key, session_id, message_id, role, ts, bm25, row_id)
@@ -268,7 +270,7 @@ def materialize(
 ) -> list[Hit]:
     """The hits of ``rows``, in their order: texts and snippets read in one snapshot."""
     with transaction(conn, write=False):
-        return _materialize(conn, plan, rows, redactor, SNIPPET_UNITS)
+        return _materialize(conn, plan, rows, redactor)
 
 
 def _materialize(
@@ -276,14 +278,13 @@ def _materialize(
     plan: fts_query.QueryPlan,
     rows: Sequence[Row],
     redactor: Redactor,
-    snippet_units: int,
 ) -> list[Hit]:
     # Texts and snippets only for the rows shown, in the caller's snapshot: one message may be
     # megabytes long.
     texts = _texts(conn, rows)
-    snips = _snippets(conn, plan, rows, texts)
+    snips = snippets(conn, plan, rows, texts)
     shown = zip(rows, texts, snips, strict=True)
-    return [_hit(r, text, snip, plan, redactor, snippet_units) for r, text, snip in shown]
+    return [hit(r, text, snip, plan, redactor, SNIPPET_UNITS) for r, text, snip in shown]
 
 
 def _texts(conn: sqlite3.Connection, rows: Sequence[tuple[Any, ...]]) -> list[str]:
@@ -297,7 +298,7 @@ def _texts(conn: sqlite3.Connection, rows: Sequence[tuple[Any, ...]]) -> list[st
     return [got[i] for i in ids]
 
 
-def _snippets(
+def snippets(
     conn: sqlite3.Connection,
     plan: fts_query.QueryPlan,
     rows: Sequence[tuple[Any, ...]],
@@ -320,17 +321,14 @@ def cap_bytes(hits: list[Hit], max_bytes: int) -> tuple[list[Hit], bool]:
     but with --as it must stay inside the budget the agent tool has)."""
     total = 2
     for i, h in enumerate(hits):
-        item = h.upstream_json()
-        if h.context is not None:
-            item["context"] = h.context.to_json()
-        size = json_bytes(item) + (1 if i else 0)
+        size = json_bytes(h.agent_json()) + (1 if i else 0)
         if total + size > max_bytes:
             return hits[:i], True
         total += size
     return hits, False
 
 
-def _hit(
+def hit(
     row: tuple[Any, ...],
     text: str,
     snip: str | None,

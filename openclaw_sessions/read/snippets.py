@@ -48,7 +48,8 @@ class Snippets:
         if len(text) <= FULL_CHARS:
             return self._whole(expr, rowid)
         any_expr = expr.replace(" AND ", " OR ")  # phrases hold no spaces: only separators
-        prefix = _cut_at_space(text, SCAN_CHARS) if len(text) > SCAN_CHARS else text
+        # the scanned prefix, backed off to whitespace so no token is cut in two
+        prefix = text[: _space_before(text, SCAN_CHARS, 0)] if len(text) > SCAN_CHARS else text
         marked = self._scratch_query("highlight(s, 0, ?, ?)", prefix, any_expr, (OPEN, CLOSE))
         hits = marked.count(OPEN) if marked is not None else 0
         if prefix is text and hits <= MAX_HITS:
@@ -101,11 +102,6 @@ class Snippets:
         except sqlite3.OperationalError:  # an expression FTS5 rejects here: no snippet
             return None
         return got[0] if got else None
-
-
-def _cut_at_space(text: str, n: int) -> str:
-    """``text[:n]``, backed off to whitespace so no token is cut in two."""
-    return text[: _space_before(text, n, 0)]
 
 
 def _space_before(text: str, end: int, floor: int) -> int:

@@ -134,7 +134,8 @@ def agent_status(
             "indexing": locks.is_running(paths.agent_dir(root, agent)),
             "lastImportAt": _meta(conn, "last_import_at"),
             "lastReconcileAt": _meta(conn, "last_reconcile_at"),
-            "databaseBytes": _db_bytes(conn),
+            # its size as SQLite sees it (its pages, those still in the WAL included)
+            "databaseBytes": _scalar(conn, "PRAGMA page_count") * _scalar(conn, "PRAGMA page_size"),
             "malformedLines": n.get("quarantine", 0),
             "vanishedTranscripts": n.get("vanished", 0),
             "failedSessions": len(failed),
@@ -161,11 +162,6 @@ def agent_status(
     st["reasons"] = [message for _code, message in found]
     st["diagnostics"] = [{"code": code, "message": message} for code, message in found]
     return st
-
-
-def _db_bytes(conn: sqlite3.Connection) -> int:
-    """The database's size as SQLite sees it (its pages, those still in the WAL included)."""
-    return int(_scalar(conn, "PRAGMA page_count")) * int(_scalar(conn, "PRAGMA page_size"))
 
 
 def verdict(st: dict[str, Any]) -> tuple[str, list[tuple[str, str]], int]:

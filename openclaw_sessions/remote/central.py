@@ -1,10 +1,10 @@
 """A host's sessions and settings as pushed: the references visibility decides over, and the
-caller policy of `search --as KEY --host H` rebuilt from that host's config snapshot (the
-same rules as read/scope.py's caller_policy, over central rows instead of local stores)."""
+config snapshot that read/scope.py's caller_policy reads for `search --as KEY --host H`
+(the same rules, over central rows instead of local stores)."""
 
 from __future__ import annotations
 
-from typing import Any, NamedTuple
+from typing import Any
 
 from openclaw_sessions import config
 from openclaw_sessions.errors import ConfigError, UsageError
@@ -15,39 +15,34 @@ from . import schema
 S = schema.SCHEMA
 
 
-class StoredRef(NamedTuple):
-    """A session row of one host: the store (agent) it is in, and its reference."""
-
-    agent: str
-    ref: keys.SessionRef
-
-
 class HostSessions:
     """The sessions of one host (every store), with older generations' ids, in memory."""
 
     def __init__(self, conn: Any, host: str) -> None:
-        self.host = host
         rows = conn.execute(
             "SELECT agent, session_key, session_id, spawned_by, parent_session_key,"
             f" owner_session_key FROM {S}.ocs_sessions WHERE host = %s",
             (host,),
         ).fetchall()
+        # (the store it is in, its reference)
         self.stored = [
-            StoredRef(str(a), keys.SessionRef(str(k), keys.agent_of(str(k)) or str(a), *rest))
+            (str(a), keys.SessionRef(str(k), keys.agent_of(str(k)) or str(a), *rest))
             for a, k, *rest in rows
         ]
-        current = {(s.agent, s.ref.key): s.ref.session_id for s in self.stored}
+        current = {(a, ref.key): ref.session_id for a, ref in self.stored}
         older = conn.execute(
             f"SELECT DISTINCT agent, session_key, session_id FROM {S}.ocs_transcripts"
             " WHERE host = %s",
             (host,),
         ).fetchall()
-        self.older = [
-            keys.SessionRef(str(k), keys.agent_of(str(k)) or str(a), str(sid))
-            for a, k, sid in older
-            if (a, k) in current and current[(a, k)] != sid
-        ]
-        self.index = keys.Snapshot([s.ref for s in self.stored] + self.older)
+        self.index = keys.Snapshot(
+            [ref for _a, ref in self.stored]
+            + [
+                keys.SessionRef(str(k), keys.agent_of(str(k)) or str(a), str(sid))
+                for a, k, sid in older
+                if (a, k) in current and current[(a, k)] != sid
+            ]
+        )
         got = conn.execute(f"SELECT config FROM {S}.ocs_hosts WHERE host = %s", (host,)).fetchone()
         if got is None:
             raise UsageError(
@@ -72,35 +67,3 @@ def from_snapshot(snap: dict[str, Any]) -> config.Config:
         main_key=str(snap.get("mainKey") or keys.DEFAULT_MAIN_KEY),
         visibility_error=ConfigError(str(error)) if error else None,
     )
-
-
-def caller_policy(
-    hs: HostSessions, as_key: str, agent: str, vis: str | None, sandboxed: bool
-) -> visibility.Policy:
-    """read/scope.caller_policy over the host's pushed sessions and settings."""
-    cfg = hs.config.visibility_settings()
-    key = keys.resolve_caller_key(as_key, agent, hs.index, main_key=cfg.main_key)
-    caller_agent = keys.agent_of(key) or agent
-    caller = visibility.Caller(
-        key=key,
-        agent_id=caller_agent,
-        visibility=vis or cfg.visibility or visibility.DEFAULT_VISIBILITY,
-        sandboxed=sandboxed,
-        sandbox_visibility=cfg.sandbox_visibility_for(caller_agent),
-        agent_to_agent_enabled=cfg.agent_to_agent_enabled,
-        agent_to_agent_allow=cfg.agent_to_agent_allow,
-        main_key=cfg.main_key,
-    )
-    return visibility.Policy(caller, hs.index)
-
-
-def visible_pairs(hs: HostSessions, policy: visibility.Policy) -> tuple[list[str], list[str]]:
-    """(stores, keys): every session of the host the caller may see, as read/scope.register
-    decides a row (its store names an unscoped key's agent)."""
-    agents, found = [], []
-    for s in hs.stored:
-        ref = s.ref
-        if policy.owns_unscoped(ref) and policy.visible(ref):
-            agents.append(s.agent)
-            found.append(ref.key)
-    return agents, found

@@ -54,14 +54,14 @@ def resolve(raw: str | None) -> str:
     return dsn
 
 
-def _password(dsn: str) -> str | None:
+def _conninfo(dsn: str) -> dict[str, Any] | None:
+    """The DSN's parts, None when psycopg cannot read them."""
     try:
         import psycopg
 
-        value = psycopg.conninfo.conninfo_to_dict(dsn).get("password")
+        return dict(psycopg.conninfo.conninfo_to_dict(dsn))
     except Exception:
         return None
-    return str(value) if value else None
 
 
 def masked(dsn: str) -> str:
@@ -73,35 +73,26 @@ def masked(dsn: str) -> str:
 
 def scrub(text: str, dsn: str) -> str:
     """``text`` with the DSN's password (and the DSN itself) masked, wherever it appears."""
-    pw = _password(dsn)
-    if pw and pw in text:
-        text = text.replace(pw, "***")
-    return text
+    pw = str((_conninfo(dsn) or {}).get("password") or "")
+    return text.replace(pw, "***") if pw else text
 
 
 def describe(dsn: str) -> str:
     """Where the DSN points, for messages: user@host/dbname (never the password)."""
-    try:
-        import psycopg
-
-        d = psycopg.conninfo.conninfo_to_dict(dsn)
-    except Exception:
+    d = _conninfo(dsn)
+    if d is None:
         return masked(dsn)
     host = str(d.get("host") or os.environ.get("PGHOST") or "localhost")
     db = str(d.get("dbname") or d.get("user") or "")
     return f"{host}/{db}" if db else host
 
 
-def first_line(exc: BaseException, dsn: str) -> str:
-    lines = [ln.strip() for ln in str(exc).strip().splitlines() if ln.strip()]
-    return scrub(lines[0] if lines else type(exc).__name__, dsn)
-
-
 def translate(exc: BaseException, dsn: str) -> RemoteError:
     """A psycopg failure as one line, with a hint that says what to check."""
     import psycopg
 
-    text = first_line(exc, dsn)
+    lines = [ln.strip() for ln in str(exc).strip().splitlines() if ln.strip()]
+    text = scrub(lines[0] if lines else type(exc).__name__, dsn)
     where = describe(dsn)
     if isinstance(exc, psycopg.errors.InsufficientPrivilege):
         return RemoteError(

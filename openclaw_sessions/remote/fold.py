@@ -12,6 +12,7 @@ form, two are a separator) and cached for the process; a text is then folded by 
 
 from __future__ import annotations
 
+import functools
 import sqlite3
 from collections.abc import Iterable
 
@@ -65,39 +66,11 @@ class Folder:
     def tokens(self, text: str) -> list[str]:
         return self.fold(text).split()
 
-    def spans(self, text: str) -> list[tuple[int, int, str]]:
-        """(start, end, token) of each token, offsets in ``text`` (for snippets)."""
-        table = self._table
-        self.fold(text)
-        out: list[tuple[int, int, str]] = []
-        start = -1
-        acc: list[str] = []
-        for i, c in enumerate(text):
-            f = table.get(ord(c), " ")
-            if f == " ":
-                if start >= 0:
-                    tok = "".join(acc)
-                    if tok:
-                        out.append((start, i, tok))
-                    start, acc = -1, []
-            else:
-                if start < 0:
-                    start = i
-                acc.append(f)
-        if start >= 0 and (tok := "".join(acc)):
-            out.append((start, len(text), tok))
-        return out
 
-
-_FOLDERS: dict[str, Folder] = {}
-
-
+@functools.cache
 def folder(tokenizer: str) -> Folder:
     """The process's Folder for a tokenizer (built on first use)."""
-    got = _FOLDERS.get(tokenizer)
-    if got is None:
-        got = _FOLDERS[tokenizer] = Folder(tokenizer)
-    return got
+    return Folder(tokenizer)
 
 
 def primary() -> Folder:

@@ -124,34 +124,17 @@ def push(opts: PushOptions) -> PushReport:
         for agent in agents:
             with open_store(ctx.root, agent) as local:
                 sync.push_agent(conn, local, host, agent, fp, counts)
-        _forget_agents(
-            conn, host, agents, whole=opts.agent is None or opts.all_agents, counts=counts
-        )
+        if opts.agent is None or opts.all_agents:
+            _forget_agents(conn, host, agents, counts)
     except psycopg.Error as exc:
         raise dsns.translate(exc, dsn) from None
     finally:
         conn.close()  # the host's lock goes with the session
-    return PushReport(
-        host,
-        dsns.masked(dsn),
-        tuple(agents),
-        counts.upserted,
-        counts.deleted,
-        counts.unchanged,
-        counts.s_up,
-        counts.s_del,
-        counts.pushed,
-        counts.stale,
-        start,
-    )
+    return PushReport(host, dsns.masked(dsn), tuple(agents), migrated_from=start, **vars(counts))
 
 
-def _forget_agents(
-    conn: Any, host: str, agents: list[str], *, whole: bool, counts: sync.Counts
-) -> None:
+def _forget_agents(conn: Any, host: str, agents: list[str], counts: sync.Counts) -> None:
     """A push of every agent deletes the central rows of agents this host no longer has."""
-    if not whole:
-        return
     # rows come and go with their transcripts: the agents of those (and of the sessions)
     known = conn.execute(
         f"SELECT agent FROM {S}.ocs_transcripts WHERE host = %s UNION"
@@ -169,4 +152,4 @@ def _forget_agents(
             if table == "ocs_rows":
                 counts.deleted += cur.rowcount
             elif table == "ocs_sessions":
-                counts.s_del += cur.rowcount
+                counts.sessions_deleted += cur.rowcount

@@ -5,6 +5,7 @@ GIN index as the candidate filter; every filter in the WHERE clause, before LIMI
 
 from __future__ import annotations
 
+from itertools import pairwise
 from typing import Any, NamedTuple
 
 from openclaw_sessions.policy import fts_query
@@ -52,14 +53,10 @@ def phrases(plan: fts_query.QueryPlan, prefix: bool) -> list[Phrase] | None:
     for t in plan.terms:
         if t.route != "bigram":
             continue
-        run = t.text
-        if len(run) == 1:
-            tokens, star = fold.bigram().tokens(run), True
-        else:
-            tokens, star = (
-                fold.bigram().tokens(" ".join(a + b for a, b in zip(run, run[1:], strict=False))),
-                False,
-            )
+        # one CJK character: a prefix of its bigrams; a run: its bigrams, as the index holds them
+        star = len(t.text) == 1
+        pairs = t.text if star else " ".join(a + b for a, b in pairwise(t.text))
+        tokens = fold.bigram().tokens(pairs)
         if not tokens:
             return None
         out.append(_phrase("bigrams", tokens, star))

@@ -85,16 +85,10 @@ MIGRATIONS: list[str] = [
 VERSION = len(MIGRATIONS)
 
 
-def _exists(cur: Any) -> bool:
-    return bool(
-        cur.execute("SELECT to_regclass(%s) IS NOT NULL", (f"{SCHEMA}.ocs_meta",)).fetchone()[0]
-    )
-
-
 def version(conn: Any) -> int:
     """The central schema's version (0: none yet)."""
     with conn.cursor() as cur:
-        if not _exists(cur):
+        if not cur.execute("SELECT to_regclass(%s)", (f"{SCHEMA}.ocs_meta",)).fetchone()[0]:
             return 0
         row = cur.execute(
             f"SELECT value FROM {SCHEMA}.ocs_meta WHERE key = 'schema_version'"

@@ -5,6 +5,7 @@ host (--host H), with that host's pushed settings, and answers in the agent tool
 
 from __future__ import annotations
 
+import functools
 import json
 import math
 import sqlite3
@@ -12,27 +13,19 @@ from typing import Any, NamedTuple
 
 from openclaw_sessions.errors import UsageError
 from openclaw_sessions.model.when import parse_window
-from openclaw_sessions.policy import fts_query, keys
-from openclaw_sessions.policy.cut import safe_cut
-from openclaw_sessions.policy.fts_query import AS_MAX_LIMIT
-from openclaw_sessions.read import counting
+from openclaw_sessions.policy import fts_query
+from openclaw_sessions.read import counting, search_sql
 from openclaw_sessions.read.models import Hit, SearchResult, SessionHits
-from openclaw_sessions.read.search import SearchOptions, validate
-from openclaw_sessions.read.snippets import CLOSE, OPEN, Snippets, cjk_snippet
+from openclaw_sessions.read.scope import caller_policy
+from openclaw_sessions.read.search import SearchOptions, capped, validate
 from openclaw_sessions.redact import Redactor, build_redactor
 from openclaw_sessions.store.migrations import PRIMARY_TOKENIZER
 
 from . import central, schema
 from . import dsn as dsns
-from .query import Phrase, match, phrases, score
+from .query import match, phrases, score
 
 S = schema.SCHEMA
-SNIPPET_UNITS = 300
-
-
-def candidates(limit: int) -> int:
-    """Matches scored in full for relevance order: the shortest this many."""
-    return max(64, 8 * (limit + 1))
 
 
 class RemoteHits(NamedTuple):
@@ -95,10 +88,11 @@ def _filters(
     session: str | None = opts.session
     if opts.as_key is not None:
         hs = central.HostSessions(conn, hosts[0])
-        policy = central.caller_policy(hs, opts.as_key, opts.agent, opts.visibility, opts.sandboxed)
-        agents, found = central.visible_pairs(hs, policy)
+        policy = caller_policy(opts.agent, hs.config, hs.index, opts)
+        # every session of the host the caller may see, as read/scope.register decides a row
+        seen = [(a, r.key) for a, r in hs.stored if policy.owns_unscoped(r) and policy.visible(r)]
         where.append("(r.agent, r.session_key) IN (SELECT * FROM unnest(%s::text[], %s::text[]))")
-        params += [agents, found]
+        params += [[a for a, _k in seen], [k for _a, k in seen]]
         if session:
             session = policy.resolve_target(session, "search")
     elif agent_given and not opts.all_agents:
@@ -163,8 +157,9 @@ def _run(
     # scored: the score reads each row's words, so only those kept pay for it
     if opts.order == "recent":
         first, n, then = "r.ts DESC", opts.limit + 1, "r.ts DESC"
-    else:
-        first, n, then = "r.ntok, r.ts DESC", candidates(opts.limit), "score DESC, r.ts DESC"
+    else:  # as many of the shortest as local search's first candidates
+        first, then = "r.ntok, r.ts DESC", "score DESC, r.ts DESC"
+        n = search_sql.first_k(opts.limit)
         common = _common(conn, str(m.params[0]), n)
     if common:  # walk the rows shortest first (an index) rather than fetch every match
         conn.execute("SET LOCAL enable_seqscan = off")
@@ -182,24 +177,14 @@ def _run(
     rows = rows[: opts.limit]
     total, exact = len(rows), True
     if truncated and opts.as_key is None:  # the agent's view prints no total (as locally)
-        total = _count(conn, body, args, cap)
+        sql = f"SELECT count(*) FROM (SELECT 1{body} LIMIT %s) c"  # read/counting.py's rule
+        total = int(conn.execute(sql, [*args, cap]).fetchone()[0])
         exact = total < cap
-    hits = _hits(conn, rows, plan)
-    cut_by = "as-limit" if opts.as_key is not None and opts.limit >= AS_MAX_LIMIT else "limit"
-    cap_bytes = 32768 if opts.as_key is not None else opts.max_bytes or None
-    shown_hosts = [str(r[0]) for r in rows]
-    if cap_bytes is not None:
-        from openclaw_sessions.read.search_sql import cap_bytes as cap_fn
-
-        kept, cut = cap_fn(hits, cap_bytes)
-        if cut:
-            hits, truncated = kept, True
-            cut_by = "as-bytes" if opts.as_key is not None else "max-bytes"
-        shown_hosts = shown_hosts[: len(hits)]
+    hits, truncated, cut_by = capped(_hits(conn, rows, plan), truncated, opts)
     result = SearchResult(
-        tuple(hits), False, truncated, None, 0, total=total, total_exact=exact,
-        cut_by=cut_by if truncated else None,
-    )  # fmt: skip
+        tuple(hits), False, truncated, None, 0, total=total, total_exact=exact, cut_by=cut_by
+    )
+    shown_hosts = [str(r[0]) for r in rows[: len(hits)]]
     return RemoteHits(result, tuple(shown_hosts))
 
 
@@ -219,12 +204,6 @@ def _common(conn: Any, tsquery: str, k: int) -> bool:
     return float(doc[0]["Plan"]["Plan Rows"]) >= max(1000.0, 2 * math.sqrt(k * rows))
 
 
-def _count(conn: Any, body: str, args: list[Any], cap: int) -> int:
-    """The matches, counted up to ``cap`` (read/counting.py's total rule)."""
-    sql = f"SELECT count(*) FROM (SELECT 1{body} LIMIT %s) c"
-    return int(conn.execute(sql, [*args, cap]).fetchone()[0])
-
-
 def _sessions(conn: Any, opts: SearchOptions, body: str, args: list[Any]) -> RemoteHits:
     """Each session with a match: newest first, or (relevance) by its shortest match."""
     order = "last DESC" if opts.order == "recent" else "best, last DESC"
@@ -240,66 +219,36 @@ def _sessions(conn: Any, opts: SearchOptions, body: str, args: list[Any]) -> Rem
     return RemoteHits(result, tuple(str(r[0]) for r in rows))
 
 
-_REDACTORS: dict[tuple[str, ...], Redactor] = {}
+_built = functools.cache(build_redactor)  # one Redactor per set of rules
 
 
 def _redactor(conn: Any, host: str) -> Redactor:
+    """The host's redaction rules, as pushed."""
     got = conn.execute(f"SELECT config FROM {S}.ocs_hosts WHERE host = %s", (host,)).fetchone()
-    patterns = tuple((got[0] or {}).get("redactPatterns") or ()) if got else ()
-    if patterns not in _REDACTORS:
-        _REDACTORS[patterns] = build_redactor(patterns)
-    return _REDACTORS[patterns]
+    return _built(tuple((got[0] or {}).get("redactPatterns") or ()) if got else ())
 
 
 def _hits(conn: Any, rows: list[Any], plan: fts_query.QueryPlan) -> list[Hit]:
-    """The hits shown, with local search's snippets: FTS5's own, from a scratch table that
-    holds their texts (read/snippets.py), redacted again with their host's rules."""
+    """The hits shown, made as local search makes them (read/search_sql.hit): FTS5's own
+    snippets from a scratch table that holds their texts, redacted with their host's rules."""
+    texts = [str(r[7]) for r in rows]
+    # as local index rows (read/search_sql.Row): the score negated back into a bm25 rank
+    keyed = [(*r[2:7], -round(float(r[8]), 6), i) for i, r in enumerate(rows, 1)]
     scratch = sqlite3.connect(":memory:")
-    scratch.execute(
-        f"CREATE VIRTUAL TABLE index_fts USING fts5(text, tokenize='{PRIMARY_TOKENIZER}')"
-    )
-    scratch.executemany(
-        "INSERT INTO index_fts(rowid, text) VALUES (?, ?)",
-        [(i + 1, r[7]) for i, r in enumerate(rows)],
-    )
-    snips = Snippets(scratch)
-    out = []
     try:
-        for i, r in enumerate(rows):
-            host, agent, key, sid, mid, role, ts, text, sc = r
-            snip = snips.primary(plan.primary, i + 1, text) if plan.primary is not None else None
-            if snip is None:
-                snip = cjk_snippet(text, plan.cjk_terms)
-            out.append(_hit(str(key), str(sid), str(mid), str(role), int(ts), snip, float(sc),
-                            _redactor(conn, str(host)), str(agent)))  # fmt: skip
+        scratch.execute(
+            f"CREATE VIRTUAL TABLE index_fts USING fts5(text, tokenize='{PRIMARY_TOKENIZER}')"
+        )
+        scratch.executemany("INSERT INTO index_fts(rowid, text) VALUES (?, ?)", enumerate(texts, 1))
+        snips = search_sql.snippets(scratch, plan, keyed, texts)
     finally:
-        snips.close()
         scratch.close()
-    return out
-
-
-def _hit(
-    key: str, sid: str, mid: str, role: str, ts: int, snip: str, score: float,
-    redactor: Redactor, agent: str,
-) -> Hit:  # fmt: skip
-    """As read/search_sql._hit: redact, cut to 300 UTF-16 units, the match offsets."""
-    plain = snip.replace(OPEN, "").replace(CLOSE, "")
-    red = redactor.redact(plain)
-    highlights: tuple[tuple[int, int], ...] = ()
-    if not red.changed:
-        spans, pos, start = [], 0, 0
-        for ch in snip:
-            if ch == OPEN:
-                start = pos
-            elif ch == CLOSE:
-                spans.append((start, pos))
-            else:
-                pos += 1
-        highlights = tuple(spans)
-    cut = safe_cut(red.text, SNIPPET_UNITS, red.spans)
-    shown = len(cut) - (1 if len(cut) != len(red.text) else 0)
-    highlights = tuple((a, min(b, shown)) for a, b in highlights if a < shown)
-    return Hit(key, sid, mid, role, ts, cut, round(score, 6), highlights, agent_id=agent)
+    return [
+        search_sql.hit(
+            k, text, snip, plan, _redactor(conn, str(r[0])), search_sql.SNIPPET_UNITS
+        )._replace(agent_id=str(r[1]))
+        for r, k, text, snip in zip(rows, keyed, texts, snips, strict=True)
+    ]
 
 
 def operator_json(hits: RemoteHits) -> dict[str, Any]:
@@ -314,13 +263,9 @@ def operator_json(hits: RemoteHits) -> dict[str, Any]:
 def with_hosts(hits: RemoteHits) -> SearchResult:
     """For the human output: each session key shown as host/key."""
     r = hits.result
-    if r.sessions is not None:
-        sessions = tuple(s._replace(session_key=f"{h}/{s.session_key}")
-                         for h, s in zip(hits.hosts, r.sessions, strict=True))  # fmt: skip
-        return r._replace(sessions=sessions)
-    shown = tuple(x._replace(session_key=f"{h}/{x.session_key}")
-                  for h, x in zip(hits.hosts, r.hits, strict=True))  # fmt: skip
-    return r._replace(hits=shown)
-
-
-__all__ = ["Phrase", "RemoteHits", "keys", "operator_json", "search_remote", "with_hosts"]
+    field = "hits" if r.sessions is None else "sessions"
+    items = zip(hits.hosts, getattr(r, field), strict=True)
+    shown: dict[str, Any] = {
+        field: tuple(x._replace(session_key=f"{h}/{x.session_key}") for h, x in items)
+    }
+    return r._replace(**shown)

@@ -25,28 +25,32 @@ ROW_COLS = (
 
 
 class Counts:
+    """What a push did, added up over its agents: push.PushReport's figures, named as there."""
+
     def __init__(self) -> None:
         self.upserted = self.deleted = self.unchanged = 0
-        self.s_up = self.s_del = self.pushed = self.stale = 0
+        self.sessions_upserted = self.sessions_deleted = self.transcripts = self.stale = 0
 
 
+# The session fields pushed, as the central table names them (locally: agent_id).
 _SESSION_COLS = (
     "session_key, session_id, spawned_by, parent_session_key, owner_session_key, label,"
-    " updated_at, agent_id"
+    " updated_at, key_agent"
 )
 
 
 def _push_sessions(conn: Any, local: sqlite3.Connection, host: str, agent: str, c: Counts) -> None:
     mine = {
         clean(r[0]): tuple(clean(v) if isinstance(v, str) else v for v in r)
-        for r in local.execute(f"SELECT {_SESSION_COLS} FROM sessions")
+        for r in local.execute(
+            f"SELECT {_SESSION_COLS.replace('key_agent', 'agent_id')} FROM sessions"
+        )
         if not keys.is_incognito(r[0])
     }
     theirs = {
         r[0]: tuple(r)
         for r in conn.execute(
-            f"SELECT {_SESSION_COLS.replace('agent_id', 'key_agent')} FROM {S}.ocs_sessions"
-            " WHERE host = %s AND agent = %s",
+            f"SELECT {_SESSION_COLS} FROM {S}.ocs_sessions WHERE host = %s AND agent = %s",
             (host, agent),
         )
     }
@@ -56,14 +60,10 @@ def _push_sessions(conn: Any, local: sqlite3.Connection, host: str, agent: str, 
         if changed:
             with conn.cursor() as cur:
                 cur.executemany(
-                    f"INSERT INTO {S}.ocs_sessions (host, agent, "
-                    f"{_SESSION_COLS.replace('agent_id', 'key_agent')}) VALUES"
+                    f"INSERT INTO {S}.ocs_sessions (host, agent, {_SESSION_COLS}) VALUES"
                     " (%s, %s, %s, %s, %s, %s, %s, %s, %s, %s)"
-                    " ON CONFLICT (host, agent, session_key) DO UPDATE SET"
-                    " session_id = excluded.session_id, spawned_by = excluded.spawned_by,"
-                    " parent_session_key = excluded.parent_session_key,"
-                    " owner_session_key = excluded.owner_session_key, label = excluded.label,"
-                    " updated_at = excluded.updated_at, key_agent = excluded.key_agent",
+                    " ON CONFLICT (host, agent, session_key) DO UPDATE SET "
+                    + ", ".join(f"{c} = excluded.{c}" for c in _SESSION_COLS.split(", ")[1:]),
                     [(host, agent, *v) for v in changed],
                 )
         if gone:
@@ -72,8 +72,8 @@ def _push_sessions(conn: Any, local: sqlite3.Connection, host: str, agent: str, 
                 " AND session_key = ANY(%s)",
                 (host, agent, gone),
             )
-    c.s_up += len(changed)
-    c.s_del += len(gone)
+    c.sessions_upserted += len(changed)
+    c.sessions_deleted += len(gone)
 
 
 def _local_transcripts(
@@ -126,17 +126,13 @@ def push_agent(
         gone = [t for t in theirs if t not in mine]
         if gone:
             with conn.transaction():
-                cur = conn.execute(
-                    f"DELETE FROM {S}.ocs_rows WHERE host = %s AND agent = %s"
-                    " AND transcript_id = ANY(%s)",
-                    (host, agent, gone),
-                )
-                c.deleted += cur.rowcount
-                conn.execute(
-                    f"DELETE FROM {S}.ocs_transcripts WHERE host = %s AND agent = %s"
-                    " AND transcript_id = ANY(%s)",
-                    (host, agent, gone),
-                )
+                for table in ("ocs_rows", "ocs_transcripts"):
+                    cur = conn.execute(
+                        f"DELETE FROM {S}.{table} WHERE host = %s AND agent = %s"
+                        " AND transcript_id = ANY(%s)",
+                        (host, agent, gone),
+                    )
+                    c.deleted += cur.rowcount if table == "ocs_rows" else 0
         todo = []
         for tid, (key, sid, tfp, n) in sorted(mine.items()):
             if theirs.get(tid) == tfp:
@@ -180,7 +176,7 @@ def _push_batch(
     with conn.transaction():
         with conn.cursor() as cur:
             for tid, key, sid, _tfp, known in batch:
-                c.pushed += 1
+                c.transcripts += 1
                 if not known:
                     continue
                 central = {
