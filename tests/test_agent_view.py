@@ -60,6 +60,16 @@ def test_the_agent_view_is_upstreams_result_shape(two_agents: Path) -> None:
 
 
 @pytest.mark.slow
+def test_as_jsonl_lines_are_as_json_results_context_included(two_agents: Path) -> None:
+    """-C is asked for by name, so --as keeps it: in --json's results and in --jsonl's lines."""
+    args = ("search", "zebra", "--as", "main", "-C", "1")
+    doc = json.loads(installed(*args, "--json", state=two_agents).stdout)
+    lines = installed(*args, "--jsonl", state=two_agents).stdout.splitlines()
+    assert [json.loads(x) for x in lines] == doc["results"]
+    assert all(list(h) == [*UPSTREAM_HIT, "context"] for h in doc["results"])
+
+
+@pytest.mark.slow
 def test_an_agents_search_keeps_to_its_own_namespace(two_agents: Path) -> None:
     assert _keys(two_agents) == ["agent:main:main"]
     assert _keys(two_agents, "--all-agents") == ["agent:main:main", "agent:ops:main"]

@@ -34,7 +34,7 @@ def run_search(opts: SearchOptions, out: Any, agent_given: bool) -> int:
     if out.jsonl and result.match_count is None and result.sessions is None:
         doc = operator_json(found)
         for h, item in zip(result.hits, doc["results"], strict=True):
-            output.echo_json(h.upstream_json() if caller else item)
+            output.echo_json(h.agent_json() if caller else item)
         render.search_footer(result)
         return code
     shown = result if caller else with_hosts(found)

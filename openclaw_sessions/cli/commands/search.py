@@ -81,7 +81,7 @@ def run(params: dict[str, Any]) -> int:
         render.search_counts(result, jsonl=out.jsonl)
     elif out.jsonl:
         for h in result.hits:
-            output.echo_json(h.upstream_json() if opts.as_key is not None else h.to_json())
+            output.echo_json(h.agent_json() if opts.as_key is not None else h.to_json())
         render.search_footer(result)
     elif out.layout == "table" or (out.layout == "auto" and sys.stdout.isatty()):
         render.search_table(result, out.times())
