@@ -278,14 +278,11 @@ def _clean(message: dict[str, Any]) -> dict[str, Any]:
         del out["usage"]
     if "cost" in out and not (assistant and _has_cost(out["cost"])):
         del out["cost"]
+    _strings(out)
     content = out.get("content")
-    if isinstance(content, str):
-        out["content"] = strip_directive_tags(content)
-    elif isinstance(content, list):
+    if isinstance(content, list):
         blocks = [_block(b) for b in content]
         out["content"] = _assistant_content(out, blocks) if assistant else blocks
-    if isinstance(out.get("text"), str):
-        out["text"] = strip_directive_tags(out["text"])
     return out
 
 
@@ -303,15 +300,13 @@ def _blank_text_only(content: Any) -> bool:
         return not content.strip(JS_SPACE)
     if not isinstance(content, list):
         return False
-    if not content:
-        return True
-    return all(_blank_text(b) for b in content)
-
-
-def _blank_text(block: Any) -> bool:
-    if not isinstance(block, dict) or block.get("type") != "text":
-        return False
-    return isinstance(block.get("text"), str) and not _non_blank(block["text"])
+    return all(
+        isinstance(b, dict)
+        and b.get("type") == "text"
+        and isinstance(b.get("text"), str)
+        and not _non_blank(b["text"])
+        for b in content
+    )
 
 
 def _hidden(message: dict[str, Any]) -> bool:
