@@ -189,9 +189,6 @@ def _gate_at(w: str) -> int:
     return next((k for k, c in enumerate(w.lower()) if c in GATE_LETTERS), -1)
 
 
-_GATE_AT: dict[str, int] = {}
-
-
 def _gate_anchors(words: list[str]) -> tuple[Anchor, ...]:
     """The anchors of ``words``: each word's first gate letter (``c`` and ``g`` in lower case
     only: their upper case has no pass, and the finder skips such words), then what follows it
@@ -216,9 +213,7 @@ def gated(text: str, low: str, words: tuple[str, ...]) -> Iterator[tuple[int, st
     """Where ``words`` occur (any case), except where a ``c`` or ``g`` that gates the word is
     upper case (no anchor sees it)."""
     for w in words:
-        g = _GATE_AT.get(w)
-        if g is None:
-            g = _GATE_AT[w] = _gate_at(w)
+        g = _GATE_AT[w]
         for i in find_all(low, w):
             if g < 0 or w[g] not in "cg" or text[i + g] == w[g]:
                 yield i, w
@@ -263,6 +258,7 @@ def _pair_hits(text: str, low: str, words: tuple[str, ...]) -> Iterator[Hit]:
 _GATES = sorted({w for words, _, _ in _FAMILIES for w in words} | set(_PAIR_WORDS))
 _ALL = _FAMILIES + _OTHERS
 _ALL_WORDS = frozenset(_GATES).union(*(words for words, _, _ in _OTHERS))
+_GATE_AT = {w: _gate_at(w) for w in _ALL_WORDS}
 # How far each family's match reaches before and after its gate word (the window searched).
 _REACH = ((220, 20), (5, 300), (10, 300), (20, 60), (120, 260), (5, 220), (5, 120), (5, 320),
           (200, 220), (200, 220), (0, 320), (0, 240), (30, 240), (10, 240), (0, 130), (40, 320),
