@@ -31,12 +31,10 @@ def message_text(message: Any) -> str:
 
 def indexable_text(obj: dict[str, Any], entry_id: str | None) -> str | None:
     """The text to index for one entry (entry_id: its id, assigned for v1), or None."""
-    if obj.get("type") != "message":
-        return None
     message = obj.get("message")
-    if not isinstance(message, dict) or message.get("role") not in INDEXED_ROLES:
+    if not entry_id or obj.get("type") != "message" or not isinstance(message, dict):
         return None
-    if not entry_id:
+    if message.get("role") not in INDEXED_ROLES:
         return None
     text = message_text(message)
     return text if text.strip() else None
