@@ -38,7 +38,7 @@ import math
 import re
 from typing import Any
 
-from openclaw_sessions.model.tree import JS_SPACE
+from openclaw_sessions.model.tree import JS_SPACE, non_blank
 
 _S = f"[{JS_SPACE}]*"
 _AUDIO_TAG = re.compile(rf"\[\[{_S}audio_as_voice{_S}\]\]", re.IGNORECASE | re.ASCII)
@@ -151,13 +151,9 @@ def _mixed_tool_text(message: dict[str, Any]) -> bool:
     if not isinstance(content, list):
         return False
     return any(_is_tool_block(b) for b in content) and any(
-        isinstance(b, dict) and b.get("type") in _TEXT_TYPES and _non_blank(b.get("text"))
+        isinstance(b, dict) and b.get("type") in _TEXT_TYPES and non_blank(b.get("text"))
         for b in content
     )
-
-
-def _non_blank(text: Any) -> bool:
-    return isinstance(text, str) and bool(text.strip(JS_SPACE))
 
 
 def _forwarded(message: dict[str, Any]) -> bool:
@@ -209,7 +205,7 @@ def _details(out: dict[str, Any], tool_result: bool) -> None:
     """Upstream keeps a tool result's non-blank ``diff`` (sessions_history then drops it)."""
     details = out.pop("details")
     diff = details.get("diff") if isinstance(details, dict) else None
-    if tool_result and _non_blank(diff):
+    if tool_result and non_blank(diff):
         out["details"] = {"diff": diff}
 
 
@@ -247,7 +243,7 @@ def _utf8_bytes(text: str) -> int:
 
 
 def _text_block(block: Any) -> bool:
-    return isinstance(block, dict) and block.get("type") == "text" and _non_blank(block.get("text"))
+    return isinstance(block, dict) and block.get("type") == "text" and non_blank(block.get("text"))
 
 
 def _assistant_content(out: dict[str, Any], content: list[Any]) -> list[Any]:
@@ -304,7 +300,7 @@ def _blank_text_only(content: Any) -> bool:
         isinstance(b, dict)
         and b.get("type") == "text"
         and isinstance(b.get("text"), str)
-        and not _non_blank(b["text"])
+        and not non_blank(b["text"])
         for b in content
     )
 
@@ -319,7 +315,7 @@ def _hidden(message: dict[str, Any]) -> bool:
     paths = message.get("MediaPaths")
     media = paths if isinstance(paths, list) else [message.get("MediaPath")]
     content = message["content"] if message.get("content") is not None else message.get("text")
-    return _blank_text_only(content) and not any(_non_blank(p) for p in media)
+    return _blank_text_only(content) and not any(non_blank(p) for p in media)
 
 
 def project(message: dict[str, Any]) -> dict[str, Any] | None:
