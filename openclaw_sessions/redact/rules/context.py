@@ -125,10 +125,6 @@ def _phrase(m: re.Match[str]) -> Span | None:
     return (s, s + words[n - 1].end()) if n else None
 
 
-def _group1(m: re.Match[str]) -> Span | None:
-    return m.span(1)
-
-
 # (gate words, regex, check): every match of the regex holds one of its gate words (any case).
 _FAMILIES: tuple[tuple[tuple[str, ...], str, _Check], ...] = (
     (("password", "passphrase", "passcode"),
@@ -165,7 +161,7 @@ _FAMILIES: tuple[tuple[tuple[str, ...], str, _Check], ...] = (
     (("connect ",), r"(?<![\w-])db2 +connect +to +\S+ +user +\S+ +using +" + _VAL, _arg),
     (("passphrase ",), r"wpa_passphrase +(?:\"[^\"\n]*\"|'[^'\n]*'|\S+) +" + _VAL, _arg),
     (("twitch",), r"twitch[^\n]{0,80}?(?<![A-Za-z0-9_])oauth:([a-z0-9]{30})(?![A-Za-z0-9_])",
-     _group1),
+     _last),
     # wallets: a recovery phrase, a hex key
     (("phrase", "mnemonic"),
      r"(?<![A-Za-z0-9_])(?:recovery|seed|backup|secret|wallet|mnemonic|bip39|12-word|24-word) "
@@ -173,7 +169,7 @@ _FAMILIES: tuple[tuple[tuple[str, ...], str, _Check], ...] = (
      r"[\"'`]?(" + _WORDS + ")", _phrase),
     (("key ", "metamask"),
      r"(?:(?:private|priv|secret|wallet|signing|account|eth|ethereum|solana|bitcoin|btc) key"
-     r"|metamask:?) (?:[^\n]{0,30}? )?(?:0x)?([0-9a-fA-F]{64})(?![0-9a-zA-Z])", _group1),
+     r"|metamask:?) (?:[^\n]{0,30}? )?(?:0x)?([0-9a-fA-F]{64})(?![0-9a-zA-Z])", _last),
 )  # fmt: skip
 
 # Families the gate letters cannot see, with their own anchor (a UNC path's ``\\\\``).
