@@ -18,6 +18,7 @@ from __future__ import annotations
 
 import re
 from collections.abc import Callable, Iterable, Iterator
+from functools import cache
 from typing import Any, NamedTuple
 
 from . import recache
@@ -38,16 +39,11 @@ def compiled(src: str, flags: int) -> re.Pattern[str]:
     return recache.compile(src.replace("§", _JS_SPACES), flags)
 
 
-_LAZY: dict[tuple[str, int], re.Pattern[str]] = {}
-
-
+@cache
 def lazy(src: str, flags: int) -> re.Pattern[str]:
     """``compiled``, once a process, when first needed: a family's regex waits until its cheap
     pre-check (an anchor, a gate word, a tool's name) first holds, so most are never built."""
-    rx = _LAZY.get((src, flags))
-    if rx is None:
-        rx = _LAZY[src, flags] = compiled(src, flags)
-    return rx
+    return compiled(src, flags)
 
 
 def merge(spans: Iterable[Span], *, touching: bool = True) -> list[Span]:
