@@ -20,13 +20,10 @@ def message_text(message: Any) -> str:
         return text
     if not isinstance(content, list):
         return ""
-    parts = []
-    for block in content:
-        if isinstance(block, dict) and block.get("type") in _TEXT_BLOCKS:
-            value = block.get("text")
-            if isinstance(value, str) and value.strip():
-                parts.append(value)
-    return "\n".join(parts)
+    texts = (
+        b.get("text") for b in content if isinstance(b, dict) and b.get("type") in _TEXT_BLOCKS
+    )
+    return "\n".join(t for t in texts if isinstance(t, str) and t.strip())
 
 
 def indexable_text(obj: dict[str, Any], entry_id: str | None) -> str | None:
