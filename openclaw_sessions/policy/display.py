@@ -226,20 +226,18 @@ def _block(block: Any) -> Any:
     out.pop("thinkingSignature", None)
     out.pop("openclawReasoningReplay", None)
     if out.get("type") == "image" and isinstance(out.get("data"), str):
-        size = _utf8_bytes(out.pop("data"))
-        out["omitted"] = True
-        out["bytes"] = size
+        out = _omitted(out)
     source = out.get("source")
     if out.get("type") == "audio" and isinstance(source, dict):
         if source.get("type") == "base64" and isinstance(source.get("data"), str):
-            source = dict(source)
-            size = _utf8_bytes(source.pop("data"))
-            out["source"] = {**source, "omitted": True, "bytes": size}
+            out["source"] = _omitted(source)
     return out
 
 
-def _utf8_bytes(text: str) -> int:
-    return len(text.encode("utf-8", "surrogatepass"))  # a lone surrogate: 3, as Buffer counts
+def _omitted(obj: dict[str, Any]) -> dict[str, Any]:
+    """``obj`` without its base64 ``data``: ``omitted`` and the data's UTF-8 ``bytes`` instead."""
+    size = len(obj["data"].encode("utf-8", "surrogatepass"))  # a lone surrogate: 3, as Buffer
+    return {**{k: v for k, v in obj.items() if k != "data"}, "omitted": True, "bytes": size}
 
 
 def _text_block(block: Any) -> bool:
