@@ -92,10 +92,8 @@ class Branch(NamedTuple):
 
 
 def messages_of(found: list[tree.Message]) -> Messages:
-    if not found:
-        return Messages([], [], [], [])
-    seqs, ids, roles, ts = zip(*found, strict=True)
-    return Messages(list(seqs), list(ids), list(roles), list(ts))
+    columns = zip(*found, strict=True) if found else ((), (), (), ())
+    return Messages(*map(list, columns))
 
 
 def walk(rows: Iterable[tree.EventRow]) -> Branch:
