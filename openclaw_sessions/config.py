@@ -170,6 +170,12 @@ class _Checker:
             raise self.fail(where, f"must be true or false (got {value!r})", "use true or false")
         return value
 
+    def sandbox(self, value: object, where: str) -> str | None:
+        """The sandbox clamp of ``<where>.sandbox`` (None: not set)."""
+        sandbox = self.obj(value, f"{where}.sandbox")
+        key = f"{where}.sandbox.sessionToolsVisibility"
+        return self.choice(sandbox.get("sessionToolsVisibility"), key, SANDBOX_VISIBILITIES)
+
     def strings(self, value: object, where: str) -> tuple[str, ...]:
         if value is None:
             return ()
@@ -204,12 +210,7 @@ def _visibility(check: _Checker, root: dict[str, Any], common: Config) -> Config
     a2a = check.obj(tools.get("agentToAgent"), "tools.agentToAgent")
     agents = check.obj(root.get("agents"), "agents")
     defaults = check.obj(agents.get("defaults"), "agents.defaults")
-    sandbox = check.obj(defaults.get("sandbox"), "agents.defaults.sandbox")
-    sandbox_default = check.choice(
-        sandbox.get("sessionToolsVisibility"),
-        "agents.defaults.sandbox.sessionToolsVisibility",
-        SANDBOX_VISIBILITIES,
-    )
+    sandbox_default = check.sandbox(defaults.get("sandbox"), "agents.defaults")
     return common._replace(
         visibility=check.choice(
             sessions.get("visibility"), "tools.sessions.visibility", VISIBILITIES
@@ -241,12 +242,7 @@ def _per_agent_sandbox(check: _Checker, agents: dict[str, Any]) -> dict[str, str
         found.append((name, entry.get("sandbox"), f"agents.entries.{name}"))
     result: dict[str, str] = {}
     for agent_id, sandbox_value, where in found:
-        sandbox = check.obj(sandbox_value, f"{where}.sandbox")
-        value = check.choice(
-            sandbox.get("sessionToolsVisibility"),
-            f"{where}.sandbox.sessionToolsVisibility",
-            SANDBOX_VISIBILITIES,
-        )
+        value = check.sandbox(sandbox_value, where)
         if value is None:
             continue
         if not isinstance(agent_id, str) or not agent_id.strip():

@@ -32,9 +32,7 @@ class OpenClawError(Exception):
 
 
 class UsageError(OpenClawError):
-    """Invalid input from the caller (exit 2)."""
-
-    exit_code = ExitCode.USAGE
+    """Invalid input from the caller (exit 2, the base's code)."""
 
 
 class ConfigError(UsageError):

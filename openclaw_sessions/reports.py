@@ -120,21 +120,18 @@ class ImportReport:
         """Issues quote store and transcript content (a ``sessionFile`` value, a key, a file
         name): their message, path and key are redacted like every other printed string."""
 
-        def red(text: str | None) -> str | None:
-            return None if text is None else redactor.redact_text(text)
+        done: dict[str, str] = {}  # 100,000 missing transcripts share one message
 
-        messages: dict[str, str] = {}  # 100,000 missing transcripts share one message
-
-        def message(text: str) -> str:
-            if (out := messages.get(text)) is None:
-                out = messages[text] = redactor.redact_text(text)
+        def red(text: str) -> str:
+            if (out := done.get(text)) is None:
+                out = done[text] = redactor.redact_text(text)
             return out
 
         self.issues = [
             i._replace(
-                message=message(i.message),
-                path=red(i.path),
-                session_key=red(i.session_key),
+                message=red(i.message),
+                path=i.path and red(i.path),
+                session_key=i.session_key and red(i.session_key),
             )
             for i in self.issues
         ]

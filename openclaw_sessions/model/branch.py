@@ -7,7 +7,7 @@ Stored and read back by store/branches.py; shown a window at a time by read/hist
 from __future__ import annotations
 
 from collections.abc import Collection, Iterable, Sequence
-from typing import NamedTuple, overload
+from typing import Any, NamedTuple, overload
 
 from . import tree
 
@@ -35,16 +35,6 @@ class Messages(Sequence[Row]):
     ) -> None:
         self.seqs, self.ids, self.roles, self.ts = seqs, ids, roles, ts
 
-    @classmethod
-    def of(cls, rows: Iterable[Row]) -> Messages:
-        rows = list(rows)
-        return cls(
-            [r.seq for r in rows],
-            [r.entry_id for r in rows],
-            [r.role for r in rows],
-            [r.ts for r in rows],
-        )
-
     def __len__(self) -> int:
         return len(self.seqs)
 
@@ -54,18 +44,17 @@ class Messages(Sequence[Row]):
     def __getitem__(self, i: slice) -> Messages: ...
     def __getitem__(self, i: int | slice) -> Row | Messages:
         if isinstance(i, slice):
-            return Messages(self.seqs[i], self.ids[i], self.roles[i], self.ts[i])
+            return Messages(*(col[i] for col in self._cols))
         return _new_row(Row, (self.seqs[i], self.ids[i], self.roles[i], self.ts[i]))
+
+    @property
+    def _cols(self) -> tuple[list[Any], ...]:
+        return self.seqs, self.ids, self.roles, self.ts
 
     def __eq__(self, other: object) -> bool:
         if not isinstance(other, Messages):
             return NotImplemented
-        return (self.seqs, self.ids, self.roles, self.ts) == (
-            other.seqs,
-            other.ids,
-            other.roles,
-            other.ts,
-        )
+        return self._cols == other._cols
 
     __hash__ = None  # type: ignore[assignment]
 
@@ -82,21 +71,10 @@ class Messages(Sequence[Row]):
         keep = [i for i, r in enumerate(self.roles) if r not in dropped]
         if len(keep) == len(self.roles):
             return self
-        seqs, ids, roles, ts = self.seqs, self.ids, self.roles, self.ts
-        return Messages(
-            [seqs[i] for i in keep],
-            [ids[i] for i in keep],
-            [roles[i] for i in keep],
-            [ts[i] for i in keep],
-        )
+        return Messages(*([col[i] for i in keep] for col in self._cols))
 
     def __add__(self, other: Messages) -> Messages:
-        return Messages(
-            self.seqs + other.seqs,
-            self.ids + other.ids,
-            self.roles + other.roles,
-            self.ts + other.ts,
-        )
+        return Messages(*(a + b for a, b in zip(self._cols, other._cols, strict=True)))
 
 
 class Branch(NamedTuple):
@@ -114,10 +92,8 @@ class Branch(NamedTuple):
 
 
 def messages_of(found: list[tree.Message]) -> Messages:
-    if not found:
-        return Messages([], [], [], [])
-    seqs, ids, roles, ts = zip(*found, strict=True)
-    return Messages(list(seqs), list(ids), list(roles), list(ts))
+    columns = zip(*found, strict=True) if found else ((), (), (), ())
+    return Messages(*map(list, columns))
 
 
 def walk(rows: Iterable[tree.EventRow]) -> Branch:

@@ -20,23 +20,18 @@ def message_text(message: Any) -> str:
         return text
     if not isinstance(content, list):
         return ""
-    parts = []
-    for block in content:
-        if isinstance(block, dict) and block.get("type") in _TEXT_BLOCKS:
-            value = block.get("text")
-            if isinstance(value, str) and value.strip():
-                parts.append(value)
-    return "\n".join(parts)
+    texts = (
+        b.get("text") for b in content if isinstance(b, dict) and b.get("type") in _TEXT_BLOCKS
+    )
+    return "\n".join(t for t in texts if isinstance(t, str) and t.strip())
 
 
 def indexable_text(obj: dict[str, Any], entry_id: str | None) -> str | None:
     """The text to index for one entry (entry_id: its id, assigned for v1), or None."""
-    if obj.get("type") != "message":
-        return None
     message = obj.get("message")
-    if not isinstance(message, dict) or message.get("role") not in INDEXED_ROLES:
+    if not entry_id or obj.get("type") != "message" or not isinstance(message, dict):
         return None
-    if not entry_id:
+    if message.get("role") not in INDEXED_ROLES:
         return None
     text = message_text(message)
     return text if text.strip() else None

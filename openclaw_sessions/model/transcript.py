@@ -123,9 +123,9 @@ def tree_row(e: Entry) -> tree.EventRow:
 
 
 def entries(lines: Iterable[str]) -> list[Entry]:
-    """A transcript's text lines (each a whole JSON line) as import builds their entries: a
-    header without a version, or a first line without an ``id``, makes a v1 file (ids by
-    position). For callers that hold the lines (tests, benchmarks); import streams them."""
+    """A transcript's text lines (each a whole JSON line) as import builds their entries (v1
+    files: ``is_legacy``). For callers that hold the lines (tests, benchmarks); import streams
+    them."""
     out: list[Entry] = []
     legacy = False
     for seq, line in enumerate(lines):

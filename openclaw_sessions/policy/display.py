@@ -38,7 +38,7 @@ import math
 import re
 from typing import Any
 
-from openclaw_sessions.model.tree import JS_SPACE
+from openclaw_sessions.model.tree import JS_SPACE, non_blank
 
 _S = f"[{JS_SPACE}]*"
 _AUDIO_TAG = re.compile(rf"\[\[{_S}audio_as_voice{_S}\]\]", re.IGNORECASE | re.ASCII)
@@ -151,13 +151,9 @@ def _mixed_tool_text(message: dict[str, Any]) -> bool:
     if not isinstance(content, list):
         return False
     return any(_is_tool_block(b) for b in content) and any(
-        isinstance(b, dict) and b.get("type") in _TEXT_TYPES and _non_blank(b.get("text"))
+        isinstance(b, dict) and b.get("type") in _TEXT_TYPES and non_blank(b.get("text"))
         for b in content
     )
-
-
-def _non_blank(text: Any) -> bool:
-    return isinstance(text, str) and bool(text.strip(JS_SPACE))
 
 
 def _forwarded(message: dict[str, Any]) -> bool:
@@ -209,7 +205,7 @@ def _details(out: dict[str, Any], tool_result: bool) -> None:
     """Upstream keeps a tool result's non-blank ``diff`` (sessions_history then drops it)."""
     details = out.pop("details")
     diff = details.get("diff") if isinstance(details, dict) else None
-    if tool_result and _non_blank(diff):
+    if tool_result and non_blank(diff):
         out["details"] = {"diff": diff}
 
 
@@ -230,24 +226,22 @@ def _block(block: Any) -> Any:
     out.pop("thinkingSignature", None)
     out.pop("openclawReasoningReplay", None)
     if out.get("type") == "image" and isinstance(out.get("data"), str):
-        size = _utf8_bytes(out.pop("data"))
-        out["omitted"] = True
-        out["bytes"] = size
+        out = _omitted(out)
     source = out.get("source")
     if out.get("type") == "audio" and isinstance(source, dict):
         if source.get("type") == "base64" and isinstance(source.get("data"), str):
-            source = dict(source)
-            size = _utf8_bytes(source.pop("data"))
-            out["source"] = {**source, "omitted": True, "bytes": size}
+            out["source"] = _omitted(source)
     return out
 
 
-def _utf8_bytes(text: str) -> int:
-    return len(text.encode("utf-8", "surrogatepass"))  # a lone surrogate: 3, as Buffer counts
+def _omitted(obj: dict[str, Any]) -> dict[str, Any]:
+    """``obj`` without its base64 ``data``: ``omitted`` and the data's UTF-8 ``bytes`` instead."""
+    size = len(obj["data"].encode("utf-8", "surrogatepass"))  # a lone surrogate: 3, as Buffer
+    return {**{k: v for k, v in obj.items() if k != "data"}, "omitted": True, "bytes": size}
 
 
 def _text_block(block: Any) -> bool:
-    return isinstance(block, dict) and block.get("type") == "text" and _non_blank(block.get("text"))
+    return isinstance(block, dict) and block.get("type") == "text" and non_blank(block.get("text"))
 
 
 def _assistant_content(out: dict[str, Any], content: list[Any]) -> list[Any]:
@@ -278,14 +272,11 @@ def _clean(message: dict[str, Any]) -> dict[str, Any]:
         del out["usage"]
     if "cost" in out and not (assistant and _has_cost(out["cost"])):
         del out["cost"]
+    _strings(out)
     content = out.get("content")
-    if isinstance(content, str):
-        out["content"] = strip_directive_tags(content)
-    elif isinstance(content, list):
+    if isinstance(content, list):
         blocks = [_block(b) for b in content]
         out["content"] = _assistant_content(out, blocks) if assistant else blocks
-    if isinstance(out.get("text"), str):
-        out["text"] = strip_directive_tags(out["text"])
     return out
 
 
@@ -303,15 +294,13 @@ def _blank_text_only(content: Any) -> bool:
         return not content.strip(JS_SPACE)
     if not isinstance(content, list):
         return False
-    if not content:
-        return True
-    return all(_blank_text(b) for b in content)
-
-
-def _blank_text(block: Any) -> bool:
-    if not isinstance(block, dict) or block.get("type") != "text":
-        return False
-    return isinstance(block.get("text"), str) and not _non_blank(block["text"])
+    return all(
+        isinstance(b, dict)
+        and b.get("type") == "text"
+        and isinstance(b.get("text"), str)
+        and not non_blank(b["text"])
+        for b in content
+    )
 
 
 def _hidden(message: dict[str, Any]) -> bool:
@@ -324,7 +313,7 @@ def _hidden(message: dict[str, Any]) -> bool:
     paths = message.get("MediaPaths")
     media = paths if isinstance(paths, list) else [message.get("MediaPath")]
     content = message["content"] if message.get("content") is not None else message.get("text")
-    return _blank_text_only(content) and not any(_non_blank(p) for p in media)
+    return _blank_text_only(content) and not any(non_blank(p) for p in media)
 
 
 def project(message: dict[str, Any]) -> dict[str, Any] | None:

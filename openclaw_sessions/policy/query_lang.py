@@ -69,17 +69,13 @@ def lex(q: str) -> list[_Tok]:
             word = q[i:j]
             if word == "-" and j < n and q[j] in '("':
                 out.append(_Tok("neg"))
-            elif word.startswith("-") and len(word) > 1 and not _glued(q, i):
+            elif word.startswith("-") and len(word) > 1 and not (i and q[i - 1] in '")'):
+                # (a "-" right after a closing quote or parenthesis is text, not an operator)
                 out += [_Tok("neg"), _Tok("word", word[1:])]
             else:
                 out.append(_Tok("or" if word == "OR" else "word", word))
             i = j
     return out
-
-
-def _glued(q: str, i: int) -> bool:
-    """A ``-`` right after a closing quote or parenthesis is text, not an operator."""
-    return i > 0 and q[i - 1] in '")'
 
 
 class _Parser:
@@ -134,7 +130,7 @@ class _Parser:
                 self.i += 1
             return inner
         if t.kind == "phrase":
-            return _phrase(t.text)
+            return _join("and", list(_leaves(t.text, prefix=False)))
         return _word("OR" if t.kind == "or" else t.text)  # an OR with no operand: a word
 
 
@@ -162,10 +158,6 @@ def _leaves(text: str, *, prefix: bool) -> list[Leaf]:
 def _word(text: str) -> Expr | None:
     prefix = len(text) > 1 and text.endswith("*")
     return _join("and", list(_leaves(text.rstrip("*") if prefix else text, prefix=prefix)))
-
-
-def _phrase(text: str) -> Expr | None:
-    return _join("and", list(_leaves(text, prefix=False)))
 
 
 class _Branch(NamedTuple):
@@ -247,15 +239,11 @@ def _plan(q: str, b: _Branch, terms: tuple[Term, ...]) -> QueryPlan:
         terms=terms,
         primary=primary,
         bigram=bigram,
-        cjk_terms=tuple(_cjk_texts(b.pos)),
+        cjk_terms=tuple(w for x in b.pos if x.route == "bigram" for w in x.text.split()),
         not_primary=not_primary,
         not_bigram=not_bigram,
         highlight=" OR ".join(marks) or None,
     )
-
-
-def _cjk_texts(leaves: tuple[Leaf, ...]) -> list[str]:
-    return [w for x in leaves if x.route == "bigram" for w in x.text.split()]
 
 
 def _all_leaves(e: Expr | None, *, wanted: bool = False) -> list[Leaf]:

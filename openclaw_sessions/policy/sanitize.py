@@ -41,10 +41,11 @@ OMITTED_TEXT = "[sessions_history omitted: message too large]"
 TOOL_ROLES = frozenset({"toolResult", "tool"})
 _SHORT = 64  # characters: far under any cap, so a short string is only redacted
 
-_DROPPED_FIELDS = ("details", "usage", "cost")
 _SIGNATURES = frozenset(
     {"thinkingSignature", "openclawReasoningReplay", "textSignature", "thoughtSignature"}
 )
+_IMAGE_DROPPED = _SIGNATURES | {"data"}
+_MESSAGE_DROPPED = _SIGNATURES | {"details", "usage", "cost"}
 _B64_SPACE = re.compile(r"\s+")
 
 
@@ -66,7 +67,7 @@ class _Flags:
 
     __slots__ = ("truncated", "redacted", "max_units")
 
-    def __init__(self, max_units: int | None = MAX_TEXT_UNITS) -> None:
+    def __init__(self, max_units: int | None) -> None:
         self.truncated = False
         self.redacted = False
         self.max_units = max_units
@@ -161,12 +162,7 @@ def sanitize_block(block: Any, redactor: TextRedactor, flags: _Flags, depth: int
     if not isinstance(block, dict):
         return _deep(block, redactor, flags, depth)
     image = block.get("type") == "image"
-    out: dict[str, Any] = {}
-    for key, value in block.items():
-        if key in _SIGNATURES or (image and key == "data"):
-            flags.truncated = True
-            continue
-        out[_text(key, redactor, flags)] = _deep(value, redactor, flags, depth + 1)
+    out = _fields(block, _IMAGE_DROPPED if image else _SIGNATURES, redactor, flags, depth + 1)
     if image:
         data = block.get("data")
         size = base64_decoded_bytes(data) if isinstance(data, str) else block.get("bytes")
@@ -183,13 +179,21 @@ def sanitize_message(
     field, the ones upstream knows and any other (metadata, attachments, custom blocks).
     ``max_units=None``: nothing is cut (the operator's whole text), all is still redacted."""
     flags = _Flags(max_units)
+    out = _fields(message, _MESSAGE_DROPPED, redactor, flags, 0)
+    return Sanitized(out, flags.truncated, flags.redacted)
+
+
+def _fields(
+    obj: dict[str, Any], dropped: frozenset[str], redactor: TextRedactor, flags: _Flags, depth: int
+) -> dict[str, Any]:
+    """``obj`` less its ``dropped`` fields (each one counts as a cut), keys and values walked."""
     out: dict[str, Any] = {}
-    for key, value in message.items():
-        if key in _DROPPED_FIELDS or key in _SIGNATURES:
+    for key, value in obj.items():
+        if key in dropped:
             flags.truncated = True
             continue
-        out[_text(key, redactor, flags)] = _deep(value, redactor, flags)
-    return Sanitized(out, flags.truncated, flags.redacted)
+        out[_text(key, redactor, flags)] = _deep(value, redactor, flags, depth)
+    return out
 
 
 def dumps(value: Any) -> str:
@@ -246,19 +250,17 @@ def cap_around(sizes: Sequence[int], anchor: int, max_bytes: int) -> tuple[int, 
     total = array_bytes(sizes[start:end])
     older, newer = start > 0, end < len(sizes)
     while older or newer:
-        if older:
-            if total + sizes[start - 1] + 1 <= max_bytes:
-                start -= 1
-                total += sizes[start] + 1
-            else:
-                older = False
+        if older and total + sizes[start - 1] + 1 <= max_bytes:
+            start -= 1
+            total += sizes[start] + 1
+        else:
+            older = False
         older = older and start > 0
-        if newer:
-            if total + sizes[end] + 1 <= max_bytes:
-                total += sizes[end] + 1
-                end += 1
-            else:
-                newer = False
+        if newer and total + sizes[end] + 1 <= max_bytes:
+            total += sizes[end] + 1
+            end += 1
+        else:
+            newer = False
         newer = newer and end < len(sizes)
     return start, end, total
 

@@ -246,12 +246,11 @@ class Policy:
             return self.visibility in ("agent", "all") or (
                 self.visibility == "tree" and self._key == self._main
             )
-        return (
-            self.visibility == "all"
-            and self.caller.agent_to_agent_enabled
-            and agent_pair_allowed(
-                self._agent, agent, enabled=True, allow=self.caller.agent_to_agent_allow
-            )
+        return self.visibility == "all" and agent_pair_allowed(
+            self._agent,
+            agent,
+            enabled=self.caller.agent_to_agent_enabled,
+            allow=self.caller.agent_to_agent_allow,
         )
 
     def check_target(

@@ -173,12 +173,8 @@ def _find(text: str, gate: bool) -> list[Hit]:
     hits = scan.site_hits(text, rev, seps, amps) if seps or amps else []
     for i in sorted(wanted) if wanted else ():
         rule = rules.RULES[i]
-        if rule.need:
-            for n in rule.need:
-                if n in text:
-                    break
-            else:
-                continue
+        if rule.need and not any(n in text for n in rule.need):
+            continue
         if rule.finder is not None:
             hits.extend(rule.finder(text))
             continue

@@ -99,25 +99,27 @@ def _fresh(pattern: str, flags: int) -> tuple[re.Pattern[str], _Entry]:
     return _sre.compile(pattern, *entry), entry
 
 
-def memo(key: tuple[Any, ...], build: Callable[[], str]) -> str:
-    """A string derived deterministically from `key`, kept with the compiled patterns."""
+def _put(key: Any, value: bytes | str) -> None:
+    """Add an entry; the file is written at exit, once something was added."""
     global _dirty
-    cache = _load()
-    _used.add(key)
-    value = cache.get(key)
-    if isinstance(value, str):
-        return value
-    value = build()
     if not _dirty:
         atexit.register(_save)
-    cache[key] = value
+    _load()[key] = value
     _dirty = True
+
+
+def memo(key: tuple[Any, ...], build: Callable[[], str]) -> str:
+    """A string derived deterministically from `key`, kept with the compiled patterns."""
+    _used.add(key)
+    value = _load().get(key)
+    if not isinstance(value, str):
+        value = build()
+        _put(key, value)
     return value
 
 
 def compile(pattern: str, flags: int = 0) -> re.Pattern[str]:
     """re.compile, with the compiled code reused across runs."""
-    global _dirty
     flags = int(flags)
     if _sre is None or not settings.regex_cache():
         return re.compile(pattern, flags)
@@ -133,8 +135,5 @@ def compile(pattern: str, flags: int = 0) -> re.Pattern[str]:
         compiled, entry = _fresh(pattern, flags)
     except Exception:  # noqa: BLE001 - internals changed: the public API always works
         return re.compile(pattern, flags)
-    if not _dirty:
-        atexit.register(_save)
-    cache[(pattern, flags)] = marshal.dumps(entry)
-    _dirty = True
+    _put((pattern, flags), marshal.dumps(entry))
     return compiled

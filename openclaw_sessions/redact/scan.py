@@ -17,7 +17,7 @@ from __future__ import annotations
 
 import re
 from functools import lru_cache
-from typing import Any, NamedTuple
+from typing import Any
 
 from . import rules
 from .rules import names, upstream
@@ -28,15 +28,11 @@ from .syntax import ASCII, GUARD_CLS, TOKEN, Anchor, Field, Hit, Span, compiled,
 # another one's match; at a hit every anchor of that literal is tried. Each pass, and each
 # anchor, is compiled when first needed: the pass when its literal first occurs in a text, an
 # anchor when a hit first tries it (a run that redacts a few texts compiles a few of them).
-_Hits = tuple[tuple[str, int], ...]  # anchors (their sources) to try at a hit, with their rule
-
-
-class _Pass(NamedTuple):
-    buf: str
-    lit: str
-    src: str
-    anchors: _Hits  # tried at every hit
-    by_word: dict[str, _Hits]  # tried when the trie's word says so
+#
+# A pass is a list (the hot loop unpacks it): [its search, or None until its literal first
+# occurs; reversed?; the literal; the anchors tried at every hit; those tried when the trie's
+# word says so (by word); its source]. An anchor is (its source, its rule).
+_Hits = tuple[tuple[str, int], ...]
 
 
 _FORM_GATE = "(?=[A-Za-z0-9_.-]*[A-Za-z_]&)"  # reversed: "=" of a pair that follows an "&"
@@ -64,7 +60,7 @@ def _field_gate(lit: str) -> str:
     return r"(?=[§\\\"'`*_]*(?:" + "|".join(alts) + "))(?P<gate>)"
 
 
-def _passes() -> list[_Pass]:
+def _passes() -> list[list[Any]]:
     """The passes and their anchors, as sources (a run that redacts nothing never builds them)."""
     groups: dict[tuple[str, str], list[tuple[Anchor, int]]] = {}
     for i, rule in enumerate(rules.RULES):
@@ -105,8 +101,8 @@ def _passes() -> list[_Pass]:
             if lit == "=":  # a capture, so the hit itself tells that a form pair follows
                 alts.insert(0, _FORM_GATE.replace("(?=", "(?=(?P<amp>", 1).replace("&)", ")&)"))
         src = lit_rx + "(?:" + "|".join(dict.fromkeys(alts)) + ")"
-        by_word = {k: tuple(v) for k, v in merged.items()}
-        out.append(_Pass(buf, lit, src, tuple(anchors), by_word))
+        by_word: dict[str, _Hits] = {k: tuple(v) for k, v in merged.items()}
+        out.append([None, buf == "r", lit, tuple(anchors), by_word, src])
     return out
 
 
@@ -123,13 +119,12 @@ def prefix_free(words: set[str]) -> list[str]:
 _FAMILIES = {sep: tuple(i for i, f in enumerate(rules.FIELDS) if sep in f.seps) for sep in "=:"}
 
 
-# [search or None until the literal first occurs, reversed?, literal, anchors, by_word, source]
-_CALLS: list[list[Any]] = []  # filled on first use (the hot loop reads a plain global)
+_CALLS: list[list[Any]] = []  # the passes, built on first use (the hot loop reads a global)
 
 
 def _pass_calls() -> list[list[Any]]:
     if not _CALLS:
-        _CALLS.extend([None, p.buf == "r", p.lit, p.anchors, p.by_word, p.src] for p in _passes())
+        _CALLS.extend(_passes())
     return _CALLS
 
 

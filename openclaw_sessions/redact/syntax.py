@@ -18,6 +18,7 @@ from __future__ import annotations
 
 import re
 from collections.abc import Callable, Iterable, Iterator
+from functools import cache
 from typing import Any, NamedTuple
 
 from . import recache
@@ -38,16 +39,11 @@ def compiled(src: str, flags: int) -> re.Pattern[str]:
     return recache.compile(src.replace("§", _JS_SPACES), flags)
 
 
-_LAZY: dict[tuple[str, int], re.Pattern[str]] = {}
-
-
+@cache
 def lazy(src: str, flags: int) -> re.Pattern[str]:
     """``compiled``, once a process, when first needed: a family's regex waits until its cheap
     pre-check (an anchor, a gate word, a tool's name) first holds, so most are never built."""
-    rx = _LAZY.get((src, flags))
-    if rx is None:
-        rx = _LAZY[src, flags] = compiled(src, flags)
-    return rx
+    return compiled(src, flags)
 
 
 def merge(spans: Iterable[Span], *, touching: bool = True) -> list[Span]:
@@ -204,32 +200,17 @@ def _build_trie(words: Iterable[str], ci: bool, exact: bool, inline: bool) -> st
 
 
 # --- whole-text families ------------------------------------------------------------------------
-class Rule:
-    """One family; a plain slotted class (no dataclasses import) that compiles lazily."""
+class Rule(NamedTuple):
+    """One family; its regex is compiled when first needed (``lazy``): most never are."""
 
-    __slots__ = ("name", "src", "anchors", "b64", "check", "finder", "need", "_regex")
-
-    def __init__(
-        self,
-        name: str,
-        src: str,
-        anchors: tuple[Anchor, ...],
-        b64: bool = False,
-        check: RuleCheck | None = None,
-        finder: Callable[[str], Iterator[Hit]] | None = None,
-        need: tuple[str, ...] = (),
-    ) -> None:
-        self.name = name
-        self.src = src
-        self.anchors = anchors
-        self.b64 = b64  # upstream skips these inside a data URL's base64 payload
-        self.check = check  # given a match: the token's span, or None (not a secret)
-        self.finder = finder  # instead of the regex: yields hits itself (key blocks)
-        self.need = need  # literals one of which the text must hold (checked after the anchors)
-        self._regex: re.Pattern[str] | None = None
+    name: str
+    src: str
+    anchors: tuple[Anchor, ...]
+    b64: bool = False  # upstream skips these inside a data URL's base64 payload
+    check: RuleCheck | None = None  # given a match: the token's span, or None (not a secret)
+    finder: Callable[[str], Iterator[Hit]] | None = None  # instead of the regex: yields hits
+    need: tuple[str, ...] = ()  # literals one of which the text must hold (after the anchors)
 
     @property
-    def regex(self) -> re.Pattern[str]:  # compiled when first needed: most never are
-        if self._regex is None:
-            self._regex = compiled(self.src, NOCASE)
-        return self._regex
+    def regex(self) -> re.Pattern[str]:
+        return lazy(self.src, NOCASE)

@@ -141,16 +141,21 @@ def _touches(text: str, s: int, e: int) -> bool:
     return (s > 0 and text[s - 1] in _TOUCH) or (e < len(text) and text[e] in _TOUCH)
 
 
+def _rare_run(text: str, s: int, runs: list[tuple[int, int]]) -> int:
+    """The run of rare characters from ``text[s]`` (added to ``runs`` when it folds); its end."""
+    e = s + 1
+    while e < len(text) and text[e] in _SPARSE_CH:
+        e += 1
+    if _touches(text, s, e) or not _ALWAYS_CH.isdisjoint(text[s:e]):
+        runs.append((s, e))
+    return e
+
+
 def _runs(text: str, m: re.Match[str] | None) -> list[tuple[int, int]]:
     """The folding runs of ``text`` in order; ``m`` is its first candidate character."""
     runs: list[tuple[int, int]] = []
     while m is not None and m.group() not in HOMOGLYPHS:  # rare ones, one by one
-        s = m.start()
-        e = s + 1
-        while e < len(text) and text[e] in _SPARSE_CH:
-            e += 1
-        if _touches(text, s, e) or not _ALWAYS_CH.isdisjoint(text[s:e]):
-            runs.append((s, e))
+        e = _rare_run(text, m.start(), runs)
         m = _ANY.search(text, e)
     if m is not None:  # a homoglyph: Cyrillic or Greek text; one scan finds the rest
         n = len(text)
@@ -160,11 +165,7 @@ def _runs(text: str, m: re.Match[str] | None) -> list[tuple[int, int]]:
             if p < e:
                 continue
             if text[p] > "\x7f":  # a rare character
-                e = p + 1
-                while e < n and text[e] in _SPARSE_CH:
-                    e += 1
-                if _touches(text, p, e) or not _ALWAYS_CH.isdisjoint(text[p:e]):
-                    runs.append((p, e))
+                e = _rare_run(text, p, runs)
                 continue
             s = p  # an ASCII token character: the homoglyph runs on either side
             while s > 0 and text[s - 1] in _NEAR_CH:

@@ -125,10 +125,6 @@ def _phrase(m: re.Match[str]) -> Span | None:
     return (s, s + words[n - 1].end()) if n else None
 
 
-def _group1(m: re.Match[str]) -> Span | None:
-    return m.span(1)
-
-
 # (gate words, regex, check): every match of the regex holds one of its gate words (any case).
 _FAMILIES: tuple[tuple[tuple[str, ...], str, _Check], ...] = (
     (("password", "passphrase", "passcode"),
@@ -165,7 +161,7 @@ _FAMILIES: tuple[tuple[tuple[str, ...], str, _Check], ...] = (
     (("connect ",), r"(?<![\w-])db2 +connect +to +\S+ +user +\S+ +using +" + _VAL, _arg),
     (("passphrase ",), r"wpa_passphrase +(?:\"[^\"\n]*\"|'[^'\n]*'|\S+) +" + _VAL, _arg),
     (("twitch",), r"twitch[^\n]{0,80}?(?<![A-Za-z0-9_])oauth:([a-z0-9]{30})(?![A-Za-z0-9_])",
-     _group1),
+     _last),
     # wallets: a recovery phrase, a hex key
     (("phrase", "mnemonic"),
      r"(?<![A-Za-z0-9_])(?:recovery|seed|backup|secret|wallet|mnemonic|bip39|12-word|24-word) "
@@ -173,7 +169,7 @@ _FAMILIES: tuple[tuple[tuple[str, ...], str, _Check], ...] = (
      r"[\"'`]?(" + _WORDS + ")", _phrase),
     (("key ", "metamask"),
      r"(?:(?:private|priv|secret|wallet|signing|account|eth|ethereum|solana|bitcoin|btc) key"
-     r"|metamask:?) (?:[^\n]{0,30}? )?(?:0x)?([0-9a-fA-F]{64})(?![0-9a-zA-Z])", _group1),
+     r"|metamask:?) (?:[^\n]{0,30}? )?(?:0x)?([0-9a-fA-F]{64})(?![0-9a-zA-Z])", _last),
 )  # fmt: skip
 
 # Families the gate letters cannot see, with their own anchor (a UNC path's ``\\\\``).
@@ -187,9 +183,6 @@ GATE_LETTERS = "pkcg"
 
 def _gate_at(w: str) -> int:
     return next((k for k, c in enumerate(w.lower()) if c in GATE_LETTERS), -1)
-
-
-_GATE_AT: dict[str, int] = {}
 
 
 def _gate_anchors(words: list[str]) -> tuple[Anchor, ...]:
@@ -216,9 +209,7 @@ def gated(text: str, low: str, words: tuple[str, ...]) -> Iterator[tuple[int, st
     """Where ``words`` occur (any case), except where a ``c`` or ``g`` that gates the word is
     upper case (no anchor sees it)."""
     for w in words:
-        g = _GATE_AT.get(w)
-        if g is None:
-            g = _GATE_AT[w] = _gate_at(w)
+        g = _GATE_AT[w]
         for i in find_all(low, w):
             if g < 0 or w[g] not in "cg" or text[i + g] == w[g]:
                 yield i, w
@@ -263,6 +254,7 @@ def _pair_hits(text: str, low: str, words: tuple[str, ...]) -> Iterator[Hit]:
 _GATES = sorted({w for words, _, _ in _FAMILIES for w in words} | set(_PAIR_WORDS))
 _ALL = _FAMILIES + _OTHERS
 _ALL_WORDS = frozenset(_GATES).union(*(words for words, _, _ in _OTHERS))
+_GATE_AT = {w: _gate_at(w) for w in _ALL_WORDS}
 # How far each family's match reaches before and after its gate word (the window searched).
 _REACH = ((220, 20), (5, 300), (10, 300), (20, 60), (120, 260), (5, 220), (5, 120), (5, 320),
           (200, 220), (200, 220), (0, 320), (0, 240), (30, 240), (10, 240), (0, 130), (40, 320),

@@ -51,15 +51,10 @@ _KV_VALUE = (
 )
 
 
-def _line_indent(text: str, pos: int) -> int:
-    start = text.rfind("\n", 0, pos) + 1
-    line = text[start:pos]
-    return len(line) - len(line.lstrip(" \t"))
-
-
 def _block(text: str, key_start: int, start: int, end: int) -> Span | None:
     """A YAML block scalar's lines, while they are indented more than the key."""
-    indent = _line_indent(text, key_start)
+    key_line = text[text.rfind("\n", 0, key_start) + 1 : key_start]
+    indent = len(key_line) - len(key_line.lstrip(" \t"))
     first = last = -1
     for m in re.finditer(r"\n([ \t]*)(\S[^\r\n]*)", text[start:end]):
         if len(m.group(1)) <= indent:
@@ -127,18 +122,14 @@ GENERIC_FIELDS: tuple[Field, ...] = (
 )  # fmt: skip
 
 
-def _group_value(m: re.Match[str], first: int, *, prose: bool = True) -> Span | None:
-    """Groups ``first``, +1 (quoted) and +2 (bare) of a value; the one that matched, judged."""
-    for g in (first, first + 1):
+def _flag_check(m: re.Match[str]) -> Span | None:
+    """A secret's flag: its value is group 2 or 3 (quoted) or 4 (bare), the one that matched."""
+    if not names.secret_name(m.group(1)):
+        return None
+    for g in (2, 3):
         if m.group(g) is not None:
             return names.quoted_value(m.string, *m.span(g))
-    if m.group(first + 2) is not None:
-        return names.unquoted_value(m.string, *m.span(first + 2), prose=prose)
-    return None
-
-
-def _flag_check(m: re.Match[str]) -> Span | None:
-    return _group_value(m, 2) if names.secret_name(m.group(1)) else None
+    return names.unquoted_value(m.string, *m.span(4)) if m.group(4) is not None else None
 
 
 def _prose_check(m: re.Match[str]) -> Span | None:
