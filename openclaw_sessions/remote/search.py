@@ -243,9 +243,10 @@ def _hits(conn: Any, rows: list[Any], plan: fts_query.QueryPlan) -> list[Hit]:
         snips = search_sql.snippets(scratch, plan, keyed, texts)
     finally:
         scratch.close()
+    redactors = {host: _redactor(conn, host) for host in {str(r[0]) for r in rows}}
     return [
         search_sql.hit(
-            k, text, snip, plan, _redactor(conn, str(r[0])), search_sql.SNIPPET_UNITS
+            k, text, snip, plan, redactors[str(r[0])], search_sql.SNIPPET_UNITS
         )._replace(agent_id=str(r[1]))
         for r, k, text, snip in zip(rows, keyed, texts, snips, strict=True)
     ]
