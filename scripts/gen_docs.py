@@ -474,9 +474,11 @@ def _check_prose(group: Any, ctx: Any, names: set[str]) -> None:
             continue
         cmd = group.get_command(ctx, name)
         known = {o for p in cmd.params for o in (*p.opts, *p.secondary_opts)}
-        # after | or ;: another program; a quoted query (its -word) is one argument
+        # after | or ;: another program; a quoted query (its -word) is one argument, and
+        # search takes a bare -word as a query word (app._words_last)
+        dashed = "--" if getattr(cmd, "words", None) else "-"
         for token in shlex.split(re.split(r"[|;]", args)[0]):
-            if token.startswith("-") and token not in known:
+            if token.startswith(dashed) and token not in known:
                 raise SystemExit(f"gen_docs: example `{name} {args}` uses unknown {token}")
 
 

@@ -69,6 +69,7 @@ class _Commands(Mapping[str, Any]):
             info = CommandInfo(name, cls=Command, epilog=module.EPILOG, callback=module.command)
             cmd = get_command_from_info(info, pretty_exceptions_short=True, rich_markup_mode=None)
             cmd.json_errors = getattr(module, "JSON_ERRORS", True)  # type: ignore[attr-defined]
+            cmd.words = getattr(module, "WORDS", None)  # type: ignore[attr-defined]
             self._built[name] = cmd
         return self._built[name]
 
@@ -186,7 +187,11 @@ class Command(TyperCommand):
                 with formatter.section(name):
                     formatter.write_dl(records)
 
+    words: str | None = None  # search: its query argument takes the words (_words_last)
+
     def parse_args(self, ctx: Any, args: list[str]) -> list[str]:
+        if self.words is not None and not ctx.resilient_parsing:
+            args = _words_last(self, ctx, args)
         if not ctx.resilient_parsing:
             given, _, _ = self.make_parser(ctx).parse_args(args=list(args))
             for p in self.get_params(ctx):
@@ -194,6 +199,46 @@ class Command(TyperCommand):
                 values = value if isinstance(value, list | tuple) else [value]
                 _check(p, [v for v in values if isinstance(v, str)])
         return list(super().parse_args(ctx, args))
+
+
+def _words_last(command: Any, ctx: Any, args: list[str]) -> list[str]:
+    """Search's words in the shape atuin and rg users type them: `search replication lag`,
+    `search kubernetes -staging`. Click would read `-staging` as a cluster of short options,
+    so a `-word` that is none of ours (nor a cluster of our short flags: `-cl`, `-n5`) is a
+    word; the words, in their order, go behind a `--` that ends the options. A `--name` stays
+    an option, for Click to refuse when it is unknown."""
+    takes: dict[str, bool] = {}  # option name -> takes a value
+    for p in command.get_params(ctx):
+        if p.param_type_name == "option":
+            takes |= dict.fromkeys((*p.opts, *p.secondary_opts), not (p.is_flag or p.count))
+    options: list[str] = []
+    words: list[str] = []
+    i = 0
+    while i < len(args):
+        arg = args[i]
+        if arg == "--":
+            words += args[i + 1 :]
+            break
+        if arg[:2] == "--" or arg in takes or _cluster(arg, takes):  # Click says what is unknown
+            take = 2 if takes.get(arg) else 1  # `--limit 5`: the value is the next argument
+            options += args[i : i + take]
+            i += take
+            continue
+        words.append(arg)
+        i += 1
+    return [*options, "--", *words]
+
+
+def _cluster(arg: str, takes: dict[str, bool]) -> bool:
+    """`-cl`, `-n5`: short flags of ours, the last perhaps with a count glued to it."""
+    if arg[:1] != "-" or arg[:2] == "--" or len(arg) < 2:
+        return False
+    for i, ch in enumerate(arg[1:], start=2):
+        if f"-{ch}" not in takes:
+            return False
+        if takes[f"-{ch}"]:
+            return arg[i:].isdigit() or i == len(arg)
+    return True
 
 
 def _check(param: Any, values: list[str]) -> None:

@@ -216,8 +216,9 @@ def declare(run: Callable[[dict[str, Any]], int], kind: Any, **cli: Any) -> Call
     its parameters by name. Each parameter is a field of ``kind`` (the core's options, a
     NamedTuple class) or of Output, which alone declares its name, type and default; ``cli``
     adds, in --help order, what only the command line has: its typer.Option or typer.Argument
-    (flags, metavar, help, group, completion, check). Typer reads the parameters with
-    inspect.signature, which honours ``__signature__``, and takes the type and the typer info
+    (flags, metavar, help, group, completion, check), or a (type, info) pair when the command
+    line reads the field in another shape (search's words, joined into its query). Typer reads
+    the parameters with inspect.signature, which honours ``__signature__``, and takes the type and the typer info
     from the Annotated."""
     hints = get_type_hints(Output) | get_type_hints(kind)  # a field of both is kind's
     empty = inspect.Parameter.empty
@@ -229,6 +230,8 @@ def declare(run: Callable[[dict[str, Any]], int], kind: Any, **cli: Any) -> Call
         if name not in hints:
             raise TypeError(f"{kind.__name__} has no field {name!r}")
         field_type = hints[name]
+        if isinstance(info, tuple):  # the command line reads the field in another shape
+            field_type, info = info
         params.append(
             inspect.Parameter(
                 name,

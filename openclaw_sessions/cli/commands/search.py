@@ -37,13 +37,15 @@ from openclaw_sessions.errors import ExitCode, UsageError
 from openclaw_sessions.read.search import SearchOptions, search
 
 EPILOG = examples(
-    "search 'migration timeout' --since 7d",
+    "search migration timeout --since 7d",
+    "search kubernetes -staging",
     "search '\"rate limit\" OR throttl* -billing'",
     "search '(database OR postgres) timeout' --relax",
     "search deploy --role assistant --format plain | cut -f1 | sort -u",
     "search invoice --json | jq -r '.results[].sessionKey'",
 )
 LAYOUTS = ("auto", "table", "plain")
+WORDS = "query"  # app.Command: a `-word` that is no option of ours is a query word
 # Was --agent on the command line (or in $OPENCLAW_AGENT)? --remote searches every agent
 # unless it was (the option's callback records it).
 _AGENT_GIVEN: list[bool] = []
@@ -57,6 +59,7 @@ def _agent_source(ctx: typer.Context, param: typer.CallbackParam, value: str) ->
 
 def run(params: dict[str, Any]) -> int:
     """Full-text search of user and assistant text on the active branch."""
+    params["query"] = " ".join(params["query"] or ())
     opts, out = split(SearchOptions, userconfig.lenient("search", params))
     if out.layout != "auto" and (out.as_json or out.jsonl):
         raise UsageError("--format is for the human output", hint="drop it, or drop --json/--jsonl")
@@ -94,11 +97,16 @@ REMOTE = "Fleet (a central database: see push)"
 command = declare(
     run,
     SearchOptions,
-    query=typer.Argument(
-        metavar="QUERY",
-        help='Words to find, all of them; "exact phrase", a OR b, -word (leave out),'
-        " word* (prefix), parentheses (--literal: every word as text).",
-        callback=text(empty_ok=True),  # empty: the core's own message
+    query=(
+        list[str] | None,
+        typer.Argument(
+            metavar="QUERY",
+            help='Words to find, all of them; "exact phrase", a OR b, -word (leave out),'
+            " word* (prefix), parentheses (--literal: every word as text). Several words"
+            " need no quotes; after -- every word is query text.",
+            callback=text(empty_ok=True),  # empty: the core's own message
+            show_default=False,
+        ),
     ),
     state_dir=STATE_DIR,
     agent=typer.Option(
