@@ -97,7 +97,7 @@ def test_status_blames_redaction_rules_only_for_rows_indexed_under_other_rules(
 ) -> None:
     d = tmp_path / "src"
     write_sessions_json(d, _normal(d, 2))
-    assert run_cli("import", str(d)).exit_code == 0
+    assert run_cli("import", str(d), "--no-reindex").exit_code == 0
     conn = sqlite3.connect(db_file(state))  # a crashed run's claim: never indexed
     conn.execute("INSERT INTO index_state (transcript_id, needs_rebuild, claim_token,"
                  " claim_expires, updated_at) VALUES (1, 1, '1@elsewhere:x', 0, 0)")  # fmt: skip

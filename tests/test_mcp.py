@@ -198,7 +198,7 @@ def _one_session(src: Path, state: Path, text: str, *, reindex: bool = True) -> 
     s.user(text)
     s.write(d / "m1.jsonl")
     write_sessions_json(d, {"agent:main:main": {"sessionId": "m1"}})
-    flags = ["--reindex"] if reindex else []
+    flags = ["--reindex"] if reindex else ["--no-reindex"]
     assert run_cli("import", str(src), *flags, "--state-dir", str(state)).exit_code == 0
     return s
 

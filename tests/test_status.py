@@ -14,7 +14,7 @@ SAMPLE = REPO / "sample" / "state"
 
 
 def test_pending_then_healthy() -> None:
-    run_cli("import", str(SAMPLE))
+    run_cli("import", str(SAMPLE), "--no-reindex")
     r = run_cli("status", "--json")
     st = json_out(r)
     assert r.exit_code == 4

@@ -218,8 +218,8 @@ def declare(run: Callable[[dict[str, Any]], int], kind: Any, **cli: Any) -> Call
     adds, in --help order, what only the command line has: its typer.Option or typer.Argument
     (flags, metavar, help, group, completion, check), or a (type, info) pair when the command
     line reads the field in another shape (search's words, joined into its query). Typer reads
-    the parameters with inspect.signature, which honours ``__signature__``, and takes the type and the typer info
-    from the Annotated."""
+    the parameters with inspect.signature, which honours ``__signature__``, and takes the type
+    and the typer info from the Annotated."""
     hints = get_type_hints(Output) | get_type_hints(kind)  # a field of both is kind's
     empty = inspect.Parameter.empty
     defaults = Output._field_defaults | {
