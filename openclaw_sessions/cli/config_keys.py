@@ -15,6 +15,7 @@ KEYS: dict[str, dict[str, tuple[str, str, str, tuple[str, ...]]]] = {
     "export": {
         "state-dir": ("state_dir", "path", "OPENCLAW_STATE_DIR", ()),
         "agent": ("agent", "text", "OPENCLAW_AGENT", ()),
+        "all-agents": ("all_agents", "flag", "", ()),
         "format": ("fmt", "text", "", ("md", "json", "jsonl")),
         "output": ("output", "text", "", ()),
         "force": ("force", "flag", "", ()),
