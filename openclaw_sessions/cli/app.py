@@ -162,6 +162,12 @@ class Command(TyperCommand):
     json_errors = True  # export: its --json is a format, and its errors are never JSON
 
     def invoke(self, ctx: Any) -> Any:
+        from . import userconfig
+
+        from_file = frozenset(
+            n for n in ctx.params if _source(ctx, n) == "DEFAULT_MAP"  # the config file's
+        )
+        ctx.params = userconfig.lenient(ctx.info_name, ctx.params, from_file)
         as_json = bool(ctx.params.get("as_json") or ctx.params.get("jsonl"))
         with guard.failing(as_json and self.json_errors):
             code = super().invoke(ctx)
@@ -239,6 +245,13 @@ def _cluster(arg: str, takes: dict[str, bool]) -> bool:
         if takes[f"-{ch}"]:
             return arg[i:].isdigit() or i == len(arg)
     return True
+
+
+def _source(ctx: Any, name: str) -> str | None:
+    """Where Click took a parameter's value from: COMMANDLINE, ENVIRONMENT, DEFAULT_MAP (the
+    config file) or DEFAULT."""
+    source = ctx.get_parameter_source(name)
+    return None if source is None else str(source.name)
 
 
 def _check(param: Any, values: list[str]) -> None:

@@ -10,7 +10,9 @@ values of each command's parameters.
 Keys are the long option names (without ``--``); the top level applies to every command that has
 the option, a ``[command]`` table to that command only and wins over the top level. The command
 line beats environment variables, which beat this file, which beats the built-in defaults: the
-Typer app gets the values as Click's ``default_map`` (Click already applies that order). An
+Typer app gets the values as Click's ``default_map`` (Click already applies that order), and
+lenient() makes the file's values give way where two parameters exclude each other (Click's
+parameter sources say which came from the file). An
 unknown key or a value of the wrong type is a usage error naming the file and the key.
 """
 
@@ -157,25 +159,26 @@ OPERATOR_ONLY = {
 }  # fmt: skip
 
 
-def lenient(command: str, params: dict[str, Any]) -> dict[str, Any]:
-    """The file's values that give way: its `format` to --json/--jsonl on the command line
-    (they would otherwise conflict: a config default must not make a plain option an error),
-    and the operator's defaults to --as. A value equal to the file's is taken for the file's
-    (the command line cannot be told apart once parsed), so under --as an operator option
-    given again on the command line is dropped rather than refused."""
-    mine = load().commands.get(command, {})
-    if not mine:
+# Output forms that exclude each other: one given on the command line makes the file's give way.
+OUTPUT_FORMS = frozenset({"as_json", "jsonl", "layout"})
+
+
+def lenient(command: str, params: dict[str, Any], from_file: frozenset[str]) -> dict[str, Any]:
+    """The command line always wins: the file's values (``from_file``: the parameters Click
+    took from it) give way to an output form given on the command line (`json = true` in
+    the file and `--jsonl` or `--format plain` typed), and, under --as, the operator's
+    defaults give way to the built-in ones (the agent's answer is upstream's)."""
+    if not from_file:
         return params
     out = dict(params)
-    layout = mine.get("layout")
-    if layout is not None and out.get("layout") == layout:
-        if out.get("as_json") or out.get("jsonl"):
-            out["layout"] = "auto"
+    typed = {n for n in OUTPUT_FORMS - from_file if n in out and out[n] not in (False, "auto")}
+    if typed:
+        for dest in OUTPUT_FORMS & from_file:
+            del out[dest]  # the built-in default
     if out.get("as_key") is not None:
-        for dest in OPERATOR_ONLY.get(command, ()):
-            if dest in mine and out.get(dest) == mine[dest]:
-                del out[dest]  # the options object's own default: the built-in one
-        if command == "search" and out.get("limit") == mine.get("limit"):
+        for dest in OPERATOR_ONLY.get(command, frozenset()) & from_file:
+            del out[dest]
+        if command == "search" and "limit" in from_file:
             from openclaw_sessions.policy.fts_query import AS_MAX_LIMIT
 
             out["limit"] = min(out["limit"], AS_MAX_LIMIT)

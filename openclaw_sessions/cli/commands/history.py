@@ -5,7 +5,7 @@ from typing import Any
 
 import typer
 
-from openclaw_sessions.cli import output, userconfig
+from openclaw_sessions.cli import output
 from openclaw_sessions.cli.options import (
     AGENT,
     AS,
@@ -38,7 +38,7 @@ EPILOG = examples(
 
 def run(params: dict[str, Any]) -> int:
     """Read a session's conversation on its active branch, paged or around a message."""
-    opts, out = split(HistoryOptions, userconfig.lenient("history", params))
+    opts, out = split(HistoryOptions, params)
     if out.follow and (out.as_json or opts.around is not None or opts.offset is not None):
         raise UsageError(
             "--follow shows the newest messages, then each new one, as text",

@@ -8,7 +8,7 @@ from typing import Any
 import typer
 
 from openclaw_sessions import settings
-from openclaw_sessions.cli import nul, output, userconfig
+from openclaw_sessions.cli import nul, output
 from openclaw_sessions.cli.completion import complete_agent, complete_session_key, words
 from openclaw_sessions.cli.options import (
     ALL_AGENTS,
@@ -60,7 +60,7 @@ def _agent_source(ctx: typer.Context, param: typer.CallbackParam, value: str) ->
 def run(params: dict[str, Any]) -> int:
     """Full-text search of user and assistant text on the active branch."""
     params["query"] = " ".join(params["query"] or ())
-    opts, out = split(SearchOptions, userconfig.lenient("search", params))
+    opts, out = split(SearchOptions, params)
     if out.layout != "auto" and (out.as_json or out.jsonl):
         raise UsageError("--format is for the human output", hint="drop it, or drop --json/--jsonl")
     if out.null:
