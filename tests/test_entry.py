@@ -168,6 +168,7 @@ def test_every_parameter_is_declared_once_by_an_option_field() -> None:
     from openclaw_sessions.cli.options import Output
     from openclaw_sessions.index.reindex import ReindexOptions
     from openclaw_sessions.ingest.importer import ImportOptions
+    from openclaw_sessions.read.activity import LogOptions
     from openclaw_sessions.read.export import ExportOptions
     from openclaw_sessions.read.history import HistoryOptions
     from openclaw_sessions.read.listing import SessionsOptions
@@ -183,6 +184,7 @@ def test_every_parameter_is_declared_once_by_an_option_field() -> None:
         "export": ExportOptions,
         "sessions": SessionsOptions, "mcp": McpOptions, "push": PushOptions,
         "pick": PickOptions, "completions": ShellOptions, "schema": SchemaOptions,
+        "log": LogOptions,
     }  # fmt: skip
     group = typer.main.get_command(app)
     assert set(COMMANDS) == set(options)

@@ -31,6 +31,7 @@ COMMANDS = {
     "import": "import_",
     "reindex": "reindex",
     "search": "search",
+    "log": "log",
     "history": "history",
     "export": "export",
     "sessions": "sessions",

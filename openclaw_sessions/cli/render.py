@@ -172,7 +172,7 @@ def _field(text: str) -> str:
     return safe(_BREAKS.sub(" ", text))
 
 
-def search_lines(result: SearchResult, times: Times) -> None:
+def search_lines(result: SearchResult, times: Times, *, footer: bool = True) -> None:
     """One hit per line, `sessionKey messageId time role snippet` separated by tabs, for
     cut, awk, sort and fzf; matches in colour only when --color says so. With -C, each hit's
     context messages are lines of the same shape around it (their whole text), every line
@@ -187,7 +187,8 @@ def search_lines(result: SearchResult, times: Times) -> None:
             line = _hit_line(h, times, color) if m is None else _context_fields(h, m, times)
             lines.append(("-\t" if m is not None else ":\t") + line)
     write_text("".join(lines))
-    search_footer(result)
+    if footer:
+        search_footer(result)
 
 
 def _hit_line(h: Hit, times: Times, color: bool) -> str:
@@ -259,7 +260,7 @@ def context_text(m: dict[str, Any]) -> str:
 NARROW = 70  # columns: below this a terminal gets one block per hit instead of a table
 
 
-def search_table(result: SearchResult, times: Times) -> None:
+def search_table(result: SearchResult, times: Times, *, footer: bool = True) -> None:
     from rich.table import Table
 
     out = console(False)
@@ -268,18 +269,34 @@ def search_table(result: SearchResult, times: Times) -> None:
     elif result.hits:
         table = Table(show_header=True, header_style="bold", expand=False, show_lines=False)
         table.add_column("time", no_wrap=True)
-        table.add_column("session", overflow="fold")
+        # keys stay whole (as `sessions` prints them): the snippet gives way
+        keys = [field(h.session_key) for h in result.hits]
+        table.add_column("session", no_wrap=True, min_width=max(map(len, keys)))
         table.add_column("role", no_wrap=True)
         table.add_column("snippet", overflow="fold")
-        for h in result.hits:
+        for h, key in zip(result.hits, keys, strict=True):
+            second = field(h.message_id) + (f" · {field(h.label)}" if h.label else "")
             table.add_row(
                 times(h.timestamp),
-                f"{field(h.session_key)}\n{field(h.message_id)}",
+                f"{key}\n{second}",
                 safe(h.role) + (f"\n×{h.copies}" if h.copies > 1 else ""),
                 _snippet_cell(h),
             )
         out.print(table)
-    search_footer(result)
+    if footer:
+        search_footer(result)
+
+
+def log_footer(result: SearchResult) -> None:
+    """`log`'s notes: older messages exist, indexing is behind, or nothing in the window."""
+    if result.indexing:
+        from openclaw_sessions.read.models import INDEXING_NOTE
+
+        output.note(f"warning: {INDEXING_NOTE}")
+    if result.truncated:
+        output.note("older messages exist: raise --limit, or narrow with --since")
+    if not result.hits:
+        output.note("no messages in that window")
 
 
 def _search_blocks(result: SearchResult, times: Times, out: Console) -> None:

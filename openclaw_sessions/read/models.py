@@ -20,12 +20,15 @@ class Hit(NamedTuple):
     agent_id: str | None = None  # the store it came from (an unscoped key does not name it)
     copies: int = 1  # operator order: the near-duplicate messages this hit stands for
     relaxed: bool = False  # --relax: matches most of the words, not all
+    label: str | None = None  # the session's label (the chat's human name), redacted; operator
 
     def to_json(self) -> dict[str, Any]:
         """The operator's hit: upstream's fields, then its agent and the match offsets."""
         out = self.upstream_json()
         if self.agent_id is not None:
             out["agentId"] = self.agent_id
+        if self.label is not None:
+            out["label"] = self.label
         out["matches"] = [list(span) for span in self.highlights]
         if self.copies > 1:
             out["copies"] = self.copies

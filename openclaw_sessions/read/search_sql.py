@@ -60,7 +60,7 @@ def driving_index(plan: fts_query.QueryPlan) -> tuple[str, str]:
     return "index_bigram", plan.bigram
 
 
-def _filters(f: Filters, fp: str) -> tuple[list[str], list[Any]]:
+def where_of(f: Filters, fp: str) -> tuple[list[str], list[Any]]:
     """WHERE clauses over r (index_rows), t (transcripts), s (index_state), ss (sessions),
     before LIMIT."""
     where = [stale.fresh(), f.visible]
@@ -130,7 +130,7 @@ def _matching(plan: fts_query.QueryPlan, f: Filters, fp: str) -> tuple[str, str,
     parameters): what the newest-first hits, the counts and the per-session counts all read.
     An OR across the two indexes is the union of its alternatives, each row at its best
     score."""
-    where, params = _filters(f, fp)
+    where, params = where_of(f, fp)
     if plan.alternatives:
         parts, aparams = [], []
         for alt in plan.alternatives:
@@ -205,7 +205,7 @@ def best(
             ranks[rowid] = min(rank, ranks.get(rowid, rank))
         if len(cands) == k:
             bound = min(bound, cands[-1][1])
-    where, params = _filters(f, fp)
+    where, params = where_of(f, fp)
     rows = conn.execute(
         f"SELECT r.row_id, t.session_key, t.session_id, r.message_id, r.role, r.ts{extra}"
         f" FROM index_rows r{JOINS} WHERE r.row_id IN (SELECT value FROM json_each(?))"

@@ -21,6 +21,7 @@ JSON = {
     "export": "export",
     "history": "history",
     "import": "import",
+    "log": "search",  # log prints search's forms
     "push": "push",
     "reindex": "reindex",
     "search": "search",
@@ -28,7 +29,7 @@ JSON = {
     "status": "status",
 }
 # ... and one line of `COMMAND --jsonl`
-JSONL = {"search": "search-result", "sessions": "sessions-row"}
+JSONL = {"log": "search-result", "search": "search-result", "sessions": "sessions-row"}
 
 EPILOG = examples(
     "schema | jq -r 'keys[]'",
