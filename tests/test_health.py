@@ -90,7 +90,7 @@ def test_an_unusable_store_is_that_agents_error(tmp_path: Path) -> None:
 def test_compact_rows_verbose_details_and_json_health(tmp_path: Path) -> None:
     root = tmp_path / "state"
     shutil.copytree(SAMPLE, root)
-    assert installed("import", "--quiet", "--no-reindex", state=root).returncode == 0  # not indexed yet
+    assert installed("import", "--quiet", "--no-reindex", state=root).returncode == 0
     r = installed("status", "--all-agents", state=root)
     assert r.returncode == 4
     lines = r.stdout.splitlines()

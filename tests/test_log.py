@@ -24,7 +24,8 @@ def _state(tmp_path: Path) -> Path:
         s.user(f"question in {sid}")
         s.assistant(f"answer in {sid} with token sk-proj-{'a1B2' * 8}")
         s.write(d / f"{sid}.jsonl")
-        store = json.loads((d / "sessions.json").read_text()) if (d / "sessions.json").exists() else {}
+        known = d / "sessions.json"
+        store = json.loads(known.read_text()) if known.exists() else {}
         store[key] = {"sessionId": sid, **({"label": label} if label else {})}
         write_sessions_json(d, store)
     state = tmp_path / "state"
