@@ -215,3 +215,28 @@ def test_a_parameter_without_a_field_is_refused() -> None:
 
     with pytest.raises(TypeError, match="'nope'"):
         declare(search.run, search.SearchOptions, nope=typer.Option("--nope"))
+
+
+@pytest.mark.parametrize(
+    "argv",
+    [
+        ["--state-dir", "{state}", "status", "--json"],
+        ["--state-dir={state}", "--json", "status"],
+        ["--json", "--state-dir", "{state}", "search", "deploy"],
+    ],
+)
+def test_options_before_the_command_are_the_commands(
+    sample_store: Path, argv: list[str]
+) -> None:
+    """`openclaw-sessions --state-dir X status`, as git and docker take it."""
+    from helpers import installed
+
+    proc = installed(*(a.replace("{state}", str(sample_store)) for a in argv))
+    assert proc.returncode == 0, proc.stderr
+    assert json.loads(proc.stdout)
+
+
+def test_an_option_no_command_takes_is_still_refused_before_it(sample_store: Path) -> None:
+    r = run_cli("--nope", "status", "--state-dir", str(sample_store))
+    assert r.exit_code == 2
+    assert "--nope" in r.stderr

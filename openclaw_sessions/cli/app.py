@@ -111,6 +111,7 @@ class Group(TyperGroup):
         return list(COMMANDS)
 
     def make_context(self, info_name: Any, args: list[str], *rest: Any, **kwargs: Any) -> Any:
+        args = self._command_first(list(args))
         with _one_line_errors():
             if "default_map" not in kwargs:
                 kwargs["default_map"] = _defaults(args)
@@ -119,6 +120,25 @@ class Group(TyperGroup):
     def invoke(self, ctx: Any) -> Any:
         with _one_line_errors():
             return super().invoke(ctx)
+
+    def _command_first(self, args: list[str]) -> list[str]:
+        """`openclaw-sessions --state-dir X status` as git and docker users type it: options
+        typed before the command that the command itself takes (each with its value) move
+        after the command's name. Anything else is left for Click to refuse."""
+        for i, arg in enumerate(args):
+            if i == 0 or arg not in COMMANDS:
+                continue
+            takes: dict[str, bool] = {}
+            for p in self.commands[arg].params:
+                if p.param_type_name == "option":
+                    names = (*p.opts, *p.secondary_opts)
+                    takes |= dict.fromkeys(names, not (p.is_flag or p.count))
+            j = 0
+            while j < i and (name := args[j].partition("="))[0] in takes:
+                j += 2 if takes[name[0]] and not name[1] else 1  # `--x=v` holds its value
+            if j == i:
+                return [arg, *args[:i], *args[i + 1 :]]
+        return args
 
     def _main_shell_completion(
         self, ctx_args: Any, prog_name: str, complete_var: Any = None
