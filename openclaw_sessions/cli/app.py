@@ -128,11 +128,7 @@ class Group(TyperGroup):
         for i, arg in enumerate(args):
             if i == 0 or arg not in COMMANDS:
                 continue
-            takes: dict[str, bool] = {}
-            for p in self.commands[arg].params:
-                if p.param_type_name == "option":
-                    names = (*p.opts, *p.secondary_opts)
-                    takes |= dict.fromkeys(names, not (p.is_flag or p.count))
+            takes = _takes_value(self.commands[arg].params)
             j = 0
             while j < i and (name := args[j].partition("="))[0] in takes:
                 j += 2 if takes[name[0]] and not name[1] else 1  # `--x=v` holds its value
@@ -234,10 +230,7 @@ def _words_last(command: Any, ctx: Any, args: list[str]) -> list[str]:
     so a `-word` that is none of ours (nor a cluster of our short flags: `-cl`, `-n5`) is a
     word; the words, in their order, go behind a `--` that ends the options. A `--name` stays
     an option, for Click to refuse when it is unknown."""
-    takes: dict[str, bool] = {}  # option name -> takes a value
-    for p in command.get_params(ctx):
-        if p.param_type_name == "option":
-            takes |= dict.fromkeys((*p.opts, *p.secondary_opts), not (p.is_flag or p.count))
+    takes = _takes_value(command.get_params(ctx))
     options: list[str] = []
     words: list[str] = []
     i = 0
@@ -254,6 +247,15 @@ def _words_last(command: Any, ctx: Any, args: list[str]) -> list[str]:
         words.append(arg)
         i += 1
     return [*options, "--", *words]
+
+
+def _takes_value(params: Any) -> dict[str, bool]:
+    """Each option name of ``params`` (Click's parameters) -> whether it takes a value."""
+    takes: dict[str, bool] = {}
+    for p in params:
+        if p.param_type_name == "option":
+            takes |= dict.fromkeys((*p.opts, *p.secondary_opts), not (p.is_flag or p.count))
+    return takes
 
 
 def _cluster(arg: str, takes: dict[str, bool]) -> bool:
