@@ -630,6 +630,12 @@ def zsh_completion() -> str:
     if not rest.rstrip().endswith(register):
         raise SystemExit(f"gen_docs: Typer's zsh script no longer ends with `{register}`")
     body = rest.rstrip()[: -len(register)].rstrip()
+    # Typer writes an apostrophe in a description as '' inside a single-quoted word, which
+    # zsh reads as one only with RC_QUOTES (without it "hit's" shows as "hits")
+    evals = "\n  eval $("
+    if body.count(evals) != 1:
+        raise SystemExit("gen_docs: Typer's zsh script no longer evals one command")
+    body = body.replace(evals, "\n  setopt local_options rc_quotes" + evals)
     return f"{first}\n# zsh completion for {PROG}; {GENERATED}.\n{body}\n\n{ZSH_AUTOLOAD_FIX}\n"
 
 

@@ -168,8 +168,9 @@ def test_table_on_a_terminal_never_crops_keys_or_states(listed: Path, columns: i
     states = [cells[-1] for cells in rows_shown]
     assert keys == [r["sessionKey"] for r in rows(listed)]  # whole, never cropped
     assert states == [r["index"] for r in rows(listed)]
-    if columns >= 80:  # the label goes first: keys never fold to make room for it
+    if columns >= 80:  # keys never fold to make room for the counts or the label
         assert "msgs" in out
+        assert "label" in lines[head]  # the label gives way after the counts, not before
     if columns >= 200:
         assert "label 3" in out
 

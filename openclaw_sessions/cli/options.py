@@ -161,13 +161,14 @@ KEY = typer.Argument(
 INCLUDE_TOOLS = typer.Option(
     "--include-tools", help="Also show tool results (redacted).", rich_help_panel=FILTERS
 )
-NULL = typer.Option(
-    "--null",
-    "-0",
-    help="Print each session key (search: each hit's key and message id; with --sessions"
-    " each key) NUL-terminated, unescaped off a terminal, for xargs -0.",
-    rich_help_panel=OUTPUT,
-)
+def null(what: str) -> Any:
+    """-0: the names NUL-terminated (nul.py); ``what`` says which, for the command's help."""
+    return typer.Option(
+        "--null",
+        "-0",
+        help=f"Print {what} NUL-terminated, unescaped off a terminal, for xargs -0.",
+        rich_help_panel=OUTPUT,
+    )
 ROLE = typer.Option(
     "--role",
     metavar="ROLE",

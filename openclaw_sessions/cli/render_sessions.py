@@ -43,13 +43,13 @@ def sessions_list(listed: Listed, times: Times) -> None:
     _table(listed, times)
 
 
-# The columns shown, widest set first: a narrower terminal gives up the label, the
-# generations, the message count, then folds the time and at last drops it, before a key
-# would fold. The key and its index state always show.
+# The columns shown, widest set first: a narrower terminal gives up the generations, the
+# message count, then the label (the chat's name says more than a count), then folds the time
+# and at last drops it, before a key would fold. The key and its index state always show.
 _COLUMN_SETS = (
     ("updated", "label", "msgs", "gens"),
-    ("updated", "msgs", "gens"),
-    ("updated", "msgs"),
+    ("updated", "label", "msgs"),
+    ("updated", "label"),
     ("updated",),
     ("updated-folded",),
     (),
