@@ -347,7 +347,7 @@ def test_concurrent_reindex_runs_never_duplicate(tmp_path: Path, state: Path) ->
 @pytest.mark.slow
 def test_killed_reconciler_is_taken_over(tmp_path: Path, state: Path) -> None:
     total = bulk(tmp_path / "src", 20, 300)
-    run_cli("import", str(tmp_path / "src"))
+    run_cli("import", str(tmp_path / "src"), "--no-reindex")
     # Killed inside its first write of index rows, its claims committed before it.
     gate = ("openclaw_sessions.index.index_rows", "insert_rows", 1)
     p = gated_cli(state, gate, "reindex", "--quiet")

@@ -89,7 +89,7 @@ def test_index_states_pending_dirty_failed(listed: Path, tmp_path: Path) -> None
     store["agent:main:k9"] = {"sessionId": "s-9", "updatedAt": T0}
     (src / "sessions.json").write_text(json.dumps(store))
     (src / "s-1.jsonl").write_text((src / "s-1.jsonl").read_text().replace("answer 1", "ANSWER"))
-    run_cli("import", str(src))
+    run_cli("import", str(src), "--no-reindex")
     conn = sqlite3.connect(db_file(listed))  # k2's stored line is no JSON: indexing fails
     conn.execute("UPDATE events SET raw = '{broken' WHERE seq = 1 AND transcript_id ="
                  " (SELECT transcript_id FROM transcripts WHERE session_id = 's-2')")  # fmt: skip

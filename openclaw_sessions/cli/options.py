@@ -176,6 +176,28 @@ ROLE = typer.Option(
     autocompletion=words("user", "assistant"),
     rich_help_panel=FILTERS,
 )
+_KINDS = "main, direct, group, channel, thread, subagent or cron"
+KIND = typer.Option(
+    "--kind",
+    metavar="KIND",
+    help=f"Only sessions of this kind (repeatable): {_KINDS}.",
+    autocompletion=words("main", "direct", "group", "channel", "thread", "subagent", "cron"),
+    rich_help_panel=FILTERS,
+)
+NOT_KIND = typer.Option(
+    "--not-kind",
+    metavar="KIND",
+    help="Leave out sessions of this kind (repeatable): --not-kind cron.",
+    autocompletion=words("main", "direct", "group", "channel", "thread", "subagent", "cron"),
+    rich_help_panel=FILTERS,
+)
+KEY_GLOB = typer.Option(
+    "--key",
+    metavar="GLOB",
+    help="Only session keys matching this pattern (repeatable): 'agent:*:telegram:*'.",
+    callback=text(),
+    rich_help_panel=FILTERS,
+)
 _WHEN = "ISO date/time, today, yesterday, or a span: 7d, 12h, '2 weeks ago'."
 SINCE = typer.Option(
     "--since", metavar="WHEN", help=_WHEN, callback=text(), rich_help_panel=FILTERS
@@ -212,7 +234,9 @@ class Output(NamedTuple):
 T = TypeVar("T", bound=tuple[Any, ...])
 
 
-def declare(run: Callable[[dict[str, Any]], int], kind: Any, **cli: Any) -> Callable[..., int]:
+def declare(
+    run: Callable[[dict[str, Any]], int], kind: Any, /, **cli: Any
+) -> Callable[..., int]:
     """The command function Typer reads: it calls ``run`` (whose docstring is the help) with
     its parameters by name. Each parameter is a field of ``kind`` (the core's options, a
     NamedTuple class) or of Output, which alone declares its name, type and default; ``cli``

@@ -16,6 +16,7 @@ from typing import NamedTuple
 from openclaw_sessions.errors import UsageError
 from openclaw_sessions.index.stale import any_stale
 from openclaw_sessions.model.when import parse_window
+from openclaw_sessions.policy import kinds
 from openclaw_sessions.policy.cut import safe_cut
 from openclaw_sessions.redact import Redactor
 from openclaw_sessions.store import paths
@@ -39,6 +40,9 @@ class LogOptions(NamedTuple):
     since: str | None = None  # an ISO date/time or a span (when.parse_window)
     until: str | None = None
     role: str | None = None
+    kind: list[str] | None = None  # --kind: only these kinds of session (policy/kinds.py)
+    not_kind: list[str] | None = None  # --not-kind: not these
+    key: list[str] | None = None  # --key GLOB: only keys matching one of these
 
 
 def activity(opts: LogOptions) -> SearchResult:
@@ -51,13 +55,14 @@ def activity(opts: LogOptions) -> SearchResult:
     ctx = StateScope.at(opts.state_dir, opts.agent, opts.all_agents)
     since_ms, until_ms = parse_window(opts.since, opts.until)
     redactor = ctx.redactor()
+    keys = kinds.key_filter(opts.kind, opts.not_kind, opts.key)
     hits: list[Hit] = []
     indexing = False
     for agent in ctx.agents():
         with open_store(ctx.root, agent) as conn:
             register(conn, agent, None)
             f = search_sql.Filters(
-                visible_sql(None), None, opts.role, since_ms, until_ms, agent=agent
+                visible_sql(None), None, opts.role, since_ms, until_ms, agent=agent, keys=keys
             )
             hits += _newest(conn, f, redactor, opts.limit + 1, agent)
             indexing = indexing or any_stale(conn, redactor.fingerprint)

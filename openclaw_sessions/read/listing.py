@@ -17,7 +17,7 @@ from typing import Any, NamedTuple
 
 from openclaw_sessions.errors import UsageError
 from openclaw_sessions.model.when import parse_window
-from openclaw_sessions.policy import keys, sanitize, visibility
+from openclaw_sessions.policy import keys, kinds, sanitize, visibility
 from openclaw_sessions.redact import Redactor
 from openclaw_sessions.store import paths
 from openclaw_sessions.store.branches import active_messages
@@ -47,6 +47,9 @@ class SessionsOptions(NamedTuple):
     as_key: str | None = None
     visibility: str | None = None
     sandboxed: bool = False
+    kind: list[str] | None = None  # --kind: only these kinds of session (policy/kinds.py)
+    not_kind: list[str] | None = None  # --not-kind: not these
+    key: list[str] | None = None  # --key GLOB: only keys matching one of these
 
 
 # SessionRow's fields, in order, as JSON names them.
@@ -77,6 +80,8 @@ def list_sessions(opts: SessionsOptions) -> Listed:
         raise UsageError("limit must be a positive integer")
     if opts.visibility not in (None, *visibility.VISIBILITIES):
         raise UsageError(f"visibility must be one of {', '.join(visibility.VISIBILITIES)}")
+    kinds.operator_only(opts.as_key, opts.kind, opts.not_kind, opts.key)
+    keyed = kinds.key_filter(opts.kind, opts.not_kind, opts.key)
     window = parse_window(opts.since, opts.until)
     ctx = StateScope.at(opts.state_dir, opts.agent, opts.all_agents)
     policy = None
@@ -88,7 +93,7 @@ def list_sessions(opts: SessionsOptions) -> Listed:
     found: list[tuple[Any, ...]] = []
     for agent in agents:
         with open_store(ctx.root, agent) as conn:
-            found += _newest(conn, agent, policy, window, opts.limit)
+            found += _newest(conn, agent, policy, window, opts.limit, keyed)
     found.sort(key=lambda r: (r[3] is None, -(r[3] or 0), r[0]))
     shown = found if opts.limit is None else found[: opts.limit]
     rows = []
@@ -106,6 +111,7 @@ def _newest(
     policy: visibility.Policy | None,
     window: tuple[int | None, int | None],
     limit: int | None,
+    keyed: kinds.KeyFilter,
 ) -> list[tuple[Any, ...]]:
     """(key, session id, label, updated, generations, agent) of the newest sessions the
     caller may see, newest first: one statement, every filter before LIMIT."""
@@ -116,6 +122,9 @@ def _newest(
         where.append(
             "oc_visible(s.session_key, s.spawned_by, s.parent_session_key, s.owner_session_key)"
         )
+    clauses, kparams = kinds.where(keyed, "s.session_key")
+    where += clauses
+    args += kparams
     since, until = window
     if since is not None:
         where.append("updated >= ?")

@@ -14,7 +14,7 @@ from typing import Any, NamedTuple
 from openclaw_sessions.errors import UsageError
 from openclaw_sessions.index import locks
 from openclaw_sessions.model.when import parse_window
-from openclaw_sessions.policy import fts_query, keys, visibility
+from openclaw_sessions.policy import fts_query, keys, kinds, visibility
 from openclaw_sessions.policy.fts_query import AS_MAX_LIMIT
 from openclaw_sessions.redact import Redactor
 from openclaw_sessions.store import paths
@@ -63,6 +63,9 @@ class SearchOptions(NamedTuple):
     context: int = 0  # -C N: N active-branch messages before and after each hit
     literal: bool = False  # every word literal, as upstream (always so with --as)
     relax: bool = False  # nothing matches every word: show what matches most of them
+    kind: list[str] | None = None  # --kind: only these kinds of session (policy/kinds.py)
+    not_kind: list[str] | None = None  # --not-kind: not these
+    key: list[str] | None = None  # --key GLOB: only keys matching one of these
 
 
 def validate(opts: SearchOptions) -> None:
@@ -90,6 +93,7 @@ def validate(opts: SearchOptions) -> None:
         raise UsageError("order must be relevance, recent or upstream")
     if opts.relax and opts.as_key is not None:
         raise UsageError("--relax is an operator option", hint="--as keeps upstream's query")
+    kinds.operator_only(opts.as_key, opts.kind, opts.not_kind, opts.key)
     if opts.visibility not in (None, *visibility.VISIBILITIES):
         raise UsageError(f"visibility must be one of {', '.join(visibility.VISIBILITIES)}")
 
@@ -203,6 +207,7 @@ def _run(
                 until_ms,
                 agent=agent,
                 sessions=listed_sessions(conn, agent, scope.policy),
+                keys=kinds.key_filter(opts.kind, opts.not_kind, opts.key),
             )
             found: list[Hit] = []
             more = matched = False

@@ -17,7 +17,7 @@ from collections.abc import Sequence
 from typing import Any, NamedTuple
 
 from openclaw_sessions.index import stale
-from openclaw_sessions.policy import fts_query
+from openclaw_sessions.policy import fts_query, kinds
 from openclaw_sessions.policy.cut import safe_cut
 from openclaw_sessions.policy.sanitize import json_bytes
 from openclaw_sessions.redact import Redactor
@@ -50,6 +50,7 @@ class Filters(NamedTuple):
     # The sessions a narrow caller may see (scope.listed_sessions), None: not listed (the
     # per-row check alone). The per-row check stays either way: this only narrows the work.
     sessions: tuple[str, ...] | None = None
+    keys: kinds.KeyFilter = kinds.KeyFilter()  # --kind, --not-kind, --key (operator)
 
 
 def driving_index(plan: fts_query.QueryPlan) -> tuple[str, str]:
@@ -75,6 +76,10 @@ def where_of(f: Filters, fp: str) -> tuple[list[str], list[Any]]:
     if f.role is not None:
         where.append("r.role = ?")
         params.append(f.role)
+    if not f.keys.empty:
+        clauses, kparams = kinds.where(f.keys, "t.session_key")
+        where += clauses
+        params += kparams
     if f.since_ms is not None:
         where.append("r.ts >= ?")
         params.append(f.since_ms)
