@@ -107,6 +107,8 @@ class SearchResult(NamedTuple):
     sessions: tuple[SessionHits, ...] | None = None  # --count --by-session, --sessions
     # Operator JSON only: why the answer is empty or partial, and the option that lifts it.
     absence: dict[str, Any] | None = None
+    # (agent, why) of each store an operator's search of several agents could not read
+    skipped: tuple[tuple[str, str], ...] = ()
 
     @property
     def found(self) -> bool:
@@ -163,6 +165,8 @@ class SearchResult(NamedTuple):
             out["truncated"] = True
         if self.absence:
             out["absence"] = self.absence
+        if self.skipped:
+            out["skipped"] = [{"agentId": a, "error": why} for a, why in self.skipped]
         if self.explain is not None:
             out["explain"] = self.explain
         return out

@@ -6,12 +6,14 @@ Returns values, raises OpenClawError; never prints, never exits.
 
 from __future__ import annotations
 
+import contextlib
 import functools
 import sqlite3
+from collections.abc import Iterator
 from pathlib import Path
 from typing import Any, NamedTuple
 
-from openclaw_sessions.errors import UsageError
+from openclaw_sessions.errors import StoreError, UsageError
 from openclaw_sessions.index import locks
 from openclaw_sessions.model.when import parse_window
 from openclaw_sessions.policy import fts_query, keys, kinds, visibility
@@ -195,8 +197,13 @@ def _run(
     fp = redactor.fingerprint
     # The operator's relevance order re-ranks every agent's best candidates (read/ranked.py).
     pool = ranked.Pool() if opts.as_key is None and opts.order == "relevance" else None
+    # the operator's search of several agents goes on past a broken store, as rg does past an
+    # unreadable file, and says so; an agent's answer (--as) or one store fails whole
+    skipped: list[tuple[str, str]] | None = None
+    if opts.as_key is None and len(scope.agents) > 1:
+        skipped = []
     for agent in scope.agents:
-        with open_store(ctx.root, agent) as conn:
+        with _skipping(agent, skipped), open_store(ctx.root, agent) as conn:
             register(conn, agent, scope.policy)
             visible = visible_sql(scope.policy)
             filters = search_sql.Filters(
@@ -247,6 +254,7 @@ def _run(
                     sessions=filters.sessions,
                 )
     explained_or_none = {"agents": explained} if opts.explain else None
+    broken = tuple(skipped or ())
     if opts.counts or opts.sessions:
         return SearchResult(
             (),
@@ -255,6 +263,7 @@ def _run(
             explained_or_none,
             unindexed,
             match_count=tally.total if opts.counts else None,
+            skipped=broken,
             sessions=(
                 tally.sessions(opts.order, pool.session_order() if pool is not None else None)
                 if opts.by_session or opts.sessions
@@ -283,7 +292,19 @@ def _run(
         total=tally.total,
         total_exact=tally.exact,
         cut_by=cut_by,
+        skipped=broken,
     )
+
+
+@contextlib.contextmanager
+def _skipping(agent: str, skipped: list[tuple[str, str]] | None) -> Iterator[None]:
+    """A store that cannot be read is noted in ``skipped`` and left out (None: it fails)."""
+    try:
+        yield
+    except StoreError as exc:
+        if skipped is None:
+            raise
+        skipped.append((agent, exc.message))
 
 
 def capped(

@@ -74,6 +74,9 @@ def run(params: dict[str, Any]) -> int:
         return run_search(opts, out, _AGENT_GIVEN[0] if _AGENT_GIVEN else True)
     result = search(opts)
     code = int(ExitCode.OK if result.found else ExitCode.NOTHING)
+    for agent, why in result.skipped:  # what the answer left out, named; exit 3 says it
+        output.error(f"agent {agent} skipped: {why}", "see `openclaw-sessions status`")
+        code = int(ExitCode.STORE)
     if out.as_json:
         output.echo_json(result.agent_json() if opts.as_key is not None else result.to_json())
         return code
