@@ -198,7 +198,10 @@ def absence(
         for p in parts:
             terms.update(p.not_found)
             off.update(p.off_index)
-        out["termsNotFound"] = [t for t, n in terms.items() if n == 0]
+        # found nowhere: not in indexed text, nor (--explain reads them) in what is pending,
+        # unindexed or abandoned; without --explain a pending message may hold it
+        if deep or not pending:
+            out["termsNotFound"] = [t for t, n in terms.items() if n == 0 and not off[t]]
         if off:
             out["abandonedOrUnindexed"] = dict(off)
         if relax_possible and not relaxed:
