@@ -174,6 +174,7 @@ def test_every_parameter_is_declared_once_by_an_option_field() -> None:
     from openclaw_sessions.read.listing import SessionsOptions
     from openclaw_sessions.read.scope import McpOptions
     from openclaw_sessions.read.search import SearchOptions
+    from openclaw_sessions.read.sqldoor import SqlOptions
     from openclaw_sessions.read.status import StatusOptions
     from openclaw_sessions.remote.push import PushOptions
     from openclaw_sessions.store.delete import DeleteOptions
@@ -184,7 +185,7 @@ def test_every_parameter_is_declared_once_by_an_option_field() -> None:
         "export": ExportOptions,
         "sessions": SessionsOptions, "mcp": McpOptions, "push": PushOptions,
         "pick": PickOptions, "completions": ShellOptions, "schema": SchemaOptions,
-        "log": LogOptions,
+        "log": LogOptions, "sql": SqlOptions,
     }  # fmt: skip
     group = typer.main.get_command(app)
     assert set(COMMANDS) == set(options)

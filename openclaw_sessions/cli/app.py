@@ -38,6 +38,7 @@ COMMANDS = {
     "mcp": "mcp",
     "push": "push",
     "status": "status",
+    "sql": "sql",
     "delete": "delete",
     "pick": "pick",
     "completions": "completions",

@@ -202,6 +202,14 @@ KEYS: dict[str, dict[str, tuple[str, str, str, tuple[str, ...]]]] = {
         "time": ("time", "text", "", ("absolute", "relative")),
         "color": ("color", "text", "", ("auto", "always", "never")),
     },
+    "sql": {
+        "state-dir": ("state_dir", "path", "OPENCLAW_STATE_DIR", ()),
+        "agent": ("agent", "text", "OPENCLAW_AGENT", ()),
+        "all-agents": ("all_agents", "flag", "", ()),
+        "json": ("as_json", "flag", "", ()),
+        "jsonl": ("jsonl", "flag", "", ()),
+        "color": ("color", "text", "", ("auto", "always", "never")),
+    },
     "status": {
         "state-dir": ("state_dir", "path", "OPENCLAW_STATE_DIR", ()),
         "agent": ("agent", "text", "OPENCLAW_AGENT", ()),

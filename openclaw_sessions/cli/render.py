@@ -287,6 +287,18 @@ def search_table(result: SearchResult, times: Times, *, footer: bool = True) -> 
         search_footer(result)
 
 
+def sql_table(columns: Sequence[str], rows: list[list[Any]]) -> None:
+    """`sql`'s rows on a terminal: every cell escaped as plain output escapes it."""
+    from rich.table import Table
+
+    table = Table(show_header=True, header_style="bold", expand=False)
+    for name in columns:
+        table.add_column(field(name), overflow="fold")
+    for row in rows:
+        table.add_row(*("" if v is None else field(str(v)) for v in row))
+    console(False).print(table)
+
+
 def log_footer(result: SearchResult) -> None:
     """`log`'s notes: older messages exist, indexing is behind, or nothing in the window."""
     if result.indexing:

@@ -26,10 +26,16 @@ JSON = {
     "reindex": "reindex",
     "search": "search",
     "sessions": "sessions",
+    "sql": "sql",
     "status": "status",
 }
 # ... and one line of `COMMAND --jsonl`
-JSONL = {"log": "search-result", "search": "search-result", "sessions": "sessions-row"}
+JSONL = {
+    "log": "search-result",
+    "search": "search-result",
+    "sessions": "sessions-row",
+    "sql": "sql-row",
+}
 
 EPILOG = examples(
     "schema | jq -r 'keys[]'",
