@@ -50,6 +50,8 @@ def demo_env(tmp_path: Path) -> dict[str, str]:
                 "OPENCLAW_SESSIONS_DEMO_SKIP_INSTALL": "1"})  # fmt: skip
     (tmp_path / "backup").mkdir()
     shutil.copytree(REPO / "sample" / "state", tmp_path / "backup" / ".openclaw")
+    (tmp_path / ".local" / "bin").mkdir(parents=True)  # where pipx links the command
+    (tmp_path / ".local" / "bin" / "openclaw-sessions").symlink_to(BIN / "openclaw-sessions")
     return env
 
 
