@@ -161,3 +161,34 @@ def test_follow_waits_for_a_transcript_the_gateway_has_not_written_yet(state: Pa
     finally:
         child.close(force=True)
     assert child.exitstatus == 130, (child.exitstatus, child.signalstatus)
+
+
+def test_follow_jsonl_prints_each_new_message_as_one_json_line(state: Path) -> None:
+    """For alerting through jq: the history as JSON lines, then each new message."""
+    t = Transcript(state)
+    assert EXE
+    proc = subprocess.Popen([EXE, "history", KEY, "--follow", "--jsonl"], env=env(),
+                            stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True)  # fmt: skip
+    try:
+        assert proc.stdout is not None
+        first = [json.loads(proc.stdout.readline()) for _ in range(2)]
+        assert [m["role"] for m in first] == ["user", "assistant"]
+        assert all(m["sessionKey"] == KEY and m["id"] for m in first)
+        t.append("FAILED: the nightly job")
+        new = json.loads(proc.stdout.readline())
+        assert new["role"] == "assistant"
+        texts = [b["text"] for b in new["content"] if b.get("type") == "text"]
+        assert texts == ["FAILED: the nightly job"]
+        assert new["id"] == t.session.lines[-1]["id"]
+        proc.send_signal(signal.SIGINT)
+        assert proc.wait(timeout=20) == 130
+    finally:
+        proc.kill()
+        proc.wait()
+
+
+def test_history_jsonl_is_the_json_messages_one_a_line(state: Path) -> None:
+    Transcript(state)
+    lines = run_cli("history", KEY, "--jsonl").stdout.splitlines()
+    whole = json.loads(run_cli("history", KEY, "--json").stdout)["messages"]
+    assert [json.loads(line) for line in lines] == [{"sessionKey": KEY, **m} for m in whole]

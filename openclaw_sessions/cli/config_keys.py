@@ -43,6 +43,7 @@ KEYS: dict[str, dict[str, tuple[str, str, str, tuple[str, ...]]]] = {
         "visibility": ("visibility", "text", "", ("self", "tree", "agent", "all")),
         "sandboxed": ("sandboxed", "flag", "", ()),
         "json": ("as_json", "flag", "", ()),
+        "jsonl": ("jsonl", "flag", "", ()),
         "no-pager": ("no_pager", "flag", "", ()),
         "follow": ("follow", "flag", "", ()),
         "utc": ("utc", "flag", "", ()),

@@ -22,6 +22,7 @@ from openclaw_sessions.errors import UsageError
 from openclaw_sessions.store import paths
 
 from . import history_view
+from .output import echo_json
 
 if TYPE_CHECKING:
     from openclaw_sessions.read.history import HistoryOptions
@@ -111,8 +112,9 @@ def _stop(signum: int, frame: object) -> None:
     raise SystemExit(130)
 
 
-def follow(opts: HistoryOptions, first: HistoryResult, times: Times) -> None:
-    """Print what is appended to the session shown in ``first`` until interrupted."""
+def follow(opts: HistoryOptions, first: HistoryResult, times: Times, *, jsonl: bool) -> None:
+    """Print what is appended to the session shown in ``first`` until interrupted (``jsonl``:
+    each new message as one JSON line, for alerting through jq)."""
     import signal
 
     from openclaw_sessions.read.history import history
@@ -142,7 +144,11 @@ def follow(opts: HistoryOptions, first: HistoryResult, times: Times) -> None:
         new = _after(latest, last)
         if new.messages:
             last = new.messages[-1].get("id")
-            history_view.more(new, times)
+            if jsonl:
+                for message in new.messages:
+                    echo_json({"sessionKey": new.session_key, **message})
+            else:
+                history_view.more(new, times)
         if now is None:  # reset (renamed away) or moved: follow the key's current transcript
             path = transcript_of(opts, latest) or path
             time.sleep(POLL_SECONDS)

@@ -31,6 +31,7 @@ JSON = {
 }
 # ... and one line of `COMMAND --jsonl`
 JSONL = {
+    "history": "history-message",
     "log": "search-result",
     "search": "search-result",
     "sessions": "sessions-row",
