@@ -166,6 +166,7 @@ KEYS: dict[str, dict[str, tuple[str, str, str, tuple[str, ...]]]] = {
         "json": ("as_json", "flag", "", ()),
         "jsonl": ("jsonl", "flag", "", ()),
         "format": ("layout", "text", "", ("auto", "table", "plain")),
+        "follow": ("follow", "flag", "", ()),
         "null": ("null", "flag", "", ()),
         "utc": ("utc", "flag", "", ()),
         "time": ("time", "text", "", ("absolute", "relative")),

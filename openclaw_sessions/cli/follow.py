@@ -79,7 +79,7 @@ def _stamp(path: Path) -> tuple[int, int] | None:
     return st.st_size, st.st_mtime_ns
 
 
-def _reader_gone() -> bool:
+def reader_gone() -> bool:
     """stdout is a pipe whose reader closed (POLLERR on the write end)."""
     try:
         fd = sys.stdout.fileno()
@@ -106,7 +106,7 @@ def _after(result: HistoryResult, last: str | None) -> HistoryResult:
     return result._replace(anchor=None)
 
 
-def _stop(signum: int, frame: object) -> None:
+def stop(signum: int, frame: object) -> None:
     """Ctrl-C is how --follow ends: exit 130 without an error line (an import it cuts short
     rolls back as the exit unwinds)."""
     raise SystemExit(130)
@@ -119,7 +119,7 @@ def follow(opts: HistoryOptions, first: HistoryResult, times: Times, *, jsonl: b
 
     from openclaw_sessions.read.history import history
 
-    signal.signal(signal.SIGINT, _stop)
+    signal.signal(signal.SIGINT, stop)
     path = transcript_of(opts, first)
     if path is None:
         raise UsageError(
@@ -132,7 +132,7 @@ def follow(opts: HistoryOptions, first: HistoryResult, times: Times, *, jsonl: b
     since = opts._replace(around=None, offset=None, session_id=None, limit=None)
     while True:
         sys.stdout.flush()
-        if _reader_gone():
+        if reader_gone():
             raise BrokenPipeError
         now = _stamp(path)
         if now is not None and now == stamp:

@@ -46,6 +46,7 @@ EPILOG = examples(
     "search '(database OR postgres) timeout' --relax",
     "search deploy --role assistant --format plain | cut -f1 | sort -u",
     "search invoice --json | jq -r '.results[].sessionKey'",
+    "search FAILED --all-agents --follow --jsonl | jq --unbuffered -r .sessionKey",
 )
 LAYOUTS = ("auto", "table", "plain")
 WORDS = "query"  # app.Command: a `-word` that is no option of ours is a query word
@@ -68,6 +69,11 @@ def run(params: dict[str, Any]) -> int:
         raise UsageError("--format is for the human output", hint="drop it, or drop --json/--jsonl")
     if out.null:
         nul.check(params)
+    if out.follow and (out.as_json or opts.counts or opts.sessions or opts.as_key or out.remote):
+        raise UsageError(
+            "--follow prints each new hit as a line (plain or --jsonl)",
+            hint="drop --json, --count, --sessions, --as and --remote",
+        )
     if out.remote is not None or out.hosts:
         from openclaw_sessions.cli.remote_search import run_search
 
@@ -96,6 +102,10 @@ def run(params: dict[str, Any]) -> int:
         render.search_table(result, out.times())
     else:
         render.search_lines(result, out.times())
+    if out.follow:
+        from openclaw_sessions.cli.search_follow import follow_search
+
+        follow_search(opts, out, result)
     return code
 
 
@@ -198,6 +208,12 @@ command = declare(
         " terminal, else plain.",
         autocompletion=words(*LAYOUTS),
         callback=choice(*LAYOUTS),
+        rich_help_panel=OUTPUT,
+    ),
+    follow=typer.Option(
+        "--follow",
+        "-f",
+        help="Then print each new hit as it is written (imports every 2 s), until Ctrl-C.",
         rich_help_panel=OUTPUT,
     ),
     null=null("each hit's session key and message id (with --sessions: each key)"),
