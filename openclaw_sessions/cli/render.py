@@ -260,10 +260,38 @@ def context_text(m: dict[str, Any]) -> str:
 NARROW = 70  # columns: below this a terminal gets one block per hit instead of a table
 
 
-def search_table(result: SearchResult, times: Times, *, footer: bool = True) -> None:
+@contextmanager
+def paged(use_pager: bool) -> Iterator[Console]:
+    """A console for a terminal: with ``use_pager``, into a buffer the terminal's width whose
+    text goes through the pager when it is taller than the screen (as history's does)."""
+    if not use_pager:
+        yield console(False)
+        return
+    import shutil
+    from io import StringIO
+
+    from . import pager
+
+    size = shutil.get_terminal_size()
+    buf = StringIO()
+    yield console(file=buf, width=size.columns)
+    text = buf.getvalue()
+    if not (text.count("\n") >= size.lines and pager.page(text)):
+        write_text(text)
+
+
+def search_table(
+    result: SearchResult, times: Times, *, footer: bool = True, use_pager: bool = False
+) -> None:
+    with paged(use_pager) as out:
+        _search_table(result, times, out)
+    if footer:
+        search_footer(result)
+
+
+def _search_table(result: SearchResult, times: Times, out: Console) -> None:
     from rich.table import Table
 
-    out = console(False)
     if result.hits and out.width < NARROW:
         _search_blocks(result, times, out)
     elif result.hits:
@@ -283,8 +311,6 @@ def search_table(result: SearchResult, times: Times, *, footer: bool = True) -> 
                 _snippet_cell(h),
             )
         out.print(table)
-    if footer:
-        search_footer(result)
 
 
 def sql_table(columns: Sequence[str], rows: list[list[Any]]) -> None:

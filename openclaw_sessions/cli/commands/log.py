@@ -55,7 +55,7 @@ def run(params: dict[str, Any]) -> int:
         for h in result.hits:
             output.echo_json(h.to_json())
     elif out.layout == "table" or (out.layout == "auto" and sys.stdout.isatty()):
-        render.search_table(result, out.times(), footer=False)
+        render.search_table(result, out.times(), footer=False, use_pager=not out.no_pager)
     else:
         render.search_lines(result, out.times(), footer=False)
     render.log_footer(result)
@@ -86,6 +86,11 @@ command = declare(
         " default: a table on a terminal, else plain.",
         autocompletion=words(*LAYOUTS),
         callback=choice(*LAYOUTS),
+        rich_help_panel=OUTPUT,
+    ),
+    no_pager=typer.Option(
+        "--no-pager",
+        help="Never page (default: $PAGER, else less, when a table is taller than the terminal).",
         rich_help_panel=OUTPUT,
     ),
     utc=UTC,

@@ -99,7 +99,7 @@ def run(params: dict[str, Any]) -> int:
             output.echo_json(h.agent_json() if opts.as_key is not None else h.to_json())
         render.search_footer(result)
     elif out.layout == "table" or (out.layout == "auto" and sys.stdout.isatty()):
-        render.search_table(result, out.times())
+        render.search_table(result, out.times(), use_pager=not (out.no_pager or out.follow))
     else:
         render.search_lines(result, out.times())
     if out.follow:
@@ -217,6 +217,11 @@ command = declare(
         rich_help_panel=OUTPUT,
     ),
     null=null("each hit's session key and message id (with --sessions: each key)"),
+    no_pager=typer.Option(
+        "--no-pager",
+        help="Never page (default: $PAGER, else less, when a table is taller than the terminal).",
+        rich_help_panel=OUTPUT,
+    ),
     utc=UTC,
     time=TIME,
     color=COLOR,

@@ -57,7 +57,7 @@ def run(params: dict[str, Any]) -> int:
     else:
         from openclaw_sessions.cli import render_sessions
 
-        render_sessions.sessions_list(listed, out.times())
+        render_sessions.sessions_list(listed, out.times(), use_pager=not out.no_pager)
     if listed.truncated and not out.as_json:
         output.note("more sessions exist: raise --limit")
     return int(ExitCode.OK if listed.rows else ExitCode.NOTHING)
@@ -100,6 +100,11 @@ command = declare(
     as_json=JSON,
     jsonl=typer.Option("--jsonl", help="One session object per line.", rich_help_panel=OUTPUT),
     null=null("each session key"),
+    no_pager=typer.Option(
+        "--no-pager",
+        help="Never page (default: $PAGER, else less, when a table is taller than the terminal).",
+        rich_help_panel=OUTPUT,
+    ),
     utc=UTC,
     time=TIME,
     color=COLOR,
