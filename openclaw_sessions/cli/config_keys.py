@@ -113,6 +113,8 @@ KEYS: dict[str, dict[str, tuple[str, str, str, tuple[str, ...]]]] = {
         "host": ("host", "text", "", ()),
         "agent": ("agent", "text", "", ()),
         "all-agents": ("all_agents", "flag", "", ()),
+        "trusted-network": ("trusted_network", "flag", "", ()),
+        "retire": ("retire", "text", "", ()),
         "json": ("as_json", "flag", "", ()),
         "quiet": ("quiet", "flag", "", ()),
     },
@@ -175,6 +177,7 @@ KEYS: dict[str, dict[str, tuple[str, str, str, tuple[str, ...]]]] = {
         "color": ("color", "text", "", ("auto", "always", "never")),
         "remote": ("remote", "text", "", ()),
         "host": ("hosts", "text", "", ()),
+        "trusted-network": ("trusted_network", "flag", "", ()),
     },
     "sessions": {
         "state-dir": ("state_dir", "path", "OPENCLAW_STATE_DIR", ()),

@@ -149,6 +149,11 @@ VISIBILITY_MODE = typer.Option(
     autocompletion=words("self", "tree", "agent", "all"),
     rich_help_panel=VISIBILITY,
 )
+TRUSTED_NETWORK = typer.Option(
+    "--trusted-network",
+    help="The central database's network is private: allow a DSN without"
+    " sslmode=verify-full or verify-ca to another machine.",
+)
 SANDBOXED = typer.Option(
     "--sandboxed", help="Caller is sandboxed (with --as).", rich_help_panel=VISIBILITY
 )
@@ -224,6 +229,7 @@ class Output(NamedTuple):
     verbose: bool = False  # status: every detail
     remote: str | None = None  # search --remote DSN: the central database
     hosts: list[str] | None = None  # search --host NAME…, with --remote
+    trusted_network: bool = False  # search --remote: no TLS check (remote/dsn.py)
     follow: bool = False  # history: then what is appended, until Ctrl-C
     null: bool = False  # sessions, search: -0, the names NUL-terminated (nul.py)
 

@@ -27,7 +27,9 @@ def run_search(opts: SearchOptions, out: Any, agent_given: bool) -> int:
             "--kind, --not-kind and --key are not read with --remote",
             hint="filter the keys with jq, or search the gateway's own store",
         )
-    found = search_remote(opts, out.remote, list(out.hosts or []), agent_given)
+    found = search_remote(
+        opts, out.remote, list(out.hosts or []), agent_given, trusted_network=out.trusted_network
+    )
     result = found.result
     code = int(ExitCode.OK if result.found else ExitCode.NOTHING)
     caller = opts.as_key is not None

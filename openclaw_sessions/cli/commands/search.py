@@ -237,4 +237,10 @@ command = declare(
         help="With --remote: only this host (repeatable); with --as, the caller's host.",
         rich_help_panel=REMOTE,
     ),
+    trusted_network=typer.Option(
+        "--trusted-network",
+        help="With --remote: the network is private (allow a DSN to another machine without"
+        " sslmode=verify-full or verify-ca).",
+        rich_help_panel=REMOTE,
+    ),
 )
