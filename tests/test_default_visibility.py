@@ -239,3 +239,15 @@ def test_config_toml_may_still_sandbox_a_caller(
     r = run_cli("search", "beacon", "--json", "--as", DM)
     assert r.exit_code == 0, r.stderr
     assert {h["sessionKey"] for h in json_out(r)["results"]} == {DM}
+
+
+def test_mcp_server_follows_the_default_and_openclaw_json(tmp_path: Path) -> None:
+    from openclaw_sessions.mcp import identity
+    from openclaw_sessions.read.scope import McpOptions
+
+    world(tmp_path)
+    ident = identity.resolve(McpOptions(DM, False, tmp_path, "main"))
+    assert identity.describe(ident) == f"session {DM} (visibility all)"
+    openclaw_json(tmp_path, {"tools": {"sessions": {"visibility": "tree"}}})
+    ident = identity.resolve(McpOptions(DM, False, tmp_path, "main"))
+    assert identity.describe(ident) == f"session {DM} (visibility tree)"
