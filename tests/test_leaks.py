@@ -257,9 +257,10 @@ def test_sandboxed_callers_cannot_tell_hidden_from_missing(tmp_path: Path) -> No
 
 
 @pytest.mark.slow
-def test_unsandboxed_callers_get_upstreams_answers(tmp_path: Path) -> None:
+def test_unsandboxed_callers_get_upstreams_answers(tmp_path: Path, state: Path) -> None:
     oracle_state(tmp_path / "src")
     imported(tmp_path / "src")
+    (state / "openclaw.json").write_text('{"tools": {"sessions": {"visibility": "tree"}}}')
     tree = (2, "forbidden", "Session ACTION visibility is restricted to the current session tree"
             " (tools.sessions.visibility=tree).")  # fmt: skip
     # Keys: hidden is forbidden whether it exists or not (the same answer).

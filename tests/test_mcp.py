@@ -27,6 +27,8 @@ KID = "agent:main:subagent:kid"  # sees itself and grand (tree), nothing else
 def world(tmp_path_factory: pytest.TempPathFactory) -> Path:
     root = tmp_path_factory.mktemp("mcpworld")
     build_world(root / "src", root / "state")
+    # These tests are about tree semantics, which upstream's default (all) no longer is.
+    (root / "state" / "openclaw.json").write_text('{"tools": {"sessions": {"visibility": "tree"}}}')
     return root / "state"
 
 

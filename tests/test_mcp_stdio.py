@@ -103,7 +103,9 @@ pytestmark = pytest.mark.slow
 def test_round_trip_over_stdio_and_clean_exit(tmp_path: Path) -> None:
     pytest.importorskip("mcp")
     state = _store(tmp_path)
-    srv = Server([*MAIN, "mcp", "--as", "agent:main:x", "--state-dir", str(state)], _env())
+    # --visibility tree on the command line (the operator's choice; never from config.toml)
+    argv = [*MAIN, "mcp", "--as", "agent:main:x", "--visibility", "tree", "--state-dir", str(state)]
+    srv = Server(argv, _env())
     init = srv.ask("initialize", INIT)["result"]
     assert init["serverInfo"]["name"] == "openclaw-sessions" and "tools" in init["capabilities"]
     srv.send("notifications/initialized", notify=True)

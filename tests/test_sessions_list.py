@@ -124,6 +124,7 @@ def test_since_until_and_limit_filter_before_the_cut(listed: Path) -> None:
 
 @pytest.mark.slow
 def test_as_lists_only_what_the_caller_may_see(listed: Path) -> None:
+    (listed / "openclaw.json").write_text('{"tools": {"sessions": {"visibility": "tree"}}}')
     keys = {r["sessionKey"] for r in rows(listed, "--as", "agent:main:k3")}
     assert keys == {"agent:main:k3", "agent:main:k0"}  # itself and the session it spawned
     keys = {r["sessionKey"] for r in rows(listed, "--as", "agent:main:k1", "--visibility",

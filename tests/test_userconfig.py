@@ -98,6 +98,8 @@ def test_format_from_the_file_gives_way_to_json(store: Path, tmp_path: Path) -> 
         ('[import]\nagent = "ops"\n', "import.agent"),
         ('as = "agent:main:main"\n', "as"),
         ("[mcp]\noperator = true\n", "mcp.operator"),
+        ('visibility = "all"\n', "visibility"),  # an agent's view is openclaw.json's alone
+        ('[mcp]\nvisibility = "agent"\n', "mcp.visibility"),
         ("limit = \n", "line 1"),  # not TOML at all
     ],
 )

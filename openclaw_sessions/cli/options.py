@@ -145,7 +145,7 @@ AS = typer.Option(
 VISIBILITY_MODE = typer.Option(
     "--visibility",
     metavar="MODE",
-    help="self|tree|agent|all (with --as; default: config, else tree).",
+    help="self|tree|agent|all (with --as; default: openclaw.json, else all; never config.toml).",
     autocompletion=words("self", "tree", "agent", "all"),
     rich_help_panel=VISIBILITY,
 )

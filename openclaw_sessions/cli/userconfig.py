@@ -26,12 +26,19 @@ from openclaw_sessions import settings
 from openclaw_sessions.errors import UsageError
 
 # Options that say what to act on, or confirm an action, once: never defaults (mcp --operator
-# exposes every session on purpose: it is said on the command line or not at all).
+# exposes every session on purpose: it is said on the command line or not at all). Nor is
+# --visibility: an agent's view (--as, mcp) comes from openclaw.json alone, as in OpenClaw; a
+# file of defaults that every --as caller and the MCP server read must not widen it (#34).
 NOT_DEFAULTS = frozenset(
     {"as", "around", "session", "session-id", "offset", "output", "undelete", "yes", "force",
      "dry-run", "follow", "background", "help", "version", "operator", "remote", "host",
-     "retire", "trusted-network"}
+     "retire", "trusted-network", "visibility"}
 )  # fmt: skip
+_NOT_READ = "not read from the config file (give it on the command line)"
+_WHY_NOT = {
+    "visibility": "not read from the config file: an agent's view is openclaw.json's"
+    " tools.sessions.visibility (give --visibility on the command line to try another)"
+}
 # `import` takes its agent only from --agent (the contract): a cron shell imports every agent.
 NOT_FROM_TOP = {"import": frozenset({"agent", "all-agents"})}
 
@@ -87,7 +94,7 @@ def _table(path: Path, doc: dict[str, Any], command: str, top: bool) -> dict[str
         if top and key in NOT_FROM_TOP.get(command, ()):
             continue
         if key in NOT_DEFAULTS or (not top and key in NOT_FROM_TOP.get(command, ())):
-            raise _bad(path, where, "not read from the config file (give it on the command line)")
+            raise _bad(path, where, _WHY_NOT.get(key, _NOT_READ))
         dest, kind, _envvar, choices = options[key]
         out[dest] = _value(path, where, kind, choices, raw)
     return out
@@ -110,7 +117,7 @@ def check(path: Path, doc: dict[str, Any]) -> Defaults:
         elif key not in every:
             raise _bad(path, key, "no command has this option")
         elif key in NOT_DEFAULTS:
-            raise _bad(path, key, "not read from the config file (give it on the command line)")
+            raise _bad(path, key, _WHY_NOT.get(key, _NOT_READ))
     commands: dict[str, dict[str, Any]] = {}
     for command in KEYS:
         values = _table(path, doc, command, top=True)

@@ -118,7 +118,8 @@ def _newest(
     where = ["s.session_key NOT IN (SELECT value FROM json_each(?))"]
     args: list[Any] = [json.dumps(incognito_keys(conn))]
     if policy is not None:
-        register(conn, agent, policy)  # the caller's verdict per row, as search asks it
+        # The caller's verdict per row, as its search asks it: no cron run but its own.
+        register(conn, agent, policy, cron_runs=False)
         where.append(
             "oc_visible(s.session_key, s.spawned_by, s.parent_session_key, s.owner_session_key)"
         )

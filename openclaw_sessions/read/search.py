@@ -32,6 +32,7 @@ from .scope import (
     operator_policy,
     register,
     stores_in_scope,
+    visible_pending,
     visible_sql,
 )
 
@@ -204,7 +205,8 @@ def _run(
         skipped = []
     for agent in scope.agents:
         with _skipping(agent, skipped), open_store(ctx.root, agent) as conn:
-            register(conn, agent, scope.policy)
+            # An agent's search names a session, or leaves cron runs out (scope.register).
+            register(conn, agent, scope.policy, cron_runs=scope.session_key is not None)
             visible = visible_sql(scope.policy)
             filters = search_sql.Filters(
                 visible,
@@ -239,7 +241,7 @@ def _run(
                     tally.add_total(conn, plan, filters, fp, len(found), more)
             hits += found
             truncated = truncated or more
-            indexing = _stale_kick(conn, ctx.root, agent, redactor) or indexing
+            indexing = _stale_kick(conn, ctx.root, agent, redactor, scope) or indexing
             unindexed += _unindexed(conn, agent, fp, scope)
             if opts.explain:
                 from .explain import explain
@@ -367,13 +369,19 @@ def _unindexed(conn: sqlite3.Connection, agent: str, fp: str, scope: Scope) -> i
     return len(found)
 
 
-def _stale_kick(conn: sqlite3.Connection, root: Path, agent: str, redactor: Redactor) -> bool:
-    """True when results may be incomplete; starts the background reconciler if needed."""
+def _stale_kick(
+    conn: sqlite3.Connection, root: Path, agent: str, redactor: Redactor, scope: Scope
+) -> bool:
+    """True when results may be incomplete; starts the background reconciler if needed.
+    The operator is told of any stale session (or a reconciler at work); a caller (--as)
+    only of the sessions it searches (scope.visible_pending): the pending set holds every
+    transcript a running reconciler has yet to finish, so nothing of its own is missed."""
     from openclaw_sessions.index.stale import any_stale
 
     agent_dir = paths.agent_dir(root, agent)
-    if any_stale(conn, redactor.fingerprint):
-        if not locks.background_busy(agent_dir):
-            locks.spawn(root, agent)
-        return True
-    return locks.is_running(agent_dir)
+    stale = any_stale(conn, redactor.fingerprint)
+    if stale and not locks.background_busy(agent_dir):
+        locks.spawn(root, agent)
+    if scope.policy is not None and scope.policy.caller.key is not None:
+        return stale and visible_pending(conn, redactor.fingerprint, scope.session_key, agent)
+    return stale or locks.is_running(agent_dir)

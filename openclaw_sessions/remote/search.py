@@ -15,7 +15,7 @@ from openclaw_sessions.model.when import parse_window
 from openclaw_sessions.policy import fts_query
 from openclaw_sessions.read import counting, search_sql
 from openclaw_sessions.read.models import Hit, SearchResult, SessionHits
-from openclaw_sessions.read.scope import caller_policy
+from openclaw_sessions.read.scope import caller_policy, in_caller_list
 from openclaw_sessions.read.search import SearchOptions, capped, validate
 from openclaw_sessions.redact import build_redactor
 from openclaw_sessions.store.migrations import PRIMARY_TOKENIZER
@@ -94,7 +94,14 @@ def _filters(
         hs = central.HostSessions(conn, hosts[0])
         policy = caller_policy(opts.agent, hs.config, hs.index, opts)
         # every session of the host the caller may see, as read/scope.register decides a row
-        seen = [(a, r.key) for a, r in hs.stored if policy.owns_unscoped(r) and policy.visible(r)]
+        # (cron runs too when one is named: scope.in_caller_list)
+        seen = [
+            (a, r.key)
+            for a, r in hs.stored
+            if policy.owns_unscoped(r)
+            and policy.visible(r)
+            and (bool(session) or in_caller_list(policy, r.key))
+        ]
         where.append("(r.agent, r.session_key) IN (SELECT * FROM unnest(%s::text[], %s::text[]))")
         params += [[a for a, _k in seen], [k for _a, k in seen]]
         if session:
