@@ -43,7 +43,7 @@ def _store(tmp_path: Path, *, reindex: bool = True) -> Path:
     write_sessions_json(
         d, {"agent:main:main": {"sessionId": "m1"}, "agent:main:x": {"sessionId": "b1"}}
     )
-    flags = ["--reindex"] if reindex else []
+    flags = ["--reindex"] if reindex else ["--no-reindex"]
     assert run_cli("import", str(src), *flags, "--state-dir", str(state)).exit_code == 0
     return state
 

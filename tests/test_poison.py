@@ -68,7 +68,7 @@ def test_a_poison_transcript_is_reported_and_not_retried(
 ) -> None:
     monkeypatch.setenv("OPENCLAW_SESSIONS_PLAN_WORKER", worker)
     _store(tmp_path / "src", 30)
-    assert run_cli("import", str(tmp_path / "src")).exit_code == 0
+    assert run_cli("import", str(tmp_path / "src"), "--no-reindex").exit_code == 0
     _poison(state)
     r = run_cli("reindex", "--json")
     assert r.exit_code == 4, r.stderr
@@ -204,7 +204,7 @@ def test_the_background_reconciler_records_the_poison_and_searches_stop_saying_i
     tmp_path: Path, state: Path, monkeypatch: pytest.MonkeyPatch
 ) -> None:
     _store(tmp_path / "src", 8)
-    assert run_cli("import", str(tmp_path / "src")).exit_code == 0
+    assert run_cli("import", str(tmp_path / "src"), "--no-reindex").exit_code == 0
     _poison(state)
     monkeypatch.delenv("OPENCLAW_SESSIONS_NO_BACKGROUND")
     env = {**os.environ, "OPENCLAW_STATE_DIR": str(state)}
