@@ -33,6 +33,10 @@ export function readConfig(raw) {
       throw new Error(`plugin config ${key} must be a non-empty string`);
     }
   }
+  if (cfg.remote && !cfg.host) {
+    // with --as the fleet database needs the caller's host: its sessions and its rules
+    throw new Error("plugin config remote needs host (this gateway's name in the fleet database)");
+  }
   const timeoutMs = cfg.timeoutMs ?? DEFAULT_TIMEOUT_MS;
   if (!Number.isInteger(timeoutMs) || timeoutMs <= 0) {
     throw new Error("plugin config timeoutMs must be a positive integer");
@@ -68,8 +72,8 @@ export function mcpArgv(cfg, caller) {
 
 /** argv of a fleet search: the model's query after `--`, so it is never an option. */
 export function fleetArgv(cfg, caller, params) {
-  const argv = [...cfg.command, "search", ...callerArgs(cfg, caller), `--remote=${cfg.remote}`];
-  if (cfg.host) argv.push(`--host=${cfg.host}`);
+  const argv = [...cfg.command, "search", ...callerArgs(cfg, caller)];
+  argv.push(`--remote=${cfg.remote}`, `--host=${cfg.host}`);
   if (params.limit !== undefined) argv.push(`--limit=${params.limit}`);
   if (params.sessionKey !== undefined) argv.push(`--session=${params.sessionKey}`);
   argv.push("--json", "--", params.query);

@@ -82,7 +82,8 @@ def test_the_package_ships_what_the_entry_imports() -> None:
 def test_command_lines_take_the_caller_from_the_context_only() -> None:
     got = node(
         "import * as e from './engine.js';\n"
-        "const cfg = e.readConfig({ command: ['/x/ocs'], stateDir: '/s', remote: '-' });\n"
+        "const cfg = e.readConfig({ command: ['/x/ocs'], stateDir: '/s', remote: '-',\n"
+        "                          host: 'h' });\n"
         "out({\n"
         "  main: e.mcpArgv(cfg, e.callerOf({ sessionKey: 'agent:main:main', agentId: 'main' })),\n"
         "  box: e.mcpArgv(cfg, e.callerOf({ sessionKey: 'agent:Ops:sub:b', sandboxed: true })),\n"
@@ -104,8 +105,8 @@ def test_command_lines_take_the_caller_from_the_context_only() -> None:
     assert got["truthy"] is False  # only OpenClaw's boolean true sandboxes... and clamps
     assert got["none"] == [None, None, None]
     assert got["fleet"] == [
-        "/x/ocs", "search", *caller, "--remote=-", "--limit=3", "--session=-x", "--json", "--",
-        "--help me",
+        "/x/ocs", "search", *caller, "--remote=-", "--host=h", "--limit=3", "--session=-x",
+        "--json", "--", "--help me",
     ]  # fmt: skip
     assert got["dflt"] == {"command": ["openclaw-sessions"], "timeoutMs": 30000}
 
@@ -118,6 +119,7 @@ def test_command_lines_take_the_caller_from_the_context_only() -> None:
         ({"command": []}, "plugin config command must be a non-empty string or array"),
         ({"stateDir": ""}, "plugin config stateDir must be a non-empty string"),
         ({"timeoutMs": 0}, "plugin config timeoutMs must be a positive integer"),
+        ({"remote": "-"}, "plugin config remote needs host"),
     ],
 )
 def test_a_bad_config_is_refused_with_its_reason(config: dict[str, Any], message: str) -> None:
@@ -137,7 +139,7 @@ def test_the_fleet_tool_exists_only_when_configured() -> None:
         "import { readConfig } from './engine.js';\n"
         "const ctx = { sessionKey: 'agent:main:main', agentId: 'main' };\n"
         "const names = (c) => buildTools(readConfig(c), '/s', ctx).map((t) => t.name);\n"
-        "out({ local: names({}), fleet: names({ remote: '-' }),\n"
+        "out({ local: names({}), fleet: names({ remote: '-', host: 'h' }),\n"
         "      anonymous: buildTools(readConfig({}), '/s', { agentId: 'main' }) });\n"
     )
     assert got["local"] == ["past_sessions_search", "past_sessions_history"]
