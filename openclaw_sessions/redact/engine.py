@@ -30,11 +30,13 @@ from . import recache, rules, scan
 from . import view as folding
 from .rules import upstream
 from .scan import last_group
-from .syntax import ASCII, BLOCK, TOKEN, Hit, merge, sha256
+from .syntax import ASCII, BLOCK, OPEN, TOKEN, WHOLE, Hit, merge, sha256
 
 # 2: generic secret names, command lines, config files, key blocks without END, more vendors,
 # matching on the folded text.
-REDACTION_VERSION = 2
+# 3: whole masks for quoted and form values, name/value pairs, other languages, call arguments,
+# codes, auth parameters, bare AWS keys, references kept (ARNs, secret paths, publishable keys).
+REDACTION_VERSION = 3
 _MIN_LEN, _KEEP_START, _KEEP_END = 18, 6, 4
 _PEM_MARK = "…redacted…"
 
@@ -66,6 +68,8 @@ def _mask(token: str) -> str:
 def _edit(text: str, start: int, end: int, kind: int) -> _Edit | None:
     """The replacement of ``text[start:end]``: a masked token, or a key block kept at its edges."""
     whole = text[start:end]
+    if kind == WHOLE:
+        return None if whole == "***" else (start, end, "***", 0, 3)
     if kind != TOKEN:
         lines = [ln for ln in re.split(r"\r?\n", whole) if ln]
         if len(lines) < 2:
@@ -184,6 +188,10 @@ def _find(text: str, gate: bool) -> list[Hit]:
                 continue
             if (span := check(m)) and span[1] > span[0] and not scan.reference(text, span):
                 hits.append((span[0], span[1], TOKEN))
+    if len(text) >= 40:
+        for always in rules.ALWAYS:
+            if always.finder is not None:
+                hits.extend(always.finder(text))
     return _wrapped(text, hits) if hits else hits
 
 
@@ -203,6 +211,10 @@ def _wrapped(text: str, hits: list[Hit]) -> list[Hit]:
     return out
 
 
+# Which kind wins when hits overlap: a key block over a whole mask over a token.
+_RANK = {TOKEN: 0, WHOLE: 1, BLOCK: 2, OPEN: 3}
+
+
 def _edits(text: str, view: folding.View | None, hits: list[Hit]) -> list[_Edit]:
     """Overlapping hits merge (a key block wins); each is mapped back to ``text`` and masked."""
     hits.sort()
@@ -210,7 +222,7 @@ def _edits(text: str, view: folding.View | None, hits: list[Hit]) -> list[_Edit]
     for s, e, kind in hits:
         if merged and s < merged[-1][1]:
             last = merged[-1]
-            last[1], last[2] = max(last[1], e), max(last[2], kind)
+            last[1], last[2] = max(last[1], e), max(last[2], kind, key=_RANK.__getitem__)
         else:
             merged.append([s, e, kind])
     edits = []
@@ -245,7 +257,9 @@ def _default_sources() -> Iterable[str]:
     for f in rules.FIELDS:
         check = f.check.__qualname__ if f.check else ""
         keys = "|".join(f.keys)
-        yield f"{f.name}|{f.seps}|{int(f.flags)}|{keys}|{f.gap}|{f.edge}|{f.value}|{check}"
+        yield (
+            f"{f.name}|{f.seps}|{int(f.flags)}|{keys}|{f.gap}|{f.edge}|{f.value}|{check}|{f.whole}"
+        )
     yield upstream.FORM.pattern
     for r in rules.RULES:
         check = r.check.__qualname__ if r.check else ""
@@ -253,6 +267,8 @@ def _default_sources() -> Iterable[str]:
         # The anchors decide when a rule runs at all: one that is narrower than its rule hides
         # what the rule would mask, so a change of them re-indexes as a change of the rule does.
         yield f"{r.name}|{r.src}|{r.b64}|{check}|{finder}|{r.anchors!r}|{r.need!r}"
+    for r in rules.ALWAYS:
+        yield f"{r.name}|{r.src}|{r.finder.__qualname__ if r.finder else ''}"
     yield "".join(sorted(f"{k}{v}" for k, v in folding.HOMOGLYPHS.items()))
 
 
