@@ -229,12 +229,15 @@ def _field_at(text: str, rev: str, q: int) -> tuple[int, list[Hit], int] | None:
     regs = km.regs
     found: list[Hit] = []
     key = stop = -1
+    if text.startswith(":", q + 1):
+        return None  # (``Secret::get``: a path, no separator)
     for i in _FAMILIES[text[q]]:
         start, end = regs[i + 1]
-        if _inside_reference(text, n - end) or text.startswith(":", q + 1):
-            continue  # (``Secret::get``: a path, no separator)
+        if end <= start:
+            continue
         f = rules.FIELDS[i]  # its value half (the key halves: ``_keyside_rx``)
-        if end > start and (vm := lazy(f.value, f.flags).match(text, q + 1)):
+        vm = lazy(f.value, f.flags).match(text, q + 1)
+        if vm and not _inside_reference(text, n - end):
             check = f.check
             span = check(vm, n - end) if check else last_group(vm)
             if span and not reference(text, span):

@@ -73,7 +73,9 @@ def _jwk_check(m: re.Match[str]) -> Span | None:
 
 # --- Digest and AWS SigV4 authorization parameters ----------------------------------------------
 _AUTH_LINE = compiled(
-    r"(?<![A-Za-z0-9_-])(?:Digest|AWS4-(?:HMAC|ECDSA-P256)-SHA256)[ \t]+[^\r\n]{0,4000}", NOCASE
+    r"(?<![A-Za-z0-9_-])(?:(?-i:[Dd]igest|DIGEST)|AWS4-(?:HMAC|ECDSA-P256)-SHA256)[ \t]+"
+    r"[^\r\n]{0,4000}",
+    NOCASE,
 )
 _AUTH_PARAM = (
     r"(?<![A-Za-z0-9_-])(?:response|cnonce|signature)[ \t]*=[ \t]*"
@@ -137,8 +139,8 @@ PAIR_RULES = (
          + plain("V", r"(?=[aA][lL][uU][eE][\"']?[ \t]*[:=])"), check=_env_pair_check),
     Rule("jwk-private", _JWK, (Anchor("r", ":", r"(?=[ \t]*\"(?:[dpqk]|pd|qd|iq)\")"),),
          check=_jwk_check, need=('"kty"',)),
-    Rule("auth-params", "", plain("D", r"(?=[iI][gG][eE][sS][tT][ \t])")
-         + plain("d", r"(?=igest[ \t])") + plain("A", r"(?=WS4-)") + plain("a", r"(?=ws4-)"),
+    Rule("auth-params", "", plain("g", r"(?<=[dD]ig)(?=est[ \t])")
+         + plain("G", r"(?<=DIG)(?=EST[ \t])") + plain("4", r"(?<=[wW][sS]4)(?=-)"),
          finder=auth_param_hits),
     Rule("form-encoded-key", "", plain("%", r"(?=[0-9A-Fa-f]{2}[^=&\s]{0,120}=)"),
          finder=encoded_key_hits),

@@ -25,8 +25,11 @@ from openclaw_sessions.redact.syntax import (
     Rule,
     Span,
     caseless,
+    find_all,
     lazy,
+    merge,
     plain,
+    trie,
 )
 
 from . import names
@@ -36,9 +39,9 @@ from . import names
 # is typed on a keyboard; the sentence's own words around it are not).
 _PW_LANG = (
     "mot de passe", "mdp", "passwort", "kennwort", "contraseña", "contrasena", "clave", "senha",
-    "parola d'ordine", "parola", "wachtwoord", "hasło", "haslo", "heslo", "jelszó", "jelszo",
-    "jelszava", "salasana", "lösenord", "lösenordet", "losenord", "adgangskode", "passord",
-    "passordet", "şifre", "şifresi", "sifre", "пароль", "пароля", "гасло", "κωδικός",
+    "parola d'ordine", "parola", "wachtwoord", "hasło", "haslo", "heslo", "jelszó", "jelszava",
+    "salasana", "lösenord", "lösenordet", "adgangskode", "passord", "passordet", "şifre",
+    "şifresi", "пароль", "пароля", "гасло", "κωδικός",
     "סיסמה", "كلمة المرور", "पासवर्ड", "密码", "密碼", "口令", "パスワード", "暗証番号",
     "비밀번호", "암호", "mật khẩu", "kata sandi", "kata laluan", "รหัสผ่าน",
 )  # fmt: skip
@@ -49,10 +52,14 @@ _COPULA = (
 )  # fmt: skip
 _PARTICLE = r"(?:[はがをも]|는|은|이|가|是|为|為|คือ)"
 _LANG_WORDS = sorted(
-    {v for w in _PW_LANG + ("password",) for v in (w, w.capitalize())}, key=lambda w: (-len(w), w)
+    {v for w in _PW_LANG for v in (w, w.capitalize())}, key=lambda w: (-len(w), w)
 )  # (re.ASCII folds ASCII letters only)
 _LANG_SRC = (
-    r"(?<![A-Za-z0-9_${])(?:" + "|".join(re.escape(w) for w in _LANG_WORDS) + r")"
+    r"(?<![A-Za-z0-9_${])(?:"
+    + "|".join(re.escape(w) for w in _LANG_WORDS)
+    # Italian borrows the English word: only before its own copula (English has its family)
+    + r"|[pP]assword(?=(?:[ \t]+[^\s\d:=,.;!?]{1,20}){0,4}?[ \t]+è(?![A-Za-z]))"
+    + r")"
     # up to four words between ("das Passwort für den Server ist …"), then a copula or a colon
     r"(?:(?:[ \t]+[^\s\d:=,.;!?]{1,20}){0,4}?(?:[ \t]+(?:"
     + "|".join(re.escape(c) for c in sorted(set(_COPULA), key=lambda c: (-len(c), c)))
@@ -75,22 +82,38 @@ def _lang_check(m: re.Match[str]) -> Span | None:
     return (s, e) if names.credential_like(v) else None
 
 
-_RARE_FIRST = "zqxjkvbpygfwmucldrhsnioate"
+_LOW_WORDS = tuple(sorted({w.lower() for w in _PW_LANG}))
+
+
+def lang_hits(text: str) -> Iterator[Hit]:
+    """The regex tried only where one of the words starts (found in the lower-cased text)."""
+    low = text.lower()
+    if len(low) != len(text):  # (a character whose lower case is longer: keep offsets exact)
+        low = "".join(c if len(c.lower()) != 1 else c.lower() for c in text)
+    rx = lazy(_LANG_SRC, NOCASE)
+    for w in _LOW_WORDS + (("password",) if "è" in text else ()):
+        for i in find_all(low, w) if w in low else ():
+            if (m := rx.match(text, i)) and (span := _lang_check(m)):
+                yield span[0], span[1], TOKEN
+
+
+# Letters whose pass exists anyway first (a shared pass costs nothing more), then rare ones.
+_RARE_FIRST = "pkcgzqxjvbyfwmudhlrsnioate"
 
 
 def _lang_anchors() -> tuple[Anchor, ...]:
     """Each word at its first letter that is not ASCII, else at its rarest letter (a pass per
     literal costs in proportion to how often it occurs), both cases."""
     out: dict[tuple[str, str], None] = {}
-    for w in _PW_LANG + ("password",):
+    for w in _PW_LANG:
         i = next((k for k, c in enumerate(w) if not c.isascii()), -1)
         if i < 0:
             i = min(range(len(w)), key=lambda k: _RARE_FIRST.find(w[k]) % 99)
         for c in dict.fromkeys((w[i].lower(), w[i].upper())):
-            before = caseless(w[max(0, i - 4) : i])
-            rest = caseless(w[i + 1 : i + 5])
+            before = caseless(w[:i])
+            rest = caseless(w[i + 1 :])
             out[(c, f"(?<={before}{re.escape(c)})(?={rest})")] = None
-    return tuple(Anchor("f", c, rest) for c, rest in out)
+    return tuple(Anchor("f", c, rest) for c, rest in out) + plain("è", "(?<=[ \t]è)")
 
 
 # --- a password as a call's positional argument -----------------------------------------------
@@ -104,11 +127,24 @@ _CALLS = (
     (("connect", "Connect", "getConnection", "createConnection", "open_connection", "Client",
       "MongoClient", "Redis", "StrictRedis"), 3),
 )  # fmt: skip
+# The names first, with no look-behind, so ``re`` skips to their first letters; the character
+# before a name is checked at a match.
 _CALL_SRC = (
-    r"(?<![\w$])(?:[A-Za-z_$][\w$]*\.)*("
+    r"("
     + "|".join(sorted({f for fs, _ in _CALLS for f in fs}, key=lambda f: (-len(f), f)))
-    + r")[ \t]*\(([^()\r\n]{1,400})\)"
-    r"|(?<![\w$])auth[ \t]*=[ \t]*[(\[]([^()\[\]\r\n]{1,300})[)\]]"
+    + r")[ \t]?\(([^()\r\n]{1,400})\)"
+    r"|auth[ \t]?=[ \t]?[(\[]([^()\[\]\r\n]{1,300})[)\]]"
+)
+# At the call's "(" (or the tuple's "["), in the reversed text: a name, or "auth=", before it.
+_CALL_ANCHORS = (
+    Anchor(
+        "r",
+        "(",
+        "(?=[ \t]?(?:"
+        + trie((f[::-1] for fs, _ in _CALLS for f in fs), False, True)
+        + "|[ \t]?=[ \t]?htua))",
+    ),
+    Anchor("r", "[", "(?=[ \t]?=[ \t]?htua)"),
 )
 _POSITION = {f: p for fs, p in _CALLS for f in fs}
 _ARG = re.compile(
@@ -144,6 +180,8 @@ def _secretish(v: str) -> bool:
 
 def call_hits(text: str) -> Iterator[Hit]:
     for m in lazy(_CALL_SRC, 0).finditer(text):
+        if m.start() and (text[m.start() - 1].isalnum() or text[m.start() - 1] in "_$"):
+            continue  # (inside a longer name; "db.connect" is one of them: "." is no word)
         g, first = (2, _POSITION[m.group(1)]) if m.group(1) else (3, 2)
         args = list(_string_args(m, g))
         count = m.group(g).count(",") + 1
@@ -180,29 +218,54 @@ _APP_PW_SRC = (
 )
 
 
+def _near(text: str, low: str, word: str, before: int, after: int) -> list[tuple[int, int]]:
+    """Windows around each ``word`` in ``low`` (``text`` lower-cased), merged."""
+    spans = [(max(0, i - before), min(len(text), i + after)) for i in find_all(low, word)]
+    return merge(spans)
+
+
 def codes_hits(text: str) -> Iterator[Hit]:
     """Each code of a list under a "recovery codes" heading, and app passwords."""
-    for m in lazy(_CODES_SRC, NOCASE).finditer(text):
+    low = text.lower()
+    if len(low) != len(text):
+        return
+    for start, end in _near(text, low, "code", 30, 600):
+        yield from _code_lists(text, start, end)
+    for start, end in _near(text, low, "pass", 40, 100):
+        for m in lazy(_APP_PW_SRC, NOCASE).finditer(text, start, end):
+            v = m.group(1)
+            if len(set(v.replace(" ", "").replace("-", ""))) > 4:
+                yield m.start(1), m.end(1), WHOLE
+
+
+def _code_lists(text: str, start: int, end: int) -> Iterator[Hit]:
+    for m in lazy(_CODES_SRC, NOCASE).finditer(text, start, end):
         s = m.start("list")
         for c in _CODE_RX.finditer(m.group("list")):
             if any(ch.isdigit() for ch in c.group()):  # (whole: a code is short)
                 yield s + c.start(), s + c.end(), WHOLE
-    for m in lazy(_APP_PW_SRC, NOCASE).finditer(text):
-        v = m.group(1)
-        if len(set(v.replace(" ", "").replace("-", ""))) > 4:
-            yield m.start(1), m.end(1), WHOLE
 
 
+def _before(words: tuple[str, ...], lit: str, rest: str) -> tuple[Anchor, ...]:
+    """``lit`` (both cases) right after one of ``words``' last four letters and a space."""
+    tails = sorted({w[-4:] for w in words})
+    return tuple(
+        Anchor("f", c, f"(?<={caseless(t)}[ \\t-]{c})(?={rest})")
+        for t in tails
+        for c in (lit, lit.upper())
+    )
+
+
+_CODES_ANCHORS = _before(
+    ("recovery", "backup", "one-time", "emergency", "scratch", "2fa", "mfa", "two-factor",
+     "verification"), "c", "[oO][dD][eE]",
+) + _before(("app", "specific", "application"), "p", "[aA][sS][sS]")  # fmt: skip
 _CODE_WORDS = ("recovery", "backup", "one-time", "one time", "emergency", "scratch", "2fa",
                "mfa", "two-factor", "two factor", "verification")  # fmt: skip
 
 SPOKEN_RULES = (
-    Rule("password-in-words", _LANG_SRC, _lang_anchors(), check=_lang_check),
-    Rule("call-password", "", (Anchor("f", ",", r"(?=[ \t]*[\"'`])"),), finder=call_hits),
+    Rule("password-in-words", "", _lang_anchors(), finder=lang_hits),
+    Rule("call-password", "", _CALL_ANCHORS, finder=call_hits),
     Rule("aws-configure-prompt", _AWS_PROMPT, plain("[", r"(?<=[yYnN] \[)(?=[^\]\r\n]{0,60}\]:)")),
-    Rule("codes", "", plain("c", r"(?<=[A-Za-z0-9] c)(?=odes?(?:[^A-Za-z]|\Z))")
-         + plain("C", r"(?<=[A-Za-z0-9] C)(?=[oO][dD][eE][sS]?(?:[^A-Za-z]|\Z))")
-         + plain("p", r"(?<=[A-Za-z][ -]p)(?=ass)")
-         + plain("P", r"(?<=[A-Za-z][ -]P)(?=[aA][sS][sS])"),
-         finder=codes_hits),
+    Rule("codes", "", _CODES_ANCHORS, finder=codes_hits),
 )  # fmt: skip
