@@ -18,11 +18,13 @@ ASCII text skips the fold.
 
 from __future__ import annotations
 
+import json
 import re
 from bisect import bisect_right
 from collections.abc import Iterable, Sequence
 from functools import lru_cache
 from typing import NamedTuple
+from urllib.parse import quote
 
 from openclaw_sessions.errors import ConfigError
 
@@ -126,19 +128,49 @@ def _apply(text: str, spans: list[tuple[int, int]], edits: list[_Edit]) -> str:
     return "".join(parts)
 
 
-class Redactor:
-    """Compiled user patterns plus the defaults; immutable. Build with ``build_redactor``."""
+# Upstream registers a resolved secret of 6 characters or more, as written, URL-encoded and
+# JSON-escaped (src/logging/secret-redaction-registry.ts).
+_MIN_SECRET = 6
 
-    def __init__(self, user_patterns: Sequence[str] = ()) -> None:
+
+def _surface_forms(values: Iterable[str]) -> list[str]:
+    forms: set[str] = set()
+    for v in values:
+        if len(v) >= _MIN_SECRET:
+            forms.update((v, quote(v, safe="-_.!~*'()"), json.dumps(v, ensure_ascii=False)[1:-1]))
+    return sorted(forms, key=lambda f: (-len(f), f))  # longest first: a form inside another
+
+
+class Redactor:
+    """Compiled user patterns plus the defaults; immutable. Build with ``build_redactor``.
+
+    ``secrets``: the values of the config's SecretRefs, masked wherever they occur; held in
+    memory only (never in the regex cache, a repr or the fingerprint, which takes a hash)."""
+
+    def __init__(self, user_patterns: Sequence[str] = (), secrets: Sequence[str] = ()) -> None:
         self.patterns = tuple(user_patterns)  # as given: another process rebuilds the same
         self._user = tuple(_compile_user(p) for p in user_patterns if p.strip())
+        forms = _surface_forms(secrets)
+        self._secret_args = tuple(secrets)
+        # (plain ``re``: recache would write the values to its disk cache)
+        self._exact = re.compile("|".join(map(re.escape, forms))) if forms else None
         h = sha256(f"openclaw-sessions redaction v{REDACTION_VERSION}\0".encode())
         for src in _default_sources():
             h.update(src.encode("utf-8", "surrogatepass") + b"\0")
         h.update(b"\1")
         for p in self._user:
             h.update(f"{int(p.flags)}:{p.pattern}".encode("utf-8", "surrogatepass") + b"\0")
+        if forms:  # which values are masked changes the index; a hash of them says so
+            h.update(b"\2" + sha256("\0".join(forms).encode("utf-8", "surrogatepass")).digest())
         self.fingerprint: str = h.hexdigest()[:16]
+
+    @property
+    def args(self) -> tuple[tuple[str, ...], tuple[str, ...]]:
+        """What ``build_redactor`` takes to build this redactor again (another process)."""
+        return self.patterns, self._secret_args
+
+    def __repr__(self) -> str:
+        return f"Redactor(patterns={self.patterns!r}, secrets={len(self._secret_args)})"
 
     def __setattr__(self, name: str, value: object) -> None:
         if name in self.__dict__:
@@ -154,6 +186,9 @@ class Redactor:
         return self._run(text, [], gate=True)
 
     def _run(self, text: str, spans: list[tuple[int, int]], *, gate: bool) -> str:
+        if self._exact is not None:  # upstream masks these first
+            edits = [(m.start(), m.end(), "***", 0, 3) for m in self._exact.finditer(text)]
+            text = _apply(text, spans, edits)
         if self._user:
             for p in self._user:
                 edits = [e for m in p.finditer(text) if (e := _user_edit(m))]
@@ -273,10 +308,11 @@ def _default_sources() -> Iterable[str]:
 
 
 @lru_cache(maxsize=32)
-def _cached(patterns: tuple[str, ...]) -> Redactor:
-    return Redactor(patterns)
+def _cached(patterns: tuple[str, ...], secrets: tuple[str, ...]) -> Redactor:
+    return Redactor(patterns, secrets)
 
 
-def build_redactor(user_patterns: Sequence[str] = ()) -> Redactor:
-    """The redactor for these ``logging.redactPatterns``; raises ConfigError on a bad pattern."""
-    return _cached(tuple(user_patterns))
+def build_redactor(user_patterns: Sequence[str] = (), secrets: Sequence[str] = ()) -> Redactor:
+    """The redactor for these ``logging.redactPatterns`` and resolved SecretRef values; raises
+    ConfigError on a bad pattern."""
+    return _cached(tuple(user_patterns), tuple(secrets))
