@@ -22,7 +22,6 @@ from typing import Any, NamedTuple
 
 from openclaw_sessions import __version__, config
 from openclaw_sessions.errors import UsageError
-from openclaw_sessions.redact import build_redactor
 from openclaw_sessions.store import paths
 from openclaw_sessions.store.db import open_store
 from openclaw_sessions.store.state import StateScope
@@ -155,7 +154,7 @@ def push(opts: PushOptions) -> PushReport:
     )
     agents = ctx.agents()
     cfg = ctx.config
-    red = build_redactor(cfg.redact_patterns)
+    red = ctx.redactor()  # its SecretRef values too, as the local index was built
     fp = red.fingerprint
     counts = sync.Counts()
     import psycopg
