@@ -7,6 +7,7 @@ from __future__ import annotations
 import json
 import re
 from pathlib import Path
+from typing import Any
 
 import pytest
 from conftest import Session, run_cli, write_sessions_json
@@ -27,7 +28,7 @@ def _state(tmp_path: Path) -> Path:
     return state
 
 
-def _raw(srv: Server, line: bytes) -> dict[str, object]:
+def _raw(srv: Server, line: bytes) -> dict[str, Any]:
     assert srv.proc.stdin is not None
     srv.proc.stdin.write(line)
     srv.proc.stdin.flush()
@@ -42,10 +43,10 @@ def test_bad_lines_are_answered_and_no_c1_goes_out(tmp_path: Path) -> None:
     srv.send("notifications/initialized", notify=True)
     for junk in (b"not json\n", b'{"jsonrpc": "2.0", "id": \n', b"\xff\xfe\n"):
         reply = _raw(srv, junk)
-        assert reply["id"] is None and reply["error"]["code"] == -32700, (junk, reply)  # type: ignore[index]
+        assert reply["id"] is None and reply["error"]["code"] == -32700, (junk, reply)
     # a lone surrogate (an escape Python reads and the SDK's parser refuses): answered
-    args = {"name": "sessions_search", "arguments": {"query": "zzwire \ud800"}}
-    call = {"jsonrpc": "2.0", "id": 41, "method": "tools/call", "params": args}
+    lone = {"name": "sessions_search", "arguments": {"query": "zzwire \ud800"}}
+    call = {"jsonrpc": "2.0", "id": 41, "method": "tools/call", "params": lone}
     reply = _raw(srv, (json.dumps(call) + "\n").encode())
     assert reply["id"] == 41 and ("result" in reply or "error" in reply)
     # the server still answers, and what it writes holds no raw C1 control
