@@ -40,6 +40,8 @@ ERROR_CODES = frozenset(
         "not_regular",
         "link_dangling",
         "link_loop",
+        "link_dir",
+        "transcript_foreign",
         "timestamp_invalid",
         "transcript_failed",
         "index_failed",

@@ -19,6 +19,7 @@ unknown key or a value of the wrong type is a usage error naming the file and th
 from __future__ import annotations
 
 import os
+import stat
 from pathlib import Path
 from typing import Any, NamedTuple
 
@@ -59,7 +60,7 @@ def _bad(path: Path, key: str, why: str) -> UsageError:
     hint = "fix or remove that key"
     if " (as " in key:  # a top-level key, wrong for one of the commands it applies to
         hint += ", or move it into the table of the command it is for ([search], ...)"
-    return UsageError(f"config file {path}: {key}: {why}", hint=hint)
+    return UsageError(f"config file {path}: {_short(key)}: {_short(why)}", hint=hint)
 
 
 def _value(path: Path, where: str, kind: str, choices: tuple[str, ...], raw: object) -> Any:
@@ -127,17 +128,51 @@ def check(path: Path, doc: dict[str, Any]) -> Defaults:
     return Defaults(path, commands)
 
 
+MAX_BYTES = 1 << 20  # a file of option defaults is a few lines; more is not one
+
+
 def read(path: Path) -> Defaults:
     import tomllib
 
+    text = _text(path)
     try:
-        with path.open("rb") as f:
-            doc = tomllib.load(f)
+        doc = tomllib.loads(text)
     except tomllib.TOMLDecodeError as exc:
-        raise UsageError(f"config file {path}: {exc}", hint="it is TOML") from None
+        raise UsageError(f"config file {path}: {_short(str(exc))}", hint="it is TOML") from None
+    except RecursionError:  # inline tables or arrays nested thousands deep
+        raise UsageError(f"config file {path}: nested too deeply", hint="it is TOML") from None
+    return check(path, doc)
+
+
+def _text(path: Path) -> str:
+    """The file's text: a regular file (a FIFO or a device would hang or never end: opened
+    without blocking, refused), at most MAX_BYTES, UTF-8 (as TOML is)."""
+    try:
+        fd = os.open(path, os.O_RDONLY | getattr(os, "O_NONBLOCK", 0))
     except OSError as exc:
         raise UsageError(f"config file {path}: {exc.strerror or exc}") from None
-    return check(path, doc)
+    try:
+        if not stat.S_ISREG(os.fstat(fd).st_mode):
+            raise UsageError(f"config file {path}: not a regular file")
+        with os.fdopen(fd, "rb", closefd=False) as f:
+            data = f.read(MAX_BYTES + 1)
+    except OSError as exc:
+        raise UsageError(f"config file {path}: {exc.strerror or exc}") from None
+    finally:
+        os.close(fd)
+    if len(data) > MAX_BYTES:
+        raise UsageError(f"config file {path}: larger than {MAX_BYTES >> 20} MiB")
+    try:
+        return data.decode("utf-8")
+    except UnicodeDecodeError as exc:
+        why = f"not UTF-8 (byte 0x{data[exc.start]:02x} at offset {exc.start})"
+        raise UsageError(f"config file {path}: {why}", hint="TOML files are UTF-8") from None
+
+
+def _short(text: str, limit: int = 200) -> str:
+    """A value or message quoted in an error: one line, cut (a bad value may be megabytes)."""
+    text = text.replace("\n", " ")
+    return text if len(text) <= limit else text[: limit - 1] + "…"
 
 
 def load() -> Defaults:

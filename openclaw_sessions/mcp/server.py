@@ -27,10 +27,11 @@ from mcp.server.context import ServerRequestContext
 from mcp.server.lowlevel import Server
 from mcp.server.stdio import stdio_server
 from mcp.shared.exceptions import MCPError
+from mcp.shared.message import SessionMessage
 
 from openclaw_sessions import __version__, config
 
-from . import schemas
+from . import schemas, wire
 from .identity import Identity, describe
 
 if TYPE_CHECKING:
@@ -107,15 +108,24 @@ def build(identity: Identity) -> Server[Identity]:
 
 async def _serve(identity: Identity) -> None:
     server = build(identity)
-    async with stdio_server() as (read_stream, write_stream):
-        # The transport now owns the wire (fd 1 points at stderr); Python's stdout follows,
-        # so that nothing printed while serving can sit in its buffer until exit, when the
-        # wire is stdout again.
-        wire, sys.stdout = sys.stdout, sys.stderr
+    sys.stdout.flush()
+    async with (
+        wire.claimed_stdout() as out,
+        stdio_server(stdout=out) as (read_stream, write_stream),  # type: ignore[arg-type]
+    ):
+        # The wire is ours now (fd 1 points at stderr); Python's stdout follows, so that
+        # nothing printed while serving can sit in its buffer until exit, when the wire is
+        # stdout again. Lines the SDK refuses are answered (wire.relay).
+        kept, sys.stdout = sys.stdout, sys.stderr
+        server_in, server_read = anyio.create_memory_object_stream[SessionMessage | Exception]()
         try:
-            await server.run(read_stream, write_stream, server.create_initialization_options())
+            async with anyio.create_task_group() as tg:
+                tg.start_soon(wire.relay, read_stream, server_in, write_stream)
+                options = server.create_initialization_options()
+                await server.run(server_read, write_stream, options)
+                tg.cancel_scope.cancel()
         finally:
-            sys.stdout = wire
+            sys.stdout = kept
 
 
 def serve(identity: Identity) -> None:

@@ -161,7 +161,7 @@ def search(opts: SearchOptions) -> SearchResult:
     result = _run(ctx, opts, scope, plan, redactor, since_ms, until_ms)
     if opts.as_key is not None or opts.counts or opts.sessions:
         return result
-    relaxed = ranked.relaxed_plan(plan, literal=literal)
+    relaxed = ranked.relaxed_plan(plan, literal=literal, asked=opts.relax)
     why = functools.partial(
         ranked.absence,
         ctx.root,

@@ -123,6 +123,21 @@ def kept_rows(f: Filters, col: str) -> tuple[str, list[Any]]:
     ), params
 
 
+def repeats(plan: fts_query.QueryPlan, table: str, col: str) -> tuple[str, str, list[Any]]:
+    """(a join of the extra bm25 of the phrases the query repeated, on rowid ``col``, the
+    score's addend, their parameters): the folded query scores as upstream's unfolded one
+    (bm25 is a sum over the phrases), each repeated phrase read once whatever its count."""
+    reps = [(expr, n) for t, expr, n in plan.repeats if t == table]
+    if not reps:
+        return "", "", []
+    part = f"SELECT rowid AS rid, ? * bm25({table}) AS s FROM {table} WHERE {table} MATCH ?"
+    # LIMIT -1 keeps SQLite from flattening the union into the GROUP BY, where bm25() has no
+    # FTS5 cursor to read ("unable to use function bm25 in the requested context").
+    union = " UNION ALL ".join([part] * len(reps)) + " LIMIT -1"
+    join = f" LEFT JOIN (SELECT rid, sum(s) AS s FROM ({union}) GROUP BY rid) x ON x.rid = {col}"
+    return join, " + coalesce(x.s, 0)", [v for expr, n in reps for v in (n, expr)]
+
+
 # The transcript, index state and session of an index row r: what the filters of a search read.
 JOINS = (
     " JOIN transcripts t ON t.transcript_id = r.transcript_id"
@@ -156,11 +171,12 @@ def _matching(plan: fts_query.QueryPlan, f: Filters, fp: str) -> tuple[str, str,
     table, expr = driving_index(plan)
     also, aparams = _other_index(plan, table, "r.row_id")
     kept, kparams = kept_rows(f, f"{table}.rowid")
+    xjoin, plus, xparams = repeats(plan, table, f"{table}.rowid")
     body = (
-        f" FROM {table} JOIN index_rows r ON r.row_id = {table}.rowid{JOINS}"
+        f" FROM {table}{xjoin} JOIN index_rows r ON r.row_id = {table}.rowid{JOINS}"
         f" WHERE {table} MATCH ?{also}{kept} AND {' AND '.join(where)}"
     )
-    return f"bm25({table})", body, [expr, *aparams, *kparams, *params]
+    return f"bm25({table}){plus}", body, [*xparams, expr, *aparams, *kparams, *params]
 
 
 def _recent(
@@ -198,13 +214,14 @@ def best(
     bound = float("inf")
     for alt in plan.branches:
         table, expr = driving_index(alt)
-        also, aparams = _other_index(alt, table, "rowid")
-        kept, kparams = kept_rows(f, "rowid")
-        score = f"bm25({table})"
+        col = f"{table}.rowid"
+        also, aparams = _other_index(alt, table, col)
+        kept, kparams = kept_rows(f, col)
+        xjoin, plus, xparams = repeats(alt, table, col)
         cands = conn.execute(
-            f"SELECT rowid, {score} FROM {table} WHERE {table} MATCH ?{also}{kept}"
-            f" ORDER BY {score} LIMIT ?",
-            [expr, *aparams, *kparams, k],
+            f"SELECT {col}, bm25({table}){plus} AS score FROM {table}{xjoin}"
+            f" WHERE {table} MATCH ?{also}{kept} ORDER BY score LIMIT ?",
+            [*xparams, expr, *aparams, *kparams, k],
         ).fetchall()
         for rowid, rank in cands:
             ranks[rowid] = min(rank, ranks.get(rowid, rank))
