@@ -20,6 +20,7 @@ class Hit(NamedTuple):
     agent_id: str | None = None  # the store it came from (an unscoped key does not name it)
     copies: int = 1  # operator order: the near-duplicate messages this hit stands for
     relaxed: bool = False  # --relax: matches most of the words, not all
+    archived: str | None = None  # operator: "cold" | "deleted" in OpenClaw (read/archived.py)
 
     def to_json(self) -> dict[str, Any]:
         """The operator's hit: upstream's fields, then its agent and the match offsets."""
@@ -31,6 +32,8 @@ class Hit(NamedTuple):
             out["copies"] = self.copies
         if self.relaxed:
             out["relaxed"] = True
+        if self.archived is not None:
+            out["archived"] = self.archived
         if self.context is not None:
             out["context"] = self.context.to_json()
         return out
@@ -89,6 +92,14 @@ INDEXING_NOTE = (
 )
 
 
+def archived_warning(n: int) -> str:
+    """Upstream's words when its search leaves cold-stored transcripts out (its tool's text,
+    byte for byte, plural and all)."""
+    return (
+        f"Search excludes {n} archived transcripts. Restore a transcript to include it in search."
+    )
+
+
 class SearchResult(NamedTuple):
     hits: tuple[Hit, ...]
     indexing: bool = False
@@ -104,6 +115,8 @@ class SearchResult(NamedTuple):
     sessions: tuple[SessionHits, ...] | None = None  # --count --by-session, --sessions
     # Operator JSON only: why the answer is empty or partial, and the option that lifts it.
     absence: dict[str, Any] | None = None
+    # The agent's view: cold-stored transcripts of its visible sessions it leaves out.
+    archived_excluded: int = 0
 
     @property
     def found(self) -> bool:
@@ -121,6 +134,8 @@ class SearchResult(NamedTuple):
                 f"{n} session{s} could not be indexed and {'are' if s else 'is'} missing from"
                 " results; see `openclaw-sessions status`."
             )
+        if self.archived_excluded:  # the agent's view only: the operator's includes them
+            out.append(archived_warning(self.archived_excluded))
         return out
 
     def agent_json(self) -> dict[str, Any]:
@@ -134,7 +149,13 @@ class SearchResult(NamedTuple):
         out: dict[str, Any] = {"results": [h.agent_json() for h in self.hits]}
         if self.indexing:
             out["indexing"] = True
-            out["warning"] = INDEXING_WARNING
+        if self.archived_excluded:
+            out["archivedTranscriptsExcluded"] = self.archived_excluded
+        if self.indexing or self.archived_excluded:  # upstream's order and joining
+            parts = [INDEXING_WARNING] if self.indexing else []
+            if self.archived_excluded:
+                parts.append(archived_warning(self.archived_excluded))
+            out["warning"] = " ".join(parts)
         if self.truncated:
             out["truncated"] = True
         if self.explain is not None:

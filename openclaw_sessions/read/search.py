@@ -17,12 +17,12 @@ from openclaw_sessions.model.when import parse_window
 from openclaw_sessions.policy import fts_query, keys, visibility
 from openclaw_sessions.policy.fts_query import AS_MAX_LIMIT
 from openclaw_sessions.redact import Redactor
-from openclaw_sessions.store import paths
+from openclaw_sessions.store import paths, upstream_archived
 from openclaw_sessions.store.db import open_store
 from openclaw_sessions.store.sessions import SessionLookup, session_ref
 from openclaw_sessions.store.state import StateScope
 
-from . import counting, ranked, search_sql
+from . import archived, counting, ranked, search_sql
 from .models import Hit, HitContext, SearchResult
 from .scope import (
     caller_policy,
@@ -184,7 +184,8 @@ def _run(
 ) -> SearchResult:
     hits: list[Hit] = []
     truncated = indexing = False
-    unindexed = 0
+    unindexed = excluded = 0
+    states: dict[str, dict[str, str]] = {}  # the operator's labels (read/archived.py)
     limit = opts.limit
     explained: dict[str, Any] = {}
     tally = counting.Tally()
@@ -204,6 +205,11 @@ def _run(
                 agent=agent,
                 sessions=listed_sessions(conn, agent, scope.policy),
             )
+            if scope.policy is not None:  # the agent's view: upstream's rule on archives
+                excluded += archived.excluded(conn, filters)
+                filters = filters._replace(visible=archived.caller_visible(visible))
+            else:
+                states[agent] = upstream_archived.by_session_id(conn)
             found: list[Hit] = []
             more = matched = False
             if opts.counts or opts.sessions:
@@ -270,7 +276,7 @@ def _run(
         hits = _with_context(ctx.root, hits, opts.context, redactor, opts.as_key is not None)
     hits, truncated, cut_by = capped(hits, truncated, opts)
     return SearchResult(
-        tuple(hits),
+        tuple(archived.labelled(hits, states)),
         indexing,
         truncated,
         explained_or_none,
@@ -278,6 +284,7 @@ def _run(
         total=tally.total,
         total_exact=tally.exact,
         cut_by=cut_by,
+        archived_excluded=excluded,
     )
 
 
