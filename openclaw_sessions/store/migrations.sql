@@ -270,10 +270,10 @@ INSERT INTO index_pending (transcript_id, dirty, since) SELECT t.transcript_id, 
 --- 11
 -- Generations upstream no longer holds live: cold-stored or deleted in OpenClaw
 -- (store/upstream_archived.py). Empty until the next import of an agent database.
-CREATE TABLE upstream_archived (
+CREATE TABLE IF NOT EXISTS upstream_archived (
     transcript_id INTEGER PRIMARY KEY REFERENCES transcripts(transcript_id) ON DELETE CASCADE,
     state         TEXT NOT NULL CHECK (state IN ('cold', 'deleted')),
     archive_name  TEXT NOT NULL,     -- upstream's archive_name
     archived_at   INTEGER            -- epoch ms, as upstream recorded it
 );
-CREATE INDEX upstream_archived_by_state ON upstream_archived(state);
+CREATE INDEX IF NOT EXISTS upstream_archived_by_state ON upstream_archived(state);

@@ -57,6 +57,30 @@ def by_session_id(conn: sqlite3.Connection) -> dict[str, str]:
     return {str(sid): str(state) for sid, state in rows}
 
 
+# The keys deleted in OpenClaw: a generation of theirs deleted there, none that is not.
+DELETED_KEYS_SQL = (
+    "SELECT t.session_key FROM transcripts t JOIN upstream_archived a USING (transcript_id)"
+    " WHERE a.state = 'deleted' EXCEPT SELECT t.session_key FROM transcripts t"
+    " LEFT JOIN upstream_archived a USING (transcript_id) WHERE a.state IS NOT 'deleted'"
+)
+
+
+def key_state(conn: sqlite3.Connection, key: str, current_id: str | None) -> str | None:
+    """'deleted' for a key deleted in OpenClaw, else the state of its current generation
+    ('cold'), else None."""
+    rows = dict(
+        conn.execute(
+            "SELECT t.session_id, a.state FROM transcripts t LEFT JOIN upstream_archived a"
+            " USING (transcript_id) WHERE t.session_key = ?",
+            (key,),
+        ).fetchall()
+    )
+    if rows and all(v == "deleted" for v in rows.values()):
+        return "deleted"
+    state = rows.get(current_id) if current_id is not None else None
+    return None if state is None else str(state)
+
+
 def deleted(conn: sqlite3.Connection) -> tuple[set[str], set[tuple[str, str]]]:
     """The keys deleted in OpenClaw (every stored generation of theirs deleted) and the
     deleted generations as (key, session id)."""
@@ -69,12 +93,4 @@ def deleted(conn: sqlite3.Connection) -> tuple[set[str], set[tuple[str, str]]]:
     }
     if not gens:
         return set(), gens
-    keys = {k for k, _ in gens}
-    alive = {
-        str(r[0])
-        for r in conn.execute(
-            "SELECT DISTINCT t.session_key FROM transcripts t LEFT JOIN upstream_archived a"
-            " USING (transcript_id) WHERE a.state IS NOT 'deleted'"
-        )
-    }
-    return keys - alive, gens
+    return {str(r[0]) for r in conn.execute(DELETED_KEYS_SQL)}, gens
