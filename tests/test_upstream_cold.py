@@ -240,3 +240,24 @@ def test_unreadable_archive_at_first_import_stores_nothing(tmp_path: Path, state
     rc, rep = imp(str(root))
     assert rc == 4 and codes(rep).count("cold_archive_unreadable") == 1
     assert query(state, "SELECT session_id, next_seq FROM transcripts") == [(OTHER, 3)]
+
+
+def test_history_an_older_reader_emptied_comes_back(tmp_path: Path, state: Path) -> None:
+    """Before this reader knew cold archives, a cold generation was re-imported with no events
+    (issue #33): the next import reads the archive and stores the history again."""
+    root = lay_out(tmp_path / "src", "hot")
+    imp(str(root), "--reindex")
+    lay_out(root, "cold")
+    with sqlite3.connect(agent_db(root)) as c:  # what an older reader saw: rows gone, no record
+        saved = c.execute("SELECT * FROM session_transcript_cold_archives").fetchall()
+        c.execute("DELETE FROM session_transcript_cold_archives")
+    code, rep = imp(str(root), "--reindex")
+    assert code == 0 and rep["sessionsRewritten"] == 2, rep
+    assert query(state, "SELECT sum(next_seq) FROM transcripts") == [(0,)]
+    assert search("walrus")["results"] == []
+    with sqlite3.connect(agent_db(root)) as c:
+        marks = ", ".join("?" * len(saved[0]))
+        c.executemany(f"INSERT INTO session_transcript_cold_archives VALUES ({marks})", saved)
+    code, rep = imp(str(root), "--reindex")
+    assert code == 0 and rep["eventsStored"] == 6, rep
+    assert [h["archived"] for h in search("walrus")["results"]] == ["cold", "cold"]
