@@ -21,7 +21,12 @@ and its readers:
   upstream rewrites a transcript; part of our rewrite fingerprint when present.
 - `session_transcript_archives(session_id, generation, session_key, reason deleted|reset,
   encoding identity|zstd, archive_blob, archive_sha256, archive_name, …)`: reclaimed generations
-  kept in the database (the derived `<sid>.jsonl.<reason>.<ts>[.zst]` file may or may not exist).
+  kept in the database (the derived `<sid>.jsonl.<reason>.<ts>[.zst]` file may or may not exist);
+  reason `deleted` is what `sessions.delete` leaves of a session (upstream_gone.py).
+- `session_transcript_cold_archives(session_id PK, generation, archive_name, archive_sha256,
+  event_count, raw_bytes, archive_bytes, last_seq, archived_at, storage file|sqlite,
+  archive_blob)`: generations `session.maintenance.coldStorage` moved out of transcript_events
+  (their rows are gone; upstream_cold.py reads the archive).
 
 The connection is `mode=ro` plus `PRAGMA query_only`: never a write, never `BEGIN IMMEDIATE`. In
 WAL mode (upstream's) a reader never blocks the gateway's writer, so each session is read inside
