@@ -112,3 +112,32 @@ def test_agent_and_operator_answers_keep_their_schemas(tmp_path: Path, state: Pa
     ident = who(state, "agent:main:main", "--visibility", "agent")
     (got,) = calls(ident, [("sessions_search", {"query": "walrus"})])
     assert body(got) == agent  # MCP: the same answer as --as
+
+
+def test_a_key_made_again_shows_only_its_new_generation(tmp_path: Path, state: Path) -> None:
+    """The key deleted in OpenClaw is used again: the agent sees the new generation only."""
+    import sqlite3
+
+    import upstream_fixture as uf
+    from conftest import Session
+    from test_upstream_cold import agent_db
+
+    root = deleted_root(tmp_path)
+    imp(str(root), "--reindex")
+    again = Session("33333333-3333-4333-8333-333333333333")
+    again.user("a fresh start about pelicans")
+    with sqlite3.connect(agent_db(root)) as c:
+        # OpenClaw's triggers call octet_length() (SQLite 3.43+), which this sqlite3 may lack
+        c.create_function("octet_length", 1, lambda v: None if v is None else len(str(v).encode()))
+        uf.add_session(c, uf.UpSession("agent:main:other", again.session_id,
+                                       uf.jsonl_lines(again.text())))  # fmt: skip
+    code, rep = imp(str(root), "--reindex")
+    assert code == 0, rep
+    assert as_agent("herons") == {"results": []}
+    assert {h["sessionKey"] for h in as_agent("pelicans")["results"]} == {"agent:main:other"}
+    r = as_main("export", "agent:main:other", "--all-generations")
+    assert r.exit_code == 0 and "pelicans" in r.stdout and "herons" not in r.stdout
+    assert as_main("history", OTHER).exit_code == 2  # the deleted generation, by its id
+    assert [h["archived"] for h in search("herons")["results"]] == ["deleted", "deleted"]
+    listed = json.loads(run_cli("sessions", "--json").stdout)["sessions"]
+    assert {s["sessionKey"]: s.get("archived") for s in listed}["agent:main:other"] is None
