@@ -46,6 +46,9 @@ ERROR_CODES = frozenset(
         "transcript_failed",
         "index_failed",
         "upstream_unreadable",
+        "cold_archive_unreadable",
+        "cold_archive_unverified",
+        "cold_archive_invalid",
     }
 )
 

@@ -306,7 +306,7 @@ def _search_table(result: SearchResult, times: Times, out: Console) -> None:
             second = field(h.message_id) + (f" · {field(h.label)}" if h.label else "")
             table.add_row(
                 times(h.timestamp),
-                f"{key}\n{second}",
+                f"{key}\n{second}{_archived(h)}",
                 safe(h.role) + (f"\n×{h.copies}" if h.copies > 1 else ""),
                 _snippet_cell(h),
             )
@@ -343,11 +343,18 @@ def _search_blocks(result: SearchResult, times: Times, out: Console) -> None:
 
     for h in result.hits:
         head = Text(field(h.session_key), style="bold")
-        head.append(f"  {field(h.message_id)}", style="dim")
+        head.append(f"  {field(h.message_id)}{_archived(h, ' ')}", style="dim")
         out.print(head)
         out.print(Text(f"{times(h.timestamp)} · {safe(h.role)}", style="dim"))
         out.print(_snippet_cell(h))
         out.print()
+
+
+def _archived(h: Hit, sep: str = "\n") -> str:
+    """The operator's mark on a hit from a generation cold-stored or deleted in OpenClaw."""
+    if h.archived is None:
+        return ""
+    return f"{sep}({'deleted in OpenClaw' if h.archived == 'deleted' else h.archived})"
 
 
 def _snippet_cell(h: Hit) -> Any:

@@ -86,6 +86,7 @@ SEARCH_OUTPUT: dict[str, Any] = {
                 "queryCount": {"type": "integer", "minimum": 1},
                 "indexing": {"const": True},
                 "indexingQueries": _INDICES,
+                "archivedTranscriptsExcluded": {"type": "integer", "minimum": 1},
                 "warning": {"type": "string"},
                 "truncated": {"const": True},
                 "truncatedQueries": _INDICES,

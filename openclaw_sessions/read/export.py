@@ -22,7 +22,7 @@ from typing import Any, NamedTuple
 
 from openclaw_sessions.errors import StoreError, UsageError
 from openclaw_sessions.policy import bundle
-from openclaw_sessions.store import paths
+from openclaw_sessions.store import paths, upstream_archived
 from openclaw_sessions.store.db import open_store
 from openclaw_sessions.store.sessions import raw_lines
 from openclaw_sessions.store.state import StateScope
@@ -175,6 +175,9 @@ def _of_key(ctx: StateScope, opts: ExportOptions, key: str, agent: str) -> Expor
         return Export(ctx.root, agent, key, (), opts)
     with open_store(ctx.root, agent) as conn:
         every = generations(conn, key)  # the current first, then newest first
+        if opts.as_key is not None:  # a generation deleted in OpenClaw is not the agent's
+            states = upstream_archived.by_session_id(conn)
+            every = [g for g in every if states.get(g[1]) != "deleted"]
         gens = every
         if not opts.all_generations:
             named = [g for g in gens if g[1].lower() == str(opts.key).strip().lower()]

@@ -19,7 +19,7 @@ from openclaw_sessions.errors import UsageError
 from openclaw_sessions.model.when import parse_window
 from openclaw_sessions.policy import keys, kinds, sanitize, visibility
 from openclaw_sessions.redact import Redactor
-from openclaw_sessions.store import paths
+from openclaw_sessions.store import paths, upstream_archived
 from openclaw_sessions.store.branches import active_messages
 from openclaw_sessions.store.db import open_store, transaction
 from openclaw_sessions.store.pending import FROM, current_failure, params, stale_where
@@ -65,9 +65,15 @@ class SessionRow(NamedTuple):
     messages: int  # on the active branch of the current generation, as `history` counts
     generations: int  # transcripts stored under the key (the current one and archives)
     index_state: str  # one of INDEX_STATES (JSON "index")
+    # The operator's only: "deleted" in OpenClaw, or its current generation "cold" there
+    # (store/upstream_archived.py); JSON "archived", only when set.
+    archived: str | None = None
 
     def to_json(self) -> dict[str, Any]:
-        return dict(zip(_JSON_NAMES, self, strict=True))
+        out = dict(zip(_JSON_NAMES, self[: len(_JSON_NAMES)], strict=True))
+        if self.archived is not None:
+            out["archived"] = self.archived
+        return out
 
 
 class Listed(NamedTuple):
@@ -100,7 +106,7 @@ def list_sessions(opts: SessionsOptions) -> Listed:
     redactor = ctx.redactor()
     for agent in sorted({r[5] for r in shown}):
         with open_store(ctx.root, agent) as conn, transaction(conn, write=False):
-            rows += [_row(conn, r, redactor) for r in shown if r[5] == agent]
+            rows += [_row(conn, r, redactor, policy is None) for r in shown if r[5] == agent]
     rows.sort(key=lambda r: (r.updated_at is None, -(r.updated_at or 0), r.session_key))
     return Listed(tuple(rows), len(found) > len(shown))
 
@@ -123,6 +129,7 @@ def _newest(
         where.append(
             "oc_visible(s.session_key, s.spawned_by, s.parent_session_key, s.owner_session_key)"
         )
+        where.append(f"s.session_key NOT IN ({upstream_archived.DELETED_KEYS_SQL})")
     clauses, kparams = kinds.where(keyed, "s.session_key")
     where += clauses
     args += kparams
@@ -162,7 +169,9 @@ def _index_state(conn: sqlite3.Connection, key: str, fp: str) -> str:
     return next((s for s in INDEX_STATES if s in states), "none")
 
 
-def _row(conn: sqlite3.Connection, r: tuple[Any, ...], redactor: Redactor) -> SessionRow:
+def _row(
+    conn: sqlite3.Connection, r: tuple[Any, ...], redactor: Redactor, operator: bool
+) -> SessionRow:
     """One listed session; its label is free text from the store: redacted (keys and ids
     print as typed, as in every other output)."""
     key, sid, label, updated, gens, agent = r
@@ -180,4 +189,5 @@ def _row(conn: sqlite3.Connection, r: tuple[Any, ...], redactor: Redactor) -> Se
         messages,
         gens,
         _index_state(conn, key, redactor.fingerprint),
+        upstream_archived.key_state(conn, key, sid) if operator else None,
     )

@@ -21,6 +21,7 @@ class Hit(NamedTuple):
     copies: int = 1  # operator order: the near-duplicate messages this hit stands for
     relaxed: bool = False  # --relax: matches most of the words, not all
     label: str | None = None  # the session's label (the chat's human name), redacted; operator
+    archived: str | None = None  # operator: "cold" | "deleted" in OpenClaw (read/archived.py)
 
     def to_json(self) -> dict[str, Any]:
         """The operator's hit: upstream's fields, then its agent and the match offsets."""
@@ -34,6 +35,8 @@ class Hit(NamedTuple):
             out["copies"] = self.copies
         if self.relaxed:
             out["relaxed"] = True
+        if self.archived is not None:
+            out["archived"] = self.archived
         if self.context is not None:
             out["context"] = self.context.to_json()
         return out
@@ -92,6 +95,14 @@ INDEXING_NOTE = (
 )
 
 
+def archived_warning(n: int) -> str:
+    """Upstream's words when its search leaves cold-stored transcripts out (its tool's text,
+    byte for byte, plural and all)."""
+    return (
+        f"Search excludes {n} archived transcripts. Restore a transcript to include it in search."
+    )
+
+
 class SearchResult(NamedTuple):
     hits: tuple[Hit, ...]
     indexing: bool = False
@@ -109,6 +120,8 @@ class SearchResult(NamedTuple):
     absence: dict[str, Any] | None = None
     # (agent, why) of each store an operator's search of several agents could not read
     skipped: tuple[tuple[str, str], ...] = ()
+    # The agent's view: cold-stored transcripts of its visible sessions it leaves out.
+    archived_excluded: int = 0
 
     @property
     def found(self) -> bool:
@@ -126,6 +139,8 @@ class SearchResult(NamedTuple):
                 f"{n} session{s} could not be indexed and {'are' if s else 'is'} missing from"
                 " results; see `openclaw-sessions status`."
             )
+        if self.archived_excluded:  # the agent's view only: the operator's includes them
+            out.append(archived_warning(self.archived_excluded))
         return out
 
     def agent_json(self) -> dict[str, Any]:
@@ -139,7 +154,13 @@ class SearchResult(NamedTuple):
         out: dict[str, Any] = {"results": [h.agent_json() for h in self.hits]}
         if self.indexing:
             out["indexing"] = True
-            out["warning"] = INDEXING_WARNING
+        if self.archived_excluded:
+            out["archivedTranscriptsExcluded"] = self.archived_excluded
+        if self.indexing or self.archived_excluded:  # upstream's order and joining
+            parts = [INDEXING_WARNING] if self.indexing else []
+            if self.archived_excluded:
+                parts.append(archived_warning(self.archived_excluded))
+            out["warning"] = " ".join(parts)
         if self.truncated:
             out["truncated"] = True
         if self.explain is not None:

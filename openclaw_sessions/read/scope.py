@@ -56,6 +56,8 @@ def caller_policy(
     settings are checked here, where they are used."""
     if opts.as_key is None:
         raise ValueError("caller_policy is for --as; the operator's is operator_policy")
+    if isinstance(index, SessionLookup):
+        index.hide_deleted = True  # deleted in OpenClaw: no session, as upstream answers
     cfg = cfg.visibility_settings()
     key = keys.resolve_caller_key(opts.as_key, agent, index, main_key=cfg.main_key)
     caller_agent = keys.agent_of(key) or agent

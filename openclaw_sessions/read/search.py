@@ -19,12 +19,12 @@ from openclaw_sessions.model.when import parse_window
 from openclaw_sessions.policy import fts_query, keys, kinds, visibility
 from openclaw_sessions.policy.fts_query import AS_MAX_LIMIT
 from openclaw_sessions.redact import Redactor
-from openclaw_sessions.store import paths
+from openclaw_sessions.store import paths, upstream_archived
 from openclaw_sessions.store.db import open_store
 from openclaw_sessions.store.sessions import SessionLookup, session_ref
 from openclaw_sessions.store.state import StateScope
 
-from . import counting, ranked, search_sql
+from . import archived, counting, ranked, search_sql
 from .models import Hit, HitContext, SearchResult
 from .scope import (
     caller_policy,
@@ -191,7 +191,8 @@ def _run(
 ) -> SearchResult:
     hits: list[Hit] = []
     truncated = indexing = False
-    unindexed = 0
+    unindexed = excluded = 0
+    states: dict[str, dict[str, str]] = {}  # the operator's labels (read/archived.py)
     limit = opts.limit
     explained: dict[str, Any] = {}
     tally = counting.Tally()
@@ -218,6 +219,11 @@ def _run(
                 sessions=listed_sessions(conn, agent, scope.policy),
                 keys=kinds.key_filter(opts.kind, opts.not_kind, opts.key),
             )
+            if scope.policy is not None:  # the agent's view: upstream's rule on archives
+                excluded += archived.excluded(conn, filters)
+                filters = filters._replace(visible=archived.caller_visible(visible))
+            else:
+                states[agent] = upstream_archived.by_session_id(conn)
             found: list[Hit] = []
             more = matched = False
             if opts.counts or opts.sessions:
@@ -286,7 +292,7 @@ def _run(
         hits = _with_context(ctx.root, hits, opts.context, redactor, opts.as_key is not None)
     hits, truncated, cut_by = capped(hits, truncated, opts)
     return SearchResult(
-        tuple(hits),
+        tuple(archived.labelled(hits, states)),
         indexing,
         truncated,
         explained_or_none,
@@ -295,6 +301,7 @@ def _run(
         total_exact=tally.exact,
         cut_by=cut_by,
         skipped=broken,
+        archived_excluded=excluded,
     )
 
 
