@@ -22,7 +22,7 @@ from openclaw_sessions.read.history import MAX_LIMIT, HistoryOptions, history
 from openclaw_sessions.read.search import SearchOptions, search
 from openclaw_sessions.store.db import translate
 
-from . import args, batch, reasons, schemas
+from . import args, batch, jstext, reasons, schemas
 from .identity import Identity
 
 log = logging.getLogger(__name__)
@@ -37,9 +37,15 @@ class Answer(NamedTuple):
     notes: tuple[str, ...] = ()
     is_error: bool = False
 
+    def value(self) -> dict[str, Any]:
+        """The structured content: the JSON, well-formed (no lone surrogate, no NaN)."""
+        out: dict[str, Any] = wellformed.value(self.structured)
+        return out
+
     def text(self) -> str:
-        """The JSON as the result's first text block (the CLI's encoding, well-formed)."""
-        return wellformed.dumps(self.structured)
+        """The result's first text block: what ``JSON.stringify(structuredContent, null, 2)``
+        prints (jstext.py), so that a client showing the structured content drops it."""
+        return jstext.stringify(self.value())
 
 
 def call(identity: Identity, name: str, arguments: dict[str, Any] | None) -> Answer:
