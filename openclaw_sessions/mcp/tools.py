@@ -19,7 +19,7 @@ from typing import Any, NamedTuple
 from openclaw_sessions.errors import ForbiddenError, OpenClawError, StoreError
 from openclaw_sessions.model import wellformed
 from openclaw_sessions.read.history import MAX_LIMIT, HistoryOptions, history
-from openclaw_sessions.read.search import SearchOptions, search
+from openclaw_sessions.read.search import SearchOptions, search_batch
 from openclaw_sessions.store.db import translate
 
 from . import args, batch, jstext, reasons, schemas
@@ -74,6 +74,8 @@ _ARGUMENT_NAMES = {
     "--session": "sessionKey",
     "--offset": "offset",
     "--limit": "limit",
+    "--since": "after",
+    "--until": "before",
 }
 _OPTION = re.compile("|".join(rf"{o}(?![\w-])" for o in _ARGUMENT_NAMES))
 
@@ -95,14 +97,25 @@ def _options(identity: Identity, query: str, a: args.SearchArgs) -> SearchOption
         all_agents=identity.operator,
         limit=a.limit,
         session=a.session_key,
+        since=a.after,
+        until=a.before,
         max_bytes=MAX_RESULT_BYTES,
         explain=True,  # caller-safe reasons for an empty answer (reasons.py)
         **identity.options(),
     )
 
 
+def _excluded(identity: Identity, a: args.SearchArgs) -> tuple[str, ...]:
+    """The sessions to leave out; ``current`` is the caller's own."""
+    own = identity.as_key
+    return tuple(own if k.lower() == "current" and own else k for k in a.exclude)
+
+
 def _search(identity: Identity, a: args.SearchArgs) -> Answer:
-    found = [search(_options(identity, q, a)) for q in a.queries]
+    # every query in one read transaction of each store, the caller resolved once
+    found = search_batch(
+        _options(identity, a.queries[0], a), a.queries, exclude=_excluded(identity, a)
+    )
     if not a.batch:
         (result,) = found
         body = result._replace(explain=None).agent_json()
