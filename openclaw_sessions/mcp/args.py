@@ -206,3 +206,22 @@ def history_args(raw: dict[str, Any] | None) -> HistoryOptions:
         session_id=session_id,
         include_tools=tools,
     )
+
+
+class ListArgs(NamedTuple):
+    limit: int
+    offset: int
+    search: str | None
+    active_minutes: int | None
+
+
+def list_args(raw: dict[str, Any] | None) -> ListArgs:
+    """sessions_list's page and filters, read as upstream reads them."""
+    args = _present(raw, schemas.LIST_INPUT)
+    limit = _whole(args, "limit") or schemas.LIST_DEFAULT_LIMIT
+    return ListArgs(
+        min(limit, schemas.LIST_MAX_LIMIT),
+        _whole(args, "offset", least=0) or 0,
+        _string(args, "search"),
+        _whole(args, "activeMinutes"),
+    )

@@ -1,4 +1,4 @@
-"""The two tools as an MCP client sees them: names, descriptions, input and output schemas.
+"""The three tools as an MCP client sees them: names, descriptions, input and output schemas.
 
 The input schemas are upstream's (``sessions_search`` with the batch proposal's ``queries``,
 ``sessions_history`` with its anchor ``messageId``/``sessionId``) and name no caller,
@@ -15,6 +15,10 @@ from openclaw_sessions.policy.fts_query import AS_MAX_LIMIT, MAX_QUERY_CHARS
 
 SEARCH = "sessions_search"
 HISTORY = "sessions_history"
+LIST = "sessions_list"
+LIST_DEFAULT_LIMIT = 100  # upstream: limit defaults to 100, limitApplied never exceeds 200
+LIST_MAX_LIMIT = 200
+LIST_MAX_BYTES = 64 * 1024  # upstream SESSIONS_LIST_MAX_RESULT_BYTES
 MAX_BATCH_QUERIES = 8  # upstream SESSIONS_SEARCH_MAX_BATCH_QUERIES
 DEFAULT_LIMIT = 10
 MAX_EXCLUDED = 200  # as upstream's SESSIONS_SEARCH_MAX_SESSION_KEYS
@@ -183,6 +187,91 @@ HISTORY_OUTPUT: dict[str, Any] = {
     ],
 }
 
+LIST_INPUT: dict[str, Any] = {
+    "type": "object",
+    "properties": {
+        "limit": {
+            "type": "integer",
+            "minimum": 1,
+            "description": "Rows per page (default 100; limitApplied never exceeds 200).",
+        },
+        "offset": {
+            "type": "integer",
+            "minimum": 0,
+            "description": "Continue with nextOffset while hasMore.",
+        },
+        "search": {
+            "type": "string",
+            "minLength": 1,
+            "description": "Only sessions whose key, label or display name contains this text"
+            " (case-insensitive).",
+        },
+        "activeMinutes": {
+            "type": "integer",
+            "minimum": 1,
+            "description": "Only sessions updated in the last N minutes.",
+        },
+    },
+    "additionalProperties": False,
+}
+
+_LIST_ROW: dict[str, Any] = {
+    "type": "object",
+    "properties": {
+        "key": {"type": "string"},
+        "sessionId": {"type": "string"},
+        "agentId": {"type": "string"},
+        "kind": {"type": "string", "enum": ["main", "group", "cron", "hook", "node", "other"]},
+        "channel": {"type": "string"},
+        "archived": {"type": "boolean"},
+        "pinned": {"type": "boolean"},
+        "label": {"type": "string"},
+        "displayName": {"type": "string"},
+        "parentSessionKey": {"type": "string"},
+        "updatedAt": {"type": "number"},
+    },
+    "required": ["key", "agentId", "kind", "channel", "archived", "pinned"],
+    "additionalProperties": False,
+}
+
+LIST_OUTPUT: dict[str, Any] = {
+    "type": "object",
+    "anyOf": [
+        {
+            "type": "object",
+            "properties": {
+                "count": {"type": "number"},
+                "sessions": {"type": "array", "items": _LIST_ROW},
+                "hasMore": {"type": "boolean"},
+                "nextOffset": {"type": "integer", "minimum": 0},
+                "limitApplied": {"type": "integer", "minimum": 1, "maximum": LIST_MAX_LIMIT},
+                "truncationReason": {"type": "string", "enum": ["scan-limit", "byte-limit"]},
+                "visibility": {
+                    "type": "object",
+                    "properties": {
+                        "mode": {"type": "string", "enum": ["self", "tree", "agent"]},
+                        "restricted": {"const": True},
+                        "warning": {"type": "string"},
+                    },
+                    "required": ["mode", "restricted", "warning"],
+                    "additionalProperties": False,
+                },
+            },
+            "required": ["count", "sessions", "hasMore", "limitApplied"],
+            "additionalProperties": False,
+        },
+        _ERROR,
+    ],
+}
+
+LIST_DESCRIPTION = (
+    "List the sessions this session may see under OpenClaw's visibility rules, newest update"
+    " first: key, sessionId, agentId, kind, channel, label, display name, parent. Metadata"
+    " only. search narrows to a key, label or display name containing the text (find"
+    ' "my chat with Bob" without a text hit); activeMinutes to recent ones. limit defaults'
+    " to 100; limitApplied never exceeds 200. count is this page, not an inventory total."
+    " Continue with nextOffset while hasMore. Read a session with sessions_history."
+)
 SEARCH_DESCRIPTION = (
     "Full-text search of past session transcripts (user and assistant text on each session's"
     " active branch) that this session may see under OpenClaw's session visibility rules."
@@ -222,5 +311,12 @@ def tool_specs() -> list[dict[str, Any]]:
             "description": HISTORY_DESCRIPTION,
             "input": HISTORY_INPUT,
             "output": HISTORY_OUTPUT,
+        },
+        {
+            "name": LIST,
+            "title": "Sessions List",
+            "description": LIST_DESCRIPTION,
+            "input": LIST_INPUT,
+            "output": LIST_OUTPUT,
         },
     ]

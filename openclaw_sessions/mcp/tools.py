@@ -55,13 +55,18 @@ def call(identity: Identity, name: str, arguments: dict[str, Any] | None) -> Ans
             return _search(identity, args.search_args(arguments))
         if name == schemas.HISTORY:
             return _history(identity, args.history_args(arguments))
+        if name == schemas.LIST:
+            from .inventory import sessions_list
+
+            return Answer(sessions_list(identity, args.list_args(arguments)))
         raise ValueError(f"unknown tool {name!r}")  # server.py answers unknown names itself
     except OpenClawError as exc:
-        return failure(exc)
+        return failure(exc, identity)
     except sqlite3.Error as exc:
-        return failure(translate(exc))
+        return failure(translate(exc), identity)
     except OSError as exc:  # as the CLI's guard says it: a store problem
-        return failure(StoreError(f"{exc.strerror or exc}: {exc.filename or ''}".rstrip(": ")))
+        error = StoreError(f"{exc.strerror or exc}: {exc.filename or ''}".rstrip(": "))
+        return failure(error, identity)
     except Exception:
         log.exception("tool %s failed", name)
         return Answer({"status": "error", "error": INTERNAL}, is_error=True)
@@ -80,14 +85,34 @@ _ARGUMENT_NAMES = {
 _OPTION = re.compile("|".join(rf"{o}(?![\w-])" for o in _ARGUMENT_NAMES))
 
 
-def failure(exc: OpenClawError) -> Answer:
+# What the core's messages name for a person at a shell, as the agent's tools name it.
+_COMMANDS = {"`openclaw-sessions sessions`": "sessions_list"}
+_COMMAND = re.compile(r"`openclaw-sessions[^`]*`")
+_PATH = re.compile(r"(?<![\w.~])(?:/|[A-Za-z]:\\)[^\s'\"()]+")
+
+
+def for_agent(message: str, identity: Identity | None) -> str:
+    """A message as an agent may read it: the tools' argument names for the CLI's options,
+    its own tools for a shell command (else "the operator", who has the shell), and no path
+    of this machine: a store is named by its agent, anything else a path."""
+    message = _OPTION.sub(lambda m: _ARGUMENT_NAMES[m.group()], message)
+    for command, tool in _COMMANDS.items():
+        message = message.replace(command, tool)
+    message = _COMMAND.sub("the operator", message)
+    if identity is not None:
+        agents = re.escape(str(identity.root / "agents")) + r"[/\\]([\w.-]+)(?:[/\\][^\s'\"()]*)?"
+        message = re.sub(agents, lambda m: f"agent {m.group(1)}'s store", message)
+        message = message.replace(str(identity.root), "the state directory")
+    return _PATH.sub("a path", message)
+
+
+def failure(exc: OpenClawError, identity: Identity | None = None) -> Answer:
     """Upstream's error shape; the message redacted as the CLI redacts it (its hint, which
-    names CLI options, stays out), its option names the tool's argument names."""
+    names CLI options, stays out) and worded for an agent (for_agent)."""
     from openclaw_sessions.redact import build_redactor
 
     status = "forbidden" if isinstance(exc, ForbiddenError) else "error"
-    message = _OPTION.sub(lambda m: _ARGUMENT_NAMES[m.group()], exc.message)
-    message = build_redactor().redact_text(message)
+    message = build_redactor().redact_text(for_agent(exc.message, identity))
     return Answer({"status": status, "error": message}, is_error=True)
 
 
