@@ -27,7 +27,8 @@ from openclaw_sessions.errors import UsageError
 # exposes every session on purpose: it is said on the command line or not at all).
 NOT_DEFAULTS = frozenset(
     {"as", "around", "session", "session-id", "offset", "output", "undelete", "yes", "force",
-     "dry-run", "follow", "background", "help", "version", "operator", "remote", "host"}
+     "dry-run", "follow", "background", "help", "version", "operator", "remote", "host",
+     "check", "print-config"}
 )  # fmt: skip
 # `import` takes its agent only from --agent (the contract): a cron shell imports every agent.
 NOT_FROM_TOP = {"import": frozenset({"agent", "all-agents"})}
