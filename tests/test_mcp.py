@@ -32,12 +32,14 @@ def world(tmp_path_factory: pytest.TempPathFactory) -> Path:
     return root / "state"
 
 
-def test_lists_two_read_only_tools_with_closed_schemas(world: Path) -> None:
+def test_lists_three_read_only_tools_with_closed_schemas(world: Path) -> None:
     async def run(client: Any) -> Any:
         return await client.list_tools()
 
     listed = with_client(who(world, KID), run)
-    assert [t.name for t in listed.tools] == ["sessions_search", "sessions_history"]
+    assert [t.name for t in listed.tools] == [
+        "sessions_search", "sessions_history", "sessions_list"
+    ]  # fmt: skip
     for tool in listed.tools:
         assert tool.annotations.read_only_hint is True
         assert tool.annotations.destructive_hint is False

@@ -110,7 +110,7 @@ def test_round_trip_over_stdio_and_clean_exit(tmp_path: Path) -> None:
     assert init["serverInfo"]["name"] == "openclaw-sessions" and "tools" in init["capabilities"]
     srv.send("notifications/initialized", notify=True)
     tools = srv.ask("tools/list")["result"]["tools"]
-    assert [t["name"] for t in tools] == ["sessions_search", "sessions_history"]
+    assert [t["name"] for t in tools] == ["sessions_search", "sessions_history", "sessions_list"]
     assert all(t["annotations"]["readOnlyHint"] for t in tools)
     assert all(t["inputSchema"]["additionalProperties"] is False for t in tools)
     found = srv.ask("tools/call", {"name": "sessions_search", "arguments": {"query": "zzstdio"}})

@@ -99,6 +99,8 @@ KEYS: dict[str, dict[str, tuple[str, str, str, tuple[str, ...]]]] = {
         "agent": ("agent", "text", "OPENCLAW_AGENT", ()),
         "visibility": ("visibility", "text", "", ("self", "tree", "agent", "all")),
         "sandboxed": ("sandboxed", "flag", "", ()),
+        "check": ("check", "flag", "", ()),
+        "print-config": ("print_config", "text", "", ()),
     },
     "pick": {
         "state-dir": ("state_dir", "path", "OPENCLAW_STATE_DIR", ()),

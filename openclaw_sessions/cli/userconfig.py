@@ -33,7 +33,7 @@ from openclaw_sessions.errors import UsageError
 NOT_DEFAULTS = frozenset(
     {"as", "around", "session", "session-id", "offset", "output", "undelete", "yes", "force",
      "dry-run", "follow", "background", "help", "version", "operator", "remote", "host",
-     "retire", "trusted-network", "visibility"}
+     "retire", "trusted-network", "visibility", "check", "print-config"}
 )  # fmt: skip
 _NOT_READ = "not read from the config file (give it on the command line)"
 _WHY_NOT = {

@@ -5,16 +5,17 @@ The low-level server lets the tools declare exactly upstream's schemas (``additi
 false``, the result contracts) and answer upstream's error shapes; there is no write tool of any
 kind. A call runs in a worker thread (SQLite work must not stall the event loop, so pings and
 cancellations are still answered), and answers its JSON twice, as structured content and as a
-text block, plus a text block per note (why a search found nothing). While the server runs, the
-config it started with is pinned (identity.py) and stdout carries JSON-RPC only: the SDK's
-stdio transport points fd 1 at stderr for anything else, and logs go to stderr. The search and
+text block byte-identical to ``JSON.stringify(structuredContent, null, 2)`` (which a client that
+shows the structured content drops as a duplicate), plus a text block per note (why a search
+found nothing). While the server runs, the config it started with is pinned (identity.py) and
+stdout carries JSON-RPC only: the SDK's stdio transport points fd 1 at stderr for anything
+else, and logs go to stderr. The search and
 history cores (tools.py) are imported by the first tool call, not before the server answers
 ``initialize``: start-up is the SDK's import and the caller's resolution, nothing more.
 """
 
 from __future__ import annotations
 
-import json
 import logging
 import sys
 from collections.abc import AsyncIterator
@@ -61,7 +62,7 @@ def result(answer: Answer) -> types.CallToolResult:
     text = answer.text()
     return types.CallToolResult(
         content=[types.TextContent(text=t) for t in (text, *answer.notes)],
-        structured_content=json.loads(text),
+        structured_content=answer.value(),
         is_error=answer.is_error,
     )
 

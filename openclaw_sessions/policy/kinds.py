@@ -34,6 +34,9 @@ class KeyFilter(NamedTuple):
         return not (self.kinds or self.globs or self.skipped)
 
 
+NO_FILTER = KeyFilter()
+
+
 def key_filter(
     kinds: Sequence[str] | None, not_kinds: Sequence[str] | None, globs: Sequence[str] | None
 ) -> KeyFilter:

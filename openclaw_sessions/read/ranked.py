@@ -14,7 +14,7 @@ from typing import Any, NamedTuple
 from openclaw_sessions.errors import UsageError
 from openclaw_sessions.policy import fts_query, query_lang, rank
 from openclaw_sessions.redact import Redactor
-from openclaw_sessions.store.db import open_store, transaction
+from openclaw_sessions.store.db import open_store
 
 from . import search_sql
 from .models import Hit, SearchResult
@@ -39,7 +39,7 @@ def candidates(
         return [], [], False
     n = k + k // 4 + 1  # the operator sees every session but incognito ones: few are left out
     head = (", t.next_seq, substr(r.text, 1, ?)", [rank.HEAD_CHARS * 2])
-    with transaction(conn, write=False):
+    with search_sql.snapshot(conn):  # a batch holds one already
         while True:
             ranks, bound, rows = search_sql.best(conn, plan, filters, fp, n, *head)
             if bound == float("inf") or len(rows) > k:

@@ -46,6 +46,8 @@ class McpOptions(NamedTuple):
     agent: str = paths.DEFAULT_AGENT
     visibility: str | None = None
     sandboxed: bool = False
+    check: bool = False  # start the server as a host does, say what it sees, stop
+    print_config: str | None = None  # a host's configuration for this server (mcp/hosts.py)
 
 
 def caller_policy(

@@ -14,6 +14,7 @@ import json
 import re
 import sqlite3
 from collections.abc import Sequence
+from contextlib import AbstractContextManager, nullcontext
 from typing import Any, NamedTuple
 
 from openclaw_sessions.index import stale
@@ -51,6 +52,9 @@ class Filters(NamedTuple):
     # per-row check alone). The per-row check stays either way: this only narrows the work.
     sessions: tuple[str, ...] | None = None
     keys: kinds.KeyFilter = kinds.KeyFilter()  # --kind, --not-kind, --key (operator)
+    # Sessions left out before the limit (the MCP tool's excludeSessionKeys): keys, lowercase,
+    # or session ids, as the session filter compares them.
+    exclude: tuple[str, ...] = ()
 
 
 def driving_index(plan: fts_query.QueryPlan) -> tuple[str, str]:
@@ -73,6 +77,12 @@ def where_of(f: Filters, fp: str) -> tuple[list[str], list[Any]]:
         prefix = f"agent:{f.agent}:"
         where.append("(t.session_key NOT GLOB 'agent:*' OR substr(t.session_key, 1, ?) = ?)")
         params += [len(prefix), prefix]
+    if f.exclude:
+        where.append(
+            "t.session_key NOT IN (SELECT value FROM json_each(?))"
+            " AND coalesce(t.session_id, '') NOT IN (SELECT value FROM json_each(?))"
+        )
+        params += [json.dumps([k.lower() for k in f.exclude]), json.dumps(f.exclude)]
     if f.role is not None:
         where.append("r.role = ?")
         params.append(f.role)
@@ -275,13 +285,19 @@ def find_hits(
     fp = redactor.fingerprint
     # One read transaction: the several statements of a search see one snapshot, even while a
     # reconciler rewrites the rows (found by the concurrent search test).
-    with transaction(conn, write=False):
+    with snapshot(conn):
         if order == "recent":
             rows = _recent(conn, plan, filters, fp, limit)
         else:
             rows = _relevant(conn, plan, filters, fp, limit)
         hits = _materialize(conn, plan, rows[:limit], redactor)
     return hits, len(rows) > limit
+
+
+def snapshot(conn: sqlite3.Connection) -> AbstractContextManager[sqlite3.Connection]:
+    """A read transaction, or the one the caller already holds (a batch of searches reads
+    one snapshot: read/search.py's search_batch)."""
+    return nullcontext(conn) if conn.in_transaction else transaction(conn, write=False)
 
 
 Row = tuple[Any, ...]  # (session_key, session_id, message_id, role, ts, bm25, row_id)
@@ -291,7 +307,7 @@ def materialize(
     conn: sqlite3.Connection, plan: fts_query.QueryPlan, rows: Sequence[Row], redactor: Redactor
 ) -> list[Hit]:
     """The hits of ``rows``, in their order: texts and snippets read in one snapshot."""
-    with transaction(conn, write=False):
+    with snapshot(conn):
         return _materialize(conn, plan, rows, redactor)
 
 
