@@ -260,30 +260,12 @@ def context_text(m: dict[str, Any]) -> str:
 NARROW = 70  # columns: below this a terminal gets one block per hit instead of a table
 
 
-@contextmanager
-def paged(use_pager: bool) -> Iterator[Console]:
-    """A console for a terminal: with ``use_pager``, into a buffer the terminal's width whose
-    text goes through the pager when it is taller than the screen (as history's does)."""
-    if not use_pager:
-        yield console(False)
-        return
-    import shutil
-    from io import StringIO
-
-    from . import pager
-
-    size = shutil.get_terminal_size()
-    buf = StringIO()
-    yield console(file=buf, width=size.columns)
-    text = buf.getvalue()
-    if not (text.count("\n") >= size.lines and pager.page(text)):
-        write_text(text)
-
-
 def search_table(
     result: SearchResult, times: Times, *, footer: bool = True, use_pager: bool = False
 ) -> None:
-    with paged(use_pager) as out:
+    from .pager import paged
+
+    with paged(use_pager, console) as out:
         _search_table(result, times, out)
     if footer:
         search_footer(result)
@@ -311,30 +293,6 @@ def _search_table(result: SearchResult, times: Times, out: Console) -> None:
                 _snippet_cell(h),
             )
         out.print(table)
-
-
-def sql_table(columns: Sequence[str], rows: list[list[Any]]) -> None:
-    """`sql`'s rows on a terminal: every cell escaped as plain output escapes it."""
-    from rich.table import Table
-
-    table = Table(show_header=True, header_style="bold", expand=False)
-    for name in columns:
-        table.add_column(field(name), overflow="fold")
-    for row in rows:
-        table.add_row(*("" if v is None else field(str(v)) for v in row))
-    console(False).print(table)
-
-
-def log_footer(result: SearchResult) -> None:
-    """`log`'s notes: older messages exist, indexing is behind, or nothing in the window."""
-    if result.indexing:
-        from openclaw_sessions.read.models import INDEXING_NOTE
-
-        output.note(f"warning: {INDEXING_NOTE}")
-    if result.truncated:
-        output.note("older messages exist: raise --limit, or narrow with --since")
-    if not result.hits:
-        output.note("no messages in that window")
 
 
 def _search_blocks(result: SearchResult, times: Times, out: Console) -> None:

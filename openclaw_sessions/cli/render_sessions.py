@@ -11,7 +11,8 @@ import sys
 from typing import TYPE_CHECKING
 
 from .output import field, safe, write_text
-from .render import paged
+from .pager import paged
+from .render import console
 
 if TYPE_CHECKING:
     from rich.console import Console
@@ -41,7 +42,7 @@ def sessions_list(listed: Listed, times: Times, *, use_pager: bool = False) -> N
             ]
             write_text("\t".join(map(field, cells)) + "\n")
         return
-    with paged(use_pager) as out:
+    with paged(use_pager, console) as out:
         _table(listed, times, out)
 
 

@@ -14,17 +14,16 @@ from pathlib import Path
 from typing import Any, NamedTuple
 
 from openclaw_sessions.errors import StoreError, UsageError
-from openclaw_sessions.index import locks
 from openclaw_sessions.model.when import parse_window
 from openclaw_sessions.policy import fts_query, keys, kinds, visibility
 from openclaw_sessions.policy.fts_query import AS_MAX_LIMIT
 from openclaw_sessions.redact import Redactor
 from openclaw_sessions.store import paths, upstream_archived
 from openclaw_sessions.store.db import open_store, transaction
-from openclaw_sessions.store.sessions import SessionLookup, session_ref
+from openclaw_sessions.store.sessions import SessionLookup
 from openclaw_sessions.store.state import StateScope
 
-from . import archived, counting, ranked, search_sql
+from . import archived, counting, freshness, ranked, search_sql
 from .models import Hit, HitContext, SearchResult
 from .scope import (
     caller_policy,
@@ -32,7 +31,6 @@ from .scope import (
     operator_policy,
     register,
     stores_in_scope,
-    visible_pending,
     visible_sql,
 )
 
@@ -286,8 +284,10 @@ def _run(
                     tally.add_total(conn, plan, filters, fp, len(found), more)
             hits += found
             truncated = truncated or more
-            indexing = _stale_kick(conn, ctx.root, agent, redactor, scope) or indexing
-            unindexed += _unindexed(conn, agent, fp, scope)
+            indexing = freshness.stale_kick(
+                conn, ctx.root, agent, redactor, scope.policy, scope.session_key
+            ) or indexing
+            unindexed += freshness.unindexed(conn, agent, fp, scope.policy, scope.session_key)
             if opts.explain:
                 from .explain import explain
 
@@ -387,47 +387,3 @@ def _with_context(
                     )
                     out[h] = h._replace(context=HitContext(*ctx))
     return [out[h] for h in hits]
-
-
-def _unindexed(conn: sqlite3.Connection, agent: str, fp: str, scope: Scope) -> int:
-    """Sessions in the search's scope whose indexing failed (a poison transcript): they are
-    not pending, so they do not make the answer `indexing`; the caller is told instead."""
-    from openclaw_sessions.index.stale import current_failures
-
-    only = scope.session_key
-    policy = scope.policy or visibility.Policy(visibility.Caller(None, agent), ())
-    found = set()
-    for f in current_failures(conn, fp):
-        if only is not None and only.lower() != f.session_key and only != f.session_id:
-            continue
-        row = conn.execute(
-            "SELECT session_key, session_id, spawned_by, parent_session_key, owner_session_key"
-            " FROM sessions WHERE session_key = ?",
-            (f.session_key,),
-        ).fetchone()
-        ref = (
-            session_ref(row, agent)
-            if row
-            else keys.SessionRef(f.session_key, keys.agent_of(f.session_key) or agent)
-        )
-        if policy.owns_unscoped(ref) and policy.visible(ref):
-            found.add(f.session_key)
-    return len(found)
-
-
-def _stale_kick(
-    conn: sqlite3.Connection, root: Path, agent: str, redactor: Redactor, scope: Scope
-) -> bool:
-    """True when results may be incomplete; starts the background reconciler if needed.
-    The operator is told of any stale session (or a reconciler at work); a caller (--as)
-    only of the sessions it searches (scope.visible_pending): the pending set holds every
-    transcript a running reconciler has yet to finish, so nothing of its own is missed."""
-    from openclaw_sessions.index.stale import any_stale
-
-    agent_dir = paths.agent_dir(root, agent)
-    stale = any_stale(conn, redactor.fingerprint)
-    if stale and not locks.background_busy(agent_dir):
-        locks.spawn(root, agent)
-    if scope.policy is not None and scope.policy.caller.key is not None:
-        return stale and visible_pending(conn, redactor.fingerprint, scope.session_key, agent)
-    return stale or locks.is_running(agent_dir)

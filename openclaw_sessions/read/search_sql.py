@@ -4,8 +4,7 @@ Visibility (checked per row: read/scope.py), dirty sessions, role, time and sess
 sit in the WHERE clause, so a hidden or stale match never changes what the caller sees, counts or
 pages. When the search keeps to a few sessions (a narrow caller's, or --session), the full-text
 query itself keeps to their rows: only those are scored and joined, however common the word.
-Snippets are redacted again on the way out (the index holds redacted text already) and cut after
-that.
+Snippets are redacted again on the way out (the index holds redacted text) and cut after that.
 """
 
 from __future__ import annotations

@@ -31,6 +31,7 @@ from openclaw_sessions.cli.options import (
 )
 from openclaw_sessions.errors import ExitCode
 from openclaw_sessions.read.activity import LogOptions, activity
+from openclaw_sessions.read.models import SearchResult
 
 EPILOG = examples(
     "log",
@@ -58,8 +59,20 @@ def run(params: dict[str, Any]) -> int:
         render.search_table(result, out.times(), footer=False, use_pager=not out.no_pager)
     else:
         render.search_lines(result, out.times(), footer=False)
-    render.log_footer(result)
+    _footer(result)
     return code
+
+
+def _footer(result: SearchResult) -> None:
+    """`log`'s notes: older messages exist, indexing is behind, or nothing in the window."""
+    if result.indexing:
+        from openclaw_sessions.read.models import INDEXING_NOTE
+
+        output.note(f"warning: {INDEXING_NOTE}")
+    if result.truncated:
+        output.note("older messages exist: raise --limit, or narrow with --since")
+    if not result.hits:
+        output.note("no messages in that window")
 
 
 command = declare(

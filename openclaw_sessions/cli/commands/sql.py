@@ -3,6 +3,7 @@ views (read/sqldoor.py), printed as sqlite-utils prints them: tab-separated with
 line off a terminal, a table on one, `--json` an array of objects, `--jsonl` one per line."""
 
 import sys
+from collections.abc import Sequence
 from typing import Any
 
 import typer
@@ -52,15 +53,27 @@ def run(params: dict[str, Any]) -> int:
             output.echo_json(list(objects))
         return int(ExitCode.OK)
     if sys.stdout.isatty():
-        from openclaw_sessions.cli import render
-
-        render.sql_table(answer.columns, list(rows))
+        _table(answer.columns, list(rows))
         return int(ExitCode.OK)
     output.write_text("\t".join(map(output.field, answer.columns)) + "\n")
     for row in rows:
         line = "\t".join("" if v is None else output.field(str(v)) for v in row)
         output.write_text(line + "\n")
     return int(ExitCode.OK)
+
+
+def _table(columns: Sequence[str], rows: list[list[Any]]) -> None:
+    """`sql`'s rows on a terminal: every cell escaped as plain output escapes it."""
+    from rich.table import Table
+
+    from openclaw_sessions.cli.render import console
+
+    table = Table(show_header=True, header_style="bold", expand=False)
+    for name in columns:
+        table.add_column(output.field(name), overflow="fold")
+    for row in rows:
+        table.add_row(*("" if v is None else output.field(str(v)) for v in row))
+    console(False).print(table)
 
 
 command = declare(
