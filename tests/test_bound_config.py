@@ -55,3 +55,11 @@ def test_a_huge_value_or_file_is_not_echoed(tmp_path: Path) -> None:
     _one_line(_cli(path), path, "time")
     path.write_text('time = "' + "x" * 2_000_000 + '"\n', encoding="utf-8")
     _one_line(_cli(path), path, "larger than 1 MiB")
+
+
+def test_dev_null_names_no_config_file() -> None:
+    """`OPENCLAW_SESSIONS_CONFIG=/dev/null` means "none", as GIT_CONFIG=/dev/null does (pick
+    runs its list and preview so): the one device that is not refused."""
+    proc = _cli(os.devnull)
+    assert "config file" not in proc.stderr
+    assert proc.returncode in (0, 3)  # whatever the store says, never the config's exit 2

@@ -59,7 +59,8 @@ def test_a_deeply_nested_unknown_field_keeps_its_session_readable(
     msgs = json_out(run_cli("history", "agent:main:deep", "--json"))["messages"]
     weird = next(m for m in msgs if "weird" in m)["weird"]
     flat = json.dumps(weird)
-    assert "bottom words" in flat and "ghp_A1" in flat and SECRET not in flat
+    assert "bottom words" in flat and SECRET not in flat
+    assert "***" in flat  # a secret key's JSON value is masked whole (upstream's rule)
     # the raw lines still export byte for byte
     r = run_cli("export", "agent:main:deep", "--format", "jsonl", "-o", str(tmp_path / "o.jsonl"))
     assert r.exit_code == 0

@@ -134,6 +134,8 @@ MAX_BYTES = 1 << 20  # a file of option defaults is a few lines; more is not one
 def read(path: Path) -> Defaults:
     import tomllib
 
+    if str(path) == os.devnull:  # "no config file", as GIT_CONFIG=/dev/null says (pick does)
+        return Defaults(path, {})
     text = _text(path)
     try:
         doc = tomllib.loads(text)
