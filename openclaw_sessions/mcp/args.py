@@ -125,8 +125,8 @@ def history_args(raw: dict[str, Any] | None) -> HistoryOptions:
         raise UsageError("messageId must not be empty")
     if session_id is not None and not session_id.strip():
         raise UsageError("sessionId must not be empty")
-    if offset is not None and message_id is not None:
-        raise UsageError("offset and messageId cannot be used together")
+    if message_id is not None:
+        offset = None  # upstream ignores offset whenever messageId is given (PR #141664)
     if session_id is not None and message_id is None:
         raise UsageError("sessionId requires messageId")
     tools = args.get("includeTools", False)

@@ -1,5 +1,6 @@
 """A transcript's active branch as a value: its leaf, its messages (as columns), the ids of its
-other entries, its flat mode, its reset and compaction lines; built from the tree walk (tree.py) over event rows (pure).
+other entries, its flat mode, its reset and compaction lines;
+built from the tree walk (tree.py) over event rows (pure).
 
 Stored and read back by store/branches.py; shown a window at a time by read/history.py.
 """

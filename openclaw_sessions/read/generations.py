@@ -50,7 +50,7 @@ def pick(
     session_id: str | None,
     around: str | None,
 ) -> tuple[int | None, str | None, Branch]:
-    """The generation to show and its active branch (messages oldest first, boundaries). ``key`` is what the
+    """The generation to show and its active branch (oldest first). ``key`` is what the
     caller named (a session id there names its own generation); ``session_id`` is
     `--session-id`, the generation of an ``around`` message."""
     if session_id is not None:

@@ -257,7 +257,8 @@ class _Shown(NamedTuple):
                 obj = None
             mark = self.marks.get(r.seq)
             if mark is not None and self.places is not None:
-                final, size = sanitize.well_formed(window.marker(mark, obj, self.places[r.seq], now))
+                shaped = window.marker(mark, obj, self.places[r.seq], now)
+                final, size = sanitize.well_formed(shaped)
                 out.append(sanitize.Sanitized(final, False, False, size))
                 at.append(i)
                 continue
@@ -278,7 +279,8 @@ class _Shown(NamedTuple):
     ) -> dict[str, Any]:
         if self.places is None:  # the operator's shape (search -C's too, --as or not)
             ts = r.ts if r.ts is not None else to_epoch_ms(stored.get("timestamp"))
-            return {"role": message.get("role", r.role), **message, "timestamp": ts, "id": r.entry_id}
+            role = message.get("role", r.role)
+            return {"role": role, **message, "timestamp": ts, "id": r.entry_id}
         return openclaw_meta(message, r, line, self.places[r.seq])
 
     def finish(
