@@ -67,6 +67,8 @@ def _add_mark(
 def latest(rows: Messages, marks: list[Mark]) -> tuple[Messages, dict[int, Mark]]:
     """What upstream shows by default: the window after the latest reset (with its kept tail),
     compactions in place."""
+    if not marks:
+        return rows, {}  # the common case: nothing to merge
     resets = [m for m in marks if m[2] == "reset"]
     if not resets:
         return _merge(rows, lambda i: True, marks)
