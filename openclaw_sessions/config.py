@@ -44,7 +44,7 @@ class Config(NamedTuple):
 
     A NamedTuple, not a frozen dataclass: the ``dataclasses`` import is start-up time."""
 
-    visibility: str | None = None  # tools.sessions.visibility; None = unset (tree)
+    visibility: str | None = None  # tools.sessions.visibility; None = unset (all, as upstream)
     # tools.agentToAgent.enabled: omitted means enabled since upstream 2026.9 (PR #136755)
     agent_to_agent_enabled: bool = True
     agent_to_agent_allow: tuple[str, ...] = ()  # tools.agentToAgent.allow

@@ -40,10 +40,15 @@ ERROR_CODES = frozenset(
         "not_regular",
         "link_dangling",
         "link_loop",
+        "link_dir",
+        "transcript_foreign",
         "timestamp_invalid",
         "transcript_failed",
         "index_failed",
         "upstream_unreadable",
+        "cold_archive_unreadable",
+        "cold_archive_unverified",
+        "cold_archive_invalid",
     }
 )
 

@@ -474,9 +474,11 @@ def _check_prose(group: Any, ctx: Any, names: set[str]) -> None:
             continue
         cmd = group.get_command(ctx, name)
         known = {o for p in cmd.params for o in (*p.opts, *p.secondary_opts)}
-        # after | or ;: another program; a quoted query (its -word) is one argument
+        # after | or ;: another program; a quoted query (its -word) is one argument, and
+        # search takes a bare -word as a query word (app._words_last)
+        dashed = "--" if getattr(cmd, "words", None) else "-"
         for token in shlex.split(re.split(r"[|;]", args)[0]):
-            if token.startswith("-") and token not in known:
+            if token.startswith(dashed) and token not in known:
                 raise SystemExit(f"gen_docs: example `{name} {args}` uses unknown {token}")
 
 
@@ -628,6 +630,12 @@ def zsh_completion() -> str:
     if not rest.rstrip().endswith(register):
         raise SystemExit(f"gen_docs: Typer's zsh script no longer ends with `{register}`")
     body = rest.rstrip()[: -len(register)].rstrip()
+    # Typer writes an apostrophe in a description as '' inside a single-quoted word, which
+    # zsh reads as one only with RC_QUOTES (without it "hit's" shows as "hits")
+    evals = "\n  eval $("
+    if body.count(evals) != 1:
+        raise SystemExit("gen_docs: Typer's zsh script no longer evals one command")
+    body = body.replace(evals, "\n  setopt local_options rc_quotes" + evals)
     return f"{first}\n# zsh completion for {PROG}; {GENERATED}.\n{body}\n\n{ZSH_AUTOLOAD_FIX}\n"
 
 

@@ -44,9 +44,10 @@ def test_the_agent_view_is_upstreams_result_shape(two_agents: Path) -> None:
     r = installed("search", "zebra", "--json", "--as", "main", state=two_agents)
     doc = json.loads(r.stdout)
     assert list(doc) == ["results"], doc  # no total, no unindexed, nothing unset
-    assert [list(h) for h in doc["results"]] == [UPSTREAM_HIT]
+    # the default visibility (all): main's and ops's sessions, not the stray entry
+    assert [list(h) for h in doc["results"]] == [UPSTREAM_HIT] * 2
     r = installed("search", "zebra", "--jsonl", "--as", "main", state=two_agents)
-    assert [list(json.loads(x)) for x in r.stdout.splitlines()] == [UPSTREAM_HIT]
+    assert [list(json.loads(x)) for x in r.stdout.splitlines()] == [UPSTREAM_HIT] * 2
     # the operator keeps the extensions, and every hit names its agent
     r = installed("search", "zebra", "--json", "--all-agents", state=two_agents)
     doc = json.loads(r.stdout)

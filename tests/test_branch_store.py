@@ -46,7 +46,7 @@ def setup(tmp_path: Path, s: Session) -> Path:
 
 def reimport(src: Path, s: Session) -> None:
     s.write(sdir(src) / f"{s.session_id}.jsonl")
-    r = run_cli("import", str(src), "--quiet")
+    r = run_cli("import", str(src), "--quiet", "--no-reindex")
     assert r.exit_code == 0, r.stderr
 
 

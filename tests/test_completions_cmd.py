@@ -106,3 +106,20 @@ def test_fish_source_line_completes_a_key_with_colons(store: Path) -> None:
     assert [x.split("\t")[0] for x in proc.stdout.splitlines()] == [
         "agent:main:discord:direct:bob"
     ], proc.stderr
+
+
+@pytest.mark.skipif(shutil.which("zsh") is None, reason="zsh is not installed")
+def test_zsh_descriptions_keep_their_apostrophes(store: Path) -> None:
+    """Typer writes ' as '' in a single-quoted word: zsh reads it back only with RC_QUOTES,
+    which the script sets for its own function. The script's function runs as zsh runs it,
+    with _arguments (what it hands the candidates to) printing what it was given."""
+    script = (
+        "compdef() { :; }; _arguments() { print -r -- \"$@\"; }\n"
+        'eval "$(openclaw-sessions completions zsh)"\n'
+        "words=(openclaw-sessions search --nu); CURRENT=3\n"
+        "_openclaw_sessions_completion\n"
+    )
+    proc = subprocess.run(["zsh", "-f", "-c", script], env=shell_env(), capture_output=True,
+                          text=True, timeout=60)  # fmt: skip
+    assert proc.returncode == 0, proc.stderr
+    assert "Print each hit's session key" in proc.stdout

@@ -153,7 +153,7 @@ def test_usage_errors_are_one_error_line_with_a_hint(sample: Path) -> None:
 def test_indexing_messages_name_cli_commands_json_keeps_upstreams_text(tmp_path: Path) -> None:
     root = tmp_path / "state"
     shutil.copytree(SAMPLE, root)
-    assert installed("import", "--quiet", state=root).returncode == 0  # not indexed yet
+    assert installed("import", "--quiet", "--no-reindex", state=root).returncode == 0
     r = installed("search", "deploy", state=root)
     assert "run `openclaw-sessions reindex`, or add `--wait`" in r.stderr
     assert "sessions_search" not in r.stderr

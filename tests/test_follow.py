@@ -197,3 +197,62 @@ def test_follow_marks_an_in_place_reset(state: Path) -> None:
     finally:
         proc.kill() if proc.poll() is None else None
     assert proc.returncode == 130 and "Traceback" not in err, err
+def test_follow_jsonl_prints_each_new_message_as_one_json_line(state: Path) -> None:
+    """For alerting through jq: the history as JSON lines, then each new message."""
+    t = Transcript(state)
+    assert EXE
+    proc = subprocess.Popen([EXE, "history", KEY, "--follow", "--jsonl"], env=env(),
+                            stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True)  # fmt: skip
+    try:
+        assert proc.stdout is not None
+        first = [json.loads(proc.stdout.readline()) for _ in range(2)]
+        assert [m["role"] for m in first] == ["user", "assistant"]
+        assert all(m["sessionKey"] == KEY and m["id"] for m in first)
+        t.append("FAILED: the nightly job")
+        new = json.loads(proc.stdout.readline())
+        assert new["role"] == "assistant"
+        texts = [b["text"] for b in new["content"] if b.get("type") == "text"]
+        assert texts == ["FAILED: the nightly job"]
+        assert new["id"] == t.session.lines[-1]["id"]
+        proc.send_signal(signal.SIGINT)
+        assert proc.wait(timeout=20) == 130
+    finally:
+        proc.kill()
+        proc.wait()
+
+
+def test_history_jsonl_is_the_json_messages_one_a_line(state: Path) -> None:
+    Transcript(state)
+    lines = run_cli("history", KEY, "--jsonl").stdout.splitlines()
+    whole = json.loads(run_cli("history", KEY, "--json").stdout)["messages"]
+    assert [json.loads(line) for line in lines] == [{"sessionKey": KEY, **m} for m in whole]
+
+
+def test_search_follow_prints_each_new_hit_across_sessions(state: Path) -> None:
+    """"Tell me when any agent says FAILED": the answer, then each new matching message of
+    any session as one JSON line, until Ctrl-C."""
+    import time as _time
+
+    Transcript(state)
+    other = state / "agents" / "main" / "sessions"
+    assert EXE
+    proc = subprocess.Popen([EXE, "search", "FAILED", "--follow", "--jsonl"], env=env(),
+                            stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True)  # fmt: skip
+    try:
+        assert proc.stdout is not None
+        now = int(_time.time() * 1000)
+        s = Session("sess-cron", ts0=now)
+        s.user("run the nightly job")
+        s.assistant("the nightly job FAILED with exit 3")
+        s.write(other / "sess-cron.jsonl")
+        store = json.loads((other / "sessions.json").read_text())
+        store["agent:main:cron:nightly:run:1"] = {"sessionId": "sess-cron", "updatedAt": now}
+        write_sessions_json(other, store)
+        hit = json.loads(proc.stdout.readline())
+        assert hit["sessionKey"] == "agent:main:cron:nightly:run:1"
+        assert "FAILED" in hit["snippet"]
+        proc.send_signal(signal.SIGINT)
+        assert proc.wait(timeout=20) == 130
+    finally:
+        proc.kill()
+        proc.wait()

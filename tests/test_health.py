@@ -90,7 +90,7 @@ def test_an_unusable_store_is_that_agents_error(tmp_path: Path) -> None:
 def test_compact_rows_verbose_details_and_json_health(tmp_path: Path) -> None:
     root = tmp_path / "state"
     shutil.copytree(SAMPLE, root)
-    assert installed("import", "--quiet", state=root).returncode == 0  # not indexed yet
+    assert installed("import", "--quiet", "--no-reindex", state=root).returncode == 0
     r = installed("status", "--all-agents", state=root)
     assert r.returncode == 4
     lines = r.stdout.splitlines()
@@ -114,7 +114,7 @@ def test_status_json_is_json_whatever_the_store(tmp_path: Path) -> None:
     (checked against the schema), stderr the one error line, exit 3; reasons carry codes."""
     root = tmp_path / "state"
     shutil.copytree(SAMPLE, root)
-    assert installed("import", "--quiet", state=root).returncode == 0
+    assert installed("import", "--quiet", "--no-reindex", state=root).returncode == 0
     code, st = status(root)
     assert code == 4 and [d["code"] for d in st["diagnostics"]] == ["sessions_pending"]
     assert [d["message"] for d in st["diagnostics"]] == st["reasons"]

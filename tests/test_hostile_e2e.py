@@ -95,6 +95,9 @@ def hostile_state(tmp_path_factory: pytest.TempPathFactory) -> tuple[Path, list[
     root = tmp_path_factory.mktemp("hostile")
     _build(root / "src")
     state = root / "state"
+    # The caller's hidden sessions are tree's: upstream's default (all) would show them.
+    state.mkdir()
+    (state / "openclaw.json").write_text('{"tools": {"sessions": {"visibility": "tree"}}}')
     env = {**os.environ, "OPENCLAW_STATE_DIR": str(state), "NO_COLOR": "1", "COLUMNS": "200",
            "OPENCLAW_SESSIONS_NO_BACKGROUND": "1"}  # fmt: skip
     env.pop("OPENCLAW_CONFIG_PATH", None)

@@ -45,7 +45,7 @@ def test_one_lone_surrogate_among_200_sessions_indexes_all_201(tmp_path: Path, s
     (d / "lone-1.jsonl").write_text(LONE, encoding="utf-8")
     entries["agent:main:weird\ud800"] = {"sessionId": "lone-1", "label": "lab\ud83d"}
     d.joinpath("sessions.json").write_text(json.dumps(entries), encoding="utf-8")  # escapes
-    assert run_cli("import", str(tmp_path / "src")).exit_code == 0
+    assert run_cli("import", str(tmp_path / "src"), "--no-reindex").exit_code == 0
     r = run_cli("reindex", "--json")
     assert r.exit_code == 0, r.stderr
     assert json_out(r)["agents"][0]["sessionsIndexed"] == 201
@@ -97,7 +97,7 @@ def test_status_blames_redaction_rules_only_for_rows_indexed_under_other_rules(
 ) -> None:
     d = tmp_path / "src"
     write_sessions_json(d, _normal(d, 2))
-    assert run_cli("import", str(d)).exit_code == 0
+    assert run_cli("import", str(d), "--no-reindex").exit_code == 0
     conn = sqlite3.connect(db_file(state))  # a crashed run's claim: never indexed
     conn.execute("INSERT INTO index_state (transcript_id, needs_rebuild, claim_token,"
                  " claim_expires, updated_at) VALUES (1, 1, '1@elsewhere:x', 0, 0)")  # fmt: skip

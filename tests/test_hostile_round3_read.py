@@ -131,8 +131,10 @@ def _tree_state(tmp_path: Path, config: dict[str, Any] | None) -> None:
 
 @pytest.mark.slow
 @pytest.mark.parametrize("caller", ["agent:main:subagent:kid", "agent:main:main"])
-@pytest.mark.parametrize("config", [None, {"agents": {"defaults": {"sandbox": {
-    "sessionToolsVisibility": "all"}}}}])  # fmt: skip
+@pytest.mark.parametrize("config", [None, {
+    "agents": {"defaults": {"sandbox": {"sessionToolsVisibility": "all"}}},
+    "tools": {"sessions": {"visibility": "tree"}},  # the clamp off: tree is said outright
+}])  # fmt: skip
 def test_a_sandboxed_caller_gets_one_answer_for_hidden_and_missing_ids(
     tmp_path: Path, caller: str, config: dict[str, Any] | None
 ) -> None:

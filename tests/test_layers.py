@@ -2,8 +2,8 @@
 function, under TYPE_CHECKING or not, points down the order below or stays in its own layer;
 no module imports itself back through others; only the CLI talks to Typer and Rich.
 
-    errors < settings < reports < model < policy | redact < config < store < index < ingest | read
-    < live < mcp | remote < cli
+    errors < settings < reports < model < policy | redact < config < secretrefs < store < index
+    < ingest | read < live < mcp | remote < cli
 
 `policy` and `redact` share a rank, and so do `ingest` and `read`, and `mcp` and `remote`:
 neither imports the other (policy's sanitising takes any object with ``redact_text``). The
@@ -30,6 +30,7 @@ ORDER: list[set[str]] = [
     {"model"},  # the transcript model, pure: entries, tree, branch, times
     {"policy", "redact"},  # upstream's rules, pure; secret redaction, pure
     {"config"},  # upstream's openclaw.json, validated against policy's values
+    {"secretrefs"},  # the values of its SecretRefs, for redaction
     {"store"},  # our SQLite store
     {"index"},  # the full-text index and its reconciliation
     {"ingest", "read"},  # import and live appends; search, history, status

@@ -124,7 +124,7 @@ def test_explain_counts_unindexed_sessions_with_the_index_rules(tmp_path: Path) 
     s.user("Ünïcödé café crème zzpending")
     s.write(sdir(tmp_path / "src") / "c2-3.jsonl")
     write_sessions_json(sdir(tmp_path / "src"), {"agent:main:main": {"sessionId": "c2-3"}})
-    assert run_cli("import", str(tmp_path / "src")).exit_code == 0  # not indexed
+    assert run_cli("import", str(tmp_path / "src"), "--no-reindex").exit_code == 0  # not indexed
     w = why("zzpending")
     assert w["abandonedOrUnindexedMatches"] == 1 and "abandonedOrUnindexedCapped" not in w
 
@@ -257,9 +257,10 @@ def test_sandboxed_callers_cannot_tell_hidden_from_missing(tmp_path: Path) -> No
 
 
 @pytest.mark.slow
-def test_unsandboxed_callers_get_upstreams_answers(tmp_path: Path) -> None:
+def test_unsandboxed_callers_get_upstreams_answers(tmp_path: Path, state: Path) -> None:
     oracle_state(tmp_path / "src")
     imported(tmp_path / "src")
+    (state / "openclaw.json").write_text('{"tools": {"sessions": {"visibility": "tree"}}}')
     tree = (2, "forbidden", "Session ACTION visibility is restricted to the current session tree"
             " (tools.sessions.visibility=tree).")  # fmt: skip
     # Keys: hidden is forbidden whether it exists or not (the same answer).

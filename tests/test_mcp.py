@@ -27,15 +27,19 @@ KID = "agent:main:subagent:kid"  # sees itself and grand (tree), nothing else
 def world(tmp_path_factory: pytest.TempPathFactory) -> Path:
     root = tmp_path_factory.mktemp("mcpworld")
     build_world(root / "src", root / "state")
+    # These tests are about tree semantics, which upstream's default (all) no longer is.
+    (root / "state" / "openclaw.json").write_text('{"tools": {"sessions": {"visibility": "tree"}}}')
     return root / "state"
 
 
-def test_lists_two_read_only_tools_with_closed_schemas(world: Path) -> None:
+def test_lists_three_read_only_tools_with_closed_schemas(world: Path) -> None:
     async def run(client: Any) -> Any:
         return await client.list_tools()
 
     listed = with_client(who(world, KID), run)
-    assert [t.name for t in listed.tools] == ["sessions_search", "sessions_history"]
+    assert [t.name for t in listed.tools] == [
+        "sessions_search", "sessions_history", "sessions_list"
+    ]  # fmt: skip
     for tool in listed.tools:
         assert tool.annotations.read_only_hint is True
         assert tool.annotations.destructive_hint is False
@@ -198,7 +202,7 @@ def _one_session(src: Path, state: Path, text: str, *, reindex: bool = True) -> 
     s.user(text)
     s.write(d / "m1.jsonl")
     write_sessions_json(d, {"agent:main:main": {"sessionId": "m1"}})
-    flags = ["--reindex"] if reindex else []
+    flags = ["--reindex"] if reindex else ["--no-reindex"]
     assert run_cli("import", str(src), *flags, "--state-dir", str(state)).exit_code == 0
     return s
 

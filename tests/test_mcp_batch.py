@@ -22,7 +22,9 @@ def test_input_schemas_are_closed_and_name_no_caller() -> None:
         schema = spec["input"]
         assert schema["type"] == "object" and schema["additionalProperties"] is False
         assert not set(schema["properties"]) & set(CALLER_WORDS)
-    assert set(schemas.SEARCH_INPUT["properties"]) == {"query", "queries", "sessionKey", "limit"}
+    assert set(schemas.SEARCH_INPUT["properties"]) == {
+        "query", "queries", "sessionKey", "limit", "after", "before", "excludeSessionKeys"
+    }  # fmt: skip
     assert set(schemas.HISTORY_INPUT["properties"]) == {
         "sessionKey", "limit", "offset", "includeTools", "messageId", "sessionId"
     }  # fmt: skip
@@ -36,7 +38,9 @@ def test_input_schemas_are_closed_and_name_no_caller() -> None:
         ({}, "query must not be empty"),
         ({"query": "ok", "limit": 26}, "limit must be a positive integer"),
         ({"query": "ok", "limit": 0}, "limit must be a positive integer"),
-        ({"query": "ok", "limit": "5"}, "limit must be a positive integer"),
+        ({"query": "ok", "limit": "5x"}, "limit must be a positive integer"),
+        ({"query": "ok", "limit": "0x10"}, "limit must be a positive integer"),
+        ({"query": "ok", "limit": "2.5"}, "limit must be a positive integer"),
         ({"query": "ok", "limit": True}, "limit must be a positive integer"),
         ({"query": "ok", "limit": 2.5}, "limit must be a positive integer"),
         ({"query": "x" * 4097}, "query must not exceed 4096 characters"),
@@ -50,6 +54,7 @@ def test_input_schemas_are_closed_and_name_no_caller() -> None:
         ({"queries": ["x" * 4097]}, "queries[0] must not exceed 4096 characters"),
         ({"query": "ok", "sessionKey": 1}, "sessionKey must be a string"),
         ({"query": "ok", "as": "agent:main:main"}, "unknown argument: 'as'"),
+        ({"query": "ok", "agent_id": "ops"}, "unknown argument: 'agent_id'"),
         ({"query": "ok", "visibility": "all"}, "unknown argument: 'visibility'"),
         ({"query": "ok", "_meta": {}}, "unknown argument: '_meta'"),
     ],
@@ -62,7 +67,7 @@ def test_search_argument_errors(raw: dict[str, Any], error: str) -> None:
 
 def test_search_arguments() -> None:
     assert args.search_args({"query": " hi ", "limit": 3.0, "sessionKey": None}) == (
-        args.SearchArgs((" hi ",), False, None, 3)
+        args.SearchArgs(("hi",), False, None, 3)  # trimmed, as upstream reads it
     )
     got = args.search_args({"queries": [" first angle ", "second angle"], "sessionKey": "main"})
     assert got == args.SearchArgs(("first angle", "second angle"), True, "main", 10)
@@ -113,7 +118,7 @@ def test_query_key_is_the_index_tokenization() -> None:
         ({"sessionKey": "main", "limit": 0}, "limit must be a positive integer"),
         ({"sessionKey": "main", "offset": -1}, "offset must be a non-negative integer"),
         ({"sessionKey": "main", "sessionId": "s"}, "sessionId requires messageId"),
-        ({"sessionKey": "main", "messageId": " "}, "messageId must not be empty"),
+        ({"sessionKey": "main", "messageId": " ", "sessionId": "s"}, "sessionId requires"),
         ({"sessionKey": "main", "includeTools": "yes"}, "includeTools must be a boolean"),
         ({"sessionKey": "main", "agent": "ops"}, "unknown argument: 'agent'"),
         ({"sessionKey": "main", "x" * 500: 1}, "unknown argument: '" + "x" * 64 + "…'"),

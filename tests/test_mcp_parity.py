@@ -80,16 +80,24 @@ def plan(caller: str, mode: list[str]) -> list[tuple[tuple[str, dict[str, Any]],
     return out
 
 
+def for_agent(text: str, identity: Any) -> str:
+    from openclaw_sessions.mcp.tools import for_agent as reword
+
+    return reword(text, identity)
+
+
 def same(result: Any, cli: tuple[int, dict[str, Any] | None, str], what: str) -> None:
     code, doc, stderr = cli
     got = body(result)
     if code in (0, 1):
         assert not result.is_error and got == doc, what
-    elif doc is not None:  # forbidden / not found: upstream's {status, error} on both
-        assert result.is_error and got == doc, what
+    elif doc is not None:  # forbidden / not found: upstream's {status, error} on both, the
+        # agent's words for what the CLI names a shell command for (tools.for_agent)
+        assert result.is_error, what
+        assert got == {**doc, "error": for_agent(doc["error"], None)}, what
     else:
         assert result.is_error and got["status"] == "error", what
-        assert stderr.startswith(f"error: {got['error']}"), (what, stderr, got)
+        assert for_agent(stderr, None).startswith(f"error: {got['error']}"), (what, stderr, got)
 
 
 def visible(state: Path, caller: str, mode: list[str]) -> set[str]:

@@ -43,7 +43,7 @@ def _store(tmp_path: Path, *, reindex: bool = True) -> Path:
     write_sessions_json(
         d, {"agent:main:main": {"sessionId": "m1"}, "agent:main:x": {"sessionId": "b1"}}
     )
-    flags = ["--reindex"] if reindex else []
+    flags = ["--reindex"] if reindex else ["--no-reindex"]
     assert run_cli("import", str(src), *flags, "--state-dir", str(state)).exit_code == 0
     return state
 
@@ -103,12 +103,14 @@ pytestmark = pytest.mark.slow
 def test_round_trip_over_stdio_and_clean_exit(tmp_path: Path) -> None:
     pytest.importorskip("mcp")
     state = _store(tmp_path)
-    srv = Server([*MAIN, "mcp", "--as", "agent:main:x", "--state-dir", str(state)], _env())
+    # --visibility tree on the command line (the operator's choice; never from config.toml)
+    argv = [*MAIN, "mcp", "--as", "agent:main:x", "--visibility", "tree", "--state-dir", str(state)]
+    srv = Server(argv, _env())
     init = srv.ask("initialize", INIT)["result"]
     assert init["serverInfo"]["name"] == "openclaw-sessions" and "tools" in init["capabilities"]
     srv.send("notifications/initialized", notify=True)
     tools = srv.ask("tools/list")["result"]["tools"]
-    assert [t["name"] for t in tools] == ["sessions_search", "sessions_history"]
+    assert [t["name"] for t in tools] == ["sessions_search", "sessions_history", "sessions_list"]
     assert all(t["annotations"]["readOnlyHint"] for t in tools)
     assert all(t["inputSchema"]["additionalProperties"] is False for t in tools)
     found = srv.ask("tools/call", {"name": "sessions_search", "arguments": {"query": "zzstdio"}})

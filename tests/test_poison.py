@@ -68,7 +68,7 @@ def test_a_poison_transcript_is_reported_and_not_retried(
 ) -> None:
     monkeypatch.setenv("OPENCLAW_SESSIONS_PLAN_WORKER", worker)
     _store(tmp_path / "src", 30)
-    assert run_cli("import", str(tmp_path / "src")).exit_code == 0
+    assert run_cli("import", str(tmp_path / "src"), "--no-reindex").exit_code == 0
     _poison(state)
     r = run_cli("reindex", "--json")
     assert r.exit_code == 4, r.stderr
@@ -110,7 +110,7 @@ def test_a_poison_transcript_is_retried_when_it_or_the_rules_change(
 ) -> None:
     src = tmp_path / "src"
     _store(src, 8)
-    assert run_cli("import", str(src)).exit_code == 0
+    assert run_cli("import", str(src), "--no-reindex").exit_code == 0
     _poison(state)
     assert run_cli("reindex").exit_code == 4
     first = _failure_rows(state)
@@ -124,7 +124,7 @@ def test_a_poison_transcript_is_retried_when_it_or_the_rules_change(
     s.assistant("explode here")
     s.user("one more line")
     s.write(src / "p-07.jsonl")
-    assert run_cli("import", str(src)).exit_code == 0
+    assert run_cli("import", str(src), "--no-reindex").exit_code == 0
     assert json_out(run_cli("status", "--json"))["pendingSessions"] == 1
     rep = json_out(run_cli("reindex", "--json"))["agents"][0]
     assert rep["sessionsFailed"] == 1
@@ -150,7 +150,7 @@ def test_a_failed_write_lands_on_the_one_transcript(
     whose rows cannot be written is recorded as failed."""
     monkeypatch.setenv("OPENCLAW_SESSIONS_PLAN_WORKER", worker)
     _store(tmp_path / "src", 12)
-    assert run_cli("import", str(tmp_path / "src")).exit_code == 0
+    assert run_cli("import", str(tmp_path / "src"), "--no-reindex").exit_code == 0
     real = index_rows.insert_rows
 
     def insert_rows(conn: sqlite3.Connection, rows: Any) -> None:
@@ -190,7 +190,7 @@ def test_a_full_disk_still_ends_reindex_with_exit_3(
     tmp_path: Path, state: Path, monkeypatch: pytest.MonkeyPatch
 ) -> None:
     _store(tmp_path / "src", 40, " lorem ipsum" * 2000)
-    assert run_cli("import", str(tmp_path / "src")).exit_code == 0
+    assert run_cli("import", str(tmp_path / "src"), "--no-reindex").exit_code == 0
     pages = query(state, "PRAGMA page_count")[0][0]
     monkeypatch.setenv("OPENCLAW_SESSIONS_MAX_PAGES", str(pages))
     r = run_cli("reindex")
@@ -204,7 +204,7 @@ def test_the_background_reconciler_records_the_poison_and_searches_stop_saying_i
     tmp_path: Path, state: Path, monkeypatch: pytest.MonkeyPatch
 ) -> None:
     _store(tmp_path / "src", 8)
-    assert run_cli("import", str(tmp_path / "src")).exit_code == 0
+    assert run_cli("import", str(tmp_path / "src"), "--no-reindex").exit_code == 0
     _poison(state)
     monkeypatch.delenv("OPENCLAW_SESSIONS_NO_BACKGROUND")
     env = {**os.environ, "OPENCLAW_STATE_DIR": str(state)}

@@ -188,7 +188,8 @@ def test_flood_order_and_upstream_order(tmp_path: Path, state: Path) -> None:
     scores = [(-h["score"], -h["timestamp"]) for h in up]
     assert scores == sorted(scores)
     # --as: upstream's literal terms, order and JSON, whatever the operator's order does
-    as_ = json_out(run_cli("search", "zorblax", "--json", "--as", "agent:main:cron:job1"))
+    as_ = json_out(run_cli("search", "zorblax", "--json", "--as", "agent:main:cron:job1",
+                           "--visibility", "tree"))  # fmt: skip
     assert set(as_) == {"results", "truncated"}  # upstream's keys only
     assert [h["sessionKey"] for h in as_["results"]] == ["agent:main:cron:job1"] * 10
     assert set(_keys("deploy -billing", "--as", "agent:main:other", "--visibility", "all")) == {

@@ -50,6 +50,8 @@ def demo_env(tmp_path: Path) -> dict[str, str]:
                 "OPENCLAW_SESSIONS_DEMO_SKIP_INSTALL": "1"})  # fmt: skip
     (tmp_path / "backup").mkdir()
     shutil.copytree(REPO / "sample" / "state", tmp_path / "backup" / ".openclaw")
+    (tmp_path / ".local" / "bin").mkdir(parents=True)  # where pipx links the command
+    (tmp_path / ".local" / "bin" / "openclaw-sessions").symlink_to(BIN / "openclaw-sessions")
     return env
 
 
@@ -57,7 +59,7 @@ def demo_env(tmp_path: Path) -> dict[str, str]:
 @pytest.mark.parametrize("cmd", readme_commands())
 def test_readme_command_runs(cmd: str, demo_env: dict[str, str]) -> None:
     for tool in ("jq", "fzf"):  # the fzf recipe's preview has its own test, below
-        if f"| {tool} " in cmd and shutil.which(tool) is None:
+        if f"| {tool} " in cmd and shutil.which(tool, path=demo_env["PATH"]) is None:
             pytest.skip(f"{tool} is not installed")
     # fzf needs a terminal to ask; --filter runs the same pipeline and picks every line
     cmd = cmd.replace("| fzf ", "| fzf --filter '' ")

@@ -123,7 +123,7 @@ def test_kill_reindex_at_random_points_then_rerun(tmp_path: Path, seed: int, mod
 
     big(tmp_path / "src", 20, 300)
     state = tmp_path / "state"
-    run_cli("import", str(tmp_path / "src"), "--quiet")
+    run_cli("import", str(tmp_path / "src"), "--quiet", "--no-reindex")
     extra = ["--background"] if mode == "bg" else []
     marker = f"OCS_TEST_{uuid.uuid4().hex}"
     env = {**(WORKER if mode == "worker" else {}), marker: "1"}
@@ -190,7 +190,7 @@ def test_the_pool_plans_and_this_process_writes(
     big(tmp_path / "src", 10, 1100)
     reference = tmp_path / "ref"
     assert cli_proc(reference, "import", str(tmp_path / "src"), "--quiet", "--reindex").wait() == 0
-    assert run_cli("import", str(tmp_path / "src"), "--quiet").exit_code == 0
+    assert run_cli("import", str(tmp_path / "src"), "--quiet", "--no-reindex").exit_code == 0
     _PLANNED_BY, _real_plan = tmp_path / "planned-by", plan.plan_rows
     monkeypatch.setattr(plan, "plan_rows", _recorded_plan)
     monkeypatch.setenv("OPENCLAW_SESSIONS_PLAN_WORKER", "1")
@@ -210,7 +210,7 @@ def test_sigint_during_reindex_exits_130_and_rerun_finishes(tmp_path: Path, work
 
     big(tmp_path / "src", 20, 300)
     state = tmp_path / "state"
-    run_cli("import", str(tmp_path / "src"), "--quiet")
+    run_cli("import", str(tmp_path / "src"), "--quiet", "--no-reindex")
     marker = f"OCS_TEST_{uuid.uuid4().hex}"
     env = {**(WORKER if worker else {}), marker: "1"}
     p = gated_cli(state, ROWS_GATE, "reindex", "--quiet", **env)
@@ -366,7 +366,7 @@ def test_older_schema_is_migrated_with_a_backup(tmp_path: Path) -> None:
     c.close()
     r = run_cli("status", "--json")  # v5: every index is rebuilt under the new tree rules
     assert r.exit_code == 4 and json_out(r)["pendingSessions"] == 1, r.stdout + r.stderr
-    assert query(state, "PRAGMA user_version")[0][0] == SCHEMA_VERSION == 10
+    assert query(state, "PRAGMA user_version")[0][0] == SCHEMA_VERSION == 11
     assert query(state, "SELECT count(*) FROM branches") == [(0,)]
     assert run_cli("reindex", "--quiet").exit_code == 0
     assert run_cli("status", "--json").exit_code == 0

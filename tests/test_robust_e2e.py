@@ -84,7 +84,7 @@ def test_hostile_state_dir_end_to_end(tmp_path: Path) -> None:
     _plant(src)
     st = ["--state-dir", str(state)]
 
-    code, rep, _ = _run("import", str(src), *st, "--json")
+    code, rep, _ = _run("import", str(src), *st, "--json", "--no-reindex")
     assert code == 4
     problems = {(Path(i["path"]).name.split("#")[0], i["code"]) for i in rep["issues"]
                 if i["severity"] == "error"}  # fmt: skip

@@ -98,8 +98,11 @@ def test_cross_agent_needs_all_enabled_and_allow(tmp_path: Path) -> None:
     (tmp_path / "openclaw.json").unlink()
     _, out = search(tmp_path, "crossword", *as_main)
     assert {h["sessionKey"] for h in out["results"]} == both
-    # Cross-agent still needs visibility "all": the default (tree) keeps agents apart.
+    # Upstream 2026.9.6: visibility unset is "all", so the default reaches across agents;
+    # any narrower mode keeps them apart.
     _, out = search(tmp_path, "crossword", "--as", "agent:main:main")
+    assert {h["sessionKey"] for h in out["results"]} == both
+    _, out = search(tmp_path, "crossword", "--as", "agent:main:main", "--visibility", "agent")
     assert {h["sessionKey"] for h in out["results"]} == {"agent:main:main"}
     config({"allow": ["ma*", "ops"]})
     _, out = search(tmp_path, "crossword", *as_main)

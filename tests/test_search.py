@@ -114,7 +114,7 @@ def test_fresh_import_is_unindexed_until_reconciled(
     tmp_path: Path, monkeypatch: pytest.MonkeyPatch
 ) -> None:
     planted_state(tmp_path / "src")
-    run_cli("import", str(tmp_path / "src"))
+    run_cli("import", str(tmp_path / "src"), "--no-reindex")
     monkeypatch.delenv("OPENCLAW_SESSIONS_NO_BACKGROUND")
     code, out = search("zyxuser")
     assert code == 1 and out["indexing"] is True and "Retry sessions_search" in out["warning"]
@@ -175,7 +175,7 @@ def test_rewind_hides_old_branch_at_once(tmp_path: Path, state: Path) -> None:
     s.navigate(root)
     s.assistant("newbranchword answer", parent=root)
     s.write(sdir(src) / "rw-1.jsonl")
-    run_cli("import", str(src))
+    run_cli("import", str(src), "--no-reindex")
     code, out = search("oldbranchword")
     assert code == 1 and out["indexing"] is True  # dirty: excluded right away
     run_cli("reindex", "--quiet")
@@ -347,7 +347,7 @@ def test_concurrent_reindex_runs_never_duplicate(tmp_path: Path, state: Path) ->
 @pytest.mark.slow
 def test_killed_reconciler_is_taken_over(tmp_path: Path, state: Path) -> None:
     total = bulk(tmp_path / "src", 20, 300)
-    run_cli("import", str(tmp_path / "src"))
+    run_cli("import", str(tmp_path / "src"), "--no-reindex")
     # Killed inside its first write of index rows, its claims committed before it.
     gate = ("openclaw_sessions.index.index_rows", "insert_rows", 1)
     p = gated_cli(state, gate, "reindex", "--quiet")

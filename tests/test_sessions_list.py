@@ -89,7 +89,7 @@ def test_index_states_pending_dirty_failed(listed: Path, tmp_path: Path) -> None
     store["agent:main:k9"] = {"sessionId": "s-9", "updatedAt": T0}
     (src / "sessions.json").write_text(json.dumps(store))
     (src / "s-1.jsonl").write_text((src / "s-1.jsonl").read_text().replace("answer 1", "ANSWER"))
-    run_cli("import", str(src))
+    run_cli("import", str(src), "--no-reindex")
     conn = sqlite3.connect(db_file(listed))  # k2's stored line is no JSON: indexing fails
     conn.execute("UPDATE events SET raw = '{broken' WHERE seq = 1 AND transcript_id ="
                  " (SELECT transcript_id FROM transcripts WHERE session_id = 's-2')")  # fmt: skip
@@ -124,6 +124,7 @@ def test_since_until_and_limit_filter_before_the_cut(listed: Path) -> None:
 
 @pytest.mark.slow
 def test_as_lists_only_what_the_caller_may_see(listed: Path) -> None:
+    (listed / "openclaw.json").write_text('{"tools": {"sessions": {"visibility": "tree"}}}')
     keys = {r["sessionKey"] for r in rows(listed, "--as", "agent:main:k3")}
     assert keys == {"agent:main:k3", "agent:main:k0"}  # itself and the session it spawned
     keys = {r["sessionKey"] for r in rows(listed, "--as", "agent:main:k1", "--visibility",
@@ -168,8 +169,9 @@ def test_table_on_a_terminal_never_crops_keys_or_states(listed: Path, columns: i
     states = [cells[-1] for cells in rows_shown]
     assert keys == [r["sessionKey"] for r in rows(listed)]  # whole, never cropped
     assert states == [r["index"] for r in rows(listed)]
-    if columns >= 80:  # the label goes first: keys never fold to make room for it
+    if columns >= 80:  # keys never fold to make room for the counts or the label
         assert "msgs" in out
+        assert "label" in lines[head]  # the label gives way after the counts, not before
     if columns >= 200:
         assert "label 3" in out
 

@@ -7,6 +7,7 @@ from pathlib import Path
 
 import pytest
 from conftest import REPO, json_out, run_cli
+from helpers import installed
 
 from openclaw_sessions.store.migrations import SCHEMA_VERSION
 
@@ -14,7 +15,7 @@ SAMPLE = REPO / "sample" / "state"
 
 
 def test_pending_then_healthy() -> None:
-    run_cli("import", str(SAMPLE))
+    run_cli("import", str(SAMPLE), "--no-reindex")
     r = run_cli("status", "--json")
     st = json_out(r)
     assert r.exit_code == 4
@@ -69,3 +70,17 @@ def test_quarantined_lines_need_attention(tmp_path: Path) -> None:
     run_cli("import", str(tmp_path / "src"), "--reindex")
     r = run_cli("status", "--json")
     assert r.exit_code == 4 and "malformed" in json_out(r)["reasons"][0]
+
+
+def test_status_off_a_terminal_is_tab_separated(sample_store: Path) -> None:
+    """Like `search` and `sessions`: a header line, then one line per agent, every column,
+    tab-separated (cut -f and awk -F'\\t' read it)."""
+    proc = installed("status", "--all-agents", state=sample_store)
+    lines = proc.stdout.splitlines()
+    assert lines[0].split("\t") == [
+        "agent", "messages", "sessions", "pending", "quarantined", "failed", "size", "health"
+    ]  # fmt: skip
+    rows = [line.split("\t") for line in lines[1:3]]
+    assert [r[0] for r in rows] == ["main", "ops"]
+    assert all(len(r) == 8 for r in rows)
+    assert [r[2] for r in rows] == ["4", "1"]

@@ -302,13 +302,13 @@ def test_a_live_stale_parent_row_is_reindexed_not_indexed_in_place(
     s.add({"type": "custom", "customType": "openclaw:bootstrap-context:full", "data": {}},
           parent="not-in-this-file")  # fmt: skip
     s.write(d / "live-1.jsonl")
-    assert run_cli("import", str(tmp_path / "src"), "--quiet").exit_code == 0
+    assert run_cli("import", str(tmp_path / "src"), "--quiet", "--no-reindex").exit_code == 0
     assert query(state, "SELECT needs_rebuild FROM index_state") == [(1,)]
     assert run_cli("reindex", "--quiet").exit_code == 0
     assert len(_history()) == 2 and _found("wordquestion") and _found("wordanswer")
     s.user("wordfollowup")  # hangs under the custom row, now the leaf: indexed in place
     s.write(d / "live-1.jsonl")
-    assert run_cli("import", str(tmp_path / "src"), "--quiet").exit_code == 0
+    assert run_cli("import", str(tmp_path / "src"), "--quiet", "--no-reindex").exit_code == 0
     assert query(state, "SELECT needs_rebuild FROM index_state") == [(0,)]
     assert _found("wordfollowup") and len(_history()) == 3
 

@@ -148,7 +148,7 @@ def test_rewritten_upstream_transcript_is_a_new_revision(
             c.execute("DELETE FROM transcript_events WHERE session_id = 'aaaa-1' AND seq = 1")
         else:
             c.execute("UPDATE transcript_rewrite_watermarks SET generation = 'g2'")
-    code, rep = _imp(str(root))
+    code, rep = _imp(str(root), "--no-reindex")
     assert code == 0 and rep["sessionsRewritten"] == 1
     assert [i["code"] for i in rep["issues"]] == ["transcript_rewritten"]
     with _conn(uf.agent_db(root)) as c:

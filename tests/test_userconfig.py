@@ -98,6 +98,8 @@ def test_format_from_the_file_gives_way_to_json(store: Path, tmp_path: Path) -> 
         ('[import]\nagent = "ops"\n', "import.agent"),
         ('as = "agent:main:main"\n', "as"),
         ("[mcp]\noperator = true\n", "mcp.operator"),
+        ('visibility = "all"\n', "visibility"),  # an agent's view is openclaw.json's alone
+        ('[mcp]\nvisibility = "agent"\n', "mcp.visibility"),
         ("limit = \n", "line 1"),  # not TOML at all
     ],
 )
@@ -167,3 +169,29 @@ def test_operator_defaults_never_reach_the_agent_view(store: Path, tmp_path: Pat
     assert (got.returncode, got.stdout) == (0, want_history.stdout), got.stderr
     # the operator still gets the file's defaults (--explain among them)
     assert "explain" in json.loads(cli("search", "deploy", "--json").stdout)
+
+
+@pytest.mark.parametrize(
+    ("text", "typed", "shape"),
+    [
+        ("json = true\n", ["--jsonl"], "jsonl"),
+        ("json = true\n", ["--format", "plain"], "plain"),
+        ("[search]\njsonl = true\n", ["--json"], "json"),
+        ('[search]\nformat = "plain"\n', ["--jsonl"], "jsonl"),
+    ],
+)
+def test_the_command_line_wins_over_the_files_output_form(
+    store: Path, tmp_path: Path, text: str, typed: list[str], shape: str
+) -> None:
+    config(tmp_path, text)
+    proc = cli("search", "deploy", "--limit", "3", *typed)
+    assert proc.returncode == 0, proc.stderr
+    lines = proc.stdout.splitlines()
+    if shape == "json":
+        assert len(json.loads(proc.stdout)["results"]) == 3
+    elif shape == "jsonl":
+        assert len(lines) == 3
+        assert all("sessionKey" in json.loads(line) for line in lines)
+    else:
+        assert len(lines) == 3
+        assert all(line.startswith(f"{KEY}\t") for line in lines)

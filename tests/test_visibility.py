@@ -28,10 +28,9 @@ from openclaw_sessions.policy.visibility import (
 )
 
 MAIN = "agent:main:main"
-CROSS = (
-    "Session history visibility is restricted. Set tools.sessions.visibility=all and "
-    "tools.agentToAgent.enabled=true to allow cross-agent access; use "
-    "tools.agentToAgent.allow to restrict permitted agent pairs."
+CROSS = (  # upstream 2026.9.6's text (renderSessionVisibilityDenial)
+    "Session history visibility is restricted. Set tools.sessions.visibility=all to allow "
+    "cross-agent access; use tools.agentToAgent to restrict permitted agent pairs."
 )
 TREE = (
     "Session history visibility is restricted to the current session tree "
@@ -204,7 +203,7 @@ def test_tree_sees_direct_children_only() -> None:
     assert forbidden_text(policy, MAIN) == TREE
     # A non-main caller does not see grandchildren of its children either.
     deeper = [*WORLD, ref("agent:main:subagent:g2", spawned_by="agent:main:subagent:g1")]
-    assert "agent:main:subagent:g2" not in visible(caller(c1), deeper)
+    assert "agent:main:subagent:g2" not in visible(caller(c1, visibility="tree"), deeper)
 
 
 def test_tree_main_session_sees_its_whole_agent() -> None:
@@ -219,9 +218,10 @@ def test_tree_main_session_sees_its_whole_agent() -> None:
 
 def test_tree_main_widening_follows_session_main_key() -> None:
     world = [*WORLD, ref("agent:main:home")]
-    assert "agent:main:discord:direct:bob" not in visible(caller(main_key="home"), world)
+    home = caller(main_key="home", visibility="tree")
+    assert "agent:main:discord:direct:bob" not in visible(home, world)
     assert "agent:main:discord:direct:bob" in visible(
-        caller("agent:main:home", main_key="home"), world
+        caller("agent:main:home", main_key="home", visibility="tree"), world
     )
 
 
@@ -236,7 +236,7 @@ def test_agent_mode_sees_own_agent_but_no_cross_agent_children() -> None:
 
 
 def test_all_needs_enabled_and_allow_match_for_other_agents() -> None:
-    disabled = Policy(caller(visibility="all"), WORLD)
+    disabled = Policy(caller(visibility="all", agent_to_agent_enabled=False), WORLD)
     assert "agent:ops:main" not in disabled.visible_keys()
     assert "agent:codex:acp:child-1" in disabled.visible_keys()  # native child, before A2A
     assert forbidden_text(disabled, "agent:ops:main") == (
@@ -259,7 +259,7 @@ def test_all_needs_enabled_and_allow_match_for_other_agents() -> None:
 
 
 def test_cross_agent_message_in_tree_mode_for_search() -> None:
-    policy = Policy(caller(), WORLD)
+    policy = Policy(caller(visibility="tree"), WORLD)
     assert forbidden_text(policy, "agent:ops:main", "search") == CROSS.replace(
         "Session history", "Session search"
     )
@@ -329,7 +329,7 @@ def test_current_target_is_the_caller() -> None:
 
 
 def test_visibility_is_decided_before_existence() -> None:
-    policy = Policy(caller("agent:main:subagent:c1"), WORLD)
+    policy = Policy(caller("agent:main:subagent:c1", visibility="tree"), WORLD)
     # Hidden either way: "forbidden" must not reveal whether the key exists.
     assert forbidden_text(policy, "agent:main:discord:direct:ghost") == TREE
     operator = Policy(caller(None), WORLD)

@@ -31,12 +31,14 @@ COMMANDS = {
     "import": "import_",
     "reindex": "reindex",
     "search": "search",
+    "log": "log",
     "history": "history",
     "export": "export",
     "sessions": "sessions",
     "mcp": "mcp",
     "push": "push",
     "status": "status",
+    "sql": "sql",
     "delete": "delete",
     "pick": "pick",
     "completions": "completions",
@@ -69,6 +71,7 @@ class _Commands(Mapping[str, Any]):
             info = CommandInfo(name, cls=Command, epilog=module.EPILOG, callback=module.command)
             cmd = get_command_from_info(info, pretty_exceptions_short=True, rich_markup_mode=None)
             cmd.json_errors = getattr(module, "JSON_ERRORS", True)  # type: ignore[attr-defined]
+            cmd.words = getattr(module, "WORDS", None)  # type: ignore[attr-defined]
             self._built[name] = cmd
         return self._built[name]
 
@@ -109,6 +112,7 @@ class Group(TyperGroup):
         return list(COMMANDS)
 
     def make_context(self, info_name: Any, args: list[str], *rest: Any, **kwargs: Any) -> Any:
+        args = self._command_first(list(args))
         with _one_line_errors():
             if "default_map" not in kwargs:
                 kwargs["default_map"] = _defaults(args)
@@ -117,6 +121,21 @@ class Group(TyperGroup):
     def invoke(self, ctx: Any) -> Any:
         with _one_line_errors():
             return super().invoke(ctx)
+
+    def _command_first(self, args: list[str]) -> list[str]:
+        """`openclaw-sessions --state-dir X status` as git and docker users type it: options
+        typed before the command that the command itself takes (each with its value) move
+        after the command's name. Anything else is left for Click to refuse."""
+        for i, arg in enumerate(args):
+            if i == 0 or arg not in COMMANDS:
+                continue
+            takes = _takes_value(self.commands[arg].params)
+            j = 0
+            while j < i and (name := args[j].partition("="))[0] in takes:
+                j += 2 if takes[name[0]] and not name[1] else 1  # `--x=v` holds its value
+            if j == i:
+                return [arg, *args[:i], *args[i + 1 :]]
+        return args
 
     def _main_shell_completion(
         self, ctx_args: Any, prog_name: str, complete_var: Any = None
@@ -161,6 +180,12 @@ class Command(TyperCommand):
     json_errors = True  # export: its --json is a format, and its errors are never JSON
 
     def invoke(self, ctx: Any) -> Any:
+        from . import userconfig
+
+        from_file = frozenset(
+            n for n in ctx.params if _source(ctx, n) == "DEFAULT_MAP"  # the config file's
+        )
+        ctx.params = userconfig.lenient(ctx.info_name, ctx.params, from_file)
         as_json = bool(ctx.params.get("as_json") or ctx.params.get("jsonl"))
         with guard.failing(as_json and self.json_errors):
             code = super().invoke(ctx)
@@ -186,7 +211,11 @@ class Command(TyperCommand):
                 with formatter.section(name):
                     formatter.write_dl(records)
 
+    words: str | None = None  # search: its query argument takes the words (_words_last)
+
     def parse_args(self, ctx: Any, args: list[str]) -> list[str]:
+        if self.words is not None and not ctx.resilient_parsing:
+            args = _words_last(self, ctx, args)
         if not ctx.resilient_parsing:
             given, _, _ = self.make_parser(ctx).parse_args(args=list(args))
             for p in self.get_params(ctx):
@@ -194,6 +223,59 @@ class Command(TyperCommand):
                 values = value if isinstance(value, list | tuple) else [value]
                 _check(p, [v for v in values if isinstance(v, str)])
         return list(super().parse_args(ctx, args))
+
+
+def _words_last(command: Any, ctx: Any, args: list[str]) -> list[str]:
+    """Search's words in the shape atuin and rg users type them: `search replication lag`,
+    `search kubernetes -staging`. Click would read `-staging` as a cluster of short options,
+    so a `-word` that is none of ours (nor a cluster of our short flags: `-cl`, `-n5`) is a
+    word; the words, in their order, go behind a `--` that ends the options. A `--name` stays
+    an option, for Click to refuse when it is unknown."""
+    takes = _takes_value(command.get_params(ctx))
+    options: list[str] = []
+    words: list[str] = []
+    i = 0
+    while i < len(args):
+        arg = args[i]
+        if arg == "--":
+            words += args[i + 1 :]
+            break
+        if arg[:2] == "--" or arg in takes or _cluster(arg, takes):  # Click says what is unknown
+            take = 2 if takes.get(arg) else 1  # `--limit 5`: the value is the next argument
+            options += args[i : i + take]
+            i += take
+            continue
+        words.append(arg)
+        i += 1
+    return [*options, "--", *words]
+
+
+def _takes_value(params: Any) -> dict[str, bool]:
+    """Each option name of ``params`` (Click's parameters) -> whether it takes a value."""
+    takes: dict[str, bool] = {}
+    for p in params:
+        if p.param_type_name == "option":
+            takes |= dict.fromkeys((*p.opts, *p.secondary_opts), not (p.is_flag or p.count))
+    return takes
+
+
+def _cluster(arg: str, takes: dict[str, bool]) -> bool:
+    """`-cl`, `-n5`: short flags of ours, the last perhaps with a count glued to it."""
+    if arg[:1] != "-" or arg[:2] == "--" or len(arg) < 2:
+        return False
+    for i, ch in enumerate(arg[1:], start=2):
+        if f"-{ch}" not in takes:
+            return False
+        if takes[f"-{ch}"]:
+            return arg[i:].isdigit() or i == len(arg)
+    return True
+
+
+def _source(ctx: Any, name: str) -> str | None:
+    """Where Click took a parameter's value from: COMMANDLINE, ENVIRONMENT, DEFAULT_MAP (the
+    config file) or DEFAULT."""
+    source = ctx.get_parameter_source(name)
+    return None if source is None else str(source.name)
 
 
 def _check(param: Any, values: list[str]) -> None:

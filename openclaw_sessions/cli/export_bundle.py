@@ -53,7 +53,29 @@ def write(exp: Export, out: Path, *, force: bool) -> list[Path]:
     written."""
     _not_openclaws(exp, out)
     directory(out, private=True)
-    return _write(exp, out, force)
+    return _write([exp], out, force)
+
+
+def write_whole(exps: Iterator[Export], out: Path, *, force: bool) -> list[Path]:
+    """Every session ``exps`` holds, in ``out`` laid out as a state root
+    (``agents/<id>/sessions/``: `import DIR` restores each agent), each agent's store
+    written once."""
+    written: list[Path] = []
+    batch: list[Export] = []
+    for exp in exps:
+        if batch and batch[0].agent != exp.agent:
+            written += _write_agent(batch, out, force)
+            batch = []
+        batch.append(exp)
+    return written + (_write_agent(batch, out, force) if batch else [])
+
+
+def _write_agent(exps: list[Export], out: Path, force: bool) -> list[Path]:
+    where = out / "agents" / exps[0].agent / "sessions"
+    _not_openclaws(exps[0], where)
+    for d in (out, out / "agents", where.parent, where):
+        directory(d, private=True)
+    return _write(exps, where, force)
 
 
 def _not_openclaws(exp: Export, out: Path) -> None:
@@ -68,22 +90,29 @@ def _not_openclaws(exp: Export, out: Path) -> None:
         )
 
 
-def _write(exp: Export, out: Path, force: bool) -> list[Path]:
+def _write(exps: list[Export], out: Path, force: bool) -> list[Path]:
+    """Each export's files into ``out``, and their entries merged into its store, written
+    once, under the directory's lock."""
     store = out / STORE
+    written: list[Path] = []
     with _locked(out):
         doc = _read(store)
-        _same_agent(doc, exp.session_key, store)
-        entry = _merged(doc.get(exp.session_key), export.bundle_entry(exp), out, force)
-        if not force:
-            for g in exp.generations:
-                if (out / g.file_name).exists():
-                    raise UsageError(f"{out / g.file_name} exists", hint=FORCE)
-        written = [
-            _save(out / g.file_name, _chunks(export.lines(exp, g)), force, raw=True)
-            for g in exp.generations
-        ]
-        if entry is not None:
-            doc[exp.session_key] = entry
+        changed = False
+        for exp in exps:
+            _same_agent(doc, exp.session_key, store)
+            entry = _merged(doc.get(exp.session_key), export.bundle_entry(exp), out, force)
+            if not force:
+                for g in exp.generations:
+                    if (out / g.file_name).exists():
+                        raise UsageError(f"{out / g.file_name} exists", hint=FORCE)
+            written += [
+                _save(out / g.file_name, _chunks(export.lines(exp, g)), force, raw=True)
+                for g in exp.generations
+            ]
+            if entry is not None:
+                doc[exp.session_key] = entry
+                changed = True
+        if changed:
             text = json.dumps(doc, ensure_ascii=False, indent=2) + "\n"
             written.append(_save(store, [text.encode("utf-8")], True, raw=True))
     return written

@@ -24,6 +24,7 @@ from openclaw_sessions.errors import UsageError
 from openclaw_sessions.store import paths
 
 from . import history_view
+from .output import echo_json
 
 if TYPE_CHECKING:
     from openclaw_sessions.read.history import HistoryOptions
@@ -80,7 +81,7 @@ def _stamp(path: Path) -> tuple[int, int] | None:
     return st.st_size, st.st_mtime_ns
 
 
-def _reader_gone() -> bool:
+def reader_gone() -> bool:
     """stdout is a pipe whose reader closed (POLLERR on the write end)."""
     try:
         fd = sys.stdout.fileno()
@@ -117,19 +118,20 @@ def _key(b: dict[str, object]) -> str:
     return f"{b.get('kind')}:{b.get('id')}:{b.get('timestamp')}"
 
 
-def _stop(signum: int, frame: object) -> None:
+def stop(signum: int, frame: object) -> None:
     """Ctrl-C is how --follow ends: exit 130 without an error line (an import it cuts short
     rolls back as the exit unwinds)."""
     raise SystemExit(130)
 
 
-def follow(opts: HistoryOptions, first: HistoryResult, times: Times) -> None:
-    """Print what is appended to the session shown in ``first`` until interrupted."""
+def follow(opts: HistoryOptions, first: HistoryResult, times: Times, *, jsonl: bool) -> None:
+    """Print what is appended to the session shown in ``first`` until interrupted (``jsonl``:
+    each new message as one JSON line, for alerting through jq)."""
     import signal
 
     from openclaw_sessions.read.history import history
 
-    signal.signal(signal.SIGINT, _stop)
+    signal.signal(signal.SIGINT, stop)
     path = transcript_of(opts, first)
     if path is None:
         raise UsageError(
@@ -143,7 +145,7 @@ def follow(opts: HistoryOptions, first: HistoryResult, times: Times) -> None:
     since = opts._replace(around=None, offset=None, session_id=None, limit=None)
     while True:
         sys.stdout.flush()
-        if _reader_gone():
+        if reader_gone():
             raise BrokenPipeError
         now = _stamp(path)
         if now is not None and now == stamp:
@@ -155,7 +157,10 @@ def follow(opts: HistoryOptions, first: HistoryResult, times: Times) -> None:
         new = _after(latest, last, marked)
         if new.messages:
             last = history_view.msg_id(new.messages[-1])
-        if new.messages or new.boundaries:  # a reset is news too: its marker line
+        if jsonl:
+            for message in new.messages:
+                echo_json({"sessionKey": new.session_key, **message})
+        elif new.messages or new.boundaries:  # a reset is news too: its marker line
             history_view.more(new, times)
         if now is None:  # reset (renamed away) or moved: follow the key's current transcript
             path = transcript_of(opts, latest) or path

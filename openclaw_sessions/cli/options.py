@@ -145,9 +145,14 @@ AS = typer.Option(
 VISIBILITY_MODE = typer.Option(
     "--visibility",
     metavar="MODE",
-    help="self|tree|agent|all (with --as; default: config, else tree).",
+    help="self|tree|agent|all (with --as; default: openclaw.json, else all; never config.toml).",
     autocompletion=words("self", "tree", "agent", "all"),
     rich_help_panel=VISIBILITY,
+)
+TRUSTED_NETWORK = typer.Option(
+    "--trusted-network",
+    help="The central database's network is private: allow a DSN without"
+    " sslmode=verify-full or verify-ca to another machine.",
 )
 SANDBOXED = typer.Option(
     "--sandboxed", help="Caller is sandboxed (with --as).", rich_help_panel=VISIBILITY
@@ -161,18 +166,41 @@ KEY = typer.Argument(
 INCLUDE_TOOLS = typer.Option(
     "--include-tools", help="Also show tool results (redacted).", rich_help_panel=FILTERS
 )
-NULL = typer.Option(
-    "--null",
-    "-0",
-    help="Print each session key (search: each hit's key and message id; with --sessions"
-    " each key) NUL-terminated, unescaped off a terminal, for xargs -0.",
-    rich_help_panel=OUTPUT,
-)
+def null(what: str) -> Any:
+    """-0: the names NUL-terminated (nul.py); ``what`` says which, for the command's help."""
+    return typer.Option(
+        "--null",
+        "-0",
+        help=f"Print {what} NUL-terminated, unescaped off a terminal, for xargs -0.",
+        rich_help_panel=OUTPUT,
+    )
 ROLE = typer.Option(
     "--role",
     metavar="ROLE",
     help="user or assistant.",
     autocompletion=words("user", "assistant"),
+    rich_help_panel=FILTERS,
+)
+_KINDS = "main, direct, group, channel, thread, subagent or cron"
+KIND = typer.Option(
+    "--kind",
+    metavar="KIND",
+    help=f"Only sessions of this kind (repeatable): {_KINDS}.",
+    autocompletion=words("main", "direct", "group", "channel", "thread", "subagent", "cron"),
+    rich_help_panel=FILTERS,
+)
+NOT_KIND = typer.Option(
+    "--not-kind",
+    metavar="KIND",
+    help="Leave out sessions of this kind (repeatable): --not-kind cron.",
+    autocompletion=words("main", "direct", "group", "channel", "thread", "subagent", "cron"),
+    rich_help_panel=FILTERS,
+)
+KEY_GLOB = typer.Option(
+    "--key",
+    metavar="GLOB",
+    help="Only session keys matching this pattern (repeatable): 'agent:*:telegram:*'.",
+    callback=text(),
     rich_help_panel=FILTERS,
 )
 _WHEN = "ISO date/time, today, yesterday, or a span: 7d, 12h, '2 weeks ago'."
@@ -201,6 +229,7 @@ class Output(NamedTuple):
     verbose: bool = False  # status: every detail
     remote: str | None = None  # search --remote DSN: the central database
     hosts: list[str] | None = None  # search --host NAME…, with --remote
+    trusted_network: bool = False  # search --remote: no TLS check (remote/dsn.py)
     follow: bool = False  # history: then what is appended, until Ctrl-C
     null: bool = False  # sessions, search: -0, the names NUL-terminated (nul.py)
 
@@ -211,14 +240,17 @@ class Output(NamedTuple):
 T = TypeVar("T", bound=tuple[Any, ...])
 
 
-def declare(run: Callable[[dict[str, Any]], int], kind: Any, **cli: Any) -> Callable[..., int]:
+def declare(
+    run: Callable[[dict[str, Any]], int], kind: Any, /, **cli: Any
+) -> Callable[..., int]:
     """The command function Typer reads: it calls ``run`` (whose docstring is the help) with
     its parameters by name. Each parameter is a field of ``kind`` (the core's options, a
     NamedTuple class) or of Output, which alone declares its name, type and default; ``cli``
     adds, in --help order, what only the command line has: its typer.Option or typer.Argument
-    (flags, metavar, help, group, completion, check). Typer reads the parameters with
-    inspect.signature, which honours ``__signature__``, and takes the type and the typer info
-    from the Annotated."""
+    (flags, metavar, help, group, completion, check), or a (type, info) pair when the command
+    line reads the field in another shape (search's words, joined into its query). Typer reads
+    the parameters with inspect.signature, which honours ``__signature__``, and takes the type
+    and the typer info from the Annotated."""
     hints = get_type_hints(Output) | get_type_hints(kind)  # a field of both is kind's
     empty = inspect.Parameter.empty
     defaults = Output._field_defaults | {
@@ -229,6 +261,8 @@ def declare(run: Callable[[dict[str, Any]], int], kind: Any, **cli: Any) -> Call
         if name not in hints:
             raise TypeError(f"{kind.__name__} has no field {name!r}")
         field_type = hints[name]
+        if isinstance(info, tuple):  # the command line reads the field in another shape
+            field_type, info = info
         params.append(
             inspect.Parameter(
                 name,

@@ -172,7 +172,7 @@ def _field(text: str) -> str:
     return safe(_BREAKS.sub(" ", text))
 
 
-def search_lines(result: SearchResult, times: Times) -> None:
+def search_lines(result: SearchResult, times: Times, *, footer: bool = True) -> None:
     """One hit per line, `sessionKey messageId time role snippet` separated by tabs, for
     cut, awk, sort and fzf; matches in colour only when --color says so. With -C, each hit's
     context messages are lines of the same shape around it (their whole text), every line
@@ -187,7 +187,8 @@ def search_lines(result: SearchResult, times: Times) -> None:
             line = _hit_line(h, times, color) if m is None else _context_fields(h, m, times)
             lines.append(("-\t" if m is not None else ":\t") + line)
     write_text("".join(lines))
-    search_footer(result)
+    if footer:
+        search_footer(result)
 
 
 def _hit_line(h: Hit, times: Times, color: bool) -> str:
@@ -259,27 +260,39 @@ def context_text(m: dict[str, Any]) -> str:
 NARROW = 70  # columns: below this a terminal gets one block per hit instead of a table
 
 
-def search_table(result: SearchResult, times: Times) -> None:
+def search_table(
+    result: SearchResult, times: Times, *, footer: bool = True, use_pager: bool = False
+) -> None:
+    from .pager import paged
+
+    with paged(use_pager, console) as out:
+        _search_table(result, times, out)
+    if footer:
+        search_footer(result)
+
+
+def _search_table(result: SearchResult, times: Times, out: Console) -> None:
     from rich.table import Table
 
-    out = console(False)
     if result.hits and out.width < NARROW:
         _search_blocks(result, times, out)
     elif result.hits:
         table = Table(show_header=True, header_style="bold", expand=False, show_lines=False)
         table.add_column("time", no_wrap=True)
-        table.add_column("session", overflow="fold")
+        # keys stay whole (as `sessions` prints them): the snippet gives way
+        keys = [field(h.session_key) for h in result.hits]
+        table.add_column("session", no_wrap=True, min_width=max(map(len, keys)))
         table.add_column("role", no_wrap=True)
         table.add_column("snippet", overflow="fold")
-        for h in result.hits:
+        for h, key in zip(result.hits, keys, strict=True):
+            second = field(h.message_id) + (f" · {field(h.label)}" if h.label else "")
             table.add_row(
                 times(h.timestamp),
-                f"{field(h.session_key)}\n{field(h.message_id)}",
+                f"{key}\n{second}{_archived(h)}",
                 safe(h.role) + (f"\n×{h.copies}" if h.copies > 1 else ""),
                 _snippet_cell(h),
             )
         out.print(table)
-    search_footer(result)
 
 
 def _search_blocks(result: SearchResult, times: Times, out: Console) -> None:
@@ -288,11 +301,18 @@ def _search_blocks(result: SearchResult, times: Times, out: Console) -> None:
 
     for h in result.hits:
         head = Text(field(h.session_key), style="bold")
-        head.append(f"  {field(h.message_id)}", style="dim")
+        head.append(f"  {field(h.message_id)}{_archived(h, ' ')}", style="dim")
         out.print(head)
         out.print(Text(f"{times(h.timestamp)} · {safe(h.role)}", style="dim"))
         out.print(_snippet_cell(h))
         out.print()
+
+
+def _archived(h: Hit, sep: str = "\n") -> str:
+    """The operator's mark on a hit from a generation cold-stored or deleted in OpenClaw."""
+    if h.archived is None:
+        return ""
+    return f"{sep}({'deleted in OpenClaw' if h.archived == 'deleted' else h.archived})"
 
 
 def _snippet_cell(h: Hit) -> Any:

@@ -11,9 +11,11 @@ import sys
 from typing import TYPE_CHECKING
 
 from .output import field, safe, write_text
+from .pager import paged
 from .render import console
 
 if TYPE_CHECKING:
+    from rich.console import Console
     from rich.table import Table
 
     from openclaw_sessions.read.listing import Listed
@@ -25,7 +27,7 @@ def _field(text: str | None) -> str:
     return safe(" ".join((text or "").split()))  # tabs and newlines would split the line
 
 
-def sessions_list(listed: Listed, times: Times) -> None:
+def sessions_list(listed: Listed, times: Times, *, use_pager: bool = False) -> None:
     if not sys.stdout.isatty():
         for r in listed.rows:
             cells = [
@@ -40,29 +42,29 @@ def sessions_list(listed: Listed, times: Times) -> None:
             ]
             write_text("\t".join(map(field, cells)) + "\n")
         return
-    _table(listed, times)
+    with paged(use_pager, console) as out:
+        _table(listed, times, out)
 
 
-# The columns shown, widest set first: a narrower terminal gives up the label, the
-# generations, the message count, then folds the time and at last drops it, before a key
-# would fold. The key and its index state always show.
+# The columns shown, widest set first: a narrower terminal gives up the generations, the
+# message count, then the label (the chat's name says more than a count), then folds the time
+# and at last drops it, before a key would fold. The key and its index state always show.
 _COLUMN_SETS = (
     ("updated", "label", "msgs", "gens"),
-    ("updated", "msgs", "gens"),
-    ("updated", "msgs"),
+    ("updated", "label", "msgs"),
+    ("updated", "label"),
     ("updated",),
     ("updated-folded",),
     (),
 )
 
 
-def _table(listed: Listed, times: Times) -> None:
+def _table(listed: Listed, times: Times, out: Console) -> None:
     """The table whose every key is whole on one line: the widest set of columns that fits
     the terminal; when even key and index state do not, the table is laid out wider than the
     terminal, which wraps the line (a copied key stays one key) rather than fold or crop it."""
     from rich.measure import Measurement
 
-    out = console(False)
     for cols in _COLUMN_SETS:
         table = _build(listed, times, cols)
         need = Measurement.get(out, out.options.update(width=1 << 16), table).maximum

@@ -62,6 +62,16 @@ def _fitting(width: int, agents: Sequence[str]) -> list[str]:
 
 
 def _summary(stats: Sequence[dict[str, Any]]) -> None:
+    """A table on a terminal; off one, tab-separated lines under a header line, as `search`
+    and `sessions` print (cut, awk and sort read them), every column."""
+    import sys
+
+    rows = [(st["agentId"], _cells(st), st["health"]) for st in stats]
+    if not sys.stdout.isatty():
+        write_text("\t".join(["agent", *_COLUMNS, "health"]) + "\n")
+        for agent, cells, health in rows:
+            write_text("\t".join([field(agent), *cells.values(), health]) + "\n")
+        return
     from rich.table import Table
 
     out = console(False)
@@ -71,20 +81,22 @@ def _summary(stats: Sequence[dict[str, Any]]) -> None:
     for name in shown:
         table.add_column(name, justify="right", no_wrap=True)
     table.add_column("health", no_wrap=True, min_width=9)
-    for st in stats:
-        if "sessions" not in st:  # a store that cannot be opened
-            table.add_row(st["agentId"], *["-"] * len(shown), st["health"])
-            continue
-        cells = {
-            "messages": str(st["indexedMessages"]),
-            "sessions": str(st["sessions"]),
-            "pending": str(st["pendingSessions"]),
-            "quarantined": str(st["malformedLines"]),
-            "failed": str(st["failedSessions"]),
-            "size": human_bytes(st["databaseBytes"]),
-        }
-        table.add_row(st["agentId"], *[cells[c] for c in shown], st["health"])
+    for agent, cells, health in rows:
+        table.add_row(agent, *[cells[c] for c in shown], health)
     out.print(table)
+
+
+def _cells(st: dict[str, Any]) -> dict[str, str]:
+    if "sessions" not in st:  # a store that cannot be opened
+        return dict.fromkeys(_COLUMNS, "-")
+    return {
+        "messages": str(st["indexedMessages"]),
+        "sessions": str(st["sessions"]),
+        "pending": str(st["pendingSessions"]),
+        "quarantined": str(st["malformedLines"]),
+        "failed": str(st["failedSessions"]),
+        "size": human_bytes(st["databaseBytes"]),
+    }
 
 
 def _details(st: dict[str, Any], times: Times) -> None:

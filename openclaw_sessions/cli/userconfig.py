@@ -10,13 +10,16 @@ values of each command's parameters.
 Keys are the long option names (without ``--``); the top level applies to every command that has
 the option, a ``[command]`` table to that command only and wins over the top level. The command
 line beats environment variables, which beat this file, which beats the built-in defaults: the
-Typer app gets the values as Click's ``default_map`` (Click already applies that order). An
+Typer app gets the values as Click's ``default_map`` (Click already applies that order), and
+lenient() makes the file's values give way where two parameters exclude each other (Click's
+parameter sources say which came from the file). An
 unknown key or a value of the wrong type is a usage error naming the file and the key.
 """
 
 from __future__ import annotations
 
 import os
+import stat
 from pathlib import Path
 from typing import Any, NamedTuple
 
@@ -24,11 +27,19 @@ from openclaw_sessions import settings
 from openclaw_sessions.errors import UsageError
 
 # Options that say what to act on, or confirm an action, once: never defaults (mcp --operator
-# exposes every session on purpose: it is said on the command line or not at all).
+# exposes every session on purpose: it is said on the command line or not at all). Nor is
+# --visibility: an agent's view (--as, mcp) comes from openclaw.json alone, as in OpenClaw; a
+# file of defaults that every --as caller and the MCP server read must not widen it (#34).
 NOT_DEFAULTS = frozenset(
     {"as", "around", "session", "session-id", "offset", "output", "undelete", "yes", "force",
-     "dry-run", "follow", "background", "help", "version", "operator", "remote", "host"}
+     "dry-run", "follow", "background", "help", "version", "operator", "remote", "host",
+     "retire", "trusted-network", "visibility", "check", "print-config"}
 )  # fmt: skip
+_NOT_READ = "not read from the config file (give it on the command line)"
+_WHY_NOT = {
+    "visibility": "not read from the config file: an agent's view is openclaw.json's"
+    " tools.sessions.visibility (give --visibility on the command line to try another)"
+}
 # `import` takes its agent only from --agent (the contract): a cron shell imports every agent.
 NOT_FROM_TOP = {"import": frozenset({"agent", "all-agents"})}
 
@@ -49,7 +60,7 @@ def _bad(path: Path, key: str, why: str) -> UsageError:
     hint = "fix or remove that key"
     if " (as " in key:  # a top-level key, wrong for one of the commands it applies to
         hint += ", or move it into the table of the command it is for ([search], ...)"
-    return UsageError(f"config file {path}: {key}: {why}", hint=hint)
+    return UsageError(f"config file {path}: {_short(key)}: {_short(why)}", hint=hint)
 
 
 def _value(path: Path, where: str, kind: str, choices: tuple[str, ...], raw: object) -> Any:
@@ -84,7 +95,7 @@ def _table(path: Path, doc: dict[str, Any], command: str, top: bool) -> dict[str
         if top and key in NOT_FROM_TOP.get(command, ()):
             continue
         if key in NOT_DEFAULTS or (not top and key in NOT_FROM_TOP.get(command, ())):
-            raise _bad(path, where, "not read from the config file (give it on the command line)")
+            raise _bad(path, where, _WHY_NOT.get(key, _NOT_READ))
         dest, kind, _envvar, choices = options[key]
         out[dest] = _value(path, where, kind, choices, raw)
     return out
@@ -107,7 +118,7 @@ def check(path: Path, doc: dict[str, Any]) -> Defaults:
         elif key not in every:
             raise _bad(path, key, "no command has this option")
         elif key in NOT_DEFAULTS:
-            raise _bad(path, key, "not read from the config file (give it on the command line)")
+            raise _bad(path, key, _WHY_NOT.get(key, _NOT_READ))
     commands: dict[str, dict[str, Any]] = {}
     for command in KEYS:
         values = _table(path, doc, command, top=True)
@@ -117,17 +128,51 @@ def check(path: Path, doc: dict[str, Any]) -> Defaults:
     return Defaults(path, commands)
 
 
+MAX_BYTES = 1 << 20  # a file of option defaults is a few lines; more is not one
+
+
 def read(path: Path) -> Defaults:
     import tomllib
 
+    text = _text(path)
     try:
-        with path.open("rb") as f:
-            doc = tomllib.load(f)
+        doc = tomllib.loads(text)
     except tomllib.TOMLDecodeError as exc:
-        raise UsageError(f"config file {path}: {exc}", hint="it is TOML") from None
+        raise UsageError(f"config file {path}: {_short(str(exc))}", hint="it is TOML") from None
+    except RecursionError:  # inline tables or arrays nested thousands deep
+        raise UsageError(f"config file {path}: nested too deeply", hint="it is TOML") from None
+    return check(path, doc)
+
+
+def _text(path: Path) -> str:
+    """The file's text: a regular file (a FIFO or a device would hang or never end: opened
+    without blocking, refused), at most MAX_BYTES, UTF-8 (as TOML is)."""
+    try:
+        fd = os.open(path, os.O_RDONLY | getattr(os, "O_NONBLOCK", 0))
     except OSError as exc:
         raise UsageError(f"config file {path}: {exc.strerror or exc}") from None
-    return check(path, doc)
+    try:
+        if not stat.S_ISREG(os.fstat(fd).st_mode):
+            raise UsageError(f"config file {path}: not a regular file")
+        with os.fdopen(fd, "rb", closefd=False) as f:
+            data = f.read(MAX_BYTES + 1)
+    except OSError as exc:
+        raise UsageError(f"config file {path}: {exc.strerror or exc}") from None
+    finally:
+        os.close(fd)
+    if len(data) > MAX_BYTES:
+        raise UsageError(f"config file {path}: larger than {MAX_BYTES >> 20} MiB")
+    try:
+        return data.decode("utf-8")
+    except UnicodeDecodeError as exc:
+        why = f"not UTF-8 (byte 0x{data[exc.start]:02x} at offset {exc.start})"
+        raise UsageError(f"config file {path}: {why}", hint="TOML files are UTF-8") from None
+
+
+def _short(text: str, limit: int = 200) -> str:
+    """A value or message quoted in an error: one line, cut (a bad value may be megabytes)."""
+    text = text.replace("\n", " ")
+    return text if len(text) <= limit else text[: limit - 1] + "…"
 
 
 def load() -> Defaults:
@@ -157,25 +202,26 @@ OPERATOR_ONLY = {
 }  # fmt: skip
 
 
-def lenient(command: str, params: dict[str, Any]) -> dict[str, Any]:
-    """The file's values that give way: its `format` to --json/--jsonl on the command line
-    (they would otherwise conflict: a config default must not make a plain option an error),
-    and the operator's defaults to --as. A value equal to the file's is taken for the file's
-    (the command line cannot be told apart once parsed), so under --as an operator option
-    given again on the command line is dropped rather than refused."""
-    mine = load().commands.get(command, {})
-    if not mine:
+# Output forms that exclude each other: one given on the command line makes the file's give way.
+OUTPUT_FORMS = frozenset({"as_json", "jsonl", "layout"})
+
+
+def lenient(command: str, params: dict[str, Any], from_file: frozenset[str]) -> dict[str, Any]:
+    """The command line always wins: the file's values (``from_file``: the parameters Click
+    took from it) give way to an output form given on the command line (`json = true` in
+    the file and `--jsonl` or `--format plain` typed), and, under --as, the operator's
+    defaults give way to the built-in ones (the agent's answer is upstream's)."""
+    if not from_file:
         return params
     out = dict(params)
-    layout = mine.get("layout")
-    if layout is not None and out.get("layout") == layout:
-        if out.get("as_json") or out.get("jsonl"):
-            out["layout"] = "auto"
+    typed = {n for n in OUTPUT_FORMS - from_file if n in out and out[n] not in (False, "auto")}
+    if typed:
+        for dest in OUTPUT_FORMS & from_file:
+            del out[dest]  # the built-in default
     if out.get("as_key") is not None:
-        for dest in OPERATOR_ONLY.get(command, ()):
-            if dest in mine and out.get(dest) == mine[dest]:
-                del out[dest]  # the options object's own default: the built-in one
-        if command == "search" and out.get("limit") == mine.get("limit"):
+        for dest in OPERATOR_ONLY.get(command, frozenset()) & from_file:
+            del out[dest]
+        if command == "search" and "limit" in from_file:
             from openclaw_sessions.policy.fts_query import AS_MAX_LIMIT
 
             out["limit"] = min(out["limit"], AS_MAX_LIMIT)

@@ -135,7 +135,7 @@ def planned_groups(
         max_workers=workers,
         mp_context=multiprocessing.get_context("fork"),
         initializer=_init,
-        initargs=(str(db.path_of(conn)), redactor.patterns, redactor.fingerprint, os.getpid()),
+        initargs=(str(db.path_of(conn)), redactor.args, redactor.fingerprint, os.getpid()),
     )
     queued: deque[tuple[list[int], Future[Planned]]] = deque()
     upcoming = iter(groups)
@@ -164,13 +164,15 @@ class _sigint_held:
         signal.pthread_sigmask(signal.SIG_SETMASK, self._old)
 
 
-def _init(path: str, patterns: tuple[str, ...], fingerprint: str, parent: int) -> None:
+def _init(
+    path: str, args: tuple[tuple[str, ...], tuple[str, ...]], fingerprint: str, parent: int
+) -> None:
     global _conn, _redactor
     signal.signal(signal.SIGINT, signal.SIG_IGN)
     signal.pthread_sigmask(signal.SIG_UNBLOCK, {signal.SIGINT})
     threading.Thread(target=_watch_parent, args=(parent,), daemon=True).start()
     _conn = db.connect(Path(path), readonly=True)
-    _redactor = build_redactor(patterns)
+    _redactor = build_redactor(*args)
     if _redactor.fingerprint != fingerprint:  # same rules, or the index would mix them
         raise RuntimeError("redaction rules differ between reconcile processes")
 

@@ -190,14 +190,17 @@ def _groups(conn: sqlite3.Connection, ids: list[int]) -> tuple[list[list[int]], 
     and the events they hold in all."""
     sizes = dict(conn.execute("SELECT transcript_id, next_seq FROM transcripts").fetchall())
     groups: list[list[int]] = []
-    total = GROUP_EVENTS
+    total = 0
     for tid in ids:
         size = sizes.get(tid, 0)
-        if total + size > GROUP_EVENTS or size > GROUP_EVENTS // 4:
+        large = size > GROUP_EVENTS // 4
+        # `not groups`: the first one opens a group whatever its size (a zero-event
+        # transcript, e.g. a generation upstream moved to cold storage, included).
+        if not groups or large or total + size > GROUP_EVENTS:
             groups.append([])
             total = 0
         groups[-1].append(tid)
-        total += size
+        total = GROUP_EVENTS if large else total + size  # nothing joins a large one
     return groups, sum(sizes.get(t, 0) for t in ids)
 
 

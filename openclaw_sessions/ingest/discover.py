@@ -135,6 +135,10 @@ def read_sessions_json(sdir: SessionsDir, known: Mapping[str, Path] | None = Non
         if old and isinstance(entry, dict):
             key = bundle.rescope_key(key, sdir.agent_id, old)
             entry = bundle.rescope_entry(entry, sdir.agent_id, old)
+        if not _valid_agent(key):  # `history` would refuse it: refused here, once
+            why = "store key names an invalid agent id; not imported under it"
+            sdir.issues.append(Issue("key_invalid", why, str(store), None, None))
+            continue
         if not isinstance(entry, dict) or not valid_session_id(entry.get("sessionId")):
             sdir.issues.append(
                 Issue("entry_invalid", "store entry has no valid sessionId", str(store), None, key)
@@ -147,6 +151,18 @@ def read_sessions_json(sdir: SessionsDir, known: Mapping[str, Path] | None = Non
         file = _resolve_file(sdir, key, sid, entry, known or {})
         sdir.entries.append(SessionsJsonEntry(key, sid, entry, file))
         sdir.archives += [(key, name) for name in bundle.generation_files(entry)]
+
+
+def _valid_agent(key: str) -> bool:
+    """A key naming no agent, or an agent id a store can have (store/paths.py)."""
+    agent = bundle.agents_named([key])
+    if not agent:
+        return True
+    try:
+        paths.check_agent_id(next(iter(agent)))
+    except UsageError:
+        return False
+    return True
 
 
 def _resolve_file(
@@ -247,6 +263,8 @@ def _has_transcripts(path: Path) -> bool:
 def discover(source: Path, default_agent: str, problems: list[Issue]) -> Iterator[tuple[str, Path]]:
     """(agent, sessions dir) pairs under a state root, a sessions dir or any folder.
     Directories that cannot be read are added to ``problems`` and skipped."""
+    if _linked_dir(source / "agents", problems):
+        return
     if _is_dir(source / "agents", problems):
         try:
             agents = sorted((source / "agents").iterdir())
@@ -254,6 +272,8 @@ def discover(source: Path, default_agent: str, problems: list[Issue]) -> Iterato
             problems.append(unreadable(source / "agents", exc))
             return
         for agent in agents:
+            if _linked_dir(agent, problems) or _linked_dir(agent / "sessions", problems):
+                continue
             if _is_dir(agent / "sessions", problems):
                 yield agent.name.lower(), agent / "sessions"
         return
@@ -267,11 +287,22 @@ def discover(source: Path, default_agent: str, problems: list[Issue]) -> Iterato
         dirnames.sort()
         for d in list(dirnames):
             sub = Path(dirpath) / d
-            if readable((sub / "agents").is_dir):  # an unreadable sub: os.walk reports it
+            if _linked_dir(sub, problems):  # os.walk lists it, and we would follow it
+                dirnames.remove(d)
+            elif readable((sub / "agents").is_dir):  # an unreadable sub: os.walk reports it
                 dirnames.remove(d)
                 yield from discover(sub, default_agent, problems)
             elif _has_transcripts(sub):
                 yield infer_agent(sub, default_agent), sub
+
+
+def _linked_dir(path: Path, problems: list[Issue]) -> bool:
+    """A symlink to a directory inside a source: refused, as a symlinked file is (it would
+    bring another agent's or another root's transcripts in under this one)."""
+    if not (readable(path.is_symlink) and readable(path.is_dir)):
+        return False
+    problems.append(Issue("link_dir", "symlink to a directory: not followed", str(path)))
+    return True
 
 
 def readable(test: Callable[[], bool]) -> bool:

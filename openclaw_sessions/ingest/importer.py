@@ -46,12 +46,19 @@ class ImportOptions(NamedTuple):
     undelete: list[str] | None = None  # keys (or ids) `delete` removed: import them again
     dry_run: bool = False
     include_archives: bool = False
-    reindex: bool = False
+    # True: reconcile right after; False: leave it to the next search or `reindex`; None: when
+    # this run stored at most SMALL_IMPORT events (the CLI says True on a terminal)
+    reindex: bool | None = None
+
+
+# About two seconds of indexing on two cores: a cron line that picks up a day's messages
+# stays cheap and leaves a searchable store; a first import of a big archive does not block.
+SMALL_IMPORT = 100_000
 
 
 class Imported(NamedTuple):
     report: ImportReport
-    reindexed: tuple[ReindexReport, ...] = ()  # with --reindex
+    reindexed: tuple[ReindexReport, ...] = ()  # when the import reconciled (--reindex)
 
     @property
     def problems(self) -> int:
@@ -60,7 +67,8 @@ class Imported(NamedTuple):
 
 
 def import_sources(opts: ImportOptions, bars: Bars = no_bars) -> Imported:
-    """The import (progress in bytes read), then with ``reindex`` each agent's reconciliation."""
+    """The import (progress in bytes read), then, with ``reindex`` or a small import, each
+    agent's reconciliation: the store is searchable when the command returns."""
     only = None if opts.all_agents or opts.agent is None else paths.check_agent_id(opts.agent)
     ctx = StateScope.at(opts.state_dir, only or paths.DEFAULT_AGENT)
     redactor = ctx.redactor()
@@ -74,7 +82,8 @@ def import_sources(opts: ImportOptions, bars: Bars = no_bars) -> Imported:
             progress=bar,
         )
     problems.remember(ctx.root, report, opts.sources)
-    if not opts.reindex or opts.dry_run:
+    small = report.events <= SMALL_IMPORT
+    if opts.dry_run or not (opts.reindex or (opts.reindex is None and small)):
         return Imported(report)
     return Imported(report, tuple(reindex_agent(ctx.root, a, redactor) for a in report.agents))
 

@@ -9,8 +9,10 @@ they go to, and where its import stands: transcripts.py.
 
 from __future__ import annotations
 
+import hashlib
 import os
 import sqlite3
+from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
 from openclaw_sessions.index import index_rows
@@ -19,8 +21,9 @@ from openclaw_sessions.reports import Issue, timestamp_invalid
 from openclaw_sessions.store import rawcodec
 from openclaw_sessions.store.db import transaction
 
-from . import deleted, transcripts
+from . import deleted, discover, transcripts
 from .line_sources import BadLine, FileSource, LineSource
+from .regular import open_regular
 from .transcripts import FileResult, Target
 
 if TYPE_CHECKING:
@@ -45,6 +48,9 @@ def import_file(
     """Store new lines of one file (plain or .zst) in one write transaction. ``stored``: the
     transcripts as `transcripts.stored_files` read them (once for every file of a store)."""
     target = target._replace(session_key=transcripts.owner_key(conn, target))
+    own = foreign_place(target, stored)
+    if own is not None:  # never replaces the history of a session stored from elsewhere
+        return _foreign(target, stored, own)
     if transcripts.unchanged(conn, target, stored, record=not dry_run):
         return FileResult(session_key=target.session_key)
     # The stat before the read (the listing's, or now): see transcripts.signature.
@@ -54,6 +60,39 @@ def import_file(
         return import_lines(conn, target, src, redactor, dry_run=dry_run, stat=sig)
     finally:
         src.close()
+
+
+def foreign_place(target: Target, stored: transcripts.Stored) -> str | None:
+    """The path a stored transcript of the same name was imported from, when ``target`` is
+    another file in another place while that one is still there (None: the target is the
+    stored transcript's own file, or its place is gone, as when a state root moved)."""
+    row = stored.get(target.source_name)
+    if row is None or not row[7] or row[0] != target.source_name:
+        return None
+    own = Path(str(row[7]))
+    here = discover.safe_resolve(target.path.parent)
+    if here is not None and discover.safe_resolve(own.parent) == here:
+        return None
+    return str(own) if own.exists() else None
+
+
+def _foreign(target: Target, stored: transcripts.Stored, own: str) -> FileResult:
+    """A stray file carrying a stored session's id: imported as nothing. A copy of exactly
+    what is stored changes nothing and says nothing; anything else is an error naming it."""
+    row = stored[target.source_name]
+    try:
+        with open_regular(target.path) as f:
+            same = hashlib.file_digest(f, "sha256").hexdigest() == row[2]
+    except OSError:
+        same = False
+    result = FileResult(session_key=str(row[3]))
+    if not same:
+        why = (
+            f"this session's transcript was imported from {own}: a file elsewhere never replaces it"
+        )
+        result.issues.append(Issue("transcript_foreign", why, str(target.path), None, str(row[3])))
+        result.status = "refused"
+    return result
 
 
 def import_lines(

@@ -44,7 +44,7 @@ class Target(NamedTuple):
 
 @dataclass
 class FileResult:
-    status: str = "unchanged"  # imported | updated | rewritten | unchanged
+    status: str = "unchanged"  # imported | updated | rewritten | unchanged | refused
     events: int = 0
     malformed: int = 0
     bytes_read: int = 0
@@ -286,7 +286,7 @@ def tally(r: ImportReport, t: Target, res: FileResult) -> None:
     r.bytes_read += res.bytes_read
     r.malformed_lines += res.malformed
     r.issues.extend(res.issues)
-    if res.status == "deleted":  # `delete` removed it: skipped while unchanged
+    if res.status in ("deleted", "refused"):  # `delete` removed it, or a stray file: skipped
         r.skipped += 1
     elif res.status == "imported":
         r.imported += 1

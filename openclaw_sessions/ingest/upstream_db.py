@@ -21,7 +21,12 @@ and its readers:
   upstream rewrites a transcript; part of our rewrite fingerprint when present.
 - `session_transcript_archives(session_id, generation, session_key, reason deleted|reset,
   encoding identity|zstd, archive_blob, archive_sha256, archive_name, …)`: reclaimed generations
-  kept in the database (the derived `<sid>.jsonl.<reason>.<ts>[.zst]` file may or may not exist).
+  kept in the database (the derived `<sid>.jsonl.<reason>.<ts>[.zst]` file may or may not exist);
+  reason `deleted` is what `sessions.delete` leaves of a session (upstream_gone.py).
+- `session_transcript_cold_archives(session_id PK, generation, archive_name, archive_sha256,
+  event_count, raw_bytes, archive_bytes, last_seq, archived_at, storage file|sqlite,
+  archive_blob)`: generations `session.maintenance.coldStorage` moved out of transcript_events
+  (their rows are gone; upstream_cold.py reads the archive).
 
 The connection is `mode=ro` plus `PRAGMA query_only`: never a write, never `BEGIN IMMEDIATE`. In
 WAL mode (upstream's) a reader never blocks the gateway's writer, so each session is read inside
@@ -65,6 +70,7 @@ class Layout(NamedTuple):
     compressed: bool  # transcript_events.event_zstd exists
     watermarks: bool
     archives: bool
+    cold: bool = False  # session_transcript_cold_archives exists
 
 
 class Generation(NamedTuple):
@@ -83,6 +89,22 @@ class Archive(NamedTuple):
     session_key: str
     reason: str
     sha256: str
+    created_at: int | None = None
+
+
+class ColdArchive(NamedTuple):
+    """A row of `session_transcript_cold_archives` (upstream_cold.py reads its archive)."""
+
+    session_id: str
+    generation: str
+    archive_name: str
+    archive_sha256: str
+    event_count: int
+    raw_bytes: int
+    archive_bytes: int
+    last_seq: int
+    archived_at: int
+    storage: str  # file | sqlite
 
 
 def _cols(conn: sqlite3.Connection, table: str) -> frozenset[str]:
@@ -140,6 +162,7 @@ def detect(conn: sqlite3.Connection, path: Path) -> Layout | None:
         "event_zstd" in ev,
         "transcript_rewrite_watermarks" in names,
         "session_transcript_archives" in names,
+        "session_transcript_cold_archives" in names,
     )
 
 
@@ -257,10 +280,37 @@ class AgentDatabase:
         if self.layout is None or not self.layout.archives:
             return []
         rows = self.conn.execute(
-            "SELECT archive_name, session_id, session_key, reason, archive_sha256"
+            "SELECT archive_name, session_id, session_key, reason, archive_sha256, created_at"
             " FROM session_transcript_archives ORDER BY archive_name"
         )
-        return [Archive(n, s, str(k).strip().lower(), r, h) for n, s, k, r, h in rows]
+        return [Archive(n, s, str(k).strip().lower(), r, h, c) for n, s, k, r, h, c in rows]
+
+    def cold_archives(self) -> dict[str, ColdArchive]:
+        """session id → its cold archive's row (upstream ≥ coldStorage; else none)."""
+        if self.layout is None or not self.layout.cold:
+            return {}
+        cols = ", ".join(ColdArchive._fields)
+        rows = self.conn.execute(f"SELECT {cols} FROM session_transcript_cold_archives")
+        return {str(r[0]): ColdArchive(*r) for r in rows}
+
+    def cold_blob(self, session_id: str) -> bytes | None:
+        """The archive bytes of a cold archive kept in the database (storage 'sqlite')."""
+        row = self.conn.execute(
+            "SELECT archive_blob FROM session_transcript_cold_archives WHERE session_id = ?",
+            (session_id,),
+        ).fetchone()
+        self.counters.rows_checked += 1
+        return None if row is None or row[0] is None else bytes(row[0])
+
+    def watermark(self, session_id: str) -> str:
+        """The generation EventSource fingerprints a transcript with ('-': none)."""
+        if self.layout is None or not self.layout.watermarks:
+            return "-"
+        row = self.conn.execute(
+            "SELECT generation FROM transcript_rewrite_watermarks WHERE session_id = ?",
+            (session_id,),
+        ).fetchone()
+        return str(row[0]).replace(" ", "_") if row else "-"
 
     def archive_blob(self, name: str) -> tuple[bytes, str]:
         row = self.conn.execute(

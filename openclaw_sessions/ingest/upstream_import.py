@@ -21,7 +21,7 @@ from openclaw_sessions.redact import Redactor
 from openclaw_sessions.reports import ImportReport, Issue
 from openclaw_sessions.store import db, paths, sessions, tombstones
 
-from . import discover, line_sources, upstream_db
+from . import discover, line_sources, upstream_db, upstream_gone
 from .store_lines import import_lines
 from .transcripts import Target, tally
 
@@ -188,34 +188,56 @@ def _database(
         with db.transaction(conn):
             sessions.upsert_sessions(conn, (n for n in nodes if n[0] not in gone))
     r.sessions += len(nodes)
-    for g in p.generations:
-        name = f"upstream:{g.session_id}"
-        if not g.has_rows and not _stored(conn, name):
-            continue  # a window with nothing written yet
-        key = g.session_key or keys.orphan_key(p.agent_id, g.session_id)
-        where = f"{udb.path}#{g.session_id}"
-        if g.session_key is None:
-            why = f"no session references these rows: imported as {key}"
-            r.issues.append(Issue("transcript_unreferenced", why, where, None, key))
-        kind = "current" if g.current else "reset"
-        t = Target(Path(where), name, key, g.session_id, kind, _stamp(g.ended_at))
-        r.files += 1
-        try:
-            src = udb.events(g.session_id)
-            try:
-                tally(r, t, import_lines(conn, t, src, redactor, dry_run=dry_run))
-            finally:
-                src.close()
-        except line_sources.UpstreamUnreadable as exc:  # this transcript's problem only
-            r.issues.append(Issue("upstream_unreadable", str(exc), str(t.path), None, key))
     try:
-        archives = udb.archives()
+        cold, archives = udb.cold_archives(), udb.archives()
     except sqlite3.DatabaseError as exc:
         why = f"upstream database unreadable: {exc}"
         r.issues.append(Issue("upstream_unreadable", why, str(udb.path)))
         return
+    for g in p.generations:
+        _generation(conn, p, g, cold.get(g.session_id), redactor, r, dry_run)
+    live = {g.session_id for g in p.generations}
+    deleted_ids = upstream_gone.deleted(conn, live, archives, r, dry_run)
     for a in archives:
-        _archive(conn, udb, a, redactor, r, dry_run, include_archives)
+        if a.session_id not in deleted_ids:  # else the archive is a stored generation, now deleted
+            _archive(conn, udb, a, redactor, r, dry_run, include_archives)
+
+
+def _generation(
+    conn: sqlite3.Connection,
+    p: UpstreamSource,
+    g: upstream_db.Generation,
+    cold: upstream_db.ColdArchive | None,
+    redactor: Redactor,
+    r: ImportReport,
+    dry_run: bool,
+) -> None:
+    """Import one generation: its rows, or (moved to cold storage) its cold archive."""
+    udb, name = p.db, f"upstream:{g.session_id}"
+    hot = g.has_rows or cold is None  # rows and a cold row: mid-restore, the rows are read
+    if hot and not g.has_rows and not _stored(conn, name):
+        return  # a window with nothing written yet
+    key = g.session_key or keys.orphan_key(p.agent_id, g.session_id)
+    where = f"{udb.path}#{g.session_id}"
+    if g.session_key is None:
+        why = f"no session references these rows: imported as {key}"
+        r.issues.append(Issue("transcript_unreferenced", why, where, None, key))
+    kind = "current" if g.current else "reset"
+    t = Target(Path(where), name, key, g.session_id, kind, _stamp(g.ended_at))
+    if not hot:
+        assert cold is not None
+        upstream_gone.cold(conn, udb, cold, t, redactor, r, dry_run)
+        return
+    r.files += 1
+    try:
+        src = udb.events(g.session_id)
+        try:
+            tally(r, t, import_lines(conn, t, src, redactor, dry_run=dry_run))
+        finally:
+            src.close()
+        upstream_gone.restored(conn, name, dry_run)
+    except line_sources.UpstreamUnreadable as exc:  # this transcript's problem only
+        r.issues.append(Issue("upstream_unreadable", str(exc), str(t.path), None, key))
 
 
 def _archive(
@@ -240,6 +262,8 @@ def _archive(
     if row and row[0] == str(where):
         r.files += 1
         r.unchanged += 1  # archives are write-once: same name, same sha256, already stored
+        if kind.kind == "deleted":
+            upstream_gone.deleted_archive(conn, a, dry_run)
         return
     try:
         blob, encoding = udb.archive_blob(a.name)
@@ -260,6 +284,8 @@ def _archive(
         )
     finally:
         src.close()
+    if kind.kind == "deleted":
+        upstream_gone.deleted_archive(conn, a, dry_run)
 
 
 def _stored(conn: sqlite3.Connection, name: str) -> bool:

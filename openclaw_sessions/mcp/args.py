@@ -4,20 +4,41 @@ The schema is the contract (schemas.py); this is its enforcement, so that nothin
 client having validated: an argument the schema does not name is an error (never ignored), a
 value of the wrong type is an error, and the texts are upstream's tool errors ("limit must be
 a positive integer", "use query or queries, not both", "queries[1] duplicates queries[0]").
-A JSON null counts as an absent optional argument (clients send them for unset fields).
+The readers accept what upstream's readers (readToolStringParam, readPositiveIntegerParam)
+accept: an argument under its snake_case spelling (``session_key``, ``message_id``) when the
+schema's own spelling is not given; a number as a numeric string (``"5"``, ``" 5.0 "``); a
+blank string, or a JSON null (clients send them for unset fields), as an absent argument; a
+string trimmed. A name the schema does not spell, in either case, is still refused: the
+caller fields (``as``, ``agentId``, a visibility) are fixed when the server starts.
 """
 
 from __future__ import annotations
 
+import re
+from datetime import UTC, datetime
 from typing import Any, NamedTuple
 
 from openclaw_sessions.errors import UsageError
+from openclaw_sessions.model.when import MAX_MS
 from openclaw_sessions.policy.fts_query import MAX_QUERY_CHARS
 from openclaw_sessions.read.history import HistoryOptions
 
 from . import batch, schemas
 
 _SHOWN = 64  # an unknown argument's name is quoted up to this many characters
+# upstream's parseStrictFiniteNumber: a decimal number, nothing else ("0x10", "1_000", "Infinity")
+_NUMERIC = re.compile(r"[+-]?(?:\d+\.?\d*|\.\d+)(?:[eE][+-]?\d+)?")
+_SAFE = 2**53 - 1  # Number.MAX_SAFE_INTEGER
+
+
+def snake_case(name: str) -> str:
+    """Upstream's toSnakeCaseKey: ``sessionKey`` -> ``session_key``."""
+    name = re.sub(r"([A-Z]+)([A-Z][a-z])", r"\1_\2", name)
+    return re.sub(r"([a-z0-9])([A-Z])", r"\1_\2", name).lower()
+
+
+def _blank(value: Any) -> bool:
+    return value is None or (isinstance(value, str) and not value.strip())
 
 
 class SearchArgs(NamedTuple):
@@ -25,12 +46,25 @@ class SearchArgs(NamedTuple):
     batch: bool  # `queries` was given (the batch result shape), even with one query
     session_key: str | None
     limit: int
+    after: str | None = None  # a time as `search --since` takes it
+    before: str | None = None
+    exclude: tuple[str, ...] = ()  # sessionKeys / sessionIds, "current" as given
 
 
 def _present(raw: dict[str, Any] | None, schema: dict[str, Any]) -> dict[str, Any]:
-    """The arguments given (nulls dropped); an unknown name is an error."""
-    args = {k: v for k, v in (raw or {}).items() if v is not None}
+    """The arguments given, under the schema's spelling (a snake_case one yields to it, as
+    upstream's readSnakeCaseParamRaw has it), nulls and blank strings dropped; a name the
+    schema spells in neither case is an error."""
     allowed = schema["properties"]
+    aliases = {snake_case(name): name for name in allowed if snake_case(name) != name}
+    given = dict(raw or {})
+    args = {}
+    for name, value in given.items():
+        own = aliases.get(name, name)
+        if own != name and own in given:
+            continue  # the schema's own spelling wins
+        if not _blank(value):
+            args[own] = value
     unknown = sorted(k for k in args if k not in allowed)
     if unknown:
         name = unknown[0] if len(unknown[0]) <= _SHOWN else unknown[0][:_SHOWN] + "…"
@@ -46,17 +80,19 @@ def _string(args: dict[str, Any], name: str, *, required: bool = False) -> str |
         return None
     if not isinstance(value, str):
         raise UsageError(f"{name} must be a string")
-    return value
+    return value.strip()
 
 
 def _integer(value: Any) -> int | None:
-    """A JSON integer (5 or 5.0), else None; booleans are not numbers here."""
+    """A safe integer (5, 5.0, "5", " 5.0 "), else None; booleans are not numbers here."""
+    if isinstance(value, str) and _NUMERIC.fullmatch(value.strip()):
+        value = float(value.strip())
     if isinstance(value, bool):
         return None
-    if isinstance(value, int):
-        return value
     if isinstance(value, float) and value.is_integer():
-        return int(value)
+        value = int(value)
+    if isinstance(value, int) and -_SAFE <= value <= _SAFE:
+        return value
     return None
 
 
@@ -87,7 +123,41 @@ def search_args(raw: dict[str, Any] | None) -> SearchArgs:
         if len(query.strip()) > MAX_QUERY_CHARS:
             raise UsageError(f"query must not exceed {MAX_QUERY_CHARS} characters")
         queries = (query,)
-    return SearchArgs(queries, "queries" in args, session, limit or schemas.DEFAULT_LIMIT)
+    return SearchArgs(
+        queries,
+        "queries" in args,
+        session,
+        limit or schemas.DEFAULT_LIMIT,
+        _time(args, "after"),
+        _time(args, "before"),
+        _excluded(args.get("excludeSessionKeys")),
+    )
+
+
+def _time(args: dict[str, Any], name: str) -> str | None:
+    """A time as text for the core's window parser; a number (or numeric string) is epoch
+    milliseconds, as a hit's timestamp."""
+    if name not in args:
+        return None
+    value = args[name]
+    ms = _integer(value)
+    if ms is not None:
+        if not 0 <= ms <= MAX_MS:
+            raise UsageError(f"{name} must be a time")
+        return datetime.fromtimestamp(ms / 1000, UTC).isoformat(timespec="milliseconds")
+    if not isinstance(value, str):
+        raise UsageError(f"{name} must be a string")
+    return value.strip()
+
+
+def _excluded(raw: Any) -> tuple[str, ...]:
+    if raw is None:
+        return ()
+    if not isinstance(raw, list) or len(raw) > schemas.MAX_EXCLUDED:
+        raise UsageError(f"excludeSessionKeys must be an array of at most {schemas.MAX_EXCLUDED}")
+    if not all(isinstance(k, str) for k in raw):
+        raise UsageError("excludeSessionKeys must contain strings")
+    return tuple(dict.fromkeys(k.strip() for k in raw if k.strip()))
 
 
 def read_queries(raw: Any) -> tuple[str, ...]:
@@ -121,10 +191,6 @@ def history_args(raw: dict[str, Any] | None) -> HistoryOptions:
     offset = _whole(args, "offset", least=0)
     message_id = _string(args, "messageId")
     session_id = _string(args, "sessionId")
-    if message_id is not None and not message_id.strip():
-        raise UsageError("messageId must not be empty")
-    if session_id is not None and not session_id.strip():
-        raise UsageError("sessionId must not be empty")
     if message_id is not None:
         offset = None  # upstream ignores offset whenever messageId is given (PR #141664)
     if session_id is not None and message_id is None:
@@ -139,4 +205,23 @@ def history_args(raw: dict[str, Any] | None) -> HistoryOptions:
         around=message_id,
         session_id=session_id,
         include_tools=tools,
+    )
+
+
+class ListArgs(NamedTuple):
+    limit: int
+    offset: int
+    search: str | None
+    active_minutes: int | None
+
+
+def list_args(raw: dict[str, Any] | None) -> ListArgs:
+    """sessions_list's page and filters, read as upstream reads them."""
+    args = _present(raw, schemas.LIST_INPUT)
+    limit = _whole(args, "limit") or schemas.LIST_DEFAULT_LIMIT
+    return ListArgs(
+        min(limit, schemas.LIST_MAX_LIMIT),
+        _whole(args, "offset", least=0) or 0,
+        _string(args, "search"),
+        _whole(args, "activeMinutes"),
     )

@@ -91,7 +91,7 @@ def _check(opts: McpOptions) -> None:
 def describe(identity: Identity) -> str:
     """One line for the server's instructions and the start-up note on stderr."""
     if identity.operator:
-        return f"the operator: every session under {identity.root}"
+        return "the operator: every session of every agent"  # no path reaches a model
     mode = identity.visibility or identity.config.visibility or visibility.DEFAULT_VISIBILITY
     sandbox = ", sandboxed" if identity.sandboxed else ""
     return f"session {identity.as_key} (visibility {mode}{sandbox})"

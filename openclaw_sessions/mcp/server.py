@@ -5,16 +5,17 @@ The low-level server lets the tools declare exactly upstream's schemas (``additi
 false``, the result contracts) and answer upstream's error shapes; there is no write tool of any
 kind. A call runs in a worker thread (SQLite work must not stall the event loop, so pings and
 cancellations are still answered), and answers its JSON twice, as structured content and as a
-text block, plus a text block per note (why a search found nothing). While the server runs, the
-config it started with is pinned (identity.py) and stdout carries JSON-RPC only: the SDK's
-stdio transport points fd 1 at stderr for anything else, and logs go to stderr. The search and
+text block byte-identical to ``JSON.stringify(structuredContent, null, 2)`` (which a client that
+shows the structured content drops as a duplicate), plus a text block per note (why a search
+found nothing). While the server runs, the config it started with is pinned (identity.py) and
+stdout carries JSON-RPC only: the SDK's stdio transport points fd 1 at stderr for anything
+else, and logs go to stderr. The search and
 history cores (tools.py) are imported by the first tool call, not before the server answers
 ``initialize``: start-up is the SDK's import and the caller's resolution, nothing more.
 """
 
 from __future__ import annotations
 
-import json
 import logging
 import sys
 from collections.abc import AsyncIterator
@@ -27,10 +28,11 @@ from mcp.server.context import ServerRequestContext
 from mcp.server.lowlevel import Server
 from mcp.server.stdio import stdio_server
 from mcp.shared.exceptions import MCPError
+from mcp.shared.message import SessionMessage
 
 from openclaw_sessions import __version__, config
 
-from . import schemas
+from . import schemas, wire
 from .identity import Identity, describe
 
 if TYPE_CHECKING:
@@ -60,7 +62,7 @@ def result(answer: Answer) -> types.CallToolResult:
     text = answer.text()
     return types.CallToolResult(
         content=[types.TextContent(text=t) for t in (text, *answer.notes)],
-        structured_content=json.loads(text),
+        structured_content=answer.value(),
         is_error=answer.is_error,
     )
 
@@ -107,15 +109,24 @@ def build(identity: Identity) -> Server[Identity]:
 
 async def _serve(identity: Identity) -> None:
     server = build(identity)
-    async with stdio_server() as (read_stream, write_stream):
-        # The transport now owns the wire (fd 1 points at stderr); Python's stdout follows,
-        # so that nothing printed while serving can sit in its buffer until exit, when the
-        # wire is stdout again.
-        wire, sys.stdout = sys.stdout, sys.stderr
+    sys.stdout.flush()
+    async with (
+        wire.claimed_stdout() as out,
+        stdio_server(stdout=out) as (read_stream, write_stream),  # type: ignore[arg-type]
+    ):
+        # The wire is ours now (fd 1 points at stderr); Python's stdout follows, so that
+        # nothing printed while serving can sit in its buffer until exit, when the wire is
+        # stdout again. Lines the SDK refuses are answered (wire.relay).
+        kept, sys.stdout = sys.stdout, sys.stderr
+        server_in, server_read = anyio.create_memory_object_stream[SessionMessage | Exception]()
         try:
-            await server.run(read_stream, write_stream, server.create_initialization_options())
+            async with anyio.create_task_group() as tg:
+                tg.start_soon(wire.relay, read_stream, server_in, write_stream)
+                options = server.create_initialization_options()
+                await server.run(server_read, write_stream, options)
+                tg.cancel_scope.cancel()
         finally:
-            sys.stdout = wire
+            sys.stdout = kept
 
 
 def serve(identity: Identity) -> None:

@@ -19,10 +19,10 @@ from typing import Any, NamedTuple
 from openclaw_sessions.errors import ForbiddenError, OpenClawError, StoreError
 from openclaw_sessions.model import wellformed
 from openclaw_sessions.read.history import MAX_LIMIT, HistoryOptions, history
-from openclaw_sessions.read.search import SearchOptions, search
+from openclaw_sessions.read.search import SearchOptions, search_batch
 from openclaw_sessions.store.db import translate
 
-from . import args, batch, reasons, schemas
+from . import args, batch, jstext, reasons, schemas
 from .identity import Identity
 
 log = logging.getLogger(__name__)
@@ -37,9 +37,15 @@ class Answer(NamedTuple):
     notes: tuple[str, ...] = ()
     is_error: bool = False
 
+    def value(self) -> dict[str, Any]:
+        """The structured content: the JSON, well-formed (no lone surrogate, no NaN)."""
+        out: dict[str, Any] = wellformed.value(self.structured)
+        return out
+
     def text(self) -> str:
-        """The JSON as the result's first text block (the CLI's encoding, well-formed)."""
-        return wellformed.dumps(self.structured)
+        """The result's first text block: what ``JSON.stringify(structuredContent, null, 2)``
+        prints (jstext.py), so that a client showing the structured content drops it."""
+        return jstext.stringify(self.value())
 
 
 def call(identity: Identity, name: str, arguments: dict[str, Any] | None) -> Answer:
@@ -49,13 +55,18 @@ def call(identity: Identity, name: str, arguments: dict[str, Any] | None) -> Ans
             return _search(identity, args.search_args(arguments))
         if name == schemas.HISTORY:
             return _history(identity, args.history_args(arguments))
+        if name == schemas.LIST:
+            from .inventory import sessions_list
+
+            return Answer(sessions_list(identity, args.list_args(arguments)))
         raise ValueError(f"unknown tool {name!r}")  # server.py answers unknown names itself
     except OpenClawError as exc:
-        return failure(exc)
+        return failure(exc, identity)
     except sqlite3.Error as exc:
-        return failure(translate(exc))
+        return failure(translate(exc), identity)
     except OSError as exc:  # as the CLI's guard says it: a store problem
-        return failure(StoreError(f"{exc.strerror or exc}: {exc.filename or ''}".rstrip(": ")))
+        error = StoreError(f"{exc.strerror or exc}: {exc.filename or ''}".rstrip(": "))
+        return failure(error, identity)
     except Exception:
         log.exception("tool %s failed", name)
         return Answer({"status": "error", "error": INTERNAL}, is_error=True)
@@ -68,18 +79,40 @@ _ARGUMENT_NAMES = {
     "--session": "sessionKey",
     "--offset": "offset",
     "--limit": "limit",
+    "--since": "after",
+    "--until": "before",
 }
 _OPTION = re.compile("|".join(rf"{o}(?![\w-])" for o in _ARGUMENT_NAMES))
 
 
-def failure(exc: OpenClawError) -> Answer:
+# What the core's messages name for a person at a shell, as the agent's tools name it.
+_COMMANDS = {"`openclaw-sessions sessions`": "sessions_list"}
+_COMMAND = re.compile(r"`openclaw-sessions[^`]*`")
+_PATH = re.compile(r"(?<![\w.~])(?:/|[A-Za-z]:\\)[^\s'\"()]+")
+
+
+def for_agent(message: str, identity: Identity | None) -> str:
+    """A message as an agent may read it: the tools' argument names for the CLI's options,
+    its own tools for a shell command (else "the operator", who has the shell), and no path
+    of this machine: a store is named by its agent, anything else a path."""
+    message = _OPTION.sub(lambda m: _ARGUMENT_NAMES[m.group()], message)
+    for command, tool in _COMMANDS.items():
+        message = message.replace(command, tool)
+    message = _COMMAND.sub("the operator", message)
+    if identity is not None:
+        agents = re.escape(str(identity.root / "agents")) + r"[/\\]([\w.-]+)(?:[/\\][^\s'\"()]*)?"
+        message = re.sub(agents, lambda m: f"agent {m.group(1)}'s store", message)
+        message = message.replace(str(identity.root), "the state directory")
+    return _PATH.sub("a path", message)
+
+
+def failure(exc: OpenClawError, identity: Identity | None = None) -> Answer:
     """Upstream's error shape; the message redacted as the CLI redacts it (its hint, which
-    names CLI options, stays out), its option names the tool's argument names."""
+    names CLI options, stays out) and worded for an agent (for_agent)."""
     from openclaw_sessions.redact import build_redactor
 
     status = "forbidden" if isinstance(exc, ForbiddenError) else "error"
-    message = _OPTION.sub(lambda m: _ARGUMENT_NAMES[m.group()], exc.message)
-    message = build_redactor().redact_text(message)
+    message = build_redactor().redact_text(for_agent(exc.message, identity))
     return Answer({"status": status, "error": message}, is_error=True)
 
 
@@ -89,14 +122,25 @@ def _options(identity: Identity, query: str, a: args.SearchArgs) -> SearchOption
         all_agents=identity.operator,
         limit=a.limit,
         session=a.session_key,
+        since=a.after,
+        until=a.before,
         max_bytes=MAX_RESULT_BYTES,
         explain=True,  # caller-safe reasons for an empty answer (reasons.py)
         **identity.options(),
     )
 
 
+def _excluded(identity: Identity, a: args.SearchArgs) -> tuple[str, ...]:
+    """The sessions to leave out; ``current`` is the caller's own."""
+    own = identity.as_key
+    return tuple(own if k.lower() == "current" and own else k for k in a.exclude)
+
+
 def _search(identity: Identity, a: args.SearchArgs) -> Answer:
-    found = [search(_options(identity, q, a)) for q in a.queries]
+    # every query in one read transaction of each store, the caller resolved once
+    found = search_batch(
+        _options(identity, a.queries[0], a), a.queries, exclude=_excluded(identity, a)
+    )
     if not a.batch:
         (result,) = found
         body = result._replace(explain=None).agent_json()

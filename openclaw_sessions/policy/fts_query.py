@@ -5,12 +5,19 @@ text (upstream's rule). Runs of CJK-like script (Han, kana, Hangul, Thai, Lao, K
 scripts written without spaces, which unicode61 keeps as one token) are routed to the bigram
 index: a run of 2+ characters is the phrase of its overlapping bigrams (exact substring match
 within a run), one character is a prefix of the bigrams it starts (or the run's last one).
+
+A phrase repeated in one query is run once (``fold``): FTS5 costs time quadratic in the
+number of phrases of a row's matches (bm25 and snippet merge every phrase's positions), so
+``the`` 1,000 times took minutes. ANDing a phrase with itself changes no hit, and bm25 is a sum
+over phrases: the repeats are added back to the score (``QueryPlan.repeats``, read/search_sql.py)
+so the scores stay upstream's, but for float rounding.
 """
 
 from __future__ import annotations
 
 import re
 import unicodedata
+from collections.abc import Callable, Iterable, Sequence
 from operator import add as _add
 from typing import NamedTuple
 
@@ -91,6 +98,9 @@ class QueryPlan(NamedTuple):
     highlight: str | None = None
     alternatives: tuple[QueryPlan, ...] = ()
     wanted: tuple[str, ...] = ()  # the words to find (not the -words); empty: every term
+    # Phrases of the driving expression the query held more than once, folded into one:
+    # (index, phrase, extra copies), each copy's bm25 added back to the row's score.
+    repeats: tuple[tuple[str, str, int], ...] = ()
 
     @property
     def empty(self) -> bool:
@@ -140,21 +150,62 @@ def _latin(text: str) -> Term:
     return Term(text, "primary" if _HAS_WORD.search(text) else "ignored")
 
 
-def build(query: str, *, prefix: bool = False) -> QueryPlan:
-    """Validate and route a query."""
+# Up to this many phrases, snippets read upstream's own expression (repeats included: they
+# weigh in FTS5's choice of the window); above it, the folded one (the snippet's cost is
+# quadratic in the phrases' positions).
+SNIPPET_PHRASES = 16
+
+
+def build(query: str, *, prefix: bool = False, tokenize: Tokenize | None = None) -> QueryPlan:
+    """Validate and route a query: upstream's terms, each distinct phrase run once
+    (``tokenize``: what makes two phrases one, read/tokens.py; default ascii_tokens)."""
     q = validate(query)
     terms = [t for raw in q.split() for t in split_scripts(raw)]
     primary = [phrase(t.text) for t in terms if t.route == "primary"]
     if prefix and primary and terms and terms[-1].route == "primary":
         primary[-1] += "*"
+    prim = fold([t for t in terms if t.route == "primary"], primary, tokenize or ascii_tokens)
     bigram = [bigram_phrase(t.text) for t in terms if t.route == "bigram"]
+    big = fold([t for t in terms if t.route == "bigram"], bigram, ascii_tokens)
+    driving = ("index_fts", prim) if prim else ("index_bigram", big)
     return QueryPlan(
         query=q,
         terms=tuple(terms),
-        primary=" AND ".join(primary) or None,
-        bigram=" AND ".join(bigram) or None,
-        cjk_terms=tuple(t.text for t in terms if t.route == "bigram"),
+        primary=" AND ".join(e for e, _ in prim) or None,
+        bigram=" AND ".join(e for e, _ in big) or None,
+        cjk_terms=tuple(dict.fromkeys(t.text for t in terms if t.route == "bigram")),
+        highlight=" AND ".join(primary) if len(prim) < len(primary) <= SNIPPET_PHRASES else None,
+        repeats=tuple((driving[0], e, n - 1) for e, n in driving[1] if n > 1),
     )
+
+
+def fold(terms: list[Term], exprs: list[str], tokenize: Tokenize) -> list[tuple[str, int]]:
+    """Each distinct phrase of ``exprs`` (one per term, in order) once, with how many times it
+    occurs: two primary phrases are one when the index's tokenizer makes the same tokens of
+    them (``the``, ``The!``), two bigram ones when their runs are the same text."""
+    keys: list[object]
+    if terms and terms[0].route == "primary" and len(terms) > 1:
+        toks = tokenize(t.text for t in terms)
+        keys = [(k, e.endswith("*")) for k, e in zip(toks, exprs, strict=True)]
+    else:
+        keys = list(exprs)
+    seen: dict[object, tuple[str, int]] = {}  # in first-seen order
+    for key, expr in zip(keys, exprs, strict=True):
+        first, n = seen.get(key, (expr, 0))
+        seen[key] = (first, n + 1)
+    return list(seen.values())
+
+
+def ascii_tokens(texts: Iterable[str]) -> list[tuple[str, ...]]:
+    """The pure, cautious fold key (read/tokens.py gives the index's own): an ASCII text is
+    its runs of letters and digits, lowercased, as the index's tokenizer makes them; any
+    other text is only itself."""
+    return [
+        tuple(re.findall("[a-z0-9]+", t.lower())) if t.isascii() else ("\x00" + t,) for t in texts
+    ]
+
+
+Tokenize = Callable[[Iterable[str]], list[tuple[str, ...]]]
 
 
 def bigram_phrase(run: str) -> str:
@@ -163,3 +214,13 @@ def bigram_phrase(run: str) -> str:
     if len(run) == 1:
         return phrase(run) + "*"
     return phrase(" ".join(map(_add, run, run[1:])))
+
+
+def distinct(terms: Sequence[Term], tokenize: Tokenize = ascii_tokens) -> list[Term]:
+    """``terms`` with each one the index reads as another's left out (``the``, ``The!``)."""
+    prim = [t for t in terms if t.route == "primary"]
+    toks = dict(zip(prim, tokenize(t.text for t in prim), strict=True)) if len(prim) > 1 else {}
+    seen: dict[object, Term] = {}
+    for t in terms:
+        seen.setdefault((t.route, toks.get(t, t.text)), t)
+    return list(seen.values())

@@ -72,6 +72,17 @@ def is_acp_key(key: str) -> bool:
     return _kind_is(key, "acp:")
 
 
+# Upstream session-key-utils.ts isCronRunSessionKey: on the rest of an agent key only.
+_CRON_RUN_RE = re.compile(r"cron:[^:]+:run:[^:]+(?::|$)")
+
+
+def is_cron_run_key(key: str) -> bool:
+    """One run of a cron job (``agent:<id>:cron:<job>:run:<run>...``): upstream's session
+    listing, and so its search, leaves these out unless the caller names one."""
+    parsed = parse_key(key)
+    return parsed is not None and _CRON_RUN_RE.match(parsed[1]) is not None
+
+
 class SessionRef(NamedTuple):
     """One session store entry, as far as visibility cares (keys lowercased)."""
 

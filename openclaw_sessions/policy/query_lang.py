@@ -13,18 +13,37 @@ becomes alternatives (at most ``MAX_ALTERNATIVES``), each a plan of its own whos
 unioned. A ``-word`` with nothing else to find on its index becomes a filter that leaves out
 the rows matching it. A query (or alternative) that only excludes finds its words instead, as
 upstream's literal terms would (``-v`` finds ``v``): never an error.
+
+The work is bounded by the query's size: a part repeated in an AND or an OR is kept once (the
+same rows match; the index's tokenizer decides what is the same word, so ``the`` and ``The!``
+are one), and a query deeper than ``MAX_DEPTH`` parentheses or ``-``, with more than
+``MAX_TERMS`` distinct words, or relaxed (--relax) over more than ``MAX_RELAX_PARTS`` parts is a
+usage error that says so.
 """
 
 from __future__ import annotations
 
 import itertools
+from collections.abc import Callable
 from typing import NamedTuple
 
 from openclaw_sessions.errors import UsageError
 
-from .fts_query import QueryPlan, Term, bigram_phrase, phrase, split_scripts, validate
+from .fts_query import (
+    QueryPlan,
+    Term,
+    Tokenize,
+    ascii_tokens,
+    bigram_phrase,
+    phrase,
+    split_scripts,
+    validate,
+)
 
 MAX_ALTERNATIVES = 16
+MAX_DEPTH = 32  # parentheses and `-` nested in one another
+MAX_TERMS = 128  # distinct words, once repeats are folded
+MAX_RELAX_PARTS = 16  # --relax: its ways hold parts x (parts - 1) words
 _SPECIAL = '()"'
 
 
@@ -82,6 +101,7 @@ class _Parser:
     def __init__(self, toks: list[_Tok]) -> None:
         self.toks = toks
         self.i = 0
+        self.depth = 0
 
     def peek(self) -> _Tok | None:
         return self.toks[self.i] if self.i < len(self.toks) else None
@@ -110,6 +130,20 @@ class _Parser:
             parts.append(self.unary())  # a leading, trailing or doubled OR: the word itself
         return _join("and", parts)
 
+    def _nested(self, parse: Callable[[], Expr | None]) -> Expr | None:
+        """One level deeper (a parenthesis or a `-`): the tree's depth is bounded, so nothing
+        that walks it recurses past Python's limit."""
+        self.depth += 1
+        if self.depth > MAX_DEPTH:
+            raise UsageError(
+                f"query nests parentheses or '-' deeper than {MAX_DEPTH} levels",
+                hint="flatten the query, or use --literal",
+            )
+        try:
+            return parse()
+        finally:
+            self.depth -= 1
+
     def _operand_follows(self) -> bool:
         nxt = self.toks[self.i + 1] if self.i + 1 < len(self.toks) else None
         return nxt is not None and nxt.kind not in ("or", "rp")
@@ -121,11 +155,11 @@ class _Parser:
             self.i += 1
             if (nxt := self.peek()) is None or nxt.kind == "rp":
                 return None
-            inner = self.unary()
+            inner = self._nested(self.unary)
             return None if inner is None else Node("not", (inner,))
         self.i += 1
         if t.kind == "lp":
-            inner = self.or_expr()
+            inner = self._nested(self.or_expr)
             if (r := self.peek()) is not None and r.kind == "rp":
                 self.i += 1
             return inner
@@ -257,36 +291,80 @@ def _all_leaves(e: Expr | None, *, wanted: bool = False) -> list[Leaf]:
     return [x for k in e.kids for x in _all_leaves(k, wanted=wanted)]
 
 
-def _tree(query: str, prefix: bool) -> tuple[str, Expr | None]:
+def _tree(query: str, prefix: bool, tokenize: Tokenize | None) -> tuple[str, Expr | None]:
     q = validate(query)
     toks = lex(q)
     if prefix:
         last = max((i for i, t in enumerate(toks) if t.kind == "word"), default=None)
         if last is not None and not toks[last].text.endswith("*"):
             toks[last] = _Tok("word", toks[last].text + "*")
-    return q, _Parser(toks).parse()
+    tree = _fold(_Parser(toks).parse(), tokenize or ascii_tokens)
+    distinct = set(_all_leaves(tree))
+    if len(distinct) > MAX_TERMS:
+        raise UsageError(
+            f"query has more than {MAX_TERMS} distinct words",
+            hint="search for fewer words, or use --literal",
+        )
+    return q, tree
 
 
-def build(query: str, *, prefix: bool = False) -> QueryPlan:
-    """Validate and parse an operator query (``prefix``: its last word is a prefix too)."""
-    q, tree = _tree(query, prefix)
+def _fold(tree: Expr | None, tokenize: Tokenize) -> Expr | None:
+    """The tree with each part repeated under one AND or OR kept once (A AND A is A), two
+    words being the same when the index's tokenizer makes the same tokens of them."""
+    leaves = [x for x in _all_leaves(tree) if x.route == "primary"]
+    canon = dict(zip(leaves, tokenize(x.text for x in leaves), strict=True)) if leaves else {}
+
+    def key(e: Expr) -> object:
+        if isinstance(e, Leaf):
+            return (e.route, canon.get(e, e.text), e.expr.endswith("*"))
+        return (e.op, tuple(key(k) for k in e.kids))
+
+    def walk(e: Expr) -> tuple[Expr, object]:
+        if isinstance(e, Leaf):
+            return e, key(e)
+        kept: dict[object, Expr] = {}
+        for kid in e.kids:
+            folded, k = walk(kid)
+            kept.setdefault(k, folded)
+        kids = tuple(kept.values())
+        out = kids[0] if len(kids) == 1 and e.op != "not" else Node(e.op, kids)
+        return out, (out.op, tuple(kept)) if isinstance(out, Node) else key(out)
+
+    return None if tree is None else walk(tree)[0]
+
+
+def build(query: str, *, prefix: bool = False, tokenize: Tokenize | None = None) -> QueryPlan:
+    """Validate and parse an operator query (``prefix``: its last word is a prefix too;
+    ``tokenize``: what makes two words one, fts_query.build)."""
+    q, tree = _tree(query, prefix, tokenize)
     return _planned(q, tree, tuple(Term(x.text, x.route) for x in _all_leaves(tree)))
 
 
-def relaxed(query: str) -> QueryPlan | None:
+def relaxed(query: str, tokenize: Tokenize | None = None) -> QueryPlan | None:
     """--relax: the query with one of its parts left out, each way in turn (a word, a phrase
     or a parenthesised group is one part; the -words stay out of every way). None: fewer than
     two parts to find, nothing to relax."""
-    q, tree = _tree(query, False)
+    q, tree = _tree(query, False, tokenize)
     parts = list(dict.fromkeys(_and_parts(tree)))
     neg = [p for p in parts if isinstance(p, Node) and p.op == "not"]
     pos = [p for p in parts if p not in neg]
     if len(pos) < 2:
         return None
+    check_relax(len(pos))
     ways = [_join("and", [p for j, p in enumerate(pos) if j != i]) for i in range(len(pos))]
     loose = _join("and", [_join("or", list(ways)), *neg])
     terms = tuple(dict.fromkeys(Term(x.text, x.route) for x in _all_leaves(loose)))
     return _planned(q, loose, terms)
+
+
+def check_relax(parts: int) -> None:
+    """--relax over ``parts`` parts: each of its ways leaves one out, so its size is the square
+    of theirs; above ``MAX_RELAX_PARTS`` it is refused."""
+    if parts > MAX_RELAX_PARTS:
+        raise UsageError(
+            f"--relax takes at most {MAX_RELAX_PARTS} words or groups (this query has {parts})",
+            hint="group words in parentheses (a group is one part), or search without --relax",
+        )
 
 
 def _and_parts(e: Expr | None) -> list[Expr]:

@@ -33,7 +33,9 @@ from .keys import (
 )
 
 VISIBILITIES = ("self", "tree", "agent", "all")
-DEFAULT_VISIBILITY = "tree"
+# Upstream 2026.9.6 resolveSessionToolsVisibility: unset means "all" (gateway-wide visibility is
+# its stated trust model); older releases said "tree".
+DEFAULT_VISIBILITY = "all"
 SANDBOX_VISIBILITIES = ("spawned", "all")
 DEFAULT_SANDBOX_VISIBILITY = "spawned"
 _MODES = {(v, s) for v in VISIBILITIES for s in SANDBOX_VISIBILITIES}
@@ -105,7 +107,7 @@ class Caller(NamedTuple):
     visibility: str = DEFAULT_VISIBILITY
     sandboxed: bool = False
     sandbox_visibility: str = DEFAULT_SANDBOX_VISIBILITY
-    agent_to_agent_enabled: bool = False
+    agent_to_agent_enabled: bool = True  # upstream: only an explicit `false` turns it off
     agent_to_agent_allow: tuple[str, ...] = ()
     main_key: str = DEFAULT_MAIN_KEY  # upstream session.mainKey
 
@@ -330,8 +332,8 @@ _DENIALS = {
     "incognito_session": "Session not visible from session tools: {shown}",
     "sandbox_spawned_only": "Session not visible from this sandboxed agent session: {shown}",
     "cross_agent_visibility_restricted": "Session {action} visibility is restricted. "
-    "Set tools.sessions.visibility=all and tools.agentToAgent.enabled=true to allow "
-    "cross-agent access; use tools.agentToAgent.allow to restrict permitted agent pairs.",
+    "Set tools.sessions.visibility=all to allow cross-agent access; use tools.agentToAgent "
+    "to restrict permitted agent pairs.",
     "agent_to_agent_disabled": "Agent-to-agent {action} is disabled. "
     "Set tools.agentToAgent.enabled=true to allow cross-agent access.",
     "agent_to_agent_not_allowed": "Agent-to-agent {action} denied by tools.agentToAgent.allow.",

@@ -22,10 +22,13 @@ from openclaw_sessions.store.migrations import BIGRAM_TOKENIZER, PRIMARY_TOKENIZ
 
 from .scope import SESSION_JOIN
 from .search_sql import JOINS, Filters, driving_index, kept_rows
+from .tokens import tokens
 
-# Messages off the index read per term to count its matches there (bounded work; above it
+# Messages off the index matched per term to count its matches there (bounded work; above it
 # the count is a lower bound and says so).
 SCAN_CAP = 10_000
+# Absent terms looked for off the index, at most (each stored line is matched against each).
+OFF_INDEX_TERMS = 32
 
 
 def term_plan(term: fts_query.Term) -> fts_query.QueryPlan | None:
@@ -57,46 +60,67 @@ def occurrences(
 
 def _abandoned(
     conn: sqlite3.Connection,
-    term: str,
-    plan: fts_query.QueryPlan,
+    wanted: list[tuple[str, fts_query.QueryPlan]],
     visible: str,
     redactor: Redactor,
-) -> tuple[int, bool]:
-    """(count, capped): user/assistant messages off the index (abandoned branches, sessions
-    not indexed yet) whose redacted text matches ``plan`` as the index would match it.
+) -> list[tuple[int, bool]]:
+    """For each (term, plan) of ``wanted``: (count, capped), the user/assistant messages off
+    the index (abandoned branches, sessions not indexed yet) whose redacted text matches the
+    plan as the index would match it.
 
-    SQL narrows the candidates to lines that hold the term at all; each candidate's text is
-    then extracted as the index extracts it (index_rows.make_row), redacted, and matched with
-    FTS5 in a scratch table: only that verdict is counted."""
-    # The lines are compressed (store/rawcodec.py): SQL sees them through this function.
-    conn.create_function("ocs_raw_text", 1, lambda v: rawcodec.unpack_text(conn, v))
-    try:
-        rows = conn.execute(
-            "SELECT e.raw FROM events e JOIN transcripts t ON t.transcript_id = e.transcript_id"
-            f"{SESSION_JOIN} WHERE e.type = 'message' AND e.role IN ('user', 'assistant')"
-            f" AND instr(lower(ocs_raw_text(e.raw)), lower(?)) > 0 AND {visible}"
-            " AND NOT EXISTS (SELECT 1 FROM index_rows r WHERE r.transcript_id = e.transcript_id"
-            " AND r.seq = e.seq) LIMIT ?",
-            (term, SCAN_CAP + 1),
-        ).fetchall()
-    finally:
-        conn.create_function("ocs_raw_text", 1, None)
-    texts = []
-    for (raw,) in rows[:SCAN_CAP]:
-        try:
-            obj = wellformed.loads(rawcodec.unpack_text(conn, raw))  # lone surrogates: U+FFFD
-        except (ValueError, RecursionError):
+    One pass over the stored lines for every term (not one per term: 1,000 absent terms took
+    minutes): a line is a candidate of each term it holds at all (up to ``SCAN_CAP`` per
+    term); each candidate's text is extracted once as the index extracts it
+    (index_rows.make_row), redacted, and matched with FTS5 in a scratch table: only that
+    verdict is counted."""
+    needles = [term.lower() for term, _ in wanted]
+    cands: list[list[int]] = [[] for _ in wanted]
+    texts: list[str] = []
+    open_terms = set(range(len(wanted)))
+    rows = conn.execute(
+        "SELECT e.raw FROM events e JOIN transcripts t ON t.transcript_id = e.transcript_id"
+        f"{SESSION_JOIN} WHERE e.type = 'message' AND e.role IN ('user', 'assistant')"
+        f" AND {visible} AND NOT EXISTS (SELECT 1 FROM index_rows r"
+        " WHERE r.transcript_id = e.transcript_id AND r.seq = e.seq)"
+    )
+    for (raw,) in rows:
+        if not open_terms:
+            break
+        line = rawcodec.unpack_text(conn, raw)
+        low = line.lower()
+        held = [i for i in open_terms if needles[i] in low]
+        if not held:
             continue
-        text = extract.message_text(obj.get("message") if isinstance(obj, dict) else None)
-        if text.strip():
-            texts.append(redactor.redact_text(text))
-    return _matching(texts, plan), len(rows) > SCAN_CAP
+        text = _message_text(line, redactor)
+        for i in held:
+            if text is not None:
+                cands[i].append(len(texts))
+            if len(cands[i]) > SCAN_CAP:
+                open_terms.discard(i)
+        if text is not None:
+            texts.append(text)
+    capped = [len(ids) > SCAN_CAP for ids in cands]
+    plans = [(plan, ids[:SCAN_CAP]) for (_, plan), ids in zip(wanted, cands, strict=True)]
+    return _matching(texts, plans, capped)
 
 
-def _matching(texts: list[str], plan: fts_query.QueryPlan) -> int:
-    """How many of ``texts`` the index would return for ``plan`` (same tokenizers)."""
+def _message_text(line: str, redactor: Redactor) -> str | None:
+    """The redacted text the index would hold for a stored message line (None: none)."""
+    try:
+        obj = wellformed.loads(line)  # lone surrogates: U+FFFD
+    except (ValueError, RecursionError):
+        return None
+    text = extract.message_text(obj.get("message") if isinstance(obj, dict) else None)
+    return redactor.redact_text(text) if text.strip() else None
+
+
+def _matching(
+    texts: list[str], wanted: list[tuple[fts_query.QueryPlan, list[int]]], capped: list[bool]
+) -> list[tuple[int, bool]]:
+    """For each (plan, candidate texts): how many of those ``texts`` the index would return
+    for the plan (same tokenizers), and whether the candidates were capped."""
     if not texts:
-        return 0
+        return [(0, c) for c in capped]
     db = sqlite3.connect(":memory:")
     try:
         db.execute(f"CREATE VIRTUAL TABLE p USING fts5(text, tokenize='{PRIMARY_TOKENIZER}')")
@@ -104,17 +128,25 @@ def _matching(texts: list[str], plan: fts_query.QueryPlan) -> int:
         rows = [(i, t, fts_query.cjk_bigram_text(t)) for i, t in enumerate(texts)]
         db.executemany("INSERT INTO p (rowid, text) VALUES (?, ?)", [r[:2] for r in rows])
         db.executemany("INSERT INTO b (rowid, cjk) VALUES (?, ?)", [(r[0], r[2]) for r in rows])
-        params: list[Any]
-        if plan.primary is not None:
-            sql, params = "SELECT count(*) FROM p WHERE p MATCH ?", [plan.primary]
-            if plan.bigram is not None:
-                sql += " AND rowid IN (SELECT rowid FROM b WHERE b MATCH ?)"
-                params.append(plan.bigram)
-        else:
-            sql, params = "SELECT count(*) FROM b WHERE b MATCH ?", [plan.bigram]
-        return int(db.execute(sql, params).fetchone()[0])
+        out = []
+        for (plan, ids), cap in zip(wanted, capped, strict=True):
+            out.append((_count(db, plan, ids) if ids else 0, cap))
+        return out
     finally:
         db.close()
+
+
+def _count(db: sqlite3.Connection, plan: fts_query.QueryPlan, ids: list[int]) -> int:
+    params: list[Any]
+    if plan.primary is not None:
+        sql, params = "SELECT count(*) FROM p WHERE p MATCH ?", [plan.primary]
+        if plan.bigram is not None:
+            sql += " AND rowid IN (SELECT rowid FROM b WHERE b MATCH ?)"
+            params.append(plan.bigram)
+    else:
+        sql, params = "SELECT count(*) FROM b WHERE b MATCH ?", [plan.bigram]
+    sql += " AND rowid IN (SELECT value FROM json_each(?))"
+    return int(db.execute(sql, [*params, json.dumps(ids)]).fetchone()[0])
 
 
 def explain(
@@ -140,7 +172,8 @@ def explain(
     if matched:
         return out
     reasons = []
-    for term in plan.terms:
+    off_index: list[tuple[dict[str, Any], str, fts_query.QueryPlan]] = []
+    for term in fts_query.distinct(plan.terms, tokens):  # a repeated term is one question
         sub = term_plan(term)
         if sub is None or sub.empty:
             reasons.append({"term": term.text, "reason": "no letters or digits: ignored"})
@@ -150,11 +183,17 @@ def explain(
         if n == 0:
             item["reason"] = "does not occur in indexed text"
             if operator:
-                count, capped = _abandoned(conn, term.text, sub, visible, redactor)
-                item["abandonedOrUnindexedMatches"] = count
-                if capped:
-                    item["abandonedOrUnindexedCapped"] = SCAN_CAP
+                off_index.append((item, term.text, sub))
         reasons.append(item)
+    if len(off_index) > OFF_INDEX_TERMS:  # the rest are not looked for off the index
+        out["offIndexUnchecked"] = [t for _, t, _ in off_index[OFF_INDEX_TERMS:]]
+        off_index = off_index[:OFF_INDEX_TERMS]
+    if off_index:
+        counts = _abandoned(conn, [(t, sub) for _, t, sub in off_index], visible, redactor)
+        for (item, _, _), (count, capped) in zip(off_index, counts, strict=True):
+            item["abandonedOrUnindexedMatches"] = count
+            if capped:
+                item["abandonedOrUnindexedCapped"] = SCAN_CAP
     out["why"] = reasons
     if pending:
         out["note"] = f"{pending} session(s) pending reconciliation are not searched yet"

@@ -22,7 +22,7 @@ from typing import Any, NamedTuple
 
 from openclaw_sessions.errors import StoreError, UsageError
 from openclaw_sessions.policy import bundle
-from openclaw_sessions.store import paths
+from openclaw_sessions.store import paths, upstream_archived
 from openclaw_sessions.store.db import open_store
 from openclaw_sessions.store.sessions import raw_lines
 from openclaw_sessions.store.state import StateScope
@@ -39,10 +39,13 @@ _SHA256 = re.compile("[0-9a-f]{64}")  # a file's fingerprint (other sources keep
 class ExportOptions(NamedTuple):
     """`export`'s options; each field declares the CLI parameter of its name (type, default)."""
 
-    key: str  # a session key, a session id, main or current
+    # a session key, a session id, main or current; None: every session of the agent (or of
+    # every agent), as a bundle (whole())
+    key: str | None = None
     state_dir: Path | None = None
     agent: str = paths.DEFAULT_AGENT
-    fmt: str = "md"
+    all_agents: bool = False
+    fmt: str | None = None  # md, json or jsonl; None: md for a KEY, jsonl (a bundle) without
     all_generations: bool = False
     include_tools: bool = False
     as_key: str | None = None
@@ -74,7 +77,7 @@ class Export(NamedTuple):
 def history_options(o: ExportOptions) -> HistoryOptions:
     """How each generation is read for md and json: whole, unless a caller's caps stay."""
     return HistoryOptions(
-        key=o.key,
+        key=o.key or "",
         include_tools=o.include_tools,
         as_key=o.as_key,
         visibility=o.visibility,
@@ -84,6 +87,11 @@ def history_options(o: ExportOptions) -> HistoryOptions:
 
 
 def validate(opts: ExportOptions) -> None:
+    if opts.key is None:
+        return _validate_whole(opts)
+    opts = opts._replace(fmt=opts.fmt or "md")
+    if opts.all_agents:
+        raise UsageError("--all-agents exports every session: give no KEY with it")
     if opts.fmt not in FORMATS:
         raise UsageError(f"format must be one of {', '.join(FORMATS)}")
     if opts.fmt == "jsonl" and opts.as_key is not None:
@@ -97,16 +105,82 @@ def validate(opts: ExportOptions) -> None:
 def export(opts: ExportOptions) -> Export:
     """What to export: the key the caller may read, and its generations."""
     validate(opts)
+    opts = opts._replace(fmt=opts.fmt or "md")
     ctx = StateScope.at(opts.state_dir, opts.agent)
-    key, agent, ref = history.resolve(ctx, history_options(opts))
+    key, agent, ref = _resolve(ctx, opts)
     opts = opts._replace(key=ref)  # a session id prefix made whole
+    return _of_key(ctx, opts, key, agent)
+
+
+def _resolve(ctx: StateScope, opts: ExportOptions) -> tuple[str, str, str]:
+    """As history resolves a key, but for the operator an incognito session is data like any
+    other (a migration must carry it); an agent (``--as``) never sees one."""
+    ref = str(opts.key)
+    if opts.as_key is None:
+        from openclaw_sessions.policy import keys
+
+        parsed = keys.parse_key(ref)
+        agent, rest = parsed or (ctx.agent, ref)
+        key = keys.scoped(rest, agent)
+        if keys.is_incognito(key) and _stored(ctx.root, agent, key):
+            return key, agent, ref
+    return history.resolve(ctx, history_options(opts))
+
+
+def _stored(root: Path, agent: str, key: str) -> bool:
+    if not paths.db_path(root, agent).exists():
+        return False
+    with open_store(root, agent) as conn:
+        return bool(_keys(conn, key))
+
+
+def _keys(conn: sqlite3.Connection, only: str | None = None) -> list[str]:
+    """The agent's session keys with a transcript or a store entry (``only``: that one)."""
+    where = "" if only is None else " WHERE session_key = ?1"
+    sql = (
+        f"SELECT session_key FROM transcripts{where} UNION SELECT session_key FROM sessions"
+        f"{where}{' AND' if only else ' WHERE'} entry_json IS NOT NULL ORDER BY 1"
+    )
+    return [r[0] for r in conn.execute(sql, () if only is None else (only,))]
+
+
+def _validate_whole(opts: ExportOptions) -> None:
+    if opts.as_key is not None:
+        raise UsageError("a whole agent is the operator's to export, not --as", hint="give a KEY")
+    if opts.fmt not in (None, "jsonl"):
+        raise UsageError(
+            "without a KEY, export writes every session as a bundle: --format jsonl",
+            hint="give a KEY for md or json",
+        )
+
+
+def whole(opts: ExportOptions) -> Iterator[Export]:
+    """Every session of the agent (``all_agents``: of every agent), incognito ones included,
+    every generation, for a bundle: what a migration carries."""
+    validate(opts)
+    opts = opts._replace(fmt="jsonl")
+    ctx = StateScope.at(opts.state_dir, opts.agent, opts.all_agents)
+    for agent in ctx.agents():
+        if not paths.db_path(ctx.root, agent).exists():
+            continue
+        with open_store(ctx.root, agent) as conn:
+            every = _keys(conn)
+        for key in every:
+            one = opts._replace(key=key, agent=agent, all_generations=True)
+            yield _of_key(ctx, one, key, agent)
+
+
+def _of_key(ctx: StateScope, opts: ExportOptions, key: str, agent: str) -> Export:
     if not paths.db_path(ctx.root, agent).exists():  # a known agent's main, never written
         return Export(ctx.root, agent, key, (), opts)
     with open_store(ctx.root, agent) as conn:
         every = generations(conn, key)  # the current first, then newest first
+        if opts.as_key is not None:  # a generation deleted in OpenClaw is not the agent's
+            states = upstream_archived.by_session_id(conn)
+            every = [g for g in every if states.get(g[1]) != "deleted"]
         gens = every
         if not opts.all_generations:
-            named = [g for g in gens if g[1].lower() == opts.key.strip().lower()]
+            named = [g for g in gens if g[1].lower() == str(opts.key).strip().lower()]
             gens = (named or gens)[:1]
         found = {
             r[0]: r

@@ -20,17 +20,23 @@ class Hit(NamedTuple):
     agent_id: str | None = None  # the store it came from (an unscoped key does not name it)
     copies: int = 1  # operator order: the near-duplicate messages this hit stands for
     relaxed: bool = False  # --relax: matches most of the words, not all
+    label: str | None = None  # the session's label (the chat's human name), redacted; operator
+    archived: str | None = None  # operator: "cold" | "deleted" in OpenClaw (read/archived.py)
 
     def to_json(self) -> dict[str, Any]:
         """The operator's hit: upstream's fields, then its agent and the match offsets."""
         out = self.upstream_json()
         if self.agent_id is not None:
             out["agentId"] = self.agent_id
+        if self.label is not None:
+            out["label"] = self.label
         out["matches"] = [list(span) for span in self.highlights]
         if self.copies > 1:
             out["copies"] = self.copies
         if self.relaxed:
             out["relaxed"] = True
+        if self.archived is not None:
+            out["archived"] = self.archived
         if self.context is not None:
             out["context"] = self.context.to_json()
         return out
@@ -89,6 +95,14 @@ INDEXING_NOTE = (
 )
 
 
+def archived_warning(n: int) -> str:
+    """Upstream's words when its search leaves cold-stored transcripts out (its tool's text,
+    byte for byte, plural and all)."""
+    return (
+        f"Search excludes {n} archived transcripts. Restore a transcript to include it in search."
+    )
+
+
 class SearchResult(NamedTuple):
     hits: tuple[Hit, ...]
     indexing: bool = False
@@ -104,6 +118,10 @@ class SearchResult(NamedTuple):
     sessions: tuple[SessionHits, ...] | None = None  # --count --by-session, --sessions
     # Operator JSON only: why the answer is empty or partial, and the option that lifts it.
     absence: dict[str, Any] | None = None
+    # (agent, why) of each store an operator's search of several agents could not read
+    skipped: tuple[tuple[str, str], ...] = ()
+    # The agent's view: cold-stored transcripts of its visible sessions it leaves out.
+    archived_excluded: int = 0
 
     @property
     def found(self) -> bool:
@@ -121,6 +139,8 @@ class SearchResult(NamedTuple):
                 f"{n} session{s} could not be indexed and {'are' if s else 'is'} missing from"
                 " results; see `openclaw-sessions status`."
             )
+        if self.archived_excluded:  # the agent's view only: the operator's includes them
+            out.append(archived_warning(self.archived_excluded))
         return out
 
     def agent_json(self) -> dict[str, Any]:
@@ -134,7 +154,13 @@ class SearchResult(NamedTuple):
         out: dict[str, Any] = {"results": [h.agent_json() for h in self.hits]}
         if self.indexing:
             out["indexing"] = True
-            out["warning"] = INDEXING_WARNING
+        if self.archived_excluded:
+            out["archivedTranscriptsExcluded"] = self.archived_excluded
+        if self.indexing or self.archived_excluded:  # upstream's order and joining
+            parts = [INDEXING_WARNING] if self.indexing else []
+            if self.archived_excluded:
+                parts.append(archived_warning(self.archived_excluded))
+            out["warning"] = " ".join(parts)
         if self.truncated:
             out["truncated"] = True
         if self.explain is not None:
@@ -160,6 +186,8 @@ class SearchResult(NamedTuple):
             out["truncated"] = True
         if self.absence:
             out["absence"] = self.absence
+        if self.skipped:
+            out["skipped"] = [{"agentId": a, "error": why} for a, why in self.skipped]
         if self.explain is not None:
             out["explain"] = self.explain
         return out

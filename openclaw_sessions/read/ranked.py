@@ -14,11 +14,12 @@ from typing import Any, NamedTuple
 from openclaw_sessions.errors import UsageError
 from openclaw_sessions.policy import fts_query, query_lang, rank
 from openclaw_sessions.redact import Redactor
-from openclaw_sessions.store.db import open_store, transaction
+from openclaw_sessions.store.db import open_store
 
 from . import search_sql
 from .models import Hit, SearchResult
 from .scope import register
+from .tokens import tokens
 
 POOL = 64  # candidates re-ranked at least (a flood of 30 copies leaves room for the rest)
 
@@ -38,7 +39,7 @@ def candidates(
         return [], [], False
     n = k + k // 4 + 1  # the operator sees every session but incognito ones: few are left out
     head = (", t.next_seq, substr(r.text, 1, ?)", [rank.HEAD_CHARS * 2])
-    with transaction(conn, write=False):
+    with search_sql.snapshot(conn):  # a batch holds one already
         while True:
             ranks, bound, rows = search_sql.best(conn, plan, filters, fp, n, *head)
             if bound == float("inf") or len(rows) > k:
@@ -94,21 +95,28 @@ class Pool:
 def build_plan(query: str, *, prefix: bool, literal: bool) -> fts_query.QueryPlan:
     """Upstream's literal terms (``literal``: --literal or --as), else the query language."""
     if literal:
-        return fts_query.build(query, prefix=prefix)
-    return query_lang.build(query, prefix=prefix)
+        return fts_query.build(query, prefix=prefix, tokenize=tokens)
+    return query_lang.build(query, prefix=prefix, tokenize=tokens)
 
 
-def relaxed_plan(plan: fts_query.QueryPlan, *, literal: bool) -> fts_query.QueryPlan | None:
+def relaxed_plan(
+    plan: fts_query.QueryPlan, *, literal: bool, asked: bool = False
+) -> fts_query.QueryPlan | None:
     """Most but not all of the query: every way to leave one part out (a group counts as one
-    part; ``literal``: every word is a part). None: fewer than two, nothing to relax."""
+    part; ``literal``: every word is a part). None: fewer than two, nothing to relax, or more
+    parts than --relax takes (``asked``: --relax is on, and that is a usage error)."""
     if not literal:
         try:
-            return query_lang.relaxed(plan.query)
-        except UsageError:  # too many ways across the scripts: any of the words, below
+            return query_lang.relaxed(plan.query, tokens)
+        except UsageError:  # too many ways across the scripts or parts: the words, below
             pass
     words = list(plan.wanted) or [t.text for t in plan.terms if t.route != "ignored"]
     words = list(dict.fromkeys(words))
     if len(words) < 2:
+        return None
+    if len(words) > query_lang.MAX_RELAX_PARTS:
+        if asked:
+            query_lang.check_relax(len(words))
         return None
     quoted = ['"' + w.replace('"', " ") + '"' for w in words]
     groups = [
@@ -116,9 +124,9 @@ def relaxed_plan(plan: fts_query.QueryPlan, *, literal: bool) -> fts_query.Query
     ]
     left_out = " ".join('-"' + t.replace('"', " ") + '"' for t in _left_out(plan))
     try:
-        return query_lang.build("(" + " OR ".join(groups) + ") " + left_out)
+        return query_lang.build("(" + " OR ".join(groups) + ") " + left_out, tokenize=tokens)
     except UsageError:  # too many alternatives across the scripts: any of the words
-        return query_lang.build("(" + " OR ".join(quoted) + ") " + left_out)
+        return query_lang.build("(" + " OR ".join(quoted) + ") " + left_out, tokenize=tokens)
 
 
 def _left_out(plan: fts_query.QueryPlan) -> list[str]:
@@ -149,7 +157,7 @@ def why_empty(
     fp = redactor.fingerprint
     if not deep:
         found: dict[str, int] = {}
-        for term in plan.terms:
+        for term in fts_query.distinct(plan.terms, tokens):  # a repeated term: one question
             sub = term_plan(term)
             if sub is not None and not sub.empty:
                 found[term.text] = occurrences(conn, sub, OPERATOR_VISIBLE, fp, cap=1)
@@ -198,7 +206,10 @@ def absence(
         for p in parts:
             terms.update(p.not_found)
             off.update(p.off_index)
-        out["termsNotFound"] = [t for t, n in terms.items() if n == 0]
+        # found nowhere: not in indexed text, nor (--explain reads them) in what is pending,
+        # unindexed or abandoned; without --explain a pending message may hold it
+        if deep or not pending:
+            out["termsNotFound"] = [t for t, n in terms.items() if n == 0 and not off[t]]
         if off:
             out["abandonedOrUnindexed"] = dict(off)
         if relax_possible and not relaxed:

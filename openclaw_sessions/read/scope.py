@@ -1,8 +1,9 @@
 """Who is asking and what they may see: the visibility policy of a caller acting as a session
 (`--as KEY`), or of the operator (no `--as`: every session but incognito ones), over the
 session stores, asked one reference at a time; the stores in which the caller sees anything;
-the sessions of a store a narrow caller sees, listed; and the per-row predicate a query checks
-visibility with.
+the sessions of a store a narrow caller sees, listed; the per-row predicate a query checks
+visibility with (which, for an agent's list of sessions, leaves cron runs out as upstream's
+does); and whether a session the caller searches waits to be indexed (its `indexing`).
 
 Nothing here reads every session: the caller and a target resolve by indexed lookups, the
 stores in scope and a narrow caller's sessions are found from the caller's own relations
@@ -18,7 +19,7 @@ from typing import NamedTuple, Protocol
 
 from openclaw_sessions import config
 from openclaw_sessions.policy import keys, visibility
-from openclaw_sessions.store import paths, sessions
+from openclaw_sessions.store import paths, pending, sessions
 from openclaw_sessions.store.sessions import SessionLookup
 from openclaw_sessions.store.state import StateScope
 
@@ -45,6 +46,8 @@ class McpOptions(NamedTuple):
     agent: str = paths.DEFAULT_AGENT
     visibility: str | None = None
     sandboxed: bool = False
+    check: bool = False  # start the server as a host does, say what it sees, stop
+    print_config: str | None = None  # a host's configuration for this server (mcp/hosts.py)
 
 
 def caller_policy(
@@ -55,6 +58,8 @@ def caller_policy(
     settings are checked here, where they are used."""
     if opts.as_key is None:
         raise ValueError("caller_policy is for --as; the operator's is operator_policy")
+    if isinstance(index, SessionLookup):
+        index.hide_deleted = True  # deleted in OpenClaw: no session, as upstream answers
     cfg = cfg.visibility_settings()
     key = keys.resolve_caller_key(opts.as_key, agent, index, main_key=cfg.main_key)
     caller_agent = keys.agent_of(key) or agent
@@ -136,11 +141,33 @@ def visible_sql(policy: visibility.Policy | None) -> str:
     return OPERATOR_VISIBLE if policy is None or policy.caller.key is None else CALLER_VISIBLE
 
 
-def register(conn: sqlite3.Connection, agent: str, policy: visibility.Policy | None) -> None:
+def in_caller_list(policy: visibility.Policy, key: str) -> bool:
+    """Is ``key`` in the list of sessions an agent searches when it names none? Upstream lists
+    them with `sessions.list`, which never returns a cron run (`agent:<id>:cron:<job>:run:<run>`),
+    and adds the caller itself, whatever it is. The operator's list has every session."""
+    caller = policy.caller.key
+    if caller is None or not keys.is_cron_run_key(key):
+        return True
+    return key.strip().lower() == caller.strip().lower()
+
+
+def register(
+    conn: sqlite3.Connection,
+    agent: str,
+    policy: visibility.Policy | None,
+    *,
+    cron_runs: bool = True,
+) -> None:
     """Define oc_visible on a connection to agent ``agent``'s store: the policy's verdict on a
-    row (the operator's, without one), memoised per session for the life of the query."""
+    row (the operator's, without one), memoised per session for the life of the query.
+
+    ``cron_runs=False``: the rows are a caller's list of sessions (a search that names no
+    session, `sessions --as`), from which upstream leaves every cron run out but the caller's
+    own: its session listing never returns one, so a job repeating a word cannot fill an
+    agent's page. A caller that names a run still searches it (and the operator keeps them)."""
     if policy is None:
         policy = visibility.Policy(visibility.Caller(None, agent), ())
+    skip_runs = not cron_runs and policy.caller.key is not None
     seen: dict[tuple[str, str | None, str | None, str | None], int] = {}
 
     def oc_visible(key: str, spawned: str | None, parent: str | None, owner: str | None) -> int:
@@ -148,7 +175,34 @@ def register(conn: sqlite3.Connection, agent: str, policy: visibility.Policy | N
         got = seen.get(args)
         if got is None:
             ref = keys.SessionRef(key, keys.agent_of(key) or agent, None, spawned, parent, owner)
-            got = seen[args] = int(policy.owns_unscoped(ref) and policy.visible(ref))
+            listed = not skip_runs or in_caller_list(policy, key)
+            got = seen[args] = int(listed and policy.owns_unscoped(ref) and policy.visible(ref))
         return got
 
     conn.create_function("oc_visible", 4, oc_visible, deterministic=True)
+
+
+def visible_pending(
+    conn: sqlite3.Connection, fingerprint: str, session: str | None, agent: str
+) -> bool:
+    """Has a session the caller searches (oc_visible, registered; only ``session`` when one
+    is named) lines waiting to be indexed? A caller's `indexing` counts its own sessions only:
+    a hidden session being written to is none of its business (#34). The pending set, when it
+    is kept for this fingerprint, else the definition (store/pending.py)."""
+    where = [CALLER_VISIBLE]
+    args: list[str | int] = []
+    if session is not None:
+        where.append("(t.session_key = ? OR t.session_id = ?)")
+        args += [session.lower(), session]
+    else:  # the store's own namespace, as the search keeps to (search_sql.Filters.agent)
+        prefix = f"agent:{agent}:"
+        where.append("(t.session_key NOT GLOB 'agent:*' OR substr(t.session_key, 1, ?) = ?)")
+        args += [len(prefix), prefix]
+    if pending.kept_for(conn, fingerprint):
+        source = "index_pending p JOIN transcripts t ON t.transcript_id = p.transcript_id"
+    else:
+        source = pending.FROM
+        where.append(pending.stale_where("?", "?"))
+        args += list(pending.params(fingerprint))
+    sql = f"SELECT 1 FROM {source}{SESSION_JOIN} WHERE {' AND '.join(where)} LIMIT 1"
+    return conn.execute(sql, args).fetchone() is not None

@@ -6,23 +6,24 @@ Returns values, raises OpenClawError; never prints, never exits.
 
 from __future__ import annotations
 
+import contextlib
 import functools
 import sqlite3
+from collections.abc import Iterator
 from pathlib import Path
 from typing import Any, NamedTuple
 
-from openclaw_sessions.errors import UsageError
-from openclaw_sessions.index import locks
+from openclaw_sessions.errors import StoreError, UsageError
 from openclaw_sessions.model.when import parse_window
-from openclaw_sessions.policy import fts_query, keys, visibility
+from openclaw_sessions.policy import fts_query, keys, kinds, visibility
 from openclaw_sessions.policy.fts_query import AS_MAX_LIMIT
 from openclaw_sessions.redact import Redactor
-from openclaw_sessions.store import paths
-from openclaw_sessions.store.db import open_store
-from openclaw_sessions.store.sessions import SessionLookup, session_ref
+from openclaw_sessions.store import paths, upstream_archived
+from openclaw_sessions.store.db import open_store, transaction
+from openclaw_sessions.store.sessions import SessionLookup
 from openclaw_sessions.store.state import StateScope
 
-from . import counting, ranked, search_sql
+from . import archived, counting, freshness, ranked, search_sql
 from .models import Hit, HitContext, SearchResult
 from .scope import (
     caller_policy,
@@ -63,6 +64,9 @@ class SearchOptions(NamedTuple):
     context: int = 0  # -C N: N active-branch messages before and after each hit
     literal: bool = False  # every word literal, as upstream (always so with --as)
     relax: bool = False  # nothing matches every word: show what matches most of them
+    kind: list[str] | None = None  # --kind: only these kinds of session (policy/kinds.py)
+    not_kind: list[str] | None = None  # --not-kind: not these
+    key: list[str] | None = None  # --key GLOB: only keys matching one of these
 
 
 def validate(opts: SearchOptions) -> None:
@@ -90,6 +94,7 @@ def validate(opts: SearchOptions) -> None:
         raise UsageError("order must be relevance, recent or upstream")
     if opts.relax and opts.as_key is not None:
         raise UsageError("--relax is an operator option", hint="--as keeps upstream's query")
+    kinds.operator_only(opts.as_key, opts.kind, opts.not_kind, opts.key)
     if opts.visibility not in (None, *visibility.VISIBILITIES):
         raise UsageError(f"visibility must be one of {', '.join(visibility.VISIBILITIES)}")
 
@@ -100,6 +105,7 @@ class Scope(NamedTuple):
     agents: list[str]
     policy: visibility.Policy | None  # None: the operator
     session_key: str | None
+    exclude: tuple[str, ...] = ()
 
 
 def _scope(ctx: StateScope, opts: SearchOptions) -> Scope:
@@ -138,14 +144,15 @@ def _operator_target(policy: visibility.Policy, index: SessionLookup, raw: str, 
     return text if text in stored or not stored else stored[0]
 
 
-def search(opts: SearchOptions) -> SearchResult:
+def search(opts: SearchOptions, *, exclude: tuple[str, ...] = ()) -> SearchResult:
+    """``exclude``: sessions (keys or ids) left out before the limit (the MCP extension)."""
     ctx = StateScope.at(opts.state_dir, opts.agent, opts.all_agents)
     since_ms, until_ms = parse_window(opts.since, opts.until)
     validate(opts)
     literal = opts.literal or opts.as_key is not None
     plan = ranked.build_plan(opts.query, prefix=opts.prefix, literal=literal)
     redactor = ctx.redactor()
-    scope = _scope(ctx, opts)
+    scope = _scope(ctx, opts)._replace(exclude=exclude)
     if opts.wait:
         from openclaw_sessions.index.reindex import reindex_agent  # the reconciler: only here
 
@@ -154,7 +161,7 @@ def search(opts: SearchOptions) -> SearchResult:
     result = _run(ctx, opts, scope, plan, redactor, since_ms, until_ms)
     if opts.as_key is not None or opts.counts or opts.sessions:
         return result
-    relaxed = ranked.relaxed_plan(plan, literal=literal)
+    relaxed = ranked.relaxed_plan(plan, literal=literal, asked=opts.relax)
     why = functools.partial(
         ranked.absence,
         ctx.root,
@@ -172,6 +179,41 @@ def search(opts: SearchOptions) -> SearchResult:
     return result._replace(absence=why(relaxed=False))
 
 
+def search_batch(
+    opts: SearchOptions, queries: tuple[str, ...], *, exclude: tuple[str, ...] = ()
+) -> list[SearchResult]:
+    """One search per query, as ``search`` runs it, with the caller resolved once and each
+    store opened once, every query reading it in one read transaction (one snapshot, and
+    the cost of one search's set-up instead of one per query). The caller's view (--as)."""
+    ctx = StateScope.at(opts.state_dir, opts.agent, opts.all_agents)
+    since_ms, until_ms = parse_window(opts.since, opts.until)
+    validate(opts)
+    redactor = ctx.redactor()
+    scope = _scope(ctx, opts)._replace(exclude=exclude)
+    literal = opts.literal or opts.as_key is not None
+    plans = [ranked.build_plan(q, prefix=opts.prefix, literal=literal) for q in queries]
+    with contextlib.ExitStack() as stack:
+        conns = {}
+        for agent in scope.agents:
+            conns[agent] = stack.enter_context(open_store(ctx.root, agent))
+            stack.enter_context(transaction(conns[agent], write=False))
+        return [
+            _run(
+                ctx, opts._replace(query=q), scope, plan, redactor, since_ms, until_ms, conns=conns
+            )
+            for q, plan in zip(queries, plans, strict=True)
+        ]
+
+
+def _store(
+    root: Path, agent: str, conns: dict[str, sqlite3.Connection] | None
+) -> contextlib.AbstractContextManager[sqlite3.Connection]:
+    """The agent's store: the batch's open one, else opened for this search."""
+    if conns is not None:
+        return contextlib.nullcontext(conns[agent])
+    return open_store(root, agent)
+
+
 def _run(
     ctx: StateScope,
     opts: SearchOptions,
@@ -181,19 +223,27 @@ def _run(
     since_ms: int | None,
     until_ms: int | None,
     relaxed: bool = False,
+    conns: dict[str, sqlite3.Connection] | None = None,
 ) -> SearchResult:
     hits: list[Hit] = []
     truncated = indexing = False
-    unindexed = 0
+    unindexed = excluded = 0
+    states: dict[str, dict[str, str]] = {}  # the operator's labels (read/archived.py)
     limit = opts.limit
     explained: dict[str, Any] = {}
     tally = counting.Tally()
     fp = redactor.fingerprint
     # The operator's relevance order re-ranks every agent's best candidates (read/ranked.py).
     pool = ranked.Pool() if opts.as_key is None and opts.order == "relevance" else None
+    # the operator's search of several agents goes on past a broken store, as rg does past an
+    # unreadable file, and says so; an agent's answer (--as) or one store fails whole
+    skipped: list[tuple[str, str]] | None = None
+    if opts.as_key is None and len(scope.agents) > 1:
+        skipped = []
     for agent in scope.agents:
-        with open_store(ctx.root, agent) as conn:
-            register(conn, agent, scope.policy)
+        with _skipping(agent, skipped), _store(ctx.root, agent, conns) as conn:
+            # An agent's search names a session, or leaves cron runs out (scope.register).
+            register(conn, agent, scope.policy, cron_runs=scope.session_key is not None)
             visible = visible_sql(scope.policy)
             filters = search_sql.Filters(
                 visible,
@@ -203,7 +253,14 @@ def _run(
                 until_ms,
                 agent=agent,
                 sessions=listed_sessions(conn, agent, scope.policy),
+                keys=kinds.key_filter(opts.kind, opts.not_kind, opts.key),
+                exclude=scope.exclude,
             )
+            if scope.policy is not None:  # the agent's view: upstream's rule on archives
+                excluded += archived.excluded(conn, filters)
+                filters = filters._replace(visible=archived.caller_visible(visible))
+            else:
+                states[agent] = upstream_archived.by_session_id(conn)
             found: list[Hit] = []
             more = matched = False
             if opts.counts or opts.sessions:
@@ -227,8 +284,10 @@ def _run(
                     tally.add_total(conn, plan, filters, fp, len(found), more)
             hits += found
             truncated = truncated or more
-            indexing = _stale_kick(conn, ctx.root, agent, redactor) or indexing
-            unindexed += _unindexed(conn, agent, fp, scope)
+            indexing = freshness.stale_kick(
+                conn, ctx.root, agent, redactor, scope.policy, scope.session_key
+            ) or indexing
+            unindexed += freshness.unindexed(conn, agent, fp, scope.policy, scope.session_key)
             if opts.explain:
                 from .explain import explain
 
@@ -242,6 +301,7 @@ def _run(
                     sessions=filters.sessions,
                 )
     explained_or_none = {"agents": explained} if opts.explain else None
+    broken = tuple(skipped or ())
     if opts.counts or opts.sessions:
         return SearchResult(
             (),
@@ -250,6 +310,7 @@ def _run(
             explained_or_none,
             unindexed,
             match_count=tally.total if opts.counts else None,
+            skipped=broken,
             sessions=(
                 tally.sessions(opts.order, pool.session_order() if pool is not None else None)
                 if opts.by_session or opts.sessions
@@ -270,7 +331,7 @@ def _run(
         hits = _with_context(ctx.root, hits, opts.context, redactor, opts.as_key is not None)
     hits, truncated, cut_by = capped(hits, truncated, opts)
     return SearchResult(
-        tuple(hits),
+        tuple(archived.labelled(hits, states)),
         indexing,
         truncated,
         explained_or_none,
@@ -278,7 +339,20 @@ def _run(
         total=tally.total,
         total_exact=tally.exact,
         cut_by=cut_by,
+        skipped=broken,
+        archived_excluded=excluded,
     )
+
+
+@contextlib.contextmanager
+def _skipping(agent: str, skipped: list[tuple[str, str]] | None) -> Iterator[None]:
+    """A store that cannot be read is noted in ``skipped`` and left out (None: it fails)."""
+    try:
+        yield
+    except StoreError as exc:
+        if skipped is None:
+            raise
+        skipped.append((agent, exc.message))
 
 
 def capped(
@@ -313,41 +387,3 @@ def _with_context(
                     )
                     out[h] = h._replace(context=HitContext(*ctx))
     return [out[h] for h in hits]
-
-
-def _unindexed(conn: sqlite3.Connection, agent: str, fp: str, scope: Scope) -> int:
-    """Sessions in the search's scope whose indexing failed (a poison transcript): they are
-    not pending, so they do not make the answer `indexing`; the caller is told instead."""
-    from openclaw_sessions.index.stale import current_failures
-
-    only = scope.session_key
-    policy = scope.policy or visibility.Policy(visibility.Caller(None, agent), ())
-    found = set()
-    for f in current_failures(conn, fp):
-        if only is not None and only.lower() != f.session_key and only != f.session_id:
-            continue
-        row = conn.execute(
-            "SELECT session_key, session_id, spawned_by, parent_session_key, owner_session_key"
-            " FROM sessions WHERE session_key = ?",
-            (f.session_key,),
-        ).fetchone()
-        ref = (
-            session_ref(row, agent)
-            if row
-            else keys.SessionRef(f.session_key, keys.agent_of(f.session_key) or agent)
-        )
-        if policy.owns_unscoped(ref) and policy.visible(ref):
-            found.add(f.session_key)
-    return len(found)
-
-
-def _stale_kick(conn: sqlite3.Connection, root: Path, agent: str, redactor: Redactor) -> bool:
-    """True when results may be incomplete; starts the background reconciler if needed."""
-    from openclaw_sessions.index.stale import any_stale
-
-    agent_dir = paths.agent_dir(root, agent)
-    if any_stale(conn, redactor.fingerprint):
-        if not locks.background_busy(agent_dir):
-            locks.spawn(root, agent)
-        return True
-    return locks.is_running(agent_dir)

@@ -4,8 +4,7 @@ Visibility (checked per row: read/scope.py), dirty sessions, role, time and sess
 sit in the WHERE clause, so a hidden or stale match never changes what the caller sees, counts or
 pages. When the search keeps to a few sessions (a narrow caller's, or --session), the full-text
 query itself keeps to their rows: only those are scored and joined, however common the word.
-Snippets are redacted again on the way out (the index holds redacted text already) and cut after
-that.
+Snippets are redacted again on the way out (the index holds redacted text) and cut after that.
 """
 
 from __future__ import annotations
@@ -14,10 +13,11 @@ import json
 import re
 import sqlite3
 from collections.abc import Sequence
+from contextlib import AbstractContextManager, nullcontext
 from typing import Any, NamedTuple
 
 from openclaw_sessions.index import stale
-from openclaw_sessions.policy import fts_query
+from openclaw_sessions.policy import fts_query, kinds
 from openclaw_sessions.policy.cut import safe_cut
 from openclaw_sessions.policy.sanitize import json_bytes
 from openclaw_sessions.redact import Redactor
@@ -50,6 +50,10 @@ class Filters(NamedTuple):
     # The sessions a narrow caller may see (scope.listed_sessions), None: not listed (the
     # per-row check alone). The per-row check stays either way: this only narrows the work.
     sessions: tuple[str, ...] | None = None
+    keys: kinds.KeyFilter = kinds.KeyFilter()  # --kind, --not-kind, --key (operator)
+    # Sessions left out before the limit (the MCP tool's excludeSessionKeys): keys, lowercase,
+    # or session ids, as the session filter compares them.
+    exclude: tuple[str, ...] = ()
 
 
 def driving_index(plan: fts_query.QueryPlan) -> tuple[str, str]:
@@ -60,7 +64,7 @@ def driving_index(plan: fts_query.QueryPlan) -> tuple[str, str]:
     return "index_bigram", plan.bigram
 
 
-def _filters(f: Filters, fp: str) -> tuple[list[str], list[Any]]:
+def where_of(f: Filters, fp: str) -> tuple[list[str], list[Any]]:
     """WHERE clauses over r (index_rows), t (transcripts), s (index_state), ss (sessions),
     before LIMIT."""
     where = [stale.fresh(), f.visible]
@@ -72,9 +76,19 @@ def _filters(f: Filters, fp: str) -> tuple[list[str], list[Any]]:
         prefix = f"agent:{f.agent}:"
         where.append("(t.session_key NOT GLOB 'agent:*' OR substr(t.session_key, 1, ?) = ?)")
         params += [len(prefix), prefix]
+    if f.exclude:
+        where.append(
+            "t.session_key NOT IN (SELECT value FROM json_each(?))"
+            " AND coalesce(t.session_id, '') NOT IN (SELECT value FROM json_each(?))"
+        )
+        params += [json.dumps([k.lower() for k in f.exclude]), json.dumps(f.exclude)]
     if f.role is not None:
         where.append("r.role = ?")
         params.append(f.role)
+    if not f.keys.empty:
+        clauses, kparams = kinds.where(f.keys, "t.session_key")
+        where += clauses
+        params += kparams
     if f.since_ms is not None:
         where.append("r.ts >= ?")
         params.append(f.since_ms)
@@ -118,6 +132,21 @@ def kept_rows(f: Filters, col: str) -> tuple[str, list[Any]]:
     ), params
 
 
+def repeats(plan: fts_query.QueryPlan, table: str, col: str) -> tuple[str, str, list[Any]]:
+    """(a join of the extra bm25 of the phrases the query repeated, on rowid ``col``, the
+    score's addend, their parameters): the folded query scores as upstream's unfolded one
+    (bm25 is a sum over the phrases), each repeated phrase read once whatever its count."""
+    reps = [(expr, n) for t, expr, n in plan.repeats if t == table]
+    if not reps:
+        return "", "", []
+    part = f"SELECT rowid AS rid, ? * bm25({table}) AS s FROM {table} WHERE {table} MATCH ?"
+    # LIMIT -1 keeps SQLite from flattening the union into the GROUP BY, where bm25() has no
+    # FTS5 cursor to read ("unable to use function bm25 in the requested context").
+    union = " UNION ALL ".join([part] * len(reps)) + " LIMIT -1"
+    join = f" LEFT JOIN (SELECT rid, sum(s) AS s FROM ({union}) GROUP BY rid) x ON x.rid = {col}"
+    return join, " + coalesce(x.s, 0)", [v for expr, n in reps for v in (n, expr)]
+
+
 # The transcript, index state and session of an index row r: what the filters of a search read.
 JOINS = (
     " JOIN transcripts t ON t.transcript_id = r.transcript_id"
@@ -130,7 +159,7 @@ def _matching(plan: fts_query.QueryPlan, f: Filters, fp: str) -> tuple[str, str,
     parameters): what the newest-first hits, the counts and the per-session counts all read.
     An OR across the two indexes is the union of its alternatives, each row at its best
     score."""
-    where, params = _filters(f, fp)
+    where, params = where_of(f, fp)
     if plan.alternatives:
         parts, aparams = [], []
         for alt in plan.alternatives:
@@ -151,11 +180,12 @@ def _matching(plan: fts_query.QueryPlan, f: Filters, fp: str) -> tuple[str, str,
     table, expr = driving_index(plan)
     also, aparams = _other_index(plan, table, "r.row_id")
     kept, kparams = kept_rows(f, f"{table}.rowid")
+    xjoin, plus, xparams = repeats(plan, table, f"{table}.rowid")
     body = (
-        f" FROM {table} JOIN index_rows r ON r.row_id = {table}.rowid{JOINS}"
+        f" FROM {table}{xjoin} JOIN index_rows r ON r.row_id = {table}.rowid{JOINS}"
         f" WHERE {table} MATCH ?{also}{kept} AND {' AND '.join(where)}"
     )
-    return f"bm25({table})", body, [expr, *aparams, *kparams, *params]
+    return f"bm25({table}){plus}", body, [*xparams, expr, *aparams, *kparams, *params]
 
 
 def _recent(
@@ -193,19 +223,20 @@ def best(
     bound = float("inf")
     for alt in plan.branches:
         table, expr = driving_index(alt)
-        also, aparams = _other_index(alt, table, "rowid")
-        kept, kparams = kept_rows(f, "rowid")
-        score = f"bm25({table})"
+        col = f"{table}.rowid"
+        also, aparams = _other_index(alt, table, col)
+        kept, kparams = kept_rows(f, col)
+        xjoin, plus, xparams = repeats(alt, table, col)
         cands = conn.execute(
-            f"SELECT rowid, {score} FROM {table} WHERE {table} MATCH ?{also}{kept}"
-            f" ORDER BY {score} LIMIT ?",
-            [expr, *aparams, *kparams, k],
+            f"SELECT {col}, bm25({table}){plus} AS score FROM {table}{xjoin}"
+            f" WHERE {table} MATCH ?{also}{kept} ORDER BY score LIMIT ?",
+            [*xparams, expr, *aparams, *kparams, k],
         ).fetchall()
         for rowid, rank in cands:
             ranks[rowid] = min(rank, ranks.get(rowid, rank))
         if len(cands) == k:
             bound = min(bound, cands[-1][1])
-    where, params = _filters(f, fp)
+    where, params = where_of(f, fp)
     rows = conn.execute(
         f"SELECT r.row_id, t.session_key, t.session_id, r.message_id, r.role, r.ts{extra}"
         f" FROM index_rows r{JOINS} WHERE r.row_id IN (SELECT value FROM json_each(?))"
@@ -253,13 +284,19 @@ def find_hits(
     fp = redactor.fingerprint
     # One read transaction: the several statements of a search see one snapshot, even while a
     # reconciler rewrites the rows (found by the concurrent search test).
-    with transaction(conn, write=False):
+    with snapshot(conn):
         if order == "recent":
             rows = _recent(conn, plan, filters, fp, limit)
         else:
             rows = _relevant(conn, plan, filters, fp, limit)
         hits = _materialize(conn, plan, rows[:limit], redactor)
     return hits, len(rows) > limit
+
+
+def snapshot(conn: sqlite3.Connection) -> AbstractContextManager[sqlite3.Connection]:
+    """A read transaction, or the one the caller already holds (a batch of searches reads
+    one snapshot: read/search.py's search_batch)."""
+    return nullcontext(conn) if conn.in_transaction else transaction(conn, write=False)
 
 
 Row = tuple[Any, ...]  # (session_key, session_id, message_id, role, ts, bm25, row_id)
@@ -269,7 +306,7 @@ def materialize(
     conn: sqlite3.Connection, plan: fts_query.QueryPlan, rows: Sequence[Row], redactor: Redactor
 ) -> list[Hit]:
     """The hits of ``rows``, in their order: texts and snippets read in one snapshot."""
-    with transaction(conn, write=False):
+    with snapshot(conn):
         return _materialize(conn, plan, rows, redactor)
 
 

@@ -18,11 +18,13 @@ ASCII text skips the fold.
 
 from __future__ import annotations
 
+import json
 import re
 from bisect import bisect_right
 from collections.abc import Iterable, Sequence
 from functools import lru_cache
 from typing import NamedTuple
+from urllib.parse import quote
 
 from openclaw_sessions.errors import ConfigError
 
@@ -30,11 +32,13 @@ from . import recache, rules, scan
 from . import view as folding
 from .rules import upstream
 from .scan import last_group
-from .syntax import ASCII, BLOCK, TOKEN, Hit, merge, sha256
+from .syntax import ASCII, BLOCK, OPEN, TOKEN, WHOLE, Hit, merge, sha256
 
 # 2: generic secret names, command lines, config files, key blocks without END, more vendors,
 # matching on the folded text.
-REDACTION_VERSION = 2
+# 3: whole masks for quoted and form values, name/value pairs, other languages, call arguments,
+# codes, auth parameters, bare AWS keys, references kept (ARNs, secret paths, publishable keys).
+REDACTION_VERSION = 3
 _MIN_LEN, _KEEP_START, _KEEP_END = 18, 6, 4
 _PEM_MARK = "…redacted…"
 
@@ -66,6 +70,8 @@ def _mask(token: str) -> str:
 def _edit(text: str, start: int, end: int, kind: int) -> _Edit | None:
     """The replacement of ``text[start:end]``: a masked token, or a key block kept at its edges."""
     whole = text[start:end]
+    if kind == WHOLE:
+        return None if whole == "***" else (start, end, "***", 0, 3)
     if kind != TOKEN:
         lines = [ln for ln in re.split(r"\r?\n", whole) if ln]
         if len(lines) < 2:
@@ -122,19 +128,49 @@ def _apply(text: str, spans: list[tuple[int, int]], edits: list[_Edit]) -> str:
     return "".join(parts)
 
 
-class Redactor:
-    """Compiled user patterns plus the defaults; immutable. Build with ``build_redactor``."""
+# Upstream registers a resolved secret of 6 characters or more, as written, URL-encoded and
+# JSON-escaped (src/logging/secret-redaction-registry.ts).
+_MIN_SECRET = 6
 
-    def __init__(self, user_patterns: Sequence[str] = ()) -> None:
+
+def _surface_forms(values: Iterable[str]) -> list[str]:
+    forms: set[str] = set()
+    for v in values:
+        if len(v) >= _MIN_SECRET:
+            forms.update((v, quote(v, safe="-_.!~*'()"), json.dumps(v, ensure_ascii=False)[1:-1]))
+    return sorted(forms, key=lambda f: (-len(f), f))  # longest first: a form inside another
+
+
+class Redactor:
+    """Compiled user patterns plus the defaults; immutable. Build with ``build_redactor``.
+
+    ``secrets``: the values of the config's SecretRefs, masked wherever they occur; held in
+    memory only (never in the regex cache, a repr or the fingerprint, which takes a hash)."""
+
+    def __init__(self, user_patterns: Sequence[str] = (), secrets: Sequence[str] = ()) -> None:
         self.patterns = tuple(user_patterns)  # as given: another process rebuilds the same
         self._user = tuple(_compile_user(p) for p in user_patterns if p.strip())
+        forms = _surface_forms(secrets)
+        self._secret_args = tuple(secrets)
+        # (plain ``re``: recache would write the values to its disk cache)
+        self._exact = re.compile("|".join(map(re.escape, forms))) if forms else None
         h = sha256(f"openclaw-sessions redaction v{REDACTION_VERSION}\0".encode())
         for src in _default_sources():
             h.update(src.encode("utf-8", "surrogatepass") + b"\0")
         h.update(b"\1")
         for p in self._user:
             h.update(f"{int(p.flags)}:{p.pattern}".encode("utf-8", "surrogatepass") + b"\0")
+        if forms:  # which values are masked changes the index; a hash of them says so
+            h.update(b"\2" + sha256("\0".join(forms).encode("utf-8", "surrogatepass")).digest())
         self.fingerprint: str = h.hexdigest()[:16]
+
+    @property
+    def args(self) -> tuple[tuple[str, ...], tuple[str, ...]]:
+        """What ``build_redactor`` takes to build this redactor again (another process)."""
+        return self.patterns, self._secret_args
+
+    def __repr__(self) -> str:
+        return f"Redactor(patterns={self.patterns!r}, secrets={len(self._secret_args)})"
 
     def __setattr__(self, name: str, value: object) -> None:
         if name in self.__dict__:
@@ -150,6 +186,9 @@ class Redactor:
         return self._run(text, [], gate=True)
 
     def _run(self, text: str, spans: list[tuple[int, int]], *, gate: bool) -> str:
+        if self._exact is not None:  # upstream masks these first
+            edits = [(m.start(), m.end(), "***", 0, 3) for m in self._exact.finditer(text)]
+            text = _apply(text, spans, edits)
         if self._user:
             for p in self._user:
                 edits = [e for m in p.finditer(text) if (e := _user_edit(m))]
@@ -184,6 +223,10 @@ def _find(text: str, gate: bool) -> list[Hit]:
                 continue
             if (span := check(m)) and span[1] > span[0] and not scan.reference(text, span):
                 hits.append((span[0], span[1], TOKEN))
+    if len(text) >= 40:
+        for always in rules.ALWAYS:
+            if always.finder is not None:
+                hits.extend(always.finder(text))
     return _wrapped(text, hits) if hits else hits
 
 
@@ -203,6 +246,10 @@ def _wrapped(text: str, hits: list[Hit]) -> list[Hit]:
     return out
 
 
+# Which kind wins when hits overlap: a key block over a whole mask over a token.
+_RANK = {TOKEN: 0, WHOLE: 1, BLOCK: 2, OPEN: 3}
+
+
 def _edits(text: str, view: folding.View | None, hits: list[Hit]) -> list[_Edit]:
     """Overlapping hits merge (a key block wins); each is mapped back to ``text`` and masked."""
     hits.sort()
@@ -210,7 +257,7 @@ def _edits(text: str, view: folding.View | None, hits: list[Hit]) -> list[_Edit]
     for s, e, kind in hits:
         if merged and s < merged[-1][1]:
             last = merged[-1]
-            last[1], last[2] = max(last[1], e), max(last[2], kind)
+            last[1], last[2] = max(last[1], e), max(last[2], kind, key=_RANK.__getitem__)
         else:
             merged.append([s, e, kind])
     edits = []
@@ -245,7 +292,9 @@ def _default_sources() -> Iterable[str]:
     for f in rules.FIELDS:
         check = f.check.__qualname__ if f.check else ""
         keys = "|".join(f.keys)
-        yield f"{f.name}|{f.seps}|{int(f.flags)}|{keys}|{f.gap}|{f.edge}|{f.value}|{check}"
+        yield (
+            f"{f.name}|{f.seps}|{int(f.flags)}|{keys}|{f.gap}|{f.edge}|{f.value}|{check}|{f.whole}"
+        )
     yield upstream.FORM.pattern
     for r in rules.RULES:
         check = r.check.__qualname__ if r.check else ""
@@ -253,14 +302,17 @@ def _default_sources() -> Iterable[str]:
         # The anchors decide when a rule runs at all: one that is narrower than its rule hides
         # what the rule would mask, so a change of them re-indexes as a change of the rule does.
         yield f"{r.name}|{r.src}|{r.b64}|{check}|{finder}|{r.anchors!r}|{r.need!r}"
+    for r in rules.ALWAYS:
+        yield f"{r.name}|{r.src}|{r.finder.__qualname__ if r.finder else ''}"
     yield "".join(sorted(f"{k}{v}" for k, v in folding.HOMOGLYPHS.items()))
 
 
 @lru_cache(maxsize=32)
-def _cached(patterns: tuple[str, ...]) -> Redactor:
-    return Redactor(patterns)
+def _cached(patterns: tuple[str, ...], secrets: tuple[str, ...]) -> Redactor:
+    return Redactor(patterns, secrets)
 
 
-def build_redactor(user_patterns: Sequence[str] = ()) -> Redactor:
-    """The redactor for these ``logging.redactPatterns``; raises ConfigError on a bad pattern."""
-    return _cached(tuple(user_patterns))
+def build_redactor(user_patterns: Sequence[str] = (), secrets: Sequence[str] = ()) -> Redactor:
+    """The redactor for these ``logging.redactPatterns`` and resolved SecretRef values; raises
+    ConfigError on a bad pattern."""
+    return _cached(tuple(user_patterns), tuple(secrets))

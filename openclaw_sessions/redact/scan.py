@@ -21,7 +21,7 @@ from typing import Any
 
 from . import rules
 from .rules import names, upstream
-from .syntax import ASCII, GUARD_CLS, TOKEN, Anchor, Field, Hit, Span, compiled, lazy, trie
+from .syntax import ASCII, GUARD_CLS, TOKEN, WHOLE, Anchor, Field, Hit, Span, compiled, lazy, trie
 
 # --- the passes ---------------------------------------------------------------------------------
 # One per buffer and literal. A hit consumes only the literal, so no anchor hides inside
@@ -137,8 +137,7 @@ def _keyside_rx(sep: str) -> re.Pattern[str]:
 
 def reference(text: str, span: Span) -> bool:
     """A token that is a reference (``$TOKEN``, ``${{ secrets.X }}``, ``process.env.X``)."""
-    c = text[span[0]] if span[1] > span[0] else ""
-    return c in "$pPiIdDoOeEsSgG" and names.reference(text[span[0] : span[1]])
+    return span[1] > span[0] and names.reference(text[span[0] : span[1]])
 
 
 def last_group(m: re.Match[str]) -> Span:
@@ -199,33 +198,68 @@ def site_hits(text: str, rev: str, seps: list[int], amps: list[int]) -> list[Hit
         found = _form_at(text, rev, pos) if is_amp else _field_at(text, rev, pos)
         if found and found[0] >= last:
             last = found[2]
-            hits += [(s, e, TOKEN) for s, e in found[1] if e > s]
+            hits += [h for h in found[1] if h[1] > h[0]]
     return hits
 
 
-def _field_at(text: str, rev: str, q: int) -> tuple[int, list[Span], int] | None:
+def _quoted(text: str, s: int, e: int) -> bool:
+    """Is ``text[s:e]`` a whole quoted value (``"…"``, ``'…'``, ``\"…\"``)?"""
+    q = text[s - 1] if s else ""
+    if not (q in "\"'`" and q != "" and text.startswith(q, e)):
+        return False
+    return _SCHEME.match(text, s, e) is None  # ("Bearer …" keeps its scheme readable)
+
+
+_SCHEME = compiled(r"(?:Bearer|Basic|Bot|Token|Digest)[ \t]", ASCII | re.I)
+_NEXT_PAIR = compiled(r"[\"']?&[A-Za-z_][A-Za-z0-9_.%-]*=", ASCII)
+
+
+def _form_pair(text: str, key: int, end: int) -> bool:
+    """A pair of a query string or form body: after "?" or "&", or before "&next=" (upstream
+    masks those values whole)."""
+    return text[key - 1 : key] in ("?", "&") or bool(_NEXT_PAIR.match(text, end))
+
+
+def _field_at(text: str, rev: str, q: int) -> tuple[int, list[Hit], int] | None:
     """(the first key's start, the tokens, the values' end) of the families that fit at ``q``."""
     n = len(text)
     km = _keyside_rx(text[q]).match(rev, n - q)
     if not km or not km.lastindex:
         return None
     regs = km.regs
-    found: list[Span] = []
+    found: list[Hit] = []
     key = stop = -1
+    if text.startswith(":", q + 1):
+        return None  # (``Secret::get``: a path, no separator)
     for i in _FAMILIES[text[q]]:
         start, end = regs[i + 1]
+        if end <= start:
+            continue
         f = rules.FIELDS[i]  # its value half (the key halves: ``_keyside_rx``)
-        if end > start and (vm := lazy(f.value, f.flags).match(text, q + 1)):
+        vm = lazy(f.value, f.flags).match(text, q + 1)
+        if vm and not _inside_reference(text, n - end):
             check = f.check
             span = check(vm, n - end) if check else last_group(vm)
             if span and not reference(text, span):
-                found.append(span)
+                # A secret's quoted value is masked whole, as upstream masks it.
+                whole = f.whole or _quoted(text, *span) or _form_pair(text, n - end, span[1])
+                found.append((span[0], span[1], WHOLE if whole else TOKEN))
                 key = n - end if key < 0 else key
                 stop = max(stop, vm.end())
     return (key, found, stop) if found else None
 
 
-def _form_at(text: str, rev: str, a: int) -> tuple[int, list[Span], int] | None:
+# A key that is part of a reference: ``${NAME:?message}``, an ARN's ``…:secret:name``.
+_ARN_BEFORE = compiled(r"arn:aws[a-z-]*:[a-z0-9-]+:[a-z0-9-]*:[0-9]*:\Z", ASCII)
+
+
+def _inside_reference(text: str, key: int) -> bool:
+    if text.endswith("${", 0, key):
+        return True
+    return text.endswith(":", 0, key) and bool(_ARN_BEFORE.search(text, max(0, key - 120), key))
+
+
+def _form_at(text: str, rev: str, a: int) -> tuple[int, list[Hit], int] | None:
     """The first pair of a run that goes on with "&key=": upstream's form-body rule."""
     back = upstream.RUN_R.match(rev, len(text) - a)
     run = a - (back.end() - back.start()) if back else a
@@ -233,5 +267,5 @@ def _form_at(text: str, rev: str, a: int) -> tuple[int, list[Span], int] | None:
     cands += [c.end() for c in upstream.COMMA.finditer(text, run, a)]
     for c in cands:
         if fm := upstream.FORM.match(text, c):
-            return c, [last_group(fm)], fm.end()
+            return c, [(*last_group(fm), WHOLE)], fm.end()
     return None

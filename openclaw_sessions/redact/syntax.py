@@ -26,6 +26,7 @@ from . import recache
 Span = tuple[int, int]
 Hit = tuple[int, int, int]  # start, end, kind (in the folded text)
 TOKEN, BLOCK, OPEN = 0, 1, 2  # mask the token; keep a key block's first and last line; its first
+WHOLE = 3  # mask the token whole ("***"): a quoted value of a secret's key, a form or query value
 FieldCheck = Callable[["re.Match[str]", int], "Span | None"]
 RuleCheck = Callable[["re.Match[str]"], "Span | None"]
 ASCII = re.ASCII  # JavaScript's \w, \d and \b are ASCII; so are ours
@@ -113,6 +114,7 @@ class Field(NamedTuple):
     flags: int = NOCASE
     check: FieldCheck | None = None  # given the value match and the key's start: the token
     chain: str = ""  # reversed: what else may sit between the gap and a key (for the gate)
+    whole: bool = False  # every value is masked whole (else only a quoted one is)
 
 
 # --- anchors -----------------------------------------------------------------------------------

@@ -63,7 +63,7 @@ def from_snapshot(snap: dict[str, Any]) -> config.Config:
             snap.get("sandboxVisibilityDefault") or visibility.DEFAULT_SANDBOX_VISIBILITY
         ),
         sandbox_visibility_by_agent=dict(snap.get("sandboxVisibilityByAgent") or {}),
-        redact_patterns=tuple(snap.get("redactPatterns") or ()),
+        redact_patterns=(),  # never pushed (push.config_snapshot): the rows are redacted
         main_key=str(snap.get("mainKey") or keys.DEFAULT_MAIN_KEY),
         visibility_error=ConfigError(str(error)) if error else None,
     )

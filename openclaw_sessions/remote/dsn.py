@@ -37,8 +37,10 @@ def _psycopg() -> Any:
     return psycopg
 
 
-def resolve(raw: str | None) -> str:
-    """The DSN to use: ``raw``, else (None or "-") $OPENCLAW_SESSIONS_REMOTE; checked."""
+def resolve(raw: str | None, *, trusted_network: bool = False) -> str:
+    """The DSN to use: ``raw``, else (None or "-") $OPENCLAW_SESSIONS_REMOTE; checked, and
+    refused when it would send conversation text to another machine without a checked TLS
+    connection (``trusted_network``: the operator says the network is private)."""
     dsn = raw if raw not in (None, "-") else settings.remote_dsn() or ""
     if not dsn or not dsn.strip():
         raise UsageError(
@@ -51,7 +53,36 @@ def resolve(raw: str | None) -> str:
         raise UsageError(
             f"bad DSN: {scrub(str(exc), dsn)}", hint=f"DSN given: {masked(dsn)}"
         ) from None
+    if not trusted_network:
+        _check_tls(dsn)
     return dsn
+
+
+_LOCAL = ("localhost", "::1")
+_CHECKED = ("verify-full", "verify-ca")
+
+
+def _is_local(host: str) -> bool:
+    host = host.strip().strip("[]").lower()
+    return not host or host.startswith("/") or host in _LOCAL or host.startswith("127.")
+
+
+def _check_tls(dsn: str) -> None:
+    """libpq's default (sslmode=prefer) falls back to plain text silently and checks no
+    certificate: a push of conversation text to another machine must ask for a checked one."""
+    d = _conninfo(dsn) or {}
+    hosts = [h for part in ("host", "hostaddr") for h in str(d.get(part) or "").split(",")]
+    if not any(hosts):
+        hosts = str(os.environ.get("PGHOST") or "").split(",")
+    mode = str(d.get("sslmode") or os.environ.get("PGSSLMODE") or "prefer")
+    remote = [h for h in hosts if not _is_local(h)]
+    if remote and mode not in _CHECKED:
+        raise UsageError(
+            f"the central database {remote[0].strip()} is not on this machine and the DSN does"
+            f" not ask for a checked TLS connection (sslmode={mode})",
+            hint="add sslmode=verify-full (and sslrootcert=...) to the DSN, or say"
+            " --trusted-network when the network itself is private",
+        )
 
 
 def _conninfo(dsn: str) -> dict[str, Any] | None:

@@ -22,7 +22,6 @@ from typing import Any, NamedTuple
 
 from openclaw_sessions import __version__, config
 from openclaw_sessions.errors import UsageError
-from openclaw_sessions.redact import build_redactor
 from openclaw_sessions.store import paths
 from openclaw_sessions.store.db import open_store
 from openclaw_sessions.store.state import StateScope
@@ -42,6 +41,8 @@ class PushOptions(NamedTuple):
     host: str | None = None  # default: this machine's hostname
     agent: str | None = None  # None: every agent
     all_agents: bool = False
+    trusted_network: bool = False  # no TLS check: the network is private (dsn.resolve)
+    retire: str | None = None  # instead of pushing: delete this host's rows centrally
 
 
 class PushReport(NamedTuple):
@@ -55,6 +56,7 @@ class PushReport(NamedTuple):
     sessions_deleted: int
     transcripts: int  # transcripts whose rows were pushed (changed or new)
     stale: int  # transcripts not pushed: their index is not fresh (reindex first)
+    skipped: tuple[str, ...]  # session keys the central database cannot hold (sync.Counts)
     migrated_from: int
 
     def to_json(self) -> dict[str, Any]:
@@ -69,6 +71,7 @@ class PushReport(NamedTuple):
             "sessionsDeleted": self.sessions_deleted,
             "transcriptsPushed": self.transcripts,
             "stale": self.stale,
+            "skipped": list(self.skipped),
             "schemaVersion": schema.VERSION,
             "migratedFrom": self.migrated_from,
         }
@@ -81,7 +84,7 @@ def host_name(raw: str | None) -> str:
     return name
 
 
-def config_snapshot(cfg: config.Config) -> dict[str, Any]:
+def config_snapshot(cfg: config.Config, fp: str) -> dict[str, Any]:
     """The settings `search --as` reads on this host, as pushed."""
     return {
         "visibility": cfg.visibility,
@@ -90,20 +93,69 @@ def config_snapshot(cfg: config.Config) -> dict[str, Any]:
         "sandboxVisibilityDefault": cfg.sandbox_visibility_default,
         "sandboxVisibilityByAgent": dict(cfg.sandbox_visibility_by_agent),
         "mainKey": cfg.main_key,
-        "redactPatterns": list(cfg.redact_patterns),
+        # what search needs of the host's rules: which they were, never the patterns (a
+        # literal an operator listed to mask it must not become readable centrally)
+        "redactFingerprint": fp,
         "visibilityError": cfg.visibility_error.message if cfg.visibility_error else None,
     }
 
 
+class Retired(NamedTuple):
+    """`push --retire HOST`: what the central database held of a host, now deleted."""
+
+    host: str
+    remote: str
+    rows: int
+    sessions: int
+    transcripts: int
+    known: bool  # the host had pushed
+
+    def to_json(self) -> dict[str, Any]:
+        return {"retired": self.host, "remote": self.remote, "deleted": self.rows,
+                "sessionsDeleted": self.sessions, "transcriptsDeleted": self.transcripts,
+                "known": self.known}  # fmt: skip
+
+
+def retire(opts: PushOptions) -> Retired:
+    """Delete every central row of host ``opts.retire`` (a redeployed container's old name),
+    in one transaction, under the host's push lock."""
+    dsn = dsns.resolve(opts.dsn, trusted_network=opts.trusted_network)
+    host = host_name(opts.retire)
+    import psycopg
+
+    conn = dsns.connect(dsn, autocommit=True)
+    try:
+        schema.migrate(conn)
+        conn.execute("SELECT pg_advisory_lock(%s, hashtext(%s))", (HOST_LOCK, host))
+        counts = {}
+        with conn.transaction():
+            for table in ("ocs_rows", "ocs_transcripts", "ocs_sessions", "ocs_hosts"):
+                cur = conn.execute(f"DELETE FROM {S}.{table} WHERE host = %s", (host,))
+                counts[table] = cur.rowcount
+    except psycopg.Error as exc:
+        raise dsns.translate(exc, dsn) from None
+    finally:
+        conn.close()
+    return Retired(
+        host,
+        dsns.masked(dsn),
+        counts["ocs_rows"],
+        counts["ocs_sessions"],
+        counts["ocs_transcripts"],
+        counts["ocs_hosts"] > 0,
+    )
+
+
 def push(opts: PushOptions) -> PushReport:
-    dsn = dsns.resolve(opts.dsn)
+    dsn = dsns.resolve(opts.dsn, trusted_network=opts.trusted_network)
     host = host_name(opts.host)
     ctx = StateScope.at(
         opts.state_dir, opts.agent or paths.DEFAULT_AGENT, opts.agent is None or opts.all_agents
     )
     agents = ctx.agents()
     cfg = ctx.config
-    fp = build_redactor(cfg.redact_patterns).fingerprint
+    red = ctx.redactor()  # its SecretRef values too, as the local index was built
+    fp = red.fingerprint
     counts = sync.Counts()
     import psycopg
 
@@ -119,18 +171,19 @@ def push(opts: PushOptions) -> PushReport:
                 f"INSERT INTO {S}.ocs_hosts (host, config, tool) VALUES (%s, %s, %s)"
                 " ON CONFLICT (host) DO UPDATE SET config = excluded.config,"
                 " tool = excluded.tool, pushed_at = now()",
-                (host, json.dumps(config_snapshot(cfg)), __version__),
+                (host, json.dumps(config_snapshot(cfg, fp)), __version__),
             )
         for agent in agents:
             with open_store(ctx.root, agent) as local:
-                sync.push_agent(conn, local, host, agent, fp, counts)
+                sync.push_agent(conn, local, host, agent, red, counts)
         if opts.agent is None or opts.all_agents:
             _forget_agents(conn, host, agents, counts)
     except psycopg.Error as exc:
         raise dsns.translate(exc, dsn) from None
     finally:
         conn.close()  # the host's lock goes with the session
-    return PushReport(host, dsns.masked(dsn), tuple(agents), migrated_from=start, **vars(counts))
+    figures = {**vars(counts), "skipped": tuple(sorted(counts.skipped))}
+    return PushReport(host, dsns.masked(dsn), tuple(agents), migrated_from=start, **figures)
 
 
 def _forget_agents(conn: Any, host: str, agents: list[str], counts: sync.Counts) -> None:

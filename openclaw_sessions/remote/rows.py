@@ -28,6 +28,20 @@ class Folded(NamedTuple):
     tsv: str | None  # a tsvector literal
 
 
+def storable(text: str | None) -> bool:
+    """Can PostgreSQL hold this key or id exactly? (No NUL, no lone surrogate: cleaning
+    either would make it another session's name.)"""
+    if text is None:
+        return True
+    if "\x00" in text:
+        return False
+    try:
+        text.encode("utf-8")
+    except UnicodeEncodeError:
+        return False
+    return True
+
+
 def clean(text: str) -> str:
     """Text PostgreSQL can hold: NUL (a separator to the tokenizer, as U+FFFD is) and lone
     surrogates become U+FFFD."""

@@ -81,6 +81,12 @@ MIGRATIONS: list[str] = [
     CREATE INDEX ocs_rows_by_ntok ON {SCHEMA}.ocs_rows (ntok, ts DESC);
     CREATE INDEX ocs_rows_by_key ON {SCHEMA}.ocs_rows (host, session_key);
     """,
+    # 2: a host's redaction patterns are no longer pushed (a literal secret an operator
+    # listed to mask it was readable by every search role): drop what earlier pushes left
+    f"""
+    UPDATE {SCHEMA}.ocs_hosts SET config = config - 'redactPatterns'
+        WHERE config ? 'redactPatterns';
+    """,
 ]
 VERSION = len(MIGRATIONS)
 

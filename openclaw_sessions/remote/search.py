@@ -5,7 +5,6 @@ host (--host H), with that host's pushed settings, and answers in the agent tool
 
 from __future__ import annotations
 
-import functools
 import json
 import math
 import sqlite3
@@ -16,9 +15,9 @@ from openclaw_sessions.model.when import parse_window
 from openclaw_sessions.policy import fts_query
 from openclaw_sessions.read import counting, search_sql
 from openclaw_sessions.read.models import Hit, SearchResult, SessionHits
-from openclaw_sessions.read.scope import caller_policy
+from openclaw_sessions.read.scope import caller_policy, in_caller_list
 from openclaw_sessions.read.search import SearchOptions, capped, validate
-from openclaw_sessions.redact import Redactor, build_redactor
+from openclaw_sessions.redact import build_redactor
 from openclaw_sessions.store.migrations import PRIMARY_TOKENIZER
 
 from . import central, schema
@@ -53,9 +52,14 @@ def _validate(opts: SearchOptions, hosts: list[str]) -> None:
 
 
 def search_remote(
-    opts: SearchOptions, raw_dsn: str | None, hosts: list[str], agent_given: bool
+    opts: SearchOptions,
+    raw_dsn: str | None,
+    hosts: list[str],
+    agent_given: bool,
+    *,
+    trusted_network: bool = False,
 ) -> RemoteHits:
-    dsn = dsns.resolve(raw_dsn)
+    dsn = dsns.resolve(raw_dsn, trusted_network=trusted_network)
     since_ms, until_ms = parse_window(opts.since, opts.until)
     _validate(opts, hosts)
     plan = fts_query.build(opts.query, prefix=opts.prefix)
@@ -90,7 +94,14 @@ def _filters(
         hs = central.HostSessions(conn, hosts[0])
         policy = caller_policy(opts.agent, hs.config, hs.index, opts)
         # every session of the host the caller may see, as read/scope.register decides a row
-        seen = [(a, r.key) for a, r in hs.stored if policy.owns_unscoped(r) and policy.visible(r)]
+        # (cron runs too when one is named: scope.in_caller_list)
+        seen = [
+            (a, r.key)
+            for a, r in hs.stored
+            if policy.owns_unscoped(r)
+            and policy.visible(r)
+            and (bool(session) or in_caller_list(policy, r.key))
+        ]
         where.append("(r.agent, r.session_key) IN (SELECT * FROM unnest(%s::text[], %s::text[]))")
         params += [[a for a, _k in seen], [k for _a, k in seen]]
         if session:
@@ -219,15 +230,6 @@ def _sessions(conn: Any, opts: SearchOptions, body: str, args: list[Any]) -> Rem
     return RemoteHits(result, tuple(str(r[0]) for r in rows))
 
 
-_built = functools.cache(build_redactor)  # one Redactor per set of rules
-
-
-def _redactor(conn: Any, host: str) -> Redactor:
-    """The host's redaction rules, as pushed."""
-    got = conn.execute(f"SELECT config FROM {S}.ocs_hosts WHERE host = %s", (host,)).fetchone()
-    return _built(tuple((got[0] or {}).get("redactPatterns") or ()) if got else ())
-
-
 def _hits(conn: Any, rows: list[Any], plan: fts_query.QueryPlan) -> list[Hit]:
     """The hits shown, made as local search makes them (read/search_sql.hit): FTS5's own
     snippets from a scratch table that holds their texts, redacted with their host's rules."""
@@ -243,11 +245,13 @@ def _hits(conn: Any, rows: list[Any], plan: fts_query.QueryPlan) -> list[Hit]:
         snips = search_sql.snippets(scratch, plan, keyed, texts)
     finally:
         scratch.close()
-    redactors = {host: _redactor(conn, host) for host in {str(r[0]) for r in rows}}
+    # a host's rows were redacted under its own rules before they left it (its patterns never
+    # do: push.config_snapshot); each snippet is redacted again here under the default rules
+    red = build_redactor(())
     return [
-        search_sql.hit(
-            k, text, snip, plan, redactors[str(r[0])], search_sql.SNIPPET_UNITS
-        )._replace(agent_id=str(r[1]))
+        search_sql.hit(k, text, snip, plan, red, search_sql.SNIPPET_UNITS)._replace(
+            agent_id=str(r[1])
+        )
         for r, k, text, snip in zip(rows, keyed, texts, snips, strict=True)
     ]
 

@@ -10,11 +10,12 @@ from collections.abc import Iterator
 from typing import Any
 
 from openclaw_sessions.policy import keys
+from openclaw_sessions.redact import Redactor
 from openclaw_sessions.store.db import transaction
 from openclaw_sessions.store.pending import fresh
 
 from . import schema
-from .rows import clean, fold_text, row_hash
+from .rows import clean, fold_text, row_hash, storable
 
 S = schema.SCHEMA
 BATCH_ROWS = 5000  # rows per COPY/commit: bounded memory, resumable
@@ -30,6 +31,9 @@ class Counts:
     def __init__(self) -> None:
         self.upserted = self.deleted = self.unchanged = 0
         self.sessions_upserted = self.sessions_deleted = self.transcripts = self.stale = 0
+        # keys the central database cannot hold exactly (a NUL, a lone surrogate): left out,
+        # and named, so one bad session is its own problem, not the whole push's
+        self.skipped: set[str] = set()
 
 
 # The session fields pushed, as the central table names them (locally: agent_id).
@@ -39,14 +43,20 @@ _SESSION_COLS = (
 )
 
 
-def _push_sessions(conn: Any, local: sqlite3.Connection, host: str, agent: str, c: Counts) -> None:
-    mine = {
-        clean(r[0]): tuple(clean(v) if isinstance(v, str) else v for v in r)
-        for r in local.execute(
-            f"SELECT {_SESSION_COLS.replace('key_agent', 'agent_id')} FROM sessions"
-        )
-        if not keys.is_incognito(r[0])
-    }
+def _push_sessions(
+    conn: Any, local: sqlite3.Connection, host: str, agent: str, red: Redactor, c: Counts
+) -> None:
+    mine = {}
+    cols = _SESSION_COLS.replace("key_agent", "agent_id")
+    for r in local.execute(f"SELECT {cols} FROM sessions"):
+        if keys.is_incognito(r[0]):
+            continue
+        if not (storable(r[0]) and storable(r[1])):
+            c.skipped.add(r[0])
+            continue
+        label = None if r[5] is None else red.redact_text(r[5])  # as local output shows it
+        row = (*r[:5], label, *r[6:])
+        mine[r[0]] = tuple(clean(v) if isinstance(v, str) else v for v in row)
     theirs = {
         r[0]: tuple(r)
         for r in conn.execute(
@@ -77,7 +87,7 @@ def _push_sessions(conn: Any, local: sqlite3.Connection, host: str, agent: str, 
 
 
 def _local_transcripts(
-    local: sqlite3.Connection, fp: str
+    local: sqlite3.Connection, fp: str, c: Counts
 ) -> tuple[dict[int, tuple[str, str, str, int]], int]:
     """{transcript id: (key, session id, fingerprint, rows)} of the fresh transcripts (what
     local search searches), and how many are not fresh."""
@@ -96,6 +106,9 @@ def _local_transcripts(
         tid, key, sid = int(row[0]), str(row[1]), str(row[2])
         if keys.is_incognito(key):
             continue
+        if not (storable(key) and storable(sid)):
+            c.skipped.add(key)
+            continue
         if not row[7]:
             stale += 1
             continue
@@ -110,11 +123,12 @@ def _local_transcripts(
 
 
 def push_agent(
-    conn: Any, local: sqlite3.Connection, host: str, agent: str, fp: str, c: Counts
+    conn: Any, local: sqlite3.Connection, host: str, agent: str, red: Redactor, c: Counts
 ) -> None:
+    fp = red.fingerprint
     with transaction(local, write=False):  # one snapshot of the local store
-        _push_sessions(conn, local, host, agent, c)
-        mine, stale = _local_transcripts(local, fp)
+        _push_sessions(conn, local, host, agent, red, c)
+        mine, stale = _local_transcripts(local, fp, c)
         c.stale += stale
         theirs = {
             int(t): str(f)

@@ -20,7 +20,7 @@ PRIMARY_TOKENIZER = "unicode61 remove_diacritics 2"
 BIGRAM_TOKENIZER = "unicode61 remove_diacritics 0 categories 'L* N* Co M*'"
 
 
-SCHEMA_VERSION = 10
+SCHEMA_VERSION = 11
 
 
 APP_ID = 0x4F43_5353  # "OCSS": marks the file as ours
@@ -57,6 +57,7 @@ def step(version: int) -> Migration:
     if version == 9:
         return _derive_bigrams
     return _frozen()[str(version)]
+
 
 # Steps that rewrite most of the file: VACUUM after them gives the freed pages back.
 VACUUM_AFTER = frozenset({8})

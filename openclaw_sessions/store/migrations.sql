@@ -267,3 +267,13 @@ INSERT INTO meta (key, value) SELECT 'pending_failure_key',
     value || '/0.1.0' FROM meta WHERE key = 'redaction_fp'
     ON CONFLICT(key) DO UPDATE SET value = excluded.value;
 INSERT INTO index_pending (transcript_id, dirty, since) SELECT t.transcript_id, coalesce(s.needs_rebuild != 0, 0), coalesce(s.updated_at, t.imported_at) FROM transcripts t LEFT JOIN index_state s ON s.transcript_id = t.transcript_id WHERE (s.transcript_id IS NULL OR NOT (s.needs_rebuild = 0 AND s.claim_token IS NULL AND s.redaction_fp IS (SELECT value FROM meta WHERE key = 'pending_fp')) OR s.indexed_seq < t.next_seq - 1) AND NOT EXISTS (SELECT 1 FROM index_failures f WHERE f.transcript_id = t.transcript_id AND f.revision = t.revision AND f.next_seq = t.next_seq AND f.fingerprint = (SELECT value FROM meta WHERE key = 'pending_failure_key'));
+--- 11
+-- Generations upstream no longer holds live: cold-stored or deleted in OpenClaw
+-- (store/upstream_archived.py). Empty until the next import of an agent database.
+CREATE TABLE IF NOT EXISTS upstream_archived (
+    transcript_id INTEGER PRIMARY KEY REFERENCES transcripts(transcript_id) ON DELETE CASCADE,
+    state         TEXT NOT NULL CHECK (state IN ('cold', 'deleted')),
+    archive_name  TEXT NOT NULL,     -- upstream's archive_name
+    archived_at   INTEGER            -- epoch ms, as upstream recorded it
+);
+CREATE INDEX IF NOT EXISTS upstream_archived_by_state ON upstream_archived(state);

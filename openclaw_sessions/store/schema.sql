@@ -178,6 +178,18 @@ CREATE TABLE branches (
     messages      BLOB NOT NULL
 );
 
+-- Generations upstream's agent database no longer holds live (store/upstream_archived.py):
+-- 'cold' (session.maintenance.coldStorage moved its rows into an archive, read from there),
+-- 'deleted' (sessions.delete moved it into session_transcript_archives). Agents' views leave
+-- them out of search (and deleted ones out of everything); the operator's labels them.
+CREATE TABLE upstream_archived (
+    transcript_id INTEGER PRIMARY KEY REFERENCES transcripts(transcript_id) ON DELETE CASCADE,
+    state         TEXT NOT NULL CHECK (state IN ('cold', 'deleted')),
+    archive_name  TEXT NOT NULL,     -- upstream's archive_name
+    archived_at   INTEGER            -- epoch ms, as upstream recorded it
+);
+CREATE INDEX upstream_archived_by_state ON upstream_archived(state);
+
 -- The indexed text (redacted), one row per active user/assistant message.
 CREATE TABLE index_rows (
     row_id        INTEGER PRIMARY KEY,

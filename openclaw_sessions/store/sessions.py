@@ -12,7 +12,7 @@ from pathlib import Path
 from openclaw_sessions.model.when import valid_updated_at
 from openclaw_sessions.policy import keys
 
-from . import db, paths, rawcodec
+from . import db, paths, rawcodec, upstream_archived
 
 # meta key prefix: the stat of a session store file whose entries were last stored (import
 # skips storing them again while the file keeps it; `delete` forgets every one).
@@ -74,6 +74,21 @@ class SessionLookup:
         self.root = root
         self.agents = paths.agents_with_db(root) or [paths.check_agent_id(default_agent)]
         self._conns: dict[str, sqlite3.Connection] = {}
+        # An agent's view (read/scope.caller_policy sets it): a session deleted in OpenClaw
+        # is not there, as upstream has it (store/upstream_archived.py).
+        self.hide_deleted = False
+        self._deleted: dict[str, tuple[set[str], set[tuple[str, str]]]] = {}
+
+    def _kept(self, agent: str, refs: Iterable[keys.SessionRef]) -> Iterator[keys.SessionRef]:
+        if not self.hide_deleted:
+            yield from refs
+            return
+        if agent not in self._deleted:
+            self._deleted[agent] = upstream_archived.deleted(self.conn(agent))
+        gone_keys, gone = self._deleted[agent]
+        for r in refs:
+            if r.key not in gone_keys and (r.key, r.session_id or "") not in gone:
+                yield r
 
     def __enter__(self) -> SessionLookup:
         return self
@@ -110,9 +125,11 @@ class SessionLookup:
             " AND t.session_id != coalesce(s.session_id, '')",
             *args,
         )
-        return [session_ref(r, a) for a, r in rows] + [
-            keys.SessionRef(str(k), keys.agent_of(str(k)) or a, str(sid)) for a, (k, sid) in older
+        refs = [(a, session_ref(r, a)) for a, r in rows] + [
+            (a, keys.SessionRef(str(k), keys.agent_of(str(k)) or a, str(sid)))
+            for a, (k, sid) in older
         ]
+        return [r for a, r in refs if next(self._kept(a, [r]), None) is not None]
 
     def with_key(self, key: str) -> list[keys.SessionRef]:
         return self._refs("session_key", "{c} = ?", key)
@@ -139,14 +156,14 @@ class SessionLookup:
     def related(self, agent: str, key: str) -> Iterator[keys.SessionRef]:
         """The sessions of one store that ``key`` is, spawned, parents or owns, one at a time
         (the caller stops at the first it needs)."""
-        return related(self.conn(agent), agent, key)
+        return self._kept(agent, related(self.conn(agent), agent, key))
 
     def of_agent(self, agent: str, of: str | None) -> Iterator[keys.SessionRef]:
         """The sessions of one store whose key names agent ``of`` (None: unscoped keys), one
         at a time."""
         sql = f"SELECT {_REF} FROM sessions WHERE agent_id IS ?"
-        for row in self.conn(agent).execute(sql, (of,)):
-            yield session_ref(row, agent)
+        rows = self.conn(agent).execute(sql, (of,))
+        yield from self._kept(agent, (session_ref(row, agent) for row in rows))
 
     def agents_named(self, agent: str) -> list[str]:
         """The agents the keys of one store name, each found by an index seek."""

@@ -31,8 +31,10 @@ class StateScope(NamedTuple):
 
     def redactor(self) -> Redactor:
         from openclaw_sessions.redact import build_redactor  # its rules take ~10 ms
+        from openclaw_sessions.secretrefs import secret_values
 
-        return build_redactor(self.config.redact_patterns)
+        cfg = self.config
+        return build_redactor(cfg.redact_patterns, secret_values(cfg, self.root))
 
     def agents(self) -> list[str]:
         if self.all_agents:

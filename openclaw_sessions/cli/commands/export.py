@@ -1,45 +1,51 @@
 """`export`: a session as Markdown, JSON, or its original JSONL lines byte for byte, to stdout,
 a file (atomically) or a directory (export_bundle.py, export_out.py)."""
 
+from pathlib import Path
 from typing import Any
 
 import typer
 
 from openclaw_sessions.cli import output
-from openclaw_sessions.cli.completion import words
+from openclaw_sessions.cli.completion import complete_session_key, words
 from openclaw_sessions.cli.options import (
     AGENT,
     AS,
     COLOR,
     FILTERS,
     INCLUDE_TOOLS,
-    KEY,
     OUTPUT,
     SANDBOXED,
     STATE_DIR,
     TIME,
     UTC,
     VISIBILITY_MODE,
+    Output,
     declare,
     examples,
     split,
+    text,
 )
-from openclaw_sessions.errors import ExitCode
-from openclaw_sessions.read.export import ExportOptions, export
+from openclaw_sessions.errors import ExitCode, UsageError
+from openclaw_sessions.read.export import ExportOptions, export, whole
 
 EPILOG = examples(
     "export agent:main:main -o conversation.md",
     "export agent:main:main --format json | jq '.generations[-1].messages | length'",
     "export agent:main:main --format jsonl --all-generations -o backup-dir/",
+    "export --all-agents -o migrate/ && openclaw-sessions import migrate/ --state-dir new-state",
 )
 JSON_ERRORS = False  # --json is a format here: a refusal is an `error:` line only
 
 
 def run(params: dict[str, Any]) -> int:
-    """Export a session: Markdown, JSON, or its original JSONL lines byte for byte."""
+    """Export a session: Markdown, JSON, or its original JSONL lines byte for byte; without a
+    KEY, every session of the agent (or of every agent) as a bundle."""
     opts, out = split(ExportOptions, params)
     if out.as_json:
         opts = opts._replace(fmt="json")
+    if opts.key is None:
+        return _whole(opts, out)
     exp = export(opts)
     from openclaw_sessions.cli import export_bundle, export_out
 
@@ -51,12 +57,37 @@ def run(params: dict[str, Any]) -> int:
     return int(ExitCode.OK)
 
 
+def _whole(opts: ExportOptions, out: Output) -> int:
+    """Every session (incognito ones too: the operator's data), every generation, raw, into
+    a directory laid out as a state root: what a migration carries, in one process."""
+    if out.output is None or out.output == "-":
+        raise UsageError(
+            "without a KEY, export writes every session into a directory",
+            hint="add -o DIR/ (import DIR restores it), or give a KEY",
+        )
+    from openclaw_sessions.cli import export_bundle, export_out
+
+    written = export_bundle.write_whole(whole(opts), Path(out.output), force=out.force)
+    export_out.summary(written)
+    return int(ExitCode.OK if written else ExitCode.NOTHING)
+
+
 command = declare(
     run,
     ExportOptions,
-    key=KEY,
+    key=typer.Argument(
+        metavar="[KEY]",
+        help="Session key, session id (or a unique prefix of one), or main/current; none:"
+        " every session of --agent (or --all-agents), as a bundle into -o DIR/.",
+        autocompletion=complete_session_key,
+        callback=text(empty_ok=True, named=True),  # empty: the core's own message
+        show_default=False,
+    ),
     state_dir=STATE_DIR,
     agent=AGENT,
+    all_agents=typer.Option(
+        "--all-agents", help="Without a KEY: every agent's sessions, into -o DIR/."
+    ),
     fmt=typer.Option(
         "--format",
         metavar="FORMAT",

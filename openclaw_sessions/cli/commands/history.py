@@ -5,7 +5,7 @@ from typing import Any
 
 import typer
 
-from openclaw_sessions.cli import output, userconfig
+from openclaw_sessions.cli import output
 from openclaw_sessions.cli.options import (
     AGENT,
     AS,
@@ -33,20 +33,26 @@ EPILOG = examples(
     "history agent:main:main --around 78dde6c6 --time relative",
     "history agent:main:main --full > conversation.txt",
     "history agent:main:main --follow --limit 5",
+    "history agent:main:main --follow --jsonl | jq --unbuffered -r .role",
 )
 
 
 def run(params: dict[str, Any]) -> int:
     """Read a session's conversation on its active branch, paged or around a message."""
-    opts, out = split(HistoryOptions, userconfig.lenient("history", params))
+    opts, out = split(HistoryOptions, params)
     if out.follow and (out.as_json or opts.around is not None or opts.offset is not None):
         raise UsageError(
-            "--follow shows the newest messages, then each new one, as text",
-            hint="drop --json, --around and --offset",
+            "--follow shows the newest messages, then each new one, as text or JSON lines",
+            hint="drop --json (--jsonl: one message a line), --around and --offset",
         )
+    if out.as_json and out.jsonl:
+        raise UsageError("--json and --jsonl cannot be used together")
     result = history(opts)
     if out.as_json:
         output.echo_json(result.to_json())
+    elif out.jsonl:  # one message a line, each as the JSON's messages hold it
+        for message in result.messages:
+            output.echo_json({"sessionKey": result.session_key, **message})
     else:
         from openclaw_sessions.cli import history_view
 
@@ -60,7 +66,7 @@ def run(params: dict[str, Any]) -> int:
     if out.follow:
         from openclaw_sessions.cli import follow
 
-        follow.follow(opts, result, out.times())
+        follow.follow(opts, result, out.times(), jsonl=out.jsonl)
     return int(ExitCode.OK if result.messages else ExitCode.NOTHING)
 
 
@@ -112,6 +118,11 @@ command = declare(
     visibility=VISIBILITY_MODE,
     sandboxed=SANDBOXED,
     as_json=JSON,
+    jsonl=typer.Option(
+        "--jsonl",
+        help="One message object per line (with --follow: each new one as it comes).",
+        rich_help_panel=OUTPUT,
+    ),
     no_pager=typer.Option(
         "--no-pager",
         help="Never page (default: $PAGER, else less, on a terminal).",

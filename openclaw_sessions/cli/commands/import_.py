@@ -1,6 +1,8 @@
 """`import`: bulk-load legacy JSONL transcripts and upstream agent databases (idempotent,
-doctor-style), then, with --reindex, the reconciliation."""
+doctor-style), then the reconciliation when the import was small or someone waits on a
+terminal (--reindex / --no-reindex say it outright)."""
 
+import sys
 from typing import Any
 
 import typer
@@ -23,15 +25,17 @@ from openclaw_sessions.ingest.importer import ImportOptions, import_sources
 from .reindex import bars
 
 EPILOG = examples(
-    "import --reindex",
+    "import",
+    "import --no-reindex --quiet; openclaw-sessions reindex --all-agents --quiet",
     "import ~/backup/.openclaw --dry-run --json",
-    "import --quiet; openclaw-sessions reindex --all-agents --quiet",
 )
 
 
 def run(params: dict[str, Any]) -> int:
     """Bulk-load legacy JSONL transcripts (idempotent, doctor-style)."""
     opts, out = split(ImportOptions, params)
+    if opts.reindex is None and sys.stderr.isatty():  # someone waits to search: index now
+        opts = opts._replace(reindex=True)
     done = import_sources(opts, bars(out))
     if out.as_json:
         report = done.report.to_json()
@@ -72,7 +76,12 @@ command = declare(
     include_archives=typer.Option(
         "--include-archives", help="Also import .deleted archives and backups."
     ),
-    reindex=typer.Option("--reindex", help="Run the reconciliation right after."),
+    reindex=typer.Option(
+        "--reindex/--no-reindex",
+        help="Index right after (default: on a terminal, or when the import stored at most"
+        " 100,000 events; --no-reindex leaves it to the next search or `reindex`).",
+        show_default=False,
+    ),
     undelete=typer.Option(
         "--undelete",
         metavar="KEY",

@@ -26,7 +26,12 @@ from openclaw_sessions.errors import ExitCode, UsageError
 from openclaw_sessions.read.scope import McpOptions
 
 INSTALL = "pip install 'openclaw-sessions[mcp]'"
-EPILOG = examples("mcp --as agent:main:main", "mcp --as agent:ops:main --agent ops")
+EPILOG = examples(
+    "mcp --as agent:main:main",
+    "mcp --as agent:ops:main --agent ops",
+    "mcp --as agent:main:main --check",
+    "mcp --as agent:main:main --print-config claude-desktop",
+)
 
 
 def _sdk_missing() -> UsageError | None:
@@ -48,15 +53,35 @@ def run(params: dict[str, Any]) -> int:
     if missing is not None:
         raise missing
     from openclaw_sessions.mcp import identity as ident
+
+    opts = McpOptions(**params)
+    who = ident.resolve(opts)
+    if opts.print_config is not None:
+        return _print_config(opts.print_config, who)
+    if opts.check:
+        from openclaw_sessions.mcp import check
+
+        seen = check.run(who)
+        print(output.safe(seen.line), file=sys.stdout if seen.ok else sys.stderr)
+        return int(ExitCode.OK if seen.ok else ExitCode.STORE)
     from openclaw_sessions.mcp.server import serve
 
-    who = ident.resolve(McpOptions(**params))
     if who.operator:
         print(output.safe(ident.OPERATOR_WARNING.format(root=who.root)), file=sys.stderr)
     try:
         serve(who)
     except KeyboardInterrupt:
         return int(ExitCode.INTERRUPTED)
+    return int(ExitCode.OK)
+
+
+def _print_config(host: str, who: Any) -> int:
+    from openclaw_sessions.mcp import hosts
+
+    if host not in hosts.HOSTS:
+        raise UsageError(f"--print-config takes one of {', '.join(hosts.HOSTS)}")
+    print(f"# {hosts.where(host)}", file=sys.stderr)
+    sys.stdout.write(hosts.config(host, who))
     return int(ExitCode.OK)
 
 
@@ -74,4 +99,16 @@ command = declare(
     agent=AGENT,
     visibility=VISIBILITY_MODE,
     sandboxed=SANDBOXED,
+    check=typer.Option(
+        "--check",
+        help="Start the server as an MCP host does (absolute command, HOME and PATH only),"
+        " print what it sees (tools, caller, store, sessions visible) or why it cannot start,"
+        " and stop.",
+    ),
+    print_config=typer.Option(
+        "--print-config",
+        metavar="HOST",
+        help="Print the configuration that starts this server in HOST: claude-desktop,"
+        " claude-code or codex (absolute command, caller and state dir as arguments).",
+    ),
 )

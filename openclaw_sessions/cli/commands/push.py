@@ -8,23 +8,47 @@ import typer
 
 from openclaw_sessions.cli import output
 from openclaw_sessions.cli.completion import complete_agent
-from openclaw_sessions.cli.options import JSON, QUIET, STATE_DIR, declare, examples, split
+from openclaw_sessions.cli.options import (
+    JSON,
+    QUIET,
+    STATE_DIR,
+    TRUSTED_NETWORK,
+    Output,
+    declare,
+    examples,
+    split,
+)
 from openclaw_sessions.errors import ExitCode
-from openclaw_sessions.remote.push import PushOptions, push
+from openclaw_sessions.remote.push import PushOptions, push, retire
 
 EPILOG = examples(
-    "push postgresql://push@db.example/fleet",
+    "push 'postgresql://push@db.example/fleet?sslmode=verify-full&sslrootcert=/etc/ssl/fleet-ca.pem'",
     "push --host gw-eu-1 --json",
+    "push --retire gw-eu-1-old",
 )
 
 
 def run(params: dict[str, Any]) -> int:
     """Send this host's redacted index rows and session metadata to a central PostgreSQL."""
     opts, out = split(PushOptions, params)
+    if opts.retire is not None:
+        return _retire(opts, out)
     report = push(opts)
+    for key in report.skipped:  # one bad session is its own problem: named, the rest pushed
+        output.error(
+            f"session {key} not pushed: its key or id holds a NUL or invalid"
+            " UTF-8, which the central database cannot store",
+            "rename the session in OpenClaw; the others were pushed",
+        )
     if out.as_json:
         output.echo_json(report.to_json())
     elif not out.quiet:
+        if opts.host is None:  # a container's hostname changes with every redeploy
+            output.note(
+                f"host name {output.field(report.host)} is this machine's hostname: pin it with"
+                " --host NAME where that changes (containers), and retire an old one with"
+                " `push --retire OLD`"
+            )
         output.note(
             f"pushed {report.host} ({', '.join(report.agents)}) to {report.remote}:"
             f" {report.upserted} rows upserted, {report.deleted} deleted,"
@@ -37,7 +61,21 @@ def run(params: dict[str, Any]) -> int:
                 else ""
             )  # fmt: skip
         )
-    return int(ExitCode.OK)
+    return int(ExitCode.PROBLEMS if report.skipped else ExitCode.OK)
+
+
+def _retire(opts: PushOptions, out: Output) -> int:
+    done = retire(opts)
+    if out.as_json:
+        output.echo_json(done.to_json())
+    elif not out.quiet:
+        output.note(
+            f"retired {output.field(done.host)} from {done.remote}: {done.rows} rows,"
+            f" {done.sessions} sessions, {done.transcripts} transcripts deleted"
+            if done.known
+            else f"{output.field(done.host)} has not pushed to {done.remote}: nothing to retire"
+        )
+    return int(ExitCode.OK if done.known else ExitCode.NOTHING)
 
 
 command = declare(
@@ -61,6 +99,13 @@ command = declare(
         autocompletion=complete_agent,
     ),
     all_agents=typer.Option("--all-agents", help="Every agent (the default; overrides --agent)."),
+    trusted_network=TRUSTED_NETWORK,
+    retire=typer.Option(
+        "--retire",
+        metavar="HOST",
+        help="Instead of pushing: delete every central row of HOST (a redeployed"
+        " container's old name).",
+    ),
     as_json=JSON,
     quiet=QUIET,
 )

@@ -21,14 +21,22 @@ JSON = {
     "export": "export",
     "history": "history",
     "import": "import",
+    "log": "search",  # log prints search's forms
     "push": "push",
     "reindex": "reindex",
     "search": "search",
     "sessions": "sessions",
+    "sql": "sql",
     "status": "status",
 }
 # ... and one line of `COMMAND --jsonl`
-JSONL = {"search": "search-result", "sessions": "sessions-row"}
+JSONL = {
+    "history": "history-message",
+    "log": "search-result",
+    "search": "search-result",
+    "sessions": "sessions-row",
+    "sql": "sql-row",
+}
 
 EPILOG = examples(
     "schema | jq -r 'keys[]'",

@@ -8,7 +8,7 @@ from typing import Any
 import typer
 
 from openclaw_sessions import settings
-from openclaw_sessions.cli import nul, output, userconfig
+from openclaw_sessions.cli import nul, output
 from openclaw_sessions.cli.completion import complete_agent, complete_session_key, words
 from openclaw_sessions.cli.options import (
     ALL_AGENTS,
@@ -16,7 +16,9 @@ from openclaw_sessions.cli.options import (
     COLOR,
     FILTERS,
     JSON,
-    NULL,
+    KEY_GLOB,
+    KIND,
+    NOT_KIND,
     OUTPUT,
     ROLE,
     SANDBOXED,
@@ -30,6 +32,7 @@ from openclaw_sessions.cli.options import (
     count,
     declare,
     examples,
+    null,
     split,
     text,
 )
@@ -37,13 +40,16 @@ from openclaw_sessions.errors import ExitCode, UsageError
 from openclaw_sessions.read.search import SearchOptions, search
 
 EPILOG = examples(
-    "search 'migration timeout' --since 7d",
+    "search migration timeout --since 7d",
+    "search kubernetes -staging",
     "search '\"rate limit\" OR throttl* -billing'",
     "search '(database OR postgres) timeout' --relax",
     "search deploy --role assistant --format plain | cut -f1 | sort -u",
     "search invoice --json | jq -r '.results[].sessionKey'",
+    "search FAILED --all-agents --follow --jsonl | jq --unbuffered -r .sessionKey",
 )
 LAYOUTS = ("auto", "table", "plain")
+WORDS = "query"  # app.Command: a `-word` that is no option of ours is a query word
 # Was --agent on the command line (or in $OPENCLAW_AGENT)? --remote searches every agent
 # unless it was (the option's callback records it).
 _AGENT_GIVEN: list[bool] = []
@@ -57,17 +63,26 @@ def _agent_source(ctx: typer.Context, param: typer.CallbackParam, value: str) ->
 
 def run(params: dict[str, Any]) -> int:
     """Full-text search of user and assistant text on the active branch."""
-    opts, out = split(SearchOptions, userconfig.lenient("search", params))
+    params["query"] = " ".join(params["query"] or ())
+    opts, out = split(SearchOptions, params)
     if out.layout != "auto" and (out.as_json or out.jsonl):
         raise UsageError("--format is for the human output", hint="drop it, or drop --json/--jsonl")
     if out.null:
         nul.check(params)
+    if out.follow and (out.as_json or opts.counts or opts.sessions or opts.as_key or out.remote):
+        raise UsageError(
+            "--follow prints each new hit as a line (plain or --jsonl)",
+            hint="drop --json, --count, --sessions, --as and --remote",
+        )
     if out.remote is not None or out.hosts:
         from openclaw_sessions.cli.remote_search import run_search
 
         return run_search(opts, out, _AGENT_GIVEN[0] if _AGENT_GIVEN else True)
     result = search(opts)
     code = int(ExitCode.OK if result.found else ExitCode.NOTHING)
+    for agent, why in result.skipped:  # what the answer left out, named; exit 3 says it
+        output.error(f"agent {agent} skipped: {why}", "see `openclaw-sessions status`")
+        code = int(ExitCode.STORE)
     if out.as_json:
         output.echo_json(result.agent_json() if opts.as_key is not None else result.to_json())
         return code
@@ -84,9 +99,13 @@ def run(params: dict[str, Any]) -> int:
             output.echo_json(h.agent_json() if opts.as_key is not None else h.to_json())
         render.search_footer(result)
     elif out.layout == "table" or (out.layout == "auto" and sys.stdout.isatty()):
-        render.search_table(result, out.times())
+        render.search_table(result, out.times(), use_pager=not (out.no_pager or out.follow))
     else:
         render.search_lines(result, out.times())
+    if out.follow:
+        from openclaw_sessions.cli.search_follow import follow_search
+
+        follow_search(opts, out, result)
     return code
 
 
@@ -94,11 +113,16 @@ REMOTE = "Fleet (a central database: see push)"
 command = declare(
     run,
     SearchOptions,
-    query=typer.Argument(
-        metavar="QUERY",
-        help='Words to find, all of them; "exact phrase", a OR b, -word (leave out),'
-        " word* (prefix), parentheses (--literal: every word as text).",
-        callback=text(empty_ok=True),  # empty: the core's own message
+    query=(
+        list[str] | None,
+        typer.Argument(
+            metavar="QUERY",
+            help='Words to find, all of them; "exact phrase", a OR b, -word (leave out),'
+            " word* (prefix), parentheses (--literal: every word as text). Several words"
+            " need no quotes; after -- every word is query text.",
+            callback=text(empty_ok=True),  # empty: the core's own message
+            show_default=False,
+        ),
     ),
     state_dir=STATE_DIR,
     agent=typer.Option(
@@ -122,6 +146,9 @@ command = declare(
         rich_help_panel=FILTERS,
     ),
     role=ROLE,
+    kind=KIND,
+    not_kind=NOT_KIND,
+    key=KEY_GLOB,
     since=SINCE,
     until=UNTIL,
     order=typer.Option(
@@ -183,7 +210,18 @@ command = declare(
         callback=choice(*LAYOUTS),
         rich_help_panel=OUTPUT,
     ),
-    null=NULL,
+    follow=typer.Option(
+        "--follow",
+        "-f",
+        help="Then print each new hit as it is written (imports every 2 s), until Ctrl-C.",
+        rich_help_panel=OUTPUT,
+    ),
+    null=null("each hit's session key and message id (with --sessions: each key)"),
+    no_pager=typer.Option(
+        "--no-pager",
+        help="Never page (default: $PAGER, else less, when a table is taller than the terminal).",
+        rich_help_panel=OUTPUT,
+    ),
     utc=UTC,
     time=TIME,
     color=COLOR,
@@ -197,6 +235,12 @@ command = declare(
         "--host",
         metavar="NAME",
         help="With --remote: only this host (repeatable); with --as, the caller's host.",
+        rich_help_panel=REMOTE,
+    ),
+    trusted_network=typer.Option(
+        "--trusted-network",
+        help="With --remote: the network is private (allow a DSN to another machine without"
+        " sslmode=verify-full or verify-ca).",
         rich_help_panel=REMOTE,
     ),
 )

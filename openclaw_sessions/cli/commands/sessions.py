@@ -12,7 +12,9 @@ from openclaw_sessions.cli.options import (
     COLOR,
     FILTERS,
     JSON,
-    NULL,
+    KEY_GLOB,
+    KIND,
+    NOT_KIND,
     OUTPUT,
     SANDBOXED,
     STATE_DIR,
@@ -22,6 +24,7 @@ from openclaw_sessions.cli.options import (
     count,
     declare,
     examples,
+    null,
     split,
     text,
 )
@@ -54,7 +57,7 @@ def run(params: dict[str, Any]) -> int:
     else:
         from openclaw_sessions.cli import render_sessions
 
-        render_sessions.sessions_list(listed, out.times())
+        render_sessions.sessions_list(listed, out.times(), use_pager=not out.no_pager)
     if listed.truncated and not out.as_json:
         output.note("more sessions exist: raise --limit")
     return int(ExitCode.OK if listed.rows else ExitCode.NOTHING)
@@ -80,6 +83,9 @@ command = declare(
         callback=text(),
         rich_help_panel=FILTERS,
     ),
+    kind=KIND,
+    not_kind=NOT_KIND,
+    key=KEY_GLOB,
     limit=typer.Option(
         "--limit",
         "-n",
@@ -93,7 +99,12 @@ command = declare(
     sandboxed=SANDBOXED,
     as_json=JSON,
     jsonl=typer.Option("--jsonl", help="One session object per line.", rich_help_panel=OUTPUT),
-    null=NULL,
+    null=null("each session key"),
+    no_pager=typer.Option(
+        "--no-pager",
+        help="Never page (default: $PAGER, else less, when a table is taller than the terminal).",
+        rich_help_panel=OUTPUT,
+    ),
     utc=UTC,
     time=TIME,
     color=COLOR,

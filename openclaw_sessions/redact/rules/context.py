@@ -49,7 +49,7 @@ def _last(m: re.Match[str], trail: str = "") -> Span | None:
 
 
 def _trimmed(m: re.Match[str]) -> Span | None:
-    return _last(m, ".,;:!?)")
+    return _last(m, ".,;:!?)]}>\"'`")
 
 
 def _strong(v: str) -> bool:

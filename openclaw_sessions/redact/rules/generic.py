@@ -21,6 +21,7 @@ from openclaw_sessions.redact.syntax import (
     caseless,
     plain,
     prefix,
+    spellings,
     trie,
 )
 
@@ -94,6 +95,23 @@ def _query_check(m: re.Match[str], key_start: int) -> Span | None:
     return names.unquoted_value(m.string, *m.span(1), prose=False)
 
 
+_FORM_KEYS = spellings(
+    "access[-_]?token", "auth[-_]?token", "hook[-_]?token", "refresh[-_]?token", "id[-_]?token",
+    "api[-_]?key", "client[-_]?secret", "app[-_]?secret", "private[-_]?key", "x[-_]api[-_]key",
+    "aws[-_]?secret[-_]?access[-_]?key", "x[-_]?amz[-_]?security[-_]?token",
+    "x[-_]auth[-_]token", "card[-_]?number", "security[-_]?code",
+) + ("token", "password", "pass", "passwd", "secret", "credential", "authorization", "jwt",
+     "auth", "signature", "sig", "cvc", "cvv")  # fmt: skip
+
+
+def _form_check(m: re.Match[str], key_start: int) -> Span | None:
+    s, e = m.span(1)
+    v = m.string[s:e]
+    if v[:1] in "\"'" and v[-1:] == v[:1] and len(v) > 1:
+        s, e = s + 1, e - 1  # (the quotes stay)
+    return names.unquoted_value(m.string, s, e, prose=False)
+
+
 def _random_key_check(m: re.Match[str], key_start: int) -> Span | None:
     v = m.group(1)
     mixed = any(c.isdigit() for c in v) and any(c.isupper() for c in v) and v.lower() != v
@@ -109,7 +127,12 @@ GENERIC_FIELDS: tuple[Field, ...] = (
     # ?key=… &code=… &sig=… (Azure SAS, Google API keys, function keys) in a query string
     Field("query-secret", "=", ("key", "code", "sig", "signature", "sv-sig", "x-amz-signature",
           "x-goog-signature", "x-amz-security-token"), "", r"(?=[?&;])",
-          r"([^&#\s\"'<>]+)", check=_query_check),
+          r"([^&#\s\"'<>]+)", check=_query_check, whole=True),
+    # upstream's form-body secret keys, and the headers' names, as any pair of a query string
+    # or form body (upstream masks these values whole)
+    Field("form-secret", "=", _FORM_KEYS, "", r"(?=[?&;])",
+          r"(\"[^\"&#\s<>]+\"|'[^'&#\s<>]+'|[^&#\s\"'<>]+)",
+          check=_form_check, whole=True),
     # <add key="Password" value="…"/>, <property name="db.password" value="…"/>
     Field("xml-key-value", "=", ("value",), "[ \t]*",
           r"[ \t]+\"[^\"\r\n]{1,80}\"[ \t]*=[ \t]*(?:yek|eman)(?![A-Za-z0-9_:.-])",

@@ -41,6 +41,7 @@ JOINED = (
     tuple(f"{a}{s}key" for a in KEY_JOINS for s in ("", "_", "-", ".", " "))
     + tuple(f"{a}{s}phrase" for a in ("seed", "recovery", "secret") for s in ("", "_", "-", " "))
     + ("client-key-data", "client_key_data", "apiキー", "api キー")
+    + ("key_material", "key-material", "keymaterial", "key material")
 )
 # Harmless suffixes after the secret word (SECRET_KEY_BASE, JWT_SECRET_B64, DB_PASSWORD_PROD):
 # few, because every "=" and ":" of every text tries them.
@@ -88,7 +89,15 @@ _SECRET_OBJECT = recache.compile(
 _REFERENCE = recache.compile(
     r"\$(?:\{\{.*|\(.*|\{[A-Za-z_][^}]*\}?|[A-Za-z_][A-Za-z0-9_]*)"
     r"|(?:process\.env|import\.meta\.env|Deno\.env|os\.environ|os\.getenv|ENV|System\.getenv"
-    r"|Environment\.GetEnvironmentVariable|getenv)\b.*",
+    r"|Environment\.GetEnvironmentVariable|getenv)\b.*"
+    # identifiers of a secret held elsewhere, and public ones: a Secrets Manager (any) ARN, a
+    # GCP Secret Manager path, a Stripe publishable key, Secret::get('…'), a format field
+    r"|arn:aws[a-z-]*:[a-z0-9-]+:[a-z0-9-]*:[0-9]*:.*|projects/[^/\s]+/secrets/.*"
+    r"|pk_(?:live|test)_[A-Za-z0-9]+|[A-Z][A-Za-z0-9_]*::[A-Za-z_]\w*\(.*|\{[A-Za-z_][\w.]*\}?"
+    # code: a member of a settings object, a call without arguments
+    r"|(?:self|this|config|cfg|conf|settings|options|opts|props|params|args|ctx|context|env"
+    r"|secrets|credentials|creds|app|request|req|vars|values|keys)\.[A-Za-z_][\w.]*(?:\(.*)?"
+    r"|[A-Za-z_][\w]*(?:\.[A-Za-z_]\w*)*\(\)",
     re.DOTALL,
 )
 _TEMPLATE = recache.compile(r"(?i)your[_-]|[_-]here\b|placeholder|changeme[_-]|xxxx|<[a-z_-]+>")
@@ -137,6 +146,7 @@ def placeholder(value: str) -> bool:
         or len(set(v)) == 1
         or bool(_REF.fullmatch(v) or _CONSTANT.fullmatch(v) or _TEMPLATE.search(v))
         or bool(_SECRET_OBJECT.fullmatch(v))
+        or reference(v)
     )
 
 
@@ -161,10 +171,12 @@ def unquoted_value(
 ) -> Span | None:
     """The span of an unquoted value ``text[start:end]`` to mask, or None to keep it; ``trail``:
     characters that end it rather than belong to it."""
+    if placeholder(text[start:end]) or text.endswith(":", 0, end):  # ("{token}" before its
+        return None  # "}" is trimmed; "type:" is the next key)
     while end - start > 1 and text[end - 1] in trail:
         end -= 1
     v = text[start:end]
-    if len(v) < 3 or placeholder(v) or _CALL.fullmatch(v) or _path(v):
+    if len(v) < 3 or placeholder(v) or _CALL.fullmatch(v) or _path(v) or v.endswith(":"):
         return None
     if prose and _PLAIN_WORD.fullmatch(v) and _NEXT_WORD.match(text, end):
         return None

@@ -133,7 +133,7 @@ UPSTREAM_FIELDS: tuple[Field, ...] = (
            "x-access-token"), "[ \t]*" + _SERQ_R, _LOG_EDGE,
            rf"{_OPT_WS}{_SERQ}([^§\\\"',;]+)"),
     Field("gateway-header", ":=", ("X-OpenClaw-Token", "x-pomerium-jwt-assertion", "X-Api-Key",
-           "X-Auth-Token"), "[§]*", _LOG_EDGE, r"[§]*([^§\"',;]+)"),
+           "X-Auth-Token"), "[§]*", _LOG_EDGE, r"[ \t]*([^§\"',;]+)"),  # (a line end ends it)
     # Not upstream's: a raw Cookie/Set-Cookie header line keeps no cookie value.
     Field("cookie-header", ":", ("cookie", "set-cookie"), "[ \t]*", r"(?=\Z|[^A-Za-z0-9_-])",
            r"[ \t]*([^\r\n\"'\\]{0,4095}[^§\"'\\])"),

@@ -1,0 +1,52 @@
+"""Search's rule for generations upstream no longer holds live (store/upstream_archived.py).
+
+The agent's view (`--as`, MCP) is upstream's: `sessions_search` never matches a cold-stored
+transcript and says how many of the caller's visible sessions' transcripts it left out
+(`archivedTranscriptsExcluded`, counted over `session_transcript_cold_archives` joined to
+the visible windows, with `--session` narrowing it as upstream's `sessionKey`/`sessionId`
+do); a session deleted in OpenClaw is not there at all. The operator's view keeps both and
+labels each hit (`archived: "cold"` / `"deleted"`).
+"""
+
+from __future__ import annotations
+
+import sqlite3
+
+from .models import Hit
+from .scope import SESSION_JOIN
+from .search_sql import Filters
+
+# Added to a caller's per-row condition: rows of marked transcripts are not the agent's.
+NOT_ARCHIVED = "t.transcript_id NOT IN (SELECT transcript_id FROM upstream_archived)"
+
+
+def caller_visible(visible: str) -> str:
+    return f"({visible} AND {NOT_ARCHIVED})"
+
+
+def excluded(conn: sqlite3.Connection, f: Filters) -> int:
+    """The cold-stored transcripts the caller's search left out: those of the sessions it may
+    see (``f.visible``, the caller's condition without NOT_ARCHIVED), in the store's agent
+    namespace or the ``--session`` named."""
+    where = ["a.state = 'cold'", f.visible]
+    params: list[object] = []
+    if f.session is not None:
+        where.append("(t.session_key = ? OR t.session_id = ?)")
+        params += [f.session.lower(), f.session]
+    elif f.agent is not None:
+        prefix = f"agent:{f.agent}:"
+        where.append("(t.session_key NOT GLOB 'agent:*' OR substr(t.session_key, 1, ?) = ?)")
+        params += [len(prefix), prefix]
+    sql = (
+        "SELECT count(*) FROM upstream_archived a JOIN transcripts t USING (transcript_id)"
+        f"{SESSION_JOIN} WHERE {' AND '.join(where)}"
+    )
+    return int(conn.execute(sql, params).fetchone()[0])
+
+
+def labelled(hits: list[Hit], states: dict[str, dict[str, str]]) -> list[Hit]:
+    """The operator's hits, each from a cold-stored or deleted generation labelled so
+    (``states``: agent → session id → state, upstream_archived.by_session_id per store)."""
+    if not any(states.values()):
+        return hits
+    return [h._replace(archived=states.get(h.agent_id or "", {}).get(h.session_id)) for h in hits]
