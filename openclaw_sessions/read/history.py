@@ -18,7 +18,6 @@ message of the branch, each whole, still redacted.
 from __future__ import annotations
 
 import json
-import math
 import sqlite3
 import sys
 from pathlib import Path
@@ -155,7 +154,7 @@ def read_generation(
     else:
         limit = opts.limit or DEFAULT_LIMIT
         limit = min(limit, MAX_LIMIT) if agent else limit
-    rows, marks, places = _listed(branch, opts)
+    rows, marks, places = window.listed(branch, agent, opts.around)
     if not opts.include_tools:
         rows = rows.without_roles(sanitize.TOOL_ROLES)
     shown = _Shown(
@@ -173,29 +172,6 @@ def read_generation(
         branch,
     )
     return _around(shown, opts, limit) if opts.around is not None else _page(shown, opts, limit)
-
-
-def _listed(
-    branch: Branch, opts: HistoryOptions
-) -> tuple[Messages, dict[int, Mark], dict[int, int] | None]:
-    """(the rows to page through, the marks among them by seq, each row's place by seq): for
-    the operator every message and no marks; for an agent upstream's window (window.py), or
-    the closed interval that holds an anchor from before the latest reset."""
-    if opts.as_key is None:
-        return branch.rows, {}, None
-    rows, marks = window.latest(branch.rows, branch.marks)
-    anchor = (opts.around or "").strip()
-    if anchor and anchor not in rows.ids:
-        at = branch.rows.index_of(anchor)
-        seq = branch.rows.seqs[at] if at is not None else _mark_seq(branch, anchor)
-        found = window.interval(branch.rows, branch.marks, seq) if seq is not None else None
-        if found is not None:
-            rows, marks = found
-    return rows, marks, {s: i + 1 for i, s in enumerate(rows.seqs)}
-
-
-def _mark_seq(branch: Branch, anchor: str) -> int | None:
-    return next((m[0] for m in branch.marks if m[1] == anchor), None)
 
 
 def _empty(key: str, sid: str | None, opts: HistoryOptions) -> HistoryResult:
@@ -281,7 +257,7 @@ class _Shown(NamedTuple):
             ts = r.ts if r.ts is not None else to_epoch_ms(stored.get("timestamp"))
             role = message.get("role", r.role)
             return {"role": role, **message, "timestamp": ts, "id": r.entry_id}
-        return openclaw_meta(message, r, line, self.places[r.seq])
+        return window.openclaw_meta(message, r.entry_id, line, self.places[r.seq])
 
     def finish(
         self, window: list[sanitize.Sanitized], start: int, end: int, size: int, **extra: Any
@@ -330,25 +306,6 @@ class _Shown(NamedTuple):
             ts = window.stamp(line, 0) or None
             out.append({"kind": m[2], "id": m[1], "timestamp": ts, "before": before})
         return tuple(out)
-
-
-def openclaw_meta(message: dict[str, Any], r: Row, line: Any, place: int) -> dict[str, Any]:
-    """Upstream's ``attachOpenClawTranscriptMeta``: the message as stored, with its entry id,
-    idempotency key, entry time and place under ``__openclaw`` (what it had there kept, less
-    ``upstreamUserText``; the storage position upstream adds is not ours to give)."""
-    meta = message.get("__openclaw")
-    merged: dict[str, Any] = dict(meta) if isinstance(meta, dict) else {}
-    merged.pop("upstreamUserText", None)
-    merged["id"] = r.entry_id
-    key = message.get("idempotencyKey")
-    if isinstance(key, str) and key.strip():
-        merged["idempotencyKey"] = key
-    stamp = line.get("timestamp") if isinstance(line, dict) else None
-    ms = to_epoch_ms(stamp) if isinstance(stamp, str) else stamp
-    if isinstance(ms, int | float) and not isinstance(ms, bool) and math.isfinite(ms):
-        merged["recordTimestampMs"] = ms
-    merged["seq"] = place
-    return {**message, "__openclaw": merged}
 
 
 def _page(shown: _Shown, opts: HistoryOptions, limit: int) -> HistoryResult:

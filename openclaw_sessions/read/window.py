@@ -23,8 +23,9 @@ from __future__ import annotations
 import math
 from typing import Any
 
-from openclaw_sessions.model.branch import Messages
+from openclaw_sessions.model.branch import Branch, Messages
 from openclaw_sessions.model.tree import Mark
+from openclaw_sessions.model.when import to_epoch_ms as _epoch_ms
 
 KEPT_ROLES = ("user", "assistant")  # what a reset's kept tail shows (history scope)
 LABELS = {"reset": "Reset", "compaction": "Compaction"}
@@ -97,6 +98,29 @@ def interval(
     return _merge(rows, lambda i: opening < rows.seqs[i] <= closing, inside)
 
 
+def listed(
+    branch: Branch, agent: bool, around: str | None
+) -> tuple[Messages, dict[int, Mark], dict[int, int] | None]:
+    """(the rows to page through, the marks among them by seq, each row's place by seq): for
+    the operator every message and no marks; for an agent upstream's window, or the closed
+    interval that holds an anchor from before the latest reset."""
+    if not agent:
+        return branch.rows, {}, None
+    rows, marks = latest(branch.rows, branch.marks)
+    anchor = (around or "").strip()
+    if anchor and anchor not in rows.ids:
+        at = branch.rows.index_of(anchor)
+        seq = branch.rows.seqs[at] if at is not None else _mark_seq(branch, anchor)
+        found = interval(branch.rows, branch.marks, seq) if seq is not None else None
+        if found is not None:
+            rows, marks = found
+    return rows, marks, {s: i + 1 for i, s in enumerate(rows.seqs)}
+
+
+def _mark_seq(branch: Branch, anchor: str) -> int | None:
+    return next((m[0] for m in branch.marks if m[1] == anchor), None)
+
+
 def marker(m: Mark, obj: Any, seq: int, now_ms: int) -> dict[str, Any]:
     """Upstream's boundary message for mark ``m`` (its line ``obj``) at place ``seq``."""
     kind = m[2]
@@ -121,12 +145,29 @@ def marker(m: Mark, obj: Any, seq: int, now_ms: int) -> dict[str, Any]:
     }
 
 
+def openclaw_meta(message: dict[str, Any], entry_id: str, line: Any, place: int) -> dict[str, Any]:
+    """Upstream's ``attachOpenClawTranscriptMeta``: the message as stored, with its entry id,
+    idempotency key, entry time and place under ``__openclaw`` (what it had there kept, less
+    ``upstreamUserText``; the storage position upstream adds is not ours to give)."""
+    meta = message.get("__openclaw")
+    merged: dict[str, Any] = dict(meta) if isinstance(meta, dict) else {}
+    merged.pop("upstreamUserText", None)
+    merged["id"] = entry_id
+    key = message.get("idempotencyKey")
+    if isinstance(key, str) and key.strip():
+        merged["idempotencyKey"] = key
+    stamp = line.get("timestamp") if isinstance(line, dict) else None
+    ms = _epoch_ms(stamp) if isinstance(stamp, str) else stamp
+    if isinstance(ms, int | float) and not isinstance(ms, bool) and math.isfinite(ms):
+        merged["recordTimestampMs"] = ms
+    merged["seq"] = place
+    return {**message, "__openclaw": merged}
+
+
 def stamp(line: dict[str, Any], now_ms: int) -> int | float:
     """``Date.parse(record.timestamp)``, else the time of reading (as upstream)."""
-    from openclaw_sessions.model.when import to_epoch_ms
-
     ts = line.get("timestamp")
-    ms = to_epoch_ms(ts) if isinstance(ts, str) else None
+    ms = _epoch_ms(ts) if isinstance(ts, str) else None
     return ms if ms is not None else now_ms
 
 
