@@ -163,6 +163,40 @@ def test_follow_waits_for_a_transcript_the_gateway_has_not_written_yet(state: Pa
     assert child.exitstatus == 130, (child.exitstatus, child.signalstatus)
 
 
+@pytest.mark.slow
+def test_follow_marks_an_in_place_reset(state: Path) -> None:
+    """A `reset` line appended to the same transcript (2026.7's in-place reset) prints a
+    marker line, then what follows it; the marker is printed once."""
+    t = Transcript(state)
+    assert EXE
+    proc = subprocess.Popen([EXE, "history", KEY, "--follow", "--utc"], env=env(),
+                            stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True)  # fmt: skip
+    try:
+        assert proc.stdout is not None
+        seen: list[str] = []
+        while "first answer\n" not in seen:
+            seen.append(proc.stdout.readline())
+        before = len(t.session.lines)
+        reset = t.session.add({"type": "reset"})
+        with t.path.open("a", encoding="utf-8") as f:
+            for line in t.session.lines[before:]:
+                f.write(json.dumps(line) + "\n")
+        while not any(s.startswith("── reset") for s in seen):
+            line = proc.stdout.readline()
+            assert line, "stdout closed before the reset marker came"
+            seen.append(line)
+        assert reset in seen[-1]
+        t.append("after the reset")
+        while "after the reset\n" not in seen:
+            line = proc.stdout.readline()
+            assert line, "stdout closed before the appended message came"
+            seen.append(line)
+        assert sum(s.startswith("── reset") for s in seen) == 1
+        proc.send_signal(signal.SIGINT)
+        _out, err = proc.communicate(timeout=20)
+    finally:
+        proc.kill() if proc.poll() is None else None
+    assert proc.returncode == 130 and "Traceback" not in err, err
 def test_follow_jsonl_prints_each_new_message_as_one_json_line(state: Path) -> None:
     """For alerting through jq: the history as JSON lines, then each new message."""
     t = Transcript(state)

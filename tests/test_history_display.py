@@ -51,8 +51,13 @@ def hist(*args: str) -> dict[str, Any]:
     return out
 
 
+def mid(m: dict[str, Any]) -> str:
+    """A message's id: the operator's ``id``, an agent's ``__openclaw.id`` (upstream's)."""
+    return str(m["id"] if "id" in m else m["__openclaw"]["id"])
+
+
 def by_id(out: dict[str, Any]) -> dict[str, dict[str, Any]]:
-    return {m["id"]: m for m in out["messages"]}
+    return {mid(m): m for m in out["messages"]}
 
 
 def test_phased_text_keeps_the_final_answer_and_commentary_only_turns_are_hidden(
@@ -85,6 +90,8 @@ def test_phased_text_keeps_the_final_answer_and_commentary_only_turns_are_hidden
     assert got[said_final]["content"] == [{"type": "text", "text": "Final words."}]
     assert got[unphased]["content"] == [{"type": "text", "text": "No phase at all."}]
     # offsets count the stored messages (upstream's transcript records): the page is short
+    assert "totalMessages" not in shown  # upstream: paging fields only when offset was given
+    shown = hist(*AS, "--offset", "0")
     assert shown["totalMessages"] == 6 and len(shown["messages"]) == 4
     assert shown["hasMore"] is False and "nextOffset" not in shown
 
@@ -163,7 +170,8 @@ def test_caps_and_bytes_count_what_is_shown(tmp_path: Path) -> None:
     assert by_id(shown)[long]["content"] == [
         {"type": "text", "text": "y" * 4000 + sanitize.TRUNCATED_SUFFIX}
     ]
-    assert shown["bytes"] == sanitize.json_bytes(shown["messages"]) < 16 * 1024
+    pending = sanitize.json_bytes(shown["pendingInputs"])  # upstream counts it in
+    assert shown["bytes"] == sanitize.json_bytes(shown["messages"]) + pending < 16 * 1024
     assert shown["contentTruncated"] is True and shown["droppedMessages"] is False
     assert len(shown["messages"]) == 32
 
@@ -206,7 +214,7 @@ def test_paging_and_around_skip_hidden_messages(tmp_path: Path) -> None:
     offset = 0
     while True:
         page = hist(*AS, "--limit", "5", "--offset", str(offset))
-        seen = [m["id"] for m in page["messages"]] + seen
+        seen = [mid(m) for m in page["messages"]] + seen
         assert page["totalMessages"] == 36
         if not page["hasMore"]:
             break
@@ -219,7 +227,7 @@ def test_paging_and_around_skip_hidden_messages(tmp_path: Path) -> None:
     # --limit counts stored messages around the anchor (upstream reads that many transcript
     # records, then projects them): a4, q5 and the hidden commentary after q5
     around = hist("--around", visible[10], "--limit", "3", *AS)
-    assert [m["id"] for m in around["messages"]] == [visible[9], visible[10]]
+    assert [mid(m) for m in around["messages"]] == [visible[9], visible[10]]
     assert len(hist("--around", hidden[5])["messages"]) > 0  # the operator sees it
 
 

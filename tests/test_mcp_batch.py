@@ -117,7 +117,6 @@ def test_query_key_is_the_index_tokenization() -> None:
         ({}, "sessionKey required"),
         ({"sessionKey": "main", "limit": 0}, "limit must be a positive integer"),
         ({"sessionKey": "main", "offset": -1}, "offset must be a non-negative integer"),
-        ({"sessionKey": "main", "offset": 1, "messageId": "m"}, "offset and messageId cannot"),
         ({"sessionKey": "main", "sessionId": "s"}, "sessionId requires messageId"),
         ({"sessionKey": "main", "messageId": " ", "sessionId": "s"}, "sessionId requires"),
         ({"sessionKey": "main", "includeTools": "yes"}, "includeTools must be a boolean"),

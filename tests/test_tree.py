@@ -176,8 +176,11 @@ def test_the_walk_is_upstreams_algorithm_on_any_line_soup(objs: list[dict[str, A
     """Duplicates, cycles, dangling and chained controls, stale and bad parents, side rows,
     resets: the tuple walk over stored columns selects exactly upstream's lines."""
     lines = [json.dumps(x) for x in [tc.HEADER, *objs]]
-    got = walk(parse_entries(lines)).seqs
-    assert got == [i + 1 for i in _reference(objs)]
+    w = walk(parse_entries(lines))
+    assert w.seqs == [i + 1 for i in _reference(objs)]
+    # Its marks are exactly its reset and compaction lines, in order.
+    bounds = [s for s in w.seqs if objs[s - 1].get("type") in ("reset", "compaction")]
+    assert [m[0] for m in w.marks] == bounds
 
 
 # --- the append rule ---------------------------------------------------------------------
@@ -226,6 +229,7 @@ def test_an_accepted_extension_is_exactly_what_the_walk_adds(
         return
     new = walk(entries)
     assert new.messages == old.messages + ext.messages
+    assert new.marks == old.marks + ext.marks
     assert (new.leaf, new.flat) == (ext.leaf, old.flat)
 
 

@@ -4,7 +4,9 @@ After the usual history, the session's transcript file (or, for a session whose 
 gateway has not written yet, the file it will write) is watched (its size and mtime, every
 half second: one stat, no read); when it changes, its sessions dir is imported through the
 normal import path (idempotent: only the appended lines are new) and the messages of the active
-branch after the last one printed are printed in history's own format. It runs until Ctrl-C
+branch after the last one printed are printed in history's own format, with a marker line
+for each reset or compaction not printed yet (an agent's view shows upstream's Reset).
+It runs until Ctrl-C
 (exit 130, through the usual SIGINT handler) or until the reader goes away (exit 0): a pipe's
 reader that closes is noticed while waiting, not only at the next write.
 """
@@ -98,12 +100,22 @@ def _import(opts: HistoryOptions, agent: str, sessions_dir: Path) -> None:
     import_sources(ImportOptions(sources=[sessions_dir], state_dir=opts.state_dir, agent=agent))
 
 
-def _after(result: HistoryResult, last: str | None) -> HistoryResult:
-    """The messages after ``last`` (all of them when it is gone: the branch moved)."""
-    ids = [m.get("id") for m in result.messages]
+def _after(result: HistoryResult, last: str | None, marked: set[str]) -> HistoryResult:
+    """The messages after ``last`` (all of them when it is gone: the branch moved, or an
+    agent's view moved past a reset) and the boundaries not printed yet (``marked``: the
+    ids of those that were; updated)."""
+    ids = [history_view.msg_id(m) for m in result.messages]
+    fresh = tuple(b for b in result.boundaries if _key(b) not in marked)
+    marked.update(_key(b) for b in fresh)
     if last in ids:
-        return result._replace(messages=result.messages[ids.index(last) + 1 :], anchor=None)
-    return result._replace(anchor=None)
+        return result._replace(
+            messages=result.messages[ids.index(last) + 1 :], anchor=None, boundaries=fresh
+        )
+    return result._replace(anchor=None, boundaries=fresh)
+
+
+def _key(b: dict[str, object]) -> str:
+    return f"{b.get('kind')}:{b.get('id')}:{b.get('timestamp')}"
 
 
 def stop(signum: int, frame: object) -> None:
@@ -127,7 +139,8 @@ def follow(opts: HistoryOptions, first: HistoryResult, times: Times, *, jsonl: b
             hint="import it first (openclaw-sessions import)",
         )
     agent = _agent(opts, first)
-    last = first.messages[-1].get("id") if first.messages else None
+    last = history_view.msg_id(first.messages[-1]) if first.messages else None
+    marked = {_key(b) for b in first.boundaries}  # printed with the first page
     stamp: tuple[int, int] | None = None  # import at once: lines may have come already
     since = opts._replace(around=None, offset=None, session_id=None, limit=None)
     while True:
@@ -141,14 +154,14 @@ def follow(opts: HistoryOptions, first: HistoryResult, times: Times, *, jsonl: b
         stamp = now
         _import(opts, agent, path.parent)
         latest = history(since)
-        new = _after(latest, last)
+        new = _after(latest, last, marked)
         if new.messages:
-            last = new.messages[-1].get("id")
-            if jsonl:
-                for message in new.messages:
-                    echo_json({"sessionKey": new.session_key, **message})
-            else:
-                history_view.more(new, times)
+            last = history_view.msg_id(new.messages[-1])
+        if jsonl:
+            for message in new.messages:
+                echo_json({"sessionKey": new.session_key, **message})
+        elif new.messages or new.boundaries:  # a reset is news too: its marker line
+            history_view.more(new, times)
         if now is None:  # reset (renamed away) or moved: follow the key's current transcript
             path = transcript_of(opts, latest) or path
             time.sleep(POLL_SECONDS)

@@ -74,8 +74,34 @@ def _text_part(m: dict[str, Any], text: str) -> Part:
     return Part("", text, "italic dim" if text.startswith("[sessions_history omitted") else "")
 
 
+def msg_id(m: dict[str, Any]) -> str:
+    """A message's id: the operator's ``id``, an agent's ``__openclaw.id`` (upstream's)."""
+    if "id" in m:
+        return str(m.get("id") or "")
+    meta = m.get("__openclaw")
+    return str(meta.get("id") or "") if isinstance(meta, dict) else ""
+
+
 def _marked(result: HistoryResult, m: dict[str, Any]) -> bool:
-    return result.anchor is not None and m.get("id") == result.anchor
+    return result.anchor is not None and msg_id(m) == result.anchor
+
+
+def boundary_line(b: dict[str, Any], times: Times) -> str:
+    """The operator's marker for a reset or compaction: where it happened, when, its id."""
+    return f"── {b.get('kind')}  {times(b.get('timestamp'))}  {field(str(b.get('id') or ''))} ──"
+
+
+def _placed(result: HistoryResult) -> tuple[dict[str, list[dict[str, Any]]], list[dict[str, Any]]]:
+    """The boundaries by the id of the message they precede, and those after the last."""
+    ids = {msg_id(m) for m in result.messages}
+    before: dict[str, list[dict[str, Any]]] = {}
+    after: list[dict[str, Any]] = []
+    for b in result.boundaries:
+        if b.get("before") in ids:
+            before.setdefault(str(b["before"]), []).append(b)
+        else:
+            after.append(b)
+    return before, after
 
 
 _SGR = {"user": "1;36", "assistant": "1;32"}  # the terminal view's role colours, as SGR codes
@@ -85,10 +111,12 @@ def plain(result: HistoryResult, times: Times, *, color: bool = False) -> str:
     """Every message as stored: a header line, each part whole, a blank line after. With
     ``color`` (--color always: an fzf preview) only the header lines are coloured."""
     out: list[str] = []
+    before, after = _placed(result)
     for raw in result.messages:
+        out += [boundary_line(b, times) + "\n\n" for b in before.get(msg_id(raw), [])]
         m = _safe_deep(raw)
         role = str(m.get("role"))
-        rest = f"  {times(m.get('timestamp'))}  {field(str(raw.get('id', '')))}"
+        rest = f"  {times(m.get('timestamp'))}  {field(msg_id(raw))}"
         if color:
             role = f"\x1b[{_SGR.get(role, '1')}m{role}\x1b[0m"
             rest = f"\x1b[2m{rest}\x1b[0m"
@@ -99,6 +127,7 @@ def plain(result: HistoryResult, times: Times, *, color: bool = False) -> str:
         out.append(head + "\n")
         out += [p.label + p.text + "\n" for p in parts(m)]
         out.append("\n")
+    out += [boundary_line(b, times) + "\n\n" for b in after]
     return "".join(out)
 
 
@@ -139,12 +168,15 @@ def _rich(result: HistoryResult, times: Times, whole: bool, out: Any) -> None:
     from rich.padding import Padding
     from rich.text import Text
 
+    before, after = _placed(result)
     for raw in result.messages:
+        for b in before.get(msg_id(raw), []):
+            out.print(Text(boundary_line(b, times), style="bold magenta"))
         m, marked = _safe_deep(raw), _marked(result, raw)
         role = str(m.get("role"))
         head = Text("▶ " if marked else "  ", style="bold yellow")
         head.append(role, style=_ROLE_STYLE.get(role, "dim" if "tool" in role else "bold"))
-        head.append(f"  {times(m.get('timestamp'))}  {field(str(raw.get('id', '')))}", style="dim")
+        head.append(f"  {times(m.get('timestamp'))}  {field(msg_id(raw))}", style="dim")
         if marked:
             head.append("  ◀ this message", style="bold yellow")
         out.print(head)
@@ -155,6 +187,8 @@ def _rich(result: HistoryResult, times: Times, whole: bool, out: Any) -> None:
                 text = p.text if whole or not p.brief else _one_line(p.text)
                 shown = Text(p.label + text, style=p.style)
             out.print(Padding(shown, (0, 0, 0, 4), expand=False))
+    for b in after:
+        out.print(Text(boundary_line(b, times), style="bold magenta"))
 
 
 def _one_line(text: str, width: int = 120) -> str:

@@ -191,8 +191,8 @@ def history_args(raw: dict[str, Any] | None) -> HistoryOptions:
     offset = _whole(args, "offset", least=0)
     message_id = _string(args, "messageId")
     session_id = _string(args, "sessionId")
-    if offset is not None and message_id is not None:
-        raise UsageError("offset and messageId cannot be used together")
+    if message_id is not None:
+        offset = None  # upstream ignores offset whenever messageId is given (PR #141664)
     if session_id is not None and message_id is None:
         raise UsageError("sessionId requires messageId")
     tools = args.get("includeTools", False)

@@ -1,5 +1,6 @@
 """A transcript's active branch as a value: its leaf, its messages (as columns), the ids of its
-other entries, its flat mode; built from the tree walk (tree.py) over event rows (pure).
+other entries, its flat mode, its reset and compaction lines;
+built from the tree walk (tree.py) over event rows (pure).
 
 Stored and read back by store/branches.py; shown a window at a time by read/history.py.
 """
@@ -84,11 +85,11 @@ class Branch(NamedTuple):
     rows: Messages
     others: list[str]  # ids besides its messages' whose reuse would change it (tree.Walk)
     flat: bool = False  # no line ever moved the leaf: the branch is every line (tree.Walk)
+    marks: list[tree.Mark] = []  # its reset and compaction lines (tree.Walk)
 
     def extended(self, ext: tree.Extension) -> Branch:
-        return Branch(
-            ext.leaf, self.rows + messages_of(ext.messages), self.others + ext.others, self.flat
-        )
+        rows = self.rows + messages_of(ext.messages)
+        return Branch(ext.leaf, rows, self.others + ext.others, self.flat, self.marks + ext.marks)
 
 
 def messages_of(found: list[tree.Message]) -> Messages:
@@ -99,4 +100,4 @@ def messages_of(found: list[tree.Message]) -> Messages:
 def walk(rows: Iterable[tree.EventRow]) -> Branch:
     """The active branch, from event rows in seq order."""
     w = tree.walk(rows)
-    return Branch(w.leaf, messages_of(w.messages), w.others, w.flat)
+    return Branch(w.leaf, messages_of(w.messages), w.others, w.flat, w.marks)

@@ -67,6 +67,9 @@ JS_SPACE = "\t\n\v\f\r \u00a0\u1680\u2028\u2029\u202f\u205f\u3000\ufeff" + "".jo
 Control = str | dict[str, Any] | None
 EventRow = tuple[int, str | None, str | None, int, str | None, Control, str | None, int | None]
 Message = tuple[int, str, str | None, int | None]  # seq, id, role, ts
+# A `reset` or `compaction` line on the branch: seq, id, type, and for a reset the seq of the
+# entry its `firstKeptEntryId` names when that entry is on the branch before it (else None).
+Mark = tuple[int, str | None, str, int | None]
 
 _MISSING: Any = object()
 
@@ -88,6 +91,7 @@ class Walk(NamedTuple):
     messages: list[Message]  # its `message` lines that have ids, in order
     others: list[str]  # ids (not its messages') whose redefinition could change it
     flat: bool  # no line ever moved the leaf explicitly: the branch is every line
+    marks: list[Mark] = []  # its reset and compaction lines, in order
 
 
 def _object(control: Control) -> dict[str, Any] | None:
@@ -179,6 +183,7 @@ def walk(rows: Iterable[EventRow]) -> Walk:
     dangling: set[str] = set()  # ids of dangling controls: never valid references again
     messages: dict[str, tuple[int, str | None, int | None]] = {}
     boundaries: list[tuple[int, str, str | None, Control]] = []
+    flat_marks: list[Mark] = []  # every boundary, while flat mode is possible
     every: list[int] = []  # what flat mode shows, kept only while it is possible
     flat_messages: list[Message] = []
     leaf: str | None = None
@@ -193,6 +198,9 @@ def walk(rows: Iterable[EventRow]) -> Walk:
             continue
         elif etype == "compaction" or etype == "reset":
             boundaries.append((seq, etype, eid, control))
+            if not moved:
+                kept = _first_kept(control) if etype == "reset" else None
+                flat_marks.append((seq, eid, etype, seqs.get(kept) if kept else None))
         if not moved:
             every.append(seq)
         if eid is None:
@@ -253,7 +261,7 @@ def walk(rows: Iterable[EventRow]) -> Walk:
         if etype == "message":
             messages[eid] = (seq, role, ts)
     if not moved:
-        return Walk(leaf, every, flat_messages, [], True)
+        return Walk(leaf, every, flat_messages, [], True, flat_marks)
     return _select(leaf, parents, seqs, controls, messages, boundaries)
 
 
@@ -292,13 +300,38 @@ def _select(
             found.append((m[0], eid, m[1], m[2]))
         else:
             others.append(eid)
-    return Walk(None if cycle else leaf, out_seqs, found, others + passed, False)
+    marks = _marks(ids, seqs, boundaries, before)
+    return Walk(None if cycle else leaf, out_seqs, found, others + passed, False, marks)
+
+
+def _marks(
+    ids: list[str],
+    seqs: dict[str, int],
+    boundaries: list[tuple[int, str, str | None, Control]],
+    before: list[int],
+) -> list[Mark]:
+    """The boundary lines among the branch's entries (``before``: a line kept on its own, then
+    ``ids``), each reset with the seq of its kept entry when that is earlier on the branch."""
+    if not boundaries:
+        return []
+    by_seq = {b[0]: b for b in boundaries}
+    out: list[Mark] = [(s, by_seq[s][2], by_seq[s][1], None) for s in before if s in by_seq]
+    at: dict[str, int] = {}  # id -> seq of the entries so far
+    for eid in ids:
+        s = seqs[eid]
+        b = by_seq.get(s)
+        if b is not None:
+            kept = _first_kept(b[3]) if b[1] == "reset" else None
+            out.append((s, eid, b[1], at.get(kept) if kept else None))
+        at[eid] = s
+    return out
 
 
 class Extension(NamedTuple):
     leaf: str | None
     messages: list[Message]
     others: list[str]
+    marks: list[Mark] = []
 
 
 def extend(
@@ -316,12 +349,15 @@ def extend(
     """
     found: list[Message] = []
     others: list[str] = []
+    marks: list[Mark] = []
     seen = set(known)
-    for seq, eid, parent, flags, etype, _control, role, ts in rows:
+    for seq, eid, parent, flags, etype, control, role, ts in rows:
         if etype == "session":
             continue
         if etype == "leaf":
             return None
+        if etype == "reset" and _first_kept(control) is not None:
+            return None  # its kept entry's place needs the whole branch: walk it again
         canonical = etype in CANONICAL
         if canonical and flags & FLAG_SIDE:
             return None
@@ -331,6 +367,8 @@ def extend(
                 return None
             if etype == "message" and eid is not None:
                 found.append((seq, eid, role, ts))
+            elif etype == "reset" or etype == "compaction":
+                marks.append((seq, eid, etype, None))
             if canonical and node:
                 leaf = eid
             continue
@@ -349,4 +387,6 @@ def extend(
             found.append((seq, eid, role, ts))
         else:
             others.append(eid)
-    return Extension(leaf, found, others)
+            if etype == "reset" or etype == "compaction":
+                marks.append((seq, eid, etype, None))
+    return Extension(leaf, found, others, marks)

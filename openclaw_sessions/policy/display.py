@@ -19,6 +19,8 @@ per-message clean-up, with the filters in between. The parts that act on one mes
   all its phased text blocks share) is hidden, unless it has tool calls and text; a user
   message left with blank text only is hidden, so is a ``display: false`` one; an assistant
   message left empty is kept;
+- an assistant message's ``openclawDisplayContent`` list replaces its content (the field is
+  never shown);
 - thinking signatures and reasoning replays go, image ``data`` becomes ``omitted: true`` and
   ``bytes`` (the UTF-8 length of the base64 text, as upstream counts it), base64 audio too;
   ``details`` go (a tool result keeps only a ``diff``), and ``usage``/``cost`` outside
@@ -316,9 +318,22 @@ def _hidden(message: dict[str, Any]) -> bool:
     return _blank_text_only(content) and not any(non_blank(p) for p in media)
 
 
+def display_content(message: dict[str, Any]) -> dict[str, Any]:
+    """``projectAssistantDisplayContent``: an assistant message's ``openclawDisplayContent``
+    list is what it shows as its content; the field itself is never shown."""
+    if "openclawDisplayContent" not in message:
+        return message
+    out = {k: v for k, v in message.items() if k != "openclawDisplayContent"}
+    shown = message["openclawDisplayContent"]
+    if message.get("role") == "assistant" and isinstance(shown, list):
+        out["content"] = shown
+    return out
+
+
 def project(message: dict[str, Any]) -> dict[str, Any] | None:
     """The message as upstream's ``chat.history`` hands it to ``sessions_history``; None when
     the gateway does not show it."""
+    message = display_content(message)
     first = _pass(message)
     if first is None or _hidden(first):
         return None

@@ -266,8 +266,15 @@ def cap_around(sizes: Sequence[int], anchor: int, max_bytes: int) -> tuple[int, 
 
 
 def placeholder(source: dict[str, Any]) -> dict[str, Any]:
-    """What stands in for a single message that alone exceeds the cap (keeps id and time)."""
+    """What stands in for a single message that alone exceeds the cap: the operator's keeps
+    id and time; an agent's (``__openclaw``) keeps upstream's ``seq`` and ``id`` there."""
     out: dict[str, Any] = {"role": "assistant", "content": OMITTED_TEXT}
+    meta = source.get("__openclaw")
+    if isinstance(meta, dict):
+        kept = {k: meta[k] for k in ("seq", "id") if k in meta}
+        if kept:
+            out["__openclaw"] = kept
+        return out
     for key in ("timestamp", "id"):
         if key in source:
             out[key] = source[key]

@@ -7,9 +7,9 @@ from __future__ import annotations
 import sqlite3
 
 from openclaw_sessions.errors import UsageError
-from openclaw_sessions.model.branch import Messages
+from openclaw_sessions.model.branch import Branch, Messages
 from openclaw_sessions.policy import keys
-from openclaw_sessions.store.branches import active_messages
+from openclaw_sessions.store.branches import active_branch
 
 Generations = list[tuple[int, str]]  # (transcript id, session id)
 
@@ -49,8 +49,8 @@ def pick(
     key: str,
     session_id: str | None,
     around: str | None,
-) -> tuple[int | None, str | None, Messages]:
-    """The generation to show and its active messages, oldest first. ``key`` is what the
+) -> tuple[int | None, str | None, Branch]:
+    """The generation to show and its active branch (oldest first). ``key`` is what the
     caller named (a session id there names its own generation); ``session_id`` is
     `--session-id`, the generation of an ``around`` message."""
     if session_id is not None:
@@ -67,12 +67,12 @@ def pick(
         if around is None:
             gens = gens[:1]
     if not gens:
-        return None, None, Messages([], [], [], [])
+        return None, None, Branch(None, Messages([], [], [], []), [])
     if around is not None and len(gens) > 1:
         anchor = around.strip()
         for tid, sid in gens:
-            rows = active_messages(conn, tid)
-            if anchor in rows.ids:
-                return tid, sid, rows
+            b = active_branch(conn, tid)
+            if anchor in b.rows.ids or any(m[1] == anchor for m in b.marks):
+                return tid, sid, b
     tid, sid = gens[0]
-    return tid, sid, active_messages(conn, tid)
+    return tid, sid, active_branch(conn, tid)

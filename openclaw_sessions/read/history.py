@@ -25,16 +25,18 @@ from typing import Any, NamedTuple
 
 from openclaw_sessions.errors import UsageError
 from openclaw_sessions.model import wellformed
-from openclaw_sessions.model.branch import Messages
+from openclaw_sessions.model.branch import Branch, Messages, Row
+from openclaw_sessions.model.tree import Mark
 from openclaw_sessions.model.when import to_epoch_ms
 from openclaw_sessions.policy import display, keys, sanitize, visibility
 from openclaw_sessions.policy.sanitize import TextRedactor
 from openclaw_sessions.store import paths, rawcodec
-from openclaw_sessions.store.branches import active_messages
-from openclaw_sessions.store.db import open_store
+from openclaw_sessions.store.branches import active_branch
+from openclaw_sessions.store.db import now_ms, open_store
 from openclaw_sessions.store.sessions import SessionLookup
 from openclaw_sessions.store.state import StateScope
 
+from . import window
 from .generations import generations, pick
 from .models import HistoryResult
 from .scope import caller_policy, operator_policy
@@ -42,6 +44,7 @@ from .scope import caller_policy, operator_policy
 DEFAULT_LIMIT = 200  # upstream chat.history's default page
 MMAP_BYTES = 256 * 1024 * 1024
 MAX_LIMIT = 1000  # upstream CHAT_HISTORY_MAX_ENTRIES: the ceiling for tool callers (--as)
+PENDING_BYTES = 22  # upstream's empty ``pendingInputs`` ({"items":[],"total":0}) counts in
 
 
 class HistoryOptions(NamedTuple):
@@ -74,11 +77,6 @@ def validate(opts: HistoryOptions) -> None:
         raise UsageError("offset must be a non-negative integer")
     if opts.around is not None and not opts.around.strip():
         raise UsageError("--around must not be empty")
-    if opts.offset is not None and opts.around is not None:
-        raise UsageError(
-            "--offset and --around cannot be used together",
-            hint="--around shows a window around the message; drop --offset",
-        )
     if opts.session_id is not None and opts.around is None:
         raise UsageError(
             "--session-id requires --around",
@@ -110,8 +108,10 @@ def resolve(ctx: StateScope, opts: HistoryOptions) -> tuple[str, str, str]:
 
 def history(opts: HistoryOptions) -> HistoryResult:
     ctx = StateScope.at(opts.state_dir, opts.agent)
-    if opts.offset == 0 and opts.around is not None:
-        opts = opts._replace(offset=None)  # a zero offset is no offset (upstream's newer tool)
+    if opts.around is not None:
+        # Upstream's tool ignores offset whenever messageId is given (strict-schema clients
+        # send 0 for an omitted integer): the anchor decides the window.
+        opts = opts._replace(offset=None)
     validate(opts)
     redactor = ctx.redactor()
     key, agent, ref = resolve(ctx, opts)
@@ -121,10 +121,10 @@ def history(opts: HistoryOptions) -> HistoryResult:
     with open_store(ctx.root, agent) as conn:
         map_events(conn)
         gens = generations(conn, key)
-        tid, sid, rows = pick(conn, gens, opts.key, opts.session_id, opts.around)
+        tid, sid, branch = pick(conn, gens, opts.key, opts.session_id, opts.around)
         if tid is None:
             return _empty(key, sid, opts)
-        return read_generation(conn, tid, key, sid, redactor, opts, rows)
+        return read_generation(conn, tid, key, sid, redactor, opts, branch)
 
 
 def map_events(conn: sqlite3.Connection) -> None:
@@ -140,18 +140,21 @@ def read_generation(
     sid: str | None,
     redactor: TextRedactor,
     opts: HistoryOptions,
-    rows: Messages | None = None,
+    branch: Branch | None = None,
 ) -> HistoryResult:
-    """Generation ``tid``'s active branch (``rows``, when read already) as history shows it:
+    """Generation ``tid``'s active branch (``branch``, when read already) as history shows it:
     a page, or the window around ``opts.around`` (export's read: every message with
-    ``opts.full``)."""
-    if rows is None:
-        rows = active_messages(conn, tid)
+    ``opts.full``). The agent's view (``--as``) is upstream's window after the latest reset
+    (window.py); the operator's keeps every message and lists the boundaries beside them."""
+    if branch is None:
+        branch = active_branch(conn, tid)
+    agent = opts.as_key is not None
     if opts.uncapped and opts.limit is None:
-        limit = max(len(rows), 1)  # every message
+        limit = max(len(branch.rows) + len(branch.marks), 1)  # every message
     else:
         limit = opts.limit or DEFAULT_LIMIT
-        limit = min(limit, MAX_LIMIT) if opts.as_key is not None else limit
+        limit = min(limit, MAX_LIMIT) if agent else limit
+    rows, marks, places = window.listed(branch, agent, opts.around)
     if not opts.include_tools:
         rows = rows.without_roles(sanitize.TOOL_ROLES)
     shown = _Shown(
@@ -162,17 +165,34 @@ def read_generation(
         rows,
         redactor,
         None if opts.uncapped else sanitize.MAX_TEXT_UNITS,
-        opts.as_key is not None,
-        sys.maxsize if opts.uncapped else opts.max_bytes,
+        agent,
+        sys.maxsize if opts.uncapped else opts.max_bytes - (PENDING_BYTES if agent else 0),
+        marks,
+        places,
+        branch,
     )
     return _around(shown, opts, limit) if opts.around is not None else _page(shown, opts, limit)
 
 
 def _empty(key: str, sid: str | None, opts: HistoryOptions) -> HistoryResult:
     """No transcript at all (a known agent's main session that was never written)."""
+    agent, paged = opts.as_key is not None, opts.offset is not None
+    size = 2 + (PENDING_BYTES if agent else 0)
     if opts.around is not None:
-        return HistoryResult(key, sid, (), total_messages=0, anchor=opts.around.strip())
-    return HistoryResult(key, sid, (), offset=opts.offset or 0, has_more=False, total_messages=0)
+        return HistoryResult(
+            key, sid, (), bytes=size, total_messages=0, anchor=opts.around.strip(), agent=agent
+        )
+    return HistoryResult(
+        key,
+        sid,
+        (),
+        bytes=size,
+        offset=opts.offset or 0,
+        has_more=False,
+        total_messages=0,
+        agent=agent,
+        paged=paged,
+    )
 
 
 class _Shown(NamedTuple):
@@ -182,15 +202,19 @@ class _Shown(NamedTuple):
     tid: int
     key: str
     sid: str | None
-    rows: Messages  # its active messages, oldest first, tool results left out unless asked
+    rows: Messages  # what it pages through, oldest first, tool results left out unless asked
     redactor: TextRedactor
     max_units: int | None  # the cap of each text (None: whole)
     display: bool  # --as: the gateway's display projection (some messages hidden)
     max_bytes: int  # the page's byte cap
+    marks: dict[int, Mark]  # the boundary lines among ``rows``, by seq (the agent's view)
+    places: dict[int, int] | None  # each row's 1-based place upstream (None: operator shape)
+    branch: Branch  # the whole active branch
 
     def window(self, first: int, end: int) -> tuple[list[sanitize.Sanitized], list[int]]:
         """Rows ``first:end`` as shown, and the row index of each (hidden ones left out): only
-        these rows are parsed and sanitised; each message gains ``id`` and ``timestamp``."""
+        these rows are parsed and sanitised. The operator's messages gain ``id`` and
+        ``timestamp``; the agent's gain ``__openclaw`` (id, seq) as upstream's."""
         rows = self.rows[first:end]
         raw = dict(
             self.conn.execute(
@@ -201,28 +225,39 @@ class _Shown(NamedTuple):
         )
         out: list[sanitize.Sanitized] = []
         at: list[int] = []
+        now = now_ms()
         for i, r in enumerate(rows, first):
             try:
                 obj = wellformed.loads(rawcodec.unpack_text(self.conn, raw[r.seq]))
-            except (ValueError, RecursionError):  # a row edited by hand: shown empty, not fatal
+            except (ValueError, RecursionError, KeyError):  # edited by hand: shown empty
                 obj = None
+            mark = self.marks.get(r.seq)
+            if mark is not None and self.places is not None:
+                shaped = window.marker(mark, obj, self.places[r.seq], now)
+                final, size = sanitize.well_formed(shaped)
+                out.append(sanitize.Sanitized(final, False, False, size))
+                at.append(i)
+                continue
             msg = obj.get("message") if isinstance(obj, dict) else None
             if not isinstance(msg, dict):
                 msg = {"role": r.role or "unknown", "content": ""}
             elif self.display and (msg := display.project(msg)) is None:
                 continue
             s = sanitize.sanitize_message(msg, self.redactor, max_units=self.max_units)
-            ts = r.ts if r.ts is not None else to_epoch_ms(msg.get("timestamp"))
-            shaped = {
-                "role": s.message.get("role", r.role),
-                **s.message,
-                "timestamp": ts,
-                "id": r.entry_id,
-            }
+            shaped = self._shaped(s.message, r, msg, obj)
             final, size = sanitize.well_formed(shaped)
             out.append(sanitize.Sanitized(final, s.truncated, s.redacted, size))
             at.append(i)
         return out, at
+
+    def _shaped(
+        self, message: dict[str, Any], r: Row, stored: dict[str, Any], line: Any
+    ) -> dict[str, Any]:
+        if self.places is None:  # the operator's shape (search -C's too, --as or not)
+            ts = r.ts if r.ts is not None else to_epoch_ms(stored.get("timestamp"))
+            role = message.get("role", r.role)
+            return {"role": role, **message, "timestamp": ts, "id": r.entry_id}
+        return window.openclaw_meta(message, r.entry_id, line, self.places[r.seq])
 
     def finish(
         self, window: list[sanitize.Sanitized], start: int, end: int, size: int, **extra: Any
@@ -241,9 +276,36 @@ class _Shown(NamedTuple):
             dropped_messages=dropped or capped,
             content_truncated=content_truncated,
             content_redacted=any(s.redacted for s in window),
-            bytes=size,
+            bytes=size + (PENDING_BYTES if self.display else 0),
+            agent=self.display,
+            boundaries=self._boundaries(items),
             **extra,
         )
+
+    def _boundaries(self, items: list[dict[str, Any]]) -> tuple[dict[str, Any], ...]:
+        """The operator's view: the resets and compactions among the messages shown."""
+        if self.display or not self.branch.marks:
+            return ()
+        shown = [str(m.get("id")) for m in items]
+        newest = not self.rows or (bool(shown) and shown[-1] == self.rows.ids[-1])
+        found = window.boundaries(self.rows, self.branch.marks, shown, newest or not shown)
+        raw = dict(
+            self.conn.execute(
+                "SELECT seq, raw FROM events WHERE transcript_id = ?"
+                " AND seq IN (SELECT value FROM json_each(?))",
+                (self.tid, json.dumps([m[0] for m, _b in found])),
+            ).fetchall()
+        )
+        out = []
+        for m, before in found:
+            try:
+                obj = wellformed.loads(rawcodec.unpack_text(self.conn, raw[m[0]]))
+            except (ValueError, RecursionError, KeyError):
+                obj = None
+            line = obj if isinstance(obj, dict) else {}
+            ts = window.stamp(line, 0) or None
+            out.append({"kind": m[2], "id": m[1], "timestamp": ts, "before": before})
+        return tuple(out)
 
 
 def _page(shown: _Shown, opts: HistoryOptions, limit: int) -> HistoryResult:
@@ -251,22 +313,23 @@ def _page(shown: _Shown, opts: HistoryOptions, limit: int) -> HistoryResult:
     total, offset = len(shown.rows), opts.offset or 0
     end = max(0, total - offset)
     first = max(0, end - limit)
-    window, at = shown.window(first, end)
-    start, size = sanitize.cap_newest([s.size for s in window], shown.max_bytes)
+    window_, at = shown.window(first, end)
+    start, size = sanitize.cap_newest([s.size for s in window_], shown.max_bytes)
     # Upstream: the next page starts right below the oldest message that survived the cap
     # (when even the newest alone is too big, cap_newest already stopped at it); past the
     # page's rows when all were hidden.
-    next_offset = max(offset, total - at[start]) if window else offset + end - first
+    next_offset = max(offset, total - at[start]) if window_ else offset + end - first
     more = next_offset < total
     return shown.finish(
-        window,
+        window_,
         start,
-        len(window),
+        len(window_),
         size,
         offset=offset,
         next_offset=next_offset if more else None,
         has_more=more,
         total_messages=total,
+        paged=opts.offset is not None,
     )
 
 
@@ -275,15 +338,23 @@ def _around(shown: _Shown, opts: HistoryOptions, limit: int) -> HistoryResult:
     anchor = (opts.around or "").strip()
     total = len(shown.rows)
     at = shown.rows.index_of(anchor)
-    window, kept = (
+    window_, kept = (
         shown.window(*sanitize.count_window(total, at, limit)) if at is not None else ([], [])
     )
     if at not in kept:  # unknown, or hidden by the display projection (--as): no window
-        return HistoryResult(shown.key, shown.sid, (), total_messages=total, anchor=anchor)
+        return HistoryResult(
+            shown.key,
+            shown.sid,
+            (),
+            bytes=2 + (PENDING_BYTES if shown.display else 0),
+            total_messages=total,
+            anchor=anchor,
+            agent=shown.display,
+        )
     start, end, size = sanitize.cap_around(
-        [s.size for s in window], kept.index(at), shown.max_bytes
+        [s.size for s in window_], kept.index(at), shown.max_bytes
     )
-    return shown.finish(window, start, end, size, total_messages=total, anchor=anchor)
+    return shown.finish(window_, start, end, size, total_messages=total, anchor=anchor)
 
 
 def context_of(
@@ -296,16 +367,20 @@ def context_of(
     as_caller: bool = False,
 ) -> tuple[tuple[dict[str, Any], ...], tuple[dict[str, Any], ...]]:
     """The ``n`` messages before and after ``message_id`` on the active branch of generation
-    ``session_id`` of ``key``, shaped, redacted and capped as `history` shows them (tool
-    results left out; for a caller, display-projected, hidden ones left out): `search -C N`."""
+    ``session_id`` of ``key``, shaped, redacted and capped as the operator's `history` shows
+    them (tool results left out; for a caller, display-projected, hidden ones left out):
+    `search -C N`."""
     for tid, sid in generations(conn, key):
         if sid != session_id:
             continue
-        rows = active_messages(conn, tid).without_roles(sanitize.TOOL_ROLES)
+        b = active_branch(conn, tid)
+        rows = b.rows.without_roles(sanitize.TOOL_ROLES)
         at = rows.index_of(message_id)
         if at is not None:
             cap = sanitize.MAX_TEXT_UNITS
-            shown = _Shown(conn, tid, key, sid, rows, redactor, cap, as_caller, sys.maxsize)
+            shown = _Shown(
+                conn, tid, key, sid, rows, redactor, cap, as_caller, sys.maxsize, {}, None, b
+            )
             before, _ = shown.window(max(0, at - n), at)
             after, _ = shown.window(at + 1, at + 1 + n)
             return tuple(s.message for s in before), tuple(s.message for s in after)

@@ -214,13 +214,39 @@ class HistoryResult(NamedTuple):
     has_more: bool | None = None
     total_messages: int | None = None
     anchor: str | None = None  # the --around message id (for tables; not in JSON)
+    agent: bool = False  # an agent's view (--as): upstream's closed result shape
+    paged: bool = False  # an offset was asked (upstream's paging fields only then)
+    boundaries: tuple[dict[str, Any], ...] = ()  # the operator's view: resets, compactions
 
     def to_json(self) -> dict[str, Any]:
-        """The fields under their JSON names (the anchor is for tables only); the paging
-        fields only when set."""
+        """The fields under their JSON names (the anchor is for tables only). An agent's view
+        is upstream's ``sessions_history`` result exactly: no sessionId, ``pendingInputs``
+        always, paging fields only when an offset was asked (with an anchor, totalMessages
+        alone). The operator's keeps sessionId and every paging field that is set, and lists
+        the boundaries shown when there are some."""
         out: dict[str, Any] = dict(zip(_HISTORY_JSON, self[: len(_HISTORY_JSON)], strict=True))
         out["messages"] = list(self.messages)
+        if self.agent:
+            return self._agent_json(out)
         for name in ("offset", "nextOffset", "hasMore", "totalMessages"):
             if out[name] is None:
                 del out[name]
+        if self.boundaries:
+            out["boundaries"] = list(self.boundaries)
         return out
+
+    def _agent_json(self, out: dict[str, Any]) -> dict[str, Any]:
+        body = {k: out[k] for k in _HISTORY_JSON[:8] if k != "sessionId"}
+        body["pendingInputs"] = {"items": [], "total": 0}
+        if self.anchor is not None:
+            if self.total_messages is not None:
+                body["totalMessages"] = self.total_messages
+        elif self.paged:
+            body["offset"] = self.offset
+            if self.has_more and self.next_offset is not None:
+                body["nextOffset"] = self.next_offset
+            if self.has_more is not None:
+                body["hasMore"] = self.has_more
+            if self.total_messages is not None:
+                body["totalMessages"] = self.total_messages
+        return body

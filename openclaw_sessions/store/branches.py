@@ -10,8 +10,9 @@ is not a plain extension) leaves it behind, readers walk the tree instead and th
 
 Format: marshal of plain data (loading it runs no code), as columns: seqs and timestamps as
 int64 arrays, ids as a list, roles as codes into a small table, then the other ids and the flat
-mode. Anything unexpected in it (a damaged blob, another Python's marshal, another FORMAT)
-reads as "not stored".
+mode, then (from FORMAT 3) its reset and compaction lines. A FORMAT 2 copy (no such lines
+recorded) still serves a transcript that has none. Anything else unexpected in it (a damaged
+blob, another Python's marshal, another FORMAT) reads as "not stored".
 """
 
 from __future__ import annotations
@@ -27,7 +28,8 @@ from openclaw_sessions.model.branch import Branch, Messages
 
 from . import rawcodec
 
-FORMAT = 2  # 2: the tree rules of upstream's transcript-tree.ts (tree.py), `flat`
+FORMAT = 3  # 2: the tree rules of upstream's transcript-tree.ts (tree.py), `flat`; 3: marks
+_NO_MARKS = 2  # the format before marks: good for a transcript without boundary lines
 _NONE_TS = -(2**63)  # no timestamp (int64 arrays hold no None)
 
 
@@ -45,14 +47,25 @@ def encode(b: Branch) -> bytes:
             ts.tobytes(),
             b.others,
             b.flat,
+            [tuple(m) for m in b.marks],
         )
     )
 
 
 def decode(leaf: str | None, blob: bytes) -> Branch | None:
+    """The stored branch; None when the blob is not one (a FORMAT 2 one decodes with no marks:
+    the caller checks that the transcript has no boundary lines)."""
+    found = _decode(leaf, blob)
+    return found[0] if found is not None else None
+
+
+def _decode(leaf: str | None, blob: bytes) -> tuple[Branch, int] | None:
     try:
-        fmt, seqs_b, ids, names, codes_b, ts_b, others, flat = marshal.loads(blob)
-        if fmt != FORMAT or flat.__class__ is not bool:
+        fmt, seqs_b, ids, names, codes_b, ts_b, others, flat, *rest = marshal.loads(blob)
+        if fmt not in (FORMAT, _NO_MARKS) or flat.__class__ is not bool:
+            return None
+        marks = rest[0] if fmt == FORMAT and len(rest) == 1 else [] if fmt == _NO_MARKS else None
+        if not isinstance(marks, list) or not all(_mark(m) for m in marks):
             return None
         seqs, ts, codes = array("q"), array("q"), array("H")
         seqs.frombytes(seqs_b)
@@ -64,7 +77,13 @@ def decode(leaf: str | None, blob: bytes) -> Branch | None:
     if not (len(seqs) == len(ids) == len(roles) == len(ts)) or not isinstance(others, list):
         return None
     stamps = [None if t == _NONE_TS else t for t in ts.tolist()]
-    return Branch(leaf, Messages(seqs.tolist(), list(ids), roles, stamps), others, flat)
+    rows = Messages(seqs.tolist(), list(ids), roles, stamps)
+    return Branch(leaf, rows, others, flat, [tuple(m) for m in marks]), fmt
+
+
+def _mark(m: Any) -> bool:
+    return isinstance(m, tuple) and len(m) == 4 and isinstance(m[0], int)
+
 
 
 def load_cached(conn: sqlite3.Connection, tid: int) -> Branch | None:
@@ -97,8 +116,21 @@ def load_at(
     ).fetchone()
     if row is None:
         return None
-    b = decode(row[1], row[2])
-    return (row[0], b) if b is not None else None
+    found = _decode(row[1], row[2])
+    if found is None or (found[1] == _NO_MARKS and _has_marks(conn, tid)):
+        return None  # a copy made before marks were recorded, of a transcript that has some
+    return row[0], found[0]
+
+
+def _has_marks(conn: sqlite3.Connection, tid: int) -> bool:
+    return (
+        conn.execute(
+            "SELECT 1 FROM events WHERE transcript_id = ? AND type IN ('reset', 'compaction')"
+            " LIMIT 1",
+            (tid,),
+        ).fetchone()
+        is not None
+    )
 
 
 # The whole line only for the controls whose fields no column holds (tree.py).
@@ -124,5 +156,10 @@ def _controls_decoded(conn: sqlite3.Connection, rows: Iterable[Any]) -> Iterator
 
 def active_messages(conn: sqlite3.Connection, tid: int) -> Messages:
     """The active branch's messages: the stored copy when it is current, else a walk."""
+    return active_branch(conn, tid).rows
+
+
+def active_branch(conn: sqlite3.Connection, tid: int) -> Branch:
+    """The active branch: the stored copy when it is current, else a walk."""
     cached = load_cached(conn, tid)
-    return cached.rows if cached is not None else walk_transcript(conn, tid).rows
+    return cached if cached is not None else walk_transcript(conn, tid)
