@@ -9,7 +9,7 @@ import shutil
 from pathlib import Path
 
 import pytest
-from conftest import REPO, Session
+from conftest import REPO, Session, run_cli
 from helpers import installed, query
 
 SAMPLE = REPO / "sample" / "state"
@@ -163,3 +163,21 @@ def test_deleting_a_session_id_deletes_that_generation_only(tmp_path: Path) -> N
     assert label == [("L",)]
     assert installed("delete", "agent:main:main", "--yes", state=root).returncode == 0
     assert installed("search", "zqcurword", state=root).returncode == 1
+
+
+def test_history_of_a_deleted_session_says_so_and_the_way_back(tmp_path: Path) -> None:
+    """The operator is told what `delete` did and how to undo it; an agent (--as) still
+    gets upstream's "not found"."""
+    state = tmp_path / "state"
+    assert run_cli(
+        "import", str(REPO / "sample" / "state"), "--state-dir", str(state)
+    ).exit_code in (0, 4)
+    key = "agent:main:subagent:6f7e"
+    assert run_cli("delete", key, "--yes", "--state-dir", str(state)).exit_code == 0
+    r = run_cli("history", key, "--state-dir", str(state))
+    assert r.exit_code == 2
+    assert f"session {key} was deleted with `delete`" in r.stderr
+    assert f"import --undelete {key}" in r.stderr
+    agent = run_cli("history", key, "--as", "agent:main:main", "--state-dir", str(state))
+    assert agent.exit_code == 2
+    assert "deleted" not in agent.stderr

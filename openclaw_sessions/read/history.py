@@ -23,14 +23,14 @@ import sys
 from pathlib import Path
 from typing import Any, NamedTuple
 
-from openclaw_sessions.errors import UsageError
+from openclaw_sessions.errors import NotFoundError, UsageError
 from openclaw_sessions.model import wellformed
 from openclaw_sessions.model.branch import Branch, Messages, Row
 from openclaw_sessions.model.tree import Mark
 from openclaw_sessions.model.when import to_epoch_ms
 from openclaw_sessions.policy import display, keys, sanitize, visibility
 from openclaw_sessions.policy.sanitize import TextRedactor
-from openclaw_sessions.store import paths, rawcodec
+from openclaw_sessions.store import paths, rawcodec, tombstones
 from openclaw_sessions.store.branches import active_branch
 from openclaw_sessions.store.db import now_ms, open_store
 from openclaw_sessions.store.sessions import SessionLookup
@@ -102,7 +102,13 @@ def resolve(ctx: StateScope, opts: HistoryOptions) -> tuple[str, str, str]:
         else:
             policy = operator_policy(ctx, ctx.config, index)
         ref = policy.expand_id(opts.key)
-        key = policy.resolve_target(ref)
+        try:
+            key = policy.resolve_target(ref)
+        except NotFoundError:
+            if opts.as_key is None:  # the operator is told what `delete` did, and the way back
+                parsed = keys.parse_key(ref)
+                tombstones.raise_if_deleted(ctx.root, parsed[0] if parsed else ctx.agent, ref)
+            raise
     return key, keys.agent_of(key) or policy.agent, ref
 
 

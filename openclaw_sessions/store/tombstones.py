@@ -15,11 +15,14 @@ from __future__ import annotations
 import json
 import sqlite3
 from collections.abc import Sequence
+from pathlib import Path
 from typing import NamedTuple
 
+from openclaw_sessions.errors import NotFoundError
 from openclaw_sessions.policy import keys
 
-from .db import now_ms
+from . import paths
+from .db import now_ms, open_store
 
 
 class Tomb(NamedTuple):
@@ -131,3 +134,17 @@ def resolve(conn: sqlite3.Connection, ref: str, agent: str) -> str | None:
         (text,),
     ).fetchone()
     return None if row is None else str(row[0])
+
+
+def raise_if_deleted(root: Path, agent: str, ref: str) -> None:
+    """NotFoundError saying that ``ref`` names a session `delete` removed, and the way back;
+    nothing when it does not."""
+    if not paths.db_path(root, agent).exists():
+        return
+    with open_store(root, agent) as conn:
+        key = resolve(conn, ref, agent)
+    if key is not None:
+        raise NotFoundError(
+            f"session {key} was deleted with `delete`",
+            hint=f"`openclaw-sessions import --undelete {key}` brings it back from its files",
+        )
