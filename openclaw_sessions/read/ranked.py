@@ -16,7 +16,7 @@ from openclaw_sessions.policy import fts_query, query_lang, rank
 from openclaw_sessions.redact import Redactor
 from openclaw_sessions.store.db import open_store, transaction
 
-from . import search_sql
+from . import exchange, search_sql
 from .models import Hit, SearchResult
 from .scope import register
 from .tokens import tokens
@@ -56,11 +56,18 @@ class Pool:
     def __init__(self) -> None:
         self.rows: list[tuple[str, search_sql.Row]] = []
         self.cands: list[rank.Cand] = []
+        self.exchanges: list[tuple[str, ...]] = []  # per candidate: exchange.find's ids, or ()
 
     def add(self, agent: str, rows: list[search_sql.Row], info: list[tuple[str, int]]) -> None:
         for r, (head, size) in zip(rows, info, strict=True):
             self.rows.append((agent, r))
             self.cands.append(rank.Cand(r[0], int(r[4]), -float(r[5]), head, size))
+            self.exchanges.append(())
+
+    def add_exchanges(self, agent: str, found: list[exchange.Found]) -> None:
+        """Exchanges that hold every word (read/exchange.py), each as its reply's hit."""
+        self.add(agent, [f.row for f in found], [(f.head, f.size) for f in found])
+        self.exchanges[len(self.exchanges) - len(found) :] = [f.message_ids for f in found]
 
     def session_order(self) -> list[str]:
         """The candidates' sessions, each at its best hit's place in the operator's order."""
@@ -88,7 +95,9 @@ class Pool:
             with open_store(root, agent) as conn:
                 hits = search_sql.materialize(conn, plan, rows, redactor)
             for r, h in zip(mine, hits, strict=True):
-                made[r.pos] = h._replace(agent_id=agent, copies=r.copies, relaxed=relaxed)
+                made[r.pos] = h._replace(
+                    agent_id=agent, copies=r.copies, relaxed=relaxed, exchange=self.exchanges[r.pos]
+                )
         return [made[r.pos] for r in shown], len(order) > limit
 
 

@@ -24,7 +24,7 @@ from openclaw_sessions.store.db import open_store
 from openclaw_sessions.store.sessions import SessionLookup, session_ref
 from openclaw_sessions.store.state import StateScope
 
-from . import archived, counting, ranked, search_sql
+from . import archived, counting, exchange, ranked, search_sql
 from .models import Hit, HitContext, SearchResult
 from .scope import (
     caller_policy,
@@ -168,15 +168,21 @@ def search(opts: SearchOptions) -> SearchResult:
         scope.agents,
         plan,
         redactor,
-        result,
         deep=opts.explain,
         relax_possible=relaxed is not None,
     )
+    # No one message holds every word: one exchange may (read/exchange.py), not one side of it
+    words = exchange.parts(plan) if not result.hits and opts.role is None else None
+    if words and opts.order == "relevance":
+        ex_plan = exchange.any_part_plan(words)
+        found = _run(ctx, opts, scope, ex_plan, redactor, since_ms, until_ms, exchange_of=words)
+        if found.hits:
+            return found._replace(absence=why(found, relaxed=False))
     if opts.relax and not result.hits and relaxed is not None:
         loose = _run(ctx, opts, scope, relaxed, redactor, since_ms, until_ms, relaxed=True)
         if loose.hits:
-            return loose._replace(absence=why(relaxed=True))
-    return result._replace(absence=why(relaxed=False))
+            return loose._replace(absence=why(result, relaxed=True))
+    return result._replace(absence=why(result, relaxed=False))
 
 
 def _run(
@@ -188,6 +194,7 @@ def _run(
     since_ms: int | None,
     until_ms: int | None,
     relaxed: bool = False,
+    exchange_of: list[str] | None = None,  # exchange.parts: the hits are exchanges, not messages
 ) -> SearchResult:
     hits: list[Hit] = []
     truncated = indexing = False
@@ -232,6 +239,11 @@ def _run(
                 if per_session and pool is not None:  # the sessions in the relevance order
                     rows, info, _ = ranked.candidates(conn, plan, filters, fp, ranked.POOL)
                     pool.add(agent, rows, info)
+            elif pool is not None and exchange_of is not None:
+                got = exchange.find(conn, exchange_of, filters, fp, max(ranked.POOL, 6 * limit))
+                pool.add_exchanges(agent, got)
+                tally.add_total(conn, plan, filters, fp, len(got), False)
+                matched = bool(got)
             elif pool is not None:
                 k = max(ranked.POOL, 6 * limit)
                 rows, info, more = ranked.candidates(conn, plan, filters, fp, k)
