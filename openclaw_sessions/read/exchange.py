@@ -9,12 +9,14 @@ order, labelled with the messages that hold the words. `--as` never comes here.
 from __future__ import annotations
 
 import sqlite3
+from collections.abc import Callable
 from typing import NamedTuple
 
 from openclaw_sessions.policy import fts_query, query_lang, rank
 from openclaw_sessions.store.db import transaction
 
 from . import search_sql
+from .models import SearchResult
 
 PART_CAP = 2000  # matches read per word: an exchange needs each word, a rarer one bounds it
 # The exchange of an index row r: the seq of the last user message at or before it (NULL: a
@@ -45,6 +47,23 @@ def parts(plan: fts_query.QueryPlan) -> list[str] | None:
     if len(words) < 2:
         return None
     return ['"' + w.replace('"', " ") + '"' for w in words]
+
+
+def answer(
+    plan: fts_query.QueryPlan,
+    result: SearchResult,
+    role: str | None,
+    order: str,
+    run: Callable[..., SearchResult],
+) -> SearchResult | None:
+    """The exchanges that hold every word when ``result`` (the operator's, in ``order``) is
+    empty, by ``run(plan, exchange_of=words)`` (search._run); None: no exchange does, or none
+    may (another order, --role keeps to one side of an exchange, a -word, one word)."""
+    words = parts(plan) if not result.hits and role is None and order == "relevance" else None
+    if not words:
+        return None
+    found = run(any_part_plan(words), exchange_of=words)
+    return found if found.hits else None
 
 
 def any_part_plan(quoted: list[str]) -> fts_query.QueryPlan:

@@ -75,10 +75,12 @@ class Pool:
             self.cands.append(rank.Cand(r[0], int(r[4]), -float(r[5]), head, size, r[3], ex))
             self.exchanges.append(())
 
-    def add_exchanges(self, agent: str, found: list[exchange.Found]) -> None:
-        """Exchanges that hold every word (read/exchange.py), each as its reply's hit."""
+    def add_exchanges(self, agent: str, found: list[exchange.Found]) -> bool:
+        """Exchanges that hold every word (read/exchange.py), each as its reply's hit;
+        whether there are any."""
         self.add(agent, [f.row for f in found], [Info(f.head, f.size, "") for f in found])
         self.exchanges[len(self.exchanges) - len(found) :] = [f.message_ids for f in found]
+        return bool(found)
 
     def session_order(self) -> list[str]:
         """The candidates' sessions, each at its best hit's place in the operator's order."""

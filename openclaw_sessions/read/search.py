@@ -158,28 +158,20 @@ def search(opts: SearchOptions) -> SearchResult:
 
         for agent in scope.agents:
             reindex_agent(ctx.root, agent, redactor)
-    result = _run(ctx, opts, scope, plan, redactor, since_ms, until_ms)
+    run = functools.partial(
+        _run, ctx, opts, scope, redactor=redactor, since_ms=since_ms, until_ms=until_ms
+    )
+    result = run(plan)
     if opts.as_key is not None or opts.counts or opts.sessions:
         return result
     relaxed = ranked.relaxed_plan(plan, literal=literal, asked=opts.relax)
-    why = functools.partial(
-        ranked.absence,
-        ctx.root,
-        scope.agents,
-        plan,
-        redactor,
-        deep=opts.explain,
-        relax_possible=relaxed is not None,
-    )
-    # No one message holds every word: one exchange may (read/exchange.py), not one side of it
-    words = exchange.parts(plan) if not result.hits and opts.role is None else None
-    if words and opts.order == "relevance":
-        ex_plan = exchange.any_part_plan(words)
-        found = _run(ctx, opts, scope, ex_plan, redactor, since_ms, until_ms, exchange_of=words)
-        if found.hits:
-            return found._replace(absence=why(found, relaxed=False))
+    absent = functools.partial(ranked.absence, ctx.root, scope.agents, plan, redactor)
+    why = functools.partial(absent, deep=opts.explain, relax_possible=relaxed is not None)
+    ex = exchange.answer(plan, result, opts.role, opts.order, run)
+    if ex is not None:  # no one message holds every word: one exchange does
+        return ex._replace(absence=why(ex, relaxed=False))
     if opts.relax and not result.hits and relaxed is not None:
-        loose = _run(ctx, opts, scope, relaxed, redactor, since_ms, until_ms, relaxed=True)
+        loose = run(relaxed, relaxed=True)
         if loose.hits:
             return loose._replace(absence=why(result, relaxed=True))
     return result._replace(absence=why(result, relaxed=False))
@@ -241,9 +233,8 @@ def _run(
                     pool.add(agent, rows, info)
             elif pool is not None and exchange_of is not None:
                 got = exchange.find(conn, exchange_of, filters, fp, max(ranked.POOL, 6 * limit))
-                pool.add_exchanges(agent, got)
+                matched = pool.add_exchanges(agent, got)
                 tally.add_total(conn, plan, filters, fp, len(got), False)
-                matched = bool(got)
             elif pool is not None:
                 k = max(ranked.POOL, 6 * limit)
                 rows, info, more = ranked.candidates(conn, plan, filters, fp, k)
