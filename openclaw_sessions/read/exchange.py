@@ -18,6 +18,7 @@ from openclaw_sessions.store.db import transaction
 from . import search_sql
 from .models import SearchResult
 
+MAX_WORDS = 8  # an exchange holding more is no longer one question (and each costs a query)
 PART_CAP = 2000  # matches read per word: an exchange needs each word, a rarer one bounds it
 # The exchange of an index row r: the seq of the last user message at or before it (NULL: a
 # reply before any question). The (transcript_id, seq) unique index serves it.
@@ -39,12 +40,13 @@ class Found(NamedTuple):
 
 def parts(plan: fts_query.QueryPlan) -> list[str] | None:
     """The words an exchange must hold, each quoted as the query language reads it; None:
-    an exchange cannot answer (fewer than two words, or `-words` to leave out)."""
+    an exchange cannot answer (fewer than two words or more than MAX_WORDS, or `-words` to
+    leave out)."""
     every = [t.text for t in plan.terms if t.route != "ignored"]
     words = list(dict.fromkeys(plan.wanted or every))
     if plan.not_primary is not None or plan.not_bigram is not None or set(every) - set(words):
         return None
-    if len(words) < 2:
+    if not 2 <= len(words) <= MAX_WORDS:
         return None
     return ['"' + w.replace('"', " ") + '"' for w in words]
 

@@ -148,24 +148,35 @@ JOINS = (
 def _matching(plan: fts_query.QueryPlan, f: Filters, fp: str) -> tuple[str, str, list[Any]]:
     """(the score of a match, `FROM … WHERE …` of every match the filters keep, its
     parameters): what the newest-first hits, the counts and the per-session counts all read.
-    An OR across the two indexes is the union of its alternatives, each row at its best
-    score."""
+    An OR across the two indexes (or a word written against CJK text: fts_query.with_glued)
+    is the union of its branches, each row at its best score."""
     where, params = where_of(f, fp)
-    if plan.alternatives:
+    if len(plan.branches) > 1:
+        # Without alternatives, the glued branches leave out what the word index finds: the
+        # branches are disjoint, read in turn (a capped count stops in the first).
+        disjoint = not plan.alternatives
         parts, aparams = [], []
-        for alt in plan.alternatives:
+        for alt in plan.branches:
             table, expr = driving_index(alt)
-            also, more = _other_index(alt, table, "rowid")
-            kept, kparams = kept_rows(f, "rowid")
+            col = f"{table}.rowid"
+            also, more = _other_index(alt, table, col)
+            kept, kparams = kept_rows(f, col)
+            xjoin, plus, xparams = repeats(alt, table, col)
             parts.append(
-                f"SELECT rowid AS rid, bm25({table}) AS score FROM {table}"
+                f"SELECT {col} AS rid, bm25({table}){plus} AS score FROM {table}{xjoin}"
                 f" WHERE {table} MATCH ?{also}{kept}"
             )
-            aparams += [expr, *more, *kparams]
+            aparams += [*xparams, expr, *more, *kparams]
         union = " UNION ALL ".join(parts)
+        m = (
+            f"{union} LIMIT -1"
+            if disjoint
+            else f"SELECT rid, min(score) AS score FROM ({union}) GROUP BY rid"
+        )
         body = (
-            f" FROM (SELECT rid, min(score) AS score FROM ({union}) GROUP BY rid) m"
-            f" JOIN index_rows r ON r.row_id = m.rid{JOINS} WHERE {' AND '.join(where)}"
+            f" FROM ({m}) m"
+            f" {'CROSS ' if disjoint else ''}JOIN index_rows r ON r.row_id = m.rid{JOINS}"
+            f" WHERE {' AND '.join(where)}"
         )
         return "m.score", body, [*aparams, *params]
     table, expr = driving_index(plan)
