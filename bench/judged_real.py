@@ -7,7 +7,9 @@ not this repository, holds the text), each with the message that answers it:
 - ``reply_first``: a short user question and the reply that answers it both match; the
   answer must be on the first page, above its question (bm25 prefers the shorter question);
 - ``exchange``: the user wrote some of the words and the reply the others (no one message
-  holds them all); the exchange naming both must be on the first page.
+  holds them all); the exchange naming both must be on the first page;
+- ``glued``: a Latin word written against CJK text (`做crossfit训练`); the message must be on
+  the first page (in both orders: the agent's search finds it too).
 
 Measures, per kind, for the operator's order (``relevance``) and upstream's (``upstream``):
 ``found`` (the answer on the first page) and ``above`` (found, and above its question).
@@ -71,7 +73,7 @@ def judge(case: dict[str, Any], state: Path, order: str) -> tuple[bool, bool]:
     ids = [h.message_id for h in hits]
     if case["answer"] not in ids:
         return False, False
-    q = case["question"]
+    q = case.get("question")  # a glued word has none
     return True, q not in ids or ids.index(case["answer"]) < ids.index(q)
 
 
