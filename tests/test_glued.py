@@ -27,12 +27,13 @@ GLUED = {
     "42mm": "买42mm的表",
     "crossfit": "今天做crossfit训练",
 }
+APART = "migration迁移timeout"
 
 
 @pytest.fixture
 def store(tmp_path: Path, state: Path) -> Path:
     s = Session("g1")
-    for text in [*GLUED.values(), "plain english youer here"]:
+    for text in [*GLUED.values(), "plain english youer here", APART]:
         s.user(text)
         s.assistant("好的")
     s.write(tmp_path / "src" / "agents" / "main" / "sessions" / "g1.jsonl")
@@ -49,7 +50,11 @@ def _hits(*args: str) -> list[dict[str, Any]]:
 
 
 def test_the_bigram_text_holds_the_words_of_a_cjk_row() -> None:
-    assert fts_query.index_bigram_text("修改youer服务端") == "修改 改 服务 务端 端 youer"
+    gap = fts_query.GAP  # a CJK run between two words: no phrase
+    assert (
+        fts_query.index_bigram_text("修改youer服务端") == f"修改 改 服务 务端 端 {gap} youer {gap}"
+    )
+    assert fts_query.beside_cjk("migration迁移timeout") == f"migration {gap} timeout"
     assert fts_query.index_bigram_text("no cjk here") is None
     # the frozen bigram text (remote rows, older stores) is unchanged
     assert fts_query.cjk_bigram_text("修改youer服务端") == "修改 改 服务 务端 端"
@@ -90,6 +95,8 @@ def test_counts_recent_order_and_exclusions(store: Path) -> None:
     assert [h["snippet"] for h in _hits("youer -plain")] == [GLUED["youer"]]
     assert [h["snippet"] for h in _hits("youer 计划")] == [GLUED["youer"]]
     assert _hits("youer 训练") == []
+    assert [h["snippet"] for h in _hits("migration timeout")] == [APART]
+    assert _hits('"migration timeout"') == []  # a CJK run between them: no phrase
 
 
 def test_migration_12_rebuilds_an_older_bigram_index(tmp_path: Path, state: Path) -> None:

@@ -84,8 +84,18 @@ def index_bigram_text(text: str) -> str | None:
     cjk = cjk_bigram_text(text)
     if cjk is None:
         return None
-    rest = " ".join(re.sub(_CJK_RUN, " ", text).split())
+    rest = beside_cjk(text)
     return f"{cjk} {rest}" if rest else cjk
+
+
+# What stands for a CJK run between the other words: a token of both indexes (private use),
+# so two words a CJK run separates are no phrase ("migration 迁移 timeout").
+GAP = "\ue000"
+
+
+def beside_cjk(text: str) -> str:
+    """The text of a row with CJK text but its CJK runs: its words, each on its own."""
+    return " ".join(re.sub(_CJK_RUN, f" {GAP} ", text).split())
 
 
 def with_glued(plan: QueryPlan) -> QueryPlan:
