@@ -43,9 +43,9 @@ def _local(state: Path, word: str, *args: str) -> set[tuple[str, str, str]]:
     r = env.cli("search", word, "--state-dir", str(state), "--json", "-n", "100000",
                 "--all-agents", *args)  # fmt: skip
     assert r.exit_code in (0, 1), r.stderr
-    return {
-        (h["agentId"], h["sessionKey"], h["messageId"]) for h in json.loads(r.stdout)["results"]
-    }
+    # an exchange's words (no one message holds them all) are matched locally only (README)
+    hits = [h for h in json.loads(r.stdout)["results"] if "exchange" not in h]
+    return {(h["agentId"], h["sessionKey"], h["messageId"]) for h in hits}
 
 
 def _remote(fleet: dict[str, Any], word: str, *args: str) -> list[dict[str, Any]]:

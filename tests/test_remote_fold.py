@@ -38,17 +38,22 @@ def _sqlite_matches(conn: sqlite3.Connection, text: str, plan: fts_query.QueryPl
     conn.execute("DELETE FROM p")
     conn.execute("DELETE FROM b")
     conn.execute("INSERT INTO p(rowid, t) VALUES (1, ?)", (text,))
-    cjk = fts_query.cjk_bigram_text(text)
+    cjk = fts_query.index_bigram_text(text)  # what the local bigram index holds
     if cjk is not None:
         conn.execute("INSERT INTO b(rowid, t) VALUES (1, ?)", (cjk,))
-    ok = True
-    if plan.primary is not None:
-        ok = ok and bool(
-            conn.execute("SELECT 1 FROM p WHERE p MATCH ?", (plan.primary,)).fetchall()
+
+    def hit(table: str, expr: str | None) -> bool:
+        return bool(
+            conn.execute(f"SELECT 1 FROM {table} WHERE {table} MATCH ?", (expr,)).fetchall()
         )
-    if plan.bigram is not None:
-        ok = ok and bool(conn.execute("SELECT 1 FROM b WHERE b MATCH ?", (plan.bigram,)).fetchall())
-    return ok and not plan.empty
+
+    def branch(p: fts_query.QueryPlan) -> bool:
+        """One branch (fts_query.with_glued adds one seeking the Latin words in b)."""
+        ok = (p.primary is None or hit("p", p.primary)) and (p.bigram is None or hit("b", p.bigram))
+        ok = ok and (p.not_primary is None or not hit("p", p.not_primary))
+        return ok and (p.not_bigram is None or not hit("b", p.not_bigram)) and not p.empty
+
+    return any(branch(p) for p in plan.branches)
 
 
 def _central_matches(text: str, plan: fts_query.QueryPlan, prefix: bool) -> bool:

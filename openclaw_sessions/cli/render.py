@@ -289,7 +289,9 @@ def _search_table(result: SearchResult, times: Times, out: Console) -> None:
             table.add_row(
                 times(h.timestamp),
                 f"{key}\n{second}{_archived(h)}",
-                safe(h.role) + (f"\n×{h.copies}" if h.copies > 1 else ""),
+                safe(h.role)
+                + (f"\n×{h.copies}" if h.copies > 1 else "")
+                + ("\nexchange" if h.exchange else ""),
                 _snippet_cell(h),
             )
         out.print(table)
@@ -347,6 +349,9 @@ def search_footer(result: SearchResult) -> None:
         note(f"more results exist ({_total(result)} matches): {_lift(result)}")
     if any(h.relaxed for h in result.hits):
         note("relaxed: no message matches every word; these match most of them")
+    for h in result.hits:
+        if h.exchange:  # the words sit in one exchange: name its matching messages
+            note(f"exchange: {field(h.message_id)} answers with {' '.join(map(field, h.exchange))}")
     if not result.hits:
         note("no matches")
     absence = result.absence or {}

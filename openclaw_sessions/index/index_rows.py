@@ -42,7 +42,7 @@ def make_row(
         msg = obj.get("message")
         ts = when.to_epoch_ms(msg.get("timestamp")) if isinstance(msg, dict) else None
     clean = redactor.redact_text(text)
-    bigrams = fts_query.cjk_bigram_text(clean)
+    bigrams = fts_query.index_bigram_text(clean)
     return (transcript_id, e.seq, e.entry_id, e.role, ts or 0, clean, bigrams)
 
 

@@ -73,6 +73,52 @@ def cjk_bigram_text(text: str) -> str | None:
     return " ".join(parts)
 
 
+def index_bigram_text(text: str) -> str | None:
+    """What the bigram index holds of a row (store/db.py's ocs_cjk_bigrams): its bigram text,
+    then, for a row with CJK text, its other words. unicode61 fuses a Latin word written
+    against CJK characters (`修改youer服务端`) into one token of the word index: here it is a
+    token of its own, and a query's Latin words are sought here too (with_glued).
+
+    Frozen like cjk_bigram_text: a change needs a migration that rebuilds the bigram index
+    (v12 did)."""
+    cjk = cjk_bigram_text(text)
+    if cjk is None:
+        return None
+    rest = beside_cjk(text)
+    return f"{cjk} {rest}" if rest else cjk
+
+
+# What stands for a CJK run between the other words: a token of both indexes (private use),
+# so two words a CJK run separates are no phrase ("migration 迁移 timeout").
+GAP = "\ue000"
+
+
+def beside_cjk(text: str) -> str:
+    """The text of a row with CJK text but its CJK runs: its words, each on its own."""
+    return " ".join(re.sub(_CJK_RUN, f" {GAP} ", text).split())
+
+
+def with_glued(plan: QueryPlan) -> QueryPlan:
+    """``plan`` with, for each of its branches that seeks Latin words, the same words sought
+    in the bigram index (index_bigram_text) among the rows the word index does not find them
+    in: a word written against CJK text is found, the rows the word index finds keep their
+    score."""
+    latin = tuple(t.text for t in plan.terms if t.route == "primary")
+    glued = []
+    for p in plan.alternatives or (plan,):
+        if p.primary is None:
+            continue
+        both = p.primary if p.bigram is None else f"({p.primary}) AND ({p.bigram})"
+        left = p.primary if p.not_primary is None else f"({p.primary}) OR ({p.not_primary})"
+        terms = p.cjk_terms + latin
+        glued.append(QueryPlan(p.query, p.terms, None, both, terms, left, p.not_bigram))
+    if not glued:
+        return plan
+    # the snippet of a row only the bigram index finds marks the words where they stand
+    marks = tuple(dict.fromkeys(plan.cjk_terms + latin))
+    return plan._replace(glued=tuple(glued), cjk_terms=marks)
+
+
 def phrase(term: str) -> str:
     return '"' + term.replace('"', '""') + '"'
 
@@ -98,6 +144,8 @@ class QueryPlan(NamedTuple):
     highlight: str | None = None
     alternatives: tuple[QueryPlan, ...] = ()
     wanted: tuple[str, ...] = ()  # the words to find (not the -words); empty: every term
+    # The Latin words of the plan sought in the bigram index too (with_glued): more branches.
+    glued: tuple[QueryPlan, ...] = ()
     # Phrases of the driving expression the query held more than once, folded into one:
     # (index, phrase, extra copies), each copy's bm25 added back to the row's score.
     repeats: tuple[tuple[str, str, int], ...] = ()
@@ -109,8 +157,8 @@ class QueryPlan(NamedTuple):
     @property
     def branches(self) -> tuple[QueryPlan, ...]:
         """The plans whose matches together are this plan's (itself when it has no OR across
-        the indexes)."""
-        return self.alternatives or (self,)
+        the indexes), and its words written against CJK text (``glued``)."""
+        return (*(self.alternatives or (self,)), *self.glued)
 
 
 _CONTROL = re.compile(r"[\x00-\x08\x0b\x0c\x0e-\x1f\x7f]")
@@ -168,7 +216,7 @@ def build(query: str, *, prefix: bool = False, tokenize: Tokenize | None = None)
     bigram = [bigram_phrase(t.text) for t in terms if t.route == "bigram"]
     big = fold([t for t in terms if t.route == "bigram"], bigram, ascii_tokens)
     driving = ("index_fts", prim) if prim else ("index_bigram", big)
-    return QueryPlan(
+    plan = QueryPlan(
         query=q,
         terms=tuple(terms),
         primary=" AND ".join(e for e, _ in prim) or None,
@@ -177,6 +225,7 @@ def build(query: str, *, prefix: bool = False, tokenize: Tokenize | None = None)
         highlight=" AND ".join(primary) if len(prim) < len(primary) <= SNIPPET_PHRASES else None,
         repeats=tuple((driving[0], e, n - 1) for e, n in driving[1] if n > 1),
     )
+    return with_glued(plan)
 
 
 def fold(terms: list[Term], exprs: list[str], tokenize: Tokenize) -> list[tuple[str, int]]:

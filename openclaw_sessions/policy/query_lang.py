@@ -38,6 +38,7 @@ from .fts_query import (
     phrase,
     split_scripts,
     validate,
+    with_glued,
 )
 
 MAX_ALTERNATIVES = 16
@@ -380,12 +381,14 @@ def _planned(q: str, tree: Expr | None, terms: tuple[Term, ...]) -> QueryPlan:
     plans = tuple(_plan(q, b, terms) for b in branches)
     wanted = tuple(dict.fromkeys(x.text for x in _all_leaves(tree, wanted=True)))
     if len(plans) == 1:
-        return plans[0]._replace(wanted=wanted)
-    return QueryPlan(
-        q,
-        terms,
-        cjk_terms=tuple(w for p in plans for w in p.cjk_terms),
-        highlight=" OR ".join(p.highlight for p in plans if p.highlight) or None,
-        alternatives=plans,
-        wanted=wanted,
+        return with_glued(plans[0]._replace(wanted=wanted))
+    return with_glued(
+        QueryPlan(
+            q,
+            terms,
+            cjk_terms=tuple(w for p in plans for w in p.cjk_terms),
+            highlight=" OR ".join(p.highlight for p in plans if p.highlight) or None,
+            alternatives=plans,
+            wanted=wanted,
+        )
     )

@@ -11,12 +11,16 @@ bm25 (read/ranked.py fetches them) are re-ranked here:
 - a hit scores by its own bm25 (relative to the best, square-rooted: a short line's edge
   shrinks) and by its session's evidence: its distinct kinds of matching message (alike but
   for numbers), each worth half the one before;
-- automation (a cron, hook or heartbeat key, or a session repeating one message) and a folded
-  hit count half: demoted, never hidden;
+- automation (a cron, hook or heartbeat key, a session repeating one message, or text OpenClaw
+  injects: the session-start prompt of `/new`, a memory preamble, a relayed cron notice or
+  heartbeat poll) and a folded hit count half: demoted, never hidden;
 - a long session (a marathon that names the topic once among hundreds of messages) counts
   less, by the log of its length past ``LONG_SESSION`` lines, divided by the square of its
   distinct matches (a long session that discusses the topic is barely diluted);
-- a small recency bonus breaks near-ties (a newer decision supersedes an older one);
+- a small recency bonus, by the session's newest match, breaks near-ties between sessions (a
+  newer decision supersedes an older one): inside one session the best hit stays first;
+- a question and its reply that both match: the reply comes first (bm25 prefers the shorter
+  question, the reply holds the answer);
 - at most ``per_session`` hits of one session come before every other session's hits.
 
 `--as` never comes here: the agent tool keeps upstream's order (bm25, then time).
@@ -38,6 +42,13 @@ _AUTOMATION = ("cron:", "hook:", "hooks:", "heartbeat")
 _VARYING = re.compile(
     r"\d{4}-\d\d-\d\d(?:[t ]\d\d?:\d\d(?::\d\d(?:\.\d+)?)?z?)?|\d\d?:\d\d(?::\d\d)?|\d{5,}"
 )
+# Text OpenClaw injects as a user message: it names common words, no one wrote it.
+_INJECTED = re.compile(
+    r"\s*(?:a new session was started via /new|note: reference memory below"
+    r"|\[cron:|\[openclaw heartbeat poll\]|read heartbeat\.md"
+    r"|system: \[[^\]]{0,40}\] (?:cron|heartbeat))",
+    re.IGNORECASE,
+)
 _NON_WORD = re.compile(r"[\W_]+")
 _ANY_DIGITS = re.compile(r"\d+")
 _WEIGHTS = (1.0, 0.5, 0.25, 0.125)  # the session's evidence: its distinct matches, best first
@@ -52,6 +63,8 @@ class Cand(NamedTuple):
     score: float  # -bm25: higher is better
     head: str  # the start of the message's text
     size: int = 1  # its transcript's length (stored lines: messages, tool results, the rest)
+    role: str = ""
+    exchange: str = ""  # the user message that opens its exchange ("": unknown)
 
 
 class Ranked(NamedTuple):
@@ -72,6 +85,11 @@ def automated_key(key: str) -> bool:
     parsed = keys.parse_key(key)
     rest = parsed[1] if parsed else key.lower()
     return rest.startswith(_AUTOMATION) or any(f":{a}" in rest for a in _AUTOMATION)
+
+
+def injected(head: str) -> bool:
+    """Text OpenClaw injects (session start, memory preamble, cron notice, heartbeat)."""
+    return _INJECTED.match(head) is not None
 
 
 def order(cands: list[Cand], *, per_session: int | None = PER_SESSION) -> list[Ranked]:
@@ -109,17 +127,37 @@ def order(cands: list[Cand], *, per_session: int | None = PER_SESSION) -> list[R
     best_strength = max(strength.values()) or 1.0
     t0 = min(c.ts for c in cands)
     span = max(c.ts for c in cands) - t0 or 1
+    latest: dict[str, int] = defaultdict(int)
+    for c in cands:
+        latest[c.key] = max(latest[c.key], c.ts)
     out = []
     for members in groups.values():
         i = min(members, key=lambda m: (-cands[m].score, -cands[m].ts, cands[m].key))
         c = cands[i]
         auto = automated_key(c.key) or c.key in repetitive or len(members) >= 3
+        auto = auto or injected(c.head)
         value = 0.5 * math.sqrt(c.score / top) + 0.5 * strength[c.key] / best_strength
         value *= (AUTOMATION_FACTOR if auto else 1.0) * dilution[c.key]
-        value += RECENCY * (c.ts - t0) / span
+        value += RECENCY * (latest[c.key] - t0) / span
         out.append(Ranked(i, len(members), value))
+    out = _replies_first(out, cands)
     out.sort(key=lambda r: (-r.score, -cands[r.pos].ts, cands[r.pos].key, r.pos))
     return _spread(out, cands, per_session)
+
+
+def _replies_first(ranked: list[Ranked], cands: list[Cand]) -> list[Ranked]:
+    """A reply scores just above the question of its exchange when both match."""
+    asked: dict[tuple[str, str], float] = {}
+    for r in ranked:
+        c = cands[r.pos]
+        if c.exchange and c.role == "user":
+            asked[(c.key, c.exchange)] = max(asked.get((c.key, c.exchange), 0.0), r.score)
+    out = []
+    for r in ranked:
+        c = cands[r.pos]
+        q = asked.get((c.key, c.exchange)) if c.exchange and c.role == "assistant" else None
+        out.append(r._replace(score=q + 1e-9) if q is not None and q >= r.score else r)
+    return out
 
 
 def _spread(ranked: list[Ranked], cands: list[Cand], cap: int | None) -> list[Ranked]:

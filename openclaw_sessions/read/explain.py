@@ -125,7 +125,7 @@ def _matching(
     try:
         db.execute(f"CREATE VIRTUAL TABLE p USING fts5(text, tokenize='{PRIMARY_TOKENIZER}')")
         db.execute(f'CREATE VIRTUAL TABLE b USING fts5(cjk, tokenize="{BIGRAM_TOKENIZER}")')
-        rows = [(i, t, fts_query.cjk_bigram_text(t)) for i, t in enumerate(texts)]
+        rows = [(i, t, fts_query.index_bigram_text(t)) for i, t in enumerate(texts)]
         db.executemany("INSERT INTO p (rowid, text) VALUES (?, ?)", [r[:2] for r in rows])
         db.executemany("INSERT INTO b (rowid, cjk) VALUES (?, ?)", [(r[0], r[2]) for r in rows])
         out = []

@@ -22,6 +22,9 @@ class Hit(NamedTuple):
     relaxed: bool = False  # --relax: matches most of the words, not all
     label: str | None = None  # the session's label (the chat's human name), redacted; operator
     archived: str | None = None  # operator: "cold" | "deleted" in OpenClaw (read/archived.py)
+    # operator: no one message holds every word, this exchange (a question and its replies)
+    # does; the matching messages' ids in transcript order (read/exchange.py)
+    exchange: tuple[str, ...] = ()
 
     def to_json(self) -> dict[str, Any]:
         """The operator's hit: upstream's fields, then its agent and the match offsets."""
@@ -37,6 +40,8 @@ class Hit(NamedTuple):
             out["relaxed"] = True
         if self.archived is not None:
             out["archived"] = self.archived
+        if self.exchange:
+            out["exchange"] = {"messageIds": list(self.exchange)}
         if self.context is not None:
             out["context"] = self.context.to_json()
         return out

@@ -16,10 +16,19 @@ from openclaw_sessions.policy import fts_query, query_lang, rank
 from openclaw_sessions.redact import Redactor
 from openclaw_sessions.store.db import open_store
 
-from . import search_sql
+from . import exchange, search_sql
 from .models import Hit, SearchResult
 from .scope import register
 from .tokens import tokens
+
+
+class Info(NamedTuple):
+    """What the order reads of a candidate beyond its row (rank.Cand)."""
+
+    head: str  # its text's start
+    size: int  # its transcript's stored lines
+    exchange: str  # "transcript:seq" of the question opening its exchange ("": none)
+
 
 POOL = 64  # candidates re-ranked at least (a flood of 30 copies leaves room for the rest)
 
@@ -30,7 +39,7 @@ def candidates(
     filters: search_sql.Filters,
     fp: str,
     k: int,
-) -> tuple[list[search_sql.Row], list[tuple[str, int]], bool]:
+) -> tuple[list[search_sql.Row], list[Info], bool]:
     """(about the best ``k`` matches by bm25, each one's text start and its transcript's
     stored lines (its length, free to read), whether more match): what the operator's order re-ranks
     (policy/rank.py). A pool, not a page: ties at its edge need not be broken exactly, so the
@@ -38,7 +47,9 @@ def candidates(
     if plan.empty:
         return [], [], False
     n = k + k // 4 + 1  # the operator sees every session but incognito ones: few are left out
-    head = (", t.next_seq, substr(r.text, 1, ?)", [rank.HEAD_CHARS * 2])
+    # the exchange (the question that opens it) too: a reply comes before its question
+    ex = f"r.transcript_id || ':' || {exchange.EXCHANGE_OF}"
+    head = (f", t.next_seq, substr(r.text, 1, ?), {ex}", [rank.HEAD_CHARS * 2])
     with search_sql.snapshot(conn):  # a batch holds one already
         while True:
             ranks, bound, rows = search_sql.best(conn, plan, filters, fp, n, *head)
@@ -47,7 +58,7 @@ def candidates(
             n *= 8
         top = rows[:k]
     out = [(r[1], r[2], r[3], r[4], r[5], ranks[r[0]], r[0]) for r in top]
-    return out, [(r[7], int(r[6])) for r in top], len(rows) > k
+    return out, [Info(r[7], int(r[6]), r[8] or "") for r in top], len(rows) > k
 
 
 class Pool:
@@ -56,11 +67,20 @@ class Pool:
     def __init__(self) -> None:
         self.rows: list[tuple[str, search_sql.Row]] = []
         self.cands: list[rank.Cand] = []
+        self.exchanges: list[tuple[str, ...]] = []  # per candidate: exchange.find's ids, or ()
 
-    def add(self, agent: str, rows: list[search_sql.Row], info: list[tuple[str, int]]) -> None:
-        for r, (head, size) in zip(rows, info, strict=True):
+    def add(self, agent: str, rows: list[search_sql.Row], info: list[Info]) -> None:
+        for r, (head, size, ex) in zip(rows, info, strict=True):
             self.rows.append((agent, r))
-            self.cands.append(rank.Cand(r[0], int(r[4]), -float(r[5]), head, size))
+            self.cands.append(rank.Cand(r[0], int(r[4]), -float(r[5]), head, size, r[3], ex))
+            self.exchanges.append(())
+
+    def add_exchanges(self, agent: str, found: list[exchange.Found]) -> bool:
+        """Exchanges that hold every word (read/exchange.py), each as its reply's hit;
+        whether there are any."""
+        self.add(agent, [f.row for f in found], [Info(f.head, f.size, "") for f in found])
+        self.exchanges[len(self.exchanges) - len(found) :] = [f.message_ids for f in found]
+        return bool(found)
 
     def session_order(self) -> list[str]:
         """The candidates' sessions, each at its best hit's place in the operator's order."""
@@ -88,7 +108,9 @@ class Pool:
             with open_store(root, agent) as conn:
                 hits = search_sql.materialize(conn, plan, rows, redactor)
             for r, h in zip(mine, hits, strict=True):
-                made[r.pos] = h._replace(agent_id=agent, copies=r.copies, relaxed=relaxed)
+                made[r.pos] = h._replace(
+                    agent_id=agent, copies=r.copies, relaxed=relaxed, exchange=self.exchanges[r.pos]
+                )
         return [made[r.pos] for r in shown], len(order) > limit
 
 

@@ -23,7 +23,7 @@ from openclaw_sessions.store.db import open_store, transaction
 from openclaw_sessions.store.sessions import SessionLookup
 from openclaw_sessions.store.state import StateScope
 
-from . import archived, counting, freshness, ranked, search_sql
+from . import archived, caps, counting, exchange, freshness, ranked, search_sql
 from .models import Hit, HitContext, SearchResult
 from .scope import (
     caller_policy,
@@ -158,25 +158,23 @@ def search(opts: SearchOptions, *, exclude: tuple[str, ...] = ()) -> SearchResul
 
         for agent in scope.agents:
             reindex_agent(ctx.root, agent, redactor)
-    result = _run(ctx, opts, scope, plan, redactor, since_ms, until_ms)
+    run = functools.partial(
+        _run, ctx, opts, scope, redactor=redactor, since_ms=since_ms, until_ms=until_ms
+    )
+    result = run(plan)
     if opts.as_key is not None or opts.counts or opts.sessions:
         return result
     relaxed = ranked.relaxed_plan(plan, literal=literal, asked=opts.relax)
-    why = functools.partial(
-        ranked.absence,
-        ctx.root,
-        scope.agents,
-        plan,
-        redactor,
-        result,
-        deep=opts.explain,
-        relax_possible=relaxed is not None,
-    )
+    absent = functools.partial(ranked.absence, ctx.root, scope.agents, plan, redactor)
+    why = functools.partial(absent, deep=opts.explain, relax_possible=relaxed is not None)
+    ex = exchange.answer(plan, result, opts.role, opts.order, run)
+    if ex is not None:  # no one message holds every word: one exchange does
+        return ex._replace(absence=why(ex, relaxed=False))
     if opts.relax and not result.hits and relaxed is not None:
-        loose = _run(ctx, opts, scope, relaxed, redactor, since_ms, until_ms, relaxed=True)
+        loose = run(relaxed, relaxed=True)
         if loose.hits:
-            return loose._replace(absence=why(relaxed=True))
-    return result._replace(absence=why(relaxed=False))
+            return loose._replace(absence=why(result, relaxed=True))
+    return result._replace(absence=why(result, relaxed=False))
 
 
 def search_batch(
@@ -224,6 +222,7 @@ def _run(
     until_ms: int | None,
     relaxed: bool = False,
     conns: dict[str, sqlite3.Connection] | None = None,
+    exchange_of: list[str] | None = None,  # exchange.parts: the hits are exchanges, not messages
 ) -> SearchResult:
     hits: list[Hit] = []
     truncated = indexing = False
@@ -269,6 +268,10 @@ def _run(
                 if per_session and pool is not None:  # the sessions in the relevance order
                     rows, info, _ = ranked.candidates(conn, plan, filters, fp, ranked.POOL)
                     pool.add(agent, rows, info)
+            elif pool is not None and exchange_of is not None:
+                got = exchange.find(conn, exchange_of, filters, fp, max(ranked.POOL, 6 * limit))
+                matched = pool.add_exchanges(agent, got)
+                tally.add_total(conn, plan, filters, fp, len(got), False)
             elif pool is not None:
                 k = max(ranked.POOL, 6 * limit)
                 rows, info, more = ranked.candidates(conn, plan, filters, fp, k)
@@ -329,7 +332,9 @@ def _run(
         hits, truncated = hits[:limit], True
     if opts.context:
         hits = _with_context(ctx.root, hits, opts.context, redactor, opts.as_key is not None)
-    hits, truncated, cut_by = capped(hits, truncated, opts)
+    hits, truncated, cut_by = caps.capped(
+        hits, truncated, caller=opts.as_key is not None, limit=opts.limit, max_bytes=opts.max_bytes
+    )
     return SearchResult(
         tuple(archived.labelled(hits, states)),
         indexing,
@@ -353,21 +358,6 @@ def _skipping(agent: str, skipped: list[tuple[str, str]] | None) -> Iterator[Non
         if skipped is None:
             raise
         skipped.append((agent, exc.message))
-
-
-def capped(
-    hits: list[Hit], truncated: bool, opts: SearchOptions
-) -> tuple[list[Hit], bool, str | None]:
-    """The hits within the byte cap (always upstream's with --as, else --max-bytes), whether
-    more exist, and what cut them (SearchResult.cut_by); ``truncated``: --limit cut them."""
-    at_most = opts.as_key is not None and opts.limit >= AS_MAX_LIMIT  # --limit cannot go higher
-    cut_by = ("as-limit" if at_most else "limit") if truncated else None
-    cap = search_sql.MAX_RESULT_BYTES if opts.as_key is not None else opts.max_bytes or None
-    if cap is not None:
-        hits, cut = search_sql.cap_bytes(hits, cap)
-        if cut:
-            truncated, cut_by = True, "as-bytes" if opts.as_key is not None else "max-bytes"
-    return hits, truncated, cut_by
 
 
 def _with_context(

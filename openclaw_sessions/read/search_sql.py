@@ -19,7 +19,6 @@ from typing import Any, NamedTuple
 from openclaw_sessions.index import stale
 from openclaw_sessions.policy import fts_query, kinds
 from openclaw_sessions.policy.cut import safe_cut
-from openclaw_sessions.policy.sanitize import json_bytes
 from openclaw_sessions.redact import Redactor
 from openclaw_sessions.store.db import transaction
 
@@ -30,7 +29,6 @@ from .snippets import OPEN as _OPEN
 from .snippets import Snippets, cjk_snippet
 
 SNIPPET_UNITS = 300  # UTF-16 code units, as upstream counts
-MAX_RESULT_BYTES = 32768
 _MARKS = re.compile("[\x02\x03]")
 _CANDIDATES = 64  # first candidate batch for relevance order (grows x8 while inexact)
 
@@ -157,24 +155,35 @@ JOINS = (
 def _matching(plan: fts_query.QueryPlan, f: Filters, fp: str) -> tuple[str, str, list[Any]]:
     """(the score of a match, `FROM … WHERE …` of every match the filters keep, its
     parameters): what the newest-first hits, the counts and the per-session counts all read.
-    An OR across the two indexes is the union of its alternatives, each row at its best
-    score."""
+    An OR across the two indexes (or a word written against CJK text: fts_query.with_glued)
+    is the union of its branches, each row at its best score."""
     where, params = where_of(f, fp)
-    if plan.alternatives:
+    if len(plan.branches) > 1:
+        # Without alternatives, the glued branches leave out what the word index finds: the
+        # branches are disjoint, read in turn (a capped count stops in the first).
+        disjoint = not plan.alternatives
         parts, aparams = [], []
-        for alt in plan.alternatives:
+        for alt in plan.branches:
             table, expr = driving_index(alt)
-            also, more = _other_index(alt, table, "rowid")
-            kept, kparams = kept_rows(f, "rowid")
+            col = f"{table}.rowid"
+            also, more = _other_index(alt, table, col)
+            kept, kparams = kept_rows(f, col)
+            xjoin, plus, xparams = repeats(alt, table, col)
             parts.append(
-                f"SELECT rowid AS rid, bm25({table}) AS score FROM {table}"
+                f"SELECT {col} AS rid, bm25({table}){plus} AS score FROM {table}{xjoin}"
                 f" WHERE {table} MATCH ?{also}{kept}"
             )
-            aparams += [expr, *more, *kparams]
+            aparams += [*xparams, expr, *more, *kparams]
         union = " UNION ALL ".join(parts)
+        m = (
+            f"{union} LIMIT -1"
+            if disjoint
+            else f"SELECT rid, min(score) AS score FROM ({union}) GROUP BY rid"
+        )
         body = (
-            f" FROM (SELECT rid, min(score) AS score FROM ({union}) GROUP BY rid) m"
-            f" JOIN index_rows r ON r.row_id = m.rid{JOINS} WHERE {' AND '.join(where)}"
+            f" FROM ({m}) m"
+            f" {'CROSS ' if disjoint else ''}JOIN index_rows r ON r.row_id = m.rid{JOINS}"
+            f" WHERE {' AND '.join(where)}"
         )
         return "m.score", body, [*aparams, *params]
     table, expr = driving_index(plan)
@@ -278,7 +287,7 @@ def find_hits(
 ) -> tuple[list[Hit], bool]:
     """(hits, more exist) in upstream's orders: bm25 then time (``relevance``, ``upstream``)
     or newest first (``recent``). Fetches limit+1 rows to know whether more exist; the
-    caller caps the bytes (cap_bytes)."""
+    caller caps the bytes (read/caps.py)."""
     if plan.empty:
         return [], False
     fp = redactor.fingerprint
@@ -350,19 +359,6 @@ def snippets(
         return [snips.primary(expr, r[6], t) for r, t in zip(rows, texts, strict=True)]
     finally:
         snips.close()
-
-
-def cap_bytes(hits: list[Hit], max_bytes: int) -> tuple[list[Hit], bool]:
-    """Upstream's count: '[' and ']', the commas, each item's UTF-8 compact JSON (as
-    ``JSON.stringify`` writes it). A hit's -C context counts too (it is no upstream field,
-    but with --as it must stay inside the budget the agent tool has)."""
-    total = 2
-    for i, h in enumerate(hits):
-        size = json_bytes(h.agent_json()) + (1 if i else 0)
-        if total + size > max_bytes:
-            return hits[:i], True
-        total += size
-    return hits, False
 
 
 def hit(

@@ -13,10 +13,10 @@ from typing import Any, NamedTuple
 from openclaw_sessions.errors import UsageError
 from openclaw_sessions.model.when import parse_window
 from openclaw_sessions.policy import fts_query
-from openclaw_sessions.read import counting, search_sql
+from openclaw_sessions.read import caps, counting, search_sql
 from openclaw_sessions.read.models import Hit, SearchResult, SessionHits
 from openclaw_sessions.read.scope import caller_policy, in_caller_list
-from openclaw_sessions.read.search import SearchOptions, capped, validate
+from openclaw_sessions.read.search import SearchOptions, validate
 from openclaw_sessions.redact import build_redactor
 from openclaw_sessions.store.migrations import PRIMARY_TOKENIZER
 
@@ -191,7 +191,13 @@ def _run(
         sql = f"SELECT count(*) FROM (SELECT 1{body} LIMIT %s) c"  # read/counting.py's rule
         total = int(conn.execute(sql, [*args, cap]).fetchone()[0])
         exact = total < cap
-    hits, truncated, cut_by = capped(_hits(conn, rows, plan), truncated, opts)
+    hits, truncated, cut_by = caps.capped(
+        _hits(conn, rows, plan),
+        truncated,
+        caller=opts.as_key is not None,
+        limit=opts.limit,
+        max_bytes=opts.max_bytes,
+    )
     result = SearchResult(
         tuple(hits), False, truncated, None, 0, total=total, total_exact=exact, cut_by=cut_by
     )

@@ -15,7 +15,7 @@ from typing import TYPE_CHECKING
 
 from openclaw_sessions import settings
 from openclaw_sessions.errors import StoreError
-from openclaw_sessions.policy.fts_query import cjk_bigram_text
+from openclaw_sessions.policy.fts_query import index_bigram_text
 
 from . import migrations, paths
 from .migrations import APP_ID, PAGE_SIZE, SCHEMA_VERSION
@@ -48,7 +48,7 @@ def _configure(conn: sqlite3.Connection, *, readonly: bool) -> None:
 
 def register_functions(conn: sqlite3.Connection) -> None:
     """The SQL functions the schema names (a view and a trigger derive the CJK bigram text)."""
-    conn.create_function("ocs_cjk_bigrams", 1, cjk_bigram_text, deterministic=True)
+    conn.create_function("ocs_cjk_bigrams", 1, index_bigram_text, deterministic=True)
 
 
 def _raw_connect(path: Path, mode: str | None = None) -> sqlite3.Connection:

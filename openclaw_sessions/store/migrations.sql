@@ -277,3 +277,8 @@ CREATE TABLE IF NOT EXISTS upstream_archived (
     archived_at   INTEGER            -- epoch ms, as upstream recorded it
 );
 CREATE INDEX IF NOT EXISTS upstream_archived_by_state ON upstream_archived(state);
+--- 12
+-- The bigram index holds the other words of a row with CJK text too (fts_query.index_bigram_text:
+-- a Latin word written against CJK characters is a token of its own there): re-derived from
+-- index_rows through the view, whose function ocs_cjk_bigrams now derives that text.
+INSERT INTO index_bigram(index_bigram) VALUES ('rebuild');
