@@ -151,7 +151,7 @@ class Gateway:
 
     def start(self) -> None:
         args = ["gateway", "run", "--port", str(self.port), "--bind", "loopback",
-                "--auth", "token", "--token", self.token]  # fmt: skip
+                "--auth", "token", "--token", self.token, "--allow-unconfigured"]  # fmt: skip
         with self.log.open("wb") as out:
             self.proc = subprocess.Popen(
                 [str(self.inst.node), str(self.inst.openclaw), *args],
@@ -165,10 +165,13 @@ class Gateway:
             if self.proc.poll() is not None:
                 raise RuntimeError(f"gateway exited {self.proc.returncode}: {self.log_tail()}")
             try:
-                self.post({"tool": "sessions_list", "args": {}}, timeout=5.0)
-                return
+                # Ready = a session tool answers (HTTP 500 "unavailable during gateway startup"
+                # comes first, while the port is already open).
+                if self.post({"tool": "sessions_list", "args": {}}, timeout=5.0)[0] == 200:
+                    return
             except (OSError, urllib.error.URLError):
-                time.sleep(0.5)  # polling a port that is not open yet, not a synchronisation
+                pass
+            time.sleep(0.5)  # polling a port that is not open yet, not a synchronisation
         self.stop()
         raise RuntimeError(f"gateway did not answer within {START_TIMEOUT} s: {self.log_tail()}")
 
@@ -231,5 +234,3 @@ def gateway_call(inst: Install, state: Path, home: Path, gw: Gateway, method: st
         raise RuntimeError(f"gateway call {method} failed: {r.stderr[-2000:]}")
     start = r.stdout.find("{")
     return json.loads(r.stdout[start:]) if start >= 0 else None
-
-
