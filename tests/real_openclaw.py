@@ -14,7 +14,7 @@ API (reused by other tests, keep it stable):
     doctor_import(inst, state, home)     # the doctor's JSON report
     with Gateway(inst, state, home) as gw:
         gw.invoke("sessions_search", {"query": "x"}, "agent:main:main")  # the tool's JSON
-        gw.reconfigure({...}, probe=lambda: ...)  # hot reload, waits on a real observable
+        gw.reconfigure({...})            # hot reload; waits for the gateway's own log line
 """
 
 from __future__ import annotations
@@ -26,7 +26,6 @@ import subprocess
 import time
 import urllib.error
 import urllib.request
-from collections.abc import Callable
 from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
@@ -213,14 +212,20 @@ class Gateway:
         result = out.get("result", out)
         return result.get("details", result) if isinstance(result, dict) else result
 
-    def reconfigure(self, cfg: dict[str, Any], probe: Callable[[], bool]) -> None:
-        """Write openclaw.json and wait until ``probe()`` (a real tool answer) shows it."""
+    def reloads(self) -> int:
+        """How many config hot reloads the gateway has logged as applied."""
+        return self.log_tail(n=10**9).count("config hot reload applied")
+
+    def reconfigure(self, cfg: dict[str, Any]) -> None:
+        """Write openclaw.json (it must differ from the current one) and wait until the gateway
+        logs the hot reload as applied."""
+        before = self.reloads()
         write_config(self.state, cfg)
         deadline = time.monotonic() + RELOAD_TIMEOUT
-        while not probe():
+        while self.reloads() <= before:
             if time.monotonic() > deadline:
                 raise RuntimeError(f"config reload not observed: {self.log_tail()}")
-            time.sleep(0.2)  # poll interval of the observable, not a stand-in for it
+            time.sleep(0.1)  # poll interval of the observable, not a stand-in for it
 
 
 def gateway_call(inst: Install, state: Path, home: Path, gw: Gateway, method: str,
