@@ -87,6 +87,19 @@ MIGRATIONS: list[str] = [
     UPDATE {SCHEMA}.ocs_hosts SET config = config - 'redactPatterns'
         WHERE config ? 'redactPatterns';
     """,
+    # 3: local bm25 centrally: each store's FTS totals (remote/stats.py), each transcript's
+    # stored lines (the operator's order dilutes a long session by them: policy/rank.py)
+    f"""
+    CREATE TABLE {SCHEMA}.ocs_stats (
+        host     text NOT NULL,
+        agent    text NOT NULL,
+        fts      text NOT NULL,     -- index_fts | index_bigram
+        nrows    bigint NOT NULL,   -- N: rows in the local FTS table, every session's
+        ntokens  bigint NOT NULL,   -- their tokens: avgdl = ntokens / nrows
+        PRIMARY KEY (host, agent, fts)
+    );
+    ALTER TABLE {SCHEMA}.ocs_transcripts ADD COLUMN lines bigint;
+    """,
 ]
 VERSION = len(MIGRATIONS)
 

@@ -5,8 +5,6 @@ host (--host H), with that host's pushed settings, and answers in the agent tool
 
 from __future__ import annotations
 
-import json
-import math
 import sqlite3
 from typing import Any, NamedTuple
 
@@ -20,9 +18,9 @@ from openclaw_sessions.read.search import SearchOptions, capped, validate
 from openclaw_sessions.redact import build_redactor
 from openclaw_sessions.store.migrations import PRIMARY_TOKENIZER
 
-from . import central, schema
+from . import central, ranking, schema
 from . import dsn as dsns
-from .query import match, phrases, score
+from .query import match, phrases
 
 S = schema.SCHEMA
 
@@ -158,35 +156,24 @@ def _run(
     if opts.counts and not opts.by_session:
         n = conn.execute(f"SELECT count(*){body}", args).fetchone()[0]
         return RemoteHits(SearchResult((), match_count=int(n)), ())
-    sc = score(found)
     if opts.sessions or opts.by_session:
         return _sessions(conn, opts, body, args)
-    cols = "r.host, r.agent, r.session_key, r.session_id, r.message_id, r.role, r.ts, r.text"
-    cap = max(counting.TOTAL_CAP, opts.limit + 1)
-    common = False
-    # the rows kept first (newest, or the shortest: bm25's order for words met once), then
-    # scored: the score reads each row's words, so only those kept pay for it
     if opts.order == "recent":
-        first, n, then = "r.ts DESC", opts.limit + 1, "r.ts DESC"
-    else:  # as many of the shortest as local search's first candidates
-        first, then = "r.ntok, r.ts DESC", "score DESC, r.ts DESC"
-        n = search_sql.first_k(opts.limit)
-        common = _common(conn, str(m.params[0]), n)
-    if common:  # walk the rows shortest first (an index) rather than fetch every match
-        conn.execute("SET LOCAL enable_seqscan = off")
-        conn.execute("SET LOCAL enable_bitmapscan = off")
-    rows = conn.execute(
-        f"SELECT {cols}, {sc.sql} AS score FROM (SELECT {cols}, r.words, r.bigrams, r.ntok{body}"
-        f" ORDER BY {first}, r.session_key, r.message_id LIMIT %s) r"
-        f" ORDER BY {then}, r.session_key, r.message_id LIMIT %s",
-        [*sc.params, *args, n, opts.limit + 1],
-    ).fetchall()
-    if common:
-        conn.execute("SET LOCAL enable_seqscan = on")
-        conn.execute("SET LOCAL enable_bitmapscan = on")
-    truncated = len(rows) > opts.limit
-    rows = rows[: opts.limit]
+        cols = ranking.COLS
+        got = conn.execute(
+            f"SELECT {cols}, 0.0{body} ORDER BY r.ts DESC, r.session_key, r.message_id, r.host"
+            " LIMIT %s",
+            [*args, opts.limit + 1],
+        ).fetchall()
+        ranked = ranking.Ranked(got[: opts.limit], len(got) > opts.limit)
+    elif opts.order == "relevance" and opts.as_key is None:
+        one = opts.session is not None
+        ranked = ranking.operator(conn, found, hosts, body, args, opts.limit, one)
+    else:
+        ranked = ranking.upstream(conn, found, hosts, body, args, opts.limit)
+    rows, truncated = ranked.rows, ranked.more
     total, exact = len(rows), True
+    cap = max(counting.TOTAL_CAP, opts.limit + 1)
     if truncated and opts.as_key is None:  # the agent's view prints no total (as locally)
         sql = f"SELECT count(*) FROM (SELECT 1{body} LIMIT %s) c"  # read/counting.py's rule
         total = int(conn.execute(sql, [*args, cap]).fetchone()[0])
@@ -197,22 +184,6 @@ def _run(
     )
     shown_hosts = [str(r[0]) for r in rows[: len(hits)]]
     return RemoteHits(result, tuple(shown_hosts))
-
-
-def _common(conn: Any, tsquery: str, k: int) -> bool:
-    """Are the words so common that walking the rows shortest first (about k·N/M rows for M
-    matches of N) beats fetching every match (M)? Past 2·sqrt(k·N) matches (short rows hold
-    fewer words), as the planner estimates them (its statistics know the common words)."""
-    got = conn.execute(
-        "SELECT reltuples FROM pg_class WHERE oid = %s::regclass", (f"{S}.ocs_rows",)
-    ).fetchone()
-    rows = max(float(got[0]) if got else 0.0, 0.0)
-    plan = conn.execute(
-        f"EXPLAIN (FORMAT JSON) SELECT 1 FROM {S}.ocs_rows r WHERE r.tsv @@ %s::tsquery",
-        (tsquery,),
-    ).fetchone()[0]
-    doc = json.loads(plan) if isinstance(plan, str) else plan
-    return float(doc[0]["Plan"]["Plan Rows"]) >= max(1000.0, 2 * math.sqrt(k * rows))
 
 
 def _sessions(conn: Any, opts: SearchOptions, body: str, args: list[Any]) -> RemoteHits:
@@ -235,7 +206,7 @@ def _hits(conn: Any, rows: list[Any], plan: fts_query.QueryPlan) -> list[Hit]:
     snippets from a scratch table that holds their texts, redacted with their host's rules."""
     texts = [str(r[7]) for r in rows]
     # as local index rows (read/search_sql.Row): the score negated back into a bm25 rank
-    keyed = [(*r[2:7], -round(float(r[8]), 6), i) for i, r in enumerate(rows, 1)]
+    keyed = [(*r[2:7], -float(r[8]), i) for i, r in enumerate(rows, 1)]
     scratch = sqlite3.connect(":memory:")
     try:
         scratch.execute(
