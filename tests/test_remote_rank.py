@@ -145,3 +145,26 @@ def test_the_fleet_merges_by_each_stores_bm25(fleet: dict[str, Any]) -> None:
             mine += [(host, *h) for h in _hits(q, *args, "-n", "30")]
         best = sorted((s for *_x, s in mine), reverse=True)[: len(whole)]
         assert [s for _k, _m, s in whole] == pytest.approx(best), q
+
+
+@pytest.mark.slow
+@pytest.mark.parametrize("order", ["relevance", "upstream"])
+def test_walking_the_bound_index_gives_the_same_page(
+    fleet: dict[str, Any], order: str, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """A store with many matches is walked by the bound of its rows' bm25 (what fleet-size
+    common words take): the same first page as scoring every match, and as local."""
+    from openclaw_sessions.remote import ranking
+
+    monkeypatch.setattr(ranking, "WALK", 0)
+    monkeypatch.setattr(ranking, "WALK_PART", 0.0)
+    monkeypatch.setattr(ranking, "WALK_STEPS", 4)
+    monkeypatch.setattr(ranking, "WALK_FIRST", 0)  # steps short enough to stop on the bound
+    state = str(fleet["hosts"]["gw-a"])
+    for q in fleet["queries"]["gw-a"]:
+        for n in ("1", "10"):
+            local = _hits(q, "--state-dir", state, "--all-agents", "--literal", "--order", order,
+                          "-n", n)  # fmt: skip
+            remote = _hits(q, "--remote", fleet["dsn"], "--host", "gw-a", "--order", order,
+                           "-n", n)  # fmt: skip
+            _same(local, remote)

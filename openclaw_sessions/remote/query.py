@@ -73,16 +73,29 @@ def _checks(found: list[Phrase]) -> Where:
     return Where(" AND ".join(parts), [p.needle for p in found])
 
 
-def match(found: list[Phrase]) -> Where:
-    """The match condition over ocs_rows r: the GIN-indexed tsvector, and the phrases it
-    cannot decide alone checked on the folded text; a row without a tsvector (too many
-    words) by the folded text alone."""
+def parts(found: list[Phrase]) -> tuple[Where, Where]:
+    """The match over ocs_rows r in two parts: rows the GIN-indexed tsvector finds (the
+    phrases it cannot decide alone checked on the folded text), and rows without a tsvector
+    (too many words) by the folded text alone."""
     tsq = " & ".join(op for p in found for op in p.lexemes)
     inexact = _checks([p for p in found if not p.exact])
     every = _checks(found)
     also = f" AND {inexact.sql}" if inexact.sql else ""
-    sql = f"((r.tsv @@ %s::tsquery{also}) OR (r.tsv IS NULL AND {every.sql}))"
-    return Where(sql, [tsq, *inexact.params, *every.params])
+    return (
+        Where(f"r.tsv @@ %s::tsquery{also}", [tsq, *inexact.params]),
+        Where(f"r.tsv IS NULL AND {every.sql}", list(every.params)),
+    )
+
+
+def match(found: list[Phrase]) -> Where:
+    """The matching rows of ocs_rows as a FROM item ``r``: both parts (parts()) as two
+    branches of a UNION ALL, not one OR: the planner then estimates the matches from the
+    tsvector's statistics (an OR hid them: it drove the search from every session, issue
+    39)."""
+    indexed, unindexed = parts(found)
+    rows = f"SELECT * FROM {S}.ocs_rows r WHERE"
+    sql = f"({rows} {indexed.sql} UNION ALL {rows} {unindexed.sql}) r"
+    return Where(sql, [*indexed.params, *unindexed.params])
 
 
 def scored(found: list[Phrase]) -> list[Phrase]:
@@ -103,8 +116,8 @@ def doubled(p: Phrase) -> str:
 
 def tf_sql(p: Phrase) -> str:
     """The phrase's occurrences in a row (FTS5's tf), over the row's doubled words ``d_<col>``
-    (query.score's subquery makes them), needle bound as a parameter."""
-    col = f"r.d_{p.column}"
+    (ranking.py's lateral subquery makes them), needle bound as a parameter."""
+    col = f"d.d_{p.column}"
     return f"((length({col}) - length(replace({col}, %s, ''))) / length(%s))::float8"
 
 
@@ -116,7 +129,7 @@ def score(found: list[Phrase]) -> Where:
     for i, p in enumerate(scored(found)):
         tf = tf_sql(p)
         # as fts5_aux.c computes it, operation by operation, in float8: the same bits
-        norm = "(0.25::float8 + 0.75::float8 * r.dl::float8 / w.avgdl)"
+        norm = f"(0.25::float8 + 0.75::float8 * ({dl_sql(found)})::float8 / w.avgdl)"
         terms.append(f"(w.idf{i} * (({tf} * 2.2::float8) / ({tf} + 1.2::float8 * {norm})))")
         params += [doubled(p), doubled(p)] * 2
     return Where(" + ".join(terms) or "0", params)

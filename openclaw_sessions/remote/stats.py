@@ -10,6 +10,7 @@ import sqlite3
 from typing import Any, NamedTuple
 
 from . import schema
+from .rows import storable
 
 S = schema.SCHEMA
 INDEXES = ("index_fts", "index_bigram")  # primary, CJK bigram
@@ -43,9 +44,52 @@ def local_totals(local: sqlite3.Connection, table: str) -> Totals:
     return Totals(rows, tokens)
 
 
+def _vocabulary(local: sqlite3.Connection, table: str) -> dict[str, int]:
+    """{term: rows holding it} of a local FTS table (fts5vocab 'row': bm25's n of a word)."""
+    local.execute(
+        f"CREATE VIRTUAL TABLE IF NOT EXISTS temp.ocs_vocab_{table}"
+        f" USING fts5vocab(main, {table}, row)"
+    )
+    got = local.execute(f"SELECT term, doc FROM temp.ocs_vocab_{table}")
+    return {str(t): int(n) for t, n in got if storable(str(t))}
+
+
+def _push_terms(conn: Any, local: sqlite3.Connection, host: str, agent: str, fts: str) -> None:
+    mine = _vocabulary(local, fts)
+    theirs = {
+        str(t): int(n)
+        for t, n in conn.execute(
+            f"SELECT term, docs FROM {S}.ocs_terms WHERE host = %s AND agent = %s AND fts = %s",
+            (host, agent, fts),
+        )
+    }
+    changed = [(t, n) for t, n in mine.items() if theirs.get(t) != n]
+    gone = [t for t in theirs if t not in mine]
+    with conn.transaction(), conn.cursor() as cur:
+        if gone:
+            cur.execute(
+                f"DELETE FROM {S}.ocs_terms WHERE host = %s AND agent = %s AND fts = %s"
+                " AND term = ANY(%s)",
+                (host, agent, fts, gone),
+            )
+        if changed and not theirs:  # the first push: every term, by COPY
+            with cur.copy(f"COPY {S}.ocs_terms (host, agent, fts, term, docs) FROM STDIN") as cp:
+                for t, n in changed:
+                    cp.write_row((host, agent, fts, t, n))
+        elif changed:
+            cur.executemany(
+                f"INSERT INTO {S}.ocs_terms (host, agent, fts, term, docs)"
+                " VALUES (%s, %s, %s, %s, %s) ON CONFLICT (host, agent, fts, term)"
+                " DO UPDATE SET docs = excluded.docs",
+                [(host, agent, fts, t, n) for t, n in changed],
+            )
+
+
 def push(conn: Any, local: sqlite3.Connection, host: str, agent: str) -> None:
-    """Store this agent's totals of both indexes (one transaction with nothing else: the
-    totals of the snapshot the push reads)."""
+    """Store this agent's totals and document frequencies of both indexes, as the snapshot
+    the push reads has them."""
+    for table in INDEXES:
+        _push_terms(conn, local, host, agent, table)
     values = [(host, agent, t, *local_totals(local, t)) for t in INDEXES]
     with conn.transaction(), conn.cursor() as cur:
         cur.executemany(
@@ -54,6 +98,26 @@ def push(conn: Any, local: sqlite3.Connection, host: str, agent: str) -> None:
             " SET nrows = excluded.nrows, ntokens = excluded.ntokens",
             values,
         )
+
+
+def docs(conn: Any, fts: str, term: str, hosts: list[str]) -> dict[tuple[str, str], int] | None:
+    """n of one word per store, as local FTS5 counts it (pushed); None when a store searched
+    was pushed without its frequencies (an older push: count the pushed rows instead)."""
+    any_host = hosts or None
+    missing = conn.execute(
+        f"SELECT 1 FROM (SELECT DISTINCT host, agent FROM {S}.ocs_transcripts"
+        " WHERE %s::text[] IS NULL OR host = ANY(%s)) t WHERE NOT EXISTS (SELECT 1"
+        f" FROM {S}.ocs_stats st WHERE st.host = t.host AND st.agent = t.agent) LIMIT 1",
+        (any_host, hosts),
+    ).fetchone()
+    if missing:
+        return None
+    got = conn.execute(
+        f"SELECT host, agent, docs FROM {S}.ocs_terms WHERE fts = %s AND term = %s"
+        " AND (%s::text[] IS NULL OR host = ANY(%s))",
+        (fts, term, any_host, hosts),
+    ).fetchall()
+    return {(str(h), str(a)): int(n) for h, a, n in got}
 
 
 def _totals(conn: Any, host: str, agent: str, fts: str) -> Totals:
@@ -73,9 +137,15 @@ def idf(n_rows: int, n_hits: int) -> float:
     return v if v > 0 else 1e-6
 
 
-def weights(conn: Any, counts: list[dict[tuple[str, str], int]], fts: str) -> tuple[str, list[Any]]:
-    """The rows w(host, agent, avgdl, idf0, idf1, …) of the stores holding a match, as SQL
-    and its parameters; ``counts``: per scored phrase, its matching rows per store (n_i)."""
+class Weights(NamedTuple):
+    sql: str  # rows w(host, agent, avgdl, idf0, idf1, …) of the stores holding a match
+    params: list[Any]
+    stores: dict[tuple[str, str], tuple[float, list[float]]]  # (avgdl, idfs) of each
+
+
+def weights(conn: Any, counts: list[dict[tuple[str, str], int]], fts: str) -> Weights:
+    """What bm25 reads of each store holding a match; ``counts``: per scored phrase, its
+    rows per store (n_i)."""
     stores = sorted({k for c in counts for k in c})
     known = {
         (str(h), str(a)): Totals(int(n), int(t))
@@ -95,4 +165,11 @@ def weights(conn: Any, counts: list[dict[tuple[str, str], int]], fts: str) -> tu
     cols = ", ".join(f"idf{i}" for i in range(len(counts)))
     arrays = ", ".join(["%s::text[]"] * 2 + ["%s::float8[]"] * (1 + len(counts)))
     sql = f"SELECT * FROM unnest({arrays}) AS w(host, agent, avgdl, {cols})"
-    return sql, [[h for h, _a in stores], [a for _h, a in stores], avgdl, *idfs]
+    per = {st: (avgdl[j], [v[j] for v in idfs]) for j, st in enumerate(stores)}
+    return Weights(sql, [[h for h, _a in stores], [a for _h, a in stores], avgdl, *idfs], per)
+
+
+def rows(conn: Any, fts: str) -> dict[tuple[str, str], int]:
+    """N of each store (its local FTS table's rows)."""
+    got = conn.execute(f"SELECT host, agent, nrows FROM {S}.ocs_stats WHERE fts = %s", (fts,))
+    return {(str(h), str(a)): int(n) for h, a, n in got}

@@ -21,7 +21,7 @@ S = schema.SCHEMA
 BATCH_ROWS = 5000  # rows per COPY/commit: bounded memory, resumable
 ROW_COLS = (
     "host, agent, transcript_id, seq, session_key, session_id, message_id, role, ts, text,"
-    " words, bigrams, ntok, tsv, hash"
+    " words, bigrams, ntok, tsv, hash, tfmax"
 )
 
 
@@ -244,7 +244,7 @@ def _push_batch(
                         f = fold_text(text)
                         cp.write_row(
                             (host, agent, tid, seq, clean(key), clean(sid), clean(mid), role, ts,
-                             text, f.words, f.bigrams, f.ntok, f.tsv, h)
+                             text, f.words, f.bigrams, f.ntok, f.tsv, h, f.tfmax)
                         )  # fmt: skip
                         c.upserted += 1
             cur.executemany(
