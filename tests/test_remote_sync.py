@@ -12,6 +12,7 @@ from typing import Any
 import pytest
 from conftest import Session, write_sessions_json
 
+from openclaw_sessions.remote import schema
 from tests import remote_env as env
 
 
@@ -59,7 +60,7 @@ def test_a_second_push_moves_nothing(tmp_path: Path) -> None:
     again = env.push(target, state, "gw")
     assert (again["upserted"], again["deleted"], again["unchanged"]) == (0, 0, 4)
     assert (again["sessionsUpserted"], again["sessionsDeleted"]) == (0, 0)
-    assert again["migratedFrom"] == 2 and again["transcriptsPushed"] == 0
+    assert again["migratedFrom"] == schema.VERSION and again["transcriptsPushed"] == 0
     # a full reindex rewrites every local row: their hashes still match, nothing moves
     assert env.cli("reindex", "--full", "--state-dir", str(state), "--quiet").exit_code == 0
     after = env.push(target, state, "gw")

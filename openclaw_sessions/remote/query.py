@@ -73,27 +73,71 @@ def _checks(found: list[Phrase]) -> Where:
     return Where(" AND ".join(parts), [p.needle for p in found])
 
 
-def match(found: list[Phrase]) -> Where:
-    """The match condition over ocs_rows r: the GIN-indexed tsvector, and the phrases it
-    cannot decide alone checked on the folded text; a row without a tsvector (too many
-    words) by the folded text alone."""
+def parts(found: list[Phrase]) -> tuple[Where, Where]:
+    """The match over ocs_rows r in two parts: rows the GIN-indexed tsvector finds (the
+    phrases it cannot decide alone checked on the folded text), and rows without a tsvector
+    (too many words) by the folded text alone."""
     tsq = " & ".join(op for p in found for op in p.lexemes)
     inexact = _checks([p for p in found if not p.exact])
     every = _checks(found)
     also = f" AND {inexact.sql}" if inexact.sql else ""
-    sql = f"((r.tsv @@ %s::tsquery{also}) OR (r.tsv IS NULL AND {every.sql}))"
-    return Where(sql, [tsq, *inexact.params, *every.params])
+    return (
+        Where(f"r.tsv @@ %s::tsquery{also}", [tsq, *inexact.params]),
+        Where(f"r.tsv IS NULL AND {every.sql}", list(every.params)),
+    )
+
+
+def match(found: list[Phrase]) -> Where:
+    """The matching rows of ocs_rows as a FROM item ``r``: both parts (parts()) as two
+    branches of a UNION ALL, not one OR: the planner then estimates the matches from the
+    tsvector's statistics (an OR hid them: it drove the search from every session, issue
+    39)."""
+    indexed, unindexed = parts(found)
+    rows = f"SELECT * FROM {S}.ocs_rows r WHERE"
+    sql = f"({rows} {indexed.sql} UNION ALL {rows} {unindexed.sql}) r"
+    return Where(sql, [*indexed.params, *unindexed.params])
+
+
+def scored(found: list[Phrase]) -> list[Phrase]:
+    """The phrases bm25 scores: local search drives by the primary index when the query has
+    primary terms (read/search_sql.driving_index), and scores by it alone; else by the CJK
+    bigram index."""
+    primary = [p for p in found if p.column == "words"]
+    return primary or found
+
+
+def doubled(p: Phrase) -> str:
+    """The needle in the words with every space doubled (the subquery doubles the words'):
+    there two occurrences never share a space, so replace() counts them all (" a a " holds
+    " a " twice); a prefix needle keeps no space after it."""
+    d = p.needle.replace(" ", "  ")
+    return d[1:-1] if p.needle.endswith(" ") else d[1:]
+
+
+def tf_sql(p: Phrase) -> str:
+    """The phrase's occurrences in a row (FTS5's tf), over the row's doubled words ``d_<col>``
+    (ranking.py's lateral subquery makes them), needle bound as a parameter."""
+    col = f"d.d_{p.column}"
+    return f"((length({col}) - length(replace({col}, %s, ''))) / length(%s))::float8"
 
 
 def score(found: list[Phrase]) -> Where:
-    """A BM25-like score of a row (term frequency saturated, length normalised; no IDF):
-    relevance order centrally. Local bm25 also weighs rarer words up, so near ties may
-    order differently; the set of hits is the same."""
-    terms = []
-    params: list[Any] = []
-    for p in found:
-        col = f"coalesce(r.{p.column}, '')"
-        tf = f"((length({col}) - length(replace({col}, %s, ''))) / greatest(length(%s), 1))::float8"
-        terms.append(f"({tf} / ({tf} + 1.2 * (0.25 + 0.75 * r.ntok / 40.0)))")
-        params += [p.needle, p.needle, p.needle, p.needle]
+    """FTS5's bm25, negated (higher is better), over ``weights`` w (a row per host and agent:
+    avgdl, idf0, idf1, … in scored()'s order): sum of idf_i · tf_i (k1 + 1) / (tf_i + k1 (1 -
+    b + b dl / avgdl)), k1 = 1.2, b = 0.75 (SQLite's fts5_aux.c)."""
+    terms, params = [], list[Any]()
+    for i, p in enumerate(scored(found)):
+        tf = tf_sql(p)
+        # as fts5_aux.c computes it, operation by operation, in float8: the same bits
+        norm = f"(0.25::float8 + 0.75::float8 * ({dl_sql(found)})::float8 / w.avgdl)"
+        terms.append(f"(w.idf{i} * (({tf} * 2.2::float8) / ({tf} + 1.2::float8 * {norm})))")
+        params += [doubled(p), doubled(p)] * 2
     return Where(" + ".join(terms) or "0", params)
+
+
+def dl_sql(found: list[Phrase]) -> str:
+    """A row's length as the scoring index counts it: its primary tokens, or its bigrams."""
+    if scored(found)[0].column == "words":
+        return "r.ntok"
+    b = "coalesce(r.bigrams, ' ')"
+    return f"(length({b}) - length(replace({b}, ' ', '')) - 1)"

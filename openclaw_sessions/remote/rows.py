@@ -5,6 +5,7 @@ changed row from an unchanged one (pure but for fold's SQLite probe)."""
 from __future__ import annotations
 
 import hashlib
+from collections import Counter
 from typing import NamedTuple
 
 from openclaw_sessions.policy import fts_query
@@ -26,6 +27,7 @@ class Folded(NamedTuple):
     bigrams: str | None  # " b1 b2 … " (CJK bigram tokens) or None
     ntok: int
     tsv: str | None  # a tsvector literal
+    tfmax: int  # the most repeated word's count (0: no word)
 
 
 def storable(text: str | None) -> bool:
@@ -70,6 +72,7 @@ def fold_text(text: str) -> Folded:
         (" " + " ".join(bigrams) + " ") if cjk is not None else None,
         len(words),
         tsv,
+        max(Counter(words).values(), default=0),
     )
 
 

@@ -15,6 +15,15 @@ from .dsn import RemoteError
 SCHEMA = "openclaw_sessions"
 MIGRATION_LOCK = 0x6F63735F6D6967  # pg_advisory_xact_lock key of the migrations
 
+# bm25's bound of a row for any query: its most repeated token's count over bm25's length
+# norm at a reference avgdl (ranking.py scales it by a store's own avgdl when larger, and
+# orders by this very expression, so that the index serves)
+BOUND_AVGDL = 32.0
+BOUND = (
+    "(coalesce(tfmax, ntok)::float8 / (0.25::float8 + 0.75::float8 * ntok::float8"
+    f" / {BOUND_AVGDL}::float8))"
+)
+
 MIGRATIONS: list[str] = [
     # 1: hosts with their config snapshot, sessions, transcripts with their fingerprints, rows
     f"""
@@ -86,6 +95,33 @@ MIGRATIONS: list[str] = [
     f"""
     UPDATE {SCHEMA}.ocs_hosts SET config = config - 'redactPatterns'
         WHERE config ? 'redactPatterns';
+    """,
+    # 3: local bm25 centrally: each store's FTS totals (remote/stats.py), each transcript's
+    # stored lines (the operator's order dilutes a long session by them: policy/rank.py)
+    f"""
+    CREATE TABLE {SCHEMA}.ocs_stats (
+        host     text NOT NULL,
+        agent    text NOT NULL,
+        fts      text NOT NULL,     -- index_fts | index_bigram
+        nrows    bigint NOT NULL,   -- N: rows in the local FTS table, every session's
+        ntokens  bigint NOT NULL,   -- their tokens: avgdl = ntokens / nrows
+        PRIMARY KEY (host, agent, fts)
+    );
+    ALTER TABLE {SCHEMA}.ocs_transcripts ADD COLUMN lines bigint;
+    -- each store's document frequencies (fts5vocab 'row'): a word's n_i is local's own
+    CREATE TABLE {SCHEMA}.ocs_terms (
+        host   text NOT NULL,
+        agent  text NOT NULL,
+        fts    text NOT NULL,
+        term   text NOT NULL,
+        docs   bigint NOT NULL,
+        PRIMARY KEY (host, agent, fts, term)
+    );
+    -- a row's most repeated token: no phrase occurs in it more often, so its bm25 for any
+    -- query is bounded by tfmax and its length (ranking.py walks this bound, best first);
+    -- NULL (pushed earlier): its length bounds it
+    ALTER TABLE {SCHEMA}.ocs_rows ADD COLUMN tfmax integer;
+    CREATE INDEX ocs_rows_by_bound ON {SCHEMA}.ocs_rows (host, agent, ({BOUND}) DESC);
     """,
 ]
 VERSION = len(MIGRATIONS)

@@ -14,14 +14,14 @@ from openclaw_sessions.redact import Redactor
 from openclaw_sessions.store.db import transaction
 from openclaw_sessions.store.pending import fresh
 
-from . import schema
+from . import schema, stats
 from .rows import clean, fold_text, row_hash, storable
 
 S = schema.SCHEMA
 BATCH_ROWS = 5000  # rows per COPY/commit: bounded memory, resumable
 ROW_COLS = (
     "host, agent, transcript_id, seq, session_key, session_id, message_id, role, ts, text,"
-    " words, bigrams, ntok, tsv, hash"
+    " words, bigrams, ntok, tsv, hash, tfmax"
 )
 
 
@@ -86,17 +86,20 @@ def _push_sessions(
     c.sessions_deleted += len(gone)
 
 
+Local = tuple[str, str, str, int, int]  # key, session id, fingerprint, rows, stored lines
+
+
 def _local_transcripts(
     local: sqlite3.Connection, fp: str, c: Counts
-) -> tuple[dict[int, tuple[str, str, str, int]], int]:
-    """{transcript id: (key, session id, fingerprint, rows)} of the fresh transcripts (what
-    local search searches), and how many are not fresh."""
-    out: dict[int, tuple[str, str, str, int]] = {}
+) -> tuple[dict[int, Local], int]:
+    """{transcript id: (key, session id, fingerprint, rows, stored lines)} of the fresh
+    transcripts (what local search searches), and how many are not fresh."""
+    out: dict[int, Local] = {}
     stale = 0
     sql = (
         "SELECT t.transcript_id, t.session_key, t.session_id, t.revision, s.indexed_seq,"
         f" s.leaf_event_id, s.redaction_fp, ({fresh()}) AS ok,"
-        " coalesce(n.cnt, 0), coalesce(n.mx, 0), coalesce(n.sm, 0)"
+        " coalesce(n.cnt, 0), coalesce(n.mx, 0), coalesce(n.sm, 0), t.next_seq"
         " FROM transcripts t LEFT JOIN index_state s ON s.transcript_id = t.transcript_id"
         " LEFT JOIN (SELECT transcript_id, count(*) AS cnt, max(row_id) AS mx,"
         " total(row_id) AS sm FROM index_rows GROUP BY transcript_id) n"
@@ -112,12 +115,13 @@ def _local_transcripts(
         if not row[7]:
             stale += 1
             continue
-        mark = "\0".join(str(v) for v in row[1:7]) + "\0" + "\0".join(str(v) for v in row[8:])
+        mark = "\0".join(str(v) for v in row[1:7]) + "\0" + "\0".join(str(v) for v in row[8:11])
         out[tid] = (
             key,
             sid,
             hashlib.sha256(mark.encode("utf-8", "surrogatepass")).hexdigest()[:32],
             int(row[8]),
+            int(row[11] or 0),
         )
     return out, stale
 
@@ -130,13 +134,14 @@ def push_agent(
         _push_sessions(conn, local, host, agent, red, c)
         mine, stale = _local_transcripts(local, fp, c)
         c.stale += stale
-        theirs = {
-            int(t): str(f)
-            for t, f in conn.execute(
-                f"SELECT transcript_id, fp FROM {S}.ocs_transcripts WHERE host = %s AND agent = %s",
-                (host, agent),
-            )
-        }
+        theirs: dict[int, str] = {}
+        lines: dict[int, int | None] = {}
+        for t, f, n in conn.execute(
+            f"SELECT transcript_id, fp, lines FROM {S}.ocs_transcripts"
+            " WHERE host = %s AND agent = %s",
+            (host, agent),
+        ):
+            theirs[int(t)], lines[int(t)] = str(f), n
         gone = [t for t in theirs if t not in mine]
         if gone:
             with conn.transaction():
@@ -148,9 +153,12 @@ def push_agent(
                     )
                     c.deleted += cur.rowcount if table == "ocs_rows" else 0
         todo = []
-        for tid, (key, sid, tfp, n) in sorted(mine.items()):
+        relined = []  # pushed before the lines were (schema 3): only those are set
+        for tid, (key, sid, tfp, n, ln) in sorted(mine.items()):
             if theirs.get(tid) == tfp:
                 c.unchanged += n
+                if lines.get(tid) != ln:
+                    relined.append((ln, host, agent, tid))
             else:
                 todo.append((tid, key, sid, tfp, tid in theirs))
         batch: list[tuple[int, str, str, str, bool]] = []
@@ -159,10 +167,18 @@ def push_agent(
             batch.append(item)
             size += mine[item[0]][3]
             if size >= BATCH_ROWS:
-                _push_batch(conn, local, host, agent, batch, c)
+                _push_batch(conn, local, host, agent, batch, c, mine)
                 batch, size = [], 0
         if batch:
-            _push_batch(conn, local, host, agent, batch, c)
+            _push_batch(conn, local, host, agent, batch, c, mine)
+        if relined:
+            with conn.transaction(), conn.cursor() as cur:
+                cur.executemany(
+                    f"UPDATE {S}.ocs_transcripts SET lines = %s WHERE host = %s AND agent = %s"
+                    " AND transcript_id = %s",
+                    relined,
+                )
+        stats.push(conn, local, host, agent)
 
 
 def _rows(local: sqlite3.Connection, tid: int) -> Iterator[tuple[int, str, str, int, str]]:
@@ -182,6 +198,7 @@ def _push_batch(
     agent: str,
     batch: list[tuple[int, str, str, str, bool]],
     c: Counts,
+    mine: dict[int, Local],
 ) -> None:
     """One transaction: the changed rows of these transcripts, and their fingerprints. Rows
     stream from the local store into COPY (two passes over a known transcript: its diff, then
@@ -227,14 +244,14 @@ def _push_batch(
                         f = fold_text(text)
                         cp.write_row(
                             (host, agent, tid, seq, clean(key), clean(sid), clean(mid), role, ts,
-                             text, f.words, f.bigrams, f.ntok, f.tsv, h)
+                             text, f.words, f.bigrams, f.ntok, f.tsv, h, f.tfmax)
                         )  # fmt: skip
                         c.upserted += 1
             cur.executemany(
                 f"INSERT INTO {S}.ocs_transcripts (host, agent, transcript_id, session_key,"
-                " session_id, fp) VALUES (%s, %s, %s, %s, %s, %s)"
+                " session_id, fp, lines) VALUES (%s, %s, %s, %s, %s, %s, %s)"
                 " ON CONFLICT (host, agent, transcript_id) DO UPDATE SET"
                 " session_key = excluded.session_key, session_id = excluded.session_id,"
-                " fp = excluded.fp",
-                [(host, agent, tid, key, sid, tfp) for tid, key, sid, tfp, _ in batch],
+                " fp = excluded.fp, lines = excluded.lines",
+                [(host, agent, t, key, sid, tfp, mine[t][4]) for t, key, sid, tfp, _ in batch],
             )

@@ -1,0 +1,170 @@
+"""Relevance centrally is local's (issue 39): a search of one host through the central
+database answers local's first page in local's order, with local's bm25 scores, in the
+operator's order and under --as; the whole fleet's merged order is bm25 under each store's
+own statistics. Generated hosts, a real PostgreSQL (tests/remote_env.py)."""
+
+from __future__ import annotations
+
+import json
+import sqlite3
+from collections import Counter
+from pathlib import Path
+from typing import Any
+
+import pytest
+
+from openclaw_sessions.remote import stats
+from openclaw_sessions.store import paths
+from tests import remote_env as env
+
+# rare, common and very common words, two-word queries, accents, CJK runs and a single CJK
+# character (the bigram index scores those); then words of the store's own vocabulary
+QUERIES = ["deploy", "the", "migration timeout", "Ärger", "数据", "据", "fleetrank"]
+
+
+def _vocabulary(state: Path) -> list[str]:
+    """Words of every frequency in the host's index (the most common, then down the ranks),
+    pairs of them, and its most common CJK pairs of characters."""
+    conn = sqlite3.connect(paths.db_path(state, "main"))
+    try:
+        conn.execute("CREATE VIRTUAL TABLE temp.v USING fts5vocab(main, index_fts, row)")
+        terms = [str(t) for (t,) in conn.execute("SELECT term FROM v ORDER BY doc DESC, term")]
+        texts = [str(t) for (t,) in conn.execute("SELECT text FROM index_rows")]
+    finally:
+        conn.close()
+    words = [terms[i] for i in (0, 1, 3, 8, 20, 50, 120, 300) if i < len(terms)]
+    pairs = [f"{words[0]} {words[3]}", f"{words[2]} {words[5]}"]
+    cjk = Counter(
+        a + b
+        for t in texts
+        for a, b in zip(t, t[1:], strict=False)
+        if "\u4e00" <= a <= "\u9fff" and "\u4e00" <= b <= "\u9fff"
+    )
+    return [*words, *pairs, *(w for w, _n in cjk.most_common(3))]
+
+
+@pytest.fixture(scope="module")
+def fleet(tmp_path_factory: pytest.TempPathFactory) -> dict[str, Any]:
+    env.server()
+    root = tmp_path_factory.mktemp("rank")
+    a, _ = env.make_host(root, 11, ["fleetrank"], messages=600)
+    b, _ = env.make_host(root, 12, ["fleetrank"], messages=300)
+    target = env.new_db()
+    env.push(target, a, "gw-a")
+    env.push(target, b, "gw-b")
+    queries = {h: [*QUERIES, *_vocabulary(s)] for h, s in (("gw-a", a), ("gw-b", b))}
+    return {"dsn": target, "hosts": {"gw-a": a, "gw-b": b}, "queries": queries}
+
+
+def _hits(*args: str) -> list[tuple[str, str, float]]:
+    r = env.cli("search", *args, "--json")
+    assert r.exit_code in (0, 1), r.stderr
+    return [
+        (h["sessionKey"], h["messageId"], float(h["score"]))
+        for h in json.loads(r.stdout)["results"]
+    ]
+
+
+def _same(local: list[tuple[str, str, float]], remote: list[tuple[str, str, float]]) -> None:
+    """The same scores in the same order, the same hit at each place but where scores tie
+    exactly (those may swap)."""
+    assert [s for *_x, s in remote] == pytest.approx([s for *_x, s in local], rel=1e-9)
+    scores = [s for *_x, s in local]
+    for (lk, lm, ls), (rk, rm, _rs) in zip(local, remote, strict=True):
+        if scores.count(ls) == 1:
+            assert (rk, rm) == (lk, lm)
+
+
+def test_pushed_totals_are_fts5s(fleet: dict[str, Any]) -> None:
+    """The N and tokens pushed are those bm25() reads: FTS5's averages record, checked
+    against a count of the rows and tokens the index holds (fts5vocab)."""
+    state = fleet["hosts"]["gw-a"]
+    conn = sqlite3.connect(paths.db_path(state, "main"))
+    try:
+        conn.execute("CREATE VIRTUAL TABLE temp.v USING fts5vocab(main, index_fts, row)")
+        tokens = conn.execute("SELECT sum(cnt) FROM v").fetchone()[0]
+        rows = conn.execute("SELECT count(*) FROM index_fts").fetchone()[0]
+        assert stats.local_totals(conn, "index_fts") == (rows, tokens)
+    finally:
+        conn.close()
+    got = env.admin(
+        "SELECT nrows, ntokens FROM openclaw_sessions.ocs_stats WHERE host = 'gw-a'"
+        " AND agent = 'main' AND fts = 'index_fts'",
+        db=fleet["dsn"].split("dbname=")[1],
+    )
+    assert got == [(rows, tokens)]
+
+
+@pytest.mark.slow
+@pytest.mark.parametrize("host", ["gw-a", "gw-b"])
+@pytest.mark.parametrize("order", ["relevance", "upstream"])
+def test_one_host_is_local_first_page_in_local_order(
+    fleet: dict[str, Any], host: str, order: str
+) -> None:
+    state = str(fleet["hosts"][host])
+    overlap = []
+    for q in fleet["queries"][host]:
+        local = _hits(q, "--state-dir", state, "--all-agents", "--literal", "--order", order)
+        remote = _hits(q, "--remote", fleet["dsn"], "--host", host, "--order", order)
+        _same(local, remote)
+        if local:
+            shared = {(k, m) for k, m, _ in local} & {(k, m) for k, m, _ in remote}
+            overlap.append(len(shared) / len(local))
+    assert len(overlap) >= 12 and min(overlap) >= 0.95
+
+
+@pytest.mark.slow
+@pytest.mark.parametrize("host", ["gw-a", "gw-b"])
+def test_as_is_the_agent_tools_answer(fleet: dict[str, Any], host: str) -> None:
+    state = fleet["hosts"][host]
+    for key in ("agent:main:main",):
+        for q in fleet["queries"][host]:
+            local = env.cli("search", q, "--state-dir", str(state), "--as", key, "--json")
+            remote = env.cli("search", q, "--remote", fleet["dsn"], "--host", host, "--as", key,
+                             "--json")  # fmt: skip
+            assert (remote.exit_code, remote.stderr) == (local.exit_code, local.stderr), q
+            ld, rd = json.loads(local.stdout), json.loads(remote.stdout)
+            lr, rr = ld["results"], rd["results"]
+            assert [h["score"] for h in rr] == pytest.approx([h["score"] for h in lr]), q
+            ties = {h["score"] for h in lr if [x["score"] for x in lr].count(h["score"]) > 1}
+            for lh, rh in zip(lr, rr, strict=True):
+                if lh["score"] not in ties:
+                    assert rh == lh, q
+
+
+@pytest.mark.slow
+def test_the_fleet_merges_by_each_stores_bm25(fleet: dict[str, Any]) -> None:
+    """Without --host, `upstream` order is bm25 (each row under its own host's statistics)
+    then time: every host's own first page, merged."""
+    for q in ("deploy", "the", "数据"):
+        whole = _hits(q, "--remote", fleet["dsn"], "--order", "upstream", "-n", "30")
+        assert [s for _k, _m, s in whole] == sorted((s for _k, _m, s in whole), reverse=True)
+        mine = []
+        for host, state in fleet["hosts"].items():
+            args = ("--state-dir", str(state), "--all-agents", "--literal", "--order", "upstream")
+            mine += [(host, *h) for h in _hits(q, *args, "-n", "30")]
+        best = sorted((s for *_x, s in mine), reverse=True)[: len(whole)]
+        assert [s for _k, _m, s in whole] == pytest.approx(best), q
+
+
+@pytest.mark.slow
+@pytest.mark.parametrize("order", ["relevance", "upstream"])
+def test_walking_the_bound_index_gives_the_same_page(
+    fleet: dict[str, Any], order: str, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """A store with many matches is walked by the bound of its rows' bm25 (what fleet-size
+    common words take): the same first page as scoring every match, and as local."""
+    from openclaw_sessions.remote import ranking
+
+    monkeypatch.setattr(ranking, "WALK", 0)
+    monkeypatch.setattr(ranking, "WALK_PART", 0.0)
+    monkeypatch.setattr(ranking, "WALK_STEPS", 4)
+    monkeypatch.setattr(ranking, "WALK_FIRST", 0)  # steps short enough to stop on the bound
+    state = str(fleet["hosts"]["gw-a"])
+    for q in fleet["queries"]["gw-a"]:
+        for n in ("1", "10"):
+            local = _hits(q, "--state-dir", state, "--all-agents", "--literal", "--order", order,
+                          "-n", n)  # fmt: skip
+            remote = _hits(q, "--remote", fleet["dsn"], "--host", "gw-a", "--order", order,
+                           "-n", n)  # fmt: skip
+            _same(local, remote)
