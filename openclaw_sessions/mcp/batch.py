@@ -15,12 +15,11 @@ each hit tagged with its ``queryIndex``, and keeps the whole pretty-printed payl
 from __future__ import annotations
 
 import json
-import sqlite3
 from typing import Any, NamedTuple
 
 from openclaw_sessions.policy import fts_query
 from openclaw_sessions.read.models import INDEXING_WARNING
-from openclaw_sessions.store.migrations import PRIMARY_TOKENIZER
+from openclaw_sessions.read.tokens import tokens
 
 
 class QueryState(NamedTuple):
@@ -36,30 +35,15 @@ def query_key(query: str) -> tuple[object, ...]:
     primary parts as the tokenizer folds them."""
     plan = fts_query.build(query)
     texts = [t.text for t in plan.terms if t.route == "primary"]
-    tokens = iter(_tokenize(texts))
+    folds = iter(tokens(texts))
     out: list[object] = []
     for raw in plan.query.split():
         parts: list[tuple[str, tuple[str, ...]]] = []
         for t in fts_query.build(raw).terms:
-            folded = next(tokens) if t.route == "primary" else (t.text,)
+            folded = next(folds) if t.route == "primary" else (t.text,)
             parts.append((t.route, folded if t.route != "ignored" else ()))
         out.append(tuple(parts))
     return tuple(out)
-
-
-def _tokenize(texts: list[str]) -> list[tuple[str, ...]]:
-    """Each text's tokens, in order, as the primary index's tokenizer makes them."""
-    db = sqlite3.connect(":memory:")
-    try:
-        db.execute(f"CREATE VIRTUAL TABLE t USING fts5(x, tokenize='{PRIMARY_TOKENIZER}')")
-        db.execute("CREATE VIRTUAL TABLE v USING fts5vocab(t, instance)")
-        db.executemany("INSERT INTO t (rowid, x) VALUES (?, ?)", enumerate(texts, 1))
-        found: dict[int, list[str]] = {}
-        for term, doc in db.execute("SELECT term, doc FROM v ORDER BY doc, offset"):
-            found.setdefault(int(doc), []).append(str(term))
-        return [tuple(found.get(i, ())) for i in range(1, len(texts) + 1)]
-    finally:
-        db.close()
 
 
 def _payload(
