@@ -42,9 +42,9 @@ CONFIGS: dict[str, dict[str, Any]] = {
 # case id -> why ours differs on today's main (the lead removes an entry when its fix merges;
 # a listed case that turns equal fails, so the table cannot go stale).
 HISTORY_SHAPE = (
-    "#33 point 3, fixed by the history-shape branch: upstream 2026.9.6 puts message ids under "
-    "`__openclaw` {id, seq, recordTimestampMs, transcriptPosition} and always adds "
-    "`pendingInputs`; main still answers the older shape (`id`, `timestamp`, `sessionId`, paging)"
+    "upstream's __openclaw also carries transcriptPosition {source, rawSeq}; source is an opaque"
+    " id of a row of its own database, which a store built from the transcripts cannot know, and"
+    " the answer's `bytes` counts it; every other field of the history shape is equal"
 )
 CJK_BETTER = (
     "deliberate: upstream's unicode61 keeps a CJK run as one token, so a CJK substring never "
