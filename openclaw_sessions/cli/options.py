@@ -181,6 +181,27 @@ ROLE = typer.Option(
     autocompletion=words("user", "assistant"),
     rich_help_panel=FILTERS,
 )
+LAYOUTS = ("auto", "table", "plain")
+
+
+def layout(one: str) -> Any:
+    """--format of a command that prints a table or plain lines (``one``: what a line is)."""
+    return typer.Option(
+        "--format",
+        metavar="FORMAT",
+        help=f"table or plain ({one} per line, tab-separated); default: a table on a"
+        " terminal, else plain.",
+        autocompletion=words(*LAYOUTS),
+        callback=choice(*LAYOUTS),
+        rich_help_panel=OUTPUT,
+    )
+
+
+NO_PAGER = typer.Option(
+    "--no-pager",
+    help="Never page (default: $PAGER, else less, when a table is taller than the terminal).",
+    rich_help_panel=OUTPUT,
+)
 _KINDS = "main, direct, group, channel, thread, subagent or cron"
 KIND = typer.Option(
     "--kind",

@@ -7,7 +7,6 @@ from typing import Any
 import typer
 
 from openclaw_sessions.cli import output
-from openclaw_sessions.cli.completion import words
 from openclaw_sessions.cli.options import (
     AGENT,
     ALL_AGENTS,
@@ -15,6 +14,7 @@ from openclaw_sessions.cli.options import (
     JSON,
     KEY_GLOB,
     KIND,
+    NO_PAGER,
     NOT_KIND,
     OUTPUT,
     ROLE,
@@ -23,10 +23,10 @@ from openclaw_sessions.cli.options import (
     TIME,
     UNTIL,
     UTC,
-    choice,
     count,
     declare,
     examples,
+    layout,
     split,
 )
 from openclaw_sessions.errors import ExitCode
@@ -39,7 +39,6 @@ EPILOG = examples(
     "log --since today --role assistant --format plain | cut -f1 | sort | uniq -c",
     "log --since 7d --jsonl | jq -r .sessionKey",
 )
-LAYOUTS = ("auto", "table", "plain")
 
 
 def run(params: dict[str, Any]) -> int:
@@ -92,20 +91,8 @@ command = declare(
     key=KEY_GLOB,
     as_json=JSON,
     jsonl=typer.Option("--jsonl", help="One message object per line.", rich_help_panel=OUTPUT),
-    layout=typer.Option(
-        "--format",
-        metavar="FORMAT",
-        help="table or plain (one message per line, tab-separated, as search prints);"
-        " default: a table on a terminal, else plain.",
-        autocompletion=words(*LAYOUTS),
-        callback=choice(*LAYOUTS),
-        rich_help_panel=OUTPUT,
-    ),
-    no_pager=typer.Option(
-        "--no-pager",
-        help="Never page (default: $PAGER, else less, when a table is taller than the terminal).",
-        rich_help_panel=OUTPUT,
-    ),
+    layout=layout("one message"),
+    no_pager=NO_PAGER,
     utc=UTC,
     time=TIME,
     color=COLOR,

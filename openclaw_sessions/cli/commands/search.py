@@ -18,6 +18,7 @@ from openclaw_sessions.cli.options import (
     JSON,
     KEY_GLOB,
     KIND,
+    NO_PAGER,
     NOT_KIND,
     OUTPUT,
     ROLE,
@@ -28,10 +29,10 @@ from openclaw_sessions.cli.options import (
     UNTIL,
     UTC,
     VISIBILITY_MODE,
-    choice,
     count,
     declare,
     examples,
+    layout,
     null,
     split,
     text,
@@ -48,7 +49,6 @@ EPILOG = examples(
     "search invoice --json | jq -r '.results[].sessionKey'",
     "search FAILED --all-agents --follow --jsonl | jq --unbuffered -r .sessionKey",
 )
-LAYOUTS = ("auto", "table", "plain")
 WORDS = "query"  # app.Command: a `-word` that is no option of ours is a query word
 # Was --agent on the command line (or in $OPENCLAW_AGENT)? --remote searches every agent
 # unless it was (the option's callback records it).
@@ -201,15 +201,7 @@ command = declare(
     ),
     as_json=JSON,
     jsonl=typer.Option("--jsonl", help="One result object per line.", rich_help_panel=OUTPUT),
-    layout=typer.Option(
-        "--format",
-        metavar="FORMAT",
-        help="table or plain (one hit per line, tab-separated); default: a table on a"
-        " terminal, else plain.",
-        autocompletion=words(*LAYOUTS),
-        callback=choice(*LAYOUTS),
-        rich_help_panel=OUTPUT,
-    ),
+    layout=layout("one hit"),
     follow=typer.Option(
         "--follow",
         "-f",
@@ -217,11 +209,7 @@ command = declare(
         rich_help_panel=OUTPUT,
     ),
     null=null("each hit's session key and message id (with --sessions: each key)"),
-    no_pager=typer.Option(
-        "--no-pager",
-        help="Never page (default: $PAGER, else less, when a table is taller than the terminal).",
-        rich_help_panel=OUTPUT,
-    ),
+    no_pager=NO_PAGER,
     utc=UTC,
     time=TIME,
     color=COLOR,
