@@ -226,9 +226,9 @@ class HistoryResult(NamedTuple):
     def to_json(self) -> dict[str, Any]:
         """The fields under their JSON names (the anchor is for tables only). An agent's view
         is upstream's ``sessions_history`` result exactly: no sessionId, ``pendingInputs``
-        always, paging fields only when an offset was asked (with an anchor, totalMessages
-        alone). The operator's keeps sessionId and every paging field that is set, and lists
-        the boundaries shown when there are some."""
+        always, paging fields only when an offset was asked and no anchor (the real 2026.9.6
+        answers an anchored call without any). The operator's keeps sessionId and every
+        paging field that is set, and lists the boundaries shown when there are some."""
         out: dict[str, Any] = dict(zip(_HISTORY_JSON, self[: len(_HISTORY_JSON)], strict=True))
         out["messages"] = list(self.messages)
         if self.agent:
@@ -243,10 +243,7 @@ class HistoryResult(NamedTuple):
     def _agent_json(self, out: dict[str, Any]) -> dict[str, Any]:
         body = {k: out[k] for k in _HISTORY_JSON[:8] if k != "sessionId"}
         body["pendingInputs"] = {"items": [], "total": 0}
-        if self.anchor is not None:
-            if self.total_messages is not None:
-                body["totalMessages"] = self.total_messages
-        elif self.paged:
+        if self.paged and self.anchor is None:  # an anchor's window has none (2026.9.6, run)
             body["offset"] = self.offset
             if self.has_more and self.next_offset is not None:
                 body["nextOffset"] = self.next_offset
