@@ -168,11 +168,11 @@ def test_every_parameter_is_declared_once_by_an_option_field() -> None:
     from openclaw_sessions.cli.options import Output
     from openclaw_sessions.index.reindex import ReindexOptions
     from openclaw_sessions.ingest.importer import ImportOptions
+    from openclaw_sessions.mcp.identity import McpOptions
     from openclaw_sessions.read.activity import LogOptions
     from openclaw_sessions.read.export import ExportOptions
     from openclaw_sessions.read.history import HistoryOptions
     from openclaw_sessions.read.listing import SessionsOptions
-    from openclaw_sessions.read.scope import McpOptions
     from openclaw_sessions.read.search import SearchOptions
     from openclaw_sessions.read.sqldoor import SqlOptions
     from openclaw_sessions.read.status import StatusOptions

@@ -40,7 +40,7 @@ def transcript_of(opts: HistoryOptions, result: HistoryResult) -> Path | None:
     transcript is not written yet, where the gateway writes it (<agent>/sessions/<id>.jsonl);
     None: the key names no session."""
     from openclaw_sessions.store.db import open_readonly
-    from openclaw_sessions.store.state import StateScope
+    from openclaw_sessions.store.paths import StateScope
 
     root = StateScope.at(opts.state_dir, opts.agent).root
     agent = _agent(opts, result)

@@ -13,7 +13,7 @@ a failure is a UsageError (exit 2, one `error:` line):
 - Text (keys, ids, `--since`, the query) must be UTF-8: a shell passes bytes, and bytes that are
   not UTF-8 arrive as lone surrogates (os.fsdecode), which no key, id or word can contain.
 - A value that names a session or message is read in the escaped form plain output prints it
-  (policy/escape.py), so a printed key can be passed on.
+  (cli/output.py), so a printed key can be passed on.
 """
 
 import inspect
@@ -28,6 +28,7 @@ from openclaw_sessions.model.wellformed import has_lone_surrogate
 
 from . import style
 from .completion import complete_agent, complete_session_key, words
+from .output import unescape
 
 # The groups of --help (Typer's rich_help_panel; app.Command prints them as sections).
 FILTERS, OUTPUT, VISIBILITY = "Filters", "Output", "Visibility (with --as)"
@@ -68,8 +69,6 @@ def text(*, empty_ok: bool = False, named: bool = False) -> Callable[..., Any]:
 
     def one(name: str, value: str) -> str:
         if named:
-            from openclaw_sessions.policy.escape import unescape
-
             value = unescape(value)
         if not empty_ok and not value.strip():
             raise UsageError(f"{name} must not be empty")

@@ -13,11 +13,11 @@ from typing import Any, NamedTuple
 
 from openclaw_sessions.errors import ExitCode, StoreError
 from openclaw_sessions.index import locks
-from openclaw_sessions.index.stale import current_failures, figures
 from openclaw_sessions.redact import Redactor
 from openclaw_sessions.store import counts, db, paths
 from openclaw_sessions.store.migrations import PRIMARY_TOKENIZER
-from openclaw_sessions.store.state import StateScope
+from openclaw_sessions.store.paths import StateScope
+from openclaw_sessions.store.pending import current_failures, figures
 
 from .problems import known_problems, listed
 

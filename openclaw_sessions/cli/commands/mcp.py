@@ -23,7 +23,8 @@ from openclaw_sessions.cli.options import (
     examples,
 )
 from openclaw_sessions.errors import ExitCode, UsageError
-from openclaw_sessions.read.scope import McpOptions
+from openclaw_sessions.mcp import identity
+from openclaw_sessions.mcp.identity import McpOptions
 
 INSTALL = "pip install 'openclaw-sessions[mcp]'"
 EPILOG = examples(
@@ -52,10 +53,8 @@ def run(params: dict[str, Any]) -> int:
     missing = _sdk_missing()
     if missing is not None:
         raise missing
-    from openclaw_sessions.mcp import identity as ident
-
     opts = McpOptions(**params)
-    who = ident.resolve(opts)
+    who = identity.resolve(opts)
     if opts.print_config is not None:
         return _print_config(opts.print_config, who)
     if opts.check:
@@ -67,7 +66,7 @@ def run(params: dict[str, Any]) -> int:
     from openclaw_sessions.mcp.server import serve
 
     if who.operator:
-        print(output.safe(ident.OPERATOR_WARNING.format(root=who.root)), file=sys.stderr)
+        print(output.safe(identity.OPERATOR_WARNING.format(root=who.root)), file=sys.stderr)
     try:
         serve(who)
     except KeyboardInterrupt:

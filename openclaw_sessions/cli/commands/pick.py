@@ -164,13 +164,11 @@ def run(params: dict[str, Any]) -> int:
     if picked is None:  # fzf's own status: 1 nothing chosen, 130 Esc or Ctrl-C, 2 its error
         return code
     if picked.action == "ctrl-e":  # the session as Markdown, to stdout
-        from openclaw_sessions.policy.escape import unescape
-
         from . import export
 
         agent = {} if opts.all_agents else {"agent": opts.agent}  # the key is printed escaped
         exported = {
-            "key": unescape(picked.key),
+            "key": output.unescape(picked.key),
             "state_dir": opts.state_dir,
             **agent,
             "color": out.color,

@@ -52,7 +52,7 @@ def _unusable(opts: StatusOptions, exc: OpenClawError) -> Any:
     --all-agents and no store at all, the lone verdict in the list)."""
     from openclaw_sessions.errors import StoreError
     from openclaw_sessions.read.status import unusable
-    from openclaw_sessions.store.state import StateScope
+    from openclaw_sessions.store.paths import StateScope
 
     if opts.all_agents or not isinstance(exc, StoreError):
         message = guard.redacted(exc.message + (f" ({exc.hint})" if exc.hint else ""))
