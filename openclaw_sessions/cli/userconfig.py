@@ -20,6 +20,7 @@ from __future__ import annotations
 
 import os
 import stat
+from collections.abc import Mapping
 from pathlib import Path
 from typing import Any, NamedTuple
 
@@ -208,16 +209,18 @@ OPERATOR_ONLY = {
 OUTPUT_FORMS = frozenset({"as_json", "jsonl", "layout"})
 
 
-def lenient(command: str, params: dict[str, Any], from_file: frozenset[str]) -> dict[str, Any]:
-    """The command line always wins: the file's values (``from_file``: the parameters Click
-    took from it) give way to an output form given on the command line (`json = true` in
-    the file and `--jsonl` or `--format plain` typed), and, under --as, the operator's
-    defaults give way to the built-in ones (the agent's answer is upstream's)."""
+def lenient(
+    command: str, params: dict[str, Any], sources: Mapping[str, str | None]
+) -> dict[str, Any]:
+    """The command line always wins: the file's values (the parameters whose source, as
+    Click says, is DEFAULT_MAP) give way to an output form given on the command line
+    (`json = true` in the file and `--jsonl` or `--format plain` typed), and, under --as,
+    the operator's defaults give way to the built-in ones (the agent's answer is upstream's)."""
+    from_file = frozenset(n for n, source in sources.items() if source == "DEFAULT_MAP")
     if not from_file:
         return params
     out = dict(params)
-    typed = {n for n in OUTPUT_FORMS - from_file if n in out and out[n] not in (False, "auto")}
-    if typed:
+    if any(sources.get(n) == "COMMANDLINE" for n in OUTPUT_FORMS):
         for dest in OUTPUT_FORMS & from_file:
             del out[dest]  # the built-in default
     if out.get("as_key") is not None:

@@ -2,7 +2,7 @@
 terminal (a script passes --yes)."""
 
 import sys
-from typing import Any
+from typing import Any, NamedTuple
 
 import typer
 
@@ -13,7 +13,6 @@ from openclaw_sessions.cli.options import (
     COLOR,
     JSON,
     STATE_DIR,
-    Output,
     declare,
     examples,
     split,
@@ -22,12 +21,21 @@ from openclaw_sessions.cli.options import (
 from openclaw_sessions.errors import ExitCode, UsageError
 from openclaw_sessions.store.delete import DeleteOptions, delete_session, preview_delete
 
+
+class Output(NamedTuple):
+    """How `delete` asks and reports: the core never sees it."""
+
+    yes: bool = False  # do not ask
+    as_json: bool = False
+    color: str = "auto"  # auto | always | never
+
+
 EPILOG = examples("delete agent:main:discord:direct:bob --yes")
 
 
 def run(params: dict[str, Any]) -> int:
     """Delete a session's transcripts and index rows in one transaction."""
-    opts, out = split(DeleteOptions, params)
+    opts, out = split(DeleteOptions, Output, params)
     if not out.yes and not _confirmed(opts, out):
         return int(ExitCode.NOTHING)
     done = delete_session(opts)
@@ -57,6 +65,7 @@ def _confirmed(opts: DeleteOptions, out: Output) -> bool:
 command = declare(
     run,
     DeleteOptions,
+    Output,
     target=typer.Argument(
         metavar="TARGET",
         help="Session key (the session, every generation) or session id (that generation;"

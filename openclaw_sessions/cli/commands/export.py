@@ -2,7 +2,7 @@
 a file (atomically) or a directory (export_bundle.py, export_out.py)."""
 
 from pathlib import Path
-from typing import Any
+from typing import Any, NamedTuple
 
 import typer
 
@@ -20,14 +20,26 @@ from openclaw_sessions.cli.options import (
     TIME,
     UTC,
     VISIBILITY_MODE,
-    Output,
     declare,
     examples,
     split,
     text,
+    times,
 )
 from openclaw_sessions.errors import ExitCode, UsageError
 from openclaw_sessions.read.export import ExportOptions, export, whole
+
+
+class Output(NamedTuple):
+    """Where `export` writes: the core never sees it."""
+
+    output: str | None = None  # --output (a str: a trailing "/" says "a directory")
+    force: bool = False
+    as_json: bool = False
+    utc: bool = False
+    time: str = "absolute"  # absolute | relative
+    color: str = "auto"  # auto | always | never
+
 
 EPILOG = examples(
     "export agent:main:main -o conversation.md",
@@ -41,7 +53,7 @@ JSON_ERRORS = False  # --json is a format here: a refusal is an `error:` line on
 def run(params: dict[str, Any]) -> int:
     """Export a session: Markdown, JSON, or its original JSONL lines byte for byte; without a
     KEY, every session of the agent (or of every agent) as a bundle."""
-    opts, out = split(ExportOptions, params)
+    opts, out = split(ExportOptions, Output, params)
     if out.as_json:
         opts = opts._replace(fmt="json")
     if opts.key is None:
@@ -52,7 +64,7 @@ def run(params: dict[str, Any]) -> int:
     if not export_bundle.something(exp, out.output):
         output.note(f"no transcript stored for {output.field(exp.session_key)}: nothing to export")
         return int(ExitCode.NOTHING)
-    written = export_bundle.place(exp, out.output, force=out.force, times=out.times())
+    written = export_bundle.place(exp, out.output, force=out.force, times=times(out))
     export_out.summary(written)
     return int(ExitCode.OK)
 
@@ -75,6 +87,7 @@ def _whole(opts: ExportOptions, out: Output) -> int:
 command = declare(
     run,
     ExportOptions,
+    Output,
     key=typer.Argument(
         metavar="[KEY]",
         help="Session key, session id (or a unique prefix of one), or main/current; none:"

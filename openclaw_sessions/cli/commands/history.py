@@ -1,7 +1,7 @@
 """`history`: a session's conversation on its active branch, a page or a window around a
 message, as text (paged on a terminal), JSON, or followed as it grows."""
 
-from typing import Any
+from typing import Any, NamedTuple
 
 import typer
 
@@ -24,9 +24,23 @@ from openclaw_sessions.cli.options import (
     examples,
     split,
     text,
+    times,
 )
 from openclaw_sessions.errors import ExitCode, UsageError
 from openclaw_sessions.read.history import HistoryOptions, history
+
+
+class Output(NamedTuple):
+    """How `history` prints: the core never sees it."""
+
+    as_json: bool = False
+    jsonl: bool = False
+    no_pager: bool = False
+    follow: bool = False  # then what is appended, until Ctrl-C
+    utc: bool = False
+    time: str = "absolute"  # absolute | relative
+    color: str = "auto"  # auto | always | never
+
 
 EPILOG = examples(
     "history agent:main:main --limit 20",
@@ -39,7 +53,7 @@ EPILOG = examples(
 
 def run(params: dict[str, Any]) -> int:
     """Read a session's conversation on its active branch, paged or around a message."""
-    opts, out = split(HistoryOptions, params)
+    opts, out = split(HistoryOptions, Output, params)
     if out.follow and (out.as_json or opts.around is not None or opts.offset is not None):
         raise UsageError(
             "--follow shows the newest messages, then each new one, as text or JSON lines",
@@ -58,7 +72,7 @@ def run(params: dict[str, Any]) -> int:
 
         history_view.show(
             result,
-            out.times(),
+            times(out),
             whole=opts.uncapped,
             liftable=opts.as_key is None,
             use_pager=not out.no_pager and not out.follow,
@@ -66,13 +80,14 @@ def run(params: dict[str, Any]) -> int:
     if out.follow:
         from openclaw_sessions.cli import follow
 
-        follow.follow(opts, result, out.times(), jsonl=out.jsonl)
+        follow.follow(opts, result, times(out), jsonl=out.jsonl)
     return int(ExitCode.OK if result.messages else ExitCode.NOTHING)
 
 
 command = declare(
     run,
     HistoryOptions,
+    Output,
     key=KEY,
     state_dir=STATE_DIR,
     agent=AGENT,

@@ -3,7 +3,7 @@ doctor-style), then the reconciliation when the import was small or someone wait
 terminal (--reindex / --no-reindex say it outright)."""
 
 import sys
-from typing import Any
+from typing import Any, NamedTuple
 
 import typer
 
@@ -24,6 +24,16 @@ from openclaw_sessions.ingest.importer import ImportOptions, import_sources
 
 from .reindex import bars
 
+
+class Output(NamedTuple):
+    """How `import` reports: the core never sees it."""
+
+    as_json: bool = False
+    quiet: bool = False
+    verbose: bool = False  # every problem, not only the new ones
+    color: str = "auto"  # auto | always | never
+
+
 EPILOG = examples(
     "import",
     "import --no-reindex --quiet; openclaw-sessions reindex --all-agents --quiet",
@@ -33,10 +43,10 @@ EPILOG = examples(
 
 def run(params: dict[str, Any]) -> int:
     """Bulk-load legacy JSONL transcripts (idempotent, doctor-style)."""
-    opts, out = split(ImportOptions, params)
+    opts, out = split(ImportOptions, Output, params)
     if opts.reindex is None and sys.stderr.isatty():  # someone waits to search: index now
         opts = opts._replace(reindex=True)
-    done = import_sources(opts, bars(out))
+    done = import_sources(opts, bars(not out.quiet and not out.as_json))
     if out.as_json:
         report = done.report.to_json()
         if done.reindexed:
@@ -55,6 +65,7 @@ def run(params: dict[str, Any]) -> int:
 command = declare(
     run,
     ImportOptions,
+    Output,
     sources=typer.Argument(
         metavar="SOURCES",
         help="State roots, sessions dirs, .jsonl(.zst) files or upstream agent databases"

@@ -2,7 +2,7 @@
 with no query, in the forms `search` prints (a table, plain lines, JSON, JSON lines)."""
 
 import sys
-from typing import Any
+from typing import Any, NamedTuple
 
 import typer
 
@@ -28,10 +28,24 @@ from openclaw_sessions.cli.options import (
     examples,
     layout,
     split,
+    times,
 )
 from openclaw_sessions.errors import ExitCode
 from openclaw_sessions.read.activity import LogOptions, activity
 from openclaw_sessions.read.models import SearchResult
+
+
+class Output(NamedTuple):
+    """How `log` prints: the core never sees it."""
+
+    as_json: bool = False
+    jsonl: bool = False
+    layout: str = "auto"  # --format: auto | table | plain
+    no_pager: bool = False
+    utc: bool = False
+    time: str = "absolute"  # absolute | relative
+    color: str = "auto"  # auto | always | never
+
 
 EPILOG = examples(
     "log",
@@ -43,7 +57,7 @@ EPILOG = examples(
 
 def run(params: dict[str, Any]) -> int:
     """What the agents said lately, newest first, across sessions (no query)."""
-    opts, out = split(LogOptions, params)
+    opts, out = split(LogOptions, Output, params)
     result = activity(opts)
     code = int(ExitCode.OK if result.hits else ExitCode.NOTHING)
     if out.as_json:
@@ -55,9 +69,9 @@ def run(params: dict[str, Any]) -> int:
         for h in result.hits:
             output.echo_json(h.to_json())
     elif out.layout == "table" or (out.layout == "auto" and sys.stdout.isatty()):
-        render.search_table(result, out.times(), footer=False, use_pager=not out.no_pager)
+        render.search_table(result, times(out), footer=False, use_pager=not out.no_pager)
     else:
-        render.search_lines(result, out.times(), footer=False)
+        render.search_lines(result, times(out), footer=False)
     _footer(result)
     return code
 
@@ -77,6 +91,7 @@ def _footer(result: SearchResult) -> None:
 command = declare(
     run,
     LogOptions,
+    Output,
     state_dir=STATE_DIR,
     agent=AGENT,
     all_agents=ALL_AGENTS,

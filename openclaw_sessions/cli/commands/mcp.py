@@ -19,6 +19,7 @@ from openclaw_sessions.cli.options import (
     STATE_DIR,
     VISIBILITY,
     VISIBILITY_MODE,
+    NoOutput,
     declare,
     examples,
 )
@@ -87,6 +88,7 @@ def _print_config(host: str, who: Any) -> int:
 command = declare(
     run,
     McpOptions,
+    NoOutput,
     as_key=AS,
     operator=typer.Option(
         "--operator",

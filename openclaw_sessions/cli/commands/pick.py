@@ -45,6 +45,12 @@ INSTALL_HINT = (
     " dnf install fzf, brew install fzf;"
     " https://github.com/junegunn/fzf#installation), or use `search | fzf` as the README shows"
 )
+class Output(NamedTuple):
+    """`pick`'s colour, handed on to export: the core never sees it."""
+
+    color: str = "auto"  # auto | always | never
+
+
 EPILOG = examples(
     "pick deploy",
     "pick --all-agents --limit 200",
@@ -159,7 +165,7 @@ def run(params: dict[str, Any]) -> int:
     """Search as you type in fzf, the conversation around each hit previewed; enter prints
     the hit's session key and message id (tab-separated), ctrl-o reads it in less, ctrl-e
     exports the session as Markdown to stdout."""
-    opts, out = split(PickOptions, params)
+    opts, out = split(PickOptions, Output, params)
     code, picked = run_fzf(opts)
     if picked is None:  # fzf's own status: 1 nothing chosen, 130 Esc or Ctrl-C, 2 its error
         return code
@@ -181,6 +187,7 @@ def run(params: dict[str, Any]) -> int:
 command = declare(
     run,
     PickOptions,
+    Output,
     query=typer.Argument(
         metavar="QUERY",
         help="The first query (then type to search).",

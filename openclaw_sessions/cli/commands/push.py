@@ -2,7 +2,7 @@
 PostgreSQL. Only this module and remote_search.py reach openclaw_sessions.remote (and
 psycopg, through it)."""
 
-from typing import Any
+from typing import Any, NamedTuple
 
 import typer
 
@@ -13,13 +13,20 @@ from openclaw_sessions.cli.options import (
     QUIET,
     STATE_DIR,
     TRUSTED_NETWORK,
-    Output,
     declare,
     examples,
     split,
 )
 from openclaw_sessions.errors import ExitCode
 from openclaw_sessions.remote.push import PushOptions, push, retire
+
+
+class Output(NamedTuple):
+    """How `push` reports: the core never sees it."""
+
+    as_json: bool = False
+    quiet: bool = False
+
 
 EPILOG = examples(
     "push 'postgresql://push@db.example/fleet?sslmode=verify-full&sslrootcert=/etc/ssl/fleet-ca.pem'",
@@ -30,7 +37,7 @@ EPILOG = examples(
 
 def run(params: dict[str, Any]) -> int:
     """Send this host's redacted index rows and session metadata to a central PostgreSQL."""
-    opts, out = split(PushOptions, params)
+    opts, out = split(PushOptions, Output, params)
     if opts.retire is not None:
         return _retire(opts, out)
     report = push(opts)
@@ -81,6 +88,7 @@ def _retire(opts: PushOptions, out: Output) -> int:
 command = declare(
     run,
     PushOptions,
+    Output,
     dsn=typer.Argument(
         metavar="DSN",
         help="The central PostgreSQL database (a libpq URI or key=value words); - or"

@@ -3,7 +3,7 @@ lines, JSON, JSON lines, counts, session keys); with --remote, the fleet's centr
 (remote_search.py)."""
 
 import sys
-from typing import Any
+from typing import Any, NamedTuple
 
 import typer
 
@@ -36,9 +36,29 @@ from openclaw_sessions.cli.options import (
     null,
     split,
     text,
+    times,
 )
 from openclaw_sessions.errors import ExitCode, UsageError
 from openclaw_sessions.read.search import SearchOptions, search
+
+
+class Output(NamedTuple):
+    """How `search` prints, and where it searches with --remote: the core never sees it."""
+
+    as_json: bool = False
+    jsonl: bool = False
+    layout: str = "auto"  # --format: auto | table | plain
+    follow: bool = False  # then each new hit, until Ctrl-C
+    null: bool = False  # -0: the names NUL-terminated (nul.py)
+    no_pager: bool = False
+    utc: bool = False
+    time: str = "absolute"  # absolute | relative
+    color: str = "auto"  # auto | always | never
+    remote: str | None = None  # --remote DSN: the central database
+    hosts: list[str] | None = None  # --host NAME…, with --remote
+    trusted_network: bool = False  # --remote: no TLS check (remote/dsn.py)
+    given: frozenset[str] = frozenset()  # the parameters the caller gave (options.declare)
+
 
 EPILOG = examples(
     "search migration timeout --since 7d",
@@ -50,21 +70,12 @@ EPILOG = examples(
     "search FAILED --all-agents --follow --jsonl | jq --unbuffered -r .sessionKey",
 )
 WORDS = "query"  # app.Command: a `-word` that is no option of ours is a query word
-# Was --agent on the command line (or in $OPENCLAW_AGENT)? --remote searches every agent
-# unless it was (the option's callback records it).
-_AGENT_GIVEN: list[bool] = []
-
-
-def _agent_source(ctx: typer.Context, param: typer.CallbackParam, value: str) -> str:
-    source = ctx.get_parameter_source(param.name or "agent")
-    _AGENT_GIVEN[:] = [source is not None and source.name != "DEFAULT"]
-    return value
 
 
 def run(params: dict[str, Any]) -> int:
     """Full-text search of user and assistant text on the active branch."""
     params["query"] = " ".join(params["query"] or ())
-    opts, out = split(SearchOptions, params)
+    opts, out = split(SearchOptions, Output, params)
     if out.layout != "auto" and (out.as_json or out.jsonl):
         raise UsageError("--format is for the human output", hint="drop it, or drop --json/--jsonl")
     if out.null:
@@ -77,7 +88,7 @@ def run(params: dict[str, Any]) -> int:
     if out.remote is not None or out.hosts:
         from openclaw_sessions.cli.remote_search import run_search
 
-        return run_search(opts, out, _AGENT_GIVEN[0] if _AGENT_GIVEN else True)
+        return run_search(opts, out)
     result = search(opts)
     code = int(ExitCode.OK if result.found else ExitCode.NOTHING)
     for agent, why in result.skipped:  # what the answer left out, named; exit 3 says it
@@ -99,9 +110,9 @@ def run(params: dict[str, Any]) -> int:
             output.echo_json(h.agent_json() if opts.as_key is not None else h.to_json())
         render.search_footer(result)
     elif out.layout == "table" or (out.layout == "auto" and sys.stdout.isatty()):
-        render.search_table(result, out.times(), use_pager=not (out.no_pager or out.follow))
+        render.search_table(result, times(out), use_pager=not (out.no_pager or out.follow))
     else:
-        render.search_lines(result, out.times())
+        render.search_lines(result, times(out))
     if out.follow:
         from openclaw_sessions.cli.search_follow import follow_search
 
@@ -113,6 +124,7 @@ REMOTE = "Fleet (a central database: see push)"
 command = declare(
     run,
     SearchOptions,
+    Output,
     query=(
         list[str] | None,
         typer.Argument(
@@ -131,7 +143,6 @@ command = declare(
         help="Agent id (with --remote: only this agent's rows; default there: every agent).",
         envvar=settings.AGENT,
         autocompletion=complete_agent,
-        callback=_agent_source,
     ),
     all_agents=ALL_AGENTS,
     limit=typer.Option(

@@ -1,6 +1,6 @@
 """`sessions`: the session keys, most recently updated first, with their index state."""
 
-from typing import Any
+from typing import Any, NamedTuple
 
 import typer
 
@@ -28,9 +28,23 @@ from openclaw_sessions.cli.options import (
     null,
     split,
     text,
+    times,
 )
 from openclaw_sessions.errors import ExitCode
 from openclaw_sessions.read.listing import SessionsOptions, list_sessions
+
+
+class Output(NamedTuple):
+    """How `sessions` prints: the core never sees it."""
+
+    as_json: bool = False
+    jsonl: bool = False
+    null: bool = False  # -0: the keys NUL-terminated (nul.py)
+    no_pager: bool = False
+    utc: bool = False
+    time: str = "absolute"  # absolute | relative
+    color: str = "auto"  # auto | always | never
+
 
 EPILOG = examples(
     "sessions --since 7d",
@@ -41,7 +55,7 @@ EPILOG = examples(
 
 def run(params: dict[str, Any]) -> int:
     """List session keys, most recently updated first, with their index state."""
-    opts, out = split(SessionsOptions, params)
+    opts, out = split(SessionsOptions, Output, params)
     if out.null:
         nul.check(params)
     listed = list_sessions(opts)
@@ -58,7 +72,7 @@ def run(params: dict[str, Any]) -> int:
     else:
         from openclaw_sessions.cli import render_sessions
 
-        render_sessions.sessions_list(listed, out.times(), use_pager=not out.no_pager)
+        render_sessions.sessions_list(listed, times(out), use_pager=not out.no_pager)
     if listed.truncated and not out.as_json:
         output.note("more sessions exist: raise --limit")
     return int(ExitCode.OK if listed.rows else ExitCode.NOTHING)
@@ -67,6 +81,7 @@ def run(params: dict[str, Any]) -> int:
 command = declare(
     run,
     SessionsOptions,
+    Output,
     state_dir=STATE_DIR,
     agent=AGENT,
     all_agents=ALL_AGENTS,

@@ -2,7 +2,7 @@
 error) and the config file of option defaults that was read; `--json` prints a verdict even
 for a store that cannot be opened."""
 
-from typing import Any
+from typing import Any, NamedTuple
 
 import typer
 
@@ -19,16 +19,28 @@ from openclaw_sessions.cli.options import (
     declare,
     examples,
     split,
+    times,
 )
 from openclaw_sessions.errors import OpenClawError
 from openclaw_sessions.read.status import StatusOptions, status
+
+
+class Output(NamedTuple):
+    """How `status` prints: the core never sees it."""
+
+    verbose: bool = False  # every detail
+    as_json: bool = False
+    utc: bool = False
+    time: str = "absolute"  # absolute | relative
+    color: str = "auto"  # auto | always | never
+
 
 EPILOG = examples("status --all-agents", "status --problems", "status --json | jq .health")
 
 
 def run(params: dict[str, Any]) -> int:
     """Show each agent's store and index state, with a health verdict (ok, attention, error)."""
-    opts, out = split(StatusOptions, params)
+    opts, out = split(StatusOptions, Output, params)
     try:
         stats = status(opts)
     except OpenClawError as exc:  # --json still prints the verdict, on stdout
@@ -43,7 +55,7 @@ def run(params: dict[str, Any]) -> int:
     else:
         from openclaw_sessions.cli import render_status
 
-        render_status.status_view(stats, out.times(), verbose=out.verbose, problems=opts.problems)
+        render_status.status_view(stats, times(out), verbose=out.verbose, problems=opts.problems)
     return int(max(s["exitCode"] for s in stats))
 
 
@@ -65,6 +77,7 @@ def _unusable(opts: StatusOptions, exc: OpenClawError) -> Any:
 command = declare(
     run,
     StatusOptions,
+    Output,
     state_dir=STATE_DIR,
     agent=AGENT,
     all_agents=ALL_AGENTS,
