@@ -32,7 +32,7 @@ from openclaw_sessions.cli.options import (
 )
 from openclaw_sessions.errors import ExitCode
 from openclaw_sessions.read.activity import LogOptions, activity
-from openclaw_sessions.read.models import SearchResult
+from openclaw_sessions.read.models import INDEXING_NOTE, SearchResult
 
 
 class Output(NamedTuple):
@@ -79,8 +79,6 @@ def run(params: dict[str, Any]) -> int:
 def _footer(result: SearchResult) -> None:
     """`log`'s notes: older messages exist, indexing is behind, or nothing in the window."""
     if result.indexing:
-        from openclaw_sessions.read.models import INDEXING_NOTE
-
         output.note(f"warning: {INDEXING_NOTE}")
     if result.truncated:
         output.note("older messages exist: raise --limit, or narrow with --since")
