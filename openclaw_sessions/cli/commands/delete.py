@@ -6,18 +6,9 @@ from typing import Any, NamedTuple
 
 import typer
 
-from openclaw_sessions.cli import output
+from openclaw_sessions.cli import options, output
 from openclaw_sessions.cli.completion import complete_session_key
-from openclaw_sessions.cli.options import (
-    AGENT,
-    COLOR,
-    JSON,
-    STATE_DIR,
-    declare,
-    examples,
-    split,
-    text,
-)
+from openclaw_sessions.cli.options import declare, examples, split, text
 from openclaw_sessions.errors import ExitCode, UsageError
 from openclaw_sessions.store.delete import DeleteOptions, delete_session, preview_delete
 
@@ -73,9 +64,9 @@ command = declare(
         autocompletion=complete_session_key,
         callback=text(named=True),
     ),
-    state_dir=STATE_DIR,
-    agent=AGENT,
+    state_dir=options.STATE_DIR,
+    agent=options.AGENT,
     yes=typer.Option("--yes", "-y", help="Do not ask for confirmation."),
-    as_json=JSON,
-    color=COLOR,
+    as_json=options.JSON,
+    color=options.COLOR,
 )

@@ -6,26 +6,9 @@ from typing import Any, NamedTuple
 
 import typer
 
-from openclaw_sessions.cli import output
+from openclaw_sessions.cli import options, output
 from openclaw_sessions.cli.completion import complete_session_key, words
-from openclaw_sessions.cli.options import (
-    AGENT,
-    AS,
-    COLOR,
-    FILTERS,
-    INCLUDE_TOOLS,
-    OUTPUT,
-    SANDBOXED,
-    STATE_DIR,
-    TIME,
-    UTC,
-    VISIBILITY_MODE,
-    declare,
-    examples,
-    split,
-    text,
-    times,
-)
+from openclaw_sessions.cli.options import declare, examples, split, text, times
 from openclaw_sessions.errors import ExitCode, UsageError
 from openclaw_sessions.read.export import ExportOptions, export, whole
 
@@ -96,8 +79,8 @@ command = declare(
         callback=text(empty_ok=True, named=True),  # empty: the core's own message
         show_default=False,
     ),
-    state_dir=STATE_DIR,
-    agent=AGENT,
+    state_dir=options.STATE_DIR,
+    agent=options.AGENT,
     all_agents=typer.Option(
         "--all-agents", help="Without a KEY: every agent's sessions, into -o DIR/."
     ),
@@ -107,7 +90,7 @@ command = declare(
         help="md (for people), json (the active branch, redacted) or jsonl (the"
         " transcript's lines as imported, raw: not with --as).",
         autocompletion=words("md", "json", "jsonl"),
-        rich_help_panel=OUTPUT,
+        rich_help_panel=options.OUTPUT,
     ),
     output=typer.Option(
         "--output",
@@ -115,23 +98,25 @@ command = declare(
         metavar="PATH",
         help="Write to this file (atomically), or into this directory (an existing one,"
         " or PATH/: created; jsonl writes a bundle import restores); - is stdout.",
-        rich_help_panel=OUTPUT,
+        rich_help_panel=options.OUTPUT,
     ),
     force=typer.Option(
-        "--force", help="Replace an existing --output file.", rich_help_panel=OUTPUT
+        "--force", help="Replace an existing --output file.", rich_help_panel=options.OUTPUT
     ),
     all_generations=typer.Option(
         "--all-generations",
         help="Every generation of the key (reset archives), oldest first; with jsonl,"
         " -o is a directory (one file per transcript).",
-        rich_help_panel=FILTERS,
+        rich_help_panel=options.FILTERS,
     ),
-    include_tools=INCLUDE_TOOLS,
-    as_key=AS,
-    visibility=VISIBILITY_MODE,
-    sandboxed=SANDBOXED,
-    as_json=typer.Option("--json", help="The same as --format json.", rich_help_panel=OUTPUT),
-    utc=UTC,
-    time=TIME,
-    color=COLOR,
+    include_tools=options.INCLUDE_TOOLS,
+    as_key=options.AS,
+    visibility=options.VISIBILITY_MODE,
+    sandboxed=options.SANDBOXED,
+    as_json=typer.Option(
+        "--json", help="The same as --format json.", rich_help_panel=options.OUTPUT
+    ),
+    utc=options.UTC,
+    time=options.TIME,
+    color=options.COLOR,
 )

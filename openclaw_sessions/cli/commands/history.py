@@ -5,27 +5,8 @@ from typing import Any, NamedTuple
 
 import typer
 
-from openclaw_sessions.cli import output
-from openclaw_sessions.cli.options import (
-    AGENT,
-    AS,
-    COLOR,
-    INCLUDE_TOOLS,
-    JSON,
-    KEY,
-    OUTPUT,
-    SANDBOXED,
-    STATE_DIR,
-    TIME,
-    UTC,
-    VISIBILITY_MODE,
-    count,
-    declare,
-    examples,
-    split,
-    text,
-    times,
-)
+from openclaw_sessions.cli import options, output
+from openclaw_sessions.cli.options import count, declare, examples, split, text, times
 from openclaw_sessions.errors import ExitCode, UsageError
 from openclaw_sessions.read.history import HistoryOptions, history
 
@@ -88,9 +69,9 @@ command = declare(
     run,
     HistoryOptions,
     Output,
-    key=KEY,
-    state_dir=STATE_DIR,
-    agent=AGENT,
+    key=options.KEY,
+    state_dir=options.STATE_DIR,
+    agent=options.AGENT,
     limit=typer.Option(
         "--limit",
         "-n",
@@ -118,7 +99,7 @@ command = declare(
         help="Generation that owns the --around message (a hit's sessionId, or a prefix).",
         callback=text(named=True),
     ),
-    include_tools=INCLUDE_TOOLS,
+    include_tools=options.INCLUDE_TOOLS,
     full=typer.Option(
         "--full",
         help="Every message, each whole (no text or page caps; still redacted; not with --as).",
@@ -129,27 +110,27 @@ command = declare(
         help="Cap on the page's JSON size (0: none, as --full; not with --as).",
         callback=count(least=0),
     ),
-    as_key=AS,
-    visibility=VISIBILITY_MODE,
-    sandboxed=SANDBOXED,
-    as_json=JSON,
+    as_key=options.AS,
+    visibility=options.VISIBILITY_MODE,
+    sandboxed=options.SANDBOXED,
+    as_json=options.JSON,
     jsonl=typer.Option(
         "--jsonl",
         help="One message object per line (with --follow: each new one as it comes).",
-        rich_help_panel=OUTPUT,
+        rich_help_panel=options.OUTPUT,
     ),
     no_pager=typer.Option(
         "--no-pager",
         help="Never page (default: $PAGER, else less, on a terminal).",
-        rich_help_panel=OUTPUT,
+        rich_help_panel=options.OUTPUT,
     ),
     follow=typer.Option(
         "--follow",
         "-f",
         help="Then print new messages as the transcript grows, until Ctrl-C (no pager).",
-        rich_help_panel=OUTPUT,
+        rich_help_panel=options.OUTPUT,
     ),
-    utc=UTC,
-    time=TIME,
-    color=COLOR,
+    utc=options.UTC,
+    time=options.TIME,
+    color=options.COLOR,
 )

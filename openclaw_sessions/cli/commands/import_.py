@@ -7,18 +7,9 @@ from typing import Any, NamedTuple
 
 import typer
 
-from openclaw_sessions.cli import output
+from openclaw_sessions.cli import options, output
 from openclaw_sessions.cli.completion import complete_agent
-from openclaw_sessions.cli.options import (
-    COLOR,
-    JSON,
-    QUIET,
-    STATE_DIR,
-    declare,
-    examples,
-    split,
-    text,
-)
+from openclaw_sessions.cli.options import declare, examples, split, text
 from openclaw_sessions.errors import ExitCode
 from openclaw_sessions.ingest.importer import ImportOptions, import_sources
 
@@ -72,7 +63,7 @@ command = declare(
         " (default: every <root>/agents/*/sessions).",
         show_default=False,
     ),
-    state_dir=STATE_DIR,
+    state_dir=options.STATE_DIR,
     agent=typer.Option(
         "--agent",
         metavar="ID",
@@ -99,10 +90,10 @@ command = declare(
         help="Bring back a session `delete` removed (repeatable; else it stays deleted).",
         callback=text(named=True),
     ),
-    as_json=JSON,
-    quiet=QUIET,
+    as_json=options.JSON,
+    quiet=options.QUIET,
     verbose=typer.Option(
         "--verbose", "-v", help="Every issue on its own line (default: one line per kind)."
     ),
-    color=COLOR,
+    color=options.COLOR,
 )

@@ -6,30 +6,8 @@ from typing import Any, NamedTuple
 
 import typer
 
-from openclaw_sessions.cli import output
-from openclaw_sessions.cli.options import (
-    AGENT,
-    ALL_AGENTS,
-    COLOR,
-    JSON,
-    KEY_GLOB,
-    KIND,
-    NO_PAGER,
-    NOT_KIND,
-    OUTPUT,
-    ROLE,
-    SINCE,
-    STATE_DIR,
-    TIME,
-    UNTIL,
-    UTC,
-    count,
-    declare,
-    examples,
-    layout,
-    split,
-    times,
-)
+from openclaw_sessions.cli import options, output
+from openclaw_sessions.cli.options import count, declare, examples, layout, split, times
 from openclaw_sessions.errors import ExitCode
 from openclaw_sessions.read.activity import LogOptions, activity
 from openclaw_sessions.read.models import INDEXING_NOTE, SearchResult
@@ -90,23 +68,25 @@ command = declare(
     run,
     LogOptions,
     Output,
-    state_dir=STATE_DIR,
-    agent=AGENT,
-    all_agents=ALL_AGENTS,
+    state_dir=options.STATE_DIR,
+    agent=options.AGENT,
+    all_agents=options.ALL_AGENTS,
     limit=typer.Option(
         "--limit", "-n", metavar="N", help="Most messages to show.", callback=count()
     ),
-    since=SINCE,
-    until=UNTIL,
-    role=ROLE,
-    kind=KIND,
-    not_kind=NOT_KIND,
-    key=KEY_GLOB,
-    as_json=JSON,
-    jsonl=typer.Option("--jsonl", help="One message object per line.", rich_help_panel=OUTPUT),
+    since=options.SINCE,
+    until=options.UNTIL,
+    role=options.ROLE,
+    kind=options.KIND,
+    not_kind=options.NOT_KIND,
+    key=options.KEY_GLOB,
+    as_json=options.JSON,
+    jsonl=typer.Option(
+        "--jsonl", help="One message object per line.", rich_help_panel=options.OUTPUT
+    ),
     layout=layout("one message"),
-    no_pager=NO_PAGER,
-    utc=UTC,
-    time=TIME,
-    color=COLOR,
+    no_pager=options.NO_PAGER,
+    utc=options.UTC,
+    time=options.TIME,
+    color=options.COLOR,
 )

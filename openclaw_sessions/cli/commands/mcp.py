@@ -11,18 +11,8 @@ from typing import Any
 
 import typer
 
-from openclaw_sessions.cli import output
-from openclaw_sessions.cli.options import (
-    AGENT,
-    AS,
-    SANDBOXED,
-    STATE_DIR,
-    VISIBILITY,
-    VISIBILITY_MODE,
-    NoOutput,
-    declare,
-    examples,
-)
+from openclaw_sessions.cli import options, output
+from openclaw_sessions.cli.options import NoOutput, declare, examples
 from openclaw_sessions.errors import ExitCode, UsageError
 from openclaw_sessions.mcp import identity
 from openclaw_sessions.mcp.identity import McpOptions
@@ -89,17 +79,17 @@ command = declare(
     run,
     McpOptions,
     NoOutput,
-    as_key=AS,
+    as_key=options.AS,
     operator=typer.Option(
         "--operator",
         help="Serve every session of every agent, with no visibility rules (instead of"
         " --as; says so on stderr).",
-        rich_help_panel=VISIBILITY,
+        rich_help_panel=options.VISIBILITY,
     ),
-    state_dir=STATE_DIR,
-    agent=AGENT,
-    visibility=VISIBILITY_MODE,
-    sandboxed=SANDBOXED,
+    state_dir=options.STATE_DIR,
+    agent=options.AGENT,
+    visibility=options.VISIBILITY_MODE,
+    sandboxed=options.SANDBOXED,
     check=typer.Option(
         "--check",
         help="Start the server as an MCP host does (absolute command, HOME and PATH only),"

@@ -25,18 +25,8 @@ from typing import Any, NamedTuple
 
 import typer
 
-from openclaw_sessions.cli import output
-from openclaw_sessions.cli.options import (
-    AGENT,
-    ALL_AGENTS,
-    COLOR,
-    STATE_DIR,
-    count,
-    declare,
-    examples,
-    split,
-    text,
-)
+from openclaw_sessions.cli import options, output
+from openclaw_sessions.cli.options import count, declare, examples, split, text
 from openclaw_sessions.errors import ExitCode, UsageError
 from openclaw_sessions.store import paths
 
@@ -45,6 +35,8 @@ INSTALL_HINT = (
     " dnf install fzf, brew install fzf;"
     " https://github.com/junegunn/fzf#installation), or use `search | fzf` as the README shows"
 )
+
+
 class Output(NamedTuple):
     """`pick`'s colour, handed on to export: the core never sees it."""
 
@@ -194,9 +186,9 @@ command = declare(
         show_default=False,
         callback=text(empty_ok=True),
     ),
-    state_dir=STATE_DIR,
-    agent=AGENT,
-    all_agents=ALL_AGENTS,
+    state_dir=options.STATE_DIR,
+    agent=options.AGENT,
+    all_agents=options.ALL_AGENTS,
     limit=typer.Option(
         "--limit", "-n", metavar="N", help="Most hits listed per query.", callback=count()
     ),
@@ -205,5 +197,5 @@ command = declare(
         help="Match whole words only as you type (else the word being typed is a prefix"
         " once it has 3 letters: slower on a big store).",
     ),
-    color=COLOR,
+    color=options.COLOR,
 )

@@ -6,17 +6,9 @@ from typing import Any, NamedTuple
 
 import typer
 
-from openclaw_sessions.cli import output
+from openclaw_sessions.cli import options, output
 from openclaw_sessions.cli.completion import complete_agent
-from openclaw_sessions.cli.options import (
-    JSON,
-    QUIET,
-    STATE_DIR,
-    TRUSTED_NETWORK,
-    declare,
-    examples,
-    split,
-)
+from openclaw_sessions.cli.options import declare, examples, split
 from openclaw_sessions.errors import ExitCode
 from openclaw_sessions.remote.push import PushOptions, push, retire
 
@@ -95,7 +87,7 @@ command = declare(
         " none: $OPENCLAW_SESSIONS_REMOTE.",
         show_default=False,
     ),
-    state_dir=STATE_DIR,
+    state_dir=options.STATE_DIR,
     host=typer.Option(
         "--host", metavar="NAME", help="This gateway's name (default: the hostname)."
     ),
@@ -107,13 +99,13 @@ command = declare(
         autocompletion=complete_agent,
     ),
     all_agents=typer.Option("--all-agents", help="Every agent (the default; overrides --agent)."),
-    trusted_network=TRUSTED_NETWORK,
+    trusted_network=options.TRUSTED_NETWORK,
     retire=typer.Option(
         "--retire",
         metavar="HOST",
         help="Instead of pushing: delete every central row of HOST (a redeployed"
         " container's old name).",
     ),
-    as_json=JSON,
-    quiet=QUIET,
+    as_json=options.JSON,
+    quiet=options.QUIET,
 )

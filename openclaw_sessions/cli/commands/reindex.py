@@ -7,23 +7,14 @@ from typing import TYPE_CHECKING, Any, NamedTuple
 
 import typer
 
-from openclaw_sessions.cli import output
-from openclaw_sessions.cli.options import (
-    AGENT,
-    ALL_AGENTS,
-    COLOR,
-    JSON,
-    QUIET,
-    STATE_DIR,
-    declare,
-    examples,
-    split,
-)
+from openclaw_sessions.cli import options, output
+from openclaw_sessions.cli.options import declare, examples, split
 from openclaw_sessions.errors import ExitCode
 from openclaw_sessions.index.reindex import ReindexOptions, reindex
 
 if TYPE_CHECKING:
     from openclaw_sessions.reports import Progress
+
 
 class Output(NamedTuple):
     """How `reindex` reports: the core never sees it."""
@@ -61,12 +52,12 @@ command = declare(
     run,
     ReindexOptions,
     Output,
-    state_dir=STATE_DIR,
-    agent=AGENT,
-    all_agents=ALL_AGENTS,
+    state_dir=options.STATE_DIR,
+    agent=options.AGENT,
+    all_agents=options.ALL_AGENTS,
     full=typer.Option("--full", help="Rebuild every session's index."),
-    as_json=JSON,
-    quiet=QUIET,
+    as_json=options.JSON,
+    quiet=options.QUIET,
     background=typer.Option("--background", hidden=True),
-    color=COLOR,
+    color=options.COLOR,
 )

@@ -8,36 +8,9 @@ from typing import Any, NamedTuple
 import typer
 
 from openclaw_sessions import settings
-from openclaw_sessions.cli import nul, output
+from openclaw_sessions.cli import nul, options, output
 from openclaw_sessions.cli.completion import complete_agent, complete_session_key, words
-from openclaw_sessions.cli.options import (
-    ALL_AGENTS,
-    AS,
-    COLOR,
-    FILTERS,
-    JSON,
-    KEY_GLOB,
-    KIND,
-    NO_PAGER,
-    NOT_KIND,
-    OUTPUT,
-    ROLE,
-    SANDBOXED,
-    SINCE,
-    STATE_DIR,
-    TIME,
-    UNTIL,
-    UTC,
-    VISIBILITY_MODE,
-    count,
-    declare,
-    examples,
-    layout,
-    null,
-    split,
-    text,
-    times,
-)
+from openclaw_sessions.cli.options import count, declare, examples, layout, null, split, text, times
 from openclaw_sessions.errors import ExitCode, UsageError
 from openclaw_sessions.read.search import SearchOptions, search
 
@@ -136,7 +109,7 @@ command = declare(
             show_default=False,
         ),
     ),
-    state_dir=STATE_DIR,
+    state_dir=options.STATE_DIR,
     agent=typer.Option(
         "--agent",
         metavar="ID",
@@ -144,7 +117,7 @@ command = declare(
         envvar=settings.AGENT,
         autocompletion=complete_agent,
     ),
-    all_agents=ALL_AGENTS,
+    all_agents=options.ALL_AGENTS,
     limit=typer.Option(
         "--limit", "-n", metavar="N", help="Most results to return.", callback=count()
     ),
@@ -154,14 +127,14 @@ command = declare(
         help="Only this session key or id (or a unique prefix of an id).",
         autocompletion=complete_session_key,
         callback=text(named=True),
-        rich_help_panel=FILTERS,
+        rich_help_panel=options.FILTERS,
     ),
-    role=ROLE,
-    kind=KIND,
-    not_kind=NOT_KIND,
-    key=KEY_GLOB,
-    since=SINCE,
-    until=UNTIL,
+    role=options.ROLE,
+    kind=options.KIND,
+    not_kind=options.NOT_KIND,
+    key=options.KEY_GLOB,
+    since=options.SINCE,
+    until=options.UNTIL,
     order=typer.Option(
         "--order",
         metavar="ORDER",
@@ -176,9 +149,9 @@ command = declare(
     relax=typer.Option(
         "--relax", help="When nothing matches every word, show (labelled) what matches most."
     ),
-    as_key=AS,
-    visibility=VISIBILITY_MODE,
-    sandboxed=SANDBOXED,
+    as_key=options.AS,
+    visibility=options.VISIBILITY_MODE,
+    sandboxed=options.SANDBOXED,
     wait=typer.Option("--wait", help="Finish pending indexing first."),
     max_bytes=typer.Option(
         "--max-bytes",
@@ -191,16 +164,16 @@ command = declare(
         "--count",
         "-c",
         help="Print the number of matching messages, no snippets.",
-        rich_help_panel=OUTPUT,
+        rich_help_panel=options.OUTPUT,
     ),
     by_session=typer.Option(
-        "--by-session", help="With --count: one count per session.", rich_help_panel=OUTPUT
+        "--by-session", help="With --count: one count per session.", rich_help_panel=options.OUTPUT
     ),
     sessions=typer.Option(
         "--sessions",
         "-l",
         help="Print the session keys with a match (like rg -l).",
-        rich_help_panel=OUTPUT,
+        rich_help_panel=options.OUTPUT,
     ),
     context=typer.Option(
         "--context",
@@ -208,22 +181,24 @@ command = declare(
         metavar="N",
         help="Show N active-branch messages before and after each hit.",
         callback=count(least=0),
-        rich_help_panel=OUTPUT,
+        rich_help_panel=options.OUTPUT,
     ),
-    as_json=JSON,
-    jsonl=typer.Option("--jsonl", help="One result object per line.", rich_help_panel=OUTPUT),
+    as_json=options.JSON,
+    jsonl=typer.Option(
+        "--jsonl", help="One result object per line.", rich_help_panel=options.OUTPUT
+    ),
     layout=layout("one hit"),
     follow=typer.Option(
         "--follow",
         "-f",
         help="Then print each new hit as it is written (imports every 2 s), until Ctrl-C.",
-        rich_help_panel=OUTPUT,
+        rich_help_panel=options.OUTPUT,
     ),
     null=null("each hit's session key and message id (with --sessions: each key)"),
-    no_pager=NO_PAGER,
-    utc=UTC,
-    time=TIME,
-    color=COLOR,
+    no_pager=options.NO_PAGER,
+    utc=options.UTC,
+    time=options.TIME,
+    color=options.COLOR,
     remote=typer.Option(
         "--remote",
         metavar="DSN",

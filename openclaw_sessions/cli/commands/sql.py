@@ -8,19 +8,8 @@ from typing import Any, NamedTuple
 
 import typer
 
-from openclaw_sessions.cli import output
-from openclaw_sessions.cli.options import (
-    AGENT,
-    ALL_AGENTS,
-    COLOR,
-    JSON,
-    OUTPUT,
-    STATE_DIR,
-    declare,
-    examples,
-    split,
-    text,
-)
+from openclaw_sessions.cli import options, output
+from openclaw_sessions.cli.options import declare, examples, split, text
 from openclaw_sessions.errors import ExitCode
 from openclaw_sessions.read.sqldoor import SqlOptions, door
 
@@ -38,7 +27,7 @@ EPILOG = examples(
     "sql 'SELECT s.label, count(*) AS n FROM messages m JOIN sessions s USING (session_key)"
     " GROUP BY 1 ORDER BY n DESC' --all-agents",
     "sql \"SELECT date(timestamp / 1000, 'unixepoch') AS day, count(*) FROM messages"
-    " GROUP BY day\" --json | jq .",
+    ' GROUP BY day" --json | jq .',
 )
 
 
@@ -95,10 +84,10 @@ command = declare(
         callback=text(),
         show_default=False,
     ),
-    state_dir=STATE_DIR,
-    agent=AGENT,
-    all_agents=ALL_AGENTS,
-    as_json=JSON,
-    jsonl=typer.Option("--jsonl", help="One row object per line.", rich_help_panel=OUTPUT),
-    color=COLOR,
+    state_dir=options.STATE_DIR,
+    agent=options.AGENT,
+    all_agents=options.ALL_AGENTS,
+    as_json=options.JSON,
+    jsonl=typer.Option("--jsonl", help="One row object per line.", rich_help_panel=options.OUTPUT),
+    color=options.COLOR,
 )

@@ -6,21 +6,8 @@ from typing import Any, NamedTuple
 
 import typer
 
-from openclaw_sessions.cli import guard, output, userconfig
-from openclaw_sessions.cli.options import (
-    AGENT,
-    ALL_AGENTS,
-    COLOR,
-    JSON,
-    OUTPUT,
-    STATE_DIR,
-    TIME,
-    UTC,
-    declare,
-    examples,
-    split,
-    times,
-)
+from openclaw_sessions.cli import guard, options, output, userconfig
+from openclaw_sessions.cli.options import declare, examples, split, times
 from openclaw_sessions.errors import OpenClawError, StoreError
 from openclaw_sessions.read.status import StatusOptions, status, unusable
 
@@ -76,19 +63,22 @@ command = declare(
     run,
     StatusOptions,
     Output,
-    state_dir=STATE_DIR,
-    agent=AGENT,
-    all_agents=ALL_AGENTS,
+    state_dir=options.STATE_DIR,
+    agent=options.AGENT,
+    all_agents=options.ALL_AGENTS,
     problems=typer.Option(
         "--problems",
         help="List quarantined lines and known import problems (file:line).",
-        rich_help_panel=OUTPUT,
+        rich_help_panel=options.OUTPUT,
     ),
     verbose=typer.Option(
-        "--verbose", "-v", help="Every detail of each agent's store.", rich_help_panel=OUTPUT
+        "--verbose",
+        "-v",
+        help="Every detail of each agent's store.",
+        rich_help_panel=options.OUTPUT,
     ),
-    as_json=JSON,
-    utc=UTC,
-    time=TIME,
-    color=COLOR,
+    as_json=options.JSON,
+    utc=options.UTC,
+    time=options.TIME,
+    color=options.COLOR,
 )
