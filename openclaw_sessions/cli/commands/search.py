@@ -12,6 +12,7 @@ from openclaw_sessions.cli import nul, options, output
 from openclaw_sessions.cli.completion import complete_agent, complete_session_key, words
 from openclaw_sessions.cli.options import count, declare, examples, layout, null, split, text, times
 from openclaw_sessions.errors import ExitCode, UsageError
+from openclaw_sessions.read.models import SearchResult
 from openclaw_sessions.read.search import SearchOptions, search
 
 
@@ -67,9 +68,23 @@ def run(params: dict[str, Any]) -> int:
     for agent, why in result.skipped:  # what the answer left out, named; exit 3 says it
         output.error(f"agent {agent} skipped: {why}", "see `openclaw-sessions status`")
         code = int(ExitCode.STORE)
+    show(out, result, result.to_json(), result, caller=opts.as_key is not None)
+    if out.follow:
+        from openclaw_sessions.cli.search_follow import follow_search
+
+        follow_search(opts, out, result)
+    return code
+
+
+def show(
+    out: Output, result: SearchResult, doc: dict[str, Any], people: SearchResult, *, caller: bool
+) -> None:
+    """One answer in the output form asked for, local or --remote (remote_search.py): ``doc``
+    is the operator's JSON and ``people`` what tables and lines show (remote: each hit with
+    its host); an agent (``caller``) gets upstream's JSON of ``result``."""
     if out.as_json:
-        output.echo_json(result.agent_json() if opts.as_key is not None else result.to_json())
-        return code
+        output.echo_json(result.agent_json() if caller else doc)
+        return
     from openclaw_sessions.cli import render
 
     if out.null:
@@ -77,20 +92,16 @@ def run(params: dict[str, Any]) -> int:
         if result.sessions is None:  # --sessions: nothing to add; hits: the notes under them
             render.search_footer(result)
     elif result.match_count is not None or result.sessions is not None:
-        render.search_counts(result, jsonl=out.jsonl)
+        lines = doc.get("sessions", [{"count": result.match_count}]) if out.jsonl else None
+        render.search_counts(people, lines)
     elif out.jsonl:
-        for h in result.hits:
-            output.echo_json(h.agent_json() if opts.as_key is not None else h.to_json())
+        for h, item in zip(result.hits, doc["results"], strict=True):
+            output.echo_json(h.agent_json() if caller else item)
         render.search_footer(result)
     elif out.layout == "table" or (out.layout == "auto" and sys.stdout.isatty()):
-        render.search_table(result, times(out), use_pager=not (out.no_pager or out.follow))
+        render.search_table(people, times(out), use_pager=not (out.no_pager or out.follow))
     else:
-        render.search_lines(result, times(out))
-    if out.follow:
-        from openclaw_sessions.cli.search_follow import follow_search
-
-        follow_search(opts, out, result)
-    return code
+        render.search_lines(people, times(out))
 
 
 REMOTE = "Fleet (a central database: see push)"
