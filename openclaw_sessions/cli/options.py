@@ -247,6 +247,7 @@ class Timed(Protocol):
 
 
 def times(out: Timed) -> style.Times:
+    """How ``out`` shows times (style.Times)."""
     return style.Times(utc=out.utc, relative=out.time == "relative")
 
 
@@ -273,14 +274,14 @@ def declare(
         f: kind._field_defaults.get(f, empty) for f in kind._fields
     }
     context = inspect.Parameter("ctx", inspect.Parameter.KEYWORD_ONLY, annotation=typer.Context)
-    params = [context]
+    declared = [context]
     for name, info in cli.items():
         if name not in hints:
             raise TypeError(f"{kind.__name__} has no field {name!r}")
         field_type = hints[name]
         if isinstance(info, tuple):  # the command line reads the field in another shape
             field_type, info = info
-        params.append(
+        declared.append(
             inspect.Parameter(
                 name,
                 inspect.Parameter.KEYWORD_ONLY,
@@ -295,7 +296,7 @@ def declare(
         return run(params)
 
     command.__doc__ = run.__doc__
-    signature = inspect.Signature(params, return_annotation=int)
+    signature = inspect.Signature(declared, return_annotation=int)
     command.__signature__ = signature  # type: ignore[attr-defined]
     return command
 
