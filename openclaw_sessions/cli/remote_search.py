@@ -10,7 +10,7 @@ from typing import TYPE_CHECKING
 
 from openclaw_sessions.errors import ExitCode, UsageError
 
-from .commands.search import Output, show
+from .search_forms import Output, show
 
 if TYPE_CHECKING:
     from openclaw_sessions.read.search import SearchOptions

@@ -20,7 +20,7 @@ if TYPE_CHECKING:
     from openclaw_sessions.read.models import Hit, SearchResult
     from openclaw_sessions.read.search import SearchOptions
 
-    from .commands.search import Output
+    from .search_forms import Output
 
 INTERVAL_SECONDS = 2.0
 
