@@ -201,19 +201,19 @@ NO_PAGER = typer.Option(
     help="Never page (default: $PAGER, else less, when a table is taller than the terminal).",
     rich_help_panel=OUTPUT,
 )
-_KINDS = "main, direct, group, channel, thread, subagent or cron"
+_KINDS = ("main", "direct", "group", "channel", "thread", "subagent", "cron")
 KIND = typer.Option(
     "--kind",
     metavar="KIND",
-    help=f"Only sessions of this kind (repeatable): {_KINDS}.",
-    autocompletion=words("main", "direct", "group", "channel", "thread", "subagent", "cron"),
+    help=f"Only sessions of this kind (repeatable): {', '.join(_KINDS[:-1])} or cron.",
+    autocompletion=words(*_KINDS),
     rich_help_panel=FILTERS,
 )
 NOT_KIND = typer.Option(
     "--not-kind",
     metavar="KIND",
     help="Leave out sessions of this kind (repeatable): --not-kind cron.",
-    autocompletion=words("main", "direct", "group", "channel", "thread", "subagent", "cron"),
+    autocompletion=words(*_KINDS),
     rich_help_panel=FILTERS,
 )
 KEY_GLOB = typer.Option(
