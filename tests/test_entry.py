@@ -152,9 +152,9 @@ def test_double_dash_ends_the_options(store: Path) -> None:
 
 def test_every_parameter_is_declared_once_by_an_option_field() -> None:
     """Each parameter of a command is a field of the command's options object (what the core
-    gets) or of options.Output (how the CLI prints), which alone gives its name, type and
-    default (options.declare adds flags, help and checks); the options object has no field
-    the command lacks. That --help, the man page and the completions are what they were:
+    gets) or of the command's own Output (how the CLI prints), which alone gives its name, type
+    and default (options.declare adds flags, help and checks); the options object has no
+    field the command lacks. That --help, the man page and the completions are what they were:
     test_docs runs gen_docs --check."""
     import inspect
     from typing import get_type_hints
@@ -165,14 +165,14 @@ def test_every_parameter_is_declared_once_by_an_option_field() -> None:
     from openclaw_sessions.cli.commands.completions import ShellOptions
     from openclaw_sessions.cli.commands.pick import PickOptions
     from openclaw_sessions.cli.commands.schema import SchemaOptions
-    from openclaw_sessions.cli.options import Output
+    from openclaw_sessions.cli.options import NoOutput
     from openclaw_sessions.index.reindex import ReindexOptions
     from openclaw_sessions.ingest.importer import ImportOptions
+    from openclaw_sessions.mcp.identity import McpOptions
     from openclaw_sessions.read.activity import LogOptions
     from openclaw_sessions.read.export import ExportOptions
     from openclaw_sessions.read.history import HistoryOptions
     from openclaw_sessions.read.listing import SessionsOptions
-    from openclaw_sessions.read.scope import McpOptions
     from openclaw_sessions.read.search import SearchOptions
     from openclaw_sessions.read.sqldoor import SqlOptions
     from openclaw_sessions.read.status import StatusOptions
@@ -192,8 +192,9 @@ def test_every_parameter_is_declared_once_by_an_option_field() -> None:
     for name, kind in options.items():
         params = group.commands[name].params  # type: ignore[attr-defined]
         signature = inspect.signature(command_module(name).command).parameters
+        shown = getattr(command_module(name), "Output", NoOutput)
         for p in params:
-            owner = kind if p.name in kind._fields else Output
+            owner = kind if p.name in kind._fields else shown
             assert p.name in owner._fields, (name, p.name)
             if p.required:
                 assert p.name not in owner._field_defaults, (name, p.name)
@@ -215,7 +216,7 @@ def test_a_parameter_without_a_field_is_refused() -> None:
     from openclaw_sessions.cli.options import declare
 
     with pytest.raises(TypeError, match="'nope'"):
-        declare(search.run, search.SearchOptions, nope=typer.Option("--nope"))
+        declare(search.run, search.SearchOptions, search.Output, nope=typer.Option("--nope"))
 
 
 @pytest.mark.parametrize(

@@ -14,7 +14,7 @@ from pathlib import Path
 import pytest
 from conftest import Session, json_out, run_cli, write_sessions_json
 
-from openclaw_sessions.policy.escape import escape, unescape
+from openclaw_sessions.cli.output import escape, unescape
 
 EVIL = "agent:main:evil\nagent:main:victim"
 KEYS = [EVIL, "agent:main:tab\there", "agent:main:esc\x1b[31mred", "agent:main:back\\nslash",

@@ -22,7 +22,7 @@ import typer
 from typer.core import TyperCommand, TyperGroup
 
 from openclaw_sessions import __version__
-from openclaw_sessions.errors import ExitCode, UsageError
+from openclaw_sessions.errors import ExitCode, OpenClawError, UsageError
 
 from . import guard, output
 
@@ -156,7 +156,6 @@ def _defaults(args: list[str]) -> dict[str, Any]:
     """The config file's defaults; a broken file is an error, except for a shell asking for
     completions and for --help/--version (which must still say how to fix it)."""
     from openclaw_sessions import settings
-    from openclaw_sessions.errors import OpenClawError
 
     from . import userconfig
 
@@ -172,20 +171,24 @@ class Command(TyperCommand):
     """Runs the command function inside guard.failing (its failures become exit codes; JSON
     refusals on stdout when the caller reads JSON) and exits with the code it returns.
 
-    Refuses an empty option value (and an empty path argument) before Click converts it:
-    `--state-dir ""` or `import ""` would otherwise mean the current directory, and
-    `--since ""` no filter at all. A path must be one the OS can name (argv's bytes always
-    are; a caller in process may pass any string)."""
+    Each option's value, and a path argument's, has the type _NotEmpty: an empty value is refused
+    before Click converts it."""
 
     json_errors = True  # export: its --json is a format, and its errors are never JSON
+
+    def __init__(self, *args: Any, **kwargs: Any) -> None:
+        super().__init__(*args, **kwargs)
+        params: list[Any] = self.params
+        for p in params:
+            option = p.param_type_name == "option" and not p.is_flag
+            if option or (p.param_type_name == "argument" and p.type.name == "path"):
+                p.type = _NotEmpty(p.type)
 
     def invoke(self, ctx: Any) -> Any:
         from . import userconfig
 
-        from_file = frozenset(
-            n for n in ctx.params if _source(ctx, n) == "DEFAULT_MAP"  # the config file's
-        )
-        ctx.params = userconfig.lenient(ctx.info_name, ctx.params, from_file)
+        sources = {n: _source(ctx, n) for n in ctx.params}
+        ctx.params = userconfig.lenient(ctx.info_name, ctx.params, sources)
         as_json = bool(ctx.params.get("as_json") or ctx.params.get("jsonl"))
         with guard.failing(as_json and self.json_errors):
             code = super().invoke(ctx)
@@ -216,12 +219,6 @@ class Command(TyperCommand):
     def parse_args(self, ctx: Any, args: list[str]) -> list[str]:
         if self.words is not None and not ctx.resilient_parsing:
             args = _words_last(self, ctx, args)
-        if not ctx.resilient_parsing:
-            given, _, _ = self.make_parser(ctx).parse_args(args=list(args))
-            for p in self.get_params(ctx):
-                value = given.get(p.name or "")
-                values = value if isinstance(value, list | tuple) else [value]
-                _check(p, [v for v in values if isinstance(v, str)])
         return list(super().parse_args(ctx, args))
 
 
@@ -278,17 +275,35 @@ def _source(ctx: Any, name: str) -> str | None:
     return None if source is None else str(source.name)
 
 
-def _check(param: Any, values: list[str]) -> None:
+class _NotEmpty:
+    """The type of an option's value and of a path argument: Click's own type (``inner``,
+    whose conversion, messages, metavar and completion stay), but an empty value is refused
+    first: `--state-dir ""` or `import ""` would otherwise mean the current directory, and
+    `--since ""` no filter at all. A path must be one the OS can name (argv's bytes always
+    are; a caller in process may pass any string)."""
+
+    def __init__(self, inner: Any) -> None:
+        self.inner = inner
+
+    def __getattr__(self, name: str) -> Any:
+        return getattr(self.inner, name)
+
+    def __call__(self, value: Any, param: Any = None, ctx: Any = None) -> Any:
+        if isinstance(value, str) and param is not None:
+            _check(param, value)
+        return self.inner(value, param, ctx)
+
+
+def _check(param: Any, value: str) -> None:
     option = param.param_type_name == "option"
-    path = param.type.name == "path"
     name = param.opts[0] if option else str(param.metavar or param.name).upper()
-    if "" in values and (option or path):
+    if value == "":
         raise UsageError(f"{name} must not be empty")
-    for v in values if path else ():
+    if param.type.name == "path":
         try:
-            os.fsencode(v)
+            os.fsencode(value)
         except UnicodeError:
-            raise UsageError(f"{name} is not a path this system can name: {v!r}") from None
+            raise UsageError(f"{name} is not a path this system can name: {value!r}") from None
 
 
 app = typer.Typer(

@@ -67,7 +67,7 @@ def _targets(ctx: typer.Context | None) -> tuple[Path, list[str]]:
 def complete_session_key(ctx: typer.Context, incomplete: str) -> list[str]:
     """Typer `autocompletion=` callback: the store's session keys starting with `incomplete`,
     in the escaped form KEY arguments read (a key with a line break completes as `\\n`)."""
-    from openclaw_sessions.policy.escape import escape, unescape
+    from openclaw_sessions.cli.output import escape, unescape
 
     try:
         root, agents = _targets(ctx)

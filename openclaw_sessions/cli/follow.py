@@ -40,9 +40,8 @@ def transcript_of(opts: HistoryOptions, result: HistoryResult) -> Path | None:
     transcript is not written yet, where the gateway writes it (<agent>/sessions/<id>.jsonl);
     None: the key names no session."""
     from openclaw_sessions.store.db import open_readonly
-    from openclaw_sessions.store.state import StateScope
 
-    root = StateScope.at(opts.state_dir, opts.agent).root
+    root = paths.state_root(opts.state_dir)
     agent = _agent(opts, result)
     db = paths.db_path(root, agent)
     if not db.is_file():

@@ -13,7 +13,13 @@ from collections.abc import Iterator
 from contextlib import contextmanager
 from typing import NoReturn
 
-from openclaw_sessions.errors import ExitCode, ForbiddenError, NotFoundError, OpenClawError
+from openclaw_sessions.errors import (
+    ExitCode,
+    ForbiddenError,
+    NotFoundError,
+    OpenClawError,
+    StoreError,
+)
 
 from .output import echo_json, error
 
@@ -58,8 +64,6 @@ def failing(as_json: bool) -> Iterator[None]:
     except BrokenPipeError:
         reader_gone()
     except OSError as exc:
-        from openclaw_sessions.errors import StoreError
-
         fail(StoreError(f"{exc.strerror or exc}: {exc.filename or ''}".rstrip(": ")), as_json)
 
 

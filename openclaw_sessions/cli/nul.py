@@ -2,7 +2,7 @@
 `xargs -0` (as `find -print0` and `rg -l -0` print names): a session's key; a hit's key and
 message id (two fields); with `search --sessions`, each key. Off a terminal a name is raw but
 for the two characters the framing and the KEY arguments need escaped: a backslash is `\\\\`
-(KEY arguments read the plain output's escape back, policy/escape.py) and a NUL `\\x00`; so
+(KEY arguments read the plain output's escape back, cli/output.py) and a NUL `\\x00`; so
 a key holding a tab or a newline reaches `xargs -0 openclaw-sessions history` as itself. On a
 terminal names keep the whole escape (output.field): nothing printed can act on it."""
 

@@ -1,5 +1,5 @@
 """How a command's parameters are declared, once (declare): a field of the core's options
-object, or of the CLI's Output, gives each its name, type and default, and the command line
+object, or of the command's Output, gives each its name, type and default, and the command line
 adds its flags, help, --help group, completion and check; what several commands share of the
 latter; the checks themselves; the parameters split back into the options object and Output;
 and the help epilog of examples.
@@ -13,12 +13,12 @@ a failure is a UsageError (exit 2, one `error:` line):
 - Text (keys, ids, `--since`, the query) must be UTF-8: a shell passes bytes, and bytes that are
   not UTF-8 arrive as lone surrogates (os.fsdecode), which no key, id or word can contain.
 - A value that names a session or message is read in the escaped form plain output prints it
-  (policy/escape.py), so a printed key can be passed on.
+  (cli/output.py), so a printed key can be passed on.
 """
 
 import inspect
 from collections.abc import Callable
-from typing import Annotated, Any, NamedTuple, TypeVar, get_type_hints
+from typing import Annotated, Any, NamedTuple, Protocol, TypeVar, get_type_hints
 
 import typer
 
@@ -28,6 +28,7 @@ from openclaw_sessions.model.wellformed import has_lone_surrogate
 
 from . import style
 from .completion import complete_agent, complete_session_key, words
+from .output import unescape
 
 # The groups of --help (Typer's rich_help_panel; app.Command prints them as sections).
 FILTERS, OUTPUT, VISIBILITY = "Filters", "Output", "Visibility (with --as)"
@@ -68,8 +69,6 @@ def text(*, empty_ok: bool = False, named: bool = False) -> Callable[..., Any]:
 
     def one(name: str, value: str) -> str:
         if named:
-            from openclaw_sessions.policy.escape import unescape
-
             value = unescape(value)
         if not empty_ok and not value.strip():
             raise UsageError(f"{name} must not be empty")
@@ -202,19 +201,19 @@ NO_PAGER = typer.Option(
     help="Never page (default: $PAGER, else less, when a table is taller than the terminal).",
     rich_help_panel=OUTPUT,
 )
-_KINDS = "main, direct, group, channel, thread, subagent or cron"
+_KINDS = ("main", "direct", "group", "channel", "thread", "subagent", "cron")
 KIND = typer.Option(
     "--kind",
     metavar="KIND",
-    help=f"Only sessions of this kind (repeatable): {_KINDS}.",
-    autocompletion=words("main", "direct", "group", "channel", "thread", "subagent", "cron"),
+    help=f"Only sessions of this kind (repeatable): {', '.join(_KINDS[:-1])} or cron.",
+    autocompletion=words(*_KINDS),
     rich_help_panel=FILTERS,
 )
 NOT_KIND = typer.Option(
     "--not-kind",
     metavar="KIND",
     help="Leave out sessions of this kind (repeatable): --not-kind cron.",
-    autocompletion=words("main", "direct", "group", "channel", "thread", "subagent", "cron"),
+    autocompletion=words(*_KINDS),
     rich_help_panel=FILTERS,
 )
 KEY_GLOB = typer.Option(
@@ -233,58 +232,56 @@ UNTIL = typer.Option(
 )
 
 
-class Output(NamedTuple):
-    """How a command talks to its caller; the core never sees these."""
+class NoOutput(NamedTuple):
+    """The output options of a command that has none (each command declares its own Output:
+    how it talks to its caller, which the core never sees)."""
 
-    as_json: bool = False
-    jsonl: bool = False
-    utc: bool = False
-    quiet: bool = False
-    yes: bool = False
-    color: str = "auto"  # auto | always | never
-    time: str = "absolute"  # absolute | relative
-    layout: str = "auto"  # search --format: auto | table | plain
-    no_pager: bool = False
-    output: str | None = None  # export --output (a str: a trailing "/" says "a directory")
-    force: bool = False
-    verbose: bool = False  # status: every detail
-    remote: str | None = None  # search --remote DSN: the central database
-    hosts: list[str] | None = None  # search --host NAME…, with --remote
-    trusted_network: bool = False  # search --remote: no TLS check (remote/dsn.py)
-    follow: bool = False  # history: then what is appended, until Ctrl-C
-    null: bool = False  # sessions, search: -0, the names NUL-terminated (nul.py)
 
-    def times(self) -> style.Times:
-        return style.Times(utc=self.utc, relative=self.time == "relative")
+class Timed(Protocol):
+    """An Output that shows times: its --utc and --time."""
+
+    @property
+    def utc(self) -> bool: ...
+    @property
+    def time(self) -> str: ...
+
+
+def times(out: Timed) -> style.Times:
+    """How ``out`` shows times (style.Times)."""
+    return style.Times(utc=out.utc, relative=out.time == "relative")
 
 
 T = TypeVar("T", bound=tuple[Any, ...])
+S = TypeVar("S", bound=tuple[Any, ...])
 
 
 def declare(
-    run: Callable[[dict[str, Any]], int], kind: Any, /, **cli: Any
+    run: Callable[[dict[str, Any]], int], kind: Any, shown: Any, /, **cli: Any
 ) -> Callable[..., int]:
     """The command function Typer reads: it calls ``run`` (whose docstring is the help) with
-    its parameters by name. Each parameter is a field of ``kind`` (the core's options, a
-    NamedTuple class) or of Output, which alone declares its name, type and default; ``cli``
+    its parameters by name, and, when ``shown`` has a ``given`` field, the names of those the
+    caller gave (command line, environment or config file: Click's parameter sources). Each
+    parameter is a field of ``kind`` (the core's options, a NamedTuple class) or of ``shown``
+    (the command's Output), which alone declares its name, type and default; ``cli``
     adds, in --help order, what only the command line has: its typer.Option or typer.Argument
     (flags, metavar, help, group, completion, check), or a (type, info) pair when the command
     line reads the field in another shape (search's words, joined into its query). Typer reads
     the parameters with inspect.signature, which honours ``__signature__``, and takes the type
     and the typer info from the Annotated."""
-    hints = get_type_hints(Output) | get_type_hints(kind)  # a field of both is kind's
+    hints = get_type_hints(shown) | get_type_hints(kind)  # a field of both is kind's
     empty = inspect.Parameter.empty
-    defaults = Output._field_defaults | {
+    defaults = shown._field_defaults | {
         f: kind._field_defaults.get(f, empty) for f in kind._fields
     }
-    params = []
+    context = inspect.Parameter("ctx", inspect.Parameter.KEYWORD_ONLY, annotation=typer.Context)
+    declared = [context]
     for name, info in cli.items():
         if name not in hints:
             raise TypeError(f"{kind.__name__} has no field {name!r}")
         field_type = hints[name]
         if isinstance(info, tuple):  # the command line reads the field in another shape
             field_type, info = info
-        params.append(
+        declared.append(
             inspect.Parameter(
                 name,
                 inspect.Parameter.KEYWORD_ONLY,
@@ -293,20 +290,32 @@ def declare(
             )
         )
 
-    def command(**given: Any) -> int:
-        return run(given)
+    def command(ctx: typer.Context, **params: Any) -> int:
+        if "given" in shown._fields:
+            params["given"] = frozenset(n for n in params if given(ctx, n))
+        return run(params)
 
     command.__doc__ = run.__doc__
-    signature = inspect.Signature(params, return_annotation=int)
+    signature = inspect.Signature(declared, return_annotation=int)
     command.__signature__ = signature  # type: ignore[attr-defined]
     return command
 
 
-def split(kind: type[T], params: dict[str, Any]) -> tuple[T, Output]:
+def given(ctx: typer.Context, name: str) -> bool:
+    """Did the caller give parameter ``name`` (command line, environment or config file)?"""
+    source = ctx.get_parameter_source(name)
+    return source is not None and source.name != "DEFAULT"
+
+
+def split(kind: type[T], shown: type[S], params: dict[str, Any]) -> tuple[T, S]:
     """The command's options object (the core's) and its Output, from its parameters by name;
     the colour choice is made here, once, before anything prints."""
-    fields: tuple[str, ...] = getattr(kind, "_fields")  # noqa: B009 - a NamedTuple class
-    opts = kind(**{k: v for k, v in params.items() if k in fields})
-    out = Output(**{k: v for k, v in params.items() if k in Output._fields})
-    style.use_color(out.color)
+    opts = kind(**_fields_of(kind, params))
+    out = shown(**_fields_of(shown, params))
+    style.use_color(getattr(out, "color", "auto"))
     return opts, out
+
+
+def _fields_of(kind: type[tuple[Any, ...]], params: dict[str, Any]) -> dict[str, Any]:
+    fields: tuple[str, ...] = getattr(kind, "_fields")  # noqa: B009 - a NamedTuple class
+    return {k: v for k, v in params.items() if k in fields}

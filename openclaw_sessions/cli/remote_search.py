@@ -6,20 +6,19 @@ reach openclaw_sessions.remote (and psycopg, through it)."""
 
 from __future__ import annotations
 
-import sys
-from typing import TYPE_CHECKING, Any
+from typing import TYPE_CHECKING
 
 from openclaw_sessions.errors import ExitCode, UsageError
 
-from . import output
+from .search_forms import Output, show
 
 if TYPE_CHECKING:
     from openclaw_sessions.read.search import SearchOptions
 
 
-def run_search(opts: SearchOptions, out: Any, agent_given: bool) -> int:
-    """`search --remote DSN`: the central database instead of the local stores.
-    ``agent_given``: --agent was on the command line or in $OPENCLAW_AGENT."""
+def run_search(opts: SearchOptions, out: Output) -> int:
+    """`search --remote DSN`: the central database instead of the local stores: every agent's
+    rows unless the caller gave --agent (command line, $OPENCLAW_AGENT or the config file)."""
     from openclaw_sessions.remote.search import operator_json, search_remote, with_hosts
 
     if opts.kind or opts.not_kind or opts.key:
@@ -27,32 +26,11 @@ def run_search(opts: SearchOptions, out: Any, agent_given: bool) -> int:
             "--kind, --not-kind and --key are not read with --remote",
             hint="filter the keys with jq, or search the gateway's own store",
         )
-    found = search_remote(
-        opts, out.remote, list(out.hosts or []), agent_given, trusted_network=out.trusted_network
-    )
+    hosts = list(out.hosts or [])
+    agent_given = "agent" in out.given
+    found = search_remote(opts, out.remote, hosts, agent_given, trusted_network=out.trusted_network)
     result = found.result
-    code = int(ExitCode.OK if result.found else ExitCode.NOTHING)
     caller = opts.as_key is not None
-    if out.as_json:
-        output.echo_json(result.agent_json() if caller else operator_json(found))
-        return code
-    from . import render
-
-    if out.jsonl and result.match_count is None and result.sessions is None:
-        doc = operator_json(found)
-        for h, item in zip(result.hits, doc["results"], strict=True):
-            output.echo_json(h.agent_json() if caller else item)
-        render.search_footer(result)
-        return code
-    shown = result if caller else with_hosts(found)
-    if shown.match_count is not None or shown.sessions is not None:
-        if out.jsonl and not caller:
-            for item in operator_json(found).get("sessions", []):
-                output.echo_json(item)
-        else:
-            render.search_counts(shown, jsonl=out.jsonl)
-    elif out.layout == "table" or (out.layout == "auto" and sys.stdout.isatty()):
-        render.search_table(shown, out.times())
-    else:
-        render.search_lines(shown, out.times())
-    return code
+    people = result if caller else with_hosts(found)
+    show(out, result, operator_json(found), people, caller=caller)
+    return int(ExitCode.OK if result.found else ExitCode.NOTHING)

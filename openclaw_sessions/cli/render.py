@@ -377,18 +377,16 @@ def _lift(result: SearchResult) -> str:
     }.get(result.cut_by or "", "raise --limit or narrow the query (--count counts them all)")
 
 
-def search_counts(result: SearchResult, *, jsonl: bool) -> None:
+def search_counts(result: SearchResult, jsonl: list[dict[str, Any]] | None) -> None:
     """`--count` (a number), `--count --by-session` (key, tab, count) and `--sessions` (keys),
-    one per line, or as JSON lines; warnings on stderr."""
-    if result.sessions is not None:
+    one per line, or ``jsonl``'s JSON lines; warnings on stderr."""
+    if jsonl is not None:
+        for line in jsonl:
+            echo_json(line)
+    elif result.sessions is not None:
         for s in result.sessions:
-            if jsonl:
-                echo_json(s.to_json())
-            else:
-                count = "" if result.match_count is None else f"\t{s.matches}"
-                write_text(field(s.session_key) + count + "\n")
-    elif jsonl:
-        echo_json({"count": result.match_count})
+            count = "" if result.match_count is None else f"\t{s.matches}"
+            write_text(field(s.session_key) + count + "\n")
     else:
         write_text(f"{result.match_count}\n")
     for warning in result.warnings(human=True):

@@ -14,12 +14,13 @@ from datetime import UTC, datetime
 from typing import TYPE_CHECKING
 
 from . import follow, output, render
+from .options import times
 
 if TYPE_CHECKING:
     from openclaw_sessions.read.models import Hit, SearchResult
     from openclaw_sessions.read.search import SearchOptions
 
-    from .options import Output
+    from .search_forms import Output
 
 INTERVAL_SECONDS = 2.0
 
@@ -56,4 +57,4 @@ def _print(hits: list[Hit], out: Output) -> None:
     elif hits:
         from openclaw_sessions.read.models import SearchResult
 
-        render.search_lines(SearchResult(tuple(hits)), out.times(), footer=False)
+        render.search_lines(SearchResult(tuple(hits)), times(out), footer=False)

@@ -18,8 +18,10 @@ unknown key or a value of the wrong type is a usage error naming the file and th
 
 from __future__ import annotations
 
+import functools
 import os
 import stat
+from collections.abc import Mapping
 from pathlib import Path
 from typing import Any, NamedTuple
 
@@ -80,14 +82,31 @@ def _value(path: Path, where: str, kind: str, choices: tuple[str, ...], raw: obj
     return Path(os.path.expanduser(raw)) if kind == "path" else raw
 
 
+# command: {key: (parameter, kind, environment variable or "", allowed words or ())}
+Keys = dict[str, dict[str, tuple[str, str, str, tuple[str, ...]]]]
+
+
+@functools.cache
+def keys() -> Keys:
+    """The keys of the file: each command's long options as the Typer app declares them
+    (config_keys.json, package data written by scripts/gen_docs.py; a test fails on drift)."""
+    import json
+    from importlib.resources import files
+
+    raw = json.loads(files(__package__).joinpath("config_keys.json").read_text("utf-8"))
+    return {
+        command: {key: (dest, kind, env, tuple(words)) for key, (dest, kind, env, words) in opts}
+        for command, opts in ((c, o.items()) for c, o in raw.items())
+    }
+
+
 def _table(path: Path, doc: dict[str, Any], command: str, top: bool) -> dict[str, Any]:
     """The parameters ``doc`` sets for ``command`` (top: only keys that command has)."""
-    from .config_keys import KEYS
-
-    options = KEYS[command]
+    known = keys()
+    options = known[command]
     out: dict[str, Any] = {}
     for key, raw in doc.items():
-        if key in KEYS and top:
+        if key in known and top:
             continue  # a [command] table
         where = f"{key} (as {command} --{key})" if top else f"{command}.{key}"
         if key not in options:
@@ -103,14 +122,14 @@ def _table(path: Path, doc: dict[str, Any], command: str, top: bool) -> dict[str
 
 def check(path: Path, doc: dict[str, Any]) -> Defaults:
     """Every key checked (unknown ones are errors), and the defaults of every command."""
-    from .config_keys import KEYS
+    known = keys()
 
-    every = {key for options in KEYS.values() for key in options}
+    every = {key for options in known.values() for key in options}
     for key, raw in doc.items():
-        if key in KEYS:
+        if key in known:
             if not isinstance(raw, dict):
                 raise _bad(path, key, f"expected a [{key}] table")
-            unknown = sorted(set(raw) - set(KEYS[key]))
+            unknown = sorted(set(raw) - set(known[key]))
             if unknown:
                 raise _bad(path, f"{key}.{unknown[0]}", f"{key} has no --{unknown[0]} option")
         elif isinstance(raw, dict):
@@ -120,7 +139,7 @@ def check(path: Path, doc: dict[str, Any]) -> Defaults:
         elif key in NOT_DEFAULTS:
             raise _bad(path, key, _WHY_NOT.get(key, _NOT_READ))
     commands: dict[str, dict[str, Any]] = {}
-    for command in KEYS:
+    for command in known:
         values = _table(path, doc, command, top=True)
         values.update(_table(path, doc.get(command, {}), command, top=False))
         if values:
@@ -208,16 +227,18 @@ OPERATOR_ONLY = {
 OUTPUT_FORMS = frozenset({"as_json", "jsonl", "layout"})
 
 
-def lenient(command: str, params: dict[str, Any], from_file: frozenset[str]) -> dict[str, Any]:
-    """The command line always wins: the file's values (``from_file``: the parameters Click
-    took from it) give way to an output form given on the command line (`json = true` in
-    the file and `--jsonl` or `--format plain` typed), and, under --as, the operator's
-    defaults give way to the built-in ones (the agent's answer is upstream's)."""
+def lenient(
+    command: str, params: dict[str, Any], sources: Mapping[str, str | None]
+) -> dict[str, Any]:
+    """The command line always wins: the file's values (the parameters whose source, as
+    Click says, is DEFAULT_MAP) give way to an output form given on the command line
+    (`json = true` in the file and `--jsonl` or `--format plain` typed), and, under --as,
+    the operator's defaults give way to the built-in ones (the agent's answer is upstream's)."""
+    from_file = frozenset(n for n, source in sources.items() if source == "DEFAULT_MAP")
     if not from_file:
         return params
     out = dict(params)
-    typed = {n for n in OUTPUT_FORMS - from_file if n in out and out[n] not in (False, "auto")}
-    if typed:
+    if any(sources.get(n) == "COMMANDLINE" for n in OUTPUT_FORMS):
         for dest in OUTPUT_FORMS & from_file:
             del out[dest]  # the built-in default
     if out.get("as_key") is not None:

@@ -1,11 +1,11 @@
 """Index failures: a transcript whose planning or writing raises is that transcript's problem.
 
 Its claim is released, the failure is remembered against what failed (index_failures: the
-transcript's revision and next_seq, and stale.failure_key: the redaction rules and the tool
+transcript's revision and next_seq, and pending.failure_key: the redaction rules and the tool
 version) and reported; the run goes on with the others. While all of those are unchanged the
-transcript is not stale (stale.py): it is reported as failed (`status`, search's `unindexed`)
-instead of being retried by every run; `reindex --full` retries it. Store failures (locked, full,
-corrupt) are not caught here: they end the run (exit 3).
+transcript is not stale (store/pending.py): it is reported as failed (`status`, search's
+`unindexed`) instead of being retried by every run; `reindex --full` retries it. Store
+failures (locked, full, corrupt) are not caught here: they end the run (exit 3).
 """
 
 from __future__ import annotations
@@ -16,8 +16,7 @@ from typing import TYPE_CHECKING
 
 from openclaw_sessions.reports import Issue
 from openclaw_sessions.store.db import describe, is_store_failure, now_ms, transaction
-
-from .stale import current_failures, failure_key
+from openclaw_sessions.store.pending import current_failures, failure_key
 
 if TYPE_CHECKING:
     from openclaw_sessions.redact import Redactor

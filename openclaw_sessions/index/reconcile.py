@@ -16,12 +16,12 @@ from openclaw_sessions.redact import Redactor
 from openclaw_sessions.reports import Progress, ReindexReport
 from openclaw_sessions.store import branches, pending
 from openclaw_sessions.store.db import is_store_failure, now_ms, set_meta, transaction
+from openclaw_sessions.store.pending import stale_ids
 
 from . import index_rows, plan
 from .claims import ClaimLost, check_claim, claim_many, new_token, release_all
 from .failures import Failures, IndexFailure, failed
 from .plan import PlannedIndex, plan_or_failure
-from .stale import stale_ids
 
 BATCH_ROWS = 1024
 # Small transcripts are rebuilt together, up to this many events per write transaction.

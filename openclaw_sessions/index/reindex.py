@@ -10,7 +10,7 @@ from openclaw_sessions.redact import Redactor
 from openclaw_sessions.reports import Bars, Progress, ReindexReport, no_bars
 from openclaw_sessions.store import paths
 from openclaw_sessions.store.db import open_store
-from openclaw_sessions.store.state import StateScope
+from openclaw_sessions.store.paths import StateScope
 
 from . import locks
 from .reconcile import reconcile

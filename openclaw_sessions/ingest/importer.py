@@ -19,7 +19,7 @@ from openclaw_sessions.index.reindex import reindex_agent
 from openclaw_sessions.redact import Redactor
 from openclaw_sessions.reports import Bars, ImportReport, Issue, Progress, ReindexReport, no_bars
 from openclaw_sessions.store import db, paths
-from openclaw_sessions.store.state import StateScope
+from openclaw_sessions.store.paths import StateScope
 
 from . import (
     deleted,

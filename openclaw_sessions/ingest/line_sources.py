@@ -188,14 +188,47 @@ class UpstreamUnreadable(OSError):
     transcript's reported problem, never mistaken for a failure of our store."""
 
 
-class EventSource:
-    """A session's rows as JSONL lines: line_no = seq + 1, resumed at `seq >= lines_consumed`.
-
-    The stored fingerprint is `upstream1 <generation> <rows> <first-row hash> <last-row hash>`:
-    a resume re-reads two rows (the first and the last consumed) and counts the rest, so an
+class Fingerprinted:
+    """The fingerprint of an upstream session's rows read so far (EventSource, and ColdSource
+    for the rows gone cold): `upstream1 <generation> <rows> <first-row hash> <last-row hash>`.
+    A resume checks the count and re-reads two rows (the first and the last consumed), so an
     unchanged session costs two row reads, and rewritten, deleted or reordered rows are told
-    from appends.
-    """
+    from appends."""
+
+    generation: str
+    counters: Counters
+    partial = False
+    rows, first, last = 0, "", b""
+
+    def _parts(self, fingerprint: str) -> list[str] | None:
+        """The stored fingerprint's fields, if it is one of this generation."""
+        parts = fingerprint.split(" ")
+        mine = len(parts) == 5 and parts[0] == _FP and parts[1] == self.generation
+        return parts if mine else None
+
+    def _resumed(self, parts: list[str], first: bytes | None, last: bytes | None) -> bool:
+        """Are the first and last rows consumed the ones fingerprinted? Then resume after them."""
+        if first is None or last is None or [_digest(first), _digest(last)] != parts[3:]:
+            return False
+        self.rows, self.first, self.last = int(parts[2]), parts[3], last
+        return True
+
+    def _read(self, payload: bytes) -> None:
+        if not self.rows:
+            self.first = _digest(payload)
+        self.rows += 1
+        self.last = payload
+        self.counters.rows_read += 1
+
+    def restart(self) -> None:
+        self.rows, self.first, self.last = 0, "", b""
+
+    def fingerprint(self) -> str:
+        return f"{_FP} {self.generation} {self.rows} {self.first} {_digest(self.last)}"
+
+
+class EventSource(Fingerprinted):
+    """A session's rows as JSONL lines: line_no = seq + 1, resumed at `seq >= lines_consumed`."""
 
     def __init__(
         self,
@@ -212,8 +245,6 @@ class EventSource:
         self.cols = "CAST(event_json AS BLOB)" + (
             ", event_zstd, event_utf8_bytes" if compressed else ""
         )
-        self.partial = False
-        self.rows, self.first, self.last = 0, "", b""
         self._dctx: Any = None
         self._in_txn = False
         if wal:  # one consistent snapshot; a WAL reader never blocks the writer
@@ -264,26 +295,18 @@ class EventSource:
         return self._payload(tuple(row[0])) if row else None
 
     def resume(self, bytes_consumed: int, lines_consumed: int, fingerprint: str) -> bool:
-        parts = fingerprint.split(" ")
-        if len(parts) != 5 or parts[0] != _FP or parts[1] != self.generation:
+        parts = self._parts(fingerprint)
+        if parts is None:
             return False
         count = "SELECT count(*) FROM transcript_events WHERE session_id = ? AND seq < ?"
         n = int(self._q(count, (self.session_id, lines_consumed))[0][0])
         if n != int(parts[2]) or n == 0:
             return False
         first = self._row("ORDER BY seq LIMIT 1")
-        last = self._row("AND seq = ?", lines_consumed - 1)
-        if first is None or last is None or [_digest(first), _digest(last)] != parts[3:]:
-            return False
-        self.rows, self.first, self.last = n, parts[3], last
-        return True
-
-    def restart(self) -> None:
-        self.rows, self.first, self.last = 0, "", b""
+        return self._resumed(parts, first, self._row("AND seq = ?", lines_consumed - 1))
 
     def lines(self, line_no: int) -> Iterator[tuple[int, bytes]]:
         seq = line_no
-        counters = self.counters
         while True:
             rows = self._q(
                 f"SELECT seq, {self.cols} FROM transcript_events WHERE session_id = ?"
@@ -292,11 +315,7 @@ class EventSource:
             )
             for row in rows:
                 payload = self._payload(tuple(row))
-                if not self.rows:
-                    self.first = _digest(payload)
-                self.rows += 1
-                self.last = payload
-                counters.rows_read += 1
+                self._read(payload)
                 if isinstance(payload, BadLine):
                     yield int(row[0]) + 1, payload
                 else:
@@ -304,9 +323,6 @@ class EventSource:
             if len(rows) < SLICE:
                 return
             seq = int(rows[-1][0]) + 1
-
-    def fingerprint(self) -> str:
-        return f"{_FP} {self.generation} {self.rows} {self.first} {_digest(self.last)}"
 
     def close(self) -> None:
         """End the read transaction (nothing to commit: it only releases the snapshot)."""

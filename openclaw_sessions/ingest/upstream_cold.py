@@ -29,7 +29,7 @@ from collections.abc import Iterator
 from pathlib import Path
 from typing import Any
 
-from .line_sources import _FP, Counters, _digest
+from .line_sources import Counters, Fingerprinted
 from .regular import open_regular
 from .upstream_db import ColdArchive
 
@@ -141,47 +141,29 @@ def decode(data: bytes, a: ColdArchive) -> list[tuple[int, bytes]]:
     return events
 
 
-class ColdSource:
+class ColdSource(Fingerprinted):
     """A cold archive's events as EventSource would give the same rows: line_no = seq + 1,
     resumed at ``seq >= lines_consumed``, fingerprinted the same way."""
-
-    partial = False
 
     def __init__(
         self, events: list[tuple[int, bytes]], generation: str, counters: Counters
     ) -> None:
         self.events, self.generation, self.counters = events, generation, counters
-        self.rows, self.first, self.last = 0, "", b""
 
     def resume(self, bytes_consumed: int, lines_consumed: int, fingerprint: str) -> bool:
-        parts = fingerprint.split(" ")
-        if len(parts) != 5 or parts[0] != _FP or parts[1] != self.generation:
-            return False
+        parts = self._parts(fingerprint)
         n = sum(1 for seq, _ in self.events if seq < lines_consumed)
+        if parts is None or n != int(parts[2]) or n == 0:
+            return False
         last = next((p for seq, p in self.events if seq == lines_consumed - 1), None)
-        if n != int(parts[2]) or n == 0 or last is None:
-            return False
-        if [_digest(self.events[0][1]), _digest(last)] != parts[3:]:
-            return False
-        self.rows, self.first, self.last = n, parts[3], last
-        return True
-
-    def restart(self) -> None:
-        self.rows, self.first, self.last = 0, "", b""
+        return self._resumed(parts, self.events[0][1], last)
 
     def lines(self, line_no: int) -> Iterator[tuple[int, bytes]]:
         for seq, payload in self.events:
             if seq < line_no:
                 continue
-            if not self.rows:
-                self.first = _digest(payload)
-            self.rows += 1
-            self.last = payload
-            self.counters.rows_read += 1
+            self._read(payload)
             yield seq + 1, payload + b"\n"
-
-    def fingerprint(self) -> str:
-        return f"{_FP} {self.generation} {self.rows} {self.first} {_digest(self.last)}"
 
     def close(self) -> None:
         return None

@@ -17,15 +17,30 @@ from typing import Any, NamedTuple
 from openclaw_sessions import config
 from openclaw_sessions.errors import UsageError
 from openclaw_sessions.policy import visibility
-from openclaw_sessions.read.scope import McpOptions, caller_policy
+from openclaw_sessions.read.scope import caller_policy
 from openclaw_sessions.store import paths
+from openclaw_sessions.store.paths import StateScope
 from openclaw_sessions.store.sessions import SessionLookup
-from openclaw_sessions.store.state import StateScope
 
 OPERATOR_WARNING = (
     "warning: mcp --operator: every session of every agent under {root} is exposed to whoever"
     " talks to this server (no visibility rules apply); serve an agent with --as KEY instead"
 )
+
+
+class McpOptions(NamedTuple):
+    """`mcp`'s options: who the server answers as (resolve); each field declares the CLI
+    parameter of its name (type, default). Here, beside what reads it: this module does not
+    load the MCP SDK, so the CLI declares `mcp` without it."""
+
+    as_key: str | None = None
+    operator: bool = False
+    state_dir: Path | None = None
+    agent: str = paths.DEFAULT_AGENT
+    visibility: str | None = None
+    sandboxed: bool = False
+    check: bool = False  # start the server as a host does, say what it sees, stop
+    print_config: str | None = None  # a host's configuration for this server (mcp/hosts.py)
 
 
 class Identity(NamedTuple):

@@ -14,14 +14,14 @@ from pathlib import Path
 from typing import NamedTuple
 
 from openclaw_sessions.errors import UsageError
-from openclaw_sessions.index.stale import any_stale
 from openclaw_sessions.model.when import parse_window
 from openclaw_sessions.policy import kinds
 from openclaw_sessions.policy.cut import safe_cut
 from openclaw_sessions.redact import Redactor
 from openclaw_sessions.store import paths
 from openclaw_sessions.store.db import open_store, transaction
-from openclaw_sessions.store.state import StateScope
+from openclaw_sessions.store.paths import StateScope
+from openclaw_sessions.store.pending import any_stale
 
 from . import search_sql
 from .models import Hit, SearchResult

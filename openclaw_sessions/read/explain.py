@@ -13,11 +13,10 @@ import json
 import sqlite3
 from typing import Any
 
-from openclaw_sessions.index import stale
 from openclaw_sessions.model import extract, wellformed
 from openclaw_sessions.policy import fts_query
 from openclaw_sessions.redact import Redactor
-from openclaw_sessions.store import rawcodec
+from openclaw_sessions.store import pending, rawcodec
 from openclaw_sessions.store.migrations import BIGRAM_TOKENIZER, PRIMARY_TOKENIZER
 
 from .scope import SESSION_JOIN
@@ -51,7 +50,7 @@ def occurrences(
     kept, params = kept_rows(Filters(sessions=sessions), f"{table}.rowid")
     sql = (
         f"SELECT 1 FROM {table} JOIN index_rows r ON r.row_id = {table}.rowid{JOINS}"
-        f" WHERE {table} MATCH ?{kept} AND {stale.fresh()} AND {visible} LIMIT ?"
+        f" WHERE {table} MATCH ?{kept} AND {pending.fresh()} AND {visible} LIMIT ?"
     )
     return int(
         conn.execute(f"SELECT count(*) FROM ({sql})", [expr, *params, fp, cap]).fetchone()[0]
@@ -215,9 +214,9 @@ def _expressions(plan: fts_query.QueryPlan) -> dict[str, Any]:
 def pending_sessions(conn: sqlite3.Connection, fingerprint: str, visible: str) -> int:
     """Stale transcripts the caller may see: none at all is the O(1) answer of the common case;
     else each stale one (of the pending set, when it is kept for this fingerprint) is checked."""
-    if not stale.any_stale(conn, fingerprint):
+    if not pending.any_stale(conn, fingerprint):
         return 0
-    ids = stale.stale_ids(conn, fingerprint)
+    ids = pending.stale_ids(conn, fingerprint)
     row = conn.execute(
         f"SELECT count(*) FROM transcripts t{SESSION_JOIN} WHERE t.transcript_id IN"
         f" (SELECT value FROM json_each(?)) AND {visible}",

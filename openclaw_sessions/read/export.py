@@ -24,8 +24,8 @@ from openclaw_sessions.errors import StoreError, UsageError
 from openclaw_sessions.policy import bundle
 from openclaw_sessions.store import paths, upstream_archived
 from openclaw_sessions.store.db import open_store
+from openclaw_sessions.store.paths import StateScope
 from openclaw_sessions.store.sessions import raw_lines
-from openclaw_sessions.store.state import StateScope
 
 from . import history
 from .generations import generations

@@ -11,6 +11,7 @@ from openclaw_sessions.index import locks
 from openclaw_sessions.policy import keys, visibility
 from openclaw_sessions.redact import Redactor
 from openclaw_sessions.store import paths
+from openclaw_sessions.store.pending import any_stale, current_failures
 from openclaw_sessions.store.sessions import session_ref
 
 from .scope import visible_pending
@@ -25,8 +26,6 @@ def unindexed(
 ) -> int:
     """Sessions in the search's scope whose indexing failed (a poison transcript): they are
     not pending, so they do not make the answer `indexing`; the caller is told instead."""
-    from openclaw_sessions.index.stale import current_failures
-
     policy = policy or visibility.Policy(visibility.Caller(None, agent), ())
     found = set()
     for f in current_failures(conn, fp):
@@ -60,8 +59,6 @@ def stale_kick(
     only of the sessions it searches (scope.visible_pending; ``only``: the one it names):
     the pending set holds every transcript a running reconciler has yet to finish, so
     nothing of its own is missed."""
-    from openclaw_sessions.index.stale import any_stale
-
     agent_dir = paths.agent_dir(root, agent)
     stale = any_stale(conn, redactor.fingerprint)
     if stale and not locks.background_busy(agent_dir):

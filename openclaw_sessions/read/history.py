@@ -33,8 +33,8 @@ from openclaw_sessions.policy.sanitize import TextRedactor
 from openclaw_sessions.store import paths, rawcodec, tombstones
 from openclaw_sessions.store.branches import active_branch
 from openclaw_sessions.store.db import now_ms, open_store
+from openclaw_sessions.store.paths import StateScope
 from openclaw_sessions.store.sessions import SessionLookup
-from openclaw_sessions.store.state import StateScope
 
 from . import window
 from .generations import generations, pick

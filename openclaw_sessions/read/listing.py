@@ -23,9 +23,9 @@ from openclaw_sessions.redact import Redactor
 from openclaw_sessions.store import paths, upstream_archived
 from openclaw_sessions.store.branches import active_messages
 from openclaw_sessions.store.db import open_store, transaction
+from openclaw_sessions.store.paths import StateScope
 from openclaw_sessions.store.pending import FROM, current_failure, params, stale_where
 from openclaw_sessions.store.sessions import SessionLookup, incognito_keys
-from openclaw_sessions.store.state import StateScope
 
 from .generations import generations
 from .scope import caller_policy, register, stores_in_scope

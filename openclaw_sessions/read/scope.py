@@ -14,14 +14,13 @@ from __future__ import annotations
 
 import sqlite3
 from collections.abc import Iterator
-from pathlib import Path
-from typing import NamedTuple, Protocol
+from typing import Protocol
 
 from openclaw_sessions import config
 from openclaw_sessions.policy import keys, visibility
 from openclaw_sessions.store import paths, pending, sessions
+from openclaw_sessions.store.paths import StateScope
 from openclaw_sessions.store.sessions import SessionLookup
-from openclaw_sessions.store.state import StateScope
 
 
 class ActingAs(Protocol):
@@ -33,21 +32,6 @@ class ActingAs(Protocol):
     def visibility(self) -> str | None: ...
     @property
     def sandboxed(self) -> bool: ...
-
-
-class McpOptions(NamedTuple):
-    """`mcp`'s options: who the server answers as (mcp/identity.py resolves them); each field
-    declares the CLI parameter of its name (type, default). Here, below the mcp layer, so that
-    the CLI declares `mcp` without loading the server's package."""
-
-    as_key: str | None = None
-    operator: bool = False
-    state_dir: Path | None = None
-    agent: str = paths.DEFAULT_AGENT
-    visibility: str | None = None
-    sandboxed: bool = False
-    check: bool = False  # start the server as a host does, say what it sees, stop
-    print_config: str | None = None  # a host's configuration for this server (mcp/hosts.py)
 
 
 def caller_policy(

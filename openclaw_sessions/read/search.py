@@ -20,8 +20,8 @@ from openclaw_sessions.policy.fts_query import AS_MAX_LIMIT
 from openclaw_sessions.redact import Redactor
 from openclaw_sessions.store import paths, upstream_archived
 from openclaw_sessions.store.db import open_store, transaction
+from openclaw_sessions.store.paths import StateScope
 from openclaw_sessions.store.sessions import SessionLookup
-from openclaw_sessions.store.state import StateScope
 
 from . import archived, caps, counting, exchange, freshness, ranked, search_sql
 from .models import Hit, HitContext, SearchResult

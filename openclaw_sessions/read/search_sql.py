@@ -16,11 +16,11 @@ from collections.abc import Sequence
 from contextlib import AbstractContextManager, nullcontext
 from typing import Any, NamedTuple
 
-from openclaw_sessions.index import stale
 from openclaw_sessions.policy import fts_query, kinds
 from openclaw_sessions.policy.cut import safe_cut
 from openclaw_sessions.redact import Redactor
 from openclaw_sessions.store.db import transaction
+from openclaw_sessions.store.pending import fresh
 
 from .models import Hit
 from .scope import OPERATOR_VISIBLE, SESSION_JOIN
@@ -65,7 +65,7 @@ def driving_index(plan: fts_query.QueryPlan) -> tuple[str, str]:
 def where_of(f: Filters, fp: str) -> tuple[list[str], list[Any]]:
     """WHERE clauses over r (index_rows), t (transcripts), s (index_state), ss (sessions),
     before LIMIT."""
-    where = [stale.fresh(), f.visible]
+    where = [fresh(), f.visible]
     params: list[Any] = [fp]
     if f.session is not None:
         where.append("(t.session_key = ? OR t.session_id = ?)")

@@ -29,8 +29,8 @@ from openclaw_sessions.errors import UsageError
 from openclaw_sessions.policy import keys
 from openclaw_sessions.store import paths
 from openclaw_sessions.store.db import open_store
+from openclaw_sessions.store.paths import StateScope
 from openclaw_sessions.store.pending import fresh
-from openclaw_sessions.store.state import StateScope
 
 VIEWS = ("sessions", "messages")
 _SESSIONS = (

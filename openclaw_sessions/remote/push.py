@@ -24,7 +24,7 @@ from openclaw_sessions import __version__, config
 from openclaw_sessions.errors import UsageError
 from openclaw_sessions.store import paths
 from openclaw_sessions.store.db import open_store
-from openclaw_sessions.store.state import StateScope
+from openclaw_sessions.store.paths import StateScope
 
 from . import dsn as dsns
 from . import schema, sync

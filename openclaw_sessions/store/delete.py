@@ -11,8 +11,8 @@ from openclaw_sessions.errors import NotFoundError
 from openclaw_sessions.policy import keys
 
 from . import db, paths, tombstones
+from .paths import StateScope
 from .sessions import STORE_STAT
-from .state import StateScope
 
 
 def resolve_delete_target(

@@ -1,12 +1,17 @@
-"""Where things live: the state root, each agent's sessions dir and our database file."""
+"""Where things live: the state root, each agent's sessions dir and our database file; and
+where a command runs (StateScope: the root, its agents, its config and redaction rules)."""
 
 from __future__ import annotations
 
 import re
 from pathlib import Path
+from typing import TYPE_CHECKING, NamedTuple
 
-from openclaw_sessions import settings
-from openclaw_sessions.errors import UsageError
+from openclaw_sessions import config, settings
+from openclaw_sessions.errors import StoreError, UsageError
+
+if TYPE_CHECKING:
+    from openclaw_sessions.redact import Redactor
 
 DB_NAME = "openclaw-sessions.sqlite"
 DEFAULT_AGENT = "main"
@@ -66,3 +71,41 @@ def known_agents(root: Path) -> list[str]:
 
 def agents_with_db(root: Path) -> list[str]:
     return [a for a in known_agents(root) if db_path(root, a).exists()]
+
+
+class StateScope(NamedTuple):
+    """Where a command runs: the state root, the agent (or every agent with a store), and the
+    config and redaction rules that go with that root."""
+
+    root: Path
+    agent: str
+    all_agents: bool = False
+
+    @classmethod
+    def at(cls, state_dir: Path | None, agent: str, all_agents: bool = False) -> StateScope:
+        """--state-dir (else $OPENCLAW_STATE_DIR, else ~/.openclaw) and --agent/--all-agents."""
+        return cls(state_root(state_dir), agent, all_agents)
+
+    @property
+    def config(self) -> config.Config:
+        return config.load_config(self.root)
+
+    def redactor(self) -> Redactor:
+        from openclaw_sessions.redact import build_redactor  # its rules take ~10 ms
+        from openclaw_sessions.secretrefs import secret_values
+
+        cfg = self.config
+        return build_redactor(cfg.redact_patterns, secret_values(cfg, self.root))
+
+    def agents(self) -> list[str]:
+        if self.all_agents:
+            found = agents_with_db(self.root)
+            if not found:
+                raise StoreError(
+                    f"no agent databases under {self.root / 'agents'}",
+                    hint="run `openclaw-sessions import` first, which reads "
+                    + where(self.root),
+                    code="no_agents",
+                )
+            return found
+        return [check_agent_id(self.agent)]

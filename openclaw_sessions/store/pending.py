@@ -1,6 +1,13 @@
 """Staleness, defined once, and the pending set that answers "is anything stale?" in O(1).
 
-`stale_where` is the one definition of a stale transcript (index/stale.py says what it means).
+`stale_where` is the one definition of a stale transcript; what it means, for every reader:
+
+Fresh: a transcript's rows are searchable while its index state is clean, unclaimed (a claimed
+one is being rewritten) and built under the current redaction rules; appended lines not yet
+indexed do not hide the rows already there. Failed: its planning or writing raised, and it is
+still as it was then (same revision and lines, same rules and code): reported, not retried.
+Stale: never indexed, not fresh, or its index behind its lines; and not failed.
+
 It depends on the redaction fingerprint and on the failure key (the fingerprint and the tool
 version): a reader passes its own as parameters. The pending set (table `index_pending`) holds
 exactly the transcripts that definition selects under the pair recorded in `meta`
@@ -31,6 +38,29 @@ def fresh(fp: str = "?") -> str:
     """The condition on index_state ``s`` under which a transcript's rows are searchable;
     ``fp`` is the SQL expression of the redaction fingerprint."""
     return f"s.needs_rebuild = 0 AND s.claim_token IS NULL AND s.redaction_fp IS {fp}"
+
+
+class Failure(NamedTuple):
+    transcript_id: int
+    session_key: str
+    session_id: str
+    path: str
+    error: str
+    failed_at: int
+
+
+def current_failures(conn: sqlite3.Connection, fingerprint: str) -> list[Failure]:
+    """Transcripts whose indexing failed as they are now (not retried until they change).
+    CROSS JOIN: SQLite's planner would scan every transcript to skip a sort of the few."""
+    rows = conn.execute(
+        "SELECT t.transcript_id, t.session_key, t.session_id, t.source_path, f.error,"
+        " f.failed_at"
+        " FROM index_failures f CROSS JOIN transcripts t ON t.transcript_id = f.transcript_id"
+        " WHERE f.revision = t.revision AND f.next_seq = t.next_seq AND f.fingerprint = ?"
+        " ORDER BY t.session_key, t.transcript_id",
+        (failure_key(fingerprint),),
+    ).fetchall()
+    return [Failure(*r) for r in rows]
 
 
 def current_failure(key: str) -> str:

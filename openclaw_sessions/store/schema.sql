@@ -128,7 +128,7 @@ CREATE TABLE index_state (
 
 -- Transcripts whose planning or indexing raised, and against what: they are not retried
 -- while (revision, next_seq) and the fingerprint (redaction rules + tool version) are the
--- same (stale.py), so one poison transcript is reported by `status`, never retried forever.
+-- same (store/pending.py), so one poison transcript is reported by `status`, never retried forever.
 CREATE TABLE index_failures (
     transcript_id INTEGER PRIMARY KEY REFERENCES transcripts(transcript_id) ON DELETE CASCADE,
     revision      INTEGER NOT NULL,      -- the transcript as it was when it failed

@@ -9,7 +9,7 @@ import typer
 
 from openclaw_sessions.cli import output
 from openclaw_sessions.cli.completion import words
-from openclaw_sessions.cli.options import choice, declare, examples, split
+from openclaw_sessions.cli.options import NoOutput, choice, declare, examples, split
 from openclaw_sessions.errors import ExitCode
 
 SCRIPTS = {
@@ -37,7 +37,7 @@ def script(shell: str) -> str:
 
 def run(params: dict[str, Any]) -> int:
     """Print the shell completion script (it completes session keys, colons and all)."""
-    opts, _out = split(ShellOptions, params)
+    opts, _out = split(ShellOptions, NoOutput, params)
     output.write_text(script(opts.shell))
     return int(ExitCode.OK)
 
@@ -45,6 +45,7 @@ def run(params: dict[str, Any]) -> int:
 command = declare(
     run,
     ShellOptions,
+    NoOutput,
     shell=typer.Argument(
         metavar="SHELL",
         help="bash, zsh or fish.",

@@ -2,32 +2,31 @@
 terminal (a script passes --yes)."""
 
 import sys
-from typing import Any
+from typing import Any, NamedTuple
 
 import typer
 
-from openclaw_sessions.cli import output
+from openclaw_sessions.cli import options, output
 from openclaw_sessions.cli.completion import complete_session_key
-from openclaw_sessions.cli.options import (
-    AGENT,
-    COLOR,
-    JSON,
-    STATE_DIR,
-    Output,
-    declare,
-    examples,
-    split,
-    text,
-)
+from openclaw_sessions.cli.options import declare, examples, split, text
 from openclaw_sessions.errors import ExitCode, UsageError
 from openclaw_sessions.store.delete import DeleteOptions, delete_session, preview_delete
+
+
+class Output(NamedTuple):
+    """How `delete` asks and reports: the core never sees it."""
+
+    yes: bool = False  # do not ask
+    as_json: bool = False
+    color: str = "auto"  # auto | always | never
+
 
 EPILOG = examples("delete agent:main:discord:direct:bob --yes")
 
 
 def run(params: dict[str, Any]) -> int:
     """Delete a session's transcripts and index rows in one transaction."""
-    opts, out = split(DeleteOptions, params)
+    opts, out = split(DeleteOptions, Output, params)
     if not out.yes and not _confirmed(opts, out):
         return int(ExitCode.NOTHING)
     done = delete_session(opts)
@@ -57,6 +56,7 @@ def _confirmed(opts: DeleteOptions, out: Output) -> bool:
 command = declare(
     run,
     DeleteOptions,
+    Output,
     target=typer.Argument(
         metavar="TARGET",
         help="Session key (the session, every generation) or session id (that generation;"
@@ -64,9 +64,9 @@ command = declare(
         autocompletion=complete_session_key,
         callback=text(named=True),
     ),
-    state_dir=STATE_DIR,
-    agent=AGENT,
+    state_dir=options.STATE_DIR,
+    agent=options.AGENT,
     yes=typer.Option("--yes", "-y", help="Do not ask for confirmation."),
-    as_json=JSON,
-    color=COLOR,
+    as_json=options.JSON,
+    color=options.COLOR,
 )

@@ -1,32 +1,27 @@
 """`history`: a session's conversation on its active branch, a page or a window around a
 message, as text (paged on a terminal), JSON, or followed as it grows."""
 
-from typing import Any
+from typing import Any, NamedTuple
 
 import typer
 
-from openclaw_sessions.cli import output
-from openclaw_sessions.cli.options import (
-    AGENT,
-    AS,
-    COLOR,
-    INCLUDE_TOOLS,
-    JSON,
-    KEY,
-    OUTPUT,
-    SANDBOXED,
-    STATE_DIR,
-    TIME,
-    UTC,
-    VISIBILITY_MODE,
-    count,
-    declare,
-    examples,
-    split,
-    text,
-)
+from openclaw_sessions.cli import options, output
+from openclaw_sessions.cli.options import count, declare, examples, split, text, times
 from openclaw_sessions.errors import ExitCode, UsageError
 from openclaw_sessions.read.history import HistoryOptions, history
+
+
+class Output(NamedTuple):
+    """How `history` prints: the core never sees it."""
+
+    as_json: bool = False
+    jsonl: bool = False
+    no_pager: bool = False
+    follow: bool = False  # then what is appended, until Ctrl-C
+    utc: bool = False
+    time: str = "absolute"  # absolute | relative
+    color: str = "auto"  # auto | always | never
+
 
 EPILOG = examples(
     "history agent:main:main --limit 20",
@@ -39,7 +34,7 @@ EPILOG = examples(
 
 def run(params: dict[str, Any]) -> int:
     """Read a session's conversation on its active branch, paged or around a message."""
-    opts, out = split(HistoryOptions, params)
+    opts, out = split(HistoryOptions, Output, params)
     if out.follow and (out.as_json or opts.around is not None or opts.offset is not None):
         raise UsageError(
             "--follow shows the newest messages, then each new one, as text or JSON lines",
@@ -58,7 +53,7 @@ def run(params: dict[str, Any]) -> int:
 
         history_view.show(
             result,
-            out.times(),
+            times(out),
             whole=opts.uncapped,
             liftable=opts.as_key is None,
             use_pager=not out.no_pager and not out.follow,
@@ -66,16 +61,17 @@ def run(params: dict[str, Any]) -> int:
     if out.follow:
         from openclaw_sessions.cli import follow
 
-        follow.follow(opts, result, out.times(), jsonl=out.jsonl)
+        follow.follow(opts, result, times(out), jsonl=out.jsonl)
     return int(ExitCode.OK if result.messages else ExitCode.NOTHING)
 
 
 command = declare(
     run,
     HistoryOptions,
-    key=KEY,
-    state_dir=STATE_DIR,
-    agent=AGENT,
+    Output,
+    key=options.KEY,
+    state_dir=options.STATE_DIR,
+    agent=options.AGENT,
     limit=typer.Option(
         "--limit",
         "-n",
@@ -103,7 +99,7 @@ command = declare(
         help="Generation that owns the --around message (a hit's sessionId, or a prefix).",
         callback=text(named=True),
     ),
-    include_tools=INCLUDE_TOOLS,
+    include_tools=options.INCLUDE_TOOLS,
     full=typer.Option(
         "--full",
         help="Every message, each whole (no text or page caps; still redacted; not with --as).",
@@ -114,27 +110,27 @@ command = declare(
         help="Cap on the page's JSON size (0: none, as --full; not with --as).",
         callback=count(least=0),
     ),
-    as_key=AS,
-    visibility=VISIBILITY_MODE,
-    sandboxed=SANDBOXED,
-    as_json=JSON,
+    as_key=options.AS,
+    visibility=options.VISIBILITY_MODE,
+    sandboxed=options.SANDBOXED,
+    as_json=options.JSON,
     jsonl=typer.Option(
         "--jsonl",
         help="One message object per line (with --follow: each new one as it comes).",
-        rich_help_panel=OUTPUT,
+        rich_help_panel=options.OUTPUT,
     ),
     no_pager=typer.Option(
         "--no-pager",
         help="Never page (default: $PAGER, else less, on a terminal).",
-        rich_help_panel=OUTPUT,
+        rich_help_panel=options.OUTPUT,
     ),
     follow=typer.Option(
         "--follow",
         "-f",
         help="Then print new messages as the transcript grows, until Ctrl-C (no pager).",
-        rich_help_panel=OUTPUT,
+        rich_help_panel=options.OUTPUT,
     ),
-    utc=UTC,
-    time=TIME,
-    color=COLOR,
+    utc=options.UTC,
+    time=options.TIME,
+    color=options.COLOR,
 )

@@ -3,26 +3,27 @@ doctor-style), then the reconciliation when the import was small or someone wait
 terminal (--reindex / --no-reindex say it outright)."""
 
 import sys
-from typing import Any
+from typing import Any, NamedTuple
 
 import typer
 
-from openclaw_sessions.cli import output
+from openclaw_sessions.cli import options, output
 from openclaw_sessions.cli.completion import complete_agent
-from openclaw_sessions.cli.options import (
-    COLOR,
-    JSON,
-    QUIET,
-    STATE_DIR,
-    declare,
-    examples,
-    split,
-    text,
-)
+from openclaw_sessions.cli.options import declare, examples, split, text
 from openclaw_sessions.errors import ExitCode
 from openclaw_sessions.ingest.importer import ImportOptions, import_sources
 
 from .reindex import bars
+
+
+class Output(NamedTuple):
+    """How `import` reports: the core never sees it."""
+
+    as_json: bool = False
+    quiet: bool = False
+    verbose: bool = False  # every problem, not only the new ones
+    color: str = "auto"  # auto | always | never
+
 
 EPILOG = examples(
     "import",
@@ -33,10 +34,10 @@ EPILOG = examples(
 
 def run(params: dict[str, Any]) -> int:
     """Bulk-load legacy JSONL transcripts (idempotent, doctor-style)."""
-    opts, out = split(ImportOptions, params)
+    opts, out = split(ImportOptions, Output, params)
     if opts.reindex is None and sys.stderr.isatty():  # someone waits to search: index now
         opts = opts._replace(reindex=True)
-    done = import_sources(opts, bars(out))
+    done = import_sources(opts, bars(not out.quiet and not out.as_json))
     if out.as_json:
         report = done.report.to_json()
         if done.reindexed:
@@ -55,13 +56,14 @@ def run(params: dict[str, Any]) -> int:
 command = declare(
     run,
     ImportOptions,
+    Output,
     sources=typer.Argument(
         metavar="SOURCES",
         help="State roots, sessions dirs, .jsonl(.zst) files or upstream agent databases"
         " (default: every <root>/agents/*/sessions).",
         show_default=False,
     ),
-    state_dir=STATE_DIR,
+    state_dir=options.STATE_DIR,
     agent=typer.Option(
         "--agent",
         metavar="ID",
@@ -88,10 +90,10 @@ command = declare(
         help="Bring back a session `delete` removed (repeatable; else it stays deleted).",
         callback=text(named=True),
     ),
-    as_json=JSON,
-    quiet=QUIET,
+    as_json=options.JSON,
+    quiet=options.QUIET,
     verbose=typer.Option(
         "--verbose", "-v", help="Every issue on its own line (default: one line per kind)."
     ),
-    color=COLOR,
+    color=options.COLOR,
 )

@@ -2,36 +2,28 @@
 with no query, in the forms `search` prints (a table, plain lines, JSON, JSON lines)."""
 
 import sys
-from typing import Any
+from typing import Any, NamedTuple
 
 import typer
 
-from openclaw_sessions.cli import output
-from openclaw_sessions.cli.options import (
-    AGENT,
-    ALL_AGENTS,
-    COLOR,
-    JSON,
-    KEY_GLOB,
-    KIND,
-    NO_PAGER,
-    NOT_KIND,
-    OUTPUT,
-    ROLE,
-    SINCE,
-    STATE_DIR,
-    TIME,
-    UNTIL,
-    UTC,
-    count,
-    declare,
-    examples,
-    layout,
-    split,
-)
+from openclaw_sessions.cli import options, output
+from openclaw_sessions.cli.options import count, declare, examples, layout, split, times
 from openclaw_sessions.errors import ExitCode
 from openclaw_sessions.read.activity import LogOptions, activity
-from openclaw_sessions.read.models import SearchResult
+from openclaw_sessions.read.models import INDEXING_NOTE, SearchResult
+
+
+class Output(NamedTuple):
+    """How `log` prints: the core never sees it."""
+
+    as_json: bool = False
+    jsonl: bool = False
+    layout: str = "auto"  # --format: auto | table | plain
+    no_pager: bool = False
+    utc: bool = False
+    time: str = "absolute"  # absolute | relative
+    color: str = "auto"  # auto | always | never
+
 
 EPILOG = examples(
     "log",
@@ -43,7 +35,7 @@ EPILOG = examples(
 
 def run(params: dict[str, Any]) -> int:
     """What the agents said lately, newest first, across sessions (no query)."""
-    opts, out = split(LogOptions, params)
+    opts, out = split(LogOptions, Output, params)
     result = activity(opts)
     code = int(ExitCode.OK if result.hits else ExitCode.NOTHING)
     if out.as_json:
@@ -55,9 +47,9 @@ def run(params: dict[str, Any]) -> int:
         for h in result.hits:
             output.echo_json(h.to_json())
     elif out.layout == "table" or (out.layout == "auto" and sys.stdout.isatty()):
-        render.search_table(result, out.times(), footer=False, use_pager=not out.no_pager)
+        render.search_table(result, times(out), footer=False, use_pager=not out.no_pager)
     else:
-        render.search_lines(result, out.times(), footer=False)
+        render.search_lines(result, times(out), footer=False)
     _footer(result)
     return code
 
@@ -65,8 +57,6 @@ def run(params: dict[str, Any]) -> int:
 def _footer(result: SearchResult) -> None:
     """`log`'s notes: older messages exist, indexing is behind, or nothing in the window."""
     if result.indexing:
-        from openclaw_sessions.read.models import INDEXING_NOTE
-
         output.note(f"warning: {INDEXING_NOTE}")
     if result.truncated:
         output.note("older messages exist: raise --limit, or narrow with --since")
@@ -77,23 +67,26 @@ def _footer(result: SearchResult) -> None:
 command = declare(
     run,
     LogOptions,
-    state_dir=STATE_DIR,
-    agent=AGENT,
-    all_agents=ALL_AGENTS,
+    Output,
+    state_dir=options.STATE_DIR,
+    agent=options.AGENT,
+    all_agents=options.ALL_AGENTS,
     limit=typer.Option(
         "--limit", "-n", metavar="N", help="Most messages to show.", callback=count()
     ),
-    since=SINCE,
-    until=UNTIL,
-    role=ROLE,
-    kind=KIND,
-    not_kind=NOT_KIND,
-    key=KEY_GLOB,
-    as_json=JSON,
-    jsonl=typer.Option("--jsonl", help="One message object per line.", rich_help_panel=OUTPUT),
+    since=options.SINCE,
+    until=options.UNTIL,
+    role=options.ROLE,
+    kind=options.KIND,
+    not_kind=options.NOT_KIND,
+    key=options.KEY_GLOB,
+    as_json=options.JSON,
+    jsonl=typer.Option(
+        "--jsonl", help="One message object per line.", rich_help_panel=options.OUTPUT
+    ),
     layout=layout("one message"),
-    no_pager=NO_PAGER,
-    utc=UTC,
-    time=TIME,
-    color=COLOR,
+    no_pager=options.NO_PAGER,
+    utc=options.UTC,
+    time=options.TIME,
+    color=options.COLOR,
 )

@@ -11,19 +11,11 @@ from typing import Any
 
 import typer
 
-from openclaw_sessions.cli import output
-from openclaw_sessions.cli.options import (
-    AGENT,
-    AS,
-    SANDBOXED,
-    STATE_DIR,
-    VISIBILITY,
-    VISIBILITY_MODE,
-    declare,
-    examples,
-)
+from openclaw_sessions.cli import options, output
+from openclaw_sessions.cli.options import NoOutput, declare, examples
 from openclaw_sessions.errors import ExitCode, UsageError
-from openclaw_sessions.read.scope import McpOptions
+from openclaw_sessions.mcp import identity
+from openclaw_sessions.mcp.identity import McpOptions
 
 INSTALL = "pip install 'openclaw-sessions[mcp]'"
 EPILOG = examples(
@@ -52,10 +44,8 @@ def run(params: dict[str, Any]) -> int:
     missing = _sdk_missing()
     if missing is not None:
         raise missing
-    from openclaw_sessions.mcp import identity as ident
-
     opts = McpOptions(**params)
-    who = ident.resolve(opts)
+    who = identity.resolve(opts)
     if opts.print_config is not None:
         return _print_config(opts.print_config, who)
     if opts.check:
@@ -67,7 +57,7 @@ def run(params: dict[str, Any]) -> int:
     from openclaw_sessions.mcp.server import serve
 
     if who.operator:
-        print(output.safe(ident.OPERATOR_WARNING.format(root=who.root)), file=sys.stderr)
+        print(output.safe(identity.OPERATOR_WARNING.format(root=who.root)), file=sys.stderr)
     try:
         serve(who)
     except KeyboardInterrupt:
@@ -88,17 +78,18 @@ def _print_config(host: str, who: Any) -> int:
 command = declare(
     run,
     McpOptions,
-    as_key=AS,
+    NoOutput,
+    as_key=options.AS,
     operator=typer.Option(
         "--operator",
         help="Serve every session of every agent, with no visibility rules (instead of"
         " --as; says so on stderr).",
-        rich_help_panel=VISIBILITY,
+        rich_help_panel=options.VISIBILITY,
     ),
-    state_dir=STATE_DIR,
-    agent=AGENT,
-    visibility=VISIBILITY_MODE,
-    sandboxed=SANDBOXED,
+    state_dir=options.STATE_DIR,
+    agent=options.AGENT,
+    visibility=options.VISIBILITY_MODE,
+    sandboxed=options.SANDBOXED,
     check=typer.Option(
         "--check",
         help="Start the server as an MCP host does (absolute command, HOME and PATH only),"

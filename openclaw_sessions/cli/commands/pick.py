@@ -25,18 +25,8 @@ from typing import Any, NamedTuple
 
 import typer
 
-from openclaw_sessions.cli import output
-from openclaw_sessions.cli.options import (
-    AGENT,
-    ALL_AGENTS,
-    COLOR,
-    STATE_DIR,
-    count,
-    declare,
-    examples,
-    split,
-    text,
-)
+from openclaw_sessions.cli import options, output
+from openclaw_sessions.cli.options import count, declare, examples, split, text
 from openclaw_sessions.errors import ExitCode, UsageError
 from openclaw_sessions.store import paths
 
@@ -45,6 +35,14 @@ INSTALL_HINT = (
     " dnf install fzf, brew install fzf;"
     " https://github.com/junegunn/fzf#installation), or use `search | fzf` as the README shows"
 )
+
+
+class Output(NamedTuple):
+    """`pick`'s colour, handed on to export: the core never sees it."""
+
+    color: str = "auto"  # auto | always | never
+
+
 EPILOG = examples(
     "pick deploy",
     "pick --all-agents --limit 200",
@@ -159,18 +157,16 @@ def run(params: dict[str, Any]) -> int:
     """Search as you type in fzf, the conversation around each hit previewed; enter prints
     the hit's session key and message id (tab-separated), ctrl-o reads it in less, ctrl-e
     exports the session as Markdown to stdout."""
-    opts, out = split(PickOptions, params)
+    opts, out = split(PickOptions, Output, params)
     code, picked = run_fzf(opts)
     if picked is None:  # fzf's own status: 1 nothing chosen, 130 Esc or Ctrl-C, 2 its error
         return code
     if picked.action == "ctrl-e":  # the session as Markdown, to stdout
-        from openclaw_sessions.policy.escape import unescape
-
         from . import export
 
         agent = {} if opts.all_agents else {"agent": opts.agent}  # the key is printed escaped
         exported = {
-            "key": unescape(picked.key),
+            "key": output.unescape(picked.key),
             "state_dir": opts.state_dir,
             **agent,
             "color": out.color,
@@ -183,15 +179,16 @@ def run(params: dict[str, Any]) -> int:
 command = declare(
     run,
     PickOptions,
+    Output,
     query=typer.Argument(
         metavar="QUERY",
         help="The first query (then type to search).",
         show_default=False,
         callback=text(empty_ok=True),
     ),
-    state_dir=STATE_DIR,
-    agent=AGENT,
-    all_agents=ALL_AGENTS,
+    state_dir=options.STATE_DIR,
+    agent=options.AGENT,
+    all_agents=options.ALL_AGENTS,
     limit=typer.Option(
         "--limit", "-n", metavar="N", help="Most hits listed per query.", callback=count()
     ),
@@ -200,5 +197,5 @@ command = declare(
         help="Match whole words only as you type (else the word being typed is a prefix"
         " once it has 3 letters: slower on a big store).",
     ),
-    color=COLOR,
+    color=options.COLOR,
 )

@@ -2,24 +2,23 @@
 PostgreSQL. Only this module and remote_search.py reach openclaw_sessions.remote (and
 psycopg, through it)."""
 
-from typing import Any
+from typing import Any, NamedTuple
 
 import typer
 
-from openclaw_sessions.cli import output
+from openclaw_sessions.cli import options, output
 from openclaw_sessions.cli.completion import complete_agent
-from openclaw_sessions.cli.options import (
-    JSON,
-    QUIET,
-    STATE_DIR,
-    TRUSTED_NETWORK,
-    Output,
-    declare,
-    examples,
-    split,
-)
+from openclaw_sessions.cli.options import declare, examples, split
 from openclaw_sessions.errors import ExitCode
 from openclaw_sessions.remote.push import PushOptions, push, retire
+
+
+class Output(NamedTuple):
+    """How `push` reports: the core never sees it."""
+
+    as_json: bool = False
+    quiet: bool = False
+
 
 EPILOG = examples(
     "push 'postgresql://push@db.example/fleet?sslmode=verify-full&sslrootcert=/etc/ssl/fleet-ca.pem'",
@@ -30,7 +29,7 @@ EPILOG = examples(
 
 def run(params: dict[str, Any]) -> int:
     """Send this host's redacted index rows and session metadata to a central PostgreSQL."""
-    opts, out = split(PushOptions, params)
+    opts, out = split(PushOptions, Output, params)
     if opts.retire is not None:
         return _retire(opts, out)
     report = push(opts)
@@ -81,13 +80,14 @@ def _retire(opts: PushOptions, out: Output) -> int:
 command = declare(
     run,
     PushOptions,
+    Output,
     dsn=typer.Argument(
         metavar="DSN",
         help="The central PostgreSQL database (a libpq URI or key=value words); - or"
         " none: $OPENCLAW_SESSIONS_REMOTE.",
         show_default=False,
     ),
-    state_dir=STATE_DIR,
+    state_dir=options.STATE_DIR,
     host=typer.Option(
         "--host", metavar="NAME", help="This gateway's name (default: the hostname)."
     ),
@@ -99,13 +99,13 @@ command = declare(
         autocompletion=complete_agent,
     ),
     all_agents=typer.Option("--all-agents", help="Every agent (the default; overrides --agent)."),
-    trusted_network=TRUSTED_NETWORK,
+    trusted_network=options.TRUSTED_NETWORK,
     retire=typer.Option(
         "--retire",
         metavar="HOST",
         help="Instead of pushing: delete every central row of HOST (a redeployed"
         " container's old name).",
     ),
-    as_json=JSON,
-    quiet=QUIET,
+    as_json=options.JSON,
+    quiet=options.QUIET,
 )

@@ -3,45 +3,41 @@ import and reindex show on a terminal."""
 
 from collections.abc import Callable
 from contextlib import AbstractContextManager
-from typing import TYPE_CHECKING, Any
+from typing import TYPE_CHECKING, Any, NamedTuple
 
 import typer
 
-from openclaw_sessions.cli import output
-from openclaw_sessions.cli.options import (
-    AGENT,
-    ALL_AGENTS,
-    COLOR,
-    JSON,
-    QUIET,
-    STATE_DIR,
-    Output,
-    declare,
-    examples,
-    split,
-)
+from openclaw_sessions.cli import options, output
+from openclaw_sessions.cli.options import declare, examples, split
 from openclaw_sessions.errors import ExitCode
 from openclaw_sessions.index.reindex import ReindexOptions, reindex
 
 if TYPE_CHECKING:
     from openclaw_sessions.reports import Progress
 
+
+class Output(NamedTuple):
+    """How `reindex` reports: the core never sees it."""
+
+    as_json: bool = False
+    quiet: bool = False
+    color: str = "auto"  # auto | always | never
+
+
 EPILOG = examples("reindex --quiet", "reindex --all-agents --full")
 
 
-def bars(out: Output) -> "Callable[[str, str], AbstractContextManager[Progress | None]]":
-    """Progress bars on a terminal, unless the caller asked for quiet or JSON."""
+def bars(shown: bool) -> "Callable[[str, str], AbstractContextManager[Progress | None]]":
+    """Progress bars on a terminal, unless ``shown`` is False (quiet, or JSON)."""
     from openclaw_sessions.cli import render
 
-    return lambda label, unit: render.progress(
-        label, enabled=not out.quiet and not out.as_json, unit=unit
-    )
+    return lambda label, unit: render.progress(label, enabled=shown, unit=unit)
 
 
 def run(params: dict[str, Any]) -> int:
     """Run the reconciliation in the foreground (cron-safe)."""
-    opts, out = split(ReindexOptions, params)
-    reports = reindex(opts, bars(out))
+    opts, out = split(ReindexOptions, Output, params)
+    reports = reindex(opts, bars(not out.quiet and not out.as_json))
     problems = sum(r.problems for r in reports)
     if out.as_json:
         output.echo_json({"agents": [r.to_json() for r in reports]})
@@ -55,12 +51,13 @@ def run(params: dict[str, Any]) -> int:
 command = declare(
     run,
     ReindexOptions,
-    state_dir=STATE_DIR,
-    agent=AGENT,
-    all_agents=ALL_AGENTS,
+    Output,
+    state_dir=options.STATE_DIR,
+    agent=options.AGENT,
+    all_agents=options.ALL_AGENTS,
     full=typer.Option("--full", help="Rebuild every session's index."),
-    as_json=JSON,
-    quiet=QUIET,
+    as_json=options.JSON,
+    quiet=options.QUIET,
     background=typer.Option("--background", hidden=True),
-    color=COLOR,
+    color=options.COLOR,
 )

@@ -12,7 +12,7 @@ import typer
 
 from openclaw_sessions.cli import output
 from openclaw_sessions.cli.completion import words
-from openclaw_sessions.cli.options import declare, examples, split
+from openclaw_sessions.cli.options import NoOutput, declare, examples, split
 from openclaw_sessions.errors import ExitCode, UsageError
 
 # command -> its schema's file stem: what `COMMAND --json` prints ...
@@ -76,7 +76,7 @@ def chosen(opts: SchemaOptions) -> str:
 
 def run(params: dict[str, Any]) -> int:
     """Print the JSON Schema of a command's --json (or --jsonl) output; field names are stable."""
-    opts, _out = split(SchemaOptions, params)
+    opts, _out = split(SchemaOptions, NoOutput, params)
     output.write_text(chosen(opts))
     return int(ExitCode.OK)
 
@@ -84,6 +84,7 @@ def run(params: dict[str, Any]) -> int:
 command = declare(
     run,
     SchemaOptions,
+    NoOutput,
     command=typer.Argument(
         metavar="COMMAND",
         help="A command that prints JSON (default: every one, as one object keyed by command).",

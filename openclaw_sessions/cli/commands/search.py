@@ -2,41 +2,15 @@
 lines, JSON, JSON lines, counts, session keys); with --remote, the fleet's central database
 (remote_search.py)."""
 
-import sys
 from typing import Any
 
 import typer
 
 from openclaw_sessions import settings
-from openclaw_sessions.cli import nul, output
+from openclaw_sessions.cli import nul, options, output
 from openclaw_sessions.cli.completion import complete_agent, complete_session_key, words
-from openclaw_sessions.cli.options import (
-    ALL_AGENTS,
-    AS,
-    COLOR,
-    FILTERS,
-    JSON,
-    KEY_GLOB,
-    KIND,
-    NO_PAGER,
-    NOT_KIND,
-    OUTPUT,
-    ROLE,
-    SANDBOXED,
-    SINCE,
-    STATE_DIR,
-    TIME,
-    UNTIL,
-    UTC,
-    VISIBILITY_MODE,
-    count,
-    declare,
-    examples,
-    layout,
-    null,
-    split,
-    text,
-)
+from openclaw_sessions.cli.options import count, declare, examples, layout, null, split, text
+from openclaw_sessions.cli.search_forms import Output, show
 from openclaw_sessions.errors import ExitCode, UsageError
 from openclaw_sessions.read.search import SearchOptions, search
 
@@ -50,21 +24,12 @@ EPILOG = examples(
     "search FAILED --all-agents --follow --jsonl | jq --unbuffered -r .sessionKey",
 )
 WORDS = "query"  # app.Command: a `-word` that is no option of ours is a query word
-# Was --agent on the command line (or in $OPENCLAW_AGENT)? --remote searches every agent
-# unless it was (the option's callback records it).
-_AGENT_GIVEN: list[bool] = []
-
-
-def _agent_source(ctx: typer.Context, param: typer.CallbackParam, value: str) -> str:
-    source = ctx.get_parameter_source(param.name or "agent")
-    _AGENT_GIVEN[:] = [source is not None and source.name != "DEFAULT"]
-    return value
 
 
 def run(params: dict[str, Any]) -> int:
     """Full-text search of user and assistant text on the active branch."""
     params["query"] = " ".join(params["query"] or ())
-    opts, out = split(SearchOptions, params)
+    opts, out = split(SearchOptions, Output, params)
     if out.layout != "auto" and (out.as_json or out.jsonl):
         raise UsageError("--format is for the human output", hint="drop it, or drop --json/--jsonl")
     if out.null:
@@ -77,31 +42,13 @@ def run(params: dict[str, Any]) -> int:
     if out.remote is not None or out.hosts:
         from openclaw_sessions.cli.remote_search import run_search
 
-        return run_search(opts, out, _AGENT_GIVEN[0] if _AGENT_GIVEN else True)
+        return run_search(opts, out)
     result = search(opts)
     code = int(ExitCode.OK if result.found else ExitCode.NOTHING)
     for agent, why in result.skipped:  # what the answer left out, named; exit 3 says it
         output.error(f"agent {agent} skipped: {why}", "see `openclaw-sessions status`")
         code = int(ExitCode.STORE)
-    if out.as_json:
-        output.echo_json(result.agent_json() if opts.as_key is not None else result.to_json())
-        return code
-    from openclaw_sessions.cli import render
-
-    if out.null:
-        nul.search(result)
-        if result.sessions is None:  # --sessions: nothing to add; hits: the notes under them
-            render.search_footer(result)
-    elif result.match_count is not None or result.sessions is not None:
-        render.search_counts(result, jsonl=out.jsonl)
-    elif out.jsonl:
-        for h in result.hits:
-            output.echo_json(h.agent_json() if opts.as_key is not None else h.to_json())
-        render.search_footer(result)
-    elif out.layout == "table" or (out.layout == "auto" and sys.stdout.isatty()):
-        render.search_table(result, out.times(), use_pager=not (out.no_pager or out.follow))
-    else:
-        render.search_lines(result, out.times())
+    show(out, result, result.to_json(), result, caller=opts.as_key is not None)
     if out.follow:
         from openclaw_sessions.cli.search_follow import follow_search
 
@@ -113,6 +60,7 @@ REMOTE = "Fleet (a central database: see push)"
 command = declare(
     run,
     SearchOptions,
+    Output,
     query=(
         list[str] | None,
         typer.Argument(
@@ -124,16 +72,15 @@ command = declare(
             show_default=False,
         ),
     ),
-    state_dir=STATE_DIR,
+    state_dir=options.STATE_DIR,
     agent=typer.Option(
         "--agent",
         metavar="ID",
         help="Agent id (with --remote: only this agent's rows; default there: every agent).",
         envvar=settings.AGENT,
         autocompletion=complete_agent,
-        callback=_agent_source,
     ),
-    all_agents=ALL_AGENTS,
+    all_agents=options.ALL_AGENTS,
     limit=typer.Option(
         "--limit", "-n", metavar="N", help="Most results to return.", callback=count()
     ),
@@ -143,14 +90,14 @@ command = declare(
         help="Only this session key or id (or a unique prefix of an id).",
         autocompletion=complete_session_key,
         callback=text(named=True),
-        rich_help_panel=FILTERS,
+        rich_help_panel=options.FILTERS,
     ),
-    role=ROLE,
-    kind=KIND,
-    not_kind=NOT_KIND,
-    key=KEY_GLOB,
-    since=SINCE,
-    until=UNTIL,
+    role=options.ROLE,
+    kind=options.KIND,
+    not_kind=options.NOT_KIND,
+    key=options.KEY_GLOB,
+    since=options.SINCE,
+    until=options.UNTIL,
     order=typer.Option(
         "--order",
         metavar="ORDER",
@@ -165,9 +112,9 @@ command = declare(
     relax=typer.Option(
         "--relax", help="When nothing matches every word, show (labelled) what matches most."
     ),
-    as_key=AS,
-    visibility=VISIBILITY_MODE,
-    sandboxed=SANDBOXED,
+    as_key=options.AS,
+    visibility=options.VISIBILITY_MODE,
+    sandboxed=options.SANDBOXED,
     wait=typer.Option("--wait", help="Finish pending indexing first."),
     max_bytes=typer.Option(
         "--max-bytes",
@@ -180,16 +127,16 @@ command = declare(
         "--count",
         "-c",
         help="Print the number of matching messages, no snippets.",
-        rich_help_panel=OUTPUT,
+        rich_help_panel=options.OUTPUT,
     ),
     by_session=typer.Option(
-        "--by-session", help="With --count: one count per session.", rich_help_panel=OUTPUT
+        "--by-session", help="With --count: one count per session.", rich_help_panel=options.OUTPUT
     ),
     sessions=typer.Option(
         "--sessions",
         "-l",
         help="Print the session keys with a match (like rg -l).",
-        rich_help_panel=OUTPUT,
+        rich_help_panel=options.OUTPUT,
     ),
     context=typer.Option(
         "--context",
@@ -197,22 +144,24 @@ command = declare(
         metavar="N",
         help="Show N active-branch messages before and after each hit.",
         callback=count(least=0),
-        rich_help_panel=OUTPUT,
+        rich_help_panel=options.OUTPUT,
     ),
-    as_json=JSON,
-    jsonl=typer.Option("--jsonl", help="One result object per line.", rich_help_panel=OUTPUT),
+    as_json=options.JSON,
+    jsonl=typer.Option(
+        "--jsonl", help="One result object per line.", rich_help_panel=options.OUTPUT
+    ),
     layout=layout("one hit"),
     follow=typer.Option(
         "--follow",
         "-f",
         help="Then print each new hit as it is written (imports every 2 s), until Ctrl-C.",
-        rich_help_panel=OUTPUT,
+        rich_help_panel=options.OUTPUT,
     ),
     null=null("each hit's session key and message id (with --sessions: each key)"),
-    no_pager=NO_PAGER,
-    utc=UTC,
-    time=TIME,
-    color=COLOR,
+    no_pager=options.NO_PAGER,
+    utc=options.UTC,
+    time=options.TIME,
+    color=options.COLOR,
     remote=typer.Option(
         "--remote",
         metavar="DSN",

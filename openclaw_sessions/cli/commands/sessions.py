@@ -1,36 +1,26 @@
 """`sessions`: the session keys, most recently updated first, with their index state."""
 
-from typing import Any
+from typing import Any, NamedTuple
 
 import typer
 
-from openclaw_sessions.cli import nul, output
-from openclaw_sessions.cli.options import (
-    AGENT,
-    ALL_AGENTS,
-    AS,
-    COLOR,
-    FILTERS,
-    JSON,
-    KEY_GLOB,
-    KIND,
-    NO_PAGER,
-    NOT_KIND,
-    OUTPUT,
-    SANDBOXED,
-    STATE_DIR,
-    TIME,
-    UTC,
-    VISIBILITY_MODE,
-    count,
-    declare,
-    examples,
-    null,
-    split,
-    text,
-)
+from openclaw_sessions.cli import nul, options, output
+from openclaw_sessions.cli.options import count, declare, examples, null, split, text, times
 from openclaw_sessions.errors import ExitCode
 from openclaw_sessions.read.listing import SessionsOptions, list_sessions
+
+
+class Output(NamedTuple):
+    """How `sessions` prints: the core never sees it."""
+
+    as_json: bool = False
+    jsonl: bool = False
+    null: bool = False  # -0: the keys NUL-terminated (nul.py)
+    no_pager: bool = False
+    utc: bool = False
+    time: str = "absolute"  # absolute | relative
+    color: str = "auto"  # auto | always | never
+
 
 EPILOG = examples(
     "sessions --since 7d",
@@ -41,7 +31,7 @@ EPILOG = examples(
 
 def run(params: dict[str, Any]) -> int:
     """List session keys, most recently updated first, with their index state."""
-    opts, out = split(SessionsOptions, params)
+    opts, out = split(SessionsOptions, Output, params)
     if out.null:
         nul.check(params)
     listed = list_sessions(opts)
@@ -58,7 +48,7 @@ def run(params: dict[str, Any]) -> int:
     else:
         from openclaw_sessions.cli import render_sessions
 
-        render_sessions.sessions_list(listed, out.times(), use_pager=not out.no_pager)
+        render_sessions.sessions_list(listed, times(out), use_pager=not out.no_pager)
     if listed.truncated and not out.as_json:
         output.note("more sessions exist: raise --limit")
     return int(ExitCode.OK if listed.rows else ExitCode.NOTHING)
@@ -67,26 +57,27 @@ def run(params: dict[str, Any]) -> int:
 command = declare(
     run,
     SessionsOptions,
-    state_dir=STATE_DIR,
-    agent=AGENT,
-    all_agents=ALL_AGENTS,
+    Output,
+    state_dir=options.STATE_DIR,
+    agent=options.AGENT,
+    all_agents=options.ALL_AGENTS,
     since=typer.Option(
         "--since",
         metavar="WHEN",
         help="Updated at or after (ISO date/time, today, yesterday, or a span: 7d, '2 weeks ago').",
         callback=text(),
-        rich_help_panel=FILTERS,
+        rich_help_panel=options.FILTERS,
     ),
     until=typer.Option(
         "--until",
         metavar="WHEN",
         help="Updated before (ISO date/time, today, yesterday, or a span: 7d, '2 weeks ago').",
         callback=text(),
-        rich_help_panel=FILTERS,
+        rich_help_panel=options.FILTERS,
     ),
-    kind=KIND,
-    not_kind=NOT_KIND,
-    key=KEY_GLOB,
+    kind=options.KIND,
+    not_kind=options.NOT_KIND,
+    key=options.KEY_GLOB,
     limit=typer.Option(
         "--limit",
         "-n",
@@ -95,14 +86,16 @@ command = declare(
         callback=count(),
         show_default=False,
     ),
-    as_key=AS,
-    visibility=VISIBILITY_MODE,
-    sandboxed=SANDBOXED,
-    as_json=JSON,
-    jsonl=typer.Option("--jsonl", help="One session object per line.", rich_help_panel=OUTPUT),
+    as_key=options.AS,
+    visibility=options.VISIBILITY_MODE,
+    sandboxed=options.SANDBOXED,
+    as_json=options.JSON,
+    jsonl=typer.Option(
+        "--jsonl", help="One session object per line.", rich_help_panel=options.OUTPUT
+    ),
     null=null("each session key"),
-    no_pager=NO_PAGER,
-    utc=UTC,
-    time=TIME,
-    color=COLOR,
+    no_pager=options.NO_PAGER,
+    utc=options.UTC,
+    time=options.TIME,
+    color=options.COLOR,
 )

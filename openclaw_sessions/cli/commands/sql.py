@@ -4,32 +4,30 @@ line off a terminal, a table on one, `--json` an array of objects, `--jsonl` one
 
 import sys
 from collections.abc import Sequence
-from typing import Any
+from typing import Any, NamedTuple
 
 import typer
 
-from openclaw_sessions.cli import output
-from openclaw_sessions.cli.options import (
-    AGENT,
-    ALL_AGENTS,
-    COLOR,
-    JSON,
-    OUTPUT,
-    STATE_DIR,
-    declare,
-    examples,
-    split,
-    text,
-)
+from openclaw_sessions.cli import options, output
+from openclaw_sessions.cli.options import declare, examples, split, text
 from openclaw_sessions.errors import ExitCode
 from openclaw_sessions.read.sqldoor import SqlOptions, door
+
+
+class Output(NamedTuple):
+    """How `sql` prints: the core never sees it."""
+
+    as_json: bool = False
+    jsonl: bool = False
+    color: str = "auto"  # auto | always | never
+
 
 EPILOG = examples(
     "sql 'SELECT role, count(*) FROM messages GROUP BY role'",
     "sql 'SELECT s.label, count(*) AS n FROM messages m JOIN sessions s USING (session_key)"
     " GROUP BY 1 ORDER BY n DESC' --all-agents",
     "sql \"SELECT date(timestamp / 1000, 'unixepoch') AS day, count(*) FROM messages"
-    " GROUP BY day\" --json | jq .",
+    ' GROUP BY day" --json | jq .',
 )
 
 
@@ -41,7 +39,7 @@ def run(params: dict[str, Any]) -> int:
     """Read-only SQL over two redacted views: sessions (agent_id, session_key, session_id,
     label, updated_at, spawned_by, parent_session_key) and messages (agent_id, session_key,
     session_id, message_id, role, timestamp, text: the indexed user and assistant text)."""
-    opts, out = split(SqlOptions, params)
+    opts, out = split(SqlOptions, Output, params)
     answer = door(opts)
     rows = ([_cell(v) for v in row] for row in answer.rows)
     if out.as_json or out.jsonl:
@@ -79,16 +77,17 @@ def _table(columns: Sequence[str], rows: list[list[Any]]) -> None:
 command = declare(
     run,
     SqlOptions,
+    Output,
     statement=typer.Argument(
         metavar="STATEMENT",
         help="One SELECT over the views sessions and messages.",
         callback=text(),
         show_default=False,
     ),
-    state_dir=STATE_DIR,
-    agent=AGENT,
-    all_agents=ALL_AGENTS,
-    as_json=JSON,
-    jsonl=typer.Option("--jsonl", help="One row object per line.", rich_help_panel=OUTPUT),
-    color=COLOR,
+    state_dir=options.STATE_DIR,
+    agent=options.AGENT,
+    all_agents=options.ALL_AGENTS,
+    as_json=options.JSON,
+    jsonl=typer.Option("--jsonl", help="One row object per line.", rich_help_panel=options.OUTPUT),
+    color=options.COLOR,
 )

@@ -1,0 +1,61 @@
+"""`search`'s output forms, one registry for the local and the remote answer: its Output (what
+the command line says of them) and show, which prints an answer in the form asked for (a
+table, plain lines, JSON, JSON lines, counts, session keys, -0), local or --remote
+(remote_search.py) alike, so that a form is written once."""
+
+from __future__ import annotations
+
+import sys
+from typing import TYPE_CHECKING, Any, NamedTuple
+
+from . import nul, output
+from .options import times
+
+if TYPE_CHECKING:
+    from openclaw_sessions.read.models import SearchResult
+
+
+class Output(NamedTuple):
+    """How `search` prints, and where it searches with --remote: the core never sees it."""
+
+    as_json: bool = False
+    jsonl: bool = False
+    layout: str = "auto"  # --format: auto | table | plain
+    follow: bool = False  # then each new hit, until Ctrl-C
+    null: bool = False  # -0: the names NUL-terminated (nul.py)
+    no_pager: bool = False
+    utc: bool = False
+    time: str = "absolute"  # absolute | relative
+    color: str = "auto"  # auto | always | never
+    remote: str | None = None  # --remote DSN: the central database
+    hosts: list[str] | None = None  # --host NAME…, with --remote
+    trusted_network: bool = False  # --remote: no TLS check (remote/dsn.py)
+    given: frozenset[str] = frozenset()  # the parameters the caller gave (options.declare)
+
+
+def show(
+    out: Output, result: SearchResult, doc: dict[str, Any], people: SearchResult, *, caller: bool
+) -> None:
+    """One answer in the output form asked for, local or --remote (remote_search.py): ``doc``
+    is the operator's JSON and ``people`` what tables and lines show (remote: each hit with
+    its host); an agent (``caller``) gets upstream's JSON of ``result``."""
+    if out.as_json:
+        output.echo_json(result.agent_json() if caller else doc)
+        return
+    from openclaw_sessions.cli import render
+
+    if out.null:
+        nul.search(result)
+        if result.sessions is None:  # --sessions: nothing to add; hits: the notes under them
+            render.search_footer(result)
+    elif result.match_count is not None or result.sessions is not None:
+        lines = doc.get("sessions", [{"count": result.match_count}]) if out.jsonl else None
+        render.search_counts(people, lines)
+    elif out.jsonl:
+        for h, item in zip(result.hits, doc["results"], strict=True):
+            output.echo_json(h.agent_json() if caller else item)
+        render.search_footer(result)
+    elif out.layout == "table" or (out.layout == "auto" and sys.stdout.isatty()):
+        render.search_table(people, times(out), use_pager=not (out.no_pager or out.follow))
+    else:
+        render.search_lines(people, times(out))
