@@ -224,7 +224,7 @@ def lenient(command: str, params: dict[str, Any], from_file: frozenset[str]) -> 
         for dest in OPERATOR_ONLY.get(command, frozenset()) & from_file:
             del out[dest]
         if command == "search" and "limit" in from_file:
-            from openclaw_sessions.policy.fts_query import AS_MAX_LIMIT
+            from openclaw_sessions.policy.limits import AS_MAX_LIMIT
 
             out["limit"] = min(out["limit"], AS_MAX_LIMIT)
     return out

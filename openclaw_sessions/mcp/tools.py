@@ -18,7 +18,7 @@ from typing import Any, NamedTuple
 
 from openclaw_sessions.errors import ForbiddenError, OpenClawError, StoreError
 from openclaw_sessions.model import wellformed
-from openclaw_sessions.read import caps
+from openclaw_sessions.policy.limits import MAX_RESULT_BYTES
 from openclaw_sessions.read.history import MAX_LIMIT, HistoryOptions, history
 from openclaw_sessions.read.search import SearchOptions, search_batch
 from openclaw_sessions.store.db import translate
@@ -124,7 +124,7 @@ def _options(identity: Identity, query: str, a: args.SearchArgs) -> SearchOption
         session=a.session_key,
         since=a.after,
         until=a.before,
-        max_bytes=caps.MAX_RESULT_BYTES,
+        max_bytes=MAX_RESULT_BYTES,
         explain=True,  # caller-safe reasons for an empty answer (reasons.py)
         **identity.options(),
     )
@@ -151,7 +151,7 @@ def _search(identity: Identity, a: args.SearchArgs) -> Answer:
         batch.QueryState(r._replace(explain=None).agent_json()["results"], r.indexing, r.truncated)
         for r in found
     ]
-    body = batch.cap_batch(states, a.limit, caps.MAX_RESULT_BYTES)
+    body = batch.cap_batch(states, a.limit, MAX_RESULT_BYTES)
     notes = tuple(
         f"queries[{i}]: " + reasons.empty_search(r, session_key=a.session_key)
         for i, r in enumerate(found)

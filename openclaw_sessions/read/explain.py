@@ -15,7 +15,7 @@ from typing import Any
 
 from openclaw_sessions.index import stale
 from openclaw_sessions.model import extract, wellformed
-from openclaw_sessions.policy import fts_query
+from openclaw_sessions.policy import cjk, fts_query
 from openclaw_sessions.redact import Redactor
 from openclaw_sessions.store import rawcodec
 from openclaw_sessions.store.migrations import BIGRAM_TOKENIZER, PRIMARY_TOKENIZER
@@ -125,7 +125,7 @@ def _matching(
     try:
         db.execute(f"CREATE VIRTUAL TABLE p USING fts5(text, tokenize='{PRIMARY_TOKENIZER}')")
         db.execute(f'CREATE VIRTUAL TABLE b USING fts5(cjk, tokenize="{BIGRAM_TOKENIZER}")')
-        rows = [(i, t, fts_query.index_bigram_text(t)) for i, t in enumerate(texts)]
+        rows = [(i, t, cjk.index_bigram_text(t)) for i, t in enumerate(texts)]
         db.executemany("INSERT INTO p (rowid, text) VALUES (?, ?)", [r[:2] for r in rows])
         db.executemany("INSERT INTO b (rowid, cjk) VALUES (?, ?)", [(r[0], r[2]) for r in rows])
         out = []

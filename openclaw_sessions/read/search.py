@@ -16,7 +16,7 @@ from typing import Any, NamedTuple
 from openclaw_sessions.errors import StoreError, UsageError
 from openclaw_sessions.model.when import parse_window
 from openclaw_sessions.policy import fts_query, keys, kinds, visibility
-from openclaw_sessions.policy.fts_query import AS_MAX_LIMIT
+from openclaw_sessions.policy.limits import AS_MAX_LIMIT
 from openclaw_sessions.redact import Redactor
 from openclaw_sessions.store import paths, upstream_archived
 from openclaw_sessions.store.db import open_store, transaction

@@ -15,7 +15,7 @@ from typing import TYPE_CHECKING
 
 from openclaw_sessions import settings
 from openclaw_sessions.errors import StoreError
-from openclaw_sessions.policy.fts_query import index_bigram_text
+from openclaw_sessions.policy.cjk import index_bigram_text
 
 from . import migrations, paths
 from .migrations import APP_ID, PAGE_SIZE, SCHEMA_VERSION
