@@ -125,7 +125,6 @@ def _options(identity: Identity, query: str, a: args.SearchArgs) -> SearchOption
         since=a.after,
         until=a.before,
         max_bytes=MAX_RESULT_BYTES,
-        explain=True,  # caller-safe reasons for an empty answer (reasons.py)
         **identity.options(),
     )
 
@@ -137,7 +136,8 @@ def _excluded(identity: Identity, a: args.SearchArgs) -> tuple[str, ...]:
 
 
 def _search(identity: Identity, a: args.SearchArgs) -> Answer:
-    # every query in one read transaction of each store, the caller resolved once
+    # every query in one read transaction of each store, the caller resolved once; an answer
+    # without hits carries the caller-safe explanation its note is made of (reasons.py)
     found = search_batch(
         _options(identity, a.queries[0], a), a.queries, exclude=_excluded(identity, a)
     )

@@ -9,7 +9,7 @@ within a run), one character is a prefix of the bigrams it starts (or the run's 
 A phrase repeated in one query is run once (``fold``): FTS5 costs time quadratic in the
 number of phrases of a row's matches (bm25 and snippet merge every phrase's positions), so
 ``the`` 1,000 times took minutes. ANDing a phrase with itself changes no hit, and bm25 is a sum
-over phrases: the repeats are added back to the score (``QueryPlan.repeats``, read/search_sql.py)
+over phrases: the repeats are added back to the score (``QueryPlan.repeats``, read/search/fts.py)
 so the scores stay upstream's, but for float rounding.
 """
 

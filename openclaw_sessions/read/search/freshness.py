@@ -9,11 +9,9 @@ from pathlib import Path
 
 from openclaw_sessions.index import locks
 from openclaw_sessions.policy import keys, visibility
-from openclaw_sessions.redact import Redactor
+from openclaw_sessions.read.scope import visible_pending
 from openclaw_sessions.store import paths
 from openclaw_sessions.store.sessions import session_ref
-
-from .scope import visible_pending
 
 
 def unindexed(
@@ -51,7 +49,7 @@ def stale_kick(
     conn: sqlite3.Connection,
     root: Path,
     agent: str,
-    redactor: Redactor,
+    fp: str,
     policy: visibility.Policy | None,
     only: str | None,
 ) -> bool:
@@ -63,9 +61,9 @@ def stale_kick(
     from openclaw_sessions.index.stale import any_stale
 
     agent_dir = paths.agent_dir(root, agent)
-    stale = any_stale(conn, redactor.fingerprint)
+    stale = any_stale(conn, fp)
     if stale and not locks.background_busy(agent_dir):
         locks.spawn(root, agent)
     if policy is not None and policy.caller.key is not None:
-        return stale and visible_pending(conn, redactor.fingerprint, only, agent)
+        return stale and visible_pending(conn, fp, only, agent)
     return stale or locks.is_running(agent_dir)

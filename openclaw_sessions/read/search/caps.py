@@ -6,8 +6,7 @@ from __future__ import annotations
 
 from openclaw_sessions.policy.limits import AS_MAX_LIMIT, MAX_RESULT_BYTES
 from openclaw_sessions.policy.sanitize import json_bytes
-
-from .models import Hit
+from openclaw_sessions.read.models import Hit
 
 
 def cap_bytes(hits: list[Hit], max_bytes: int) -> tuple[list[Hit], bool]:
