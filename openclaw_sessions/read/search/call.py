@@ -25,6 +25,8 @@ from openclaw_sessions.read.scope import (
     stores_in_scope,
     visible_sql,
 )
+from openclaw_sessions.redact import fingerprint
+from openclaw_sessions.secretrefs import secret_values
 from openclaw_sessions.store import upstream_archived
 from openclaw_sessions.store.db import open_store, transaction
 from openclaw_sessions.store.sessions import SessionLookup
@@ -78,8 +80,12 @@ class Call(contextlib.ExitStack):
         # the errors come in the order they always have: the query's, the config's, the scope's
         self.plans = [] if self.batch else [self.plan(opts.query)]
         self.config = self.ctx.config
-        self.redactor = self._redactor()
-        self.fingerprint = self.redactor.fingerprint
+        self._rules = (self.config.redact_patterns, secret_values(self.config, self.ctx.root))
+        self._redactor: Redactor | None = None
+        if any(self._rules):  # a bad pattern is an error now, as always
+            self.fingerprint = self.redactor.fingerprint
+        else:  # the default rules: current rows need only their fingerprint (no build)
+            self.fingerprint = fingerprint.defaults()
         self.scope = self._scope()._replace(exclude=exclude)
         self.plans += [self.plan(q) for q in queries or ()]
         self._conns: dict[str, sqlite3.Connection] = {}
@@ -87,13 +93,18 @@ class Call(contextlib.ExitStack):
     def plan(self, query: str) -> fts_query.QueryPlan:
         return ranked.build_plan(query, prefix=self.opts.prefix, literal=self.literal)
 
-    def _redactor(self) -> Redactor:
-        from openclaw_sessions.redact import build_redactor  # its rules take ~10 ms
-        from openclaw_sessions.secretrefs import secret_values
+    @property
+    def redactor(self) -> Redactor:
+        """The config's rules, built when a pass needs them (a row's text off the index: -C,
+        --explain, --wait): a page of current index rows was redacted when it was written."""
+        if self._redactor is None:
+            from openclaw_sessions.redact import build_redactor  # its rules take ~10 ms
 
-        return build_redactor(
-            self.config.redact_patterns, secret_values(self.config, self.ctx.root)
-        )
+            self._redactor = build_redactor(*self._rules)
+        return self._redactor
+
+    def redact_text(self, text: str) -> str:
+        return self.redactor.redact_text(text)
 
     def conn(self, agent: str) -> sqlite3.Connection:
         """Agent ``agent``'s store, opened once per call, the caller's visibility on it."""
@@ -259,7 +270,7 @@ class Call(contextlib.ExitStack):
                     plan,
                     visible=s.visible,
                     operator=operator,
-                    redactor=self.redactor,
+                    redactor=self,
                     matched=s.matched,
                     sessions=s.sessions,
                 )
@@ -279,7 +290,7 @@ class Call(contextlib.ExitStack):
             self.conn,
             self.scope.agents,
             plan,
-            self.redactor,
+            self,
             result,
             deep=self.opts.explain,
             relax_possible=relax_possible,

@@ -16,7 +16,7 @@ import json
 import sqlite3
 from collections import Counter
 from collections.abc import Callable
-from typing import TYPE_CHECKING, Any, NamedTuple
+from typing import Any, NamedTuple, Protocol
 
 from openclaw_sessions.index import stale
 from openclaw_sessions.model import extract, wellformed
@@ -29,8 +29,16 @@ from openclaw_sessions.store.migrations import BIGRAM_TOKENIZER, PRIMARY_TOKENIZ
 
 from .fts import JOINS, Filters, driving_index, kept_rows
 
-if TYPE_CHECKING:
-    from openclaw_sessions.redact import Redactor
+
+class Rules(Protocol):
+    """The redaction rules of a search (a Redactor, or a search call that builds one only
+    when a text off the index must be redacted)."""
+
+    @property
+    def fingerprint(self) -> str: ...
+
+    def redact_text(self, text: str) -> str: ...
+
 
 # Messages off the index matched per term to count its matches there (bounded work; above it
 # the count is a lower bound and says so).
@@ -70,7 +78,7 @@ def _abandoned(
     conn: sqlite3.Connection,
     wanted: list[tuple[str, fts_query.QueryPlan]],
     visible: str,
-    redactor: Redactor,
+    redactor: Rules,
 ) -> list[tuple[int, bool]]:
     """For each (term, plan) of ``wanted``: (count, capped), the user/assistant messages off
     the index (abandoned branches, sessions not indexed yet) whose redacted text matches the
@@ -112,7 +120,7 @@ def _abandoned(
     return _matching(texts, plans, capped)
 
 
-def _message_text(line: str, redactor: Redactor) -> str | None:
+def _message_text(line: str, redactor: Rules) -> str | None:
     """The redacted text the index would hold for a stored message line (None: none)."""
     try:
         obj = wellformed.loads(line)  # lone surrogates: U+FFFD
@@ -163,7 +171,7 @@ def explain(
     *,
     visible: str,
     operator: bool,
-    redactor: Redactor,
+    redactor: Rules,
     matched: bool,
     sessions: tuple[str, ...] | None = None,
 ) -> dict[str, Any]:
@@ -243,7 +251,7 @@ class Absence(NamedTuple):
 
 
 def why_empty(
-    conn: sqlite3.Connection, plan: fts_query.QueryPlan, redactor: Redactor, *, deep: bool
+    conn: sqlite3.Connection, plan: fts_query.QueryPlan, redactor: Rules, *, deep: bool
 ) -> Absence:
     """One agent's part: whether each term occurs in indexed text at all (at most one row
     read per term) and the sessions pending; ``deep`` (--explain asked for it): --explain's counts,
@@ -273,7 +281,7 @@ def absence(
     conn_of: Callable[[str], sqlite3.Connection],
     agents: list[str],
     plan: fts_query.QueryPlan,
-    redactor: Redactor,
+    redactor: Rules,
     result: SearchResult,
     *,
     deep: bool,
