@@ -22,7 +22,7 @@ import typer
 from typer.core import TyperCommand, TyperGroup
 
 from openclaw_sessions import __version__
-from openclaw_sessions.errors import ExitCode, UsageError
+from openclaw_sessions.errors import ExitCode, OpenClawError, UsageError
 
 from . import guard, output
 
@@ -156,7 +156,6 @@ def _defaults(args: list[str]) -> dict[str, Any]:
     """The config file's defaults; a broken file is an error, except for a shell asking for
     completions and for --help/--version (which must still say how to fix it)."""
     from openclaw_sessions import settings
-    from openclaw_sessions.errors import OpenClawError
 
     from . import userconfig
 

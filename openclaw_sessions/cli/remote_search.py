@@ -6,12 +6,11 @@ reach openclaw_sessions.remote (and psycopg, through it)."""
 
 from __future__ import annotations
 
-import sys
 from typing import TYPE_CHECKING, Any
 
 from openclaw_sessions.errors import ExitCode, UsageError
 
-from . import output
+from . import search_forms
 
 if TYPE_CHECKING:
     from openclaw_sessions.read.search import SearchOptions
@@ -33,26 +32,7 @@ def run_search(opts: SearchOptions, out: Any, agent_given: bool) -> int:
     result = found.result
     code = int(ExitCode.OK if result.found else ExitCode.NOTHING)
     caller = opts.as_key is not None
-    if out.as_json:
-        output.echo_json(result.agent_json() if caller else operator_json(found))
-        return code
-    from . import render
-
-    if out.jsonl and result.match_count is None and result.sessions is None:
-        doc = operator_json(found)
-        for h, item in zip(result.hits, doc["results"], strict=True):
-            output.echo_json(h.agent_json() if caller else item)
-        render.search_footer(result)
-        return code
-    shown = result if caller else with_hosts(found)
-    if shown.match_count is not None or shown.sessions is not None:
-        if out.jsonl and not caller:
-            for item in operator_json(found).get("sessions", []):
-                output.echo_json(item)
-        else:
-            render.search_counts(shown, jsonl=out.jsonl)
-    elif out.layout == "table" or (out.layout == "auto" and sys.stdout.isatty()):
-        render.search_table(shown, out.times())
-    else:
-        render.search_lines(shown, out.times())
+    human = result if caller else with_hosts(found)
+    answer = search_forms.Answer(result, lambda: operator_json(found), human, local=False)
+    search_forms.emit(answer, out, caller=caller)
     return code

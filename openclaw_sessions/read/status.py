@@ -14,7 +14,7 @@ from typing import Any, NamedTuple
 from openclaw_sessions.errors import ExitCode, StoreError
 from openclaw_sessions.index import locks
 from openclaw_sessions.index.stale import current_failures, figures
-from openclaw_sessions.redact import Redactor
+from openclaw_sessions.redact import Redactor, build_redactor
 from openclaw_sessions.store import counts, db, paths
 from openclaw_sessions.store.migrations import PRIMARY_TOKENIZER
 from openclaw_sessions.store.state import StateScope
@@ -87,8 +87,6 @@ def status(opts: StatusOptions) -> list[dict[str, Any]]:
 def unusable(root: Path, agent: str, exc: StoreError) -> dict[str, Any]:
     """The status of an agent whose store cannot be opened (health `error`, exit 3); its
     message is redacted, as every string the tool prints (a path may hold anything)."""
-    from openclaw_sessions.redact import build_redactor
-
     message = build_redactor().redact_text(exc.message + (f" ({exc.hint})" if exc.hint else ""))
     return {
         "agentId": agent,

@@ -30,8 +30,6 @@ def _code_key() -> str:
 
 def defaults() -> str:
     """The fingerprint of the default rules (no user pattern, no secret value)."""
-    if not settings.regex_cache():
-        return _computed()
     key = _code_key()
     path = settings.regex_cache_dir() / "redaction-fingerprint"
     try:

@@ -31,7 +31,7 @@ from openclaw_sessions.cli.options import (
 )
 from openclaw_sessions.errors import ExitCode
 from openclaw_sessions.read.activity import LogOptions, activity
-from openclaw_sessions.read.models import SearchResult
+from openclaw_sessions.read.models import INDEXING_NOTE, SearchResult
 
 EPILOG = examples(
     "log",
@@ -65,8 +65,6 @@ def run(params: dict[str, Any]) -> int:
 def _footer(result: SearchResult) -> None:
     """`log`'s notes: older messages exist, indexing is behind, or nothing in the window."""
     if result.indexing:
-        from openclaw_sessions.read.models import INDEXING_NOTE
-
         output.note(f"warning: {INDEXING_NOTE}")
     if result.truncated:
         output.note("older messages exist: raise --limit, or narrow with --since")

@@ -2,13 +2,12 @@
 lines, JSON, JSON lines, counts, session keys); with --remote, the fleet's central database
 (remote_search.py)."""
 
-import sys
 from typing import Any
 
 import typer
 
 from openclaw_sessions import settings
-from openclaw_sessions.cli import nul, output
+from openclaw_sessions.cli import nul, output, search_forms
 from openclaw_sessions.cli.completion import complete_agent, complete_session_key, words
 from openclaw_sessions.cli.options import (
     ALL_AGENTS,
@@ -83,25 +82,7 @@ def run(params: dict[str, Any]) -> int:
     for agent, why in result.skipped:  # what the answer left out, named; exit 3 says it
         output.error(f"agent {agent} skipped: {why}", "see `openclaw-sessions status`")
         code = int(ExitCode.STORE)
-    if out.as_json:
-        output.echo_json(result.agent_json() if opts.as_key is not None else result.to_json())
-        return code
-    from openclaw_sessions.cli import render
-
-    if out.null:
-        nul.search(result)
-        if result.sessions is None:  # --sessions: nothing to add; hits: the notes under them
-            render.search_footer(result)
-    elif result.match_count is not None or result.sessions is not None:
-        render.search_counts(result, jsonl=out.jsonl)
-    elif out.jsonl:
-        for h in result.hits:
-            output.echo_json(h.agent_json() if opts.as_key is not None else h.to_json())
-        render.search_footer(result)
-    elif out.layout == "table" or (out.layout == "auto" and sys.stdout.isatty()):
-        render.search_table(result, out.times(), use_pager=not (out.no_pager or out.follow))
-    else:
-        render.search_lines(result, out.times())
+    search_forms.emit(search_forms.local(result), out, caller=opts.as_key is not None)
     if out.follow:
         from openclaw_sessions.cli.search_follow import follow_search
 

@@ -20,8 +20,8 @@ from openclaw_sessions.cli.options import (
     examples,
     split,
 )
-from openclaw_sessions.errors import OpenClawError
-from openclaw_sessions.read.status import StatusOptions, status
+from openclaw_sessions.errors import OpenClawError, StoreError
+from openclaw_sessions.read.status import StatusOptions, status, unusable
 
 EPILOG = examples("status --all-agents", "status --problems", "status --json | jq .health")
 
@@ -50,8 +50,6 @@ def run(params: dict[str, Any]) -> int:
 def _unusable(opts: StatusOptions, exc: OpenClawError) -> Any:
     """`status --json` when the store cannot be opened: the agent's `error` verdict (or, with
     --all-agents and no store at all, the lone verdict in the list)."""
-    from openclaw_sessions.errors import StoreError
-    from openclaw_sessions.read.status import unusable
     from openclaw_sessions.store.state import StateScope
 
     if opts.all_agents or not isinstance(exc, StoreError):

@@ -98,7 +98,7 @@ class Call(contextlib.ExitStack):
         """The config's rules, built when a pass needs them (a row's text off the index: -C,
         --explain, --wait): a page of current index rows was redacted when it was written."""
         if self._redactor is None:
-            from openclaw_sessions.redact import build_redactor  # its rules take ~10 ms
+            from openclaw_sessions.redact.engine import build_redactor  # the rules: ~10 ms
 
             self._redactor = build_redactor(*self._rules)
         return self._redactor
