@@ -31,23 +31,34 @@ def search(opts: SearchOptions, *, exclude: tuple[str, ...] = ()) -> SearchResul
         result = call.run(plan)
         if opts.as_key is not None or opts.counts or opts.sessions:
             return result
-        return _operator(call, plan, result)
+        relaxed = None
+        if opts.relax:  # more parts than it takes is a usage error, whatever the answer
+            relaxed = ranked.relaxed_plan(plan, literal=call.literal, asked=True)
+        if not result.hits:
+            other = when_empty(call, plan, result, relaxed)
+            if other is not None:
+                return other
+        return result._replace(absence=call.why(plan, result))
 
 
-def _operator(call: Call, plan: fts_query.QueryPlan, result: SearchResult) -> SearchResult:
-    """The operator's answer when nothing matches every word in one message: an exchange that
-    holds them all, else (--relax) what matches most of them; and why it is empty or partial."""
+def when_empty(
+    call: Call,
+    plan: fts_query.QueryPlan,
+    result: SearchResult,
+    relaxed: fts_query.QueryPlan | None,
+) -> SearchResult | None:
+    """The one place where the operator's lexical page, found empty, is answered otherwise:
+    an exchange that holds every word (no one message does), else, with --relax
+    (``relaxed``), what matches most of the words; None: the page stays empty."""
     opts = call.opts
-    # --relax with more parts than it takes is a usage error, whatever the answer
-    relaxed = ranked.relaxed_plan(plan, literal=call.literal, asked=True) if opts.relax else None
     ex = exchange.answer(plan, result, opts.role, opts.order, call.run)
-    if ex is not None:  # no one message holds every word: one exchange does
+    if ex is not None:
         return ex._replace(absence=call.why(plan, ex))
-    if relaxed is not None and not result.hits:
+    if relaxed is not None:
         loose = call.run(relaxed, relaxed=True)
         if loose.hits:
             return loose._replace(absence=call.why(plan, result, relaxed=True))
-    return result._replace(absence=call.why(plan, result))
+    return None
 
 
 def search_batch(
