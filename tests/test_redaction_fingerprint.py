@@ -7,6 +7,7 @@ from __future__ import annotations
 import os
 import subprocess
 import sys
+import zlib
 from pathlib import Path
 
 import pytest
@@ -18,7 +19,8 @@ from openclaw_sessions.redact import build_redactor, fingerprint
 @pytest.fixture
 def cache(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> Path:
     monkeypatch.setenv("OPENCLAW_SESSIONS_CACHE_DIR", str(tmp_path / "cache"))
-    return tmp_path / "cache" / "redaction-fingerprint"
+    name = f"redaction-fingerprint-{zlib.crc32(fingerprint._code_key().encode()):08x}"
+    return tmp_path / "cache" / name
 
 
 def test_it_is_the_redactors_own(cache: Path) -> None:

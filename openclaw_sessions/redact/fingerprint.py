@@ -1,6 +1,6 @@
 """The default rules' fingerprint (``Redactor().fingerprint``) without building the rules: a
 search whose index rows are current needs only that, and the rules cost more to import than
-the rest of the search. Kept in a one-line file beside the regex cache, keyed on this
+the rest of the search. Kept in a two-line file beside the regex cache, keyed on this
 package's version and the name, size and modification time of every module of redact/ (the
 rules' only home), so any change of a rule computes it again; anything unexpected (an
 unreadable or damaged file, no cache dir) computes it, so the value never differs.
@@ -9,6 +9,7 @@ unreadable or damaged file, no cache dir) computes it, so the value never differ
 from __future__ import annotations
 
 import os
+import zlib
 from pathlib import Path
 
 from openclaw_sessions import __version__, settings
@@ -31,7 +32,8 @@ def _code_key() -> str:
 def defaults() -> str:
     """The fingerprint of the default rules (no user pattern, no secret value)."""
     key = _code_key()
-    path = settings.regex_cache_dir() / "redaction-fingerprint"
+    # one file per code (a pipx install and a checkout side by side do not take turns)
+    path = settings.regex_cache_dir() / f"redaction-fingerprint-{zlib.crc32(key.encode()):08x}"
     try:
         got, _, fp = path.read_text("utf-8").partition("\n")
         if got == key and len(fp) == 16:
