@@ -25,9 +25,12 @@ def unindexed(
     not pending, so they do not make the answer `indexing`; the caller is told instead."""
     from openclaw_sessions.index.stale import current_failures
 
+    failures = current_failures(conn, fp)
+    if not failures:  # the common case: no policy to build
+        return 0
     policy = policy or visibility.Policy(visibility.Caller(None, agent), ())
     found = set()
-    for f in current_failures(conn, fp):
+    for f in failures:
         if only is not None and only.lower() != f.session_key and only != f.session_id:
             continue
         row = conn.execute(
