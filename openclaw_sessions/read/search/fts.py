@@ -10,7 +10,6 @@ Snippets are redacted again on the way out (the index holds redacted text) and c
 from __future__ import annotations
 
 import json
-import re
 import sqlite3
 from collections.abc import Sequence
 from contextlib import AbstractContextManager, nullcontext
@@ -31,7 +30,7 @@ if TYPE_CHECKING:
     from openclaw_sessions.redact import Redactor
 
 SNIPPET_UNITS = 300  # UTF-16 code units, as upstream counts
-_MARKS = re.compile("[\x02\x03]")
+_NO_MARKS = str.maketrans("", "", _OPEN + _CLOSE)  # the snippet's match marks, taken out
 _CANDIDATES = 64  # first candidate batch for relevance order (grows x8 while inexact)
 
 
@@ -372,7 +371,7 @@ def hit(
     key, sid, mid, role, ts, rank, _rowid = tuple(row)
     if snip is None:
         snip = cjk_snippet(text, plan.cjk_terms)
-    plain = _MARKS.sub("", snip)
+    plain = snip.translate(_NO_MARKS)
     highlights: tuple[tuple[int, int], ...] = ()
     spans: tuple[tuple[int, int], ...] = ()
     if redactor is None:
