@@ -86,9 +86,14 @@ class Call(contextlib.ExitStack):
             self.fingerprint = self.redactor.fingerprint
         else:  # the default rules: current rows need only their fingerprint (no build)
             self.fingerprint = fingerprint.defaults()
-        self.scope = self._scope()._replace(exclude=exclude)
-        self.plans += [self.plan(q) for q in queries or ()]
         self._conns: dict[str, sqlite3.Connection] = {}
+        self._registered: set[str] = set()
+        try:
+            self.scope = self._scope()._replace(exclude=exclude)
+            self.plans += [self.plan(q) for q in queries or ()]
+        except BaseException:
+            self.close()  # the stores the scope opened: no `with` holds them yet
+            raise
 
     def plan(self, query: str) -> fts_query.QueryPlan:
         return ranked.build_plan(query, prefix=self.opts.prefix, literal=self.literal)
@@ -107,14 +112,21 @@ class Call(contextlib.ExitStack):
         return self.redactor.redact_text(text)
 
     def conn(self, agent: str) -> sqlite3.Connection:
-        """Agent ``agent``'s store, opened once per call, the caller's visibility on it."""
+        """Agent ``agent``'s store with the caller's visibility on it (scope.register)."""
+        conn = self._store(agent)
+        if agent not in self._registered:
+            # An agent's search names a session, or leaves cron runs out (scope.register).
+            register(conn, agent, self.scope.policy, cron_runs=self.scope.session_key is not None)
+            self._registered.add(agent)
+        return conn
+
+    def _store(self, agent: str) -> sqlite3.Connection:
+        """Agent ``agent``'s store, opened once per call (the caller's scope reads it too)."""
         conn = self._conns.get(agent)
         if conn is None:
             conn = self.enter_context(open_store(self.ctx.root, agent))
             if self.batch:
                 self.enter_context(transaction(conn, write=False))
-            # An agent's search names a session, or leaves cron runs out (scope.register).
-            register(conn, agent, self.scope.policy, cron_runs=self.scope.session_key is not None)
             self._conns[agent] = conn
         return conn
 
@@ -124,7 +136,7 @@ class Call(contextlib.ExitStack):
             agents = ctx.agents()
             if opts.session is None:
                 return Scope(agents, None, None)
-            with SessionLookup(ctx.root, ctx.agent) as index:
+            with SessionLookup(ctx.root, ctx.agent, self._store) as index:
                 policy = operator_policy(ctx, self.config, index)
                 session = policy.expand_id(opts.session)  # a unique prefix of a session id
                 key = policy.resolve_target(session, "search")
@@ -133,7 +145,7 @@ class Call(contextlib.ExitStack):
             if named is not None and named not in agents:
                 agents = sorted({*agents, named})
             return Scope(agents, None, target)
-        with SessionLookup(ctx.root, ctx.agent) as index:
+        with SessionLookup(ctx.root, ctx.agent, self._store) as index:
             policy = caller_policy(ctx.agent, self.config, index, opts)
             agents = stores_in_scope(index, policy)
             if not opts.session:
