@@ -44,7 +44,7 @@ FTS = "fts5(text, tokenize='unicode61 remove_diacritics 2')"
 def index_texts(state: Path) -> tuple[list[tuple[str]], list[tuple[str, str]]]:
     """The indexed texts, and (text, bigram text) of those with CJK (derived, as the store
     derives it: the bigram text is not stored)."""
-    from openclaw_sessions.policy.fts_query import cjk_bigram_text
+    from openclaw_sessions.policy.cjk import cjk_bigram_text
 
     texts: list[tuple[str]] = []
     cjk: list[tuple[str, str]] = []

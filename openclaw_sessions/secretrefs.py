@@ -23,7 +23,6 @@ from pathlib import Path
 from typing import Any
 
 from openclaw_sessions import config
-from openclaw_sessions.redact.rules import names
 
 _MAX_FILE = 1 << 20  # upstream's maxBytes default
 _MIN_VALUE = 6
@@ -89,6 +88,8 @@ def _refs(node: Any, key: str, depth: int = 0) -> Iterator[dict[str, Any]]:
         for v in node:
             yield from _refs(v, key, depth + 1)
     elif isinstance(node, str) and (m := _SHORTHAND.fullmatch(node.strip())):
+        from openclaw_sessions.redact.rules import names  # the rules: only for a shorthand
+
         if names.secret_name(key):
             yield {"source": "env", "id": m.group(1) or m.group(2)}
 

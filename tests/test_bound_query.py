@@ -134,8 +134,8 @@ def test_relax_is_capped_and_its_plan_bounded(tmp_path: Path) -> None:
 
 
 def test_explain_scans_stored_lines_once_for_all_absent_terms(tmp_path: Path, state: Path) -> None:
-    from openclaw_sessions.read import explain as ex
     from openclaw_sessions.read.scope import OPERATOR_VISIBLE, register
+    from openclaw_sessions.read.search import why as ex
     from openclaw_sessions.redact import Redactor
     from openclaw_sessions.store.db import open_store
 

@@ -15,9 +15,9 @@ from conftest import Session, json_out, run_cli, write_sessions_json
 from helpers import db_file, installed
 
 from openclaw_sessions.policy import fts_query
-from openclaw_sessions.read import counting, search_sql
-from openclaw_sessions.read.counting import TOTAL_CAP
 from openclaw_sessions.read.scope import register
+from openclaw_sessions.read.search import counting, fts
+from openclaw_sessions.read.search.counting import TOTAL_CAP
 
 T0 = 1_767_225_600_000
 
@@ -187,7 +187,7 @@ def _steps(state: Path, cap: int | None) -> int:
     register(conn, "main", None)  # the operator's per-row visibility
     conn.set_progress_handler(tick, 1000)
     plan = fts_query.build("plenty")
-    n = counting.count_matches(conn, plan, search_sql.Filters(), fp, cap)
+    n = counting.count_matches(conn, plan, fts.Filters(), fp, cap)
     conn.close()
     assert n == (cap if cap is not None else n)
     return ticks[0]

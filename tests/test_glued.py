@@ -1,6 +1,6 @@
 """Latin words written against CJK text (issue #38 point 1): unicode61 fuses `修改youer服务端`
 into one token of the word index, so the bigram index holds the other words of a row with CJK
-text too (fts_query.index_bigram_text) and a query's Latin words are sought there as well
+text too (cjk.index_bigram_text) and a query's Latin words are sought there as well
 (fts_query.with_glued), in the operator's search and the agent's; store migration 12 rebuilds
 the bigram index of an older store."""
 
@@ -16,7 +16,7 @@ import pytest
 from conftest import Session, run_cli
 from helpers import connect, db_file, integrity
 
-from openclaw_sessions.policy import fts_query
+from openclaw_sessions.policy import cjk
 
 GLUED = {
     "youer": "修改youer服务端的计划",
@@ -50,14 +50,14 @@ def _hits(*args: str) -> list[dict[str, Any]]:
 
 
 def test_the_bigram_text_holds_the_words_of_a_cjk_row() -> None:
-    gap = fts_query.GAP  # a CJK run between two words: no phrase
+    gap = cjk.GAP  # a CJK run between two words: no phrase
     assert (
-        fts_query.index_bigram_text("修改youer服务端") == f"修改 改 服务 务端 端 {gap} youer {gap}"
+        cjk.index_bigram_text("修改youer服务端") == f"修改 改 服务 务端 端 {gap} youer {gap}"
     )
-    assert fts_query.beside_cjk("migration迁移timeout") == f"migration {gap} timeout"
-    assert fts_query.index_bigram_text("no cjk here") is None
+    assert cjk.beside_cjk("migration迁移timeout") == f"migration {gap} timeout"
+    assert cjk.index_bigram_text("no cjk here") is None
     # the frozen bigram text (remote rows, older stores) is unchanged
-    assert fts_query.cjk_bigram_text("修改youer服务端") == "修改 改 服务 务端 端"
+    assert cjk.cjk_bigram_text("修改youer服务端") == "修改 改 服务 务端 端"
 
 
 @pytest.mark.parametrize("word", list(GLUED))

@@ -273,5 +273,5 @@ def test_start_up_imports_no_search_or_history_core() -> None:
     assert r.returncode == 0, r.stderr
     loaded = set(r.stdout.decode().strip().split(","))
     assert "openclaw_sessions.mcp.server" in loaded
-    late = {"read.search", "read.history", "redact.engine", "mcp.tools", "read.explain"}
+    late = {"read.search", "read.history", "redact.engine", "mcp.tools", "read.search.why"}
     assert not {f"openclaw_sessions.{m}" for m in late} & loaded

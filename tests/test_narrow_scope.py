@@ -10,8 +10,8 @@ from pathlib import Path
 from conftest import Session, run_cli, write_sessions_json
 
 from openclaw_sessions.policy import fts_query, visibility
-from openclaw_sessions.read import search_sql
 from openclaw_sessions.read.scope import listed_sessions, register, visible_sql
+from openclaw_sessions.read.search import fts
 from openclaw_sessions.redact import build_redactor
 from openclaw_sessions.store.db import open_store
 from openclaw_sessions.store.sessions import session_ref
@@ -83,7 +83,7 @@ def test_listed_sessions_are_exactly_the_visible_ones(state: Path) -> None:
         assert listed_sessions(conn, "main", None) is None  # the operator: never listed
 
 
-def _work(conn: object, plan: fts_query.QueryPlan, f: search_sql.Filters) -> tuple[list, int]:
+def _work(conn: object, plan: fts_query.QueryPlan, f: fts.Filters) -> tuple[list, int]:
     """(the hits, the SQLite VM steps they took, in thousands)."""
     steps = [0]
 
@@ -93,11 +93,11 @@ def _work(conn: object, plan: fts_query.QueryPlan, f: search_sql.Filters) -> tup
 
     conn.set_progress_handler(tick, 1000)  # type: ignore[attr-defined]
     try:
-        hits, more = search_sql.find_hits(
+        hits, more = fts.find_hits(
             conn,  # type: ignore[arg-type]
             plan,
             f,
-            build_redactor(),
+            build_redactor().fingerprint,
             limit=10,
         )
     finally:
@@ -121,7 +121,7 @@ def test_a_narrow_search_works_on_what_the_caller_sees(state: Path) -> None:
         listed = listed_sessions(conn, "main", policy)
         # itself, three children of its agent, and a native subagent of another
         assert listed is not None and len(listed) == 5
-        per_row = search_sql.Filters(visible_sql(policy), agent="main")
+        per_row = fts.Filters(visible_sql(policy), agent="main")
         hits, slow = _work(conn, plan, per_row)
         same, fast = _work(conn, plan, per_row._replace(sessions=listed))
         assert hits == same and len(hits) == 11  # 10 hits, and more exist

@@ -9,7 +9,7 @@ from hypothesis import given, settings
 from hypothesis import strategies as st
 
 from openclaw_sessions.errors import UsageError
-from openclaw_sessions.policy import fts_query
+from openclaw_sessions.policy import cjk, fts_query
 
 
 def test_terms_are_quoted_and_anded() -> None:
@@ -59,7 +59,7 @@ def test_a_bigram_phrase_finds_exactly_the_substrings_within_runs() -> None:
         " categories 'L* N* Co M*'\")"
     )
     for i, d in enumerate(docs):
-        conn.execute("INSERT INTO b(rowid, cjk) VALUES (?, ?)", (i, fts_query.cjk_bigram_text(d)))
+        conn.execute("INSERT INTO b(rowid, cjk) VALUES (?, ?)", (i, cjk.cjk_bigram_text(d)))
     for term in (
         "数据库",
         "据库",
@@ -77,8 +77,8 @@ def test_a_bigram_phrase_finds_exactly_the_substrings_within_runs() -> None:
 
 
 def test_bigram_text() -> None:
-    assert fts_query.cjk_bigram_text("abc 量子猫 x 猫") == "量子 子猫 猫 猫"
-    assert fts_query.cjk_bigram_text("latin only") is None
+    assert cjk.cjk_bigram_text("abc 量子猫 x 猫") == "量子 子猫 猫 猫"
+    assert cjk.cjk_bigram_text("latin only") is None
 
 
 def test_punctuation_only_terms_are_ignored() -> None:

@@ -249,7 +249,7 @@ def test_explain_lists_alternatives_and_exclusions(tmp_path: Path, state: Path) 
 
 
 def test_a_relaxed_query_leaves_the_minus_words_out_of_every_alternative() -> None:
-    from openclaw_sessions.read import ranked
+    from openclaw_sessions.read.search import ranked
 
     for literal in (False, True):
         loose = ranked.relaxed_plan(query_lang.build("alpha beta gamma -delta"), literal=literal)

@@ -1,4 +1,4 @@
-"""Relevance order without joining every match (search_sql._relevant): FTS5 ranks the matches,
+"""Relevance order without joining every match (fts._relevant): FTS5 ranks the matches,
 the best k candidates are joined and filtered, and k grows until the answer is exact. Whatever
 the filters leave of the first candidates, the answer is the one of ranking every match at
 once."""
@@ -12,7 +12,7 @@ from typing import Any
 import pytest
 from conftest import Session, run_cli
 
-from openclaw_sessions.read import search_sql
+from openclaw_sessions.read.search import fts
 
 
 def _corpus(root: Path) -> None:
@@ -63,19 +63,19 @@ def test_growing_candidates_rank_like_ranking_every_match(
     store: Path, monkeypatch: pytest.MonkeyPatch, args: tuple[str, ...]
 ) -> None:
     tries: list[int] = []
-    best = search_sql.best
+    best = fts.best
 
     def counted(*a: Any) -> Any:
         tries.append(a[4])  # k
         return best(*a)
 
-    monkeypatch.setattr(search_sql, "best", counted)
+    monkeypatch.setattr(fts, "best", counted)
     grown = _search(*args)
     if "40" in args:  # the filter leaves too few of the first candidates: k grew
         assert len(tries) >= 2 and tries[1] > tries[0]
     if "--session" in args:  # the full-text query keeps to the session's rows: exact at once
         assert len(tries) == 1
-    monkeypatch.setattr(search_sql, "first_k", lambda limit: 10**9)  # every match, one try
+    monkeypatch.setattr(fts, "first_k", lambda limit: 10**9)  # every match, one try
     assert grown == _search(*args)
     if args[0] != "nomatchword":
         assert grown[0] == 0 and json.loads(grown[1])["results"]

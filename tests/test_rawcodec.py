@@ -17,8 +17,8 @@ import zstandard
 from conftest import Session, json_out, run_cli, write_sessions_json
 from helpers import as_v6, connect, db_file, events_dump, generate_corpus, integrity, query
 
-from openclaw_sessions.policy import fts_query
-from openclaw_sessions.policy.fts_query import cjk_bigram_text
+from openclaw_sessions.policy import cjk
+from openclaw_sessions.policy.cjk import cjk_bigram_text
 from openclaw_sessions.store import db, rawcodec, sessions
 from openclaw_sessions.store.migrations import SCHEMA_VERSION
 
@@ -252,6 +252,6 @@ def test_the_bigram_function_is_frozen() -> None:
         "\uf900\uf901": "豈更 更",  # compatibility ideographs: NFC maps them
     }
     assert {t: cjk_bigram_text(t) for t in cases} == cases
-    ranges = re.findall(r"(.)-(.)", fts_query._CJK_CLASS)  # the cheap first look spans them all
+    ranges = re.findall(r"(.)-(.)", cjk.CJK_CLASS)  # the cheap first look spans them all
     assert ranges and all("\u0e00" <= a <= b <= "\U0003ffff" for a, b in ranges)
     assert json.dumps(cjk_bigram_text("𠀀𠀁"), ensure_ascii=False) == '"𠀀𠀁 𠀁"'

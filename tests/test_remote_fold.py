@@ -14,6 +14,7 @@ from hypothesis import strategies as st
 
 from openclaw_sessions.errors import UsageError
 from openclaw_sessions.policy import fts_query
+from openclaw_sessions.policy.cjk import index_bigram_text
 from openclaw_sessions.remote import fold
 from openclaw_sessions.remote.query import Phrase, phrases
 from openclaw_sessions.remote.rows import fold_text, lexeme
@@ -38,7 +39,7 @@ def _sqlite_matches(conn: sqlite3.Connection, text: str, plan: fts_query.QueryPl
     conn.execute("DELETE FROM p")
     conn.execute("DELETE FROM b")
     conn.execute("INSERT INTO p(rowid, t) VALUES (1, ?)", (text,))
-    cjk = fts_query.index_bigram_text(text)  # what the local bigram index holds
+    cjk = index_bigram_text(text)  # what the local bigram index holds
     if cjk is not None:
         conn.execute("INSERT INTO b(rowid, t) VALUES (1, ?)", (cjk,))
 

@@ -14,7 +14,8 @@ from helpers import db_file
 
 from openclaw_sessions.policy import fts_query
 from openclaw_sessions.policy.cut import utf16_len
-from openclaw_sessions.read import scope, search_sql, snippets
+from openclaw_sessions.read import scope
+from openclaw_sessions.read.search import fts, snippets
 from openclaw_sessions.redact import build_redactor
 
 REPEAT = "lorem ipsum dolor sit amet "
@@ -32,7 +33,7 @@ def store(root: Path, texts: list[str], key: str = "agent:main:main") -> Path:
 
 
 class Traced:
-    """Runs search_sql.find_hits on a store; records every statement and the scratch input."""
+    """Runs fts.find_hits on a store; records every statement and the scratch input."""
 
     def __init__(self, path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
         self.conn = sqlite3.connect(path)
@@ -50,9 +51,9 @@ class Traced:
 
     def run(self, q: str, limit: int = 10, order: str = "relevance") -> list[dict]:
         redactor = build_redactor()
-        filt = search_sql.Filters()
+        filt = fts.Filters()
         plan = fts_query.build(q)
-        hits, _ = search_sql.find_hits(self.conn, plan, filt, redactor, limit=limit, order=order)
+        hits, _ = fts.find_hits(self.conn, plan, filt, redactor.fingerprint, limit, order)
         return [h.to_json() for h in hits]
 
     def whole_row_snippets(self) -> int:

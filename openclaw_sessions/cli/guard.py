@@ -18,7 +18,6 @@ from openclaw_sessions.errors import (
     ForbiddenError,
     NotFoundError,
     OpenClawError,
-    StoreError,
 )
 
 from .output import echo_json, error
@@ -55,16 +54,14 @@ def failing(as_json: bool) -> Iterator[None]:
         sys.stdout.flush()  # a reader gone shows here, not at exit
     except OpenClawError as exc:
         fail(exc, as_json)
-    except sqlite3.Error as exc:
-        from openclaw_sessions.store.db import translate
-
-        fail(translate(exc), as_json)
     except KeyboardInterrupt:
         interrupted()
     except BrokenPipeError:
         reader_gone()
-    except OSError as exc:
-        fail(StoreError(f"{exc.strerror or exc}: {exc.filename or ''}".rstrip(": ")), as_json)
+    except (sqlite3.Error, OSError) as exc:  # what the core lets through (the MCP's too)
+        from openclaw_sessions.store.db import failure
+
+        fail(failure(exc), as_json)
 
 
 def reader_gone() -> NoReturn:

@@ -6,7 +6,9 @@ Start-up allocates many long-lived objects (Typer, Click, our modules, the compi
 patterns) and shutdown collects them all again; neither finds a cycle worth freeing. So the
 collector is off while the app is imported, everything alive is then frozen (moved out of its
 sight), and frozen again after the command, so that shutdown skips it too; commands run with
-the collector on. Without this, `search --json` takes about 1.2x the CPU time.
+the collector on. Measured again after the one-pass search (issue #36; CPU time, median of
+15 interleaved runs, a 2,154-session store): `search --json` takes ~93 ms with this and ~116 ms
+without (+24%), the first `history --json` page ~108 ms and ~138 ms (+28%).
 """
 
 from __future__ import annotations

@@ -245,7 +245,7 @@ def lenient(
         for dest in OPERATOR_ONLY.get(command, frozenset()) & from_file:
             del out[dest]
         if command == "search" and "limit" in from_file:
-            from openclaw_sessions.policy.fts_query import AS_MAX_LIMIT
+            from openclaw_sessions.policy.limits import AS_MAX_LIMIT
 
             out["limit"] = min(out["limit"], AS_MAX_LIMIT)
     return out

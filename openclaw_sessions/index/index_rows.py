@@ -13,7 +13,7 @@ from collections.abc import Sequence
 from typing import TYPE_CHECKING, Any, NamedTuple
 
 from openclaw_sessions.model import extract, transcript, tree, when
-from openclaw_sessions.policy import fts_query
+from openclaw_sessions.policy import cjk
 from openclaw_sessions.store import branches
 from openclaw_sessions.store.db import now_ms
 
@@ -42,7 +42,7 @@ def make_row(
         msg = obj.get("message")
         ts = when.to_epoch_ms(msg.get("timestamp")) if isinstance(msg, dict) else None
     clean = redactor.redact_text(text)
-    bigrams = fts_query.index_bigram_text(clean)
+    bigrams = cjk.index_bigram_text(clean)
     return (transcript_id, e.seq, e.entry_id, e.role, ts or 0, clean, bigrams)
 
 

@@ -1,4 +1,5 @@
-"""Finding transcripts: sessions dirs, the session store, file-name kinds (no database)."""
+"""Finding transcripts: one walk of a source for its sessions dirs and upstream databases, the
+session store, file-name kinds (databases are read by upstream_db.py)."""
 
 from __future__ import annotations
 
@@ -260,40 +261,86 @@ def _has_transcripts(path: Path) -> bool:
         return False
 
 
-def discover(source: Path, default_agent: str, problems: list[Issue]) -> Iterator[tuple[str, Path]]:
-    """(agent, sessions dir) pairs under a state root, a sessions dir or any folder.
-    Directories that cannot be read are added to ``problems`` and skipped."""
-    if _linked_dir(source / "agents", problems):
-        return
-    if _is_dir(source / "agents", problems):
-        try:
-            agents = sorted((source / "agents").iterdir())
-        except OSError as exc:
-            problems.append(unreadable(source / "agents", exc))
+class Found(NamedTuple):
+    """What a walk of a source meets, in walk order: a sessions dir (``agent``, ``path``), an
+    upstream agent database (``agent``: None when the path does not name it) or a problem (a
+    directory it could not read, a link it refused: ``issue``)."""
+
+    kind: str  # "sessions" | "database" | "problem"
+    agent: str | None = None
+    path: Path | None = None
+    issue: Issue | None = None
+
+
+def walk(
+    source: Path, default_agent: str, *, files: bool = True, dbs: bool = True
+) -> Iterator[Found]:
+    """One pass over a state root, a sessions dir or any folder: its sessions dirs (``files``;
+    directories that cannot be read and links to directories are problems, skipped) and its
+    upstream databases (``dbs``; a linked state root's are found too), in one pre-order walk."""
+    problems: list[Issue] = []
+    if dbs and readable((source / upstream_db.DB_NAME).is_file):
+        yield Found("database", None, source / upstream_db.DB_NAME)
+    agents = source / "agents"
+    if files and _linked_dir(agents, problems):
+        yield from _problems(problems)
+        files = False  # its transcripts are refused; its databases are still read
+        if not dbs:
             return
-        for agent in agents:
-            if _linked_dir(agent, problems) or _linked_dir(agent / "sessions", problems):
-                continue
-            if _is_dir(agent / "sessions", problems):
-                yield agent.name.lower(), agent / "sessions"
+    with_agents = files and _is_dir(agents, problems)
+    yield from _problems(problems)
+    if with_agents or (dbs and readable(agents.is_dir)):
+        yield from _agents(agents, files=with_agents, dbs=dbs)
         return
-    if _has_transcripts(source):
-        yield infer_agent(source, default_agent), source
+    if files and _has_transcripts(source):
+        yield Found("sessions", infer_agent(source, default_agent), source)
 
     def walk_error(exc: OSError) -> None:
         problems.append(unreadable(Path(exc.filename or source), exc))
 
-    for dirpath, dirnames, _ in os.walk(source, followlinks=False, onerror=walk_error):
+    onerror = walk_error if files else None
+    for dirpath, dirnames, _ in os.walk(source, followlinks=False, onerror=onerror):
+        yield from _problems(problems)
         dirnames.sort()
         for d in list(dirnames):
             sub = Path(dirpath) / d
-            if _linked_dir(sub, problems):  # os.walk lists it, and we would follow it
+            linked = files and _linked_dir(sub, problems)  # os.walk lists it, we would follow
+            yield from _problems(problems)
+            if linked or readable((sub / "agents").is_dir):  # unreadable: os.walk reports it
                 dirnames.remove(d)
-            elif readable((sub / "agents").is_dir):  # an unreadable sub: os.walk reports it
-                dirnames.remove(d)
-                yield from discover(sub, default_agent, problems)
-            elif _has_transcripts(sub):
-                yield infer_agent(sub, default_agent), sub
+                if not linked or (dbs and readable((sub / "agents").is_dir)):
+                    yield from walk(sub, default_agent, files=files and not linked, dbs=dbs)
+            elif files and _has_transcripts(sub):
+                yield Found("sessions", infer_agent(sub, default_agent), sub)
+    yield from _problems(problems)
+
+
+def _agents(agents: Path, *, files: bool, dbs: bool) -> Iterator[Found]:
+    """A state root's agents: each one's sessions dir (``files``) and database (``dbs``)."""
+    try:
+        entries = sorted(agents.iterdir())
+    except OSError as exc:
+        if files:
+            yield Found("problem", issue=unreadable(agents, exc))
+        return
+    problems: list[Issue] = []
+    for agent in entries:
+        db = agent / "agent" / upstream_db.DB_NAME
+        if dbs and readable(db.is_file):
+            yield Found("database", agent.name.lower(), db)
+        if not files or _linked_dir(agent, problems) or _linked_dir(agent / "sessions", problems):
+            yield from _problems(problems)
+            continue
+        if _is_dir(agent / "sessions", problems):
+            yield from _problems(problems)
+            yield Found("sessions", agent.name.lower(), agent / "sessions")
+        yield from _problems(problems)
+
+
+def _problems(problems: list[Issue]) -> Iterator[Found]:
+    """The problems met so far, once each."""
+    while problems:
+        yield Found("problem", issue=problems.pop(0))
 
 
 def _linked_dir(path: Path, problems: list[Issue]) -> bool:
@@ -312,25 +359,3 @@ def readable(test: Callable[[], bool]) -> bool:
         return test()
     except OSError:
         return False
-
-
-def find_databases(source: Path) -> Iterator[tuple[str | None, Path]]:
-    """(agent id, database) under a state root, an agent dir, or any folder of state roots."""
-    if readable((source / upstream_db.DB_NAME).is_file):
-        yield None, source / upstream_db.DB_NAME
-    if readable((source / "agents").is_dir):
-        try:
-            agents = sorted((source / "agents").iterdir())
-        except OSError:
-            return
-        for agent in agents:
-            path = agent / "agent" / upstream_db.DB_NAME
-            if readable(path.is_file):
-                yield agent.name.lower(), path
-        return
-    for dirpath, dirnames, _ in os.walk(source, followlinks=False):
-        dirnames.sort()
-        for d in list(dirnames):
-            if readable((Path(dirpath) / d / "agents").is_dir):
-                dirnames.remove(d)
-                yield from find_databases(Path(dirpath) / d)

@@ -105,11 +105,13 @@ def run_import(
         deleted.undelete(root, options.undelete, options.agent, report)
     if not src_list and not targets.root_present(root, options.agent, report):
         return report
+    sources = targets.plan(root, src_list, agent)  # each source walked once
     # databases first: checked before anything is written
-    ups = upstream_import.open_databases(root, src_list, agent, report, options.agent)
+    walked = [f for src in sources for f in src.found]
+    ups = upstream_import.open_databases(walked, agent, report, options.agent)
     scanned: dict[str, list[Path]] = {}
     files = targets.file_targets(
-        root, src_list, agent, report, options.include_archives, scanned, options.agent
+        root, sources, report, options.include_archives, scanned, options.agent
     )
     by_agent = upstream_import.merge(files, ups, report)
     if not src_list and not by_agent:

@@ -28,41 +28,69 @@ _IMPORTED_KINDS = {"current", "reset"}
 _ARCHIVE_KINDS = {"deleted", "backup"}
 
 
+class Source(NamedTuple):
+    """One SOURCE, looked at once (import.plan): why its files cannot be read (None: they
+    can), and what is in it, in walk order: upstream databases, sessions dirs, a single
+    transcript (``file``) and the problems the walk met."""
+
+    path: Path
+    problem: Issue | None
+    found: list[discover.Found]
+
+
+def plan(root: Path, srcs: list[Path], agent: str) -> list[Source]:
+    """Each source walked once (none: the state root), for its databases and its files;
+    nothing is read but directories, and the first bytes of a single file (a database?)."""
+    out = []
+    for src in srcs or [root]:
+        bad = _source_problem(src)
+        found: list[discover.Found] = []
+        if discover.readable(src.is_file):
+            if upstream_db.is_database_file(src):
+                found.append(discover.Found("database", None, src))
+            elif bad is None:
+                found.append(discover.Found("file", agent, src))
+        elif discover.readable(src.is_dir):
+            found = list(discover.walk(src, agent, files=bad is None))
+        out.append(Source(src, bad, found))
+    return out
+
+
 def file_targets(
     root: Path,
-    srcs: list[Path],
-    agent: str,
+    sources: list[Source],
     report: ImportReport,
     include_archives: bool,
     scanned: dict[str, list[Path]],
     only: str | None = None,
 ) -> list[tuple[str, list[Target]]]:
-    """Group targets by agent (and the sessions dirs scanned, by agent); reads session stores
-    and writes their entries. ``only``: the one agent to import (`import --agent`)."""
+    """Group the sources' targets by agent (and the sessions dirs scanned, by agent); reads
+    session stores and writes their entries. ``only``: the one agent to import."""
     by_agent: dict[str, list[Target]] = {}
-    if not srcs:
-        srcs = [root]
-    for src in srcs:
-        if not _usable_source(src, report):
+    for src in sources:
+        if src.problem is not None:
+            report.issues.append(src.problem)
             continue
-        if not src.is_dir():
-            if not upstream_db.is_database_file(src):  # databases: open_databases
-                by_agent.setdefault(agent, []).append(_single_target(src, agent))
-        else:
-            for agent_id, sdir_path in discover.discover(src, agent, report.issues):
-                lone = not discover.is_agent_dir(sdir_path)
+        for f in src.found:
+            if f.issue is not None:
+                report.issues.append(f.issue)
+            elif f.kind == "file" and f.agent is not None and f.path is not None:
+                by_agent.setdefault(f.agent, []).append(_single_target(f.path, f.agent))
+            elif f.kind == "sessions" and f.agent is not None and f.path is not None:
+                lone = not discover.is_agent_dir(f.path)
+                agent_id = f.agent
                 if lone and only is None:
-                    agent_id = discover.lone_agent(sdir_path, agent_id)
+                    agent_id = discover.lone_agent(f.path, agent_id)
                 if only is not None and agent_id != only:
                     continue
-                scanned.setdefault(agent_id, []).append(sdir_path)
-                sdir = discover.SessionsDir(agent_id, sdir_path, rescope=lone and only is not None)
+                scanned.setdefault(agent_id, []).append(f.path)
+                sdir = discover.SessionsDir(agent_id, f.path, rescope=lone and only is not None)
                 targets = _dir_targets(root, sdir, report, include_archives)
                 by_agent.setdefault(agent_id, []).extend(targets)
     return sorted(by_agent.items())
 
 
-def _usable_source(src: Path, report: ImportReport) -> bool:
+def _source_problem(src: Path) -> Issue | None:
     """A SOURCE is a directory or a regular file; anything else is reported and skipped."""
     try:
         bad = regular.problem(src, allow_dir=True)
@@ -70,9 +98,7 @@ def _usable_source(src: Path, report: ImportReport) -> bool:
         bad = regular.NotRegular("source_missing", "no such file or directory", src)
     except OSError as exc:
         bad = regular.NotRegular("source_unreadable", f"cannot read: {exc.strerror}", src)
-    if bad is not None:
-        report.issues.append(bad.issue())
-    return bad is None
+    return None if bad is None else bad.issue()
 
 
 def _single_target(path: Path, agent: str) -> Target:

@@ -57,27 +57,23 @@ def _agent_of(path: Path, db: upstream_db.AgentDatabase, default: str) -> str:
 
 
 def open_databases(
-    root: Path, srcs: list[Path], agent: str, report: ImportReport, only: str | None = None
+    found: list[discover.Found], agent: str, report: ImportReport, only: str | None = None
 ) -> list[UpstreamSource]:
-    """Open and check every upstream database of the sources (of agent ``only`` when set);
-    nothing is written yet."""
+    """Open and check every upstream database ``found`` (the sources' walk: targets.plan; of
+    agent ``only`` when set); nothing is written yet."""
     out: list[UpstreamSource] = []
     seen: set[Path] = set()
     try:
-        for src in srcs or [root]:
-            if discover.readable(src.is_file):
-                found: list[tuple[str | None, Path]] = (
-                    [(None, src)] if upstream_db.is_database_file(src) else []
-                )
-            else:
-                found = list(discover.find_databases(src)) if discover.readable(src.is_dir) else []
-            for agent_id, path in found:
-                if path.resolve() in seen or (agent_id and only is not None and agent_id != only):
-                    continue  # another agent's database is not even opened
-                seen.add(path.resolve())
-                opened = _open_one(path, agent_id, agent, only, report)
-                if opened is not None:
-                    out.append(opened)
+        for f in found:
+            if f.kind != "database" or f.path is None:
+                continue
+            agent_id, path = f.agent, f.path
+            if path.resolve() in seen or (agent_id and only is not None and agent_id != only):
+                continue  # another agent's database is not even opened
+            seen.add(path.resolve())
+            opened = _open_one(path, agent_id, agent, only, report)
+            if opened is not None:
+                out.append(opened)
     except BaseException:
         for p in out:
             p.db.close()

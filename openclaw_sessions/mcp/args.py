@@ -20,7 +20,7 @@ from typing import Any, NamedTuple
 
 from openclaw_sessions.errors import UsageError
 from openclaw_sessions.model.when import MAX_MS
-from openclaw_sessions.policy.fts_query import MAX_QUERY_CHARS
+from openclaw_sessions.policy.limits import MAX_BATCH_QUERIES, MAX_EXCLUDED, MAX_QUERY_CHARS
 from openclaw_sessions.read.history import HistoryOptions
 
 from . import batch, schemas
@@ -153,8 +153,8 @@ def _time(args: dict[str, Any], name: str) -> str | None:
 def _excluded(raw: Any) -> tuple[str, ...]:
     if raw is None:
         return ()
-    if not isinstance(raw, list) or len(raw) > schemas.MAX_EXCLUDED:
-        raise UsageError(f"excludeSessionKeys must be an array of at most {schemas.MAX_EXCLUDED}")
+    if not isinstance(raw, list) or len(raw) > MAX_EXCLUDED:
+        raise UsageError(f"excludeSessionKeys must be an array of at most {MAX_EXCLUDED}")
     if not all(isinstance(k, str) for k in raw):
         raise UsageError("excludeSessionKeys must contain strings")
     return tuple(dict.fromkeys(k.strip() for k in raw if k.strip()))
@@ -165,8 +165,8 @@ def read_queries(raw: Any) -> tuple[str, ...]:
     once the index has folded it (case, accents, punctuation as a separator: batch.query_key)."""
     if not isinstance(raw, list):
         raise UsageError("queries must be an array")
-    if not 1 <= len(raw) <= schemas.MAX_BATCH_QUERIES:
-        raise UsageError(f"queries must contain 1-{schemas.MAX_BATCH_QUERIES} items")
+    if not 1 <= len(raw) <= MAX_BATCH_QUERIES:
+        raise UsageError(f"queries must contain 1-{MAX_BATCH_QUERIES} items")
     first: dict[tuple[object, ...], int] = {}
     out = []
     for i, value in enumerate(raw):

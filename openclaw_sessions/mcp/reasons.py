@@ -1,7 +1,7 @@
 """Why a search found nothing, in words the caller may know, so that an agent does not take
 "no results" for "never discussed".
 
-Built from the search core's caller-safe explanation (read/explain.py, asked with the caller's
+Built from the search core's caller-safe explanation (read/search/why.py, asked with the caller's
 policy: it counts only what the caller may see, never abandoned branches or hidden sessions)
 and the answer's own flags. It names the caller's own query terms and counts of sessions the
 caller can see, and never says whether anything else exists: the same sentence comes back

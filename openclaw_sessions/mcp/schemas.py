@@ -11,7 +11,12 @@ from __future__ import annotations
 
 from typing import Any
 
-from openclaw_sessions.policy.fts_query import AS_MAX_LIMIT, MAX_QUERY_CHARS
+from openclaw_sessions.policy.limits import (
+    AS_MAX_LIMIT,
+    MAX_BATCH_QUERIES,
+    MAX_EXCLUDED,
+    MAX_QUERY_CHARS,
+)
 
 SEARCH = "sessions_search"
 HISTORY = "sessions_history"
@@ -19,9 +24,7 @@ LIST = "sessions_list"
 LIST_DEFAULT_LIMIT = 100  # upstream: limit defaults to 100, limitApplied never exceeds 200
 LIST_MAX_LIMIT = 200
 LIST_MAX_BYTES = 64 * 1024  # upstream SESSIONS_LIST_MAX_RESULT_BYTES
-MAX_BATCH_QUERIES = 8  # upstream SESSIONS_SEARCH_MAX_BATCH_QUERIES
 DEFAULT_LIMIT = 10
-MAX_EXCLUDED = 200  # as upstream's SESSIONS_SEARCH_MAX_SESSION_KEYS
 
 _ERROR: dict[str, Any] = {
     "type": "object",

@@ -16,12 +16,12 @@ import re
 import sqlite3
 from typing import Any, NamedTuple
 
-from openclaw_sessions.errors import ForbiddenError, OpenClawError, StoreError
+from openclaw_sessions.errors import ForbiddenError, OpenClawError
 from openclaw_sessions.model import wellformed
-from openclaw_sessions.read import caps
+from openclaw_sessions.policy.limits import MAX_RESULT_BYTES
 from openclaw_sessions.read.history import MAX_LIMIT, HistoryOptions, history
 from openclaw_sessions.read.search import SearchOptions, search_batch
-from openclaw_sessions.store.db import translate
+from openclaw_sessions.store import db
 
 from . import args, batch, jstext, reasons, schemas
 from .identity import Identity
@@ -60,13 +60,8 @@ def call(identity: Identity, name: str, arguments: dict[str, Any] | None) -> Ans
 
             return Answer(sessions_list(identity, args.list_args(arguments)))
         raise ValueError(f"unknown tool {name!r}")  # server.py answers unknown names itself
-    except OpenClawError as exc:
-        return failure(exc, identity)
-    except sqlite3.Error as exc:
-        return failure(translate(exc), identity)
-    except OSError as exc:  # as the CLI's guard says it: a store problem
-        error = StoreError(f"{exc.strerror or exc}: {exc.filename or ''}".rstrip(": "))
-        return failure(error, identity)
+    except (OpenClawError, sqlite3.Error, OSError) as exc:  # as the CLI's guard translates it
+        return failure(db.failure(exc), identity)
     except Exception:
         log.exception("tool %s failed", name)
         return Answer({"status": "error", "error": INTERNAL}, is_error=True)
@@ -124,8 +119,7 @@ def _options(identity: Identity, query: str, a: args.SearchArgs) -> SearchOption
         session=a.session_key,
         since=a.after,
         until=a.before,
-        max_bytes=caps.MAX_RESULT_BYTES,
-        explain=True,  # caller-safe reasons for an empty answer (reasons.py)
+        max_bytes=MAX_RESULT_BYTES,
         **identity.options(),
     )
 
@@ -137,7 +131,8 @@ def _excluded(identity: Identity, a: args.SearchArgs) -> tuple[str, ...]:
 
 
 def _search(identity: Identity, a: args.SearchArgs) -> Answer:
-    # every query in one read transaction of each store, the caller resolved once
+    # every query in one read transaction of each store, the caller resolved once; an answer
+    # without hits carries the caller-safe explanation its note is made of (reasons.py)
     found = search_batch(
         _options(identity, a.queries[0], a), a.queries, exclude=_excluded(identity, a)
     )
@@ -151,7 +146,7 @@ def _search(identity: Identity, a: args.SearchArgs) -> Answer:
         batch.QueryState(r._replace(explain=None).agent_json()["results"], r.indexing, r.truncated)
         for r in found
     ]
-    body = batch.cap_batch(states, a.limit, caps.MAX_RESULT_BYTES)
+    body = batch.cap_batch(states, a.limit, MAX_RESULT_BYTES)
     notes = tuple(
         f"queries[{i}]: " + reasons.empty_search(r, session_key=a.session_key)
         for i, r in enumerate(found)

@@ -9,7 +9,7 @@ within a run), one character is a prefix of the bigrams it starts (or the run's 
 A phrase repeated in one query is run once (``fold``): FTS5 costs time quadratic in the
 number of phrases of a row's matches (bm25 and snippet merge every phrase's positions), so
 ``the`` 1,000 times took minutes. ANDing a phrase with itself changes no hit, and bm25 is a sum
-over phrases: the repeats are added back to the score (``QueryPlan.repeats``, read/search_sql.py)
+over phrases: the repeats are added back to the score (``QueryPlan.repeats``, read/search/fts.py)
 so the scores stay upstream's, but for float rounding.
 """
 
@@ -23,79 +23,10 @@ from typing import NamedTuple
 
 from openclaw_sessions.errors import UsageError
 
-MAX_QUERY_CHARS = 4096
-AS_MAX_LIMIT = 25  # the agent tool's largest limit (26 is an error)
+from .cjk import CJK_RUN, maybe_cjk
+from .limits import MAX_QUERY_CHARS
 
-_CJK_CLASS = (
-    "\u0e00-\u0eff"  # Thai, Lao
-    "\u1000-\u109f"  # Myanmar
-    "\u1100-\u11ff"  # Hangul Jamo
-    "\u1780-\u17ff"  # Khmer
-    "\u2e80-\u2fdf"  # CJK radicals
-    "\u3005-\u3007\u3021-\u3029\u3031-\u3035"  # ideographic marks and numbers
-    "\u3040-\u30ff"  # Hiragana, Katakana
-    "\u3130-\u318f"  # Hangul compatibility Jamo
-    "\u31f0-\u31ff"  # Katakana extensions
-    "\u3400-\u4dbf"  # CJK extension A
-    "\u4e00-\u9fff"  # CJK unified ideographs
-    "\uac00-\ud7af"  # Hangul syllables
-    "\uf900-\ufaff"  # CJK compatibility ideographs
-    "\uff66-\uff9f"  # halfwidth Katakana
-    "\U00020000-\U0003ffff"  # CJK extensions B…
-)
-# Compiled on first use, by re's own cache: most processes never meet a CJK character, and
-# the class costs milliseconds to compile.
-_CJK_RUN = f"[{_CJK_CLASS}]+"
 _HAS_WORD = re.compile(r"\w")
-
-
-def _maybe_cjk(text: str) -> bool:
-    return not text.isascii() and max(text) >= "\u0e00"  # the lowest range of _CJK_CLASS
-
-
-def cjk_bigram_text(text: str) -> str | None:
-    """The bigram text: each CJK run as overlapping bigrams plus its last character.
-
-    Frozen: the store derives it again from the indexed text to delete it from the bigram
-    index (schema.sql, ocs_cjk_bigrams), so a change needs a migration that rebuilds that index.
-    The first two tests only skip work (every row is deleted through here)."""
-    if not _maybe_cjk(text):
-        return None
-    runs = re.findall(_CJK_RUN, text)
-    if not runs:
-        return None
-    parts: list[str] = []
-    for run in runs:
-        run = unicodedata.normalize("NFC", run)
-        if len(run) > 1:  # map(add, …) pairs neighbours in C: ~3x a slice per bigram
-            parts.append(" ".join(map(_add, run, run[1:])))
-        parts.append(run[-1])
-    return " ".join(parts)
-
-
-def index_bigram_text(text: str) -> str | None:
-    """What the bigram index holds of a row (store/db.py's ocs_cjk_bigrams): its bigram text,
-    then, for a row with CJK text, its other words. unicode61 fuses a Latin word written
-    against CJK characters (`修改youer服务端`) into one token of the word index: here it is a
-    token of its own, and a query's Latin words are sought here too (with_glued).
-
-    Frozen like cjk_bigram_text: a change needs a migration that rebuilds the bigram index
-    (v12 did)."""
-    cjk = cjk_bigram_text(text)
-    if cjk is None:
-        return None
-    rest = beside_cjk(text)
-    return f"{cjk} {rest}" if rest else cjk
-
-
-# What stands for a CJK run between the other words: a token of both indexes (private use),
-# so two words a CJK run separates are no phrase ("migration 迁移 timeout").
-GAP = "\ue000"
-
-
-def beside_cjk(text: str) -> str:
-    """The text of a row with CJK text but its CJK runs: its words, each on its own."""
-    return " ".join(re.sub(_CJK_RUN, f" {GAP} ", text).split())
 
 
 def with_glued(plan: QueryPlan) -> QueryPlan:
@@ -178,11 +109,11 @@ def validate(query: str) -> str:
 
 def split_scripts(term: str) -> list[Term]:
     """One whitespace term → its Latin-ish and CJK parts."""
-    if not _maybe_cjk(term):
+    if not maybe_cjk(term):
         return [_latin(term)] if term else []
     out: list[Term] = []
     pos = 0
-    for m in re.finditer(_CJK_RUN, term):
+    for m in re.finditer(CJK_RUN, term):
         if m.start() > pos:
             out.append(_latin(term[pos : m.start()]))
         run = unicodedata.normalize("NFC", m.group())

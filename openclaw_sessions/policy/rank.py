@@ -4,7 +4,7 @@ message scores best.
 bm25 alone rewards short messages that repeat a word: a cron job that posts the same reminder
 thirty times, an announce injected ten times, a marathon session that names the topic once in
 a short line all outrank the session where the topic was settled. So the best candidates by
-bm25 (read/ranked.py fetches them) are re-ranked here:
+bm25 (read/search/ranked.py fetches them) are re-ranked here:
 
 - near-duplicate messages (the same text once case, punctuation, dates, times and long numbers
   are set aside) fold into one hit that carries how many it stands for;

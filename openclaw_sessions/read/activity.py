@@ -23,9 +23,9 @@ from openclaw_sessions.store.db import open_store, transaction
 from openclaw_sessions.store.paths import StateScope
 from openclaw_sessions.store.pending import any_stale
 
-from . import search_sql
 from .models import Hit, SearchResult
 from .scope import register, visible_sql
+from .search import fts
 
 _SPACE = re.compile(r"\s+")
 
@@ -61,7 +61,7 @@ def activity(opts: LogOptions) -> SearchResult:
     for agent in ctx.agents():
         with open_store(ctx.root, agent) as conn:
             register(conn, agent, None)
-            f = search_sql.Filters(
+            f = fts.Filters(
                 visible_sql(None), None, opts.role, since_ms, until_ms, agent=agent, keys=keys
             )
             hits += _newest(conn, f, redactor, opts.limit + 1, agent)
@@ -73,13 +73,13 @@ def activity(opts: LogOptions) -> SearchResult:
 
 
 def _newest(
-    conn: sqlite3.Connection, f: search_sql.Filters, redactor: Redactor, n: int, agent: str
+    conn: sqlite3.Connection, f: fts.Filters, redactor: Redactor, n: int, agent: str
 ) -> list[Hit]:
-    where, params = search_sql.where_of(f, redactor.fingerprint)
+    where, params = fts.where_of(f, redactor.fingerprint)
     with transaction(conn, write=False):
         rows = conn.execute(
             "SELECT t.session_key, t.session_id, r.message_id, r.role, r.ts, r.text, ss.label"
-            f" FROM index_rows r{search_sql.JOINS} WHERE {' AND '.join(where)}"
+            f" FROM index_rows r{fts.JOINS} WHERE {' AND '.join(where)}"
             " ORDER BY r.ts DESC, r.row_id DESC LIMIT ?",
             [*params, n],
         ).fetchall()
@@ -87,7 +87,7 @@ def _newest(
     for key, sid, mid, role, ts, text, label in rows:
         # index rows were redacted when written; redacting the opening again costs little
         red = redactor.redact(_SPACE.sub(" ", text).strip())
-        opening = safe_cut(red.text, search_sql.SNIPPET_UNITS, red.spans)
+        opening = safe_cut(red.text, fts.SNIPPET_UNITS, red.spans)
         shown = redactor.redact_text(label) if label else None
         out.append(Hit(key, sid, mid, role, int(ts), opening, 0.0, agent_id=agent, label=shown))
     return out

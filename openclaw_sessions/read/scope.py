@@ -178,7 +178,7 @@ def visible_pending(
     if session is not None:
         where.append("(t.session_key = ? OR t.session_id = ?)")
         args += [session.lower(), session]
-    else:  # the store's own namespace, as the search keeps to (search_sql.Filters.agent)
+    else:  # the store's own namespace, as the search keeps to (search/fts.Filters.agent)
         prefix = f"agent:{agent}:"
         where.append("(t.session_key NOT GLOB 'agent:*' OR substr(t.session_key, 1, ?) = ?)")
         args += [len(prefix), prefix]

@@ -10,11 +10,12 @@ asks for it: a run uses a fraction of the file, and decoding the integer lists o
 would cost every run milliseconds. Anything unexpected — another Python, a damaged file, an
 unwritable cache dir — falls back to `re.compile`, so behaviour never changes.
 
-Why it stays (issue #25; CPU time, median, with and without this module in one run,
-interleaved, both trees compiling lazily): the first ``history --json`` page of a 20k-message
-store takes ~206 ms with it and ~300 ms without (+46%); ``search --json`` ~175 ms and
-~210-220 ms (+20-25%); ``reindex --full`` of 20k messages ~1.44 s either way (+2%). Below
-~20% on what a user waits for, the module would not be worth its CPython internals.
+Why it stays (measured again after the one-pass search, issue #36: CPU time, median of 15
+runs, interleaved, on a 2,154-session store, with and without this module): the first
+``history --json`` page takes ~108 ms with it and ~155 ms without (+43%); ``search --json``
+no longer builds the rules for current index rows (redact/fingerprint.py), so it gains
+nothing there (~93 vs ~91 ms). Below ~20% on what a user waits for, the module would not be
+worth its CPython internals.
 Redaction is its only user: the few small patterns elsewhere compile with ``re`` directly.
 """
 

@@ -100,7 +100,7 @@ def match(found: list[Phrase]) -> Where:
 
 def scored(found: list[Phrase]) -> list[Phrase]:
     """The phrases bm25 scores: local search drives by the primary index when the query has
-    primary terms (read/search_sql.driving_index), and scores by it alone; else by the CJK
+    primary terms (read/search/fts.driving_index), and scores by it alone; else by the CJK
     bigram index."""
     primary = [p for p in found if p.column == "words"]
     return primary or found

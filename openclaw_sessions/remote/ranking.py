@@ -3,7 +3,7 @@
 a phrase's or a prefix's n counted over the pushed rows: stats.py, query.score), then
 
 - `upstream` and `--as`: bm25, then newest first, then key and message id: local's order
-  across agents (read/search.py), the whole fleet's too;
+  across agents (read/search/), the whole fleet's too;
 - the operator's `relevance`: each store's best candidates by bm25 (as many as local takes:
   read/ranked.POOL, 6 × limit) pooled over the stores searched and re-ranked by
   policy/rank.order (a session is one host's: its key is told apart by its host).
@@ -82,7 +82,7 @@ WALK_STEPS = 0  # off: some stores' walk plans took 16-22 s at 624k rows (issue 
 
 
 def _key(r: Any) -> tuple[Any, ...]:
-    """Local's order (read/search_sql.best): bm25, newest, key, message id; then host."""
+    """Local's order (read/search/fts.best): bm25, newest, key, message id; then host."""
     return (-float(r[8]), -int(r[6]), str(r[2]), str(r[4]), str(r[0]))
 
 

@@ -8,7 +8,7 @@ import hashlib
 from collections import Counter
 from typing import NamedTuple
 
-from openclaw_sessions.policy import fts_query
+from openclaw_sessions.policy.cjk import beside_cjk, cjk_bigram_text
 
 from . import fold
 
@@ -58,9 +58,9 @@ def clean(text: str) -> str:
 
 def fold_text(text: str) -> Folded:
     words = fold.primary().tokens(text)
-    cjk = fts_query.cjk_bigram_text(text)
+    cjk = cjk_bigram_text(text)
     if cjk is not None:  # a word written against CJK text is a word (fts_query.with_glued)
-        words += fold.primary().tokens(fts_query.beside_cjk(text))
+        words += fold.primary().tokens(beside_cjk(text))
     bigrams = fold.bigram().tokens(cjk) if cjk is not None else []
     lexemes = {lexeme(w) for w in words}
     lexemes.update(lexeme(BIGRAM_MARK + b) for b in bigrams)

@@ -11,10 +11,9 @@ from typing import Any, NamedTuple
 from openclaw_sessions.errors import UsageError
 from openclaw_sessions.model.when import parse_window
 from openclaw_sessions.policy import fts_query
-from openclaw_sessions.read import caps, counting, search_sql
 from openclaw_sessions.read.models import Hit, SearchResult, SessionHits
 from openclaw_sessions.read.scope import caller_policy, in_caller_list
-from openclaw_sessions.read.search import SearchOptions, validate
+from openclaw_sessions.read.search import SearchOptions, caps, counting, fts, validate
 from openclaw_sessions.redact import build_redactor
 from openclaw_sessions.store.migrations import PRIMARY_TOKENIZER
 
@@ -40,7 +39,7 @@ def _validate(opts: SearchOptions, hosts: list[str]) -> None:
     ):
         if bad:
             raise UsageError(f"{name} reads the local store: it does not go with --remote")
-    if opts.relax:  # the relaxed retry is local search's (read/ranked.py)
+    if opts.relax:  # the relaxed retry is local search's (read/search/ranked.py)
         raise UsageError("--relax does not go with --remote")
     if opts.as_key is not None and len(hosts) != 1:
         raise UsageError(
@@ -117,7 +116,7 @@ def _filters(
             " OR (strpos(%s, ':') = 0 AND r.session_key = 'agent:' || r.agent || ':' || %s))"
         )
         params += [text.lower(), text, text, text.lower()]
-    else:  # each store's own namespace (read/search_sql.Filters.agent), on the session (the
+    else:  # each store's own namespace (read/fts.Filters.agent), on the session (the
         # planner cannot estimate it: on the rows, it took 88k matches for 200)
         own = (" AND (ss.session_key NOT LIKE 'agent:%%'"
                " OR starts_with(ss.session_key, 'agent:' || ss.agent || ':'))")  # fmt: skip
@@ -180,7 +179,7 @@ def _run(
     total, exact = len(rows), True
     cap = max(counting.TOTAL_CAP, opts.limit + 1)
     if truncated and opts.as_key is None:  # the agent's view prints no total (as locally)
-        sql = f"SELECT count(*) FROM (SELECT 1{body} LIMIT %s) c"  # read/counting.py's rule
+        sql = f"SELECT count(*) FROM (SELECT 1{body} LIMIT %s) c"  # read/search/counting.py's rule
         total = int(conn.execute(sql, [*args, cap]).fetchone()[0])
         exact = total < cap
     hits, truncated, cut_by = caps.capped(
@@ -213,10 +212,10 @@ def _sessions(conn: Any, opts: SearchOptions, body: str, args: list[Any]) -> Rem
 
 
 def _hits(conn: Any, rows: list[Any], plan: fts_query.QueryPlan) -> list[Hit]:
-    """The hits shown, made as local search makes them (read/search_sql.hit): FTS5's own
+    """The hits shown, made as local search makes them (read/fts.hit): FTS5's own
     snippets from a scratch table that holds their texts, redacted with their host's rules."""
     texts = [str(r[7]) for r in rows]
-    # as local index rows (read/search_sql.Row): the score negated back into a bm25 rank
+    # as local index rows (read/fts.Row): the score negated back into a bm25 rank
     keyed = [(*r[2:7], -float(r[8]), i) for i, r in enumerate(rows, 1)]
     scratch = sqlite3.connect(":memory:")
     try:
@@ -224,14 +223,14 @@ def _hits(conn: Any, rows: list[Any], plan: fts_query.QueryPlan) -> list[Hit]:
             f"CREATE VIRTUAL TABLE index_fts USING fts5(text, tokenize='{PRIMARY_TOKENIZER}')"
         )
         scratch.executemany("INSERT INTO index_fts(rowid, text) VALUES (?, ?)", enumerate(texts, 1))
-        snips = search_sql.snippets(scratch, plan, keyed, texts)
+        snips = fts.snippets(scratch, plan, keyed, texts)
     finally:
         scratch.close()
     # a host's rows were redacted under its own rules before they left it (its patterns never
     # do: push.config_snapshot); each snippet is redacted again here under the default rules
     red = build_redactor(())
     return [
-        search_sql.hit(k, text, snip, plan, red, search_sql.SNIPPET_UNITS)._replace(
+        fts.hit(k, text, snip, plan, red, fts.SNIPPET_UNITS)._replace(
             agent_id=str(r[1])
         )
         for r, k, text, snip in zip(rows, keyed, texts, snips, strict=True)

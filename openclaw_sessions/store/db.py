@@ -14,8 +14,8 @@ from pathlib import Path
 from typing import TYPE_CHECKING
 
 from openclaw_sessions import settings
-from openclaw_sessions.errors import StoreError
-from openclaw_sessions.policy.fts_query import index_bigram_text
+from openclaw_sessions.errors import OpenClawError, StoreError
+from openclaw_sessions.policy.cjk import index_bigram_text
 
 from . import migrations, paths
 from .migrations import APP_ID, PAGE_SIZE, SCHEMA_VERSION
@@ -268,6 +268,16 @@ def translate(exc: sqlite3.Error, path: Path | None = None) -> StoreError:
             code="store_corrupt",
         )
     return StoreError(f"database error{where}: {text}")
+
+
+def failure(exc: OpenClawError | sqlite3.Error | OSError) -> OpenClawError:
+    """A failure the core lets through, as the error family: the one translation the CLI
+    (cli/guard.py) and the MCP server (mcp/tools.py) both end with."""
+    if isinstance(exc, OpenClawError):
+        return exc
+    if isinstance(exc, sqlite3.Error):
+        return translate(exc)
+    return StoreError(f"{exc.strerror or exc}: {exc.filename or ''}".rstrip(": "))
 
 
 def is_store_failure(exc: BaseException) -> bool:

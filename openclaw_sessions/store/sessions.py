@@ -6,7 +6,7 @@ from __future__ import annotations
 
 import json
 import sqlite3
-from collections.abc import Iterable, Iterator
+from collections.abc import Callable, Iterable, Iterator
 from pathlib import Path
 
 from openclaw_sessions.model.when import valid_updated_at
@@ -70,10 +70,18 @@ class SessionLookup:
     older generation's session id names its key too, with no relations (as the snapshot this
     replaces had it). Connections open on first use and close with the index."""
 
-    def __init__(self, root: Path, default_agent: str) -> None:
+    def __init__(
+        self,
+        root: Path,
+        default_agent: str,
+        conn_of: Callable[[str], sqlite3.Connection] | None = None,
+    ) -> None:
+        """``conn_of``: the caller's own connection to a store (a search's: read/search/call.py),
+        left open at the end; else the index opens its own."""
         self.root = root
         self.agents = paths.agents_with_db(root) or [paths.check_agent_id(default_agent)]
         self._conns: dict[str, sqlite3.Connection] = {}
+        self._conn_of = conn_of
         # An agent's view (read/scope.caller_policy sets it): a session deleted in OpenClaw
         # is not there, as upstream has it (store/upstream_archived.py).
         self.hide_deleted = False
@@ -102,6 +110,8 @@ class SessionLookup:
         self._conns.clear()
 
     def conn(self, agent: str) -> sqlite3.Connection:
+        if self._conn_of is not None:
+            return self._conn_of(agent)
         if agent not in self._conns:
             self._conns[agent] = db.connect(paths.db_path(self.root, agent))
         return self._conns[agent]

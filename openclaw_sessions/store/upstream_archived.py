@@ -8,7 +8,8 @@
   `session_transcript_archives` with reason `deleted`); upstream answers as for a missing
   session.
 
-The operator's views keep both, labelled; the agent's views follow upstream (read/archived.py).
+The operator's views keep both, labelled; the agent's views follow upstream
+(read/search/archived.py).
 """
 
 from __future__ import annotations

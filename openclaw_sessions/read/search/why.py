@@ -1,4 +1,7 @@
-"""`search --explain`: how a query was parsed and routed and, when nothing matched, why.
+"""Why a search's answer is empty or partial, in one place: `search --explain` (how a query was
+parsed and routed and, when nothing matched, why), the operator's `absence` (what an empty or
+partial answer lacks and what lifts it), and the agent tool's reasons (mcp/reasons.py reads
+the explanation asked with the caller's policy). Computed only when the answer needs it.
 
 Counts only, never content, and only of text a search could show: redacted user and
 assistant text, never raw lines (a tool call's arguments or a secret would otherwise be
@@ -11,17 +14,30 @@ from __future__ import annotations
 
 import json
 import sqlite3
-from typing import Any
+from collections import Counter
+from collections.abc import Callable
+from typing import Any, NamedTuple, Protocol
 
 from openclaw_sessions.model import extract, wellformed
-from openclaw_sessions.policy import fts_query
-from openclaw_sessions.redact import Redactor
+from openclaw_sessions.policy import cjk, fts_query
+from openclaw_sessions.read.models import SearchResult
+from openclaw_sessions.read.scope import OPERATOR_VISIBLE, SESSION_JOIN
+from openclaw_sessions.read.tokens import tokens
 from openclaw_sessions.store import pending, rawcodec
 from openclaw_sessions.store.migrations import BIGRAM_TOKENIZER, PRIMARY_TOKENIZER
 
-from .scope import SESSION_JOIN
-from .search_sql import JOINS, Filters, driving_index, kept_rows
-from .tokens import tokens
+from .fts import JOINS, Filters, driving_index, kept_rows
+
+
+class Rules(Protocol):
+    """The redaction rules of a search (a Redactor, or a search call that builds one only
+    when a text off the index must be redacted)."""
+
+    @property
+    def fingerprint(self) -> str: ...
+
+    def redact_text(self, text: str) -> str: ...
+
 
 # Messages off the index matched per term to count its matches there (bounded work; above it
 # the count is a lower bound and says so).
@@ -61,7 +77,7 @@ def _abandoned(
     conn: sqlite3.Connection,
     wanted: list[tuple[str, fts_query.QueryPlan]],
     visible: str,
-    redactor: Redactor,
+    redactor: Rules,
 ) -> list[tuple[int, bool]]:
     """For each (term, plan) of ``wanted``: (count, capped), the user/assistant messages off
     the index (abandoned branches, sessions not indexed yet) whose redacted text matches the
@@ -103,7 +119,7 @@ def _abandoned(
     return _matching(texts, plans, capped)
 
 
-def _message_text(line: str, redactor: Redactor) -> str | None:
+def _message_text(line: str, redactor: Rules) -> str | None:
     """The redacted text the index would hold for a stored message line (None: none)."""
     try:
         obj = wellformed.loads(line)  # lone surrogates: U+FFFD
@@ -124,7 +140,7 @@ def _matching(
     try:
         db.execute(f"CREATE VIRTUAL TABLE p USING fts5(text, tokenize='{PRIMARY_TOKENIZER}')")
         db.execute(f'CREATE VIRTUAL TABLE b USING fts5(cjk, tokenize="{BIGRAM_TOKENIZER}")')
-        rows = [(i, t, fts_query.index_bigram_text(t)) for i, t in enumerate(texts)]
+        rows = [(i, t, cjk.index_bigram_text(t)) for i, t in enumerate(texts)]
         db.executemany("INSERT INTO p (rowid, text) VALUES (?, ?)", [r[:2] for r in rows])
         db.executemany("INSERT INTO b (rowid, cjk) VALUES (?, ?)", [(r[0], r[2]) for r in rows])
         out = []
@@ -154,7 +170,7 @@ def explain(
     *,
     visible: str,
     operator: bool,
-    redactor: Redactor,
+    redactor: Rules,
     matched: bool,
     sessions: tuple[str, ...] | None = None,
 ) -> dict[str, Any]:
@@ -223,3 +239,95 @@ def pending_sessions(conn: sqlite3.Connection, fingerprint: str, visible: str) -
         (json.dumps(ids),),
     ).fetchone()
     return int(row[0])
+
+
+class Absence(NamedTuple):
+    """What an empty or partial operator answer lacks, added up over the agents."""
+
+    not_found: dict[str, int]  # term -> indexed matches (0: found nowhere)
+    off_index: dict[str, int]  # term -> matches on abandoned branches or unindexed messages
+    pending: int
+
+
+def why_empty(
+    conn: sqlite3.Connection, plan: fts_query.QueryPlan, redactor: Rules, *, deep: bool
+) -> Absence:
+    """One agent's part: whether each term occurs in indexed text at all (at most one row
+    read per term) and the sessions pending; ``deep`` (--explain asked for it): --explain's counts,
+    with the matches off the index (a scan of every stored line)."""
+    fp = redactor.fingerprint
+    if not deep:
+        found: dict[str, int] = {}
+        for term in fts_query.distinct(plan.terms, tokens):  # a repeated term: one question
+            sub = term_plan(term)
+            if sub is not None and not sub.empty:
+                found[term.text] = occurrences(conn, sub, OPERATOR_VISIBLE, fp, cap=1)
+        return Absence(found, {}, pending_sessions(conn, fp, OPERATOR_VISIBLE))
+    got = explain(
+        conn, plan, visible=OPERATOR_VISIBLE, operator=True, redactor=redactor, matched=False
+    )
+    why = got.get("why", [])
+    counts = {w["term"]: int(w["indexedMatches"]) for w in why if "indexedMatches" in w}
+    off = {
+        w["term"]: int(w["abandonedOrUnindexedMatches"])
+        for w in why
+        if w.get("abandonedOrUnindexedMatches")
+    }
+    return Absence(counts, off, int(got["pendingSessions"]))
+
+
+def absence(
+    conn_of: Callable[[str], sqlite3.Connection],
+    agents: list[str],
+    plan: fts_query.QueryPlan,
+    redactor: Rules,
+    result: SearchResult,
+    *,
+    deep: bool,
+    relax_possible: Callable[[], bool],
+    relaxed: bool,
+) -> dict[str, Any] | None:
+    """The JSON ``absence`` of an operator answer: why it is empty or partial, and what lifts
+    that (None when it is whole). ``conn_of``: an agent's store (the operator's visibility
+    registered); ``deep``: --explain's counts (why_empty); ``relax_possible``: whether --relax
+    could loosen the query (asked only of an empty answer); ``relaxed``: it did."""
+    empty, pending = not result.hits, result.indexing
+    if not (empty or result.truncated or pending or result.unindexed):
+        return None
+    parts = []
+    if empty or pending:
+        parts = [why_empty(conn_of(agent), plan, redactor, deep=deep) for agent in agents]
+    out: dict[str, Any] = {}
+    lift: list[str] = []
+    if empty and parts:
+        terms: Counter[str] = Counter()
+        off: Counter[str] = Counter()
+        for p in parts:
+            terms.update(p.not_found)
+            off.update(p.off_index)
+        # found nowhere: not in indexed text, nor (--explain reads them) in what is pending,
+        # unindexed or abandoned; without --explain a pending message may hold it
+        if deep or not pending:
+            out["termsNotFound"] = [t for t, n in terms.items() if n == 0 and not off[t]]
+        if off:
+            out["abandonedOrUnindexed"] = dict(off)
+        if not relaxed and relax_possible():
+            lift.append("--relax")
+    if relaxed:
+        out["relaxed"] = "no message matches every word: these match most of them"
+    if pending:
+        out["pendingSessions"] = max(sum(p.pending for p in parts), 1) if parts else True
+        lift.append("--wait")
+    if result.unindexed:
+        out["unindexedSessions"] = result.unindexed
+    if result.cut_by is not None:
+        shown, total = len(result.hits), result.total
+        out["cut"] = {"by": result.cut_by, "shown": shown, "total": total}
+        lift.append(
+            f"--limit {max(total, shown + 1)}" if result.cut_by == "limit" else "--max-bytes 0"
+        )
+    if not out:
+        return None
+    if lift:
+        out["lift"] = lift
+    return out

@@ -1,5 +1,5 @@
 """The operator's search, beyond upstream's: its relevance order over every agent's best
-candidates (policy/rank.py), `--relax`, and the `absence` of an empty or partial answer.
+candidates (policy/rank.py) and `--relax` (why.py says why an answer is empty or partial).
 
 `--as` never comes here: its order and JSON stay upstream's `sessions_search` exactly.
 """
@@ -7,19 +7,15 @@ candidates (policy/rank.py), `--relax`, and the `absence` of an empty or partial
 from __future__ import annotations
 
 import sqlite3
-from collections import Counter
-from pathlib import Path
-from typing import Any, NamedTuple
+from collections.abc import Callable
+from typing import NamedTuple
 
 from openclaw_sessions.errors import UsageError
 from openclaw_sessions.policy import fts_query, query_lang, rank
-from openclaw_sessions.redact import Redactor
-from openclaw_sessions.store.db import open_store
+from openclaw_sessions.read.models import Hit
+from openclaw_sessions.read.tokens import tokens
 
-from . import exchange, search_sql
-from .models import Hit, SearchResult
-from .scope import register
-from .tokens import tokens
+from . import exchange, fts
 
 
 class Info(NamedTuple):
@@ -36,10 +32,10 @@ POOL = 64  # candidates re-ranked at least (a flood of 30 copies leaves room for
 def candidates(
     conn: sqlite3.Connection,
     plan: fts_query.QueryPlan,
-    filters: search_sql.Filters,
+    filters: fts.Filters,
     fp: str,
     k: int,
-) -> tuple[list[search_sql.Row], list[Info], bool]:
+) -> tuple[list[fts.Row], list[Info], bool]:
     """(about the best ``k`` matches by bm25, each one's text start and its transcript's
     stored lines (its length, free to read), whether more match): what the operator's order re-ranks
     (policy/rank.py). A pool, not a page: ties at its edge need not be broken exactly, so the
@@ -50,9 +46,9 @@ def candidates(
     # the exchange (the question that opens it) too: a reply comes before its question
     ex = f"r.transcript_id || ':' || {exchange.EXCHANGE_OF}"
     head = (f", t.next_seq, substr(r.text, 1, ?), {ex}", [rank.HEAD_CHARS * 2])
-    with search_sql.snapshot(conn):  # a batch holds one already
+    with fts.snapshot(conn):  # a batch holds one already
         while True:
-            ranks, bound, rows = search_sql.best(conn, plan, filters, fp, n, *head)
+            ranks, bound, rows = fts.best(conn, plan, filters, fp, n, *head)
             if bound == float("inf") or len(rows) > k:
                 break
             n *= 8
@@ -65,11 +61,11 @@ class Pool:
     """Every agent's candidates of one search."""
 
     def __init__(self) -> None:
-        self.rows: list[tuple[str, search_sql.Row]] = []
+        self.rows: list[tuple[str, fts.Row]] = []
         self.cands: list[rank.Cand] = []
         self.exchanges: list[tuple[str, ...]] = []  # per candidate: exchange.find's ids, or ()
 
-    def add(self, agent: str, rows: list[search_sql.Row], info: list[Info]) -> None:
+    def add(self, agent: str, rows: list[fts.Row], info: list[Info]) -> None:
         for r, (head, size, ex) in zip(rows, info, strict=True):
             self.rows.append((agent, r))
             self.cands.append(rank.Cand(r[0], int(r[4]), -float(r[5]), head, size, r[3], ex))
@@ -89,9 +85,8 @@ class Pool:
 
     def top(
         self,
-        root: Path,
+        conn_of: Callable[[str], sqlite3.Connection],
         plan: fts_query.QueryPlan,
-        redactor: Redactor,
         limit: int,
         one_session: bool,
         relaxed: bool = False,
@@ -105,8 +100,7 @@ class Pool:
         for agent in sorted({self.rows[r.pos][0] for r in shown}):
             mine = [r for r in shown if self.rows[r.pos][0] == agent]
             rows = [self.rows[r.pos][1] for r in mine]
-            with open_store(root, agent) as conn:
-                hits = search_sql.materialize(conn, plan, rows, redactor)
+            hits = fts.materialize(conn_of(agent), plan, rows)
             for r, h in zip(mine, hits, strict=True):
                 made[r.pos] = h._replace(
                     agent_id=agent, copies=r.copies, relaxed=relaxed, exchange=self.exchanges[r.pos]
@@ -157,100 +151,3 @@ def _left_out(plan: fts_query.QueryPlan) -> list[str]:
         return []
     wanted = set(plan.wanted)
     return [t.text for t in plan.terms if t.route != "ignored" and t.text not in wanted]
-
-
-class Absence(NamedTuple):
-    """What an empty or partial operator answer lacks, added up over the agents."""
-
-    not_found: dict[str, int]  # term -> indexed matches (0: found nowhere)
-    off_index: dict[str, int]  # term -> matches on abandoned branches or unindexed messages
-    pending: int
-
-
-def why_empty(
-    conn: sqlite3.Connection, plan: fts_query.QueryPlan, redactor: Redactor, *, deep: bool
-) -> Absence:
-    """One agent's part: whether each term occurs in indexed text at all (at most one row
-    read per term) and the sessions pending; ``deep`` (--explain asked for it): --explain's counts,
-    with the matches off the index (a scan of every stored line)."""
-    from .explain import explain, occurrences, pending_sessions, term_plan
-    from .scope import OPERATOR_VISIBLE
-
-    fp = redactor.fingerprint
-    if not deep:
-        found: dict[str, int] = {}
-        for term in fts_query.distinct(plan.terms, tokens):  # a repeated term: one question
-            sub = term_plan(term)
-            if sub is not None and not sub.empty:
-                found[term.text] = occurrences(conn, sub, OPERATOR_VISIBLE, fp, cap=1)
-        return Absence(found, {}, pending_sessions(conn, fp, OPERATOR_VISIBLE))
-    got = explain(
-        conn, plan, visible=OPERATOR_VISIBLE, operator=True, redactor=redactor, matched=False
-    )
-    why = got.get("why", [])
-    counts = {w["term"]: int(w["indexedMatches"]) for w in why if "indexedMatches" in w}
-    off = {
-        w["term"]: int(w["abandonedOrUnindexedMatches"])
-        for w in why
-        if w.get("abandonedOrUnindexedMatches")
-    }
-    return Absence(counts, off, int(got["pendingSessions"]))
-
-
-def absence(
-    root: Path,
-    agents: list[str],
-    plan: fts_query.QueryPlan,
-    redactor: Redactor,
-    result: SearchResult,
-    *,
-    deep: bool,
-    relax_possible: bool,
-    relaxed: bool,
-) -> dict[str, Any] | None:
-    """The JSON ``absence`` of an operator answer: why it is empty or partial, and what lifts
-    that (None when it is whole). ``deep``: --explain's counts (why_empty);
-    ``relax_possible``: --relax could loosen the query; ``relaxed``: it did."""
-    empty, pending = not result.hits, result.indexing
-    if not (empty or result.truncated or pending or result.unindexed):
-        return None
-    parts = []
-    if empty or pending:
-        for agent in agents:
-            with open_store(root, agent) as conn:
-                register(conn, agent, None)
-                parts.append(why_empty(conn, plan, redactor, deep=deep))
-    out: dict[str, Any] = {}
-    lift: list[str] = []
-    if empty and parts:
-        terms: Counter[str] = Counter()
-        off: Counter[str] = Counter()
-        for p in parts:
-            terms.update(p.not_found)
-            off.update(p.off_index)
-        # found nowhere: not in indexed text, nor (--explain reads them) in what is pending,
-        # unindexed or abandoned; without --explain a pending message may hold it
-        if deep or not pending:
-            out["termsNotFound"] = [t for t, n in terms.items() if n == 0 and not off[t]]
-        if off:
-            out["abandonedOrUnindexed"] = dict(off)
-        if relax_possible and not relaxed:
-            lift.append("--relax")
-    if relaxed:
-        out["relaxed"] = "no message matches every word: these match most of them"
-    if pending:
-        out["pendingSessions"] = max(sum(p.pending for p in parts), 1) if parts else True
-        lift.append("--wait")
-    if result.unindexed:
-        out["unindexedSessions"] = result.unindexed
-    if result.cut_by is not None:
-        shown, total = len(result.hits), result.total
-        out["cut"] = {"by": result.cut_by, "shown": shown, "total": total}
-        lift.append(
-            f"--limit {max(total, shown + 1)}" if result.cut_by == "limit" else "--max-bytes 0"
-        )
-    if not out:
-        return None
-    if lift:
-        out["lift"] = lift
-    return out

@@ -9,12 +9,10 @@ from pathlib import Path
 
 from openclaw_sessions.index import locks
 from openclaw_sessions.policy import keys, visibility
-from openclaw_sessions.redact import Redactor
+from openclaw_sessions.read.scope import visible_pending
 from openclaw_sessions.store import paths
 from openclaw_sessions.store.pending import any_stale, current_failures
 from openclaw_sessions.store.sessions import session_ref
-
-from .scope import visible_pending
 
 
 def unindexed(
@@ -26,9 +24,12 @@ def unindexed(
 ) -> int:
     """Sessions in the search's scope whose indexing failed (a poison transcript): they are
     not pending, so they do not make the answer `indexing`; the caller is told instead."""
+    failures = current_failures(conn, fp)
+    if not failures:  # the common case: no policy to build
+        return 0
     policy = policy or visibility.Policy(visibility.Caller(None, agent), ())
     found = set()
-    for f in current_failures(conn, fp):
+    for f in failures:
         if only is not None and only.lower() != f.session_key and only != f.session_id:
             continue
         row = conn.execute(
@@ -50,7 +51,7 @@ def stale_kick(
     conn: sqlite3.Connection,
     root: Path,
     agent: str,
-    redactor: Redactor,
+    fp: str,
     policy: visibility.Policy | None,
     only: str | None,
 ) -> bool:
@@ -60,9 +61,9 @@ def stale_kick(
     the pending set holds every transcript a running reconciler has yet to finish, so
     nothing of its own is missed."""
     agent_dir = paths.agent_dir(root, agent)
-    stale = any_stale(conn, redactor.fingerprint)
+    stale = any_stale(conn, fp)
     if stale and not locks.background_busy(agent_dir):
         locks.spawn(root, agent)
     if policy is not None and policy.caller.key is not None:
-        return stale and visible_pending(conn, redactor.fingerprint, only, agent)
+        return stale and visible_pending(conn, fp, only, agent)
     return stale or locks.is_running(agent_dir)

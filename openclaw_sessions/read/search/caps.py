@@ -1,14 +1,12 @@
-"""The caps on a search answer: the agent tool's (at most AS_MAX_LIMIT hits, their JSON at
-most 32 KiB, counted as upstream counts it) and the operator's --max-bytes; and what cut it."""
+"""The caps on a search answer: the agent tool's (policy/limits.py: at most AS_MAX_LIMIT hits,
+their JSON at most 32 KiB, counted as upstream counts it) and the operator's --max-bytes; and
+what cut it."""
 
 from __future__ import annotations
 
-from openclaw_sessions.policy.fts_query import AS_MAX_LIMIT
+from openclaw_sessions.policy.limits import AS_MAX_LIMIT, MAX_RESULT_BYTES
 from openclaw_sessions.policy.sanitize import json_bytes
-
-from .models import Hit
-
-MAX_RESULT_BYTES = 32768  # upstream's SESSIONS_SEARCH_MAX_BYTES (a batch shares it: mcp/)
+from openclaw_sessions.read.models import Hit
 
 
 def cap_bytes(hits: list[Hit], max_bytes: int) -> tuple[list[Hit], bool]:

@@ -12,9 +12,10 @@ from __future__ import annotations
 
 import sqlite3
 
-from .models import Hit
-from .scope import SESSION_JOIN
-from .search_sql import Filters
+from openclaw_sessions.read.models import Hit
+from openclaw_sessions.read.scope import SESSION_JOIN
+
+from .fts import Filters
 
 # Added to a caller's per-row condition: rows of marked transcripts are not the agent's.
 NOT_ARCHIVED = "t.transcript_id NOT IN (SELECT transcript_id FROM upstream_archived)"

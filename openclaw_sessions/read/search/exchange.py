@@ -13,10 +13,10 @@ from collections.abc import Callable
 from typing import NamedTuple
 
 from openclaw_sessions.policy import fts_query, query_lang, rank
+from openclaw_sessions.read.models import SearchResult
 from openclaw_sessions.store.db import transaction
 
-from . import search_sql
-from .models import SearchResult
+from . import fts
 
 MAX_WORDS = 8  # an exchange holding more is no longer one question (and each costs a query)
 PART_CAP = 2000  # matches read per word: an exchange needs each word, a rarer one bounds it
@@ -32,7 +32,7 @@ class Found(NamedTuple):
     """One exchange's answer: the row shown (its reply first), its head and transcript size,
     and the matching messages of the exchange, in transcript order."""
 
-    row: search_sql.Row
+    row: fts.Row
     head: str
     size: int
     message_ids: tuple[str, ...]
@@ -76,7 +76,7 @@ def any_part_plan(quoted: list[str]) -> fts_query.QueryPlan:
 def find(
     conn: sqlite3.Connection,
     quoted: list[str],
-    filters: search_sql.Filters,
+    filters: fts.Filters,
     fp: str,
     k: int,
 ) -> list[Found]:
@@ -84,16 +84,14 @@ def find(
     PART_CAP of them), best first by the sum of each word's best -bm25 in the exchange."""
     # exchange -> per word: its best score there; and every matching row of the exchange
     best: dict[tuple[int, int], list[float]] = {}
-    rows: dict[tuple[int, int], dict[int, tuple[search_sql.Row, str, int, int]]] = {}
+    rows: dict[tuple[int, int], dict[int, tuple[fts.Row, str, int, int]]] = {}
     extra = f", t.next_seq, substr(r.text, 1, ?), r.transcript_id, r.seq, {EXCHANGE_OF}"
     with transaction(conn, write=False):
         for i, word in enumerate(quoted):
             sub = query_lang.build(word)
             if sub.empty:
                 return []
-            ranks, _, got = search_sql.best(
-                conn, sub, filters, fp, PART_CAP, extra, [rank.HEAD_CHARS * 2]
-            )
+            ranks, _, got = fts.best(conn, sub, filters, fp, PART_CAP, extra, [rank.HEAD_CHARS * 2])
             seen: set[tuple[int, int]] = set()
             for r in got:
                 if r[10] is None or (i and (r[8], r[10]) not in best):
@@ -112,7 +110,7 @@ def find(
     return [_found(list(rows[e].values()), sum(best[e])) for e in whole]
 
 
-def _found(members: list[tuple[search_sql.Row, str, int, int]], score: float) -> Found:
+def _found(members: list[tuple[fts.Row, str, int, int]], score: float) -> Found:
     """The exchange's hit: its best-scoring reply (else its question) at the exchange's
     score, naming every matching message of the exchange."""
     replies = [m for m in members if m[0][3] != "user"] or members

@@ -10,26 +10,27 @@ Snippets are redacted again on the way out (the index holds redacted text) and c
 from __future__ import annotations
 
 import json
-import re
 import sqlite3
 from collections.abc import Sequence
 from contextlib import AbstractContextManager, nullcontext
-from typing import Any, NamedTuple
+from typing import TYPE_CHECKING, Any, NamedTuple
 
 from openclaw_sessions.policy import fts_query, kinds
 from openclaw_sessions.policy.cut import safe_cut
-from openclaw_sessions.redact import Redactor
+from openclaw_sessions.read.models import Hit
+from openclaw_sessions.read.scope import OPERATOR_VISIBLE, SESSION_JOIN
 from openclaw_sessions.store.db import transaction
 from openclaw_sessions.store.pending import fresh
 
-from .models import Hit
-from .scope import OPERATOR_VISIBLE, SESSION_JOIN
 from .snippets import CLOSE as _CLOSE
 from .snippets import OPEN as _OPEN
 from .snippets import Snippets, cjk_snippet
 
+if TYPE_CHECKING:
+    from openclaw_sessions.redact import Redactor
+
 SNIPPET_UNITS = 300  # UTF-16 code units, as upstream counts
-_MARKS = re.compile("[\x02\x03]")
+_NO_MARKS = str.maketrans("", "", _OPEN + _CLOSE)  # the snippet's match marks, taken out
 _CANDIDATES = 64  # first candidate batch for relevance order (grows x8 while inexact)
 
 
@@ -280,17 +281,15 @@ def find_hits(
     conn: sqlite3.Connection,
     plan: fts_query.QueryPlan,
     filters: Filters,
-    redactor: Redactor,
-    *,
+    fp: str,
     limit: int,
     order: str = "relevance",
 ) -> tuple[list[Hit], bool]:
     """(hits, more exist) in upstream's orders: bm25 then time (``relevance``, ``upstream``)
-    or newest first (``recent``). Fetches limit+1 rows to know whether more exist; the
-    caller caps the bytes (read/caps.py)."""
+    or newest first (``recent``), of the rows current under fingerprint ``fp``. Fetches
+    limit+1 rows to know whether more exist; the caller caps the bytes (caps.py)."""
     if plan.empty:
         return [], False
-    fp = redactor.fingerprint
     # One read transaction: the several statements of a search see one snapshot, even while a
     # reconciler rewrites the rows (found by the concurrent search test).
     with snapshot(conn):
@@ -298,7 +297,7 @@ def find_hits(
             rows = _recent(conn, plan, filters, fp, limit)
         else:
             rows = _relevant(conn, plan, filters, fp, limit)
-        hits = _materialize(conn, plan, rows[:limit], redactor)
+        hits = _materialize(conn, plan, rows[:limit])
     return hits, len(rows) > limit
 
 
@@ -312,25 +311,23 @@ Row = tuple[Any, ...]  # (session_key, session_id, message_id, role, ts, bm25, r
 
 
 def materialize(
-    conn: sqlite3.Connection, plan: fts_query.QueryPlan, rows: Sequence[Row], redactor: Redactor
+    conn: sqlite3.Connection, plan: fts_query.QueryPlan, rows: Sequence[Row]
 ) -> list[Hit]:
     """The hits of ``rows``, in their order: texts and snippets read in one snapshot."""
     with snapshot(conn):
-        return _materialize(conn, plan, rows, redactor)
+        return _materialize(conn, plan, rows)
 
 
 def _materialize(
-    conn: sqlite3.Connection,
-    plan: fts_query.QueryPlan,
-    rows: Sequence[Row],
-    redactor: Redactor,
+    conn: sqlite3.Connection, plan: fts_query.QueryPlan, rows: Sequence[Row]
 ) -> list[Hit]:
     # Texts and snippets only for the rows shown, in the caller's snapshot: one message may be
-    # megabytes long.
+    # megabytes long. The rows are current under the fingerprint the query asked for: their
+    # text was redacted under these very rules when it was written, so no second pass.
     texts = _texts(conn, rows)
     snips = snippets(conn, plan, rows, texts)
     shown = zip(rows, texts, snips, strict=True)
-    return [hit(r, text, snip, plan, redactor, SNIPPET_UNITS) for r, text, snip in shown]
+    return [hit(r, text, snip, plan, None, SNIPPET_UNITS) for r, text, snip in shown]
 
 
 def _texts(conn: sqlite3.Connection, rows: Sequence[tuple[Any, ...]]) -> list[str]:
@@ -366,19 +363,26 @@ def hit(
     text: str,
     snip: str | None,
     plan: fts_query.QueryPlan,
-    redactor: Redactor,
+    redactor: Redactor | None,
     limit: int,
 ) -> Hit:
+    """A hit of a row and its snippet; ``redactor``: the text is redacted again (a text of
+    another host's rules: remote/), None: it is an index row's, current under these rules."""
     key, sid, mid, role, ts, rank, _rowid = tuple(row)
     if snip is None:
         snip = cjk_snippet(text, plan.cjk_terms)
-    plain = _MARKS.sub("", snip)
-    red = redactor.redact(plain)
+    plain = snip.translate(_NO_MARKS)
     highlights: tuple[tuple[int, int], ...] = ()
-    if not red.changed:
-        highlights = _marked_spans(snip)
-    cut = safe_cut(red.text, limit, red.spans)
-    visible = len(cut) - (1 if len(cut) != len(red.text) else 0)
+    spans: tuple[tuple[int, int], ...] = ()
+    if redactor is None:
+        out, highlights = plain, _marked_spans(snip)
+    else:
+        red = redactor.redact(plain)
+        out, spans = red.text, red.spans
+        if not red.changed:
+            highlights = _marked_spans(snip)
+    cut = safe_cut(out, limit, spans)
+    visible = len(cut) - (1 if len(cut) != len(out) else 0)
     highlights = tuple((a, min(b, visible)) for a, b in highlights if a < visible)
     score = -float(rank) if rank is not None else 0.0
     return Hit(key, sid, mid, role, int(ts), cut, score, highlights)

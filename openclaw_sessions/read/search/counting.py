@@ -1,7 +1,7 @@
 """What `search` counts: the total of a hit list (`"total"`, or `"totalAtLeast"` when it is not
 cheap to know), `--count` (matching messages), `--count --by-session` and `--sessions` (the
 sessions with a match, like `rg -l`). Every count is one SQL statement per agent over the
-same FROM and WHERE as the hits (search_sql._matching), so it respects every filter and the
+same FROM and WHERE as the hits (fts._matching), so it respects every filter and the
 caller's visibility exactly as the results do.
 
 The total rule: a hit list that was not cut holds every match, so its length is the total
@@ -16,10 +16,10 @@ import sqlite3
 from typing import NamedTuple
 
 from openclaw_sessions.policy import fts_query, keys
+from openclaw_sessions.read.models import SessionHits
 from openclaw_sessions.store.db import transaction
 
-from . import search_sql
-from .models import SessionHits
+from . import fts
 
 TOTAL_CAP = 1000
 
@@ -42,7 +42,7 @@ class Tally:
         self,
         conn: sqlite3.Connection,
         plan: fts_query.QueryPlan,
-        filters: search_sql.Filters,
+        filters: fts.Filters,
         fp: str,
         shown: int,
         cut: bool,
@@ -63,7 +63,7 @@ class Tally:
         conn: sqlite3.Connection,
         agent: str,
         plan: fts_query.QueryPlan,
-        filters: search_sql.Filters,
+        filters: fts.Filters,
         fp: str,
         *,
         per_session: bool,
@@ -73,7 +73,7 @@ class Tally:
         if not per_session or plan.empty:
             self.total += count_matches(conn, plan, filters, fp, None)
             return
-        score, body, params = search_sql._matching(plan, filters, fp)
+        score, body, params = fts._matching(plan, filters, fp)
         sql = (
             f"WITH mm AS MATERIALIZED (SELECT t.session_key AS k, {score} AS score, r.ts AS ts"
             f"{body}) SELECT k, count(*), -min(score), max(ts) FROM mm GROUP BY k"
@@ -101,7 +101,7 @@ class Tally:
 def count_matches(
     conn: sqlite3.Connection,
     plan: fts_query.QueryPlan,
-    f: search_sql.Filters,
+    f: fts.Filters,
     fp: str,
     cap: int | None,
 ) -> int:
@@ -109,7 +109,7 @@ def count_matches(
     ``cap`` (None: no cap), so a total costs at most ``cap`` rows however common the word."""
     if plan.empty:
         return 0
-    _, body, params = search_sql._matching(plan, f, fp)
+    _, body, params = fts._matching(plan, f, fp)
     if cap is None:
         return int(conn.execute(f"SELECT count(*){body}", params).fetchone()[0])
     sql = f"SELECT count(*) FROM (SELECT 1{body} LIMIT ?)"
