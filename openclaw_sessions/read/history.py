@@ -252,7 +252,7 @@ class _Shown(NamedTuple):
             s = sanitize.sanitize_message(msg, self.redactor, max_units=self.max_units)
             shaped = self._shaped(s.message, r, msg, obj)
             final, size = sanitize.well_formed(shaped)
-            out.append(sanitize.Sanitized(final, s.truncated, s.redacted, size))
+            out.append(s._replace(message=final, size=size))
             at.append(i)
         return out, at
 
@@ -273,7 +273,13 @@ class _Shown(NamedTuple):
             [s.message for s in window[start:end]], size, self.max_bytes
         )
         dropped = end - start < len(window)
-        content_truncated = any(s.truncated for s in window)
+        texts_cut = any(s.texts_cut for s in window)
+        data_omitted = any(s.data_omitted for s in window)
+        # The agent's flag is upstream's (dropped usage or a signature counts as a cut); the
+        # operator's says only what a reader misses: a text cut, image data left out.
+        content_truncated = (
+            any(s.truncated for s in window) if self.display else texts_cut or data_omitted
+        )
         return HistoryResult(
             self.key,
             self.sid,
@@ -281,6 +287,8 @@ class _Shown(NamedTuple):
             truncated=dropped or content_truncated or capped,
             dropped_messages=dropped or capped,
             content_truncated=content_truncated,
+            texts_cut=texts_cut,
+            data_omitted=data_omitted,
             content_redacted=any(s.redacted for s in window),
             bytes=size + (PENDING_BYTES if self.display else 0),
             agent=self.display,
