@@ -257,78 +257,18 @@ def context_text(m: dict[str, Any]) -> str:
     return " ".join(t for t in texts if isinstance(t, str))
 
 
-NARROW = 70  # columns: below this a terminal gets one block per hit instead of a table
-
-
 def search_table(
     result: SearchResult, times: Times, *, footer: bool = True, use_pager: bool = False
 ) -> None:
+    """The hits as a table on a terminal (render_hits.py: two rows a hit), through the pager
+    when taller than the screen."""
+    from . import render_hits
     from .pager import paged
 
     with paged(use_pager, console) as out:
-        _search_table(result, times, out)
+        render_hits.search_table(result, times, out)
     if footer:
         search_footer(result)
-
-
-def _search_table(result: SearchResult, times: Times, out: Console) -> None:
-    from rich.table import Table
-
-    if result.hits and out.width < NARROW:
-        _search_blocks(result, times, out)
-    elif result.hits:
-        table = Table(show_header=True, header_style="bold", expand=False, show_lines=False)
-        table.add_column("time", no_wrap=True)
-        # keys stay whole (as `sessions` prints them): the snippet gives way
-        keys = [field(h.session_key) for h in result.hits]
-        table.add_column("session", no_wrap=True, min_width=max(map(len, keys)))
-        table.add_column("role", no_wrap=True)
-        table.add_column("snippet", overflow="fold")
-        for h, key in zip(result.hits, keys, strict=True):
-            second = field(h.message_id) + (f" · {field(h.label)}" if h.label else "")
-            table.add_row(
-                times(h.timestamp),
-                f"{key}\n{second}{_archived(h)}",
-                safe(h.role)
-                + (f"\n×{h.copies}" if h.copies > 1 else "")
-                + ("\nexchange" if h.exchange else ""),
-                _snippet_cell(h),
-            )
-        out.print(table)
-
-
-def _search_blocks(result: SearchResult, times: Times, out: Console) -> None:
-    """A narrow terminal: each hit as its key and id, its time and role, then its snippet."""
-    from rich.text import Text
-
-    for h in result.hits:
-        head = Text(field(h.session_key), style="bold")
-        head.append(f"  {field(h.message_id)}{_archived(h, ' ')}", style="dim")
-        out.print(head)
-        out.print(Text(f"{times(h.timestamp)} · {safe(h.role)}", style="dim"))
-        out.print(_snippet_cell(h))
-        out.print()
-
-
-def _archived(h: Hit, sep: str = "\n") -> str:
-    """The operator's mark on a hit from a generation cold-stored or deleted in OpenClaw."""
-    if h.archived is None:
-        return ""
-    return f"{sep}({'deleted in OpenClaw' if h.archived == 'deleted' else h.archived})"
-
-
-def _snippet_cell(h: Hit) -> Any:
-    """The snippet, with its -C context above and below it, dim, one line per message."""
-    snippet = _highlight(h.snippet, h.highlights)
-    if h.context is None:
-        return snippet
-    from rich.console import Group
-    from rich.text import Text
-
-    def lines(mark: str, messages: Sequence[dict[str, Any]]) -> list[Any]:
-        return [Text(f"{mark} " + safe(_context_line(m)), style="dim") for m in messages]
-
-    return Group(*lines("↑", h.context.before), snippet, *lines("↓", h.context.after))
 
 
 def _context_line(m: dict[str, Any]) -> str:

@@ -23,7 +23,7 @@ from openclaw_sessions.store.db import open_store, transaction
 from openclaw_sessions.store.sessions import SessionLookup
 from openclaw_sessions.store.state import StateScope
 
-from . import archived, caps, counting, exchange, freshness, ranked, search_sql
+from . import archived, caps, counting, exchange, freshness, labels, ranked, search_sql
 from .models import Hit, HitContext, SearchResult
 from .scope import (
     caller_policy,
@@ -228,6 +228,7 @@ def _run(
     truncated = indexing = False
     unindexed = excluded = 0
     states: dict[str, dict[str, str]] = {}  # the operator's labels (read/archived.py)
+    chats: dict[str, dict[str, str]] = {}  # the operator's chat names (read/labels.py)
     limit = opts.limit
     explained: dict[str, Any] = {}
     tally = counting.Tally()
@@ -260,6 +261,7 @@ def _run(
                 filters = filters._replace(visible=archived.caller_visible(visible))
             else:
                 states[agent] = upstream_archived.by_session_id(conn)
+                chats[agent] = labels.of_store(conn)
             found: list[Hit] = []
             more = matched = False
             if opts.counts or opts.sessions:
@@ -336,7 +338,7 @@ def _run(
         hits, truncated, caller=opts.as_key is not None, limit=opts.limit, max_bytes=opts.max_bytes
     )
     return SearchResult(
-        tuple(archived.labelled(hits, states)),
+        tuple(labels.labelled(archived.labelled(hits, states), chats, redactor)),
         indexing,
         truncated,
         explained_or_none,
