@@ -182,6 +182,8 @@ ROLE = typer.Option(
     rich_help_panel=FILTERS,
 )
 LAYOUTS = ("auto", "table", "plain")
+# pick's list (commands/pick.py): key<TAB>id<TAB>one line for people; not for scripts (hidden)
+PICK_LIST = typer.Option("--pick-list", hidden=True)
 
 
 def layout(one: str) -> Any:
@@ -253,6 +255,7 @@ class Output(NamedTuple):
     trusted_network: bool = False  # search --remote: no TLS check (remote/dsn.py)
     follow: bool = False  # history: then what is appended, until Ctrl-C
     null: bool = False  # sessions, search: -0, the names NUL-terminated (nul.py)
+    pick_list: bool = False  # search, log: the lines `pick` shows fzf (render.pick_line)
 
     def times(self) -> style.Times:
         return style.Times(utc=self.utc, relative=self.time == "relative")

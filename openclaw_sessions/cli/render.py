@@ -172,13 +172,18 @@ def _field(text: str) -> str:
     return safe(_BREAKS.sub(" ", text))
 
 
-def search_lines(result: SearchResult, times: Times, *, footer: bool = True) -> None:
+def search_lines(
+    result: SearchResult, times: Times, *, footer: bool = True, pick: bool = False
+) -> None:
     """One hit per line, `sessionKey messageId time role snippet` separated by tabs, for
     cut, awk, sort and fzf; matches in colour only when --color says so. With -C, each hit's
     context messages are lines of the same shape around it (their whole text), every line
     led by a field that says which is which, as grep -C's separators do (`:` a hit, `-`
     context); windows that overlap merge into one group, and groups are separated by `--`."""
     color = style.colored(sys.stdout)
+    if pick:
+        write_text("".join(pick_line(h, times) for h in result.hits))
+        return
     lines = [_hit_line(h, times, color) for h in result.hits if h.context is None]
     groups = _context_groups(result.hits)
     for i, group in enumerate(groups):
@@ -198,6 +203,30 @@ def _hit_line(h: Hit, times: Times, color: bool) -> str:
     )
     fields = (field(h.session_key), field(h.message_id), times(h.timestamp), _field(h.role))
     return "\t".join([*fields, snippet]) + "\n"
+
+
+CHAT_WIDTH = 20  # pick's chat column: a label, else the key's distinctive ends
+
+
+def pick_line(h: Hit, times: Times) -> str:
+    """`pick`'s list line: key<TAB>id<TAB>then, for people, the chat (label, else a short
+    key), the time, the role and the snippet in space-aligned columns (fzf shows the third
+    field; tabs would align on its tab stops, not on columns)."""
+    chat = field(h.label) if h.label else _short_key(field(h.session_key))
+    if len(chat) > CHAT_WIDTH:
+        chat = chat[: CHAT_WIDTH - 1] + "…"
+    shown = f"{chat:<{CHAT_WIDTH}}  {times(h.timestamp):>8}  {_field(h.role):<9}  "
+    return f"{field(h.session_key)}\t{field(h.message_id)}\t{shown}{_field(h.snippet).strip()}\n"
+
+
+def _short_key(key: str) -> str:
+    """``agent:main:telegram:group:-100123:topic:42`` → ``main:telegram:g…00123:topic:42``:
+    the `agent:` prefix goes, and a long key keeps its agent and its distinctive end."""
+    key = key.removeprefix("agent:")
+    if len(key) <= CHAT_WIDTH:
+        return key
+    head = key.split(":", 1)[0][:6] + ":"
+    return head + "…" + key[-(CHAT_WIDTH - len(head) - 1) :]
 
 
 def _context_fields(h: Hit, m: dict[str, Any], times: Times) -> str:

@@ -17,6 +17,7 @@ from openclaw_sessions.cli.options import (
     NO_PAGER,
     NOT_KIND,
     OUTPUT,
+    PICK_LIST,
     ROLE,
     SINCE,
     STATE_DIR,
@@ -57,7 +58,7 @@ def run(params: dict[str, Any]) -> int:
     elif out.layout == "table" or (out.layout == "auto" and sys.stdout.isatty()):
         render.search_table(result, out.times(), footer=False, use_pager=not out.no_pager)
     else:
-        render.search_lines(result, out.times(), footer=False)
+        render.search_lines(result, out.times(), footer=False, pick=out.pick_list)
     _footer(result)
     return code
 
@@ -93,6 +94,7 @@ command = declare(
     jsonl=typer.Option("--jsonl", help="One message object per line.", rich_help_panel=OUTPUT),
     layout=layout("one message"),
     no_pager=NO_PAGER,
+    pick_list=PICK_LIST,
     utc=UTC,
     time=TIME,
     color=COLOR,

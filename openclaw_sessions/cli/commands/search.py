@@ -21,6 +21,7 @@ from openclaw_sessions.cli.options import (
     NO_PAGER,
     NOT_KIND,
     OUTPUT,
+    PICK_LIST,
     ROLE,
     SANDBOXED,
     SINCE,
@@ -101,7 +102,7 @@ def run(params: dict[str, Any]) -> int:
     elif out.layout == "table" or (out.layout == "auto" and sys.stdout.isatty()):
         render.search_table(result, out.times(), use_pager=not (out.no_pager or out.follow))
     else:
-        render.search_lines(result, out.times())
+        render.search_lines(result, out.times(), pick=out.pick_list)
     if out.follow:
         from openclaw_sessions.cli.search_follow import follow_search
 
@@ -209,6 +210,7 @@ command = declare(
         rich_help_panel=OUTPUT,
     ),
     null=null("each hit's session key and message id (with --sessions: each key)"),
+    pick_list=PICK_LIST,
     no_pager=NO_PAGER,
     utc=UTC,
     time=TIME,
