@@ -9,7 +9,7 @@ from __future__ import annotations
 import sys
 from typing import TYPE_CHECKING, Any
 
-from openclaw_sessions.errors import ExitCode, UsageError
+from openclaw_sessions.errors import ExitCode
 
 from . import output
 
@@ -22,11 +22,6 @@ def run_search(opts: SearchOptions, out: Any, agent_given: bool) -> int:
     ``agent_given``: --agent was on the command line or in $OPENCLAW_AGENT."""
     from openclaw_sessions.remote.search import operator_json, search_remote, with_hosts
 
-    if opts.kind or opts.not_kind or opts.key:
-        raise UsageError(
-            "--kind, --not-kind and --key are not read with --remote",
-            hint="filter the keys with jq, or search the gateway's own store",
-        )
     found = search_remote(
         opts, out.remote, list(out.hosts or []), agent_given, trusted_network=out.trusted_network
     )
