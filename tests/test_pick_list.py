@@ -95,8 +95,10 @@ def test_start_screen_names_each_chat_and_shows_the_snippet(
 ) -> None:
     child = spawn(python, state, tmp_path)
     try:  # no query: what was said lately, newest first, each row's chat in its own column
-        rows = [row(SHORT, "assistant", "the canary looks healthy; every check"),
-                row("Ops war room", "assistant", "the rollback of the api finished; every")]
+        rows = [
+            row(SHORT, "assistant", "the canary looks healthy; every check"),
+            row("Ops war room", "assistant", "the rollback of the api finished; every"),
+        ]
         seen: set[int] = set()
         while len(seen) < 2:  # fzf draws the rows top down or bottom up, as its version does
             seen.add(child.expect(rows))

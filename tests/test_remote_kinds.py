@@ -71,8 +71,11 @@ def _hits(args: list[str]) -> set[tuple[str, str, str]]:
     r = env.cli("search", *args, "--json", "-n", "100000")
     assert r.exit_code in (0, 1), r.stderr
     doc = json.loads(r.stdout)
-    return {(h["agentId"], h["sessionKey"], h["messageId"]) for h in doc["results"]
-            if "exchange" not in h}  # fmt: skip  (exchanges are local only: README)
+    return {
+        (h["agentId"], h["sessionKey"], h["messageId"])
+        for h in doc["results"]
+        if "exchange" not in h
+    }  # fmt: skip  (exchanges are local only: README)
 
 
 @pytest.mark.slow

@@ -98,8 +98,10 @@ def test_open_schemas_still_reject_what_is_wrong(imported: Any) -> None:
     hits = json_out(run_cli("search", "deploy", "--json"))
     status = json_out(run_cli("status", "--json"))
     bad = [
-        ("search", {**hits, "results": [{k: v for k, v in hits["results"][0].items()
-                                         if k != "snippet"}]}),  # fmt: skip
+        (
+            "search",
+            {**hits, "results": [{k: v for k, v in hits["results"][0].items() if k != "snippet"}]},
+        ),  # fmt: skip
         ("search", {**hits, "total": "many"}),
         ("search", {"error": "x"}),  # an error without its status
         ("status", {k: v for k, v in status.items() if k != "agents"}),

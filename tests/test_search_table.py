@@ -30,8 +30,11 @@ def store(tmp_path_factory: pytest.TempPathFactory) -> Path:
     src = root / "src" / "agents" / "main" / "sessions"
     for i, (sid, _label) in enumerate(CHATS.values()):
         s = Session(sid, ts0=1_767_600_000_000 + i * 3_600_000)
-        s.user(f"run {i}: why did the billing pipeline stop? " + "context words " * 12
-               + "the rollout log says the deploy hung")  # fmt: skip  (the match on its 4th line)
+        s.user(
+            f"run {i}: why did the billing pipeline stop? "
+            + "context words " * 12
+            + "the rollout log says the deploy hung"
+        )  # fmt: skip  (the match on its 4th line)
         s.assistant(f"run {i}: the deploy failed because migration 0042 timed out waiting for "
                     "a lock on the invoices table; run it with a longer lock timeout before "
                     "the next deploy window, then watch the replication lag")  # fmt: skip

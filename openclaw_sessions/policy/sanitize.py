@@ -189,9 +189,22 @@ def sanitize_message(
     flags = _Flags(max_units)
     out = _fields(message, _MESSAGE_DROPPED, redactor, flags, 0)
     return Sanitized(
-        out, flags.truncated, flags.redacted, texts_cut=flags.texts_cut,
+        out,
+        flags.truncated,
+        flags.redacted,
+        texts_cut=flags.texts_cut,
         data_omitted=flags.data_omitted,
     )
+
+
+def cuts(window: Sequence[Sanitized], *, agent: bool) -> tuple[bool, bool, bool]:
+    """(contentTruncated, a text was cut, image data was left out) of a window. The agent's
+    flag is upstream's (dropped usage or a signature counts as a cut); the operator's says
+    only what a reader misses: a text cut, image data left out."""
+    texts_cut = any(s.texts_cut for s in window)
+    data_omitted = any(s.data_omitted for s in window)
+    flagged = any(s.truncated for s in window) if agent else texts_cut or data_omitted
+    return flagged, texts_cut, data_omitted
 
 
 def _fields(

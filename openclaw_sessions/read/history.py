@@ -273,13 +273,7 @@ class _Shown(NamedTuple):
             [s.message for s in window[start:end]], size, self.max_bytes
         )
         dropped = end - start < len(window)
-        texts_cut = any(s.texts_cut for s in window)
-        data_omitted = any(s.data_omitted for s in window)
-        # The agent's flag is upstream's (dropped usage or a signature counts as a cut); the
-        # operator's says only what a reader misses: a text cut, image data left out.
-        content_truncated = (
-            any(s.truncated for s in window) if self.display else texts_cut or data_omitted
-        )
+        content_truncated, texts_cut, data_omitted = sanitize.cuts(window, agent=self.display)
         return HistoryResult(
             self.key,
             self.sid,
