@@ -106,3 +106,24 @@ def test_json_and_plain_lines_keep_the_whole_snippet(store: Path) -> None:
     agent = json.loads(run_cli("search", "deploy", "--json", "--as", "agent:main:cron:nightly-"
                                "billing-report", "--state-dir", str(store)).stdout)  # fmt: skip
     assert all("label" not in h for h in agent["results"])  # upstream's shape has none
+
+
+def test_a_short_key_keeps_its_id_whole_and_cuts_the_label() -> None:
+    """Under a key shorter than the message id, the id stays whole; the label gives way."""
+    from io import StringIO
+
+    from rich.console import Console
+
+    from openclaw_sessions.cli import render_hits
+    from openclaw_sessions.cli.style import Times
+    from openclaw_sessions.read.models import Hit, SearchResult
+
+    hit = Hit("main", "s1", "78dde6c6", "user", 1_767_600_000_000, "the deploy " * 40, 1.0,
+              highlights=((4, 10),), label="a label far longer than the key")  # fmt: skip
+    buf = StringIO()
+    out = Console(file=buf, width=120, color_system=None, highlight=False, markup=False)
+    render_hits.search_table(SearchResult((hit,)), Times(utc=True), out)
+    rows = buf.getvalue().splitlines()[2:]
+    assert len(rows) == 2 and "main" in rows[0]
+    assert " 78dde6c6 · a label far long…  " in rows[1]  # 28 columns: the id whole, then the label
+    assert max(map(len, rows)) <= 120

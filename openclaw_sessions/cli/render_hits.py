@@ -25,6 +25,7 @@ if TYPE_CHECKING:
 
     from .style import Times
 
+LABEL_ROOM = 28  # columns under a short key for the id and the label
 MIN_SNIPPET = 32  # columns: a narrower snippet column reads as a word a line; blocks instead
 TABLE_LINES = 2  # snippet lines per hit in the table
 BLOCK_LINES = 3  # and in a block
@@ -36,9 +37,11 @@ def search_table(result: SearchResult, times: Times, out: Console) -> None:
     if not result.hits:
         return
     firsts = [_first(h, times) for h in result.hits]
-    seconds = [_second(h) for h in result.hits]
     keys = [field(h.session_key) for h in result.hits]
-    key_w = max(len(k) for k in keys)
+    # keys and ids stay whole; a label longer than its key is cut (it keeps LABEL_ROOM)
+    key_w = max(len(k) for k in [*keys, *(_second(h, 0) for h in result.hits)])
+    key_w = max(key_w, *(min(len(_second(h)), LABEL_ROOM) for h in result.hits))
+    seconds = [_second(h, key_w) for h in result.hits]
     first_w = max(max(len(line) for line in cell) for cell in firsts)
     width = out.width - first_w - key_w - _GAPS
     if width < MIN_SNIPPET:
@@ -53,7 +56,7 @@ def search_table(result: SearchResult, times: Times, out: Console) -> None:
     table.add_column("session", no_wrap=True, width=key_w)
     table.add_column("snippet", no_wrap=True, max_width=width)
     for h, first, key, second in zip(result.hits, firsts, keys, seconds, strict=True):
-        table.add_row("\n".join(first), f"{key}\n{_cut(second, key_w)}", _cell(h, out, width))
+        table.add_row("\n".join(first), f"{key}\n{second}", _cell(h, out, width))
     out.print(table)
 
 
@@ -63,12 +66,14 @@ def _first(h: Hit, times: Times) -> list[str]:
     return [times(h.timestamp), role + (" · exchange" if h.exchange else "")]
 
 
-def _second(h: Hit) -> str:
-    """Under the key: the message id, an archived generation's mark, the chat's label."""
-    parts = [field(h.message_id) + _archived(h)]
-    if h.label:
-        parts.append(field(h.label))
-    return " · ".join(parts)
+def _second(h: Hit, width: int | None = None) -> str:
+    """Under the key: the message id, an archived generation's mark, the chat's label, in
+    ``width`` columns (None: all of it; 0: the id and mark alone); only the label is cut."""
+    head = field(h.message_id) + _archived(h)
+    room = 1 << 30 if width is None else width - len(head) - 3
+    if not h.label or room < 4:
+        return head
+    return f"{head} · {_cut(field(h.label), room)}"
 
 
 def _archived(h: Hit) -> str:
