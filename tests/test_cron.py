@@ -63,7 +63,8 @@ def test_the_readme_cron_line_is_silent_on_its_second_run(root: Path, tmp_path: 
     st = json.loads(installed("status", "--all-agents", "--json", "--problems", state=state).stdout)
     reported = [ln for ln in first.stderr.splitlines() if ln.startswith("problem: ")]
     folded = [re.match(r"problem: \w+: (\d+) times \(first: ", ln) for ln in reported]
-    remembered = [p for a in st if "problems" in a for p in a["problems"] if p["kind"] == "import"]
+    every = [p for a in st["agents"] for p in a.get("problems", [])]
+    remembered = [p for p in every if p["kind"] == "import"]
     assert len([p for p in remembered if p["severity"] == "error"]) == sum(
         int(m.group(1)) if m else 1 for m in folded
     )

@@ -92,9 +92,9 @@ def test_search_off_a_terminal_prints_one_hit_per_line(store: Path) -> None:
 
 def test_format_table_and_plain_force_the_layout(store: Path) -> None:
     table = piped(store, "search", "deploy", "--format", "table", "--session", KEY)
-    assert table.returncode == 0 and "┏" in table.stdout and "\t" not in table.stdout
+    assert table.returncode == 0 and "time · role" in table.stdout and "\t" not in table.stdout
     plain = in_pty(store, ["search", "deploy", "--format", "plain", "--session", KEY])
-    assert "┏" not in plain and f"{KEY}\t" in plain
+    assert "time · role" not in plain and f"{KEY}\t" in plain
     bad = piped(store, "search", "deploy", "--format", "json")
     assert bad.returncode == 2 and bad.stderr.startswith("error: --format must be one of")
     both = piped(store, "search", "deploy", "--format", "plain", "--json")
@@ -107,7 +107,7 @@ def test_color_always_highlights_matches_in_plain_lines(store: Path) -> None:
     assert r.returncode == 0 and f"{MATCH_ON}deploy\x1b[0m" in r.stdout
     assert ANSI.sub("", r.stdout) == piped(store, "search", "deploy", "--session", KEY).stdout
     never = in_pty(store, ["search", "deploy", "--color", "never"])
-    assert "┏" in never and not ANSI.search(never)
+    assert "time · role" in never and not ANSI.search(never)
     auto = in_pty(store, ["search", "deploy"])
     assert ANSI.search(auto)
     assert not COLOUR.search(in_pty(store, ["search", "deploy"], NO_COLOR="1"))
@@ -202,13 +202,13 @@ def test_history_on_a_terminal_renders_markdown_and_keeps_targets(store: Path, c
 @pytest.mark.slow
 @pytest.mark.parametrize("cols", [40, 80, 200])
 def test_search_fits_the_terminal(store: Path, cols: int) -> None:
-    """A table from 70 columns on; below, one block per hit (key and id, time and role,
-    snippet): never a column of one character."""
+    """A table where the snippet keeps 32 columns beside the keys; else one block per hit
+    (key; id, time and role; snippet): never a column of one character."""
     out = ANSI.sub("", in_pty(store, ["search", "deploy", "--limit", "3"], cols=cols))
     assert max(len(ln) for ln in out.splitlines()) <= cols
-    assert ("┏" in out) == (cols >= 70)
-    if cols < 70:
-        assert f"{KEY}  00000003\n2026-01-05 08:00 UTC · user\ndeploy again please" in out
+    assert ("time · role" in out) == (cols >= 80)  # 20 + 15 + 6 + 32 columns
+    if cols < 80:
+        assert f"{KEY}\n00000003 · 2026-01-05 08:00 UTC · user\ndeploy again please" in out
     else:
         assert KEY in out and "00000003" in out
 

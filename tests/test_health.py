@@ -69,8 +69,8 @@ def test_an_unusable_store_is_that_agents_error(tmp_path: Path) -> None:
     assert installed("import", "--reindex", "--quiet", state=root).returncode == 0
     db_file(root, "ops").write_bytes(b"this is not a database at all" * 100)
     code, stats = status(root, "--all-agents")
-    assert code == 3
-    main, ops = stats
+    assert code == 3 and stats["health"] == "error" and stats["exitCode"] == 3
+    main, ops = stats["agents"]
     assert (main["agentId"], main["health"], main["exitCode"]) == ("main", "ok", 0)
     assert (ops["agentId"], ops["health"], ops["exitCode"]) == ("ops", "error", 3)
     assert ops["reasons"][0].startswith("database is corrupt (") and "restore a backup" in (
@@ -105,7 +105,8 @@ def test_compact_rows_verbose_details_and_json_health(tmp_path: Path) -> None:
     assert st["health"] in ("ok", "attention", "error") and isinstance(st["reasons"], list)
     installed("reindex", "--all-agents", "--quiet", state=root)
     code, stats = status(root, "--all-agents")
-    assert code == 0 and [(s["health"], s["reasons"]) for s in stats] == [("ok", [])] * 2
+    assert code == 0 and [(s["health"], s["reasons"]) for s in stats["agents"]] == [("ok", [])] * 2
+    assert (stats["health"], stats["reasons"], stats["exitCode"]) == ("ok", [], 0)
 
 
 @pytest.mark.slow
@@ -127,4 +128,5 @@ def test_status_json_is_json_whatever_the_store(tmp_path: Path) -> None:
     r = installed("status", "--json", "--agent", "ops", state=root)
     assert r.stderr.startswith("error: database is corrupt") and len(r.stderr.splitlines()) == 1
     code, stats = status(tmp_path / "nothing", "--all-agents")
-    assert code == 3 and [d["code"] for d in stats[0]["diagnostics"]] == ["no_agents"]
+    assert code == 3 and [d["code"] for d in stats["diagnostics"]] == ["no_agents"]
+    assert stats["agents"] == [] and stats["health"] == "error"

@@ -129,7 +129,7 @@ def test_hostile_state_dir_end_to_end(tmp_path: Path) -> None:
 
     code, out, _ = _run("status", "--all-agents", *st, "--json")
     assert code == 4
-    main = next(a for a in out if a["agentId"] == "main")
+    main = next(a for a in out["agents"] if a["agentId"] == "main")
     assert main["pendingSessions"] == 0 and main["failedSessions"] == 1
     assert main["failures"][0]["path"].endswith("ts-nan.jsonl")
     assert _run("status", "--all-agents", *st)[0] == 4

@@ -27,9 +27,22 @@ def schema(name: str) -> Draft202012Validator:
     return Draft202012Validator(s)
 
 
+def widened(obj: Any) -> Any:
+    """``obj`` with a field no release has yet added to every object in it: what a script
+    written against today's schema meets after an upgrade (the README: new fields may appear)."""
+    if isinstance(obj, dict):
+        return {**{k: widened(v) for k, v in obj.items()}, "zzAddedLater": 1}
+    if isinstance(obj, list):
+        return [widened(v) for v in obj]
+    return obj
+
+
 def valid(name: str, obj: Any) -> None:
-    errors = sorted(schema(name).iter_errors(obj), key=str)
-    assert not errors, errors[0]
+    """``obj`` validates, and so does the same output with a field added to every object:
+    each `oneOf` is told apart by a required field or a `not`, never by a closed object."""
+    for doc in (obj, widened(obj)):
+        errors = sorted(schema(name).iter_errors(doc), key=str)
+        assert not errors, errors[0]
 
 
 @pytest.fixture
@@ -69,8 +82,34 @@ def test_history_schema(imported: Any) -> None:
 
 
 def test_status_schema(imported: Any) -> None:
-    valid("status", json_out(run_cli("status", "--json")))
-    valid("status", json_out(run_cli("status", "--json", "--all-agents")))
+    one = json_out(run_cli("status", "--json"))
+    every = json_out(run_cli("status", "--json", "--all-agents"))
+    valid("status", one)
+    valid("status", every)
+    # one shape: both forms are an object with the verdict and the agents' records
+    assert one["agents"] == [{k: v for k, v in one.items() if k != "agents"}]
+    assert [a["agentId"] for a in every["agents"]] == ["main", "ops"]
+    assert (every["health"], every["exitCode"]) == ("ok", 0) and one["agentId"] == "main"
+
+
+def test_open_schemas_still_reject_what_is_wrong(imported: Any) -> None:
+    """Open objects, yet not anything goes: a missing required field, a wrong type, or an
+    output that fits two branches still fails."""
+    hits = json_out(run_cli("search", "deploy", "--json"))
+    status = json_out(run_cli("status", "--json"))
+    bad = [
+        (
+            "search",
+            {**hits, "results": [{k: v for k, v in hits["results"][0].items() if k != "snippet"}]},
+        ),  # fmt: skip
+        ("search", {**hits, "total": "many"}),
+        ("search", {"error": "x"}),  # an error without its status
+        ("status", {k: v for k, v in status.items() if k != "agents"}),
+        ("status", {**status, "health": "error"}),  # an agent's record that is neither kind
+        ("history", {"status": "error", "error": "x", "messages": []}),  # error and answer
+    ]
+    for name, doc in bad:
+        assert list(schema(name).iter_errors(doc)), (name, doc)
 
 
 def test_every_schema_is_shipped_and_well_formed(tmp_path: Path) -> None:

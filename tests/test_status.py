@@ -38,7 +38,7 @@ def test_pending_then_healthy() -> None:
 def test_all_agents_and_table(tmp_path: Path) -> None:
     run_cli("import", str(SAMPLE), "--reindex")
     r = run_cli("status", "--all-agents", "--json")
-    assert [a["agentId"] for a in json_out(r)] == ["main", "ops"]
+    assert [a["agentId"] for a in json_out(r)["agents"]] == ["main", "ops"]
     t = run_cli("status", "--all-agents", "--utc", "--verbose")
     assert "agent main" in t.stdout and "agent ops" in t.stdout and "health" in t.stdout
     rows = [line.split() for line in run_cli("status", "--all-agents").stdout.splitlines()]

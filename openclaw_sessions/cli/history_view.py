@@ -230,10 +230,11 @@ def footer(result: HistoryResult, *, whole: bool = False, liftable: bool = False
         notes.append(f"older messages: --offset {result.next_offset}")
     if result.dropped_messages:
         notes.append(f"some messages were left out to stay under 80 KiB{lift}")
-    if result.content_truncated and whole:
-        notes.append("image data and signatures were left out")
-    elif result.content_truncated:
-        notes.append(f"long texts, images or metadata were cut{lift}")
+    # only what the reader misses: dropped usage or signatures show nowhere, cut or not
+    if result.texts_cut and not whole:
+        notes.append(f"long texts were cut{lift}")
+    if result.data_omitted:
+        notes.append("image data was left out (export --format jsonl keeps it)")
     if not result.messages:
         notes.append(
             f"message {result.anchor} is not on the active branch"

@@ -181,6 +181,8 @@ ROLE = typer.Option(
     rich_help_panel=FILTERS,
 )
 LAYOUTS = ("auto", "table", "plain")
+# pick's list (commands/pick.py): key<TAB>id<TAB>one line for people; not for scripts (hidden)
+PICK_LIST = typer.Option("--pick-list", hidden=True)
 
 
 def layout(one: str) -> Any:

@@ -111,9 +111,70 @@ def write_bytes(data: bytes) -> None:
 def note(text: str) -> None:
     """A note for people on stderr, after the command's output: stdout is flushed first, so
     when its reader has gone (`| head`) the command ends there (guard.reader_gone) and the
-    note, about output no one reads, is not printed."""
+    note, about output no one reads, is not printed. A short output meets no EPIPE (it fits
+    the pipe), so a reader that left is also asked of the pipe itself (reader_left)."""
     sys.stdout.flush()
+    if reader_left():
+        return
     print(wellformed.text(safe(text)), file=sys.stderr)
+
+
+# `| head -n1` reads the whole short output at once, prints one line and exits: a few
+# microseconds after the pipe is drained it is closed. A reader that stays (`| cat`, `| less`)
+# drains it as fast. So the first note waits for the pipe to be drained and then this long for a
+# close; a reader that reads nothing at all does not hold the notes back longer than _PATIENCE.
+_GRACE = 0.02
+_PATIENCE = 0.5
+_asked: list[bool] = []  # the first note waits; later ones only look
+
+
+def reader_left() -> bool:
+    """stdout is a pipe whose reader has closed it (POLLERR on our end), or closes it right
+    after draining what was written (as `head` does)."""
+    import os
+    import select
+    import stat
+    import time
+
+    try:
+        fd = sys.stdout.fileno()
+        if not stat.S_ISFIFO(os.fstat(fd).st_mode) or not hasattr(select, "poll"):
+            return False
+    except (OSError, ValueError):
+        return False
+    poller = select.poll()
+    poller.register(fd, 0)  # no event asked: POLLERR and POLLHUP are always reported
+
+    def closed(ms: int) -> bool:
+        return any(ev & (select.POLLERR | select.POLLHUP) for _fd, ev in poller.poll(ms))
+
+    if _asked:
+        return closed(0)
+    _asked.append(True)
+    start = time.monotonic()
+    drained: float | None = None
+    while not closed(2):
+        now = time.monotonic()
+        if _unread(fd) == 0:
+            drained = drained or now
+            if now - drained >= _GRACE:
+                return False
+        if now - start >= _PATIENCE:
+            return False
+    return True
+
+
+def _unread(fd: int) -> int:
+    """Bytes written to the pipe and not yet read (FIONREAD works on either end; 0 where it
+    cannot be asked)."""
+    import fcntl
+    import struct
+    import termios
+
+    try:
+        return int(struct.unpack("i", fcntl.ioctl(fd, termios.FIONREAD, b"\0\0\0\0"))[0])
+    except OSError:
+        return 0
 
 
 def error(message: str, hint: str | None) -> None:

@@ -8,7 +8,7 @@ from __future__ import annotations
 
 from typing import TYPE_CHECKING
 
-from openclaw_sessions.errors import ExitCode, UsageError
+from openclaw_sessions.errors import ExitCode
 
 from .search_forms import Output, show
 
@@ -21,11 +21,6 @@ def run_search(opts: SearchOptions, out: Output) -> int:
     rows unless the caller gave --agent (command line, $OPENCLAW_AGENT or the config file)."""
     from openclaw_sessions.remote.search import operator_json, search_remote, with_hosts
 
-    if opts.kind or opts.not_kind or opts.key:
-        raise UsageError(
-            "--kind, --not-kind and --key are not read with --remote",
-            hint="filter the keys with jq, or search the gateway's own store",
-        )
     hosts = list(out.hosts or [])
     agent_given = "agent" in out.given
     found = search_remote(opts, out.remote, hosts, agent_given, trusted_network=out.trusted_network)

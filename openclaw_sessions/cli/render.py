@@ -172,13 +172,18 @@ def _field(text: str) -> str:
     return safe(_BREAKS.sub(" ", text))
 
 
-def search_lines(result: SearchResult, times: Times, *, footer: bool = True) -> None:
+def search_lines(
+    result: SearchResult, times: Times, *, footer: bool = True, pick: bool = False
+) -> None:
     """One hit per line, `sessionKey messageId time role snippet` separated by tabs, for
     cut, awk, sort and fzf; matches in colour only when --color says so. With -C, each hit's
     context messages are lines of the same shape around it (their whole text), every line
     led by a field that says which is which, as grep -C's separators do (`:` a hit, `-`
     context); windows that overlap merge into one group, and groups are separated by `--`."""
     color = style.colored(sys.stdout)
+    if pick:
+        write_text("".join(pick_line(h, times) for h in result.hits))
+        return
     lines = [_hit_line(h, times, color) for h in result.hits if h.context is None]
     groups = _context_groups(result.hits)
     for i, group in enumerate(groups):
@@ -198,6 +203,30 @@ def _hit_line(h: Hit, times: Times, color: bool) -> str:
     )
     fields = (field(h.session_key), field(h.message_id), times(h.timestamp), _field(h.role))
     return "\t".join([*fields, snippet]) + "\n"
+
+
+CHAT_WIDTH = 20  # pick's chat column: a label, else the key's distinctive ends
+
+
+def pick_line(h: Hit, times: Times) -> str:
+    """`pick`'s list line: key<TAB>id<TAB>then, for people, the chat (label, else a short
+    key), the time, the role and the snippet in space-aligned columns (fzf shows the third
+    field; tabs would align on its tab stops, not on columns)."""
+    chat = field(h.label) if h.label else _short_key(field(h.session_key))
+    if len(chat) > CHAT_WIDTH:
+        chat = chat[: CHAT_WIDTH - 1] + "…"
+    shown = f"{chat:<{CHAT_WIDTH}}  {times(h.timestamp):>8}  {_field(h.role):<9}  "
+    return f"{field(h.session_key)}\t{field(h.message_id)}\t{shown}{_field(h.snippet).strip()}\n"
+
+
+def _short_key(key: str) -> str:
+    """``agent:main:telegram:group:-100123:topic:42`` → ``main:telegram:g…00123:topic:42``:
+    the `agent:` prefix goes, and a long key keeps its agent and its distinctive end."""
+    key = key.removeprefix("agent:")
+    if len(key) <= CHAT_WIDTH:
+        return key
+    head = key.split(":", 1)[0][:6] + ":"
+    return head + "…" + key[-(CHAT_WIDTH - len(head) - 1) :]
 
 
 def _context_fields(h: Hit, m: dict[str, Any], times: Times) -> str:
@@ -257,78 +286,18 @@ def context_text(m: dict[str, Any]) -> str:
     return " ".join(t for t in texts if isinstance(t, str))
 
 
-NARROW = 70  # columns: below this a terminal gets one block per hit instead of a table
-
-
 def search_table(
     result: SearchResult, times: Times, *, footer: bool = True, use_pager: bool = False
 ) -> None:
+    """The hits as a table on a terminal (render_hits.py: two rows a hit), through the pager
+    when taller than the screen."""
+    from . import render_hits
     from .pager import paged
 
     with paged(use_pager, console) as out:
-        _search_table(result, times, out)
+        render_hits.search_table(result, times, out)
     if footer:
         search_footer(result)
-
-
-def _search_table(result: SearchResult, times: Times, out: Console) -> None:
-    from rich.table import Table
-
-    if result.hits and out.width < NARROW:
-        _search_blocks(result, times, out)
-    elif result.hits:
-        table = Table(show_header=True, header_style="bold", expand=False, show_lines=False)
-        table.add_column("time", no_wrap=True)
-        # keys stay whole (as `sessions` prints them): the snippet gives way
-        keys = [field(h.session_key) for h in result.hits]
-        table.add_column("session", no_wrap=True, min_width=max(map(len, keys)))
-        table.add_column("role", no_wrap=True)
-        table.add_column("snippet", overflow="fold")
-        for h, key in zip(result.hits, keys, strict=True):
-            second = field(h.message_id) + (f" · {field(h.label)}" if h.label else "")
-            table.add_row(
-                times(h.timestamp),
-                f"{key}\n{second}{_archived(h)}",
-                safe(h.role)
-                + (f"\n×{h.copies}" if h.copies > 1 else "")
-                + ("\nexchange" if h.exchange else ""),
-                _snippet_cell(h),
-            )
-        out.print(table)
-
-
-def _search_blocks(result: SearchResult, times: Times, out: Console) -> None:
-    """A narrow terminal: each hit as its key and id, its time and role, then its snippet."""
-    from rich.text import Text
-
-    for h in result.hits:
-        head = Text(field(h.session_key), style="bold")
-        head.append(f"  {field(h.message_id)}{_archived(h, ' ')}", style="dim")
-        out.print(head)
-        out.print(Text(f"{times(h.timestamp)} · {safe(h.role)}", style="dim"))
-        out.print(_snippet_cell(h))
-        out.print()
-
-
-def _archived(h: Hit, sep: str = "\n") -> str:
-    """The operator's mark on a hit from a generation cold-stored or deleted in OpenClaw."""
-    if h.archived is None:
-        return ""
-    return f"{sep}({'deleted in OpenClaw' if h.archived == 'deleted' else h.archived})"
-
-
-def _snippet_cell(h: Hit) -> Any:
-    """The snippet, with its -C context above and below it, dim, one line per message."""
-    snippet = _highlight(h.snippet, h.highlights)
-    if h.context is None:
-        return snippet
-    from rich.console import Group
-    from rich.text import Text
-
-    def lines(mark: str, messages: Sequence[dict[str, Any]]) -> list[Any]:
-        return [Text(f"{mark} " + safe(_context_line(m)), style="dim") for m in messages]
-
-    return Group(*lines("↑", h.context.before), snippet, *lines("↓", h.context.after))
 
 
 def _context_line(m: dict[str, Any]) -> str:

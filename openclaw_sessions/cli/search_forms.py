@@ -24,6 +24,7 @@ class Output(NamedTuple):
     follow: bool = False  # then each new hit, until Ctrl-C
     null: bool = False  # -0: the names NUL-terminated (nul.py)
     no_pager: bool = False
+    pick_list: bool = False  # the lines `pick` shows fzf (render.pick_line)
     utc: bool = False
     time: str = "absolute"  # absolute | relative
     color: str = "auto"  # auto | always | never
@@ -58,4 +59,4 @@ def show(
     elif out.layout == "table" or (out.layout == "auto" and sys.stdout.isatty()):
         render.search_table(people, times(out), use_pager=not (out.no_pager or out.follow))
     else:
-        render.search_lines(people, times(out))
+        render.search_lines(people, times(out), pick=out.pick_list)

@@ -1,9 +1,11 @@
 """Which chat a session key is, by OpenClaw's key grammar, as SQLite GLOB patterns (session
 keys are stored lowercased): the kinds `--kind` and `--not-kind` name, and `--key GLOB`, for
-`search`, `sessions` and `log`. Pure: patterns and the SQL condition that tests them."""
+`search`, `sessions` and `log`. Pure: patterns and the SQL condition that tests them, and the
+same patterns as PostgreSQL regular expressions for the fleet's search (`--remote`)."""
 
 from __future__ import annotations
 
+import re
 from collections.abc import Sequence
 from typing import Any, NamedTuple
 
@@ -78,3 +80,26 @@ def where(f: KeyFilter, column: str) -> tuple[list[str], list[Any]]:
         clauses.append("NOT (" + " OR ".join(f"{column} GLOB ?" for _ in f.skipped) + ")")
         params += f.skipped
     return clauses, params
+
+
+def glob_regex(pattern: str) -> str:
+    """SQLite's GLOB ``pattern`` as an anchored regular expression PostgreSQL's ``~`` reads
+    alike: ``*`` any run, ``?`` one character, ``[...]`` a class (``[^...]`` its complement),
+    case kept; everything else literal. A ``[`` never closed matches nothing, as in SQLite
+    (``$.``: nothing follows the end)."""
+    out, i = ["^"], 0
+    while i < len(pattern):
+        c = pattern[i]
+        j = i + 1 + (pattern[i + 1 : i + 2] == "^")
+        end = pattern.find("]", j + (pattern[j : j + 1] == "]"))  # a first "]" is literal
+        if c == "[" and end < 0:
+            return "$."
+        if c == "[":
+            body = pattern[i + 1 : end]
+            neg, body = ("^", body[1:]) if body.startswith("^") else ("", body)
+            out.append("[" + neg + body.replace("\\", "\\\\").replace("[", "\\[") + "]")
+            i = end + 1
+            continue
+        out.append(".*" if c == "*" else "." if c == "?" else re.escape(c))
+        i += 1
+    return "".join(out) + "$"

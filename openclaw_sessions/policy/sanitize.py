@@ -4,8 +4,10 @@ Upstream's ``sessions_history`` rules (agents/tools/sessions-history-tool.ts): d
 ``usage`` and ``cost``; drop thinking signatures; redact every text, thinking and partial-JSON
 string, then cut it at 4000 UTF-16 code units plus ``"\\n…(truncated)…"``; images lose their
 base64 ``data`` and gain ``omitted: true`` and the decoded ``bytes``. Each removal or cut sets
-the message's ``truncated`` flag, any redaction its ``redacted`` flag. As in upstream's code
-(not its docs), assistant text keeps ``<think>`` tags and tool-call XML.
+the message's ``truncated`` flag, any redaction its ``redacted`` flag. What a reader of the
+text misses is told apart for the operator's view: ``texts_cut`` (a text cut at the cap) and
+``data_omitted`` (image data left out); dropped metadata (``usage``, signatures) is neither.
+As in upstream's code (not its docs), assistant text keeps ``<think>`` tags and tool-call XML.
 
 Beyond upstream (which leaks them): every string of the message is redacted and cut, whatever
 field it sits in: tool-call arguments, bash command/output, error texts, object-valued
@@ -60,16 +62,20 @@ class Sanitized(NamedTuple):
     truncated: bool = False
     redacted: bool = False
     size: int = 0  # JSON bytes of message, once it is final
+    texts_cut: bool = False  # a text was cut at the cap (the operator's --full lifts it)
+    data_omitted: bool = False  # image data was left out (even --full leaves it out)
 
 
 class _Flags:
     """One message's walk: what it did (truncated, redacted) and its cap (None: no cut)."""
 
-    __slots__ = ("truncated", "redacted", "max_units")
+    __slots__ = ("truncated", "redacted", "max_units", "texts_cut", "data_omitted")
 
     def __init__(self, max_units: int | None) -> None:
         self.truncated = False
         self.redacted = False
+        self.texts_cut = False
+        self.data_omitted = False
         self.max_units = max_units
 
 
@@ -105,6 +111,7 @@ def _text(value: str, redactor: TextRedactor, flags: _Flags) -> str:
         return out
     out, cut, red = cap_text(value, redactor, flags.max_units)
     flags.truncated |= cut
+    flags.texts_cut |= cut
     flags.redacted |= red
     return out
 
@@ -165,6 +172,7 @@ def sanitize_block(block: Any, redactor: TextRedactor, flags: _Flags, depth: int
     out = _fields(block, _IMAGE_DROPPED if image else _SIGNATURES, redactor, flags, depth + 1)
     if image:
         data = block.get("data")
+        flags.data_omitted |= "data" in block
         size = base64_decoded_bytes(data) if isinstance(data, str) else block.get("bytes")
         out["omitted"] = True
         if isinstance(size, int | float) and not isinstance(size, bool):
@@ -180,7 +188,23 @@ def sanitize_message(
     ``max_units=None``: nothing is cut (the operator's whole text), all is still redacted."""
     flags = _Flags(max_units)
     out = _fields(message, _MESSAGE_DROPPED, redactor, flags, 0)
-    return Sanitized(out, flags.truncated, flags.redacted)
+    return Sanitized(
+        out,
+        flags.truncated,
+        flags.redacted,
+        texts_cut=flags.texts_cut,
+        data_omitted=flags.data_omitted,
+    )
+
+
+def cuts(window: Sequence[Sanitized], *, agent: bool) -> tuple[bool, bool, bool]:
+    """(contentTruncated, a text was cut, image data was left out) of a window. The agent's
+    flag is upstream's (dropped usage or a signature counts as a cut); the operator's says
+    only what a reader misses: a text cut, image data left out."""
+    texts_cut = any(s.texts_cut for s in window)
+    data_omitted = any(s.data_omitted for s in window)
+    flagged = any(s.truncated for s in window) if agent else texts_cut or data_omitted
+    return flagged, texts_cut, data_omitted
 
 
 def _fields(

@@ -252,7 +252,7 @@ class _Shown(NamedTuple):
             s = sanitize.sanitize_message(msg, self.redactor, max_units=self.max_units)
             shaped = self._shaped(s.message, r, msg, obj)
             final, size = sanitize.well_formed(shaped)
-            out.append(sanitize.Sanitized(final, s.truncated, s.redacted, size))
+            out.append(s._replace(message=final, size=size))
             at.append(i)
         return out, at
 
@@ -273,7 +273,7 @@ class _Shown(NamedTuple):
             [s.message for s in window[start:end]], size, self.max_bytes
         )
         dropped = end - start < len(window)
-        content_truncated = any(s.truncated for s in window)
+        content_truncated, texts_cut, data_omitted = sanitize.cuts(window, agent=self.display)
         return HistoryResult(
             self.key,
             self.sid,
@@ -281,6 +281,8 @@ class _Shown(NamedTuple):
             truncated=dropped or content_truncated or capped,
             dropped_messages=dropped or capped,
             content_truncated=content_truncated,
+            texts_cut=texts_cut,
+            data_omitted=data_omitted,
             content_redacted=any(s.redacted for s in window),
             bytes=size + (PENDING_BYTES if self.display else 0),
             agent=self.display,

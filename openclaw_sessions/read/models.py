@@ -222,6 +222,8 @@ class HistoryResult(NamedTuple):
     agent: bool = False  # an agent's view (--as): upstream's closed result shape
     paged: bool = False  # an offset was asked (upstream's paging fields only then)
     boundaries: tuple[dict[str, Any], ...] = ()  # the operator's view: resets, compactions
+    texts_cut: bool = False  # a text was cut at the cap (--full lifts it; not in JSON)
+    data_omitted: bool = False  # image data was left out (not in JSON)
 
     def to_json(self) -> dict[str, Any]:
         """The fields under their JSON names (the anchor is for tables only). An agent's view

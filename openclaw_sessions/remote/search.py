@@ -10,7 +10,7 @@ from typing import Any, NamedTuple
 
 from openclaw_sessions.errors import UsageError
 from openclaw_sessions.model.when import parse_window
-from openclaw_sessions.policy import fts_query
+from openclaw_sessions.policy import fts_query, kinds
 from openclaw_sessions.read.models import Hit, SearchResult, SessionHits
 from openclaw_sessions.read.scope import caller_policy, in_caller_list
 from openclaw_sessions.read.search import SearchOptions, caps, counting, fts, validate
@@ -123,6 +123,9 @@ def _filters(
     if opts.role is not None:
         where.append("r.role = %s")
         params.append(opts.role)
+    clauses, kparams = _key_filter(opts)
+    where += clauses
+    params += kparams
     if window[0] is not None:
         where.append("r.ts >= %s")
         params.append(window[0])
@@ -136,6 +139,22 @@ def _filters(
         f"EXISTS (SELECT 1 FROM {S}.ocs_sessions ss WHERE ss.host = r.host"
         f" AND ss.agent = r.agent AND ss.session_key = r.session_key{own})"
     )
+    return where, params
+
+
+def _key_filter(opts: SearchOptions) -> tuple[list[str], list[Any]]:
+    """--kind, --not-kind and --key on the rows' session keys, as local search tests them
+    (policy/kinds.py), SQLite's GLOB patterns read as PostgreSQL regular expressions."""
+    keys = kinds.key_filter(opts.kind, opts.not_kind, opts.key)
+    where: list[str] = []
+    params: list[Any] = []
+    for group in (keys.kinds, keys.globs):  # one of each group
+        if group:
+            where.append("r.session_key ~ ANY(%s)")
+            params.append([kinds.glob_regex(g) for g in group])
+    if keys.skipped:  # and none of these
+        where.append("NOT r.session_key ~ ANY(%s)")
+        params.append([kinds.glob_regex(g) for g in keys.skipped])
     return where, params
 
 

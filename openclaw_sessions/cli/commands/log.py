@@ -20,6 +20,7 @@ class Output(NamedTuple):
     jsonl: bool = False
     layout: str = "auto"  # --format: auto | table | plain
     no_pager: bool = False
+    pick_list: bool = False  # the lines `pick` shows fzf (render.pick_line)
     utc: bool = False
     time: str = "absolute"  # absolute | relative
     color: str = "auto"  # auto | always | never
@@ -49,7 +50,7 @@ def run(params: dict[str, Any]) -> int:
     elif out.layout == "table" or (out.layout == "auto" and sys.stdout.isatty()):
         render.search_table(result, times(out), footer=False, use_pager=not out.no_pager)
     else:
-        render.search_lines(result, times(out), footer=False)
+        render.search_lines(result, times(out), footer=False, pick=out.pick_list)
     _footer(result)
     return code
 
@@ -86,6 +87,7 @@ command = declare(
     ),
     layout=layout("one message"),
     no_pager=options.NO_PAGER,
+    pick_list=options.PICK_LIST,
     utc=options.UTC,
     time=options.TIME,
     color=options.COLOR,

@@ -5,7 +5,7 @@ either it is a usage error saying how to install one. With no query the list is 
 agents said lately (`log`).
 
 fzf runs with its own search off (--disabled): each keystroke reloads the list through this
-program's `search --format plain` (the same interpreter, the same state dir and
+program's `search --format plain --pick-list` (the same interpreter, the same state dir and
 agent), and the preview is `history KEY --around ID`. fzf fills in the query ({q}) and the hit's
 fields ({1}: session key, {2}: message id) single-quoted, and runs the commands with /bin/sh, so
 neither a key nor a query is ever read as shell syntax. Keys:
@@ -92,10 +92,12 @@ def scope(opts: PickOptions, *, searching: bool) -> list[str]:
 
 
 def search_argv(opts: PickOptions, command: str = "search") -> list[str]:
-    """The search (or, for an empty query, the `log` of recent activity) one list is: plain
-    lines, key<TAB>id<TAB>time<TAB>role<TAB>snippet."""
-    return [*program(), command, "--format", "plain", "--limit", str(opts.limit),
-            "--color", "never", *scope(opts, searching=True)]  # fmt: skip
+    """The search (or, for an empty query, the `log` of recent activity) one list is: lines
+    key<TAB>id<TAB>chat time role snippet, the chat its label or a short key, the time
+    relative (render.pick_line); fzf shows the third field."""
+    return [*program(), command, "--format", "plain", "--pick-list", "--time", "relative",
+            "--limit", str(opts.limit), "--color", "never",
+            *scope(opts, searching=True)]  # fmt: skip
 
 
 def _sh(argv: list[str]) -> str:
@@ -116,10 +118,11 @@ def fzf_argv(opts: PickOptions) -> list[str]:
     preview = _sh(history).replace("'{1}'", "{1}").replace("'{2}'", "{2}")
     return [
         fzf(), "--disabled", "--query", opts.query, "--prompt", "search> ",
-        "--delimiter", "\t", "--with-nth", "3,4,5", "--no-multi", "--header", HEADER,
+        "--delimiter", "\t", "--with-nth", "3", "--no-multi", "--header", HEADER,
         "--bind", f"change:reload:{reload}",
         "--preview", f"printf '%s\\n\\n' {{1}}; {preview} --limit 9 --color always --no-pager 2>&1",
-        "--preview-window", "right,55%,wrap",
+        # below the list, which keeps the terminal's width for the chat, time and snippet
+        "--preview-window", "down,50%,wrap",
         # fzf's stdout is this program's pipe: the pager must write to the terminal itself
         "--bind", f"ctrl-o:execute({preview} --color always --no-pager | less -R > /dev/tty)",
         "--expect", "ctrl-e",

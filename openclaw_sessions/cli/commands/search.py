@@ -158,6 +158,7 @@ command = declare(
         rich_help_panel=options.OUTPUT,
     ),
     null=null("each hit's session key and message id (with --sessions: each key)"),
+    pick_list=options.PICK_LIST,
     no_pager=options.NO_PAGER,
     utc=options.UTC,
     time=options.TIME,

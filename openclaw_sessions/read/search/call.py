@@ -32,7 +32,7 @@ from openclaw_sessions.store.db import open_store, transaction
 from openclaw_sessions.store.paths import StateScope
 from openclaw_sessions.store.sessions import SessionLookup
 
-from . import archived, caps, counting, exchange, freshness, fts, ranked, why
+from . import archived, caps, counting, exchange, freshness, fts, labels, ranked, why
 from .options import SearchOptions, validate
 
 if TYPE_CHECKING:
@@ -167,6 +167,7 @@ class Call(contextlib.ExitStack):
         truncated = indexing = False
         unindexed = excluded = 0
         states: dict[str, dict[str, str]] = {}  # the operator's labels (archived.py)
+        chats: dict[str, dict[str, str]] = {}  # the operator's chat names (labels.py)
         tally = counting.Tally()
         # The operator's relevance order re-ranks every agent's best candidates (ranked.py).
         pool = ranked.Pool() if opts.as_key is None and opts.order == "relevance" else None
@@ -196,6 +197,7 @@ class Call(contextlib.ExitStack):
                     filters = filters._replace(visible=archived.caller_visible(visible))
                 else:
                     states[agent] = upstream_archived.by_session_id(conn)
+                    chats[agent] = labels.of_store(conn)
                 found: list[Hit] = []
                 more = matched = False
                 if opts.counts or opts.sessions:
@@ -260,7 +262,7 @@ class Call(contextlib.ExitStack):
         if opts.explain or (self.why_empty and not hits):
             explained = self._explain(plan, seen)
         return SearchResult(
-            tuple(archived.labelled(hits, states)),
+            tuple(labels.labelled(archived.labelled(hits, states), chats, self)),
             indexing,
             truncated,
             explained,
