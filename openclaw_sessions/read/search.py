@@ -23,7 +23,7 @@ from openclaw_sessions.store.db import open_store, transaction
 from openclaw_sessions.store.sessions import SessionLookup
 from openclaw_sessions.store.state import StateScope
 
-from . import archived, caps, counting, exchange, freshness, ranked, search_sql
+from . import archived, caps, counting, exchange, freshness, ranked, search_sql, semantic
 from .models import Hit, HitContext, SearchResult
 from .scope import (
     caller_policy,
@@ -64,6 +64,7 @@ class SearchOptions(NamedTuple):
     context: int = 0  # -C N: N active-branch messages before and after each hit
     literal: bool = False  # every word literal, as upstream (always so with --as)
     relax: bool = False  # nothing matches every word: show what matches most of them
+    semantic: bool = False  # the nearest in meaning, whatever the words match ([semantic] extra)
     kind: list[str] | None = None  # --kind: only these kinds of session (policy/kinds.py)
     not_kind: list[str] | None = None  # --not-kind: not these
     key: list[str] | None = None  # --key GLOB: only keys matching one of these
@@ -94,6 +95,9 @@ def validate(opts: SearchOptions) -> None:
         raise UsageError("order must be relevance, recent or upstream")
     if opts.relax and opts.as_key is not None:
         raise UsageError("--relax is an operator option", hint="--as keeps upstream's query")
+    if opts.semantic and (opts.as_key is not None or opts.counts or opts.sessions):
+        what = "--as keeps upstream's answer" if opts.as_key else "it shows hits"
+        raise UsageError("--semantic is an operator search for hits", hint=what)
     kinds.operator_only(opts.as_key, opts.kind, opts.not_kind, opts.key)
     if opts.visibility not in (None, *visibility.VISIBILITIES):
         raise UsageError(f"visibility must be one of {', '.join(visibility.VISIBILITIES)}")
@@ -164,6 +168,8 @@ def search(opts: SearchOptions, *, exclude: tuple[str, ...] = ()) -> SearchResul
     result = run(plan)
     if opts.as_key is not None or opts.counts or opts.sessions:
         return result
+    if opts.semantic:  # by meaning, whatever the words match (read/semantic.py)
+        return semantic.fill(ctx.root, opts, scope, redactor, (since_ms, until_ms), result)
     relaxed = ranked.relaxed_plan(plan, literal=literal, asked=opts.relax)
     absent = functools.partial(ranked.absence, ctx.root, scope.agents, plan, redactor)
     why = functools.partial(absent, deep=opts.explain, relax_possible=relaxed is not None)
@@ -174,7 +180,9 @@ def search(opts: SearchOptions, *, exclude: tuple[str, ...] = ()) -> SearchResul
         loose = run(relaxed, relaxed=True)
         if loose.hits:
             return loose._replace(absence=why(result, relaxed=True))
-    return result._replace(absence=why(result, relaxed=False))
+    # an empty page: the nearest in meaning (the [semantic] extra), or what would help
+    empty = result._replace(absence=why(result, relaxed=False))
+    return semantic.fill(ctx.root, opts, scope, redactor, (since_ms, until_ms), empty)
 
 
 def search_batch(

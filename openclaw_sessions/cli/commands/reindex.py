@@ -26,7 +26,7 @@ from openclaw_sessions.index.reindex import ReindexOptions, reindex
 if TYPE_CHECKING:
     from openclaw_sessions.reports import Progress
 
-EPILOG = examples("reindex --quiet", "reindex --all-agents --full")
+EPILOG = examples("reindex --quiet", "reindex --all-agents --full", "reindex --embed")
 
 
 def bars(out: Output) -> "Callable[[str, str], AbstractContextManager[Progress | None]]":
@@ -41,14 +41,25 @@ def bars(out: Output) -> "Callable[[str, str], AbstractContextManager[Progress |
 def run(params: dict[str, Any]) -> int:
     """Run the reconciliation in the foreground (cron-safe)."""
     opts, out = split(ReindexOptions, params)
+    if opts.embed:
+        from openclaw_sessions.index import embedder
+
+        embedder.load()  # the extra is missing: say so before the reconciliation runs
     reports = reindex(opts, bars(out))
     problems = sum(r.problems for r in reports)
+    embedded = []
+    if opts.embed and not opts.background:
+        from openclaw_sessions.index.embed import embed_all
+
+        embedded = embed_all(opts.state_dir, opts.agent, opts.all_agents, bars(out))
     if out.as_json:
-        output.echo_json({"agents": [r.to_json() for r in reports]})
+        extra = {"embedded": [e.to_json() for e in embedded]} if opts.embed else {}
+        output.echo_json({"agents": [r.to_json() for r in reports], **extra})
     elif not out.quiet or problems:
         from openclaw_sessions.cli import render_reports
 
         render_reports.reindex_reports(reports)
+        render_reports.embed_reports(embedded)
     return int(ExitCode.PROBLEMS if problems else ExitCode.OK)
 
 
@@ -59,6 +70,11 @@ command = declare(
     agent=AGENT,
     all_agents=ALL_AGENTS,
     full=typer.Option("--full", help="Rebuild every session's index."),
+    embed=typer.Option(
+        "--embed",
+        help="Then embed the messages that have no vector yet, for the semantic fallback of"
+        " search (needs the [semantic] extra; resumable).",
+    ),
     as_json=JSON,
     quiet=QUIET,
     background=typer.Option("--background", hidden=True),

@@ -1,0 +1,170 @@
+"""The `[semantic]` extra's answer: the messages nearest in meaning to the query, for the
+operator only, when no message holds its words (or with `search --semantic`).
+
+It reads the vectors `reindex --embed` wrote (index/embed.py) and never writes or waits: a
+store with no vectors answers as before, with advice. The hits are labelled (``semantic`` on
+each, and the result says which model and how much of the store is embedded); the agent's view
+(--as, MCP) never gets here: it keeps upstream's answer. numpy and the model are imported only
+on this path, so a search whose words match pays nothing for the extra.
+"""
+
+from __future__ import annotations
+
+import json
+import sqlite3
+from collections.abc import Sequence
+from pathlib import Path
+from typing import TYPE_CHECKING, Any
+
+from openclaw_sessions.index import embedder
+from openclaw_sessions.policy import kinds
+from openclaw_sessions.policy.cut import safe_cut
+from openclaw_sessions.store.db import open_store, transaction
+
+from . import search_sql
+from .models import Hit, SearchResult
+from .scope import listed_sessions, register, visible_sql
+
+if TYPE_CHECKING:
+    import numpy as np
+
+    from openclaw_sessions.redact import Redactor
+
+    from .search import Scope, SearchOptions
+
+ENABLE = f"{embedder.INSTALL_HINT}, then `openclaw-sessions reindex --embed`"
+# Below this similarity a message is not near enough to show (measured on the judged set:
+# bench/judged_semantic.py); the models' scales differ.
+MIN_SCORE = {"e5-small": 0.80, "static-64": 0.30}
+
+
+def fill(
+    root: Path,
+    opts: SearchOptions,
+    scope: Scope,
+    redactor: Redactor,
+    window: tuple[int | None, int | None],
+    result: SearchResult,
+) -> SearchResult:
+    """``result``, or when it is the operator's empty page (or --semantic asked), the nearest
+    messages in meaning, labelled; an empty page says what would help either way."""
+    if opts.as_key is not None or opts.counts or opts.sessions:
+        return result
+    if result.hits and not opts.semantic:
+        return result
+    name = embedder.DEFAULT
+    if not embedder.available(name):
+        return _advise(result, {"available": False, "enable": ENABLE})
+    vectors = _nearest_rows(root, scope, opts, redactor, window, name)
+    if vectors is None:  # nothing embedded in any store searched
+        return _advise(result, {"available": True, "enable": "openclaw-sessions reindex --embed"})
+    hits, info = vectors
+    out = result._replace(hits=tuple(hits), total=len(hits), total_exact=True, truncated=False)
+    return out._replace(semantic=info, cut_by=None)
+
+
+def _advise(result: SearchResult, how: dict[str, Any]) -> SearchResult:
+    if result.hits:
+        return result
+    absence = dict(result.absence or {})
+    absence["semantic"] = how
+    return result._replace(absence=absence)
+
+
+def _nearest_rows(
+    root: Path,
+    scope: Scope,
+    opts: SearchOptions,
+    redactor: Redactor,
+    window: tuple[int | None, int | None],
+    name: str,
+) -> tuple[list[Hit], dict[str, Any]] | None:
+    """The best ``opts.limit`` hits over every store searched, and the coverage; None when
+    no store has a vector of the model (nothing to load a model for)."""
+    embedded = rows = 0
+    scored: list[tuple[float, str, tuple[Any, ...], str]] = []
+    model = None
+    for agent in scope.agents:
+        with open_store(root, agent) as conn, transaction(conn, write=False):
+            ids, mat = _vectors(conn, name)
+            rows += conn.execute("SELECT count(*) FROM index_rows").fetchone()[0]
+            embedded += len(ids)
+            if not ids:
+                continue
+            model = model or embedder.load(name)
+            sims = mat.astype("float32") @ model.query(opts.query)
+            for row, score, text in _kept(conn, agent, scope, opts, redactor, window, ids, sims):
+                scored.append((score, agent, row, text))
+    if model is None:
+        return None
+    scored.sort(key=lambda s: (-s[0], -s[2][5], s[2][1], s[2][3]))  # then newer, key, id
+    floor = MIN_SCORE.get(name, 0.0) if not opts.semantic else -1.0
+    hits = [_hit(agent, row, text, score, redactor) for score, agent, row, text in scored]
+    hits = [h for h in hits if h.score >= floor][: opts.limit]
+    info = {"model": name, "embeddedMessages": embedded, "messages": rows}
+    return hits, info
+
+
+def _vectors(conn: sqlite3.Connection, name: str) -> tuple[list[int], np.ndarray]:
+    import numpy as np
+
+    got = conn.execute(
+        "SELECT row_id, vec FROM index_vectors WHERE model = ? ORDER BY row_id", (name,)
+    ).fetchall()
+    if not got:
+        return [], np.zeros((0, 0), dtype="<f2")
+    mat = np.frombuffer(b"".join(v for _, v in got), dtype="<f2").reshape(len(got), -1)
+    return [r for r, _ in got], mat
+
+
+def _kept(
+    conn: sqlite3.Connection,
+    agent: str,
+    scope: Scope,
+    opts: SearchOptions,
+    redactor: Redactor,
+    window: tuple[int | None, int | None],
+    ids: Sequence[int],
+    sims: np.ndarray,
+) -> list[tuple[tuple[Any, ...], float, str]]:
+    """The best rows the search's filters keep (session, role, time, kinds, stale), best
+    first, ``opts.limit`` at most: candidates are taken 8 times over until enough are kept."""
+    import numpy as np
+
+    register(conn, agent, None, cron_runs=scope.session_key is not None)
+    filters = search_sql.Filters(
+        visible_sql(None),
+        scope.session_key,
+        opts.role,
+        window[0],
+        window[1],
+        agent=agent,
+        sessions=listed_sessions(conn, agent, None),
+        keys=kinds.key_filter(opts.kind, opts.not_kind, opts.key),
+    )
+    where, params = search_sql.where_of(filters, redactor.fingerprint)
+    order = np.argsort(-sims, kind="stable")
+    k = max(64, 8 * opts.limit)
+    while True:
+        cand = {ids[i]: float(sims[i]) for i in order[:k]}
+        got = conn.execute(
+            "SELECT r.row_id, t.session_key, t.session_id, r.message_id, r.role, r.ts, r.text"
+            f" FROM index_rows r{search_sql.JOINS}"
+            f" WHERE r.row_id IN (SELECT value FROM json_each(?)) AND {' AND '.join(where)}",
+            [json.dumps(list(cand)), *params],
+        ).fetchall()
+        if len(got) >= opts.limit or k >= len(ids):
+            break
+        k *= 8
+    kept = [(tuple(g[:6]), cand[g[0]], g[6]) for g in got]
+    kept.sort(key=lambda x: -x[1])
+    return kept[: opts.limit]
+
+
+def _hit(agent: str, row: tuple[Any, ...], text: str, score: float, redactor: Redactor) -> Hit:
+    _rowid, key, sid, mid, role, ts = row
+    red = redactor.redact(" ".join(text.split()))  # the index holds redacted text: again
+    snippet = safe_cut(red.text, search_sql.SNIPPET_UNITS, red.spans)
+    return Hit(
+        key, sid, mid, role, int(ts), snippet, round(score, 4), agent_id=agent, semantic=True
+    )
