@@ -52,10 +52,9 @@ def fill(
         return result
     if result.hits and not opts.semantic:
         return result
-    name = embedder.DEFAULT
-    if not embedder.available(name):
+    if not any(embedder.available(m) for m in embedder.MODELS):
         return _advise(result, {"available": False, "enable": ENABLE})
-    vectors = _nearest_rows(root, scope, opts, redactor, window, name)
+    vectors = _nearest_rows(root, scope, opts, redactor, window)
     if vectors is None:  # nothing embedded in any store searched
         return _advise(result, {"available": True, "enable": "openclaw-sessions reindex --embed"})
     hits, info = vectors
@@ -77,17 +76,21 @@ def _nearest_rows(
     opts: SearchOptions,
     redactor: Redactor,
     window: tuple[int | None, int | None],
-    name: str,
 ) -> tuple[list[Hit], dict[str, Any]] | None:
     """The best ``opts.limit`` hits over every store searched, and the coverage; None when
-    no store has a vector of the model (nothing to load a model for)."""
+    no store has a vector (nothing to load a model for). The model is the one the first
+    store with vectors was embedded with (`reindex --embed`'s)."""
     embedded = rows = 0
     scored: list[tuple[float, str, tuple[Any, ...], str]] = []
     model = None
+    name = ""
     for agent in scope.agents:
         with open_store(root, agent) as conn, transaction(conn, write=False):
-            ids, mat = _vectors(conn, name)
+            name = name or _model_of(conn)
             rows += conn.execute("SELECT count(*) FROM index_rows").fetchone()[0]
+            if not name:
+                continue
+            ids, mat = _vectors(conn, name)
             embedded += len(ids)
             if not ids:
                 continue
@@ -105,14 +108,20 @@ def _nearest_rows(
     return hits, info
 
 
-def _vectors(conn: sqlite3.Connection, name: str) -> tuple[list[int], np.ndarray]:
-    import numpy as np
+def _model_of(conn: sqlite3.Connection) -> str:
+    """The model most of the store's vectors come from ('' when it has none)."""
+    got = conn.execute(
+        "SELECT model FROM index_vectors GROUP BY model ORDER BY count(*) DESC LIMIT 1"
+    ).fetchone()
+    return str(got[0]) if got else ""
 
+
+def _vectors(conn: sqlite3.Connection, name: str) -> tuple[list[int], np.ndarray]:
     got = conn.execute(
         "SELECT row_id, vec FROM index_vectors WHERE model = ? ORDER BY row_id", (name,)
     ).fetchall()
-    if not got:
-        return [], np.zeros((0, 0), dtype="<f2")
+    import numpy as np  # only once a store has vectors: a store without any pays nothing
+
     mat = np.frombuffer(b"".join(v for _, v in got), dtype="<f2").reshape(len(got), -1)
     return [r for r, _ in got], mat
 
