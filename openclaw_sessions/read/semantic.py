@@ -95,7 +95,7 @@ def _nearest_rows(
             embedded += len(ids)
             if not ids:
                 continue
-            model = model or embedder.load(name)
+            model = model or embedder.load(name, one_thread=True)
             sims = mat.astype("float32") @ model.query(opts.query)
             for row, score, text in _kept(conn, agent, scope, opts, redactor, window, ids, sims):
                 scored.append((score, agent, row, text))
