@@ -190,3 +190,24 @@ def test_an_unknown_model_is_a_usage_error() -> None:
 
     with pytest.raises(UsageError, match="unknown embedding model"):
         embedder.load("nope")
+
+
+def _schema(name: str) -> Any:
+    from importlib import resources
+
+    from jsonschema import Draft202012Validator
+
+    text = resources.files("openclaw_sessions.cli").joinpath(f"schemas/{name}.schema.json")
+    return Draft202012Validator(json.loads(text.read_text()))
+
+
+def test_the_outputs_match_the_shipped_schemas(store: Path) -> None:
+    empty = json.loads(_search(SLEEP, "--json")[1])  # the advice, before any vector
+    assert not list(_schema("search").iter_errors(empty))
+    r = run_cli("reindex", "--embed", "--json")
+    assert not list(_schema("reindex").iter_errors(json.loads(r.stdout)))
+    found = json.loads(_search(SLEEP, "--json")[1])
+    assert found["semantic"] and not list(_schema("search").iter_errors(found))
+    lines = _search(SLEEP, "--jsonl")[1].splitlines()
+    assert lines and all(json.loads(x)["semantic"] for x in lines)
+    assert not [e for x in lines for e in _schema("search-result").iter_errors(json.loads(x))]
