@@ -180,9 +180,9 @@ def search(opts: SearchOptions, *, exclude: tuple[str, ...] = ()) -> SearchResul
         loose = run(relaxed, relaxed=True)
         if loose.hits:
             return loose._replace(absence=why(result, relaxed=True))
-    # an empty page: the nearest in meaning (the [semantic] extra), or what would help
-    empty = result._replace(absence=why(result, relaxed=False))
-    return semantic.fill(ctx.root, opts, scope, redactor, (since_ms, until_ms), empty)
+    # the page; an empty one: the nearest in meaning (the [semantic] extra), or what would help
+    page = result._replace(absence=why(result, relaxed=False))
+    return semantic.fill(ctx.root, opts, scope, redactor, (since_ms, until_ms), page)
 
 
 def search_batch(
