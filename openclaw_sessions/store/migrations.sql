@@ -285,11 +285,11 @@ INSERT INTO index_bigram(index_bigram) VALUES ('rebuild');
 --- 13
 -- The [semantic] extra's vectors (index/embed.py): one per index row, the model that made it
 -- and its L2-normalised float16 vector. Empty without the extra; deleted with their row.
-CREATE TABLE index_vectors (
+CREATE TABLE IF NOT EXISTS index_vectors (
     row_id INTEGER PRIMARY KEY,
     model  TEXT NOT NULL,
     vec    BLOB NOT NULL
 );
-CREATE TRIGGER index_rows_ad_vec AFTER DELETE ON index_rows BEGIN
+CREATE TRIGGER IF NOT EXISTS index_rows_ad_vec AFTER DELETE ON index_rows BEGIN
     DELETE FROM index_vectors WHERE row_id = old.row_id;
 END;
