@@ -370,6 +370,8 @@ def search_footer(result: SearchResult) -> None:
 def _semantic_note(info: dict[str, Any], found: bool) -> str:
     """The label of a page the [semantic] extra answered: by meaning, which model, coverage."""
     cover = f"{info['embeddedMessages']} of {info['messages']} messages embedded"
+    if info["embeddedMessages"] < info["messages"]:
+        cover += "; `openclaw-sessions reindex --embed` embeds the rest"
     if not found:
         return f"semantic: nothing near enough in meaning ({info['model']}, {cover})"
     return f"semantic: no message holds these words; nearest in meaning ({info['model']}, {cover})"
