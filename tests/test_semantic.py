@@ -211,3 +211,14 @@ def test_the_outputs_match_the_shipped_schemas(store: Path) -> None:
     lines = _search(SLEEP, "--jsonl")[1].splitlines()
     assert lines and all(json.loads(x)["semantic"] for x in lines)
     assert not [e for x in lines for e in _schema("search-result").iter_errors(json.loads(x))]
+
+
+def test_the_mcp_tools_stay_upstreams(store: Path) -> None:
+    """The MCP server (an agent's view, and its operator mode too) never answers by meaning."""
+    pytest.importorskip("mcp", reason="the MCP SDK is not installed")
+    from mcp_support import body, calls, who
+
+    _embedded(store)
+    for ident in (who(store, "agent:main:main"), who(store, None)):
+        (got,) = calls(ident, [("sessions_search", {"query": SLEEP})])
+        assert body(got) == {"results": []}
