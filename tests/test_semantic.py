@@ -98,6 +98,7 @@ def test_what_is_embedded_is_the_redacted_row(store: Path, model: embedder.Embed
     assert float(stored @ model.passages([text])[0]) > 0.999  # its vector is the row's
 
 
+@pytest.mark.slow
 def test_vectors_go_with_their_rows(store: Path) -> None:
     _embedded(store)
     assert _count(store, "SELECT count(*) FROM index_vectors") == 8
@@ -135,6 +136,7 @@ def test_cross_lingual_and_cjk(store: Path) -> None:
     assert "红烧肉" in json.loads(out)["results"][0]["snippet"] or "热量有点高" in out
 
 
+@pytest.mark.slow
 def test_a_page_whose_words_match_is_left_alone(store: Path) -> None:
     before = _search("insomnia", "--json")[1]
     _embedded(store)
@@ -213,6 +215,7 @@ def test_the_outputs_match_the_shipped_schemas(store: Path) -> None:
     assert not [e for x in lines for e in _schema("search-result").iter_errors(json.loads(x))]
 
 
+@pytest.mark.slow
 def test_the_mcp_tools_stay_upstreams(store: Path) -> None:
     """The MCP server (an agent's view, and its operator mode too) never answers by meaning."""
     pytest.importorskip("mcp", reason="the MCP SDK is not installed")
