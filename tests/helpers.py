@@ -71,7 +71,7 @@ def integrity(state: Path, agent: str = "main") -> None:
 def undo_v10(conn: sqlite3.Connection) -> None:
     """Take schema v10's objects out of a fresh store (tests that fake an older one): the
     counters and the pending set with their triggers, the sessions' agent and indexes, the
-    stats of the files read."""
+    stats of the files read; and v13's vectors."""
     for kind, name in conn.execute(
         "SELECT type, name FROM sqlite_master WHERE type IN ('table', 'trigger', 'index')"
         " AND (name GLOB 'counts*' OR name GLOB 'pending_*' OR name = 'index_pending'"
@@ -81,6 +81,8 @@ def undo_v10(conn: sqlite3.Connection) -> None:
         conn.execute(f"DROP {kind.upper()} IF EXISTS {name}")
     conn.execute("ALTER TABLE sessions DROP COLUMN agent_id")
     conn.execute("DELETE FROM meta WHERE key GLOB 'pending_*' OR key GLOB 'store_stat:*'")
+    conn.execute("DROP TRIGGER IF EXISTS index_rows_ad_vec")  # v13's, older than it here
+    conn.execute("DROP TABLE IF EXISTS index_vectors")
 
 
 parse_entries = transcript.entries  # JSONL text lines -> entries, as import builds them

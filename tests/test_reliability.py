@@ -366,7 +366,7 @@ def test_older_schema_is_migrated_with_a_backup(tmp_path: Path) -> None:
     c.close()
     r = run_cli("status", "--json")  # v5: every index is rebuilt under the new tree rules
     assert r.exit_code == 4 and json_out(r)["pendingSessions"] == 1, r.stdout + r.stderr
-    assert query(state, "PRAGMA user_version")[0][0] == SCHEMA_VERSION == 12
+    assert query(state, "PRAGMA user_version")[0][0] == SCHEMA_VERSION == 13
     assert query(state, "SELECT count(*) FROM branches") == [(0,)]
     assert run_cli("reindex", "--quiet").exit_code == 0
     assert run_cli("status", "--json").exit_code == 0

@@ -321,14 +321,38 @@ def search_footer(result: SearchResult) -> None:
     for h in result.hits:
         if h.exchange:  # the words sit in one exchange: name its matching messages
             note(f"exchange: {field(h.message_id)} answers with {' '.join(map(field, h.exchange))}")
+    if result.semantic is not None:
+        note(_semantic_note(result.semantic, bool(result.hits)))
     if not result.hits:
         note("no matches")
     absence = result.absence or {}
     if not result.hits and absence.get("termsNotFound"):
         lift = " (try --relax)" if "--relax" in absence.get("lift", []) else ""
         note(f"found nowhere: {' '.join(absence['termsNotFound'])}{lift}")
+    if not result.hits and "semantic" in absence:  # the operator's empty page: what helps
+        note(_empty_advice(absence))
     if result.explain is not None:
         note(f"explain: {json_text(result.explain)}")  # JSON-escaped: nothing left to escape
+
+
+def _semantic_note(info: dict[str, Any], found: bool) -> str:
+    """The label of a page the [semantic] extra answered: by meaning, which model, coverage."""
+    cover = f"{info['embeddedMessages']} of {info['messages']} messages embedded"
+    if info["embeddedMessages"] < info["messages"]:
+        cover += "; `openclaw-sessions reindex --embed` embeds the rest"
+    if not found:
+        return f"semantic: nothing near enough in meaning ({info['model']}, {cover})"
+    return f"semantic: no message holds these words; nearest in meaning ({info['model']}, {cover})"
+
+
+def _empty_advice(absence: dict[str, Any]) -> str:
+    """An empty operator page: fewer words, --relax, and the semantic fallback's next step."""
+    tips = ["fewer or other words"]
+    if "--relax" in absence.get("lift", []):
+        tips.append("--relax (most of the words)")
+    how = absence["semantic"]
+    tips.append(f"meaning instead of words: {how['enable']}")
+    return "try " + "; ".join(tips)
 
 
 def _total(result: SearchResult) -> str:

@@ -63,7 +63,8 @@ def search_table(result: SearchResult, times: Times, out: Console) -> None:
 def _first(h: Hit, times: Times) -> list[str]:
     """The first column's lines: the time, then the role with its operator marks."""
     role = safe(h.role) + (f" ×{h.copies}" if h.copies > 1 else "")
-    return [times(h.timestamp), role + (" · exchange" if h.exchange else "")]
+    role += (" · exchange" if h.exchange else "") + (" · semantic" if h.semantic else "")
+    return [times(h.timestamp), role]
 
 
 def _second(h: Hit, width: int | None = None) -> str:

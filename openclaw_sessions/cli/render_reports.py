@@ -17,6 +17,7 @@ from .output import field, safe
 from .render import console
 
 if TYPE_CHECKING:
+    from openclaw_sessions.index.embed import EmbedReport
     from openclaw_sessions.reports import ImportReport, Issue, ReindexReport
 
 
@@ -117,6 +118,17 @@ def reindex_reports(reports: Sequence[ReindexReport]) -> None:
                 f"  {r.known_failures} session(s) failed before and are unchanged: see"
                 " `openclaw-sessions status`"
             )
+
+
+def embed_reports(reports: Sequence[EmbedReport]) -> None:
+    """`reindex --embed`: what each agent's run embedded, and how much of the store is."""
+    out = console(True)
+    for r in reports:
+        c = r.coverage
+        out.print(
+            safe(f"{r.agent_id}: embedded {_n(r.written, 'message')} with {c.model} in ")
+            + f"{r.seconds:.2f}s ({c.embedded} of {c.rows} messages embedded)"
+        )
 
 
 def _n(n: int, what: str) -> str:

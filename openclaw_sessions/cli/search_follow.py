@@ -31,7 +31,8 @@ def follow_search(opts: SearchOptions, out: Output, first: SearchResult) -> None
     from openclaw_sessions.read.search import search
 
     signal.signal(signal.SIGINT, follow.stop)
-    newest = search(opts._replace(order="recent", limit=1)).hits
+    # words only: the nearest in meaning (read/semantic.py) are no new matches
+    newest = [h for h in search(opts._replace(order="recent", limit=1)).hits if not h.semantic]
     # what is new: stamped at or after the newest match so far, and not that match itself
     seen = {(h.session_key, h.message_id) for h in (*first.hits, *newest)}
     after_ms = max((h.timestamp for h in newest), default=0)
@@ -44,7 +45,11 @@ def follow_search(opts: SearchOptions, out: Output, first: SearchResult) -> None
         import_sources(ImportOptions(state_dir=opts.state_dir, agent=agent, reindex=True))
         since = datetime.fromtimestamp(after_ms / 1000, tz=UTC).isoformat()
         found = search(opts._replace(order="recent", since=since, until=None))
-        new = [h for h in reversed(found.hits) if (h.session_key, h.message_id) not in seen]
+        new = [
+            h
+            for h in reversed(found.hits)
+            if (h.session_key, h.message_id) not in seen and not h.semantic
+        ]
         seen.update((h.session_key, h.message_id) for h in new)
         after_ms = max((h.timestamp for h in new), default=after_ms)
         _print(new, out)

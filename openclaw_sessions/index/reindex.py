@@ -37,6 +37,7 @@ class ReindexOptions(NamedTuple):
     all_agents: bool = False
     full: bool = False  # rebuild every transcript's index, not only the stale ones
     background: bool = False  # the detached reconciler a search starts: one per agent
+    embed: bool = False  # then embed what has no vector yet (the [semantic] extra: index/embed.py)
 
 
 def reindex(opts: ReindexOptions, bars: Bars = no_bars) -> list[ReindexReport]:

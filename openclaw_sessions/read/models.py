@@ -25,6 +25,9 @@ class Hit(NamedTuple):
     # operator: no one message holds every word, this exchange (a question and its replies)
     # does; the matching messages' ids in transcript order (read/search/exchange.py)
     exchange: tuple[str, ...] = ()
+    # operator: no message holds the words; this one is near in meaning (read/semantic.py),
+    # and its score is the cosine similarity
+    semantic: bool = False
 
     def to_json(self) -> dict[str, Any]:
         """The operator's hit: upstream's fields, then its agent and the match offsets."""
@@ -42,6 +45,8 @@ class Hit(NamedTuple):
             out["archived"] = self.archived
         if self.exchange:
             out["exchange"] = {"messageIds": list(self.exchange)}
+        if self.semantic:
+            out["semantic"] = True
         if self.context is not None:
             out["context"] = self.context.to_json()
         return out
@@ -127,6 +132,9 @@ class SearchResult(NamedTuple):
     skipped: tuple[tuple[str, str], ...] = ()
     # The agent's view: cold-stored transcripts of its visible sessions it leaves out.
     archived_excluded: int = 0
+    # Operator: the hits are the nearest in meaning (read/semantic.py): the model, and how
+    # many of the stores' messages it has embedded.
+    semantic: dict[str, Any] | None = None
 
     @property
     def found(self) -> bool:
@@ -191,6 +199,8 @@ class SearchResult(NamedTuple):
             out["truncated"] = True
         if self.absence:
             out["absence"] = self.absence
+        if self.semantic is not None:
+            out["semantic"] = self.semantic
         if self.skipped:
             out["skipped"] = [{"agentId": a, "error": why} for a, why in self.skipped]
         if self.explain is not None:

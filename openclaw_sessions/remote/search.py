@@ -36,6 +36,7 @@ def _validate(opts: SearchOptions, hosts: list[str]) -> None:
         ("--context", opts.context),
         ("--explain", opts.explain),
         ("--wait", opts.wait),
+        ("--semantic", opts.semantic),  # the vectors live in the local store only
     ):
         if bad:
             raise UsageError(f"{name} reads the local store: it does not go with --remote")

@@ -20,7 +20,7 @@ PRIMARY_TOKENIZER = "unicode61 remove_diacritics 2"
 BIGRAM_TOKENIZER = "unicode61 remove_diacritics 0 categories 'L* N* Co M*'"
 
 
-SCHEMA_VERSION = 12
+SCHEMA_VERSION = 13
 
 
 APP_ID = 0x4F43_5353  # "OCSS": marks the file as ours

@@ -282,3 +282,14 @@ CREATE INDEX IF NOT EXISTS upstream_archived_by_state ON upstream_archived(state
 -- a Latin word written against CJK characters is a token of its own there): re-derived from
 -- index_rows through the view, whose function ocs_cjk_bigrams now derives that text.
 INSERT INTO index_bigram(index_bigram) VALUES ('rebuild');
+--- 13
+-- The [semantic] extra's vectors (index/embed.py): one per index row, the model that made it
+-- and its L2-normalised float16 vector. Empty without the extra; deleted with their row.
+CREATE TABLE IF NOT EXISTS index_vectors (
+    row_id INTEGER PRIMARY KEY,
+    model  TEXT NOT NULL,
+    vec    BLOB NOT NULL
+);
+CREATE TRIGGER IF NOT EXISTS index_rows_ad_vec AFTER DELETE ON index_rows BEGIN
+    DELETE FROM index_vectors WHERE row_id = old.row_id;
+END;

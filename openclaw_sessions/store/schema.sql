@@ -234,6 +234,17 @@ CREATE TRIGGER index_rows_ad_cjk AFTER DELETE ON index_rows BEGIN
         FROM (SELECT ocs_cjk_bigrams(old.text) AS cjk) WHERE cjk IS NOT NULL;
 END;
 
+-- The [semantic] extra's vectors (index/embed.py): one per index row, the model that made it
+-- and its L2-normalised float16 vector. Empty without the extra; deleted with their row.
+CREATE TABLE index_vectors (
+    row_id INTEGER PRIMARY KEY,
+    model  TEXT NOT NULL,
+    vec    BLOB NOT NULL
+);
+CREATE TRIGGER index_rows_ad_vec AFTER DELETE ON index_rows BEGIN
+    DELETE FROM index_vectors WHERE row_id = old.row_id;
+END;
+
 -- Counters `status` reads (store/counts.py) and the pending set search asks (store/pending.py):
 -- their tables and the triggers that keep them are created from those modules, where the one
 -- definition of staleness lives (migrations.derived_schema).

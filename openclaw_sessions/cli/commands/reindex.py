@@ -24,7 +24,7 @@ class Output(NamedTuple):
     color: str = "auto"  # auto | always | never
 
 
-EPILOG = examples("reindex --quiet", "reindex --all-agents --full")
+EPILOG = examples("reindex --quiet", "reindex --all-agents --full", "reindex --embed")
 
 
 def bars(shown: bool) -> "Callable[[str, str], AbstractContextManager[Progress | None]]":
@@ -37,14 +37,26 @@ def bars(shown: bool) -> "Callable[[str, str], AbstractContextManager[Progress |
 def run(params: dict[str, Any]) -> int:
     """Run the reconciliation in the foreground (cron-safe)."""
     opts, out = split(ReindexOptions, Output, params)
-    reports = reindex(opts, bars(not out.quiet and not out.as_json))
+    if opts.embed:
+        from openclaw_sessions.index import embedder
+
+        embedder.load()  # the extra is missing: say so before the reconciliation runs
+    shown = not out.quiet and not out.as_json
+    reports = reindex(opts, bars(shown))
     problems = sum(r.problems for r in reports)
+    embedded = []
+    if opts.embed and not opts.background:
+        from openclaw_sessions.index.embed import embed_all
+
+        embedded = embed_all(opts.state_dir, opts.agent, opts.all_agents, bars(shown))
     if out.as_json:
-        output.echo_json({"agents": [r.to_json() for r in reports]})
+        extra = {"embedded": [e.to_json() for e in embedded]} if opts.embed else {}
+        output.echo_json({"agents": [r.to_json() for r in reports], **extra})
     elif not out.quiet or problems:
         from openclaw_sessions.cli import render_reports
 
         render_reports.reindex_reports(reports)
+        render_reports.embed_reports(embedded)
     return int(ExitCode.PROBLEMS if problems else ExitCode.OK)
 
 
@@ -56,6 +68,11 @@ command = declare(
     agent=options.AGENT,
     all_agents=options.ALL_AGENTS,
     full=typer.Option("--full", help="Rebuild every session's index."),
+    embed=typer.Option(
+        "--embed",
+        help="Then embed the messages that have no vector yet, for the semantic fallback of"
+        " search (needs the [semantic] extra; resumable).",
+    ),
     as_json=options.JSON,
     quiet=options.QUIET,
     background=typer.Option("--background", hidden=True),

@@ -112,6 +112,11 @@ command = declare(
     relax=typer.Option(
         "--relax", help="When nothing matches every word, show (labelled) what matches most."
     ),
+    semantic=typer.Option(
+        "--semantic",
+        help="Show the messages nearest in meaning, labelled, whatever the words match (the"
+        " [semantic] extra; without it only an empty page gets them).",
+    ),
     as_key=options.AS,
     visibility=options.VISIBILITY_MODE,
     sandboxed=options.SANDBOXED,

@@ -12,7 +12,7 @@ from __future__ import annotations
 from openclaw_sessions.policy import fts_query
 from openclaw_sessions.read.models import SearchResult
 
-from . import exchange, ranked
+from . import exchange, ranked, semantic
 from .call import Call
 from .options import ORDERS, SearchOptions, validate
 
@@ -31,6 +31,8 @@ def search(opts: SearchOptions, *, exclude: tuple[str, ...] = ()) -> SearchResul
         result = call.run(plan)
         if opts.as_key is not None or opts.counts or opts.sessions:
             return result
+        if opts.semantic:  # by meaning, whatever the words match (semantic.py)
+            return semantic.fill(call, result)
         relaxed = None
         if opts.relax:  # more parts than it takes is a usage error, whatever the answer
             relaxed = ranked.relaxed_plan(plan, literal=call.literal, asked=True)
@@ -38,7 +40,8 @@ def search(opts: SearchOptions, *, exclude: tuple[str, ...] = ()) -> SearchResul
             other = when_empty(call, plan, result, relaxed)
             if other is not None:
                 return other
-        return result._replace(absence=call.why(plan, result))
+        # the page; an empty one: the nearest in meaning (the [semantic] extra), or what helps
+        return semantic.fill(call, result._replace(absence=call.why(plan, result)))
 
 
 def when_empty(

@@ -41,6 +41,7 @@ class SearchOptions(NamedTuple):
     context: int = 0  # -C N: N active-branch messages before and after each hit
     literal: bool = False  # every word literal, as upstream (always so with --as)
     relax: bool = False  # nothing matches every word: show what matches most of them
+    semantic: bool = False  # the nearest in meaning, whatever the words match ([semantic] extra)
     kind: list[str] | None = None  # --kind: only these kinds of session (policy/kinds.py)
     not_kind: list[str] | None = None  # --not-kind: not these
     key: list[str] | None = None  # --key GLOB: only keys matching one of these
@@ -71,6 +72,9 @@ def validate(opts: SearchOptions) -> None:
         raise UsageError("order must be relevance, recent or upstream")
     if opts.relax and opts.as_key is not None:
         raise UsageError("--relax is an operator option", hint="--as keeps upstream's query")
+    if opts.semantic and (opts.as_key is not None or opts.counts or opts.sessions):
+        what = "--as keeps upstream's answer" if opts.as_key else "it shows hits"
+        raise UsageError("--semantic is an operator search for hits", hint=what)
     kinds.operator_only(opts.as_key, opts.kind, opts.not_kind, opts.key)
     if opts.visibility not in (None, *visibility.VISIBILITIES):
         raise UsageError(f"visibility must be one of {', '.join(visibility.VISIBILITIES)}")
