@@ -241,11 +241,14 @@ def test_sandboxed_callers_cannot_tell_hidden_from_missing(tmp_path: Path) -> No
     def ans(target: str) -> tuple:
         return answer(target, "agent:main:main", "--sandboxed")
 
-    expected = (2, "forbidden", "Session not visible from this sandboxed agent session: T")
-    for hidden, missing in (
-        ("agent:main:discord:direct:dave", "agent:main:discord:direct:nobody"),
-        ("dave-1", "no-such-id"),  # session ids: resolved among the caller's own only
-        ("inc-1", "no-such-id-2"),  # an incognito id the caller did not spawn
+    by_id = (2, "forbidden", "Session not visible from this sandboxed agent session: T")
+    # A key: the tree clamp's words, as the real 2026.9.6 answers (test_real_openclaw_diff_more)
+    by_key = (2, "forbidden", "Session ACTION visibility is restricted to the current session "
+              "tree (tools.sessions.visibility=tree).")  # fmt: skip
+    for hidden, missing, expected in (
+        ("agent:main:discord:direct:dave", "agent:main:discord:direct:nobody", by_key),
+        ("dave-1", "no-such-id", by_id),  # session ids: resolved among the caller's own only
+        ("inc-1", "no-such-id-2", by_id),  # an incognito id the caller did not spawn
     ):
         assert ans(hidden) == ans(missing) == expected, hidden
     incognito = (2, "forbidden", "Session not visible from session tools: T")

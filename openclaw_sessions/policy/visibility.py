@@ -195,10 +195,13 @@ class Policy:
         if self._key is None:
             return None
         is_self = key == self._key
-        if self.restrict_to_spawned and not is_self and not self._spawned_by_caller(ref):
-            return "sandbox_spawned_only"
         target_agent = (ref.agent_id or agent_of(key) or self._agent).strip().lower()
         cross = target_agent != self._agent
+        if self.restrict_to_spawned and not is_self and not self._spawned_by_caller(ref):
+            # A spawn-restricted caller (sandboxed, no subagent) sees itself and what it
+            # spawned; a key beyond is refused with the tree clamp's words, as upstream's
+            # history refuses it (its sandboxed text is for session ids: see resolve_target).
+            return "cross_agent_visibility_restricted" if cross else "tree_visibility_restricted"
         vis = self.visibility
         owned = self._key in (
             _norm(ref.owner_session_key),
