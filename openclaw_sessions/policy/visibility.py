@@ -26,6 +26,8 @@ from .keys import (
     is_acp_key,
     is_incognito,
     is_subagent_key,
+    looks_like_key,
+    no_session,
     not_found,
     parse_key,
     resolve_session_key,
@@ -280,7 +282,7 @@ class Policy:
             and parsed[1] == self.caller.main_key
             and (parsed[0] == self._agent or self._index.has_agent(parsed[0]))
         ):
-            raise not_found(label)
+            raise no_session(label) if looks_like_key(label) else not_found(label)
 
     def expand_id(self, raw: str) -> str:
         """A unique prefix of a session id this caller may name → that id (else ``raw``)."""
