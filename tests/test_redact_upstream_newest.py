@@ -35,8 +35,6 @@ DIFFERENT: dict[str, str] = {
 GAPS: dict[str, str] = {
     "env-literal-default": "the literal default of ${VAR:-literal} is shown",
     "auth-hawk": "auth-params after an Authorization scheme other than Digest/AWS4 are shown",
-    "config-jwt": "an unquoted `jwt: value` config line is shown",
-    "form-auth-aliases": "the first pair of a form body, `sig=value&…`, is shown",
     "diagnostic-names-kept": "over-mask: `{mytoken=visible}` (no secret key name) is masked",
 }
 _DELIBERATE_SHOWN = {"placeholder-values", "env-reference-other-name"}

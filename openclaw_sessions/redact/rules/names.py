@@ -31,7 +31,7 @@ KEY_JOINS = ("secret", "access", "account", "auth", "client", "app", "applicatio
              "host", "session-secret")  # fmt: skip
 WORDS = ("password", "passwd", "pass", "passphrase", "passcode", "passkey", "pwd", "pw",
          "secret", "token", "auth", "bearer", "credential", "credentials", "creds", "apikey",
-         "psk", "authident",
+         "psk", "authident", "jwt",
          "privkey", "mnemonic", "seedphrase", "passwort", "kennwort", "contraseña",
          "contrasena", "senha", "motdepasse", "wachtwoord", "parola", "hasło", "haslo", "heslo",
          "jelszó", "salasana", "lösenord", "losenord", "şifre", "пароль", "токен", "密码", "密碼",
