@@ -306,6 +306,7 @@ def _default_sources() -> Iterable[str]:
         yield f"{r.name}|{r.src}|{r.finder.__qualname__ if r.finder else ''}"
     yield "".join(sorted(f"{k}{v}" for k, v in folding.HOMOGLYPHS.items()))
     yield names._NAME_SRC  # the words that make a name a secret's (every family reads them)
+    yield names.DEFAULTED_SRC  # a reference with a literal default is no reference
 
 
 @lru_cache(maxsize=32)
