@@ -236,6 +236,6 @@ def gateway_call(inst: Install, state: Path, home: Path, gw: Gateway, method: st
         "--url", f"ws://127.0.0.1:{gw.port}", "--token", gw.token, "--json",
     )  # fmt: skip
     if r.returncode != 0:
-        raise RuntimeError(f"gateway call {method} failed: {r.stderr[-2000:]}")
+        raise RuntimeError(f"gateway call {method} failed: {r.stderr[-2000:]}{r.stdout[-2000:]}")
     start = r.stdout.find("{")
     return json.loads(r.stdout[start:]) if start >= 0 else None

@@ -91,7 +91,7 @@ def test_a_full_key_names_its_agent(two_agents: Path) -> None:
     r = installed("search", "zebra", "--session", "agent:ops:main", "--count", state=two_agents)
     assert (r.returncode, r.stdout) == (0, "1\n")
     r = installed("search", "zebra", "--session", "agent:ops:nosuch", state=two_agents)
-    assert r.returncode == 2 and r.stderr.startswith("error: Session not found")
+    assert r.returncode == 2 and r.stderr.startswith("error: No session found: agent:ops:nosuch")
     r = installed("history", "agent:ops:main", "--json", state=two_agents)
     assert r.returncode == 0 and "zebra in ops" in r.stdout
 

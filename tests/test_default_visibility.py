@@ -90,6 +90,16 @@ def test_sandboxed_caller_is_still_clamped_under_the_default(tmp_path: Path) -> 
     assert found(tmp_path, "--as", DM, "--sandboxed") == {MAIN, DM, OPS}
 
 
+def test_an_agents_own_sandbox_setting_does_not_lift_the_clamp(tmp_path: Path) -> None:
+    """2026.9.6's session tools read the clamp from agents.defaults only: an agent's own
+    `sandbox.sessionToolsVisibility` (valid in its schema) leaves the clamp on, as the real
+    gateway answers (tests/test_real_openclaw_diff_more.py, config agent-sbxall)."""
+    world(tmp_path)
+    own = {"id": "main", "sandbox": {"sessionToolsVisibility": "all"}}
+    openclaw_json(tmp_path, {"agents": {"list": [own, {"id": "ops"}]}})
+    assert found(tmp_path, "--as", DM, "--sandboxed") == {DM}
+
+
 def test_history_and_sessions_follow_the_default(tmp_path: Path) -> None:
     world(tmp_path)
     r = run_cli("history", OPS, "--as", DM, "--json", "--state-dir", str(tmp_path))

@@ -435,7 +435,8 @@ def test_exit_codes_and_unknown_sessions(tmp_path: Path) -> None:
     code, out = hist("main")  # the agent's main exists by convention but has no transcript
     assert code == 1 and out["messages"] == []
     code, out = hist("agent:main:nosuch")
-    assert code == 2 and out["status"] == "error" and "Session not found" in out["error"]
+    assert (code, out["status"]) == (2, "error")
+    assert out["error"] == "No session found: agent:main:nosuch"  # upstream's words for a key
 
 
 # ---------------------------------------------------------------------------------------------

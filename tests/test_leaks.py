@@ -241,11 +241,14 @@ def test_sandboxed_callers_cannot_tell_hidden_from_missing(tmp_path: Path) -> No
     def ans(target: str) -> tuple:
         return answer(target, "agent:main:main", "--sandboxed")
 
-    expected = (2, "forbidden", "Session not visible from this sandboxed agent session: T")
-    for hidden, missing in (
-        ("agent:main:discord:direct:dave", "agent:main:discord:direct:nobody"),
-        ("dave-1", "no-such-id"),  # session ids: resolved among the caller's own only
-        ("inc-1", "no-such-id-2"),  # an incognito id the caller did not spawn
+    by_id = (2, "forbidden", "Session not visible from this sandboxed agent session: T")
+    # A key: the tree clamp's words, as the real 2026.9.6 answers (test_real_openclaw_diff_more)
+    by_key = (2, "forbidden", "Session ACTION visibility is restricted to the current session "
+              "tree (tools.sessions.visibility=tree).")  # fmt: skip
+    for hidden, missing, expected in (
+        ("agent:main:discord:direct:dave", "agent:main:discord:direct:nobody", by_key),
+        ("dave-1", "no-such-id", by_id),  # session ids: resolved among the caller's own only
+        ("inc-1", "no-such-id-2", by_id),  # an incognito id the caller did not spawn
     ):
         assert ans(hidden) == ans(missing) == expected, hidden
     incognito = (2, "forbidden", "Session not visible from session tools: T")
@@ -300,7 +303,9 @@ def test_upstream_resolution_cases() -> None:
     assert sand.resolve_target("agent:main:worker") == "agent:main:worker"
     assert sand.resolve_target("s-worker") == "agent:main:worker"  # resolved among its own
     assert sand.resolve_target("agent:main:main") == "agent:main:main"  # itself
-    with pytest.raises(ForbiddenError, match="sandboxed agent session: agent:main:other"):
+    # The tool answers a key beyond its own with the tree clamp's words (the real 2026.9.6's
+    # sessions_history checks visibility before it resolves: test_real_openclaw_diff_more).
+    with pytest.raises(ForbiddenError, match="restricted to the current session tree"):
         sand.resolve_target("agent:main:other")
     free = Policy(Caller("agent:main:main", "main", visibility="agent"), refs)
     assert free.resolve_target("agent:main:other") == "agent:main:other"

@@ -151,8 +151,12 @@ def test_error_texts_name_the_agents_tools_and_no_path(tmp_path: Path) -> None:
     build_world(tmp_path / "src", tmp_path / "state")
     ident = who(tmp_path / "state", MAIN, "--visibility", "all")
     (missing,) = calls(ident, [("sessions_history", {"sessionKey": "agent:main:nobody"})])
-    assert body(missing)["error"] == (
-        "Session not found: agent:main:nobody (use the full sessionKey from sessions_list)"
+    # A full key with no session: upstream's gateway words it so (the real 2026.9.6 answers it,
+    # tests/test_real_openclaw_diff_more.py); an unresolvable id names sessions_list
+    assert body(missing)["error"] == "No session found: agent:main:nobody"
+    (bad_id,) = calls(ident, [("sessions_history", {"sessionKey": "no-such-id"})])
+    assert body(bad_id)["error"] == (
+        "Session not found: no-such-id (use the full sessionKey from sessions_list)"
     )
     store = paths.db_path(tmp_path / "state", "ops")  # a store broken under the server
     for extra in store.parent.glob(store.name + "*"):

@@ -11,7 +11,6 @@ equal. The README's "Compatibility with the real OpenClaw" lists each remaining 
 
 from __future__ import annotations
 
-import json
 import shutil
 import time
 from collections.abc import Iterator
@@ -19,9 +18,11 @@ from pathlib import Path
 from typing import Any
 
 import pytest
+import real_diff_support as rds
 import real_openclaw as ro
 from conftest import Session, write_sessions_json
 from mcp_support import WORLD, body, calls, cli_json, who
+from real_diff_support import Pair, config
 
 pytestmark = pytest.mark.slow
 
@@ -79,75 +80,6 @@ def _world(src: Path, now_ms: int) -> None:
         write_sessions_json(d, store)
 
 
-def config(tools: dict[str, Any]) -> dict[str, Any]:
-    """openclaw.json: a local gateway, both agents declared (upstream refuses an agent id that
-    is not in `agents.list`), and the case's `tools` section."""
-    agents = {"list": [{"id": "main", "default": True}, {"id": "ops"}]}
-    return {"gateway": {"mode": "local"}, "agents": agents, "tools": tools}
-
-
-class Pair:
-    """Upstream's gateway and our store over the same transcripts, under one config."""
-
-    def __init__(self, gw: ro.Gateway, ours: Path) -> None:
-        self.gw, self.ours, self.config = gw, ours, ""
-
-    def use(self, name: str) -> None:
-        if name == self.config:
-            return
-        tools = CONFIGS[name]
-        cfg = config(tools)
-        ro.write_config(self.ours, cfg)  # ours reads the same openclaw.json
-        self.gw.reconfigure(cfg)
-        self.config = name
-
-    def theirs(self, tool: str, args: dict[str, Any], caller: str) -> Any:
-        status, out = self.gw.post({"tool": tool, "args": args, "sessionKey": caller})
-        if status == 200 and isinstance(out, dict) and out.get("ok"):
-            return out["result"].get("details", out["result"])
-        # A refused call: the HTTP status is the transport's, the message is the tool's.
-        return {"error": out["error"]["message"]} if isinstance(out, dict) else {"http": status}
-
-    def cli(self, tool: str, args: dict[str, Any], caller: str) -> Any:
-        agent = caller.split(":")[1]
-        if tool == "sessions_search":
-            argv = ["search", args["query"], "--limit", str(args.get("limit", 10))]
-        else:
-            argv = ["history", args["sessionKey"]]
-            if args.get("includeTools"):
-                argv.append("--include-tools")
-            if "messageId" in args:  # upstream ignores an offset beside it: so do we
-                argv += ["--around", args["messageId"], "--offset", str(args.get("offset", 0))]
-            if "limit" in args:
-                argv += ["--limit", str(args["limit"])]
-        code, out, err = cli_json(self.ours, *argv, "--as", caller, "--agent", agent)
-        if out is not None:
-            return out
-        # A refused call: exit 2 and `error: MESSAGE` (plus, in operator words, a hint).
-        assert code == 2, err
-        return {"error": err.strip().removeprefix("error: ").split(" (hint:")[0]}
-
-
-def normalise(x: Any) -> Any:
-    """What may legitimately differ between two stores of the same transcripts:
-    - `__openclaw.transcriptPosition` {source, rawSeq}: `source` is an opaque id of a row of
-      upstream's own database, which a store built from the transcripts cannot know, so ours
-      leaves the field out, and a history's `bytes` (which counts it) differs by it;
-    - `score`: bm25 over each store's own FTS table, rounded to 6 places (float formatting)."""
-    if isinstance(x, dict):
-        out = {}
-        for k, v in x.items():
-            if k in ("transcriptPosition", "bytes"):  # HISTORY_POSITION
-                continue
-            if k == "score" and isinstance(v, float):
-                v = round(v, 6)
-            out[k] = normalise(v)
-        return out
-    if isinstance(x, list):
-        return [normalise(v) for v in x]
-    return x
-
-
 @pytest.fixture(scope="module")
 def pair(tmp_path_factory: pytest.TempPathFactory) -> Iterator[Pair]:
     inst = ro.locate()
@@ -166,18 +98,13 @@ def pair(tmp_path_factory: pytest.TempPathFactory) -> Iterator[Pair]:
     reports = ro.doctor_import(inst, theirs, home)
     assert all(not t["issues"] for rep in reports.values() for t in rep["targets"]), reports
     with ro.Gateway(inst, theirs, home) as gw:
-        p = Pair(gw, ours)
+        p = Pair(gw, ours, {n: config(t) for n, t in CONFIGS.items()})
         p.config = "all"
         yield p
 
 
 def check(case: str, ours: Any, theirs: Any) -> None:
-    a, b = normalise(ours), normalise(theirs)
-    if case in EXPECTED_DIFF:
-        assert a != b, f"{case} is now equal: remove it from EXPECTED_DIFF ({EXPECTED_DIFF[case]})"
-    else:
-        assert a == b, f"{case}\nours:   {json.dumps(a, ensure_ascii=False)}\n" \
-            f"theirs: {json.dumps(b, ensure_ascii=False)}"  # fmt: skip
+    rds.check(case, ours, theirs, EXPECTED_DIFF)
 
 
 SEARCH_CASES = [(c, caller) for c in CONFIGS for caller in CALLERS]

@@ -153,8 +153,14 @@ def test_sandboxed_main_sees_exactly_spawned_children_and_itself() -> None:
         "agent:main:subagent:c2",
         "agent:codex:acp:child-1",
     }
-    msg = "Session not visible from this sandboxed agent session: agent:main:discord:direct:bob"
+    # A key beyond them is refused with the tree clamp's words, as the real 2026.9.6's history
+    # refuses it (tests/test_real_openclaw_diff_more.py); the sandboxed text is for ids.
+    msg = (
+        "Session history visibility is restricted to the current session tree "
+        "(tools.sessions.visibility=tree)."
+    )
     assert forbidden_text(policy, "agent:main:discord:direct:bob") == msg
+    assert forbidden_text(policy, "agent:ops:main").startswith("Session history visibility is")
 
 
 def test_sandboxed_caller_never_learns_whether_a_session_id_exists() -> None:

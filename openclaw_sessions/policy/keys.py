@@ -156,6 +156,25 @@ def not_found(shown: str) -> NotFoundError:
     )
 
 
+def no_session(shown: str) -> NotFoundError:
+    """Upstream's text for a session key it has no session for (its gateway's "No session
+    found"), where an unresolvable id gets not_found's."""
+    return NotFoundError(f"No session found: {shown}", hint=_NOT_FOUND_HINT)
+
+
+def looks_like_key(raw: str) -> bool:
+    """Upstream's looksLikeSessionKey: input it reads as a key, not as a session id."""
+    v = raw.strip()
+    low = v.lower()
+    return (
+        v in ("main", "global", "unknown", "current")
+        or is_acp_key(low)
+        or low.startswith(("agent:", "cron:", "hook:", "node-", "node:"))
+        or ":group:" in low
+        or ":channel:" in low
+    )
+
+
 def resolve_session_key(
     raw: str,
     agent_id: str,

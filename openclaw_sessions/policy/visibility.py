@@ -26,6 +26,8 @@ from .keys import (
     is_acp_key,
     is_incognito,
     is_subagent_key,
+    looks_like_key,
+    no_session,
     not_found,
     parse_key,
     resolve_session_key,
@@ -195,10 +197,13 @@ class Policy:
         if self._key is None:
             return None
         is_self = key == self._key
-        if self.restrict_to_spawned and not is_self and not self._spawned_by_caller(ref):
-            return "sandbox_spawned_only"
         target_agent = (ref.agent_id or agent_of(key) or self._agent).strip().lower()
         cross = target_agent != self._agent
+        if self.restrict_to_spawned and not is_self and not self._spawned_by_caller(ref):
+            # A spawn-restricted caller (sandboxed, no subagent) sees itself and what it
+            # spawned; a key beyond is refused with the tree clamp's words, as upstream's
+            # history refuses it (its sandboxed text is for session ids: see resolve_target).
+            return "cross_agent_visibility_restricted" if cross else "tree_visibility_restricted"
         vis = self.visibility
         owned = self._key in (
             _norm(ref.owner_session_key),
@@ -277,7 +282,7 @@ class Policy:
             and parsed[1] == self.caller.main_key
             and (parsed[0] == self._agent or self._index.has_agent(parsed[0]))
         ):
-            raise not_found(label)
+            raise no_session(label) if looks_like_key(label) else not_found(label)
 
     def expand_id(self, raw: str) -> str:
         """A unique prefix of a session id this caller may name → that id (else ``raw``)."""

@@ -52,7 +52,9 @@ def caller_policy(
         agent_id=caller_agent,
         visibility=opts.visibility or cfg.visibility or visibility.DEFAULT_VISIBILITY,
         sandboxed=opts.sandboxed,
-        sandbox_visibility=cfg.sandbox_visibility_for(caller_agent),
+        # Upstream 2026.9.6's session tools read the clamp from agents.defaults only
+        # (resolveSandboxSessionToolsVisibility): an agent's own sandbox setting is not theirs.
+        sandbox_visibility=cfg.sandbox_visibility_default,
         agent_to_agent_enabled=cfg.agent_to_agent_enabled,
         agent_to_agent_allow=cfg.agent_to_agent_allow,
         main_key=cfg.main_key,

@@ -30,7 +30,7 @@ from openclaw_sessions.errors import ConfigError
 
 from . import recache, rules, scan
 from . import view as folding
-from .rules import upstream
+from .rules import names, upstream
 from .scan import last_group
 from .syntax import ASCII, BLOCK, OPEN, TOKEN, WHOLE, Hit, merge, sha256
 
@@ -305,6 +305,8 @@ def _default_sources() -> Iterable[str]:
     for r in rules.ALWAYS:
         yield f"{r.name}|{r.src}|{r.finder.__qualname__ if r.finder else ''}"
     yield "".join(sorted(f"{k}{v}" for k, v in folding.HOMOGLYPHS.items()))
+    yield names._NAME_SRC  # the words that make a name a secret's (every family reads them)
+    yield names.DEFAULTED_SRC  # a reference with a literal default is no reference
 
 
 @lru_cache(maxsize=32)

@@ -31,7 +31,7 @@ KEY_JOINS = ("secret", "access", "account", "auth", "client", "app", "applicatio
              "host", "session-secret")  # fmt: skip
 WORDS = ("password", "passwd", "pass", "passphrase", "passcode", "passkey", "pwd", "pw",
          "secret", "token", "auth", "bearer", "credential", "credentials", "creds", "apikey",
-         "psk", "authident",
+         "psk", "authident", "jwt",
          "privkey", "mnemonic", "seedphrase", "passwort", "kennwort", "contraseña",
          "contrasena", "senha", "motdepasse", "wachtwoord", "parola", "hasło", "haslo", "heslo",
          "jelszó", "salasana", "lösenord", "losenord", "şifre", "пароль", "токен", "密码", "密碼",
@@ -150,10 +150,21 @@ def placeholder(value: str) -> bool:
     )
 
 
+# ${NAME:-default}, ${NAME-default}, ${NAME:=default}: the default is a literal value
+DEFAULTED_SRC = r"\$\{[A-Za-z_][A-Za-z0-9_]*:?[-=]([^}]*)\}?"
+_DEFAULTED = recache.compile(DEFAULTED_SRC)
+
+
 def reference(value: str) -> bool:
     """A value that names where the secret is (``${{ secrets.X }}``, ``process.env.X``,
-    ``$TOKEN``, ``$(gh auth token)``): kept readable by every family."""
-    return bool(_REFERENCE.match(value.strip("\"'` \t")))
+    ``$TOKEN``, ``$(gh auth token)``): kept readable by every family; but not one that
+    carries a literal default (``${TOKEN:-s3cr3t…}``: upstream masks it, the default is a
+    value)."""
+    v = value.strip("\"'` \t")
+    d = _DEFAULTED.match(v)
+    if d and d.group(1).strip() and not placeholder(d.group(1)):
+        return False
+    return bool(_REFERENCE.match(v))
 
 
 def is_code_or_path(v: str) -> bool:

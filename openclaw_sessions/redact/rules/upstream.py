@@ -82,7 +82,8 @@ _K_FORM = spellings(
     "id[-_]?token", "api[-_]?key", "client[-_]?secret", "app[-_]?secret",
     "private[-_]?key", "x[-_]?amz[-_]?signature", "x[-_]?amz[-_]?security[-_]?token",
 ) + ("apikey", "credential", "authorization", "token", "key", "secret", "password", "pass",
-     "passwd", "auth", "jwt", "session", "code", "signature") + _K_AWS + _K_PAY_Q  # fmt: skip
+     "passwd", "auth", "jwt", "session", "code", "signature", "sig",
+     ) + _K_AWS + _K_PAY_Q  # fmt: skip
 
 # --- assignment families, evaluated at their separator --------------------------------------------
 # Each is upstream's "BOUNDARY KEY GAP SEP VALUE" regex cut at the separator: ``gap`` and ``edge``
