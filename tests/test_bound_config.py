@@ -26,8 +26,10 @@ def _cli(path: Path | str) -> subprocess.CompletedProcess[str]:
 def _one_line(proc: subprocess.CompletedProcess[str], path: Path | str, why: str) -> None:
     assert proc.returncode == 2, proc.stderr
     assert proc.stderr.startswith(f"error: config file {path}: "), proc.stderr[:300]
-    assert proc.stderr.count("\n") == 1 and "Traceback" not in proc.stderr
-    assert why in proc.stderr and len(proc.stderr) < 600
+    assert proc.stderr.count("\n") == 1
+    assert "Traceback" not in proc.stderr
+    assert why in proc.stderr
+    assert len(proc.stderr) < 600
 
 
 def test_bytes_that_are_not_utf8(tmp_path: Path) -> None:

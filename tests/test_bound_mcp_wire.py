@@ -43,12 +43,14 @@ def test_bad_lines_are_answered_and_no_c1_goes_out(tmp_path: Path) -> None:
     srv.send("notifications/initialized", notify=True)
     for junk in (b"not json\n", b'{"jsonrpc": "2.0", "id": \n', b"\xff\xfe\n"):
         reply = _raw(srv, junk)
-        assert reply["id"] is None and reply["error"]["code"] == -32700, (junk, reply)
+        assert reply["id"] is None, (junk, reply)
+        assert reply["error"]["code"] == -32700, (junk, reply)
     # a lone surrogate (an escape Python reads and the SDK's parser refuses): answered
     lone = {"name": "sessions_search", "arguments": {"query": "zzwire \ud800"}}
     call = {"jsonrpc": "2.0", "id": 41, "method": "tools/call", "params": lone}
     reply = _raw(srv, (json.dumps(call) + "\n").encode())
-    assert reply["id"] == 41 and ("result" in reply or "error" in reply)
+    assert reply["id"] == 41
+    assert "result" in reply or "error" in reply
     # the server still answers, and what it writes holds no raw C1 control
     for name, args in (("sessions_search", {"query": "zzwire"}),
                        ("sessions_history", {"sessionKey": "agent:main:main"})):  # fmt: skip
@@ -60,5 +62,6 @@ def test_bad_lines_are_answered_and_no_c1_goes_out(tmp_path: Path) -> None:
         assert "\\u0085" in raw or "\\u009b" in raw, raw  # escaped, the same JSON value
         assert "zzwire" in json.loads(raw)["result"]["content"][0]["text"]
     rc, rest, err = srv.close()
-    assert rc == 0 and rest == b"", err
+    assert rc == 0, err
+    assert rest == b"", err
     assert b"Traceback" not in err

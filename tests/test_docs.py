@@ -38,7 +38,8 @@ KEYS = ("agent:main:main", "agent:main:discord:direct:bob", "agent:main:cron:nig
 @cache
 def gen_docs() -> ModuleType:
     spec = importlib.util.spec_from_file_location("gen_docs", REPO / "scripts" / "gen_docs.py")
-    assert spec and spec.loader
+    assert spec
+    assert spec.loader
     module = importlib.util.module_from_spec(spec)
     spec.loader.exec_module(module)
     return module

@@ -93,7 +93,8 @@ class Server:
         assert self.proc.stdin is not None
         self.proc.stdin.close()
         rc = self.proc.wait(timeout)
-        assert self.proc.stdout is not None and self.proc.stderr is not None
+        assert self.proc.stdout is not None
+        assert self.proc.stderr is not None
         return rc, self.proc.stdout.read(), self.proc.stderr.read()
 
 
@@ -107,7 +108,8 @@ def test_round_trip_over_stdio_and_clean_exit(tmp_path: Path) -> None:
     argv = [*MAIN, "mcp", "--as", "agent:main:x", "--visibility", "tree", "--state-dir", str(state)]
     srv = Server(argv, _env())
     init = srv.ask("initialize", INIT)["result"]
-    assert init["serverInfo"]["name"] == "openclaw-sessions" and "tools" in init["capabilities"]
+    assert init["serverInfo"]["name"] == "openclaw-sessions"
+    assert "tools" in init["capabilities"]
     srv.send("notifications/initialized", notify=True)
     tools = srv.ask("tools/list")["result"]["tools"]
     assert [t["name"] for t in tools] == ["sessions_search", "sessions_history", "sessions_list"]
@@ -125,7 +127,8 @@ def test_round_trip_over_stdio_and_clean_exit(tmp_path: Path) -> None:
     assert bad["result"]["isError"] is True
     assert bad["result"]["structuredContent"]["status"] == "error"
     rc, rest, err = srv.close()
-    assert rc == 0 and rest == b"", err
+    assert rc == 0, err
+    assert rest == b"", err
     assert b"Traceback" not in err
 
 
@@ -152,8 +155,10 @@ def test_stdout_is_json_rpc_only_with_a_reconciler_spawned_and_stray_prints(tmp_
     found = srv.ask("tools/call", {"name": "sessions_search", "arguments": {"query": "zzstdio"}})
     assert found["result"]["structuredContent"]["indexing"] is True
     rc, rest, err = srv.close()
-    assert rc == 0 and rest == b""  # the stray print went to stderr, not the wire
-    assert b"stray print on stdout" in err and b"a stray warning" in err
+    assert rc == 0
+    assert rest == b""  # the stray print went to stderr, not the wire
+    assert b"stray print on stdout" in err
+    assert b"a stray warning" in err
 
 
 def test_without_as_it_refuses_to_start(tmp_path: Path) -> None:
@@ -166,9 +171,11 @@ def test_without_as_it_refuses_to_start(tmp_path: Path) -> None:
         timeout=120,
         stdin=subprocess.DEVNULL,
     )
-    assert r.returncode == 2 and r.stdout == b""
+    assert r.returncode == 2
+    assert r.stdout == b""
     lines = r.stderr.decode().splitlines()
-    assert len(lines) == 1 and lines[0].startswith("error: mcp needs --as KEY (the session")
+    assert len(lines) == 1
+    assert lines[0].startswith("error: mcp needs --as KEY (the session")
     assert "***" not in lines[0]  # our own words are no secret
     r = subprocess.run(
         [*MAIN, "mcp", "--as", "nope-id", "--state-dir", str(state)],
@@ -177,9 +184,9 @@ def test_without_as_it_refuses_to_start(tmp_path: Path) -> None:
         timeout=120,
         stdin=subprocess.DEVNULL,
     )
-    assert (
-        r.returncode == 2 and r.stdout == b"" and r.stderr.startswith(b"error: Session not found")
-    )
+    assert r.returncode == 2
+    assert r.stdout == b""
+    assert r.stderr.startswith(b"error: Session not found")
 
 
 def test_operator_says_on_stderr_that_everything_is_exposed(tmp_path: Path) -> None:
@@ -192,7 +199,8 @@ def test_operator_says_on_stderr_that_everything_is_exposed(tmp_path: Path) -> N
     keys = {h["sessionKey"] for h in found["result"]["structuredContent"]["results"]}
     assert keys == {"agent:main:main", "agent:main:x"}
     rc, _, err = srv.close()
-    assert rc == 0 and b"warning: mcp --operator: every session" in err
+    assert rc == 0
+    assert b"warning: mcp --operator: every session" in err
 
 
 def test_without_the_extra_one_error_line_says_how_to_install(tmp_path: Path) -> None:
@@ -204,7 +212,8 @@ def test_without_the_extra_one_error_line_says_how_to_install(tmp_path: Path) ->
         "main()\n"
     )
     r = subprocess.run([sys.executable, "-c", code], env=_env(), capture_output=True, timeout=120)
-    assert r.returncode == 2 and r.stdout == b""
+    assert r.returncode == 2
+    assert r.stdout == b""
     assert r.stderr.decode().splitlines() == [
         "error: mcp needs the MCP SDK, an optional extra: pip install 'openclaw-sessions[mcp]'"
     ]

@@ -25,12 +25,14 @@ def _store_with(sizes: list[int]) -> sqlite3.Connection:
 def test_zero_event_transcript_first_opens_a_group() -> None:
     conn = _store_with([0, 3, 0])
     groups, events = _groups(conn, [1, 2, 3])
-    assert groups == [[1, 2, 3]] and events == 3
+    assert groups == [[1, 2, 3]]
+    assert events == 3
 
 
 def test_only_zero_event_transcripts() -> None:
     groups, events = _groups(_store_with([0, 0]), [1, 2])
-    assert groups == [[1, 2]] and events == 0
+    assert groups == [[1, 2]]
+    assert events == 0
 
 
 def test_large_transcripts_stay_alone_and_small_ones_group() -> None:

@@ -35,6 +35,11 @@ def rewrite(source: str) -> str:
     return str(out)
 
 
+def test_no_test_asserts_an_and_chain() -> None:
+    r = subprocess.run([sys.executable, str(TOOL), "--check"], capture_output=True, text=True)
+    assert r.returncode == 0, r.stderr
+
+
 def test_check_names_each_chained_assert_and_exits_1(tmp_path: Path) -> None:
     f = tmp_path / "test_y.py"
     f.write_text("def test() -> None:\n    x = 1\n    assert x and not x\n    assert x or x\n")

@@ -54,11 +54,14 @@ def test_top_level_and_command_tables_on_both_paths(store: Path, tmp_path: Path)
     config(tmp_path, 'limit = 3\ntime = "relative"\n[search]\nlimit = 5\nformat = "plain"\n')
     fast = cli("search", "deploy")
     slow = cli("search", "deploy", "--limit=+5")  # `+5`: Click reads it as 5
-    assert fast.returncode == 0 and hits(fast) == 5, fast.stderr
-    assert slow.stdout == fast.stdout and "ago" in fast.stdout.split("\t")[2]
+    assert fast.returncode == 0, fast.stderr
+    assert hits(fast) == 5, fast.stderr
+    assert slow.stdout == fast.stdout
+    assert "ago" in fast.stdout.split("\t")[2]
     assert hits(cli("sessions", "--limit", "1")) == 1
     history = cli("history", KEY, "--no-pager")
-    assert history.returncode == 0 and history.stdout.count("deploy") == 3
+    assert history.returncode == 0
+    assert history.stdout.count("deploy") == 3
 
 
 @pytest.mark.slow
@@ -72,7 +75,8 @@ def test_command_line_beats_environment_beats_file(store: Path, tmp_path: Path) 
     env = {k: v for k, v in os.environ.items() if k != "OPENCLAW_STATE_DIR"}
     proc = subprocess.run([EXE or "", "search", "deploy"], capture_output=True, text=True,
                           env=env, timeout=60)  # fmt: skip
-    assert proc.returncode == 3 and str(elsewhere) in proc.stderr  # the file's state dir
+    assert proc.returncode == 3
+    assert str(elsewhere) in proc.stderr  # the file's state dir
     ok = subprocess.run([EXE or "", "search", "deploy", "--state-dir", str(store)],
                         capture_output=True, text=True, env=env, timeout=60)  # fmt: skip
     assert hits(ok) == 2
@@ -109,13 +113,15 @@ def test_a_bad_file_is_one_error_line(store: Path, tmp_path: Path, text: str, ke
         proc = cli(*args)
         assert proc.returncode == 2, (args, proc.stdout)
         assert proc.stderr.startswith(f"error: config file {path}: ")
-        assert key in proc.stderr.splitlines()[0] and "Traceback" not in proc.stderr
+        assert key in proc.stderr.splitlines()[0]
+        assert "Traceback" not in proc.stderr
     assert cli("--help").returncode == 0  # help still says how to fix it
 
 
 def test_named_file_must_exist(store: Path, tmp_path: Path) -> None:
     proc = cli("search", "deploy", OPENCLAW_SESSIONS_CONFIG=str(tmp_path / "missing.toml"))
-    assert proc.returncode == 2 and "missing.toml" in proc.stderr
+    assert proc.returncode == 2
+    assert "missing.toml" in proc.stderr
 
 
 def test_status_says_which_file_was_read(store: Path, tmp_path: Path) -> None:
@@ -125,7 +131,8 @@ def test_status_says_which_file_was_read(store: Path, tmp_path: Path) -> None:
     other = tmp_path / "other.toml"
     other.write_text("[history]\nlimit = 4\n", encoding="utf-8")
     verbose = cli("status", "--verbose", OPENCLAW_SESSIONS_CONFIG=str(other), COLUMNS="300")
-    assert verbose.returncode == 0 and str(other) in verbose.stdout
+    assert verbose.returncode == 0
+    assert str(other) in verbose.stdout
 
 
 def test_import_takes_no_agent_from_the_file(store: Path, tmp_path: Path) -> None:
