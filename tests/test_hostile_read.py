@@ -1,4 +1,4 @@
-"""Hostile input, third round (issue #23 part 4), on the read side: a message nested about
+"""Hostile input on the read side (issue #23 part 4): a message nested about
 600 levels deep, hidden and missing sessions for a sandboxed caller, absurd terminal widths,
 an export killed mid-write."""
 

@@ -1,4 +1,4 @@
-"""Hostile input, third round (issue #23 part 4): a session key with a newline, a tab, an
+"""Hostile session keys (issue #23 part 4): a session key with a newline, a tab, an
 escape sequence or a backslash cannot forge lines in any plain output, and the escaped form
 every plain output prints names the session when it is passed back."""
 

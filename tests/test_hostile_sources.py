@@ -1,4 +1,4 @@
-"""Hostile input, third round (issue #23 part 4), on the import side: an upstream agent
+"""Hostile import sources (issue #23 part 4): an upstream agent
 database that cannot be read, a store path that loops, a BOM in sessions.json, copies and
 links of deleted transcripts, a huge sessions.json whose transcripts are missing."""
 
