@@ -7,8 +7,7 @@ import json
 from pathlib import Path
 
 import pytest
-from conftest import Session, write_sessions_json
-from helpers import installed
+from helpers import Session, installed, write_sessions_json
 
 UPSTREAM_HIT = ["sessionKey", "timestamp", "role", "snippet", "score", "sessionId", "messageId"]
 

@@ -11,8 +11,17 @@ from pathlib import Path
 from typing import Any
 
 import pytest
-from conftest import Session, json_out, run_cli, write_sessions_json
-from helpers import branchy, cached_and_walked, db_file, expected_ids, query
+from helpers import (
+    Session,
+    branchy,
+    cached_and_walked,
+    db_file,
+    expected_ids,
+    json_out,
+    query,
+    run_cli,
+    write_sessions_json,
+)
 
 from openclaw_sessions.store import branches
 

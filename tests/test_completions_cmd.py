@@ -12,7 +12,7 @@ from importlib.resources import files
 from pathlib import Path
 
 import pytest
-from conftest import REPO, Session, run_cli, write_sessions_json
+from helpers import REPO, Session, run_cli, write_sessions_json
 
 EXE = shutil.which("openclaw-sessions", path=str(Path(sys.executable).parent))
 SHIPPED = {

@@ -11,8 +11,7 @@ from pathlib import Path
 from typing import Any
 
 import pytest
-from conftest import Session, json_out, run_cli, write_sessions_json
-from helpers import db_file, installed
+from helpers import Session, db_file, installed, json_out, run_cli, write_sessions_json
 
 from openclaw_sessions.policy import fts_query
 from openclaw_sessions.read import counting, search_sql

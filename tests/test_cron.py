@@ -13,8 +13,7 @@ from pathlib import Path
 from typing import Any
 
 import pytest
-from conftest import CORPUS, REPO, Session, write_sessions_json
-from helpers import SCRIPT, installed, query
+from helpers import CORPUS, REPO, SCRIPT, Session, installed, query, write_sessions_json
 
 README = (REPO / "README.md").read_text(encoding="utf-8")
 GHP = "ghp_0123456789abcdefghijklmnopqrstuvwxyzAB"

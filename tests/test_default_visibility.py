@@ -8,7 +8,7 @@ import json
 from pathlib import Path
 
 import pytest
-from conftest import Session, json_out, run_cli, write_sessions_json
+from helpers import Session, json_out, run_cli, write_sessions_json
 
 from openclaw_sessions import config
 from openclaw_sessions.policy import visibility

@@ -20,8 +20,7 @@ from typing import Any
 
 import pytest
 import typer
-from conftest import REPO, Session, run_cli, write_sessions_json
-from helpers import typer_complete
+from helpers import REPO, Session, run_cli, typer_complete, write_sessions_json
 
 from openclaw_sessions.cli.app import app
 from openclaw_sessions.cli.completion import complete_session_key

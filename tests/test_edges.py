@@ -10,8 +10,7 @@ import shutil
 from pathlib import Path
 
 import pytest
-from conftest import REPO
-from helpers import installed
+from helpers import REPO, installed
 
 SAMPLE = REPO / "sample" / "state"
 

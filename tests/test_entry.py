@@ -13,7 +13,7 @@ from pathlib import Path
 from typing import Any
 
 import pytest
-from conftest import Session, run_cli, write_sessions_json
+from helpers import Session, run_cli, write_sessions_json
 
 from openclaw_sessions.cli import main
 

@@ -9,7 +9,7 @@ from pathlib import Path
 from typing import Any
 
 import pytest
-from conftest import Session, run_cli
+from helpers import Session, run_cli
 
 
 def _corpus(root: Path) -> dict[str, str]:

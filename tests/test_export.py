@@ -13,8 +13,7 @@ from pathlib import Path
 from typing import Any
 
 import pytest
-from conftest import Session, json_out, run_cli, write_sessions_json
-from helpers import generate_corpus, query
+from helpers import Session, generate_corpus, json_out, query, run_cli, write_sessions_json
 
 from openclaw_sessions.store.db import open_store
 from openclaw_sessions.store.sessions import raw_lines

@@ -11,7 +11,7 @@ from pathlib import Path
 from typing import Any
 
 import pytest
-from conftest import REPO, run_cli
+from helpers import REPO, run_cli
 from hypothesis import HealthCheck, example, given, settings
 from hypothesis import strategies as st
 

@@ -9,8 +9,7 @@ from pathlib import Path
 from typing import Any
 
 import pytest
-from conftest import REPO, Session, write_sessions_json
-from helpers import db_file, installed
+from helpers import REPO, Session, db_file, installed, write_sessions_json
 
 SAMPLE = REPO / "sample" / "state"
 

@@ -8,8 +8,17 @@ from pathlib import Path
 from typing import Any
 
 import pytest
-from conftest import Session, json_out, run_cli, write_sessions_json
-from helpers import active_seqs, branchy, expected_ids, parse_entries, query
+from helpers import (
+    Session,
+    active_seqs,
+    branchy,
+    expected_ids,
+    json_out,
+    parse_entries,
+    query,
+    run_cli,
+    write_sessions_json,
+)
 
 from openclaw_sessions.model.when import to_epoch_ms
 from openclaw_sessions.policy import sanitize

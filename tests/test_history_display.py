@@ -8,8 +8,7 @@ import json
 from pathlib import Path
 from typing import Any
 
-from conftest import Session, json_out, run_cli, write_sessions_json
-from helpers import installed
+from helpers import Session, installed, json_out, run_cli, write_sessions_json
 
 from openclaw_sessions.policy import display, sanitize
 

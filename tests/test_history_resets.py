@@ -8,7 +8,7 @@ import json
 from pathlib import Path
 from typing import Any
 
-from conftest import Session, json_out, run_cli, write_sessions_json
+from helpers import Session, json_out, run_cli, write_sessions_json
 
 AS = ("--as", "agent:main:main")
 

@@ -20,7 +20,7 @@ import sys
 from pathlib import Path
 
 import pytest
-from conftest import Session, write_sessions_json
+from helpers import Session, write_sessions_json
 
 _R = random.Random(1515)
 GHP = "ghp_" + "".join(_R.choice(string.ascii_letters + string.digits) for _ in range(36))

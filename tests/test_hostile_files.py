@@ -19,8 +19,7 @@ from pathlib import Path
 from typing import Any
 
 import pytest
-from conftest import Session, json_out, run_cli, write_sessions_json
-from helpers import query
+from helpers import Session, json_out, query, run_cli, write_sessions_json
 
 from openclaw_sessions.ingest import regular
 

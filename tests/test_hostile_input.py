@@ -8,8 +8,7 @@ import sqlite3
 from pathlib import Path
 
 import pytest
-from conftest import Session, json_out, run_cli, write_sessions_json
-from helpers import db_file, query
+from helpers import Session, db_file, json_out, query, run_cli, write_sessions_json
 from upstream_fixture import UpSession, agent_db, build
 
 from openclaw_sessions.cli import style

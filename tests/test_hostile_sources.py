@@ -11,8 +11,7 @@ from pathlib import Path
 
 import pytest
 import upstream_fixture as uf
-from conftest import Session, json_out, run_cli, write_sessions_json
-from helpers import query
+from helpers import Session, json_out, query, run_cli, write_sessions_json
 
 
 def _zeta_db(root: Path, how: str) -> Path:

@@ -13,7 +13,7 @@ from pathlib import Path
 from typing import Any
 
 import pytest
-from conftest import Session, write_sessions_json
+from helpers import Session, write_sessions_json
 
 SCRIPT = Path(sys.executable).parent / "openclaw-sessions"
 HEADER = '{"type":"session","version":3,"id":"%s","timestamp":"2026-01-01T00:00:00.000Z"}\n'

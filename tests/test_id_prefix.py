@@ -8,7 +8,7 @@ from __future__ import annotations
 from pathlib import Path
 
 import pytest
-from conftest import Session, json_out, run_cli, write_sessions_json
+from helpers import Session, json_out, run_cli, write_sessions_json
 
 SESSIONS = {  # key: (session id, spawnedBy)
     "agent:main:one": ("abcd1234-aaaa", None),

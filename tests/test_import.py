@@ -10,8 +10,19 @@ import sys
 from pathlib import Path
 
 import pytest
-from conftest import REPO, Session, json_out, run_cli, write_sessions_json
-from helpers import db_file, events_dump, gated_cli, integrity, killed_by, query
+from helpers import (
+    REPO,
+    Session,
+    db_file,
+    events_dump,
+    gated_cli,
+    integrity,
+    json_out,
+    killed_by,
+    query,
+    run_cli,
+    write_sessions_json,
+)
 
 from openclaw_sessions.store.migrations import PAGE_SIZE
 

@@ -11,7 +11,7 @@ from pathlib import Path
 from typing import Any
 
 import pytest
-from conftest import Session, json_out, run_cli, write_sessions_json
+from helpers import Session, json_out, run_cli, write_sessions_json
 
 _R = random.Random(15)
 GHP = "ghp_" + "".join(_R.choice(string.ascii_letters + string.digits) for _ in range(36))

@@ -4,8 +4,7 @@ from __future__ import annotations
 
 from pathlib import Path
 
-from conftest import json_out, run_cli
-from helpers import query
+from helpers import Session, json_out, query, run_cli, write_sessions_json
 
 from openclaw_sessions import live
 
@@ -45,7 +44,6 @@ def test_append_indexes_in_the_same_transaction(state: Path) -> None:
 
 def test_append_to_an_imported_session_extends_it(state: Path, tmp_path: Path) -> None:
     """The README's example: a live writer continues a transcript `import` stored."""
-    from conftest import Session, write_sessions_json
 
     s = Session("imp-1")
     for i in range(3):

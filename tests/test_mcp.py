@@ -12,7 +12,7 @@ import pytest
 
 pytest.importorskip("mcp")
 
-from conftest import Session, run_cli, write_sessions_json  # noqa: E402
+from helpers import Session, run_cli, write_sessions_json  # noqa: E402
 from mcp.shared.exceptions import MCPError  # noqa: E402
 from mcp_support import WORDS, body, build_world, calls, texts, who, with_client  # noqa: E402
 

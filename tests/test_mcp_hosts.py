@@ -18,7 +18,7 @@ import pytest
 
 pytest.importorskip("mcp")
 
-from conftest import REPO, run_cli  # noqa: E402
+from helpers import REPO, run_cli  # noqa: E402
 from mcp_support import build_world  # noqa: E402
 
 CALLER = "agent:main:main"

@@ -11,6 +11,7 @@ from pathlib import Path
 from typing import Any
 
 import pytest
+from helpers import Session, run_cli, write_sessions_json
 
 pytest.importorskip("mcp")
 
@@ -219,7 +220,6 @@ def test_session_ids_resolve_as_the_cli_does(world: Path) -> None:
 
 
 def _write(root: Path, agent: str, sessions: dict[str, tuple[str, dict[str, str], str]]) -> None:
-    from conftest import Session, write_sessions_json
 
     d = root / "agents" / agent / "sessions"
     store = {}
@@ -236,7 +236,6 @@ def _write(root: Path, agent: str, sessions: dict[str, tuple[str, dict[str, str]
 def test_shared_ids_incognito_children_and_duplicate_ids(tmp_path: Path) -> None:
     """The CLI's leak cases: two keys on one transcript id, an incognito subagent of the
     caller, the same session id in two agents' stores."""
-    from conftest import run_cli
 
     src, state = tmp_path / "src", tmp_path / "state"
     _write(src, "main", {

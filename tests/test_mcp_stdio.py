@@ -15,7 +15,7 @@ from pathlib import Path
 from typing import Any
 
 import pytest
-from conftest import REPO, Session, run_cli, write_sessions_json
+from helpers import REPO, Session, run_cli, write_sessions_json
 
 MAIN = [sys.executable, "-m", "openclaw_sessions"]
 INIT = {

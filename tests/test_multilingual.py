@@ -6,7 +6,7 @@ import json
 from pathlib import Path
 
 import pytest
-from conftest import Session, json_out, run_cli, write_sessions_json
+from helpers import Session, json_out, run_cli, write_sessions_json
 
 ZH = "今天我们讨论量子计算机的部署方案和数据库迁移"
 JA = "東京のオフィスで量子猫プロジェクトの会議を開きます"

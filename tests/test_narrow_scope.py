@@ -7,7 +7,7 @@ from __future__ import annotations
 import itertools
 from pathlib import Path
 
-from conftest import Session, run_cli, write_sessions_json
+from helpers import Session, run_cli, write_sessions_json
 
 from openclaw_sessions.policy import fts_query, visibility
 from openclaw_sessions.read import search_sql

@@ -12,8 +12,7 @@ from collections.abc import Iterator
 from pathlib import Path
 
 import pytest
-from conftest import Session, write_sessions_json
-from helpers import db_file, query
+from helpers import Session, db_file, query, write_sessions_json
 
 from openclaw_sessions.ingest import transcripts
 from openclaw_sessions.ingest.importer import ImportOptions, import_sources

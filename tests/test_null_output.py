@@ -9,8 +9,7 @@ import subprocess
 from pathlib import Path
 
 import pytest
-from conftest import Session, run_cli, write_sessions_json
-from helpers import SCRIPT, installed
+from helpers import SCRIPT, Session, installed, run_cli, write_sessions_json
 
 HOSTILE = "agent:main:we\tird\nkey \\n"  # a tab, a newline, and a literal backslash-n
 PRINTED = HOSTILE.replace("\\", "\\\\")  # raw but the backslash: KEY arguments read it back

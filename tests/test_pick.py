@@ -12,7 +12,7 @@ import sys
 from pathlib import Path
 
 import pytest
-from conftest import REPO, run_cli
+from helpers import REPO, run_cli
 
 pexpect = pytest.importorskip("pexpect")
 

@@ -26,7 +26,7 @@ from pathlib import Path
 from typing import Any
 
 import pytest
-from conftest import Session, write_sessions_json
+from helpers import Session, write_sessions_json
 
 pytestmark = pytest.mark.slow
 

@@ -15,8 +15,7 @@ from pathlib import Path
 from typing import Any
 
 import pytest
-from conftest import Session, json_out, run_cli, write_sessions_json
-from helpers import db_file, query
+from helpers import Session, db_file, json_out, query, run_cli, write_sessions_json
 from jsonschema import Draft202012Validator
 
 from openclaw_sessions.index import index_rows

@@ -12,7 +12,7 @@ import sqlite3
 from pathlib import Path
 
 import pytest
-from conftest import Session, json_out, run_cli, write_sessions_json
+from helpers import Session, json_out, run_cli, write_sessions_json
 
 from openclaw_sessions.errors import UsageError
 from openclaw_sessions.policy import fts_query, query_lang

@@ -10,7 +10,7 @@ from pathlib import Path
 from typing import Any
 
 import pytest
-from conftest import Session, run_cli
+from helpers import Session, run_cli
 
 from openclaw_sessions.read import search_sql
 

@@ -14,8 +14,19 @@ from typing import Any
 
 import pytest
 import zstandard
-from conftest import Session, json_out, run_cli, write_sessions_json
-from helpers import as_v6, connect, db_file, events_dump, generate_corpus, integrity, query
+from helpers import (
+    Session,
+    as_v6,
+    connect,
+    db_file,
+    events_dump,
+    generate_corpus,
+    integrity,
+    json_out,
+    query,
+    run_cli,
+    write_sessions_json,
+)
 
 from openclaw_sessions.policy import fts_query
 from openclaw_sessions.policy.fts_query import cjk_bigram_text

@@ -11,7 +11,7 @@ import sys
 from pathlib import Path
 
 import pytest
-from conftest import REPO
+from helpers import REPO
 
 BIN = Path(sys.executable).parent
 README = (REPO / "README.md").read_text(encoding="utf-8")

@@ -20,7 +20,7 @@ from typing import Any
 
 import pytest
 import real_openclaw as ro
-from conftest import Session, write_sessions_json
+from helpers import Session, write_sessions_json
 from mcp_support import WORLD, body, calls, cli_json, who
 
 pytestmark = pytest.mark.slow

@@ -9,8 +9,7 @@ import sqlite3
 from pathlib import Path
 
 import upstream_fixture as uf
-from conftest import Session, json_out, run_cli
-from helpers import connect, db_file
+from helpers import Session, connect, db_file, json_out, run_cli
 
 from openclaw_sessions.index.reconcile import GROUP_EVENTS, _groups
 

@@ -11,7 +11,7 @@ from collections import Counter
 from pathlib import Path
 
 import pytest
-from conftest import Session, json_out, run_cli, write_sessions_json
+from helpers import Session, json_out, run_cli, write_sessions_json
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 from redact_cases import ALONE, IN_A_LINE, leaks

@@ -10,7 +10,7 @@ import sqlite3
 from pathlib import Path
 
 import pytest
-from conftest import Session, json_out, run_cli, write_sessions_json
+from helpers import Session, json_out, run_cli, write_sessions_json
 from redact_cases import ALONE, IN_A_LINE, leaks
 from secret_shapes_in_context import LANGUAGES, READABLE, Shape4, shapes
 

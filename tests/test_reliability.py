@@ -13,16 +13,20 @@ from pathlib import Path
 from typing import Any
 
 import pytest
-from conftest import REPO, Session, json_out, run_cli, write_sessions_json
 from helpers import (
+    REPO,
+    Session,
     as_v6,
     db_file,
     events_dump,
     gated_cli,
     index_dump,
     integrity,
+    json_out,
     killed_by,
     query,
+    run_cli,
+    write_sessions_json,
 )
 
 from openclaw_sessions.store.migrations import SCHEMA_VERSION

@@ -11,7 +11,7 @@ from pathlib import Path
 from typing import Any
 
 import pytest
-from conftest import Session, write_sessions_json
+from helpers import Session, write_sessions_json
 
 from tests import remote_env as env
 

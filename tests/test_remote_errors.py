@@ -9,8 +9,7 @@ import json
 from pathlib import Path
 
 import pytest
-from conftest import Session, write_sessions_json
-from helpers import db_file
+from helpers import Session, db_file, run_cli, write_sessions_json
 
 from tests import remote_env as env
 
@@ -141,7 +140,6 @@ def test_search_before_any_push(state: Path) -> None:
 def test_remote_takes_the_local_option_rules() -> None:
     """--remote checks an option as local search does (one rule), then refuses what only the
     local store can answer; no server is needed to say so."""
-    from conftest import run_cli
 
     r = run_cli("search", "x", "--remote", "postgresql:///nowhere", "--order", "sideways")
     assert r.exit_code == 2

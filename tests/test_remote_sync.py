@@ -10,7 +10,7 @@ from pathlib import Path
 from typing import Any
 
 import pytest
-from conftest import Session, write_sessions_json
+from helpers import REPO, Session, write_sessions_json
 
 from openclaw_sessions.remote import schema
 from tests import remote_env as env
@@ -207,8 +207,6 @@ def test_the_readme_fleet_commands_run(tmp_path: Path, monkeypatch: pytest.Monke
     """The README's fleet section, each DSN pointed at the test server."""
     import re
     import shlex
-
-    from conftest import REPO
 
     readme = (REPO / "README.md").read_text("utf-8")
     section = readme.split("## Fleet", 1)[1].split("\n## ", 1)[0]

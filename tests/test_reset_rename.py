@@ -7,8 +7,7 @@ from __future__ import annotations
 from pathlib import Path
 from typing import Any
 
-from conftest import Session, json_out, run_cli, write_sessions_json
-from helpers import query
+from helpers import Session, json_out, query, run_cli, write_sessions_json
 
 KEY = "agent:main:telegram:direct:42"
 ARCHIVE = "s1.jsonl.reset.2026-01-02T03-04-05.678Z"

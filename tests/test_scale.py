@@ -18,8 +18,7 @@ from pathlib import Path
 from typing import Any
 
 import pytest
-from conftest import Session, write_sessions_json
-from helpers import db_file
+from helpers import Session, db_file, write_sessions_json
 
 from openclaw_sessions.ingest.importer import ImportOptions, import_sources
 from openclaw_sessions.read.history import HistoryOptions, history

@@ -11,7 +11,7 @@ from pathlib import Path
 from typing import Any
 
 import pytest
-from conftest import REPO, json_out, run_cli
+from helpers import REPO, json_out, run_cli
 from jsonschema import Draft202012Validator
 
 SAMPLE = REPO / "sample" / "state"

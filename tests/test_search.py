@@ -11,8 +11,18 @@ import threading
 from pathlib import Path
 
 import pytest
-from conftest import REPO, Session, json_out, run_cli, write_sessions_json
-from helpers import gated_cli, index_dump, integrity, killed_by, query
+from helpers import (
+    REPO,
+    Session,
+    gated_cli,
+    index_dump,
+    integrity,
+    json_out,
+    killed_by,
+    query,
+    run_cli,
+    write_sessions_json,
+)
 
 from openclaw_sessions.index import locks
 from openclaw_sessions.store import paths

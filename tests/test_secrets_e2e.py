@@ -9,7 +9,7 @@ import sqlite3
 from pathlib import Path
 
 import pytest
-from conftest import Session, json_out, run_cli, write_sessions_json
+from helpers import Session, json_out, run_cli, write_sessions_json
 from redact_cases import CASES
 from secret_shapes import shapes
 

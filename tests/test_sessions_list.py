@@ -12,8 +12,7 @@ from pathlib import Path
 from typing import Any
 
 import pytest
-from conftest import Session, run_cli, write_sessions_json
-from helpers import db_file, installed
+from helpers import Session, db_file, installed, run_cli, write_sessions_json
 
 DAY = 86_400_000
 T0 = 1_767_225_600_000  # 2026-01-01T00:00Z

@@ -9,8 +9,7 @@ import sqlite3
 from pathlib import Path
 
 import pytest
-from conftest import Session, json_out, run_cli, write_sessions_json
-from helpers import db_file
+from helpers import Session, db_file, json_out, run_cli, write_sessions_json
 
 from openclaw_sessions.policy import fts_query
 from openclaw_sessions.policy.cut import utf16_len

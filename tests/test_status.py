@@ -6,8 +6,7 @@ import json
 from pathlib import Path
 
 import pytest
-from conftest import REPO, json_out, run_cli
-from helpers import installed
+from helpers import REPO, installed, json_out, run_cli
 
 from openclaw_sessions.store.migrations import SCHEMA_VERSION
 

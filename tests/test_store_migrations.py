@@ -12,8 +12,7 @@ import sqlite3
 from pathlib import Path
 
 import pytest
-from conftest import json_out, run_cli
-from helpers import connect, db_file, integrity
+from helpers import connect, db_file, integrity, json_out, run_cli
 
 from openclaw_sessions.store import counts, db, rawcodec
 from openclaw_sessions.store.migrations import SCHEMA_VERSION

@@ -9,8 +9,7 @@ import shutil
 from pathlib import Path
 
 import pytest
-from conftest import REPO, Session, run_cli
-from helpers import installed, query
+from helpers import REPO, Session, installed, query, run_cli
 
 SAMPLE = REPO / "sample" / "state"
 KEY = "agent:main:telegram:direct:4242"

@@ -10,8 +10,16 @@ from typing import Any
 
 import pytest
 import tree_cases as tc
-from conftest import Session, json_out, run_cli, write_sessions_json
-from helpers import as_v6, parse_entries, query, walk
+from helpers import (
+    Session,
+    as_v6,
+    json_out,
+    parse_entries,
+    query,
+    run_cli,
+    walk,
+    write_sessions_json,
+)
 from hypothesis import given, settings
 from hypothesis import strategies as st
 

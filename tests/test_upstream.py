@@ -21,8 +21,17 @@ import pytest
 import tree_cases as tc
 import upstream_fixture as uf
 import zstandard
-from conftest import Session, json_out, run_cli, write_sessions_json
-from helpers import db_file, events_dump, index_dump, query
+from helpers import (
+    CORPUS,
+    Session,
+    db_file,
+    events_dump,
+    index_dump,
+    json_out,
+    query,
+    run_cli,
+    write_sessions_json,
+)
 
 from openclaw_sessions.ingest import upstream_db
 
@@ -638,7 +647,6 @@ def test_equivalence_on_upstream_tree_cases(tmp_path: Path) -> None:
 
 
 def _corpus_files() -> list[Any]:
-    from conftest import CORPUS
 
     if not CORPUS.is_dir():  # one skipped case that says why, not an empty parameter set
         why = "../shared/corpus/real is not present (real-corpus tests need it)"

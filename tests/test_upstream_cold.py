@@ -20,8 +20,7 @@ from typing import Any
 
 import pytest
 import zstandard
-from conftest import run_cli
-from helpers import query
+from helpers import query, run_cli
 
 FIX = Path(__file__).parent / "fixtures" / "upstream_cold"
 MAIN, OTHER = "11111111-1111-4111-8111-111111111111", "22222222-2222-4222-8222-222222222222"

@@ -14,7 +14,7 @@ import shutil
 from pathlib import Path
 from typing import Any
 
-from conftest import run_cli
+from helpers import Session, run_cli
 from jsonschema import Draft202012Validator
 from mcp_support import body, calls, who
 from test_upstream_cold import FIX, OTHER, as_agent, codes, imp, lay_out, search
@@ -126,7 +126,6 @@ def test_a_key_made_again_shows_only_its_new_generation(tmp_path: Path, state: P
     import sqlite3
 
     import upstream_fixture as uf
-    from conftest import Session
     from test_upstream_cold import agent_db
 
     root = deleted_root(tmp_path)

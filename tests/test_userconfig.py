@@ -12,7 +12,7 @@ import sys
 from pathlib import Path
 
 import pytest
-from conftest import Session, run_cli, write_sessions_json
+from helpers import Session, run_cli, write_sessions_json
 
 EXE = shutil.which("openclaw-sessions", path=str(Path(sys.executable).parent))
 KEY = "agent:main:main"

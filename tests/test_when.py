@@ -9,7 +9,7 @@ from datetime import UTC, datetime
 from pathlib import Path
 
 import pytest
-from conftest import Session, json_out, run_cli, write_sessions_json
+from helpers import Session, json_out, run_cli, write_sessions_json
 
 from openclaw_sessions.errors import UsageError
 from openclaw_sessions.model.when import parse_when, parse_window
