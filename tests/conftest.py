@@ -1,20 +1,17 @@
-"""Shared fixtures: an isolated state root per test, transcript builders, the real corpus."""
+"""Shared fixtures: an isolated state root per test, the sample store, the real corpus. What tests
+import (transcript builders, run_cli, REPO) lives in tests/helpers.py: no test imports conftest."""
 
 from __future__ import annotations
 
 import atexit
-import json
 import os
 import shutil
 import tempfile
 from collections.abc import Iterator
 from pathlib import Path
-from typing import Any
 
 import pytest
-
-REPO = Path(__file__).resolve().parent.parent
-CORPUS = REPO.parent / "shared" / "corpus" / "real"
+from helpers import CORPUS, REPO, Session, run_cli
 
 
 @pytest.fixture(autouse=True)
@@ -53,93 +50,9 @@ def corpus() -> Path:
     return CORPUS
 
 
-class Session:
-    """Builds a v3 transcript line by line, with the ids and parents upstream writes."""
-
-    def __init__(self, session_id: str = "s1", ts0: int = 1_767_225_600_000) -> None:
-        self.session_id = session_id
-        self.lines: list[dict[str, Any]] = [
-            {"type": "session", "version": 3, "id": session_id,
-             "timestamp": "2026-01-01T00:00:00.000Z", "cwd": "/w"}
-        ]  # fmt: skip
-        self.leaf: str | None = None
-        self.n = 0
-        self.ts0 = ts0
-
-    def _ts(self) -> str:
-        from datetime import UTC, datetime
-
-        self.n += 1
-        ms = self.ts0 + self.n * 1000
-        return datetime.fromtimestamp(ms / 1000, tz=UTC).isoformat(timespec="milliseconds")
-
-    def add(
-        self, entry: dict[str, Any], *, parent: str | None | bool = True, id: str | None = None
-    ) -> str:
-        eid = id or entry.get("id") or f"{len(self.lines):08x}"
-        entry.pop("id", None)
-        line = {"type": entry.pop("type", "message"), "id": eid, **entry}
-        if parent is True:
-            line["parentId"] = self.leaf
-        elif parent is not False:
-            line["parentId"] = parent
-        line.setdefault("timestamp", self._ts())
-        self.lines.append(line)
-        if line["type"] != "leaf" and line.get("appendMode") != "side":
-            self.leaf = eid
-        return eid
-
-    def navigate(self, target: str | None, **extra: Any) -> str:
-        """A leaf control (upstream's navigation): the leaf moves to `target`."""
-        eid = self.add({"type": "leaf", "targetId": target, **extra})
-        self.leaf = target
-        return eid
-
-    def user(self, text: str, **kw: Any) -> str:
-        return self.add({"message": {"role": "user", "content": [{"type": "text", "text": text}]},
-                         **kw.pop("extra", {})}, **kw)  # fmt: skip
-
-    def assistant(self, text: str, **kw: Any) -> str:
-        content = [{"type": "thinking", "thinking": kw.pop("thinking", "hmm")},
-                   {"type": "text", "text": text}]  # fmt: skip
-        return self.add({"message": {"role": "assistant", "content": content}}, **kw)
-
-    def tool(self, text: str, **kw: Any) -> str:
-        message = {"role": "toolResult", "toolCallId": "c1", "toolName": "exec",
-                   "content": [{"type": "text", "text": text}]}  # fmt: skip
-        return self.add({"message": message}, **kw)
-
-    def text(self) -> str:
-        return "".join(json.dumps(x, ensure_ascii=False) + "\n" for x in self.lines)
-
-    def write(self, path: Path) -> Path:
-        path.parent.mkdir(parents=True, exist_ok=True)
-        path.write_text(self.text(), encoding="utf-8")
-        return path
-
-
-def write_sessions_json(sessions_dir: Path, entries: dict[str, dict[str, Any]]) -> None:
-    sessions_dir.mkdir(parents=True, exist_ok=True)
-    (sessions_dir / "sessions.json").write_text(json.dumps(entries), encoding="utf-8")
-
-
 @pytest.fixture
 def make_session() -> type[Session]:
     return Session
-
-
-def run_cli(*args: str, input: str | None = None) -> Any:
-    """Invoke the real Typer app in-process; stdout and stderr kept apart."""
-    from typer.testing import CliRunner
-
-    from openclaw_sessions.cli.app import app
-
-    runner = CliRunner()
-    return runner.invoke(app, list(args), input=input, catch_exceptions=False)
-
-
-def json_out(result: Any) -> Any:
-    return json.loads(result.stdout)
 
 
 os.environ.setdefault("OPENCLAW_SESSIONS_NO_BACKGROUND", "1")

@@ -9,7 +9,7 @@ from pathlib import Path
 from typing import Any
 
 import anyio
-from conftest import Session, json_out, run_cli, write_sessions_json
+from helpers import Session, json_out, run_cli, write_sessions_json
 
 from openclaw_sessions.mcp import identity
 

@@ -14,8 +14,7 @@ from pathlib import Path
 from typing import Any
 
 import pytest
-from conftest import run_cli
-from helpers import generate_corpus
+from helpers import generate_corpus, run_cli
 
 _SERVER: dict[str, Any] = {}
 

@@ -7,8 +7,7 @@ import json
 from pathlib import Path
 
 import pytest
-from conftest import Session, write_sessions_json
-from helpers import installed
+from helpers import Session, installed, write_sessions_json
 
 UPSTREAM_HIT = ["sessionKey", "timestamp", "role", "snippet", "score", "sessionId", "messageId"]
 
@@ -51,7 +50,8 @@ def test_the_agent_view_is_upstreams_result_shape(two_agents: Path) -> None:
     # the operator keeps the extensions, and every hit names its agent
     r = installed("search", "zebra", "--json", "--all-agents", state=two_agents)
     doc = json.loads(r.stdout)
-    assert "total" in doc and all("matches" in h for h in doc["results"])
+    assert "total" in doc
+    assert all("matches" in h for h in doc["results"])
     assert sorted((h["agentId"], h["sessionKey"]) for h in doc["results"]) == [
         ("main", "agent:main:main"),
         ("ops", "agent:ops:main"),
@@ -91,9 +91,11 @@ def test_a_full_key_names_its_agent(two_agents: Path) -> None:
     r = installed("search", "zebra", "--session", "agent:ops:main", "--count", state=two_agents)
     assert (r.returncode, r.stdout) == (0, "1\n")
     r = installed("search", "zebra", "--session", "agent:ops:nosuch", state=two_agents)
-    assert r.returncode == 2 and r.stderr.startswith("error: No session found: agent:ops:nosuch")
+    assert r.returncode == 2
+    assert r.stderr.startswith("error: No session found: agent:ops:nosuch")
     r = installed("history", "agent:ops:main", "--json", state=two_agents)
-    assert r.returncode == 0 and "zebra in ops" in r.stdout
+    assert r.returncode == 0
+    assert "zebra in ops" in r.stdout
 
 
 @pytest.mark.slow
@@ -108,12 +110,15 @@ def test_the_operator_gets_what_limit_asks_for(state: Path) -> None:
     )
     assert installed("import", "--reindex", state=state).returncode == 0
     r = installed("search", "plenty", "--limit", "300", "--jsonl", state=state)
-    assert len(r.stdout.splitlines()) == 300 and len(r.stdout) > 32768
-    assert "--limit" not in r.stderr and "--max-bytes" not in r.stderr
+    assert len(r.stdout.splitlines()) == 300
+    assert len(r.stdout) > 32768
+    assert "--limit" not in r.stderr
+    assert "--max-bytes" not in r.stderr
     r = installed("search", "plenty", "--limit", "300", "--json", "--max-bytes", "32768",
                   state=state)  # fmt: skip
     doc = json.loads(r.stdout)
-    assert doc["truncated"] and len(doc["results"]) < 300
+    assert doc["truncated"]
+    assert len(doc["results"]) < 300
     r = installed("search", "plenty", "--limit", "25", "--json", "--as", "main", state=state)
     assert len(r.stdout.encode()) < 32768 + 200  # the agent's cap stays
 

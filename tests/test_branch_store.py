@@ -11,8 +11,17 @@ from pathlib import Path
 from typing import Any
 
 import pytest
-from conftest import Session, json_out, run_cli, write_sessions_json
-from helpers import branchy, cached_and_walked, db_file, expected_ids, query
+from helpers import (
+    Session,
+    branchy,
+    cached_and_walked,
+    db_file,
+    expected_ids,
+    json_out,
+    query,
+    run_cli,
+    write_sessions_json,
+)
 
 from openclaw_sessions.store import branches
 
@@ -54,7 +63,8 @@ def test_reindex_stores_exactly_the_walked_branch(tmp_path: Path, state: Path) -
     s = branchy(30)
     setup(tmp_path, s)
     ((cached, walked),) = cached_and_walked(state)
-    assert cached is not None and cached == walked
+    assert cached is not None
+    assert cached == walked
     assert [r.entry_id for r in cached.rows if r.role != "toolResult"] == expected_ids(s)
 
 
@@ -69,7 +79,8 @@ def test_a_leaf_extending_append_extends_it_in_the_same_transaction(
     s.tool("appended tool output")
     reimport(src, s)
     ((cached, walked),) = cached_and_walked(state)
-    assert cached is not None and cached == walked
+    assert cached is not None
+    assert cached == walked
     assert history_ids("main") == expected_ids(s)
     assert query(state, "SELECT needs_rebuild FROM index_state") == [(0,)]
 
@@ -86,7 +97,8 @@ def test_a_rewind_leaves_it_behind_until_the_next_reindex(tmp_path: Path, state:
     assert history_ids("main") == expected_ids(s)
     assert run_cli("reindex", "--quiet").exit_code == 0
     ((cached, walked),) = cached_and_walked(state)
-    assert cached == walked and history_ids("main") == expected_ids(s)
+    assert cached == walked
+    assert history_ids("main") == expected_ids(s)
 
 
 @pytest.mark.slow
@@ -140,7 +152,8 @@ def test_real_corpus_history_is_the_same_with_and_without_it(corpus: Path, state
     files = sorted(p for p in corpus.rglob("*.jsonl*") if not p.name.endswith(".lock"))
     assert run_cli("import", *map(str, files), "--reindex", "--quiet").exit_code in (0, 4)
     pairs = cached_and_walked(state)
-    assert pairs and all(c == w for c, w in pairs)
+    assert pairs
+    assert all(c == w for c, w in pairs)
     sids = [r[0] for r in query(state, "SELECT session_id FROM transcripts ORDER BY 1")]
 
     def everything() -> list[Any]:

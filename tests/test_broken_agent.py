@@ -8,8 +8,7 @@ from __future__ import annotations
 import json
 from pathlib import Path
 
-from conftest import REPO, run_cli
-from helpers import db_file, installed
+from helpers import REPO, db_file, installed, run_cli
 
 
 def _broken_ops(tmp_path: Path) -> Path:

@@ -14,8 +14,7 @@ from pathlib import Path
 from typing import Any
 
 import pytest
-from conftest import Session, json_out, run_cli, write_sessions_json
-from helpers import generate_corpus, installed
+from helpers import Session, generate_corpus, installed, json_out, run_cli, write_sessions_json
 
 from openclaw_sessions.policy import bundle
 
@@ -142,7 +141,8 @@ def test_a_generated_store_round_trips_with_resets_and_spawned_sessions(
     assert sum(s["generations"] > 1 for s in rows) >= 2
     assert any(":subagent:" in s["sessionKey"] for s in rows)
     assert any(":orphan:" in s["sessionKey"] for s in rows)  # archives no entry names
-    assert len({s["agentId"] for s in rows}) == 2 and sum(map(len, before["hits"].values()))
+    assert len({s["agentId"] for s in rows}) == 2
+    assert sum(map(len, before["hits"].values()))
     # the links came along: the subagents are spawned by the same keys
     there = tmp_path / "there"
     for agent in ("main", "ops"):
@@ -166,7 +166,8 @@ def test_the_real_corpus_round_trips(corpus: Path, state: Path, tmp_path: Path) 
     for d in dirs:
         cli("import", str(d), "--quiet", "--include-archives")
     before = round_trip(state, tmp_path, extra=("--include-archives",))
-    assert len(before["sessions"]) >= 15 and sum(map(len, before["hits"].values())) > 100
+    assert len(before["sessions"]) >= 15
+    assert sum(map(len, before["hits"].values())) > 100
     assert any(s["label"] for s in before["sessions"])
 
 
@@ -216,26 +217,31 @@ def test_the_example_in_help_writes_a_private_directory_never_one_file(tmp_path:
                   "-o", "backup-dir/", state=tmp_path / "state")  # fmt: skip
     assert r.returncode == 0, r.stderr
     out = tmp_path / "backup-dir"
-    assert out.is_dir() and stat.S_IMODE(out.stat().st_mode) == 0o700
+    assert out.is_dir()
+    assert stat.S_IMODE(out.stat().st_mode) == 0o700
     assert sorted(p.name for p in out.iterdir()) == [
         "g-new.jsonl", "g-old.jsonl.reset.2026-02-01T00-00-00.000Z", "sessions.json"
     ]  # fmt: skip
     assert all(stat.S_IMODE(p.stat().st_mode) == 0o600 for p in out.iterdir())
     entry = json.loads((out / "sessions.json").read_text())["agent:main:main"]
-    assert entry["sessionId"] == "g-new" and entry["label"] == "Main chat"
+    assert entry["sessionId"] == "g-new"
+    assert entry["label"] == "Main chat"
     assert entry["updatedAt"] == 1_767_000_000_000
     assert entry["sessionFile"] == "g-new.jsonl"  # the other machine's path means nothing here
     assert bundle.generation_files(entry) == ["g-old.jsonl.reset.2026-02-01T00-00-00.000Z"]
     # --all-generations with jsonl means a directory, whatever the path ends in
     r = installed("export", "agent:main:main", "--format", "jsonl", "--all-generations",
                   "-o", "more", state=tmp_path / "state")  # fmt: skip
-    assert r.returncode == 0 and (tmp_path / "more" / "g-new.jsonl").is_file()
+    assert r.returncode == 0
+    assert (tmp_path / "more" / "g-new.jsonl").is_file()
     # an existing regular file is no directory (exit 2), and stdout never gets two transcripts
     (tmp_path / "plain").write_text("mine")
     for dest in (["-o", "plain"], []):
         r = installed("export", "agent:main:main", "--format", "jsonl", "--all-generations",
                       *dest, state=tmp_path / "state")  # fmt: skip
-        assert r.returncode == 2 and r.stderr.startswith("error: ") and r.stdout == ""
+        assert r.returncode == 2
+        assert r.stderr.startswith("error: ")
+        assert r.stdout == ""
     assert (tmp_path / "plain").read_text() == "mine"
 
 
@@ -264,7 +270,8 @@ def test_keys_exported_into_one_directory_share_its_sessions_json(tmp_path: Path
     doc["agent:main:main"]["label"] = "edited"
     (out / "sessions.json").write_text(json.dumps(doc))
     r = run_cli("export", "main", "--format", "jsonl", "-o", f"{out}/")
-    assert r.exit_code == 2 and "another entry" in r.stderr
+    assert r.exit_code == 2
+    assert "another entry" in r.stderr
     r = run_cli("export", "main", "--format", "jsonl", "-o", f"{out}/", "--force")
     assert r.exit_code == 0
     assert (
@@ -276,7 +283,8 @@ def test_keys_exported_into_one_directory_share_its_sessions_json(tmp_path: Path
     )
     (out / "sessions.json").write_text("[1, 2]")
     r = run_cli("export", "main", "--format", "jsonl", "-o", f"{out}/", "--force")
-    assert r.exit_code == 2 and "not a session store" in r.stderr
+    assert r.exit_code == 2
+    assert "not a session store" in r.stderr
 
 
 def test_import_restores_key_label_links_and_generations(tmp_path: Path) -> None:
@@ -340,10 +348,8 @@ def test_import_with_agent_rescopes_keys_and_links(tmp_path: Path) -> None:
         )["sessions"]
     }
     assert set(rows) == {"agent:work:main", "agent:work:subagent:k1", "agent:work:orphan:stray-1"}
-    assert (
-        rows["agent:work:main"]["generations"] == 2
-        and rows["agent:work:main"]["label"] == "Main chat"
-    )
+    assert rows["agent:work:main"]["generations"] == 2
+    assert rows["agent:work:main"]["label"] == "Main chat"
     assert not (other / "agents" / "main").exists()
     r = run_cli("sessions", "--agent", "work", "--as", "agent:work:main", "--visibility", "tree",
                 "--json", "--state-dir", str(other))  # fmt: skip
@@ -352,7 +358,8 @@ def test_import_with_agent_rescopes_keys_and_links(tmp_path: Path) -> None:
                 "-o", f"{tmp_path / 'c'}/", "--state-dir", str(other))  # fmt: skip
     assert r.exit_code == 0
     kid = json.loads((tmp_path / "c" / "sessions.json").read_text())["agent:work:subagent:k1"]
-    assert kid["spawnedBy"] == "agent:work:main" and kid["ownerSessionKey"] == "agent:ops:main"
+    assert kid["spawnedBy"] == "agent:work:main"
+    assert kid["ownerSessionKey"] == "agent:ops:main"
     hits = json_out(
         run_cli("search", "walrus", "--agent", "work", "--json", "--state-dir", str(other))
     )
@@ -370,14 +377,16 @@ def test_a_lone_bundle_goes_to_the_agent_its_keys_name(tmp_path: Path) -> None:
     assert run_cli("export", "agent:ops:main", "--format", "jsonl", "-o", f"{out}/").exit_code == 0
     other = tmp_path / "other"
     assert run_cli("import", str(out), "--state-dir", str(other)).exit_code == 0
-    assert (other / "agents" / "ops").is_dir() and not (other / "agents" / "main").exists()
+    assert (other / "agents" / "ops").is_dir()
+    assert not (other / "agents" / "main").exists()
     # one agent's keys only in a bundle
     r = run_cli("export", "agent:ops:main", "--format", "jsonl", "-o", f"{out}/", "--force")
     assert r.exit_code == 0
     doc = json.loads((out / "sessions.json").read_text())
     (out / "sessions.json").write_text(json.dumps({**doc, "agent:main:x": {"sessionId": "x"}}))
     r = run_cli("export", "agent:ops:main", "--format", "jsonl", "-o", f"{out}/", "--force")
-    assert r.exit_code == 2 and "one agent" in r.stderr
+    assert r.exit_code == 2
+    assert "one agent" in r.stderr
 
 
 @pytest.mark.parametrize("key", ["agent:main:main"])
@@ -395,7 +404,9 @@ def test_the_state_roots_own_sessions_dirs_are_never_written(state: Path, tmp_pa
     _reset_key(tmp_path)
     ours = state / "agents" / "ops" / "sessions"
     r = run_cli("export", "main", "--format", "jsonl", "-o", f"{ours}/")
-    assert r.exit_code == 2 and "never written" in r.stderr and not ours.exists()
+    assert r.exit_code == 2
+    assert "never written" in r.stderr
+    assert not ours.exists()
 
 
 def test_a_bundles_read_store_keeps_its_generations_for_the_next_run(tmp_path: Path) -> None:

@@ -12,7 +12,7 @@ from importlib.resources import files
 from pathlib import Path
 
 import pytest
-from conftest import REPO, Session, run_cli, write_sessions_json
+from helpers import REPO, Session, run_cli, write_sessions_json
 
 EXE = shutil.which("openclaw-sessions", path=str(Path(sys.executable).parent))
 SHIPPED = {
@@ -44,17 +44,20 @@ def shell_env() -> dict[str, str]:
 def test_prints_the_shipped_script(shell: str) -> None:
     proc = subprocess.run([EXE or "", "completions", shell], capture_output=True, text=True)
     shipped = REPO / "openclaw_sessions" / "cli" / "completions" / SHIPPED[shell]
-    assert proc.returncode == 0 and proc.stdout == shipped.read_text(encoding="utf-8")
+    assert proc.returncode == 0
+    assert proc.stdout == shipped.read_text(encoding="utf-8")
     resource = files("openclaw_sessions.cli").joinpath("completions", SHIPPED[shell])
     assert resource.read_text(encoding="utf-8") == proc.stdout  # package data, as installed
 
 
 def test_unknown_shell_and_generic_install_completion_are_errors() -> None:
     proc = subprocess.run([EXE or "", "completions", "tcsh"], capture_output=True, text=True)
-    assert proc.returncode == 2 and proc.stderr.startswith("error: SHELL must be one of")
+    assert proc.returncode == 2
+    assert proc.stderr.startswith("error: SHELL must be one of")
     for option in ("--install-completion", "--show-completion"):
         proc = subprocess.run([EXE or "", option], capture_output=True, text=True)
-        assert proc.returncode == 2 and "no such option" in proc.stderr.lower()
+        assert proc.returncode == 2
+        assert "no such option" in proc.stderr.lower()
 
 
 @pytest.mark.skipif(shutil.which("bash") is None, reason="bash is not installed")

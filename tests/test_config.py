@@ -23,7 +23,8 @@ def load_error(root: Path) -> ConfigError:
         load_config(root, NO_ENV)
     err = exc.value
     assert isinstance(err, UsageError)  # exit 2
-    assert "\n" not in err.message and err.hint
+    assert "\n" not in err.message
+    assert err.hint
     return err
 
 
@@ -32,10 +33,12 @@ def test_missing_file_gives_defaults(tmp_path: Path) -> None:
     assert config == Config()
     assert config.visibility is None
     # Upstream 2026.9 (PR #136755): an omitted tools.agentToAgent.enabled means enabled.
-    assert config.agent_to_agent_enabled and config.agent_to_agent_allow == ()
+    assert config.agent_to_agent_enabled
+    assert config.agent_to_agent_allow == ()
     assert config.sandbox_visibility_default == "spawned"
     assert config.sandbox_visibility_for("anyone") == "spawned"
-    assert config.redact_patterns == () and config.main_key == "main"
+    assert config.redact_patterns == ()
+    assert config.main_key == "main"
     assert config.path is None
 
 
@@ -86,7 +89,8 @@ def test_syntax_error_names_file_line_and_column(tmp_path: Path) -> None:
     err = load_error(tmp_path)
     assert err.message.startswith(f"invalid config {path}:3:")
     line_col = err.message.split(f"{path}:")[1].split(":")[:2]
-    assert line_col[0] == "3" and line_col[1].isdigit()
+    assert line_col[0] == "3"
+    assert line_col[1].isdigit()
 
 
 def test_unterminated_file_reports_position(tmp_path: Path) -> None:
@@ -143,7 +147,8 @@ def test_wrong_types_are_config_errors(tmp_path: Path, text: str, needle: str) -
         with pytest.raises(ConfigError) as exc:
             config.visibility_settings()
         message = exc.value.message
-        assert isinstance(exc.value, UsageError) and exc.value.hint
+        assert isinstance(exc.value, UsageError)
+        assert exc.value.hint
     else:
         message = load_error(tmp_path).message
     assert message.startswith(f"invalid config {path}: ")
@@ -154,7 +159,8 @@ def test_a_bad_visibility_setting_keeps_the_settings_every_command_reads(tmp_pat
     write(tmp_path, "{tools: {sessions: {visibility: 'banana'}}, session: {mainKey: 'Home'},"
                     " logging: {redactPatterns: ['needle']}}")  # fmt: skip
     config = load_config(tmp_path, NO_ENV)
-    assert config.redact_patterns == ("needle",) and config.main_key == "home"
+    assert config.redact_patterns == ("needle",)
+    assert config.main_key == "home"
     assert config.visibility is None  # the defaults stand in until --as asks
     with pytest.raises(ConfigError, match="tools.sessions.visibility"):
         config.visibility_settings()
@@ -167,7 +173,8 @@ def test_config_path_env_override(tmp_path: Path) -> None:
     env = {"OPENCLAW_CONFIG_PATH": str(other)}
     assert config_path(tmp_path, env) == other
     config = load_config(tmp_path, env)
-    assert config.visibility == "agent" and config.path == other
+    assert config.visibility == "agent"
+    assert config.path == other
     assert config_path(tmp_path, {"OPENCLAW_CONFIG_PATH": "  "}) == tmp_path / "openclaw.json"
     home = config_path(tmp_path, {"OPENCLAW_CONFIG_PATH": "~/x.json"})
     assert home == Path("~/x.json").expanduser()

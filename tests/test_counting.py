@@ -11,8 +11,7 @@ from pathlib import Path
 from typing import Any
 
 import pytest
-from conftest import Session, json_out, run_cli, write_sessions_json
-from helpers import db_file, installed
+from helpers import Session, db_file, installed, json_out, run_cli, write_sessions_json
 
 from openclaw_sessions.policy import fts_query
 from openclaw_sessions.read.scope import register
@@ -82,7 +81,8 @@ def test_counts_agree_with_the_full_result_list(store: Path, args: list[str]) ->
     hits = everything(*args)
     assert all(h["sessionKey"] != "agent:main:dashboard:incognito-9" for h in hits)
     r = installed("search", "common", "--count", "--json", *args, state=store)
-    assert json.loads(r.stdout)["count"] == len(hits) and r.returncode == (0 if hits else 1)
+    assert json.loads(r.stdout)["count"] == len(hits)
+    assert r.returncode == (0 if hits else 1)
     r = installed("search", "common", "--count", *args, state=store)
     assert r.stdout == f"{len(hits)}\n"
     per: dict[str, int] = {}
@@ -91,7 +91,8 @@ def test_counts_agree_with_the_full_result_list(store: Path, args: list[str]) ->
     r = installed("search", "common", "--count", "--by-session", "--json", *args, state=store)
     doc = json.loads(r.stdout)
     assert {s["sessionKey"]: s["count"] for s in doc["sessions"]} == per
-    assert doc["count"] == len(hits) and all(s["agentId"] == "main" for s in doc["sessions"])
+    assert doc["count"] == len(hits)
+    assert all(s["agentId"] == "main" for s in doc["sessions"])
     r = installed("search", "common", "--count", "--by-session", *args, state=store)
     assert sorted(r.stdout.splitlines()) == sorted(f"{k}\t{n}" for k, n in per.items())
     r = installed("search", "common", "--sessions", *args, state=store)
@@ -134,7 +135,9 @@ def test_modes_that_do_not_combine_are_usage_errors(
     store: Path, args: list[str], message: str
 ) -> None:
     r = installed("search", "common", *args, state=store)
-    assert r.returncode == 2 and message in r.stderr and r.stderr.count("\n") == 1, r.stderr
+    assert r.returncode == 2, r.stderr
+    assert message in r.stderr, r.stderr
+    assert r.stderr.count("\n") == 1, r.stderr
 
 
 @pytest.mark.slow
@@ -149,7 +152,8 @@ def test_total_is_exact_when_cheap_and_the_hint_names_what_cut(store: Path) -> N
     assert f"more results exist ({full} matches): --max-bytes cut the list at" in r.stderr
     assert "raise --limit" not in r.stderr
     doc = json.loads(installed("search", "common", "--json", "-n", "25", state=store).stdout)
-    assert doc["total"] == full and "truncated" not in doc
+    assert doc["total"] == full
+    assert "truncated" not in doc
 
 
 @pytest.mark.slow
@@ -162,10 +166,12 @@ def test_total_of_a_common_word_is_a_bounded_lower_bound(tmp_path: Path, state: 
     write_sessions_json(src, {"agent:main:big": {"sessionId": "big"}})
     assert run_cli("import", str(src), "--reindex").exit_code == 0
     doc = json_out(run_cli("search", "plenty", "--json", "-n", "5"))
-    assert doc["totalAtLeast"] == TOTAL_CAP and "total" not in doc
+    assert doc["totalAtLeast"] == TOTAL_CAP
+    assert "total" not in doc
     assert json_out(run_cli("search", "plenty", "--count", "--json"))["count"] == TOTAL_CAP + 100
     doc = json_out(run_cli("search", "plenty", "--json", "-n", "1200", "--max-bytes", "0"))
-    assert doc["total"] == TOTAL_CAP + 100 and len(doc["results"]) == TOTAL_CAP + 100
+    assert doc["total"] == TOTAL_CAP + 100
+    assert len(doc["results"]) == TOTAL_CAP + 100
     r = run_cli("search", "plenty", "-n", "5")
     assert f"more results exist ({TOTAL_CAP}+ matches): raise --limit" in r.stderr
     r = run_cli("search", "plenty", "-n", "25", "--as", "agent:main:big")
@@ -224,15 +230,19 @@ def test_context_is_the_history_window_around_each_hit(store: Path) -> None:
                                   "--limit", "5", "--json", state=store).stdout)  # fmt: skip
     around = window["messages"]
     at = [m["id"] for m in around].index(hit["messageId"])
-    assert ctx["before"] == around[at - 2 : at] and ctx["after"] == around[at + 1 :]
-    assert len(ctx["before"]) == 2 and len(ctx["after"]) == 1  # the session ends after one
+    assert ctx["before"] == around[at - 2 : at]
+    assert ctx["after"] == around[at + 1 :]
+    assert len(ctx["before"]) == 2
+    assert len(ctx["after"]) == 1  # the session ends after one
     assert all(m["role"] in ("user", "assistant") for m in ctx["before"] + ctx["after"])
     text = json.dumps(ctx)
-    assert "sk-ant-api03-abcdefghijklmnopqrstuvwxyz012345" not in text and "sk-ant" in text
+    assert "sk-ant-api03-abcdefghijklmnopqrstuvwxyz012345" not in text
+    assert "sk-ant" in text
     lines = installed("search", "rarewordneighbour", "--jsonl", "-C", "1", state=store).stdout
     assert json.loads(lines)["context"]["after"] == ctx["after"]
     r = installed("search", "rarewordneighbour", "-C", "1", state=store)  # the table
-    assert r.returncode == 0 and "sk-ant-api03-abcdefghijklmnopqrstuvwxyz012345" not in r.stdout
+    assert r.returncode == 0
+    assert "sk-ant-api03-abcdefghijklmnopqrstuvwxyz012345" not in r.stdout
     plain = installed("search", "rarewordneighbour", "--json", state=store).stdout
     assert "context" not in plain
 
@@ -242,7 +252,9 @@ def test_context_with_as_stays_inside_the_32_kib_cap(store: Path) -> None:
                   "--visibility", "agent", state=store)  # fmt: skip
     doc = json.loads(r.stdout)
     size = len(json.dumps(doc["results"], separators=(",", ":"), ensure_ascii=False).encode())
-    assert size <= 32768 and doc["results"] and all("context" in h for h in doc["results"])
+    assert size <= 32768
+    assert doc["results"]
+    assert all("context" in h for h in doc["results"])
 
 
 @pytest.mark.slow

@@ -13,8 +13,7 @@ from pathlib import Path
 from typing import Any
 
 import pytest
-from conftest import CORPUS, REPO, Session, write_sessions_json
-from helpers import SCRIPT, installed, query
+from helpers import CORPUS, REPO, SCRIPT, Session, installed, query, write_sessions_json
 
 README = (REPO / "README.md").read_text(encoding="utf-8")
 GHP = "ghp_0123456789abcdefghijklmnopqrstuvwxyzAB"
@@ -31,7 +30,8 @@ def cron_line() -> str:
 def test_the_cron_line_runs_reindex_whatever_import_says() -> None:
     line = cron_line()
     assert re.match(r"(\S*/)?openclaw-sessions import --quiet; ", line)  # by its absolute path
-    assert "&&" not in line and "reindex" in line.split(";", 1)[1]
+    assert "&&" not in line
+    assert "reindex" in line.split(";", 1)[1]
 
 
 def _state_roots() -> list[Path]:
@@ -57,7 +57,8 @@ def test_the_readme_cron_line_is_silent_on_its_second_run(root: Path, tmp_path: 
         for _ in range(2)
     ]
     first, second = runs
-    assert "Traceback" not in first.stderr and first.returncode in (0, 4), first.stderr
+    assert "Traceback" not in first.stderr, first.stderr
+    assert first.returncode in (0, 4), first.stderr
     assert (second.returncode, second.stdout, second.stderr) == (0, "", ""), second.stderr
     # status keeps the full list of what the first run reported
     st = json.loads(installed("status", "--all-agents", "--json", "--problems", state=state).stdout)
@@ -89,14 +90,16 @@ def test_known_problems_are_counted_not_repeated(tmp_path: Path) -> None:
     src = state / "agents" / "main" / "sessions"
     _missing_transcripts(src, 3)
     first = _import(state, "--quiet")
-    assert first.returncode == 4 and first.stdout == ""
+    assert first.returncode == 4
+    assert first.stdout == ""
     assert [ln.split(": ")[1:3] for ln in first.stderr.splitlines()] == [
         ["transcript_missing", "3 times (first"]  # one line per kind
     ]
     second = _import(state, "--quiet")
     assert (second.returncode, second.stdout, second.stderr) == (0, "", "")
     loud = _import(state)
-    assert loud.returncode == 0 and "transcript_missing" not in loud.stderr
+    assert loud.returncode == 0
+    assert "transcript_missing" not in loud.stderr
     assert "3 issue(s) reported by an earlier import, unchanged (3 problem(s))" in loud.stderr
     doc = json.loads(_import(state, "--json").stdout)
     assert (doc["problems"], doc["newProblems"], doc["knownIssues"]) == (3, 0, 3)
@@ -106,7 +109,8 @@ def test_known_problems_are_counted_not_repeated(tmp_path: Path) -> None:
     store["agent:main:gone9"] = {"sessionId": "gone-9"}
     (src / "sessions.json").write_text(json.dumps(store))
     third = _import(state, "--quiet")
-    assert third.returncode == 4 and third.stderr.count("\n") == 1
+    assert third.returncode == 4
+    assert third.stderr.count("\n") == 1
     assert "gone-9.jsonl" in third.stderr
     assert _import(state, "--quiet").returncode == 0
 
@@ -121,7 +125,9 @@ def test_a_problem_that_goes_away_and_comes_back_is_new_again(tmp_path: Path) ->
     assert query(state, "SELECT count(*) FROM import_problems WHERE severity = 'error'") == [(0,)]
     (src / "gone-0.jsonl").unlink()  # and vanishes again: new again
     r = _import(state, "--quiet")
-    assert r.returncode == 4 and "transcript_missing" in r.stderr and "gone-0.jsonl" in r.stderr
+    assert r.returncode == 4
+    assert "transcript_missing" in r.stderr
+    assert "gone-0.jsonl" in r.stderr
 
 
 def test_a_dry_run_remembers_nothing_and_a_source_run_forgets_only_what_it_read(
@@ -131,7 +137,8 @@ def test_a_dry_run_remembers_nothing_and_a_source_run_forgets_only_what_it_read(
     src = state / "agents" / "main" / "sessions"
     _missing_transcripts(src, 2)
     r = _import(state, "--dry-run", "--json")
-    assert r.returncode == 4 and json.loads(r.stdout)["newProblems"] == 2
+    assert r.returncode == 4
+    assert json.loads(r.stdout)["newProblems"] == 2
     assert _import(state, "--quiet").returncode == 4  # the dry run remembered nothing
     other = tmp_path / "other.jsonl"
     s = Session("other")
@@ -162,7 +169,8 @@ def test_status_keeps_the_full_list_with_file_and_line(tmp_path: Path) -> None:
     assert GHP not in r.stdout  # a problem never quotes a secret
     doc: Any = json.loads(installed("status", "--problems", "--json", state=state).stdout)
     assert [p["kind"] for p in doc["problems"]][:2] == ["quarantine", "import"]  # errors first
-    assert doc["importProblems"] == 1 and doc["malformedLines"] == 1
+    assert doc["importProblems"] == 1
+    assert doc["malformedLines"] == 1
     assert any("quarantine" in why for why in doc["reasons"])
     assert any("known import problem" in why for why in doc["reasons"])
     # fixed in the file and imported again: the line leaves the quarantine
@@ -171,4 +179,5 @@ def test_status_keeps_the_full_list_with_file_and_line(tmp_path: Path) -> None:
     _import(state, "--quiet")
     doc = json.loads(installed("status", "--problems", "--json", state=state).stdout)
     errors = [(p["kind"], p["code"]) for p in doc["problems"] if p["severity"] == "error"]
-    assert doc["malformedLines"] == 0 and errors == [("import", "transcript_missing")]
+    assert doc["malformedLines"] == 0
+    assert errors == [("import", "transcript_missing")]

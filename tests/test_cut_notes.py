@@ -14,7 +14,7 @@ import sys
 from pathlib import Path
 
 import pytest
-from conftest import Session, run_cli, write_sessions_json
+from helpers import Session, run_cli, write_sessions_json
 
 EXE = shutil.which("openclaw-sessions", path=str(Path(sys.executable).parent))
 pytestmark = pytest.mark.skipif(EXE is None, reason="the console script is not installed")
@@ -73,8 +73,10 @@ def piped_into(store: Path, reader: str, *args: str) -> subprocess.CompletedProc
 
 def test_only_metadata_dropped_is_no_cut_for_the_operator(store: Path) -> None:
     plain = run(store, "history", META)
-    assert plain.returncode == 0 and "the deploy is green" in plain.stdout
-    assert "cut" not in plain.stderr and "left out" not in plain.stderr, plain.stderr
+    assert plain.returncode == 0
+    assert "the deploy is green" in plain.stdout
+    assert "cut" not in plain.stderr, plain.stderr
+    assert "left out" not in plain.stderr, plain.stderr
     assert plain.stdout == run(store, "history", META, "--full").stdout
     for extra in ((), ("--full",)):
         doc = json.loads(run(store, "history", META, "--json", *extra).stdout)
@@ -82,7 +84,8 @@ def test_only_metadata_dropped_is_no_cut_for_the_operator(store: Path) -> None:
         assert all("usage" not in m for m in doc["messages"])  # still dropped, as upstream
     # the agent's view is upstream's: dropping usage sets its flags
     agent = json.loads(run(store, "history", META, "--json", "--as", META).stdout)
-    assert agent["truncated"] is True and agent["contentTruncated"] is True
+    assert agent["truncated"] is True
+    assert agent["contentTruncated"] is True
 
 
 def test_a_cut_text_is_noted_and_flagged_until_full_lifts_it(store: Path) -> None:
@@ -90,7 +93,8 @@ def test_a_cut_text_is_noted_and_flagged_until_full_lifts_it(store: Path) -> Non
     assert "long texts were cut (--full lifts the caps)" in capped.stderr
     assert "…(truncated)…" in capped.stdout
     whole = run(store, "history", LONG, "--full")
-    assert "cut" not in whole.stderr and whole.stdout != capped.stdout
+    assert "cut" not in whole.stderr
+    assert whole.stdout != capped.stdout
     assert ("line of log output " * 400).strip() in whole.stdout
     assert json.loads(run(store, "history", LONG, "--json").stdout)["contentTruncated"] is True
     doc = json.loads(run(store, "history", LONG, "--json", "--full").stdout)
@@ -104,9 +108,11 @@ def test_image_data_left_out_is_said_without_promising_full(store: Path) -> None
         assert "image data was left out (export --format jsonl keeps it)" in notes, notes
         assert not any("cut" in n or "--full" in n for n in notes), notes
         doc = json.loads(run(store, "history", IMAGE, "--json", *extra).stdout)
-        assert doc["contentTruncated"] is True and doc["truncated"] is True
+        assert doc["contentTruncated"] is True
+        assert doc["truncated"] is True
         (block,) = [b for b in doc["messages"][0]["content"] if b.get("type") == "image"]
-        assert block["omitted"] is True and "data" not in block
+        assert block["omitted"] is True
+        assert "data" not in block
     assert run(store, "history", IMAGE).stdout == run(store, "history", IMAGE, "--full").stdout
 
 
@@ -122,7 +128,8 @@ def test_image_data_left_out_is_said_without_promising_full(store: Path) -> None
 def test_no_note_once_head_has_closed_stdout(store: Path, args: tuple[str, ...]) -> None:
     # what `| cat` gets: the note is there, the output fitted the pipe (no EPIPE possible)
     kept = piped_into(store, "cat", *args)
-    assert kept.returncode == 0 and kept.stderr.strip(), kept.stderr
+    assert kept.returncode == 0, kept.stderr
+    assert kept.stderr.strip(), kept.stderr
     for _ in range(5):  # head -n1 reads it all, prints a line, exits: each time, quiet
         gone = piped_into(store, "head -n1", *args)
         assert (gone.returncode, gone.stderr) == (0, ""), gone.stderr

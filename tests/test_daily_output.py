@@ -14,7 +14,7 @@ import sys
 from pathlib import Path
 
 import pytest
-from conftest import Session, run_cli, write_sessions_json
+from helpers import Session, run_cli, write_sessions_json
 
 EXE = shutil.which("openclaw-sessions", path=str(Path(sys.executable).parent))
 pytestmark = pytest.mark.skipif(EXE is None, reason="the console script is not installed")
@@ -75,12 +75,15 @@ def in_pty(store: Path, args: list[str], cols: int = 120, rows: int = 200, **ext
 
 def test_search_off_a_terminal_prints_one_hit_per_line(store: Path) -> None:
     r = piped(store, "search", "deploy", "--limit", "3", "--session", KEY)
-    assert r.returncode == 0 and not ANSI.search(r.stdout)
+    assert r.returncode == 0
+    assert not ANSI.search(r.stdout)
     lines = r.stdout.splitlines()
     assert len(lines) == 3
     for line in lines:
         key, mid, when, role, snippet = line.split("\t")
-        assert key == KEY and re.fullmatch(r"[0-9a-f]{8}", mid) and role in ("user", "assistant")
+        assert key == KEY
+        assert re.fullmatch(r"[0-9a-f]{8}", mid)
+        assert role in ("user", "assistant")
         assert re.fullmatch(r"2026-01-05 \d\d:\d\d UTC", when)
         assert "deploy" in snippet
     # the newlines and the tab inside the hit are collapsed: five fields, one line
@@ -92,27 +95,35 @@ def test_search_off_a_terminal_prints_one_hit_per_line(store: Path) -> None:
 
 def test_format_table_and_plain_force_the_layout(store: Path) -> None:
     table = piped(store, "search", "deploy", "--format", "table", "--session", KEY)
-    assert table.returncode == 0 and "time · role" in table.stdout and "\t" not in table.stdout
+    assert table.returncode == 0
+    assert "time · role" in table.stdout
+    assert "\t" not in table.stdout
     plain = in_pty(store, ["search", "deploy", "--format", "plain", "--session", KEY])
-    assert "time · role" not in plain and f"{KEY}\t" in plain
+    assert "time · role" not in plain
+    assert f"{KEY}\t" in plain
     bad = piped(store, "search", "deploy", "--format", "json")
-    assert bad.returncode == 2 and bad.stderr.startswith("error: --format must be one of")
+    assert bad.returncode == 2
+    assert bad.stderr.startswith("error: --format must be one of")
     both = piped(store, "search", "deploy", "--format", "plain", "--json")
-    assert both.returncode == 2 and both.stderr.count("\n") == 1
+    assert both.returncode == 2
+    assert both.stderr.count("\n") == 1
 
 
 @pytest.mark.slow
 def test_color_always_highlights_matches_in_plain_lines(store: Path) -> None:
     r = piped(store, "search", "deploy", "--session", KEY, "--color", "always", NO_COLOR="1")
-    assert r.returncode == 0 and f"{MATCH_ON}deploy\x1b[0m" in r.stdout
+    assert r.returncode == 0
+    assert f"{MATCH_ON}deploy\x1b[0m" in r.stdout
     assert ANSI.sub("", r.stdout) == piped(store, "search", "deploy", "--session", KEY).stdout
     never = in_pty(store, ["search", "deploy", "--color", "never"])
-    assert "time · role" in never and not ANSI.search(never)
+    assert "time · role" in never
+    assert not ANSI.search(never)
     auto = in_pty(store, ["search", "deploy"])
     assert ANSI.search(auto)
     assert not COLOUR.search(in_pty(store, ["search", "deploy"], NO_COLOR="1"))
     bad = piped(store, "status", "--color", "sometimes")
-    assert bad.returncode == 2 and bad.stderr.startswith("error: --color must be one of")
+    assert bad.returncode == 2
+    assert bad.stderr.startswith("error: --color must be one of")
 
 
 @pytest.mark.parametrize("command", ["import", "reindex", "search", "history", "status", "delete",
@@ -125,7 +136,8 @@ def test_every_command_takes_color(command: str) -> None:
 def test_json_hits_carry_match_offsets_in_code_points(store: Path) -> None:
     r = piped(store, "search", "deploy", "--json", "--limit", "20")
     hits = json.loads(r.stdout)["results"]
-    assert hits and all(h["matches"] for h in hits)
+    assert hits
+    assert all(h["matches"] for h in hits)
     for h in hits:
         for a, b in h["matches"]:
             assert h["snippet"][a:b].lower() == "deploy"
@@ -145,7 +157,8 @@ def test_matches_count_code_points_past_astral_characters(tmp_path: Path) -> Non
     run_cli("import", str(tmp_path / "src"), "--reindex")
     hit = json.loads(run_cli("search", "rocket", "--json").stdout)["results"][0]
     ((a, b),) = hit["matches"]
-    assert hit["snippet"][a:b] == "rocket" and a == hit["snippet"].index("rocket")
+    assert hit["snippet"][a:b] == "rocket"
+    assert a == hit["snippet"].index("rocket")
 
 
 # --- a reader that goes away -----------------------------------------------------------------
@@ -168,11 +181,14 @@ def test_head_ends_quietly_with_exit_0(store: Path, command: str) -> None:
     r = subprocess.run(["bash", "-o", "pipefail", "-c", f"{EXE} {command} | head -c 100"],
                        env=env(store), capture_output=True, timeout=120)  # fmt: skip
     assert r.returncode == 0, r.stderr
-    assert len(r.stdout) == 100 and b"Traceback" not in r.stderr and b"Error" not in r.stderr
+    assert len(r.stdout) == 100
+    assert b"Traceback" not in r.stderr
+    assert b"Error" not in r.stderr
     # A reader gone before the first byte: the very first write fails, still no error.
     r = subprocess.run(["bash", "-o", "pipefail", "-c", f"{EXE} {command} | head -c 0"],
                        env=env(store), capture_output=True, timeout=120)  # fmt: skip
-    assert r.returncode == 0 and r.stderr.lower().count(b"error") == 0, r.stderr
+    assert r.returncode == 0, r.stderr
+    assert r.stderr.lower().count(b"error") == 0, r.stderr
 
 
 # --- history in a pipe and on a terminal -----------------------------------------------------
@@ -180,7 +196,8 @@ def test_head_ends_quietly_with_exit_0(store: Path, command: str) -> None:
 
 def test_history_off_a_terminal_is_the_text_as_stored(store: Path) -> None:
     r = piped(store, "history", KEY, COLUMNS="40")
-    assert r.returncode == 0 and not ANSI.search(r.stdout)
+    assert r.returncode == 0
+    assert not ANSI.search(r.stdout)
     assert f"See [Docs]({LINK}) and ![chart](https://ex.io/c.png) <b>now</b>." in r.stdout
     assert "```sh\nkubectl rollout undo deploy/api\n```" in r.stdout
     assert ("long " * 120).strip() in r.stdout  # one line of 600 characters: not wrapped
@@ -210,7 +227,8 @@ def test_search_fits_the_terminal(store: Path, cols: int) -> None:
     if cols < 80:
         assert f"{KEY}\n00000003 · 2026-01-05 08:00 UTC · user\ndeploy again please" in out
     else:
-        assert KEY in out and "00000003" in out
+        assert KEY in out
+        assert "00000003" in out
 
 
 @pytest.mark.slow
@@ -226,9 +244,11 @@ def test_status_fits_the_terminal_and_never_folds_an_agent(tmp_path: Path, cols:
     assert run_cli("import", str(tmp_path / "src"), "--state-dir", str(state)).exit_code == 0
     out = ANSI.sub("", in_pty(state, ["status", "--all-agents"], cols=cols))
     rows = [ln for ln in out.splitlines() if ln.strip()]
-    assert rows[0].split()[0] == "agent" and rows[1].split()[0] == "prospector", out
+    assert rows[0].split()[0] == "agent", out
+    assert rows[1].split()[0] == "prospector", out
     assert max(len(ln) for ln in rows[:2]) <= cols  # the reasons under it are lines of text
-    assert ("size" in rows[0]) == (cols >= 100) and ("messages" in rows[0]), out
+    assert ("size" in rows[0]) == (cols >= 100), out
+    assert "messages" in rows[0], out
 
 
 @pytest.mark.slow
@@ -236,7 +256,8 @@ def test_long_history_goes_through_the_pager(store: Path, tmp_path: Path) -> Non
     seen, page = tmp_path / "less.txt", tmp_path / "page.txt"
     pager = f'printf %s "$LESS" > {seen}; cat > {page}'
     in_pty(store, ["history", "agent:main:long"], rows=20, PAGER=pager)
-    assert seen.read_text() == "FRX" and "message 399 about the deploy" in page.read_text()
+    assert seen.read_text() == "FRX"
+    assert "message 399 about the deploy" in page.read_text()
     seen.unlink()
     page.unlink()
     in_pty(store, ["history", "agent:main:long"], rows=20, PAGER=pager, LESS="-S")
@@ -244,7 +265,8 @@ def test_long_history_goes_through_the_pager(store: Path, tmp_path: Path) -> Non
     for skip in (["--no-pager"], ["--limit", "2"]):  # asked not to, or it fits the screen
         page.unlink(missing_ok=True)
         out = in_pty(store, ["history", "agent:main:long", *skip], rows=20, PAGER=pager)
-        assert not page.exists() and "message 399" in out
+        assert not page.exists()
+        assert "message 399" in out
     assert "message 399" in piped(store, "history", "agent:main:long", PAGER=pager).stdout
     assert not page.exists()  # a pipe is never paged
     out = in_pty(store, ["history", "agent:main:long"], rows=20, PAGER="cat")
@@ -276,7 +298,8 @@ def test_ago_reads_like_atuin() -> None:
         "5s ago", "59s ago", "1m ago", "3h ago", "2d ago", "2mo ago", "2y ago"
     ]  # fmt: skip
     assert ago(-300) == "in 5m"
-    assert fmt_time(None) == "-" and fmt_time(1e30) == "-"
+    assert fmt_time(None) == "-"
+    assert fmt_time(1e30) == "-"
     assert fmt_time(1_767_600_000_000, utc=True) == "2026-01-05 08:00 UTC"
 
 

@@ -8,7 +8,7 @@ import json
 from pathlib import Path
 
 import pytest
-from conftest import Session, json_out, run_cli, write_sessions_json
+from helpers import Session, json_out, run_cli, write_sessions_json
 
 from openclaw_sessions import config
 from openclaw_sessions.policy import visibility
@@ -56,7 +56,8 @@ def found(root: Path, *args: str) -> set[str]:
 def test_unset_visibility_is_upstreams_all_with_agent_to_agent_on() -> None:
     assert visibility.DEFAULT_VISIBILITY == "all"
     caller = visibility.Caller(DM, "main")
-    assert caller.visibility == "all" and caller.agent_to_agent_enabled
+    assert caller.visibility == "all"
+    assert caller.agent_to_agent_enabled
     refs = [SessionRef(MAIN, "main"), SessionRef(DM, "main"), SessionRef(OPS, "ops")]
     assert visibility.Policy(caller, refs).visible_keys() == sorted([MAIN, DM, OPS])
     assert config.Config().agent_to_agent_enabled
@@ -165,7 +166,8 @@ def test_cron_runs_never_fill_the_agents_page(tmp_path: Path) -> None:
     r = run_cli("search", "beacon", "--json", "--limit", "1", "--state-dir", str(tmp_path),
                 "--as", MAIN)  # fmt: skip
     out = json_out(r)
-    assert [h["sessionKey"] for h in out["results"]] == [MAIN] and "truncated" not in out
+    assert [h["sessionKey"] for h in out["results"]] == [MAIN]
+    assert "truncated" not in out
 
 
 # --- indexing ----------------------------------------------------------------------------
@@ -233,9 +235,11 @@ def test_config_toml_never_sets_an_agents_visibility(
     path.write_text(text, encoding="utf-8")
     monkeypatch.setenv("OPENCLAW_SESSIONS_CONFIG", str(path))
     r = run_cli("search", "beacon", "--json", "--as", DM)
-    assert r.exit_code == 2 and r.stdout == ""
+    assert r.exit_code == 2
+    assert r.stdout == ""
     first = r.stderr.splitlines()[0]
-    assert first.startswith(f"error: config file {path}: {key}") and "command line" in first
+    assert first.startswith(f"error: config file {path}: {key}")
+    assert "command line" in first
 
 
 def test_config_toml_may_still_sandbox_a_caller(

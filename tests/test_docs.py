@@ -20,8 +20,7 @@ from typing import Any
 
 import pytest
 import typer
-from conftest import REPO, Session, run_cli, write_sessions_json
-from helpers import typer_complete
+from helpers import REPO, Session, run_cli, typer_complete, write_sessions_json
 
 from openclaw_sessions.cli.app import app
 from openclaw_sessions.cli.completion import complete_session_key
@@ -38,7 +37,8 @@ KEYS = ("agent:main:main", "agent:main:discord:direct:bob", "agent:main:cron:nig
 @cache
 def gen_docs() -> ModuleType:
     spec = importlib.util.spec_from_file_location("gen_docs", REPO / "scripts" / "gen_docs.py")
-    assert spec and spec.loader
+    assert spec
+    assert spec.loader
     module = importlib.util.module_from_spec(spec)
     spec.loader.exec_module(module)
     return module

@@ -10,8 +10,7 @@ import shutil
 from pathlib import Path
 
 import pytest
-from conftest import REPO
-from helpers import installed
+from helpers import REPO, installed
 
 SAMPLE = REPO / "sample" / "state"
 
@@ -28,7 +27,8 @@ def sample(tmp_path: Path) -> Path:
 
 def one_error_line(stderr: str) -> str:
     lines = stderr.strip().splitlines()
-    assert len(lines) == 1 and lines[0].startswith("error: "), stderr
+    assert len(lines) == 1, stderr
+    assert lines[0].startswith("error: "), stderr
     return lines[0]
 
 
@@ -41,7 +41,8 @@ def test_import_agent_imports_only_that_agent(tmp_path: Path) -> None:
     assert json.loads(r.stdout)["agents"] == ["ops"]
     assert not (root / "agents" / "main" / "openclaw-sessions.sqlite").exists()
     r = installed("import", "--all-agents", "--json", state=root)
-    assert r.returncode == 0 and json.loads(r.stdout)["agents"] == ["main", "ops"]
+    assert r.returncode == 0
+    assert json.loads(r.stdout)["agents"] == ["main", "ops"]
     # $OPENCLAW_AGENT is not import's --agent: a cron shell that exports it imports every agent
     r = installed("import", "--json", "--dry-run", state=root, env={"OPENCLAW_AGENT": "main"})
     assert json.loads(r.stdout)["agents"] == ["main", "ops"]
@@ -72,13 +73,16 @@ def test_missing_and_empty_state_roots_say_where_they_looked(tmp_path: Path) -> 
     r = installed("import", "--state-dir", str(empty), "--json")
     assert r.returncode == 0
     (issue,) = json.loads(r.stdout)["issues"]
-    assert issue["code"] == "nothing_found" and "state root set by --state-dir" in issue["message"]
+    assert issue["code"] == "nothing_found"
+    assert "state root set by --state-dir" in issue["message"]
     for args in (["search", "x"], ["status"], ["history", "main"], ["sessions"]):
         r = installed(*args, state=missing)
         line = one_error_line(r.stderr)
-        assert r.returncode == 3 and f"{missing}/agents/*/sessions" in line, (args, line)
+        assert r.returncode == 3, (args, line)
+        assert f"{missing}/agents/*/sessions" in line, (args, line)
     r = installed("status", "--all-agents", "--state-dir", str(empty))
-    assert r.returncode == 3 and "state root set by --state-dir" in one_error_line(r.stderr)
+    assert r.returncode == 3
+    assert "state root set by --state-dir" in one_error_line(r.stderr)
     home = tmp_path / "home"
     r = installed("status", env={"HOME": str(home), "OPENCLAW_STATE_DIR": ""})
     assert "state root by default (neither --state-dir nor $OPENCLAW_STATE_DIR" in r.stderr
@@ -101,7 +105,8 @@ def test_an_unknown_session_is_exit_2_everywhere(sample: Path, args: list[str]) 
     r = installed(*args, state=sample)
     assert r.returncode == 2, (args, r.stdout, r.stderr)
     line = one_error_line(r.stderr)
-    assert "not found" in line.lower() and "sessions_list" not in line
+    assert "not found" in line.lower()
+    assert "sessions_list" not in line
     if "--json" in args:
         assert json.loads(r.stdout)["status"] == "error"
 
@@ -177,4 +182,5 @@ def test_a_bad_visibility_setting_only_stops_as(sample: Path) -> None:
     assert r.returncode == 2
     (sample / "openclaw.json").write_text("{tools: {sessions: {visibility: 'banana'}")
     r = installed("status", state=sample)  # a file that does not parse is still an error
-    assert r.returncode == 2 and "invalid config" in one_error_line(r.stderr)
+    assert r.returncode == 2
+    assert "invalid config" in one_error_line(r.stderr)

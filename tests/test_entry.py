@@ -13,7 +13,7 @@ from pathlib import Path
 from typing import Any
 
 import pytest
-from conftest import Session, run_cli, write_sessions_json
+from helpers import Session, run_cli, write_sessions_json
 
 from openclaw_sessions.cli import main
 
@@ -38,7 +38,8 @@ def test_collector_is_on_while_the_command_runs_and_after(
         main.main()
     finally:
         gc.unfreeze()  # the test process keeps collecting what it frees
-    assert seen == [True] and gc.isenabled()
+    assert seen == [True]
+    assert gc.isenabled()
 
 
 def test_exit_codes_pass_through(monkeypatch: pytest.MonkeyPatch) -> None:
@@ -48,7 +49,8 @@ def test_exit_codes_pass_through(monkeypatch: pytest.MonkeyPatch) -> None:
             main.main()
     finally:
         gc.unfreeze()
-    assert exc.value.code == 2 and gc.isenabled()
+    assert exc.value.code == 2
+    assert gc.isenabled()
 
 
 def test_a_call_imports_only_its_own_command_and_no_rich(store: Path) -> None:
@@ -73,15 +75,18 @@ def test_a_call_imports_only_its_own_command_and_no_rich(store: Path) -> None:
 def test_installed_script_runs(tmp_path: Path, store: Path) -> None:
     env = {"OPENCLAW_STATE_DIR": str(tmp_path), "PATH": "/usr/bin:/bin"}
     out = subprocess.run([SCRIPT, "--version"], capture_output=True, text=True, env=env)
-    assert out.returncode == 0 and out.stdout.startswith("openclaw-sessions ")
+    assert out.returncode == 0
+    assert out.stdout.startswith("openclaw-sessions ")
     out = subprocess.run([SCRIPT, "status"], capture_output=True, text=True, env=env)
-    assert out.returncode == 3 and out.stderr.startswith("error: no database")
+    assert out.returncode == 3
+    assert out.stderr.startswith("error: no database")
     env = {**os.environ, "OPENCLAW_STATE_DIR": str(store)}
     for argv in (["search", "deploy", "--json", "-n", "3"], ["history", "main", "--json"]):
         proc = subprocess.run([SCRIPT, *argv], capture_output=True, text=True, env=env)
         r = run_cli(*argv, "--state-dir", str(store))
         assert (proc.returncode, proc.stdout, proc.stderr) == (r.exit_code, r.stdout, r.stderr)
-        assert proc.returncode == 0 and '": [{' in proc.stdout
+        assert proc.returncode == 0
+        assert '": [{' in proc.stdout
 
 
 @pytest.mark.parametrize(
@@ -100,8 +105,10 @@ def test_installed_script_runs(tmp_path: Path, store: Path) -> None:
 )  # fmt: skip
 def test_hostile_values_are_refused_in_one_line(store: Path, argv: list[str]) -> None:
     r = run_cli(*argv, "--state-dir", str(store))
-    assert r.exit_code == 2 and r.stdout == "", argv
-    assert r.stderr.startswith("error: ") and r.stderr.count("\n") == 1, r.stderr
+    assert r.exit_code == 2, argv
+    assert r.stdout == "", argv
+    assert r.stderr.startswith("error: "), r.stderr
+    assert r.stderr.count("\n") == 1, r.stderr
 
 
 @pytest.mark.parametrize("fmt", ["--json", "--jsonl", "--format=plain"])
@@ -111,10 +118,12 @@ def test_a_reader_that_goes_away_is_exit_0_without_a_note(store: Path, fmt: str)
     env = {**os.environ, "OPENCLAW_STATE_DIR": str(store)}
     proc = subprocess.Popen([SCRIPT, "search", "deploy", fmt, "-n", "1"],
                             stdout=subprocess.PIPE, stderr=subprocess.PIPE, env=env)  # fmt: skip
-    assert proc.stdout is not None and proc.stderr is not None
+    assert proc.stdout is not None
+    assert proc.stderr is not None
     proc.stdout.close()  # gone before the child writes a byte
     err = proc.stderr.read().decode()
-    assert proc.wait(timeout=60) == 0 and err == "", err
+    assert proc.wait(timeout=60) == 0, err
+    assert err == "", err
     r = run_cli("search", "deploy", fmt, "-n", "1", "--state-dir", str(store))
     assert ("more results exist" in r.stderr) is (fmt != "--json")  # what it would have got
 
@@ -134,7 +143,8 @@ def test_json_is_utf8_whatever_the_locale_says(tmp_path: Path, encoding: str) ->
     calls = (["search", "数据库", "--json"], ["history", "main", "--json"], ["status", "--json"])
     for argv in calls:
         proc = subprocess.run([SCRIPT, *argv], capture_output=True, env=env)
-        assert proc.returncode == 0 and b"Traceback" not in proc.stderr, (argv, proc.stderr)
+        assert proc.returncode == 0, (argv, proc.stderr)
+        assert b"Traceback" not in proc.stderr, (argv, proc.stderr)
         out = json.loads(proc.stdout.decode("utf-8"))
         assert "数据库" in json.dumps(out, ensure_ascii=False) or argv[0] == "status"
 
@@ -142,7 +152,8 @@ def test_json_is_utf8_whatever_the_locale_says(tmp_path: Path, encoding: str) ->
 def test_double_dash_ends_the_options(store: Path) -> None:
     """`pick` reloads with `search ... -- {q}`: a query starting with '-' stays a query."""
     r = run_cli("search", "--state-dir", str(store), "--json", "--", "-deploy")
-    assert r.exit_code in (0, 1) and "results" in json.loads(r.stdout)
+    assert r.exit_code in (0, 1)
+    assert "results" in json.loads(r.stdout)
     r = run_cli("search", "--state-dir", str(store), "--json", "--", "deploy", "-n")  # one query
     assert r.exit_code in (0, 1)
     assert json.loads(r.stdout)["results"] == json.loads(

@@ -9,7 +9,7 @@ from pathlib import Path
 from typing import Any
 
 import pytest
-from conftest import Session, run_cli
+from helpers import Session, run_cli
 
 
 def _corpus(root: Path) -> dict[str, str]:
@@ -53,7 +53,8 @@ def test_words_split_over_question_and_reply_are_one_exchange(
     got = _json("cron zorblax 定时任务")["results"]
     assert len(got) == 1  # ex-2 holds the words in two exchanges: not found
     hit = got[0]
-    assert hit["sessionId"] == "ex-1" and hit["role"] == "assistant"
+    assert hit["sessionId"] == "ex-1"
+    assert hit["role"] == "assistant"
     assert hit["messageId"] == ids["a"]  # the reply is shown
     assert hit["exchange"] == {"messageIds": [ids["q"], ids["a"]]}
 
@@ -69,7 +70,8 @@ def test_one_message_holding_every_word_is_no_exchange(
     store: tuple[Path, dict[str, str]],
 ) -> None:
     got = _json("zorblax 定时任务")["results"]
-    assert got and all("exchange" not in h for h in got)
+    assert got
+    assert all("exchange" not in h for h in got)
 
 
 def test_not_across_exchanges_nor_for_agents_nor_one_role(

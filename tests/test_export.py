@@ -13,8 +13,7 @@ from pathlib import Path
 from typing import Any
 
 import pytest
-from conftest import Session, json_out, run_cli, write_sessions_json
-from helpers import generate_corpus, query
+from helpers import Session, generate_corpus, json_out, query, run_cli, write_sessions_json
 
 from openclaw_sessions.store.db import open_store
 from openclaw_sessions.store.sessions import raw_lines
@@ -160,8 +159,10 @@ def test_jsonl_refuses_lines_it_cannot_give_back_exactly(state: Path, tmp_path: 
     assert run_cli("import", str(tmp_path / "src")).exit_code == 0
     out = tmp_path / "w1.jsonl"
     r = export("main", "--format", "jsonl", "-o", str(out))
-    assert r.exit_code == 3 and "differ from the file import read" in r.stderr
-    assert not out.exists() and list(tmp_path.glob(".w1.jsonl.*")) == []
+    assert r.exit_code == 3
+    assert "differ from the file import read" in r.stderr
+    assert not out.exists()
+    assert list(tmp_path.glob(".w1.jsonl.*")) == []
 
 
 def test_raw_lines_skips_quarantine_left_from_an_older_revision(
@@ -207,16 +208,20 @@ def test_md_is_for_people_whole_and_redacted(tmp_path: Path) -> None:
     assert r.exit_code == 0, r.stderr
     md = r.stdout
     assert md.startswith("# agent:main:main\n\n## Session c1 (current)\n")
-    assert "### user · 2026-01-01 00:00 UTC" in md and "### assistant · " in md
+    assert "### user · 2026-01-01 00:00 UTC" in md
+    assert "### assistant · " in md
     assert "```sh\nkubectl apply -f x.yaml\n```" in md  # code blocks kept as written
     assert "[the docs](https://example.com/docs)" in md  # links kept
     assert ("word " * 3000).strip() in md  # whole: no 4000-unit cut
-    assert SECRET not in md and "sk-ant" in md  # redacted, upstream's shape
-    assert "\x1b" not in md and "\\x1b[31mred" in md  # controls shown, not obeyed
+    assert SECRET not in md
+    assert "sk-ant" in md  # redacted, upstream's shape
+    assert "\x1b" not in md
+    assert "\\x1b[31mred" in md  # controls shown, not obeyed
     assert "<details><summary>thinking</summary>" in md
     assert "exec output" not in md  # tool results only with --include-tools
     tools = export("main", "--include-tools").stdout
-    assert "### toolResult · exec · " in tools and "```\nexec output sk-ant" in tools
+    assert "### toolResult · exec · " in tools
+    assert "```\nexec output sk-ant" in tools
 
 
 def test_json_is_the_active_branch_whole_and_redacted(tmp_path: Path) -> None:
@@ -231,7 +236,8 @@ def test_json_is_the_active_branch_whole_and_redacted(tmp_path: Path) -> None:
         assert [m["role"] for m in gen["messages"]] == ["user", "assistant"]
         text = gen["messages"][1]["content"][1]["text"]
         assert ("word " * 3000).strip() in text  # whole: no 4000-unit cut
-        assert "…(truncated)…" not in r.stdout and SECRET not in r.stdout
+        assert "…(truncated)…" not in r.stdout
+        assert SECRET not in r.stdout
         assert gen["contentRedacted"] is True
 
 
@@ -285,12 +291,16 @@ def test_output_file_is_atomic_and_never_clobbered_without_force(tmp_path: Path)
     _conversation(tmp_path)
     out = tmp_path / "chat.md"
     r = export("main", "-o", str(out))
-    assert r.exit_code == 0 and r.stdout == "" and f"wrote {out}" in r.stderr
+    assert r.exit_code == 0
+    assert r.stdout == ""
+    assert f"wrote {out}" in r.stderr
     first = out.read_text()
     assert first.startswith("# agent:main:main")
     out.write_text("mine")
     r = export("main", "-o", str(out))
-    assert r.exit_code == 2 and "exists" in r.stderr and "--force" in r.stderr
+    assert r.exit_code == 2
+    assert "exists" in r.stderr
+    assert "--force" in r.stderr
     assert out.read_text() == "mine"
     assert export("main", "-o", str(out), "--force").exit_code == 0
     assert out.read_text() == first
@@ -327,9 +337,12 @@ def test_output_directory_gets_files_named_like_the_transcripts(tmp_path: Path) 
 def test_missing_directory_and_unknown_key_are_usage_errors(tmp_path: Path) -> None:
     _conversation(tmp_path)
     r = export("main", "-o", str(tmp_path / "no" / "such" / "file.md"))
-    assert r.exit_code != 0 and r.stderr.startswith("error: ") and "Traceback" not in r.stderr
+    assert r.exit_code != 0
+    assert r.stderr.startswith("error: ")
+    assert "Traceback" not in r.stderr
     r = export("agent:main:nope")
-    assert r.exit_code == 2 and r.stderr.startswith("error: ")
+    assert r.exit_code == 2
+    assert r.stderr.startswith("error: ")
     assert export("main", "--format", "yaml").exit_code == 2
 
 
@@ -339,7 +352,9 @@ def test_a_session_without_transcript_exports_nothing(state: Path, tmp_path: Pat
     run_cli("import", str(tmp_path / "src"))
     out = tmp_path / "x.md"
     r = export("main", "-o", str(out))
-    assert r.exit_code == 1 and "nothing to export" in r.stderr and not out.exists()
+    assert r.exit_code == 1
+    assert "nothing to export" in r.stderr
+    assert not out.exists()
 
 
 # --- who may export what ---------------------------------------------------------------------
@@ -361,19 +376,25 @@ def _two_sessions(tmp_path: Path) -> None:
 def test_jsonl_is_for_the_operator_only(tmp_path: Path) -> None:
     _two_sessions(tmp_path)
     r = export("main", "--format", "jsonl", "--as", "agent:main:main")
-    assert r.exit_code == 2 and "operator" in r.stderr and r.stdout == ""
+    assert r.exit_code == 2
+    assert "operator" in r.stderr
+    assert r.stdout == ""
 
 
 def test_with_as_visibility_applies_and_the_caps_stay(tmp_path: Path) -> None:
     _two_sessions(tmp_path)
     r = export("main", "--json", "--as", "agent:main:subagent:k1", "--visibility", "self")
-    assert r.exit_code == 2 and "restricted" in r.stderr
+    assert r.exit_code == 2
+    assert "restricted" in r.stderr
     r = export("agent:main:subagent:k1", "--json", "--as", "agent:main:main")
-    assert r.exit_code == 0 and json_out(r)["generations"][0]["messages"]
+    assert r.exit_code == 0
+    assert json_out(r)["generations"][0]["messages"]
     capped = json_out(export("main", "--json", "--as", "agent:main:main"))["generations"][0]
-    assert capped["truncated"] is True and "…(truncated)…" in json.dumps(capped, ensure_ascii=False)
+    assert capped["truncated"] is True
+    assert "…(truncated)…" in json.dumps(capped, ensure_ascii=False)
     whole = json_out(export("main", "--json"))["generations"][0]
-    assert whole["truncated"] is False and "x" * 5000 in json.dumps(whole)
+    assert whole["truncated"] is False
+    assert "x" * 5000 in json.dumps(whole)
 
 
 # --- the store ---------------------------------------------------------------------------------

@@ -13,7 +13,7 @@ import sys
 from pathlib import Path
 
 import pytest
-from conftest import Session, run_cli, write_sessions_json
+from helpers import Session, run_cli, write_sessions_json
 
 pexpect = pytest.importorskip("pexpect")
 
@@ -80,14 +80,17 @@ def test_follow_through_a_pipe_prints_history_format_and_sigint_exits_130(state:
             assert line, "stdout closed before the appended message came"
             seen.append(line)
         header = seen[-3]  # as history prints it: header, thinking, text
-        assert header.startswith("assistant  ") and header.rstrip().endswith(t.session.leaf or "")
-        assert header.count("UTC") == 1 and seen[-2] == "thinking: hmm\n"
+        assert header.startswith("assistant  ")
+        assert header.rstrip().endswith(t.session.leaf or "")
+        assert header.count("UTC") == 1
+        assert seen[-2] == "thinking: hmm\n"
         assert proc.poll() is None
         proc.send_signal(signal.SIGINT)
         _out, err = proc.communicate(timeout=20)
     finally:
         proc.kill() if proc.poll() is None else None
-    assert proc.returncode == 130 and "Traceback" not in err, err
+    assert proc.returncode == 130, err
+    assert "Traceback" not in err, err
 
 
 def test_follow_ends_quietly_when_the_reader_goes_away(state: Path) -> None:
@@ -95,7 +98,8 @@ def test_follow_ends_quietly_when_the_reader_goes_away(state: Path) -> None:
     assert EXE
     proc = subprocess.Popen([EXE, "history", KEY, "--follow"], env=env(),
                             stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True)  # fmt: skip
-    assert proc.stdout is not None and proc.stderr is not None
+    assert proc.stdout is not None
+    assert proc.stderr is not None
     while "first answer" not in proc.stdout.readline():
         pass
     proc.stdout.close()  # the reader goes away while nothing new is written
@@ -110,7 +114,8 @@ def test_follow_ends_quietly_when_the_reader_goes_away(state: Path) -> None:
 def test_follow_refuses_what_it_cannot_follow(state: Path, extra: list[str]) -> None:
     Transcript(state)
     r = run_cli("history", KEY, "--follow", *extra)
-    assert r.exit_code == 2 and "--follow" in r.stderr
+    assert r.exit_code == 2
+    assert "--follow" in r.stderr
 
 
 @pytest.mark.slow
@@ -196,7 +201,8 @@ def test_follow_marks_an_in_place_reset(state: Path) -> None:
         _out, err = proc.communicate(timeout=20)
     finally:
         proc.kill() if proc.poll() is None else None
-    assert proc.returncode == 130 and "Traceback" not in err, err
+    assert proc.returncode == 130, err
+    assert "Traceback" not in err, err
 def test_follow_jsonl_prints_each_new_message_as_one_json_line(state: Path) -> None:
     """For alerting through jq: the history as JSON lines, then each new message."""
     t = Transcript(state)

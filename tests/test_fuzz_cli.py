@@ -11,7 +11,7 @@ from pathlib import Path
 from typing import Any
 
 import pytest
-from conftest import REPO, run_cli
+from helpers import REPO, run_cli
 from hypothesis import HealthCheck, example, given, settings
 from hypothesis import strategies as st
 
@@ -33,9 +33,11 @@ def _clean(r: object, allowed: tuple[int, ...]) -> None:
     code = r.exit_code
     err = r.stderr
     assert code in allowed, (code, err)
-    assert "Traceback" not in err and "fts5" not in err.lower(), err
+    assert "Traceback" not in err, err
+    assert "fts5" not in err.lower(), err
     if code == 2:
-        assert err.startswith("error:") and err.count("\n") == 1, err
+        assert err.startswith("error:"), err
+        assert err.count("\n") == 1, err
 
 
 @pytest.mark.slow
@@ -116,11 +118,13 @@ OPTIONS: dict[str, dict[str, Any]] = {
 def _one_error_line(r: Any, allowed: tuple[int, ...]) -> None:
     err = r.stderr
     assert r.exit_code in allowed, (r.exit_code, err)
-    assert "Traceback" not in err and "Usage:" not in err, err
+    assert "Traceback" not in err, err
+    assert "Usage:" not in err, err
     errors = [line for line in err.splitlines() if line.startswith("error:")]
     assert len(errors) <= 1, err
     if r.exit_code == 2:
-        assert err.count("\n") == 1 and errors, err
+        assert err.count("\n") == 1, err
+        assert errors, err
 
 
 @pytest.fixture(scope="module")
@@ -234,5 +238,7 @@ def test_bad_values_are_one_error_line(store: Path, argv: list[str], message: st
     proc = subprocess.run([SCRIPT, *(os.fsencode(a) for a in argv)], capture_output=True,
                           env=env, timeout=60)  # fmt: skip
     err = proc.stderr.decode("utf-8")
-    assert proc.returncode == 2 and err.startswith(message) and err.count("\n") == 1, err
+    assert proc.returncode == 2, err
+    assert err.startswith(message), err
+    assert err.count("\n") == 1, err
     assert proc.stdout == b""

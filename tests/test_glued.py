@@ -13,8 +13,7 @@ from pathlib import Path
 from typing import Any
 
 import pytest
-from conftest import Session, run_cli
-from helpers import connect, db_file, integrity
+from helpers import Session, connect, db_file, integrity, run_cli
 
 from openclaw_sessions.policy import cjk
 

@@ -9,8 +9,7 @@ from pathlib import Path
 from typing import Any
 
 import pytest
-from conftest import REPO, Session, write_sessions_json
-from helpers import db_file, installed
+from helpers import REPO, Session, db_file, installed, write_sessions_json
 
 SAMPLE = REPO / "sample" / "state"
 
@@ -40,7 +39,9 @@ def test_a_state_whose_sessions_all_lack_transcripts_is_not_ok(tmp_path: Path) -
                 {f"agent:main:k{i}": {"sessionId": f"gone-{i}"} for i in range(3)})  # fmt: skip
     assert installed("import", "--quiet", state=root).returncode == 4
     code, st = status(root)
-    assert code == 4 and st["health"] == "attention" and st["transcripts"] == 0
+    assert code == 4
+    assert st["health"] == "attention"
+    assert st["transcripts"] == 0
     assert any("none of the 3 sessions has a transcript" in why for why in st["reasons"])
     s = Session("gone-0")
     s.user("here after all")
@@ -49,7 +50,8 @@ def test_a_state_whose_sessions_all_lack_transcripts_is_not_ok(tmp_path: Path) -
     code, st = status(root)
     assert not any("has a transcript" in why for why in st["reasons"])
     assert st["importProblems"] == 2  # the two still missing: known, listed, attention
-    assert code == 4 and st["health"] == "attention"
+    assert code == 4
+    assert st["health"] == "attention"
 
 
 def test_an_empty_store_needs_attention(tmp_path: Path) -> None:
@@ -69,21 +71,27 @@ def test_an_unusable_store_is_that_agents_error(tmp_path: Path) -> None:
     assert installed("import", "--reindex", "--quiet", state=root).returncode == 0
     db_file(root, "ops").write_bytes(b"this is not a database at all" * 100)
     code, stats = status(root, "--all-agents")
-    assert code == 3 and stats["health"] == "error" and stats["exitCode"] == 3
+    assert code == 3
+    assert stats["health"] == "error"
+    assert stats["exitCode"] == 3
     main, ops = stats["agents"]
     assert (main["agentId"], main["health"], main["exitCode"]) == ("main", "ok", 0)
     assert (ops["agentId"], ops["health"], ops["exitCode"]) == ("ops", "error", 3)
-    assert ops["reasons"][0].startswith("database is corrupt (") and "restore a backup" in (
-        ops["reasons"][0]
-    )
+    assert ops["reasons"][0].startswith("database is corrupt (")
+    assert "restore a backup" in (ops["reasons"][0])
     r = installed("status", "--all-agents", state=root)
     assert r.returncode == 3
     rows = [line.split() for line in r.stdout.splitlines()]
-    assert rows[1][0] == "main" and rows[1][-1] == "ok"
-    assert rows[2][0] == "ops" and rows[2][-1] == "error" and rows[2][1] == "-"
+    assert rows[1][0] == "main"
+    assert rows[1][-1] == "ok"
+    assert rows[2][0] == "ops"
+    assert rows[2][-1] == "error"
+    assert rows[2][1] == "-"
     assert any(line.startswith("ops: error: ") for line in r.stdout.splitlines())
     r = installed("status", "--agent", "ops", state=root)  # one agent: the error line, exit 3
-    assert r.returncode == 3 and r.stderr.startswith("error: ") and r.stdout == ""
+    assert r.returncode == 3
+    assert r.stderr.startswith("error: ")
+    assert r.stdout == ""
 
 
 @pytest.mark.slow
@@ -96,16 +104,20 @@ def test_compact_rows_verbose_details_and_json_health(tmp_path: Path) -> None:
     lines = r.stdout.splitlines()
     assert lines[0].split() == ["agent", "messages", "sessions", "pending", "quarantined",
                                 "failed", "size", "health"]  # fmt: skip
-    assert lines[1].split()[:4] == ["main", "0", "4", "4"] and lines[1].endswith("attention")
+    assert lines[1].split()[:4] == ["main", "0", "4", "4"]
+    assert lines[1].endswith("attention")
     assert "main: attention: 4 sessions pending: run `openclaw-sessions reindex`" in lines
     assert "ops: attention: 1 session pending: run `openclaw-sessions reindex`" in lines
     v = installed("status", "--verbose", state=root)
-    assert "redaction fingerprint" in v.stdout and "transcripts" in v.stdout
+    assert "redaction fingerprint" in v.stdout
+    assert "transcripts" in v.stdout
     code, st = status(root)
-    assert st["health"] in ("ok", "attention", "error") and isinstance(st["reasons"], list)
+    assert st["health"] in ("ok", "attention", "error")
+    assert isinstance(st["reasons"], list)
     installed("reindex", "--all-agents", "--quiet", state=root)
     code, stats = status(root, "--all-agents")
-    assert code == 0 and [(s["health"], s["reasons"]) for s in stats["agents"]] == [("ok", [])] * 2
+    assert code == 0
+    assert [(s["health"], s["reasons"]) for s in stats["agents"]] == [("ok", [])] * 2
     assert (stats["health"], stats["reasons"], stats["exitCode"]) == ("ok", [], 0)
 
 
@@ -117,16 +129,23 @@ def test_status_json_is_json_whatever_the_store(tmp_path: Path) -> None:
     shutil.copytree(SAMPLE, root)
     assert installed("import", "--quiet", "--no-reindex", state=root).returncode == 0
     code, st = status(root)
-    assert code == 4 and [d["code"] for d in st["diagnostics"]] == ["sessions_pending"]
+    assert code == 4
+    assert [d["code"] for d in st["diagnostics"]] == ["sessions_pending"]
     assert [d["message"] for d in st["diagnostics"]] == st["reasons"]
     code, st = status(root, "--agent", "ghost")
-    assert code == 3 and st["health"] == "error" and st["agentId"] == "ghost"
+    assert code == 3
+    assert st["health"] == "error"
+    assert st["agentId"] == "ghost"
     assert [d["code"] for d in st["diagnostics"]] == ["store_missing"]
     db_file(root, "ops").write_bytes(b"garbage" * 1000)
     code, st = status(root, "--agent", "ops")
-    assert code == 3 and [d["code"] for d in st["diagnostics"]] == ["store_corrupt"]
+    assert code == 3
+    assert [d["code"] for d in st["diagnostics"]] == ["store_corrupt"]
     r = installed("status", "--json", "--agent", "ops", state=root)
-    assert r.stderr.startswith("error: database is corrupt") and len(r.stderr.splitlines()) == 1
+    assert r.stderr.startswith("error: database is corrupt")
+    assert len(r.stderr.splitlines()) == 1
     code, stats = status(tmp_path / "nothing", "--all-agents")
-    assert code == 3 and [d["code"] for d in stats["diagnostics"]] == ["no_agents"]
-    assert stats["agents"] == [] and stats["health"] == "error"
+    assert code == 3
+    assert [d["code"] for d in stats["diagnostics"]] == ["no_agents"]
+    assert stats["agents"] == []
+    assert stats["health"] == "error"

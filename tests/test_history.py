@@ -8,8 +8,17 @@ from pathlib import Path
 from typing import Any
 
 import pytest
-from conftest import Session, json_out, run_cli, write_sessions_json
-from helpers import active_seqs, branchy, expected_ids, parse_entries, query
+from helpers import (
+    Session,
+    active_seqs,
+    branchy,
+    expected_ids,
+    json_out,
+    parse_entries,
+    query,
+    run_cli,
+    write_sessions_json,
+)
 
 from openclaw_sessions.model.when import to_epoch_ms
 from openclaw_sessions.policy import sanitize
@@ -87,7 +96,8 @@ def test_default_page_is_the_newest_200_oldest_first(tmp_path: Path) -> None:
     load(tmp_path / "src", {"agent:main:main": s})
     code, out = hist("main")
     want = expected_ids(s)
-    assert code == 0 and ids(out) == want[-200:]
+    assert code == 0
+    assert ids(out) == want[-200:]
     assert (out["offset"], out["nextOffset"], out["hasMore"], out["totalMessages"]) == (
         0,
         200,
@@ -97,9 +107,12 @@ def test_default_page_is_the_newest_200_oldest_first(tmp_path: Path) -> None:
     ts = [m["timestamp"] for m in out["messages"]]
     assert ts == sorted(ts)
     code, out = hist("main", "--offset", "200")
-    assert ids(out) == want[:50] and out["hasMore"] is False
+    assert ids(out) == want[:50]
+    assert out["hasMore"] is False
     code, out = hist("main", "--offset", "250")
-    assert code == 1 and out["messages"] == [] and out["hasMore"] is False
+    assert code == 1
+    assert out["messages"] == []
+    assert out["hasMore"] is False
 
 
 @pytest.mark.slow
@@ -111,10 +124,13 @@ def test_abandoned_branches_never_appear(tmp_path: Path) -> None:
     assert abandoned
     code, out = hist("main", "--include-tools", "--limit", "1000")
     text = json.dumps(out)
-    assert code == 0 and "abandoned" not in text and "first try 0" not in text
+    assert code == 0
+    assert "abandoned" not in text
+    assert "first try 0" not in text
     for mid in abandoned:
         code, out = hist("main", "--around", mid)
-        assert code == 1 and out["messages"] == []
+        assert code == 1
+        assert out["messages"] == []
 
 
 def test_tools_hidden_by_default_and_shown_capped_with_the_flag(tmp_path: Path) -> None:
@@ -135,13 +151,15 @@ def test_tools_hidden_by_default_and_shown_capped_with_the_flag(tmp_path: Path) 
     load(tmp_path / "src", {"agent:main:main": s})
     code, out = hist("main")
     assert [m["role"] for m in out["messages"]] == ["user", "assistant", "assistant"]
-    assert out["totalMessages"] == 3 and out["contentTruncated"] is False
+    assert out["totalMessages"] == 3
+    assert out["contentTruncated"] is False
     code, out = hist("main", "--include-tools")
     roles = [m["role"] for m in out["messages"]]
     assert roles == ["user", "assistant", "toolResult", "assistant"]
     tool = out["messages"][2]["content"][0]["text"]
     assert tool == "x" * 4000 + "\n…(truncated)…"
-    assert out["contentTruncated"] is True and out["truncated"] is True
+    assert out["contentTruncated"] is True
+    assert out["truncated"] is True
     assert out["droppedMessages"] is False
 
 
@@ -184,11 +202,14 @@ def test_usage_cost_details_signatures_and_images(tmp_path: Path) -> None:
         "omitted": True,
         "bytes": 8,
     }
-    assert "usage" not in assistant and "cost" not in assistant
+    assert "usage" not in assistant
+    assert "cost" not in assistant
     assert "thinkingSignature" not in json.dumps(out)
-    assert out["contentTruncated"] is True and out["droppedMessages"] is False
+    assert out["contentTruncated"] is True
+    assert out["droppedMessages"] is False
     assert set(user) >= {"role", "content", "timestamp", "id"}
-    assert out["sessionId"] == "s1" and out["sessionKey"] == "agent:main:main"
+    assert out["sessionId"] == "s1"
+    assert out["sessionKey"] == "agent:main:main"
 
 
 SECRETS = {
@@ -224,7 +245,8 @@ def test_secrets_are_masked_everywhere(tmp_path: Path) -> None:
     load(tmp_path / "src", {"agent:main:main": s})
     code, out = hist("main", "--include-tools")
     text = json.dumps(out, ensure_ascii=False)
-    assert code == 0 and out["contentRedacted"] is True
+    assert code == 0
+    assert out["contentRedacted"] is True
     for secret in SECRETS:
         assert secret not in text
     r = run_cli("history", "main", "--include-tools")
@@ -270,11 +292,17 @@ def test_page_cap_boundary(tmp_path: Path, over: int) -> None:
     code, out = hist("main")
     assert code == 0
     if not over:
-        assert ids(out) == [a, b] and out["bytes"] == CAP
-        assert not out["droppedMessages"] and not out["truncated"] and not out["hasMore"]
+        assert ids(out) == [a, b]
+        assert out["bytes"] == CAP
+        assert not out["droppedMessages"]
+        assert not out["truncated"]
+        assert not out["hasMore"]
     else:
-        assert ids(out) == [b] and out["bytes"] == CAP - 40_001
-        assert out["droppedMessages"] and out["truncated"] and not out["contentTruncated"]
+        assert ids(out) == [b]
+        assert out["bytes"] == CAP - 40_001
+        assert out["droppedMessages"]
+        assert out["truncated"]
+        assert not out["contentTruncated"]
         assert (out["hasMore"], out["nextOffset"]) == (True, 1)
         assert ids(hist("main", "--offset", "1")[1]) == [a]
     body = sanitize.dumps(out["messages"]).encode()
@@ -290,13 +318,17 @@ def test_single_oversized_message_becomes_the_placeholder(tmp_path: Path, over: 
     code, out = hist("main")
     assert code == 0
     if not over:
-        assert ids(out) == [big] and out["bytes"] == CAP
+        assert ids(out) == [big]
+        assert out["bytes"] == CAP
     else:
         (msg,) = out["messages"]
         assert msg["content"] == "[sessions_history omitted: message too large]"
-        assert msg["id"] == big and msg["role"] == "assistant"
+        assert msg["id"] == big
+        assert msg["role"] == "assistant"
         assert out["bytes"] == len(sanitize.dumps(out["messages"]).encode())
-    assert out["droppedMessages"] and out["truncated"] and out["nextOffset"] == 1
+    assert out["droppedMessages"]
+    assert out["truncated"]
+    assert out["nextOffset"] == 1
     assert ids(hist("main", "--offset", "1")[1]) == [first]
 
 
@@ -308,12 +340,17 @@ def test_around_cap_boundary_grows_older_first(tmp_path: Path, over: int) -> Non
     new = _user_blocks(s, CAP - 4 - 40_000 + over, "n")
     load(tmp_path / "src", {"agent:main:main": s})
     code, out = hist("main", "--around", mid)
-    assert code == 0 and "offset" not in out and out["totalMessages"] == 3
+    assert code == 0
+    assert "offset" not in out
+    assert out["totalMessages"] == 3
     if not over:
-        assert ids(out) == [old, mid, new] and out["bytes"] == CAP
+        assert ids(out) == [old, mid, new]
+        assert out["bytes"] == CAP
         assert not out["droppedMessages"]
     else:
-        assert ids(out) == [old, mid] and out["droppedMessages"] and out["truncated"]
+        assert ids(out) == [old, mid]
+        assert out["droppedMessages"]
+        assert out["truncated"]
 
 
 def test_an_offset_beside_around_is_ignored(tmp_path: Path) -> None:
@@ -329,7 +366,9 @@ def test_an_offset_beside_around_is_ignored(tmp_path: Path) -> None:
         assert hist("main", "--around", mid, "--offset", "0", *extra) == hist(
             "main", "--around", mid, *extra
         )
-    assert alone[0] == 0 and ids(alone[1])[0] == first and "offset" not in alone[1]
+    assert alone[0] == 0
+    assert ids(alone[1])[0] == first
+    assert "offset" not in alone[1]
     for extra in ([], ["--as", "main"]):
         assert hist("main", "--offset", "4", "--around", mid, *extra) == hist(
             "main", "--around", mid, *extra
@@ -343,7 +382,8 @@ def test_text_cut_flags_at_4000(tmp_path: Path) -> None:
         shutil.rmtree(tmp_path, ignore_errors=True)
         load(tmp_path / "src", {"agent:main:main": s})
         out = hist("main")[1]
-        assert out["contentTruncated"] is cut and out["truncated"] is cut
+        assert out["contentTruncated"] is cut
+        assert out["truncated"] is cut
         assert out["messages"][0]["content"][0]["text"].endswith("…(truncated)…") is cut
 
 
@@ -368,15 +408,19 @@ def test_around_a_search_hit(tmp_path: Path) -> None:
         "--limit",
         "5",
     )
-    assert code == 0 and hit["messageId"] in ids(out)
+    assert code == 0
+    assert hit["messageId"] in ids(out)
     want = expected_ids(s)
     at = want.index(hit["messageId"])
     assert ids(out) == want[at - 2 : at + 3]
-    assert out["totalMessages"] == 60 and "hasMore" not in out
+    assert out["totalMessages"] == 60
+    assert "hasMore" not in out
     table = run_cli("history", "main", "--around", hit["messageId"], "--limit", "3")
     assert table.exit_code == 0
     marked = [ln for ln in table.stdout.splitlines() if "▶" in ln]
-    assert len(marked) == 1 and hit["messageId"] in marked[0] and "◀" in marked[0]
+    assert len(marked) == 1
+    assert hit["messageId"] in marked[0]
+    assert "◀" in marked[0]
 
 
 def test_around_at_the_edges_fills_from_the_other_side(tmp_path: Path) -> None:
@@ -401,16 +445,22 @@ def test_older_generations(tmp_path: Path) -> None:
     new.user("second life")
     load(src, {"agent:main:main": new})
     code, out = hist("main")
-    assert out["sessionId"] == "gen-new" and [m["id"] for m in out["messages"]] == expected_ids(new)
+    assert out["sessionId"] == "gen-new"
+    assert [m["id"] for m in out["messages"]] == expected_ids(new)
     code, out = hist("main", "--around", old_mid)  # found in an older generation
-    assert code == 0 and out["sessionId"] == "gen-old" and old_mid in ids(out)
+    assert code == 0
+    assert out["sessionId"] == "gen-old"
+    assert old_mid in ids(out)
     code, out = hist("main", "--around", old_mid, "--session-id", "gen-old")
-    assert code == 0 and old_mid in ids(out)
+    assert code == 0
+    assert old_mid in ids(out)
     code, out = hist("gen-old")  # a session id as KEY pages that generation
-    assert out["sessionKey"] == "agent:main:main" and out["sessionId"] == "gen-old"
+    assert out["sessionKey"] == "agent:main:main"
+    assert out["sessionId"] == "gen-old"
     assert ids(out) == expected_ids(old)
     r = run_cli("history", "main", "--around", old_mid, "--session-id", "nope")
-    assert r.exit_code == 2 and "--session-id is not a generation of this session" in r.stderr
+    assert r.exit_code == 2
+    assert "--session-id is not a generation of this session" in r.stderr
 
 
 @pytest.mark.parametrize(
@@ -425,7 +475,9 @@ def test_older_generations(tmp_path: Path) -> None:
 def test_invalid_combinations(tmp_path: Path, args: list[str], message: str) -> None:
     load(tmp_path / "src", {"agent:main:main": branchy(2)})
     r = run_cli("history", "main", *args)
-    assert r.exit_code == 2 and message in r.stderr and "Traceback" not in r.stderr
+    assert r.exit_code == 2
+    assert message in r.stderr
+    assert "Traceback" not in r.stderr
 
 
 def test_exit_codes_and_unknown_sessions(tmp_path: Path) -> None:
@@ -433,7 +485,8 @@ def test_exit_codes_and_unknown_sessions(tmp_path: Path) -> None:
     assert hist("agent:main:discord:direct:bob")[0] == 0
     assert hist("bob")[0] == 0  # a session id
     code, out = hist("main")  # the agent's main exists by convention but has no transcript
-    assert code == 1 and out["messages"] == []
+    assert code == 1
+    assert out["messages"] == []
     code, out = hist("agent:main:nosuch")
     assert (code, out["status"]) == (2, "error")
     assert out["error"] == "No session found: agent:main:nosuch"  # upstream's words for a key
@@ -495,7 +548,8 @@ def test_visibility_denials_match_search(tmp_path: Path) -> None:
                     seen.add(_status(h)[0])
     assert seen == {None, "forbidden", "error"}
     r = run_cli("history", "agent:main:dashboard:incognito-zz", "--json")  # operator mode
-    assert r.exit_code == 2 and json_out(r)["status"] == "forbidden"
+    assert r.exit_code == 2
+    assert json_out(r)["status"] == "forbidden"
 
 
 # ---------------------------------------------------------------------------------------------
@@ -511,11 +565,13 @@ def test_off_a_terminal_text_is_printed_as_stored(tmp_path: Path) -> None:
     r = run_cli("history", "main", "--utc")
     assert r.exit_code == 0
     lines = r.stdout.splitlines()
-    assert lines[0] == "user  2026-01-01 00:00 UTC  00000001" and lines[1] == "how do I **bold**?"
+    assert lines[0] == "user  2026-01-01 00:00 UTC  00000001"
+    assert lines[1] == "how do I **bold**?"
     # no Markdown rendering, no wrapping, the link target kept: the text as stored
     assert "Use **double stars** like [this](https://example.com/x)." in lines
     assert ("w " * 200).rstrip() in [ln.rstrip() for ln in lines]
-    assert "thinking: hmm" in r.stdout and "tool line" not in r.stdout
+    assert "thinking: hmm" in r.stdout
+    assert "tool line" not in r.stdout
     assert "2 of 2 messages shown" in r.stderr
     r = run_cli("history", "main", "--include-tools")
     assert "← exec: tool line one\ntool line two\n" in r.stdout  # whole, not one line
@@ -553,7 +609,8 @@ def test_real_corpus(corpus: Path, tmp_path: Path) -> None:
         code, out = hist(sid, "--include-tools", "--limit", "1000")
         assert out["bytes"] == len(sanitize.dumps(out["messages"]).encode()) <= CAP
         for m in out["messages"]:
-            assert to_epoch_ms(m["timestamp"]) is not None and m["id"]
+            assert to_epoch_ms(m["timestamp"]) is not None
+            assert m["id"]
             assert not {"usage", "cost", "details"} & set(m)
             for b in m["content"] if isinstance(m.get("content"), list) else []:
                 assert not any(k.endswith("Signature") for k in b)
@@ -561,7 +618,8 @@ def test_real_corpus(corpus: Path, tmp_path: Path) -> None:
         for hit_tid, mid in hits:
             if hit_tid == tid:
                 code, out = hist(key, "--around", mid, "--session-id", sid, "--limit", "9")
-                assert code == 0 and mid in ids(out), (path, mid)
+                assert code == 0, (path, mid)
+                assert mid in ids(out), (path, mid)
                 at = want_visible.index(mid)
                 first, last = sanitize.count_window(len(want_visible), at, 9)
                 window = want_visible[first:last]
@@ -582,7 +640,8 @@ def test_lone_surrogates_do_not_break_the_output(tmp_path: Path) -> None:
     write_sessions_json(sdir(tmp_path / "src"), {"agent:main:main": {"sessionId": "s1"}})
     assert run_cli("import", str(tmp_path / "src")).exit_code == 0
     code, out = hist("main")
-    assert code == 0 and out["messages"][0]["content"][0]["text"] == "bad \ufffd pair"
+    assert code == 0
+    assert out["messages"][0]["content"][0]["text"] == "bad \ufffd pair"
     assert out["bytes"] == len(sanitize.dumps(out["messages"]).encode())
     assert run_cli("history", "main").exit_code == 0
 
@@ -593,17 +652,21 @@ def test_as_caps_the_limit_at_upstreams_1000(tmp_path: Path) -> None:
         s.add({"message": {"role": "user", "content": "x"}, "timestamp": None}, id=f"{i:x}")
     load(tmp_path / "src", {"agent:main:main": s})
     code, out = hist("main", "--limit", "5000")
-    assert len(out["messages"]) == 1005 and out["hasMore"] is False
+    assert len(out["messages"]) == 1005
+    assert out["hasMore"] is False
     code, out = hist("main", "--limit", "5000", "--as", "main", "--offset", "0")
-    assert len(out["messages"]) == 1000 and (out["nextOffset"], out["hasMore"]) == (1000, True)
-    assert out["totalMessages"] == 1005 and not out["droppedMessages"]
+    assert len(out["messages"]) == 1000
+    assert (out["nextOffset"], out["hasMore"]) == (1000, True)
+    assert out["totalMessages"] == 1005
+    assert not out["droppedMessages"]
     assert out["messages"][0]["__openclaw"]["seq"] == 6
 
 
 def test_operator_reads_other_agents_and_current_means_main(tmp_path: Path) -> None:
     _world(tmp_path / "src")
     code, out = hist("agent:ops:main")
-    assert code == 0 and out["sessionId"] == "o0"
+    assert code == 0
+    assert out["sessionId"] == "o0"
     assert hist("current")[1]["sessionKey"] == "agent:main:main"
     assert hist("o0")[1]["sessionKey"] == "agent:ops:main"
 
@@ -629,9 +692,11 @@ def test_think_tags_and_tool_call_xml_are_kept_as_upstream_sessions_history_does
     load(tmp_path / "src", {"agent:main:main": s})
     assert run_cli("reindex", "--quiet").exit_code == 0
     code, out = hist("agent:main:main")
-    assert code == 0 and out["messages"][-1]["content"] == [{"type": "text", "text": text}]
+    assert code == 0
+    assert out["messages"][-1]["content"] == [{"type": "text", "text": text}]
     r = run_cli("search", "zqthinkword", "--json")
-    assert r.exit_code == 0 and "<think>" in json_out(r)["results"][0]["snippet"]
+    assert r.exit_code == 0
+    assert "<think>" in json_out(r)["results"][0]["snippet"]
 
 
 # ---------------------------------------------------------------------------------------------
@@ -654,25 +719,34 @@ def _long_session(tmp_path: Path) -> Session:
 def test_full_gives_every_message_whole_still_redacted(tmp_path: Path) -> None:
     _long_session(tmp_path)
     code, capped = hist("main")
-    assert code == 0 and len(capped["messages"]) == 200 and capped["hasMore"] is True
+    assert code == 0
+    assert len(capped["messages"]) == 200
+    assert capped["hasMore"] is True
     assert capped["contentTruncated"] is True  # the 90,000-character text was cut
     code, full = hist("main", "--full")
-    assert code == 0 and len(full["messages"]) == full["totalMessages"] == 301
-    assert full["hasMore"] is False and full["truncated"] is False
+    assert code == 0
+    assert len(full["messages"]) == full["totalMessages"] == 301
+    assert full["hasMore"] is False
+    assert full["truncated"] is False
     big = full["messages"][-1]["content"][0]["text"]
-    assert "y" * 90_000 in big and FULL_SECRET not in big and "ghp_ZZ" in big
+    assert "y" * 90_000 in big
+    assert FULL_SECRET not in big
+    assert "ghp_ZZ" in big
     assert full["bytes"] > CAP  # no 80 KiB page either
     assert hist("main", "--max-bytes", "0")[1] == full  # the same, spelled as a cap of none
     assert len(hist("main", "--full", "--limit", "5")[1]["messages"]) == 5
     plain = run_cli("history", "main", "--full")
-    assert "y" * 90_000 in plain.stdout and FULL_SECRET not in plain.stdout
+    assert "y" * 90_000 in plain.stdout
+    assert FULL_SECRET not in plain.stdout
     assert "301 of 301 messages shown" in plain.stderr
 
 
 def test_max_bytes_sets_the_page_cap(tmp_path: Path) -> None:
     _long_session(tmp_path)
     code, out = hist("main", "--max-bytes", "2000")
-    assert code == 0 and out["bytes"] <= 2000 and out["droppedMessages"] is True
+    assert code == 0
+    assert out["bytes"] <= 2000
+    assert out["droppedMessages"] is True
     assert run_cli("history", "main", "--max-bytes", "-1").exit_code == 2
 
 
@@ -680,5 +754,7 @@ def test_max_bytes_sets_the_page_cap(tmp_path: Path) -> None:
 def test_full_and_max_bytes_are_refused_with_as(tmp_path: Path, lift: list[str]) -> None:
     _long_session(tmp_path)
     r = run_cli("history", "main", *lift, "--as", "agent:main:main")
-    assert r.exit_code == 2 and r.stderr.startswith("error: --full and --max-bytes are for the")
-    assert r.stderr.count("\n") == 1 and r.stdout == ""
+    assert r.exit_code == 2
+    assert r.stderr.startswith("error: --full and --max-bytes are for the")
+    assert r.stderr.count("\n") == 1
+    assert r.stdout == ""

@@ -8,8 +8,7 @@ import json
 from pathlib import Path
 from typing import Any
 
-from conftest import Session, json_out, run_cli, write_sessions_json
-from helpers import installed
+from helpers import Session, installed, json_out, run_cli, write_sessions_json
 
 from openclaw_sessions.policy import display, sanitize
 
@@ -85,18 +84,22 @@ def test_phased_text_keeps_the_final_answer_and_commentary_only_turns_are_hidden
         {"type": "thinking", "thinking": "weighing"},
         {"type": "text", "text": " Done: 3 files."},
     ]
-    assert only_commentary not in got and said_commentary not in got  # upstream drops them
+    assert only_commentary not in got
+    assert said_commentary not in got  # upstream drops them
     assert got[said_final]["phase"] == "final_answer"
     assert got[said_final]["content"] == [{"type": "text", "text": "Final words."}]
     assert got[unphased]["content"] == [{"type": "text", "text": "No phase at all."}]
     # offsets count the stored messages (upstream's transcript records): the page is short
     assert "totalMessages" not in shown  # upstream: paging fields only when offset was given
     shown = hist(*AS, "--offset", "0")
-    assert shown["totalMessages"] == 6 and len(shown["messages"]) == 4
-    assert shown["hasMore"] is False and "nextOffset" not in shown
+    assert shown["totalMessages"] == 6
+    assert len(shown["messages"]) == 4
+    assert shown["hasMore"] is False
+    assert "nextOffset" not in shown
 
     mine = by_id(hist())  # the operator: what was stored (signatures dropped, as always)
-    assert len(mine) == 6 and mine[said_commentary]["phase"] == "commentary"
+    assert len(mine) == 6
+    assert mine[said_commentary]["phase"] == "commentary"
     assert [b.get("text") for b in mine[both]["content"]] == [
         None,
         "Let me check the files.",
@@ -122,14 +125,17 @@ def test_text_with_tool_calls_is_shown_as_its_text_and_tool_call_only_turns_stay
 
     got = by_id(hist(*AS))
     assert got[mixed]["content"] == [{"type": "text", "text": "Listing now. "}]
-    assert "phase" not in got[mixed] and got[mixed]["stopReason"] == "toolUse"
+    assert "phase" not in got[mixed]
+    assert got[mixed]["stopReason"] == "toolUse"
     assert got[calls_only]["content"] == [CALL]  # no text to show: kept as it is
     assert got[answer]["content"] == [{"type": "text", "text": "Two files."}]
     tools = by_id(hist(*AS, "--include-tools"))
-    assert len(tools) == 5 and tools[mixed]["content"] == got[mixed]["content"]
+    assert len(tools) == 5
+    assert tools[mixed]["content"] == got[mixed]["content"]
 
     mine = by_id(hist())
-    assert mine[mixed]["phase"] == "commentary" and len(mine[mixed]["content"]) == 3
+    assert mine[mixed]["phase"] == "commentary"
+    assert len(mine[mixed]["content"]) == 3
 
 
 def test_directive_tags_are_removed_as_the_gateway_removes_them(tmp_path: Path) -> None:
@@ -172,11 +178,13 @@ def test_caps_and_bytes_count_what_is_shown(tmp_path: Path) -> None:
     ]
     pending = sanitize.json_bytes(shown["pendingInputs"])  # upstream counts it in
     assert shown["bytes"] == sanitize.json_bytes(shown["messages"]) + pending < 16 * 1024
-    assert shown["contentTruncated"] is True and shown["droppedMessages"] is False
+    assert shown["contentTruncated"] is True
+    assert shown["droppedMessages"] is False
     assert len(shown["messages"]) == 32
 
     mine = hist()  # the operator's page carries the commentary: the 80 KiB cap drops some
-    assert mine["droppedMessages"] is True and len(mine["messages"]) < 32
+    assert mine["droppedMessages"] is True
+    assert len(mine["messages"]) < 32
 
 
 def test_what_the_gateway_removed_is_no_truncation(tmp_path: Path) -> None:
@@ -190,7 +198,8 @@ def test_what_the_gateway_removed_is_no_truncation(tmp_path: Path) -> None:
     load(tmp_path / "src", s)
 
     shown = hist(*AS)
-    assert shown["contentTruncated"] is False and shown["truncated"] is False
+    assert shown["contentTruncated"] is False
+    assert shown["truncated"] is False
     assert "thinkingSignature" not in json.dumps(shown)
     assert shown["messages"][-1]["content"] == [
         {"type": "image", "mimeType": "image/png", "omitted": True, "bytes": 12}
@@ -223,7 +232,8 @@ def test_paging_and_around_skip_hidden_messages(tmp_path: Path) -> None:
     assert seen == visible
 
     r = run_cli("history", KEY, "--around", hidden[5], "--json", *AS)
-    assert r.exit_code == 1 and json_out(r)["messages"] == []
+    assert r.exit_code == 1
+    assert json_out(r)["messages"] == []
     # --limit counts stored messages around the anchor (upstream reads that many transcript
     # records, then projects them): a4, q5 and the hidden commentary after q5
     around = hist("--around", visible[10], "--limit", "3", *AS)

@@ -8,7 +8,7 @@ import json
 from pathlib import Path
 from typing import Any
 
-from conftest import Session, json_out, run_cli, write_sessions_json
+from helpers import Session, json_out, run_cli, write_sessions_json
 
 AS = ("--as", "agent:main:main")
 
@@ -51,7 +51,8 @@ def test_agent_view_starts_at_the_latest_reset(tmp_path: Path) -> None:
     out = hist(*AS)
     assert texts(out) == ["Reset", "c1", "c2"]
     marker = out["messages"][0]
-    assert marker["role"] == "system" and marker["content"] == [{"type": "text", "text": "Reset"}]
+    assert marker["role"] == "system"
+    assert marker["content"] == [{"type": "text", "text": "Reset"}]
     assert marker["__openclaw"] == {"kind": "reset", "id": ids["r"], "seq": 1}
     assert isinstance(marker["timestamp"], int)
     assert [m["__openclaw"]["seq"] for m in out["messages"]] == [1, 2, 3]
@@ -91,7 +92,8 @@ def test_an_anchor_before_the_reset_opens_its_closed_interval(tmp_path: Path) ->
     out = hist(*AS, "--around", a1)
     assert texts(out) == ["a1", "a2", "Reset"]
     assert out["messages"][-1]["__openclaw"]["id"] == r2
-    assert "totalMessages" not in out and "offset" not in out  # as the real 2026.9.6 answers
+    assert "totalMessages" not in out
+    assert "offset" not in out  # as the real 2026.9.6 answers
     assert r1 not in json.dumps(out)
 
 
@@ -112,13 +114,15 @@ def test_operator_keeps_every_message_and_marks_the_reset(tmp_path: Path) -> Non
     load(tmp_path / "src", s)
     out = hist()
     assert [m["id"] for m in out["messages"]] == [ids[k] for k in ("a1", "a2", "c1", "c2")]
-    assert out["sessionId"] == s.session_id and out["totalMessages"] == 4
+    assert out["sessionId"] == s.session_id
+    assert out["totalMessages"] == 4
     (b,) = out["boundaries"]
     assert (b["kind"], b["id"], b["before"]) == ("reset", ids["r"], ids["c1"])
     plain = run_cli("history", "main").stdout
     lines = plain.splitlines()
     at = next(i for i, line in enumerate(lines) if line.startswith("── reset"))
-    assert ids["r"] in lines[at] and lines[at + 2].startswith("user")
+    assert ids["r"] in lines[at]
+    assert lines[at + 2].startswith("user")
     assert plain.index("a2") < plain.index("── reset") < plain.index("c1")
 
 
@@ -142,7 +146,8 @@ def test_search_still_finds_pre_reset_messages(tmp_path: Path) -> None:
     s.user("after")
     load(tmp_path / "src", s)
     r = run_cli("search", "zebra", "--json")
-    assert r.exit_code == 0 and [h["messageId"] for h in json_out(r)["results"]] == [first]
+    assert r.exit_code == 0
+    assert [h["messageId"] for h in json_out(r)["results"]] == [first]
 
 
 def test_answers_match_the_schema(tmp_path: Path) -> None:

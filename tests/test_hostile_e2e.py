@@ -20,7 +20,7 @@ import sys
 from pathlib import Path
 
 import pytest
-from conftest import Session, write_sessions_json
+from helpers import Session, write_sessions_json
 
 _R = random.Random(1515)
 GHP = "ghp_" + "".join(_R.choice(string.ascii_letters + string.digits) for _ in range(36))
@@ -168,15 +168,20 @@ def test_every_normal_session_is_indexed_and_found(
     by_args = {r[0]: r for r in runs}
     for i, key in enumerate(NORMAL):
         _, code, stdout, _ = by_args[("search", f"zznormal{i}", "--json", "--limit", "25")]
-        assert code == 0 and {h["sessionKey"] for h in json.loads(stdout)["results"]} == {key}
+        assert code == 0
+        assert {h["sessionKey"] for h in json.loads(stdout)["results"]} == {key}
     status = json.loads(by_args[("status", "--json")][2])
-    assert status["pendingSessions"] == 0 and status["dirtySessions"] == 0
+    assert status["pendingSessions"] == 0
+    assert status["dirtySessions"] == 0
     lorem = json.loads(by_args[("search", "lorem", "--json", "--limit", "25")][2])["results"]
-    assert lorem and lorem[0]["snippet"].startswith("lorem ipsum")
+    assert lorem
+    assert lorem[0]["snippet"].startswith("lorem ipsum")
     report = json.loads(by_args[("import", str(state.parent / "src"), "--json")][2])
     assert any(i["code"] == "path_escape" for i in report["issues"])
     # The terminal table shows the data, escaped and literal: ESC as text, the key as typed.
     table = by_args[("search", "zzhostile", "--limit", "25")][2]
-    assert "\\x1b[31m" in table and "[bold]x[/bold]" in table and ":thread:" in table
+    assert "\\x1b[31m" in table
+    assert "[bold]x[/bold]" in table
+    assert ":thread:" in table
     history = by_args[("history", "main")]
     assert THREAD not in history[2] + history[3]  # operator history of main: not that key

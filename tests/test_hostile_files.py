@@ -19,8 +19,7 @@ from pathlib import Path
 from typing import Any
 
 import pytest
-from conftest import Session, json_out, run_cli, write_sessions_json
-from helpers import query
+from helpers import Session, json_out, query, run_cli, write_sessions_json
 
 from openclaw_sessions.ingest import regular
 
@@ -62,14 +61,16 @@ def test_special_entries_of_a_sessions_dir_are_reported_and_skipped(tmp_path: Pa
     (d / "sessions.json").write_text(json.dumps(store))
     state = tmp_path / "state"
     r = _run("import", str(tmp_path / "src"), "--state-dir", str(state), "--json")
-    assert r.returncode == 4 and "Traceback" not in r.stderr, r.stderr
+    assert r.returncode == 4, r.stderr
+    assert "Traceback" not in r.stderr, r.stderr
     rep = json.loads(r.stdout)
     codes = _codes(rep)
     assert codes == {"fifo.jsonl": "not_regular", "dir.jsonl": "not_regular",
                      "dangling.jsonl": "link_dangling", "loop-a.jsonl": "link_loop",
                      "loop-b.jsonl": "link_loop"}  # fmt: skip
     messages = {Path(i["path"]).name: i["message"] for i in rep["issues"]}
-    assert "FIFO" in messages["fifo.jsonl"] and "directory" in messages["dir.jsonl"]
+    assert "FIFO" in messages["fifo.jsonl"]
+    assert "directory" in messages["dir.jsonl"]
     assert rep["sessionsImported"] == 2
     assert query(state, "SELECT count(*) FROM transcripts") == [(2,)]
 
@@ -81,7 +82,8 @@ def test_a_fifo_session_store_does_not_hang_import(tmp_path: Path) -> None:
     os.mkfifo(d / "sessions.json")
     state = tmp_path / "state"
     r = _run("import", str(tmp_path / "src"), "--state-dir", str(state), "--json")
-    assert r.returncode == 4 and "Traceback" not in r.stderr, r.stderr
+    assert r.returncode == 4, r.stderr
+    assert "Traceback" not in r.stderr, r.stderr
     rep = json.loads(r.stdout)
     assert _codes(rep) == {"sessions.json": "not_regular"}
     assert rep["sessionsImported"] == 4  # ops' transcripts too, under derived keys
@@ -105,11 +107,11 @@ def test_a_special_source_is_reported(tmp_path: Path, shape: str) -> None:
         src.mkdir()
         os.mkfifo(src / "a.jsonl")
     r = _run("import", str(src), "--state-dir", str(tmp_path / "state"), "--json")
-    assert r.returncode == 4 and "Traceback" not in r.stderr, r.stderr
+    assert r.returncode == 4, r.stderr
+    assert "Traceback" not in r.stderr, r.stderr
     issues = json.loads(r.stdout)["issues"]
-    assert [i["code"] for i in issues] == [want] and issues[0]["path"].endswith(
-        "a.jsonl" if shape == "dir-of-fifos" else "thing.jsonl"
-    )
+    assert [i["code"] for i in issues] == [want]
+    assert issues[0]["path"].endswith("a.jsonl" if shape == "dir-of-fifos" else "thing.jsonl")
 
 
 def test_open_regular_refuses_a_fifo_swapped_in_after_the_check(
@@ -122,7 +124,8 @@ def test_open_regular_refuses_a_fifo_swapped_in_after_the_check(
     monkeypatch.setattr(regular, "problem", lambda path, allow_dir=False: None)
     with pytest.raises(regular.NotRegular) as err:
         regular.open_regular(fifo)
-    assert err.value.code == "not_regular" and "FIFO" in err.value.message
+    assert err.value.code == "not_regular"
+    assert "FIFO" in err.value.message
 
 
 # ---------------------------------------------------------------------------------------------
@@ -175,7 +178,8 @@ def test_one_agents_unreadable_dir_is_that_agents_problem(
     rep = json_out(r)
     problems = [(i["code"], i["path"]) for i in rep["issues"] if i["severity"] == "error"]
     assert problems == [("dir_unreadable", str(denied).rstrip("/"))]
-    assert {"alpha", "main"} <= set(rep["agents"]) and rep["sessionsImported"] == 4
+    assert {"alpha", "main"} <= set(rep["agents"])
+    assert rep["sessionsImported"] == 4
     for agent in ("alpha", "main"):
         r = run_cli("search", f"word{agent}1", "--agent", agent, "--wait", "--json")
         assert r.exit_code == 0
@@ -211,9 +215,11 @@ def test_unreadable_sessions_dir_as_an_unprivileged_user() -> None:
         r = subprocess.run([str(SCRIPT), "import", str(base / "src"), "--state-dir",
                             str(base / "state"), "--json"], capture_output=True, text=True,
                            user=user.pw_uid, group=user.pw_gid, timeout=60)  # fmt: skip
-        assert r.returncode == 4 and "Traceback" not in r.stderr, r.stderr
+        assert r.returncode == 4, r.stderr
+        assert "Traceback" not in r.stderr, r.stderr
         rep = json.loads(r.stdout)
-        assert _codes(rep) == {"sessions": "dir_unreadable"} and rep["sessionsImported"] == 2
+        assert _codes(rep) == {"sessions": "dir_unreadable"}
+        assert rep["sessionsImported"] == 2
     finally:
         os.chmod(base / "src" / "agents" / "ops" / "sessions", stat.S_IRWXU)
         shutil.rmtree(base)

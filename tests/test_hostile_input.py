@@ -8,8 +8,7 @@ import sqlite3
 from pathlib import Path
 
 import pytest
-from conftest import Session, json_out, run_cli, write_sessions_json
-from helpers import db_file, query
+from helpers import Session, db_file, json_out, query, run_cli, write_sessions_json
 from upstream_fixture import UpSession, agent_db, build
 
 from openclaw_sessions.cli import style
@@ -51,12 +50,14 @@ def test_one_lone_surrogate_among_200_sessions_indexes_all_201(tmp_path: Path, s
     assert json_out(r)["agents"][0]["sessionsIndexed"] == 201
     st = json_out(run_cli("status", "--json"))
     assert (st["pendingSessions"], st["failedSessions"], st["indexedMessages"]) == (0, 0, 402)
-    assert st["health"] == "ok" and st["reasons"] == []
+    assert st["health"] == "ok"
+    assert st["reasons"] == []
     for q in ("needle0", "needle199"):
         assert run_cli("search", q, "--json").exit_code == 0
     r = run_cli("search", "lonely", "--json")
     hit = json.loads(r.stdout_bytes.decode("utf-8"))["results"][0]
-    assert hit["sessionKey"] == "agent:main:weird\ufffd" and hit["messageId"] == "l\ufffd"
+    assert hit["sessionKey"] == "agent:main:weird\ufffd"
+    assert hit["messageId"] == "l\ufffd"
     assert hit["snippet"] == "surrogate \ufffd lonely \ufffd"
     labels = query(state, "SELECT label FROM sessions WHERE session_id = 'lone-1'")
     assert labels == [("lab\ufffd",)]
@@ -65,7 +66,8 @@ def test_one_lone_surrogate_among_200_sessions_indexes_all_201(tmp_path: Path, s
     assert [m["id"] for m in msgs] == ["l\ufffd", "l2"]
     assert msgs[1]["content"] == "pairs \U0001f600 stay, \\ud800 is text"
     table = run_cli("history", "lone-1", "--utc")
-    assert table.exit_code == 0 and "lonely \ufffd" in table.stdout
+    assert table.exit_code == 0
+    assert "lonely \ufffd" in table.stdout
     # the stored lines are the file's, escapes and all
     raws = query(state, "SELECT raw_text(e.raw) FROM events e JOIN transcripts t"
                  " USING (transcript_id) WHERE t.source_name = 'lone-1.jsonl'"
@@ -88,7 +90,8 @@ def test_appended_lone_surrogates_are_indexed_in_the_same_transaction(
         f.write(json.dumps(line).replace("LONE", "\\udfff") + "\n")
     assert run_cli("import", str(d)).exit_code == 0
     r = run_cli("search", "late", "--json")
-    assert r.exit_code == 0 and "indexing" not in json_out(r)
+    assert r.exit_code == 0
+    assert "indexing" not in json_out(r)
     assert json_out(r)["results"][0]["snippet"] == "late \ufffd one"
 
 
@@ -104,11 +107,13 @@ def test_status_blames_redaction_rules_only_for_rows_indexed_under_other_rules(
     conn.commit()
     conn.close()
     st = json_out(run_cli("status", "--json"))
-    assert st["pendingSessions"] == 2 and "redaction" not in st["reasons"][0]
+    assert st["pendingSessions"] == 2
+    assert "redaction" not in st["reasons"][0]
     assert run_cli("reindex").exit_code == 0
     (state / "openclaw.json").write_text('{logging: {redactPatterns: ["needle\\\\d"]}}')
     st = json_out(run_cli("status", "--json"))
-    assert st["pendingSessions"] == 2 and "(redaction rules changed)" in st["reasons"][0]
+    assert st["pendingSessions"] == 2
+    assert "(redaction rules changed)" in st["reasons"][0]
 
 
 @pytest.mark.slow
@@ -145,16 +150,22 @@ def test_an_unusable_time_is_a_reported_line_and_later_files_still_import(
     assert r.exit_code == 4, r.stderr
     rep = json_out(r)
     issues = [i for i in rep["issues"] if i["code"] == "timestamp_invalid"]
-    assert len(issues) == 1 and issues[0]["line"] == 2 and issues[0]["path"].endswith("0-bad.jsonl")
-    assert issues[0]["severity"] == "error" and shown in issues[0]["message"]
-    assert rep["sessionsImported"] == 2 and rep["eventsStored"] == 2 + 2
+    assert len(issues) == 1
+    assert issues[0]["line"] == 2
+    assert issues[0]["path"].endswith("0-bad.jsonl")
+    assert issues[0]["severity"] == "error"
+    assert shown in issues[0]["message"]
+    assert rep["sessionsImported"] == 2
+    assert rep["eventsStored"] == 2 + 2
     assert query(state, "SELECT ts FROM events WHERE entry_id = 'b1'") == [(None,)]
     assert run_cli("search", "goodtime", "--json").exit_code == 0
     hit = json_out(run_cli("search", "badtime", "--json"))["results"][0]
     assert hit["timestamp"] == 0  # no usable time
     h = run_cli("history", "agent:main:bad", "--json")
-    assert h.exit_code == 0 and json.loads(h.stdout)["messages"][0]["timestamp"] is None
-    assert "NaN" not in h.stdout and "Infinity" not in h.stdout  # JSON that jq accepts
+    assert h.exit_code == 0
+    assert json.loads(h.stdout)["messages"][0]["timestamp"] is None
+    assert "NaN" not in h.stdout
+    assert "Infinity" not in h.stdout  # JSON that jq accepts
     assert run_cli("history", "agent:main:bad").exit_code == 0
 
 
@@ -209,7 +220,8 @@ def test_wellformed_rewrites_only_lone_surrogate_escapes() -> None:
     }  # fmt: skip
     for text, want in cases.items():
         assert wellformed.loads(text) == want, text
-    assert wellformed.text("a\udcffb") == "a\ufffdb" and wellformed.text("abc") == "abc"
+    assert wellformed.text("a\udcffb") == "a\ufffdb"
+    assert wellformed.text("abc") == "abc"
     out = wellformed.dumps({"n": float("nan"), "k\ud800": [float("-inf"), "x\udcff"]})
     assert json.loads(out) == {"n": None, "k\ufffd": [None, "x\ufffd"]}
     out.encode("utf-8")

@@ -8,7 +8,7 @@ from __future__ import annotations
 from pathlib import Path
 
 import pytest
-from conftest import Session, json_out, run_cli, write_sessions_json
+from helpers import Session, json_out, run_cli, write_sessions_json
 
 SESSIONS = {  # key: (session id, spawnedBy)
     "agent:main:one": ("abcd1234-aaaa", None),
@@ -50,34 +50,47 @@ def history(*args: str) -> tuple[int, dict | str]:
 
 def test_history_takes_a_unique_prefix(store: Path) -> None:
     code, doc = history("ffee")
-    assert code == 0 and isinstance(doc, dict)
+    assert code == 0
+    assert isinstance(doc, dict)
     assert (doc["sessionKey"], doc["sessionId"]) == ("agent:main:three", "ffee0000-cccc")
     code, doc = history("ABCD1")  # any case, as whole ids
-    assert code == 0 and isinstance(doc, dict) and doc["sessionKey"] == "agent:main:one"
+    assert code == 0
+    assert isinstance(doc, dict)
+    assert doc["sessionKey"] == "agent:main:one"
     code, doc = history("old-gen")  # an older generation: its own
-    assert code == 0 and isinstance(doc, dict)
+    assert code == 0
+    assert isinstance(doc, dict)
     assert (doc["sessionKey"], doc["sessionId"]) == ("agent:main:one", "old-gen-1111")
 
 
 def test_an_ambiguous_prefix_says_how_many_match(store: Path) -> None:
     code, err = history("abcd")
-    assert code == 2 and isinstance(err, str)
+    assert code == 2
+    assert isinstance(err, str)
     assert err.startswith("error: session id prefix abcd is ambiguous: 3 sessions match")
     assert "abcd1234" not in err  # how many, never which
 
 
 def test_a_whole_id_and_a_key_win_over_a_prefix(store: Path) -> None:
     code, doc = history("beef")  # a whole id, and a prefix of beef0001
-    assert code == 0 and isinstance(doc, dict) and doc["sessionKey"] == "agent:main:short"
+    assert code == 0
+    assert isinstance(doc, dict)
+    assert doc["sessionKey"] == "agent:main:short"
     code, doc = history("beef0")
-    assert code == 0 and isinstance(doc, dict) and doc["sessionKey"] == "agent:main:longer"
+    assert code == 0
+    assert isinstance(doc, dict)
+    assert doc["sessionKey"] == "agent:main:longer"
     code, doc = history("three")  # a bare rest of a key
-    assert code == 0 and isinstance(doc, dict) and doc["sessionKey"] == "agent:main:three"
+    assert code == 0
+    assert isinstance(doc, dict)
+    assert doc["sessionKey"] == "agent:main:three"
 
 
 def test_fewer_than_four_characters_is_no_prefix(store: Path) -> None:
     code, err = history("ffe")
-    assert code == 2 and isinstance(err, str) and "Session not found: ffe" in err
+    assert code == 2
+    assert isinstance(err, str)
+    assert "Session not found: ffe" in err
 
 
 def test_as_resolves_only_among_visible_sessions(store: Path) -> None:
@@ -86,12 +99,19 @@ def test_as_resolves_only_among_visible_sessions(store: Path) -> None:
     hidden sessions names nothing (not found, as an unknown id: it never says one exists)."""
     caller = ("--as", "agent:main:one", "--visibility", "tree")
     code, doc = history("abcd", *caller)
-    assert code == 0 and isinstance(doc, dict) and doc["sessionKey"] == "agent:main:one"
+    assert code == 0
+    assert isinstance(doc, dict)
+    assert doc["sessionKey"] == "agent:main:one"
     code, doc = history("kid9", *caller)
-    assert code == 0 and isinstance(doc, dict) and doc["sessionKey"] == "agent:main:subagent:k1"
+    assert code == 0
+    assert isinstance(doc, dict)
+    assert doc["sessionKey"] == "agent:main:subagent:k1"
     code, err = history("ffee", *caller)
-    assert code == 2 and isinstance(err, str) and "Session not found: ffee" in err
-    assert "agent:main:three" not in err and "ffee0000" not in err
+    assert code == 2
+    assert isinstance(err, str)
+    assert "Session not found: ffee" in err
+    assert "agent:main:three" not in err
+    assert "ffee0000" not in err
     r = run_cli("search", "walrus", "--session", "abcd", *caller, "--json")
     assert r.exit_code == 0
     assert {h["sessionKey"] for h in json_out(r)["results"]} == {"agent:main:one"}
@@ -104,7 +124,8 @@ def test_export_takes_a_prefix(store: Path) -> None:
     r = run_cli("export", "old-g", "--json")  # names its own generation, as a whole id does
     assert [g["sessionId"] for g in json_out(r)["generations"]] == ["old-gen-1111"]
     r = run_cli("export", "abcd", "--json")
-    assert r.exit_code == 2 and "ambiguous" in r.stderr
+    assert r.exit_code == 2
+    assert "ambiguous" in r.stderr
 
 
 def test_search_session_takes_a_prefix(store: Path) -> None:
@@ -114,23 +135,30 @@ def test_search_session_takes_a_prefix(store: Path) -> None:
         ("agent:main:one", "old-gen-1111")
     }  # an id keeps the operator's search to that generation
     r = run_cli("search", "walrus", "--session", "abcd", "--json")
-    assert r.exit_code == 2 and "3 sessions match" in r.stderr
+    assert r.exit_code == 2
+    assert "3 sessions match" in r.stderr
 
 
 def test_history_session_id_takes_a_prefix(store: Path) -> None:
     code, doc = history("agent:main:one", "--around", "m-old", "--session-id", "old-gen")
-    assert code == 0 and isinstance(doc, dict) and doc["sessionId"] == "old-gen-1111"
+    assert code == 0
+    assert isinstance(doc, dict)
+    assert doc["sessionId"] == "old-gen-1111"
     code, err = history("agent:main:one", "--around", "m-old", "--session-id", "nope-nope")
-    assert code == 2 and "not a generation" in str(err)
+    assert code == 2
+    assert "not a generation" in str(err)
 
 
 @pytest.mark.slow
 def test_delete_takes_a_prefix(store: Path) -> None:
     r = run_cli("delete", "abcd", "--yes")
-    assert r.exit_code == 2 and "3 sessions match" in r.stderr
+    assert r.exit_code == 2
+    assert "3 sessions match" in r.stderr
     assert run_cli("delete", "old-gen", "--yes").exit_code == 0  # that generation only
     code, doc = history("agent:main:one")
-    assert code == 0 and isinstance(doc, dict) and doc["sessionId"] == "abcd1234-aaaa"
+    assert code == 0
+    assert isinstance(doc, dict)
+    assert doc["sessionId"] == "abcd1234-aaaa"
     assert run_cli("export", "old-gen-1111", "--json").exit_code == 2
     assert run_cli("delete", "ffee", "--yes").exit_code == 0
     assert history("agent:main:three")[0] == 2

@@ -10,8 +10,19 @@ import sys
 from pathlib import Path
 
 import pytest
-from conftest import REPO, Session, json_out, run_cli, write_sessions_json
-from helpers import db_file, events_dump, gated_cli, integrity, killed_by, query
+from helpers import (
+    REPO,
+    Session,
+    db_file,
+    events_dump,
+    gated_cli,
+    integrity,
+    json_out,
+    killed_by,
+    query,
+    run_cli,
+    write_sessions_json,
+)
 
 from openclaw_sessions.store.migrations import PAGE_SIZE
 
@@ -44,24 +55,28 @@ def test_import_stores_every_line_and_is_idempotent(tmp_path: Path, state: Path)
     r = run_cli("import", str(src), "--json")
     assert r.exit_code == 0, r.output
     rep = json_out(r)
-    assert rep["sessionsImported"] == 2 and rep["eventsStored"] == 3 + 2
+    assert rep["sessionsImported"] == 2
+    assert rep["eventsStored"] == 3 + 2
     dump = events_dump(state)
     for name, s in (("aaaa-1.jsonl", sessions["a"]), ("bbbb-2.jsonl", sessions["b"])):
         raws = [row[3] for row in dump if row[0] == name]
         assert "".join(x + "\n" for x in raws) == s.text()
     again = json_out(run_cli("import", str(src), "--json"))
-    assert again["eventsStored"] == 0 and again["sessionsUnchanged"] == 2
+    assert again["eventsStored"] == 0
+    assert again["sessionsUnchanged"] == 2
     assert events_dump(state) == dump
     keys = query(state, "SELECT session_key, spawned_by FROM sessions ORDER BY 1")
     assert keys == [("agent:main:main", None), ("agent:main:subagent:x", "agent:main:main")]
-    assert query(state, "PRAGMA page_size") == [(PAGE_SIZE,)] and PAGE_SIZE == 16384
+    assert query(state, "PRAGMA page_size") == [(PAGE_SIZE,)]
+    assert PAGE_SIZE == 16384
 
 
 def test_dry_run_writes_nothing(tmp_path: Path, state: Path) -> None:
     src = tmp_path / "src"
     make_state(src)
     rep = json_out(run_cli("import", str(src), "--dry-run", "--json"))
-    assert rep["dryRun"] and rep["eventsStored"] == 5
+    assert rep["dryRun"]
+    assert rep["eventsStored"] == 5
     assert not db_file(state).exists()
 
 
@@ -75,7 +90,8 @@ def test_incremental_append_and_partial_last_line(tmp_path: Path, state: Path) -
     partial = json.dumps({"type": "message", "id": "zz", "parentId": s.leaf})[:20]
     path.write_text(text + partial, encoding="utf-8")
     rep = json_out(run_cli("import", str(src), "--json"))
-    assert rep["eventsStored"] == 1 and rep["sessionsUpdated"] == 1
+    assert rep["eventsStored"] == 1
+    assert rep["sessionsUpdated"] == 1
     assert any(i["code"] == "line_incomplete" for i in rep["issues"])
     assert rep["problems"] == 0
     raws = [r[3] for r in events_dump(state) if r[0] == "aaaa-1.jsonl"]
@@ -244,7 +260,8 @@ def test_interrupted_import_then_rerun_equals_clean(tmp_path: Path) -> None:
         "SELECT t.transcript_id, count(e.seq), t.next_seq FROM"
         " transcripts t LEFT JOIN events e USING (transcript_id) GROUP BY 1",
     )
-    assert len(counts) == 3 and all(n == nxt for _, n, nxt in counts)  # whole or absent
+    assert len(counts) == 3
+    assert all(n == nxt for _, n, nxt in counts)  # whole or absent
     subprocess.run(cmd, env=env, cwd=REPO, check=True)
     env2 = {**env, "OPENCLAW_STATE_DIR": str(tmp_path / "clean")}
     subprocess.run(cmd, env=env2, cwd=REPO, check=True)
@@ -265,7 +282,8 @@ def test_a_lone_file_leaves_a_known_transcript_as_its_sessions_dir_said(
     s["a"].user("one more line")
     s["a"].write(_sessions(src) / "aaaa-1.jsonl")
     r = run_cli("import", os.path.relpath(_sessions(src) / "aaaa-1.jsonl"), "--json")
-    assert r.exit_code == 0 and json_out(r)["eventsStored"] == 1, r.stdout
+    assert r.exit_code == 0, r.stdout
+    assert json_out(r)["eventsStored"] == 1, r.stdout
     assert query(state, sql) == before
 
 
@@ -287,14 +305,18 @@ def test_a_first_import_prints_one_line_per_kind_of_note(tmp_path: Path) -> None
     ]  # fmt: skip
     missing = next(ln for ln in issues if "transcript_missing" in ln)
     assert missing.startswith("  problem: transcript_missing: 5 times (first: ")
-    assert "gone-0.jsonl]; then: [" in missing and "gone-1.jsonl], …)" in missing
+    assert "gone-0.jsonl]; then: [" in missing
+    assert "gone-1.jsonl], …)" in missing
     stray = next(ln for ln in issues if "transcript_unreferenced" in ln)
-    assert "2 times" in stray and "stray-2.jsonl]);" in stray  # two: no ellipsis
+    assert "2 times" in stray
+    assert "stray-2.jsonl]);" in stray  # two: no ellipsis
     lone = next(ln for ln in issues if "deleted_skipped" in ln)
-    assert "times" not in lone and "old-1.jsonl.deleted" in lone
+    assert "times" not in lone
+    assert "old-1.jsonl.deleted" in lone
     every = run_cli("import", str(tmp_path / "src"), "--dry-run", "--verbose")
     assert sum("transcript_missing" in ln for ln in every.stderr.splitlines()) == 5
     assert sum("transcript_unreferenced" in ln for ln in every.stderr.splitlines()) == 2
     plain = json_out(run_cli("import", str(tmp_path / "src"), "--dry-run", "--json"))
     verbose = json_out(run_cli("import", str(tmp_path / "src"), "--dry-run", "--json", "-v"))
-    assert plain == verbose and len(plain["issues"]) == 8
+    assert plain == verbose
+    assert len(plain["issues"]) == 8

@@ -9,7 +9,7 @@ from pathlib import Path
 from typing import Any
 
 import pytest
-from conftest import REPO, run_cli
+from helpers import REPO, run_cli
 
 from openclaw_sessions.ingest import discover, targets, upstream_db
 

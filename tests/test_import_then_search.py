@@ -8,8 +8,7 @@ import json
 from pathlib import Path
 
 import pytest
-from conftest import REPO, json_out, run_cli
-from helpers import installed, query
+from helpers import REPO, installed, json_out, query, run_cli
 
 from openclaw_sessions.ingest import importer
 

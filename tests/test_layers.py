@@ -18,7 +18,7 @@ from collections.abc import Iterator
 from pathlib import Path
 
 import pytest
-from conftest import REPO
+from helpers import REPO
 
 PKG = REPO / "openclaw_sessions"
 NAME = "openclaw_sessions"

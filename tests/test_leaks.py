@@ -11,7 +11,7 @@ from pathlib import Path
 from typing import Any
 
 import pytest
-from conftest import Session, json_out, run_cli, write_sessions_json
+from helpers import Session, json_out, run_cli, write_sessions_json
 
 _R = random.Random(15)
 GHP = "ghp_" + "".join(_R.choice(string.ascii_letters + string.digits) for _ in range(36))
@@ -69,7 +69,8 @@ def test_history_json_include_tools_redacts_every_field(tmp_path: Path) -> None:
         assert kept in body, kept
     assert "ghp_" + GHP[4:6] + "…" + GHP[-4:] in body  # the mask, also as an object key
     table = run_cli("history", "agent:main:main", "--include-tools")
-    assert table.exit_code == 0 and leaked(table.stdout + table.stderr) == []
+    assert table.exit_code == 0
+    assert leaked(table.stdout + table.stderr) == []
 
 
 # --- C2: --explain counts only redacted, visible text -----------------------------------------
@@ -115,7 +116,8 @@ def test_explain_counts_only_redacted_visible_text(tmp_path: Path) -> None:
     assert why("exec")["abandonedOrUnindexedMatches"] == 0  # a tool name is not text
     # Incognito sessions count nowhere: neither their indexed text nor their branches.
     inc = why("zzincognito")
-    assert inc["indexedMatches"] == 0 and inc["abandonedOrUnindexedMatches"] == 0
+    assert inc["indexedMatches"] == 0
+    assert inc["abandonedOrUnindexedMatches"] == 0
     assert why("zzincabandoned")["abandonedOrUnindexedMatches"] == 0
 
 
@@ -126,7 +128,8 @@ def test_explain_counts_unindexed_sessions_with_the_index_rules(tmp_path: Path) 
     write_sessions_json(sdir(tmp_path / "src"), {"agent:main:main": {"sessionId": "c2-3"}})
     assert run_cli("import", str(tmp_path / "src"), "--no-reindex").exit_code == 0  # not indexed
     w = why("zzpending")
-    assert w["abandonedOrUnindexedMatches"] == 1 and "abandonedOrUnindexedCapped" not in w
+    assert w["abandonedOrUnindexedMatches"] == 1
+    assert "abandonedOrUnindexedCapped" not in w
 
 
 # --- C3: shared session ids resolve among visible keys only -----------------------------------
@@ -164,10 +167,13 @@ def test_shared_session_id_never_names_hidden_keys(tmp_path: Path) -> None:
         assert json_out(r)["status"] == "forbidden"
     # A caller that sees both may be told both.
     r = run_cli("history", "shared-1", "--json", "--as", "agent:main:main", "--visibility", "agent")
-    assert r.exit_code == 2 and "alice" in r.stderr and "bob" in r.stderr
+    assert r.exit_code == 2
+    assert "alice" in r.stderr
+    assert "bob" in r.stderr
     # Operator mode sees both as well; --as with visibility self sees neither.
     r = run_cli("history", "shared-1", "--json", "--as", "agent:main:main", "--visibility", "self")
-    assert r.exit_code == 2 and not any(h in r.stdout + r.stderr for h in hidden)
+    assert r.exit_code == 2
+    assert not any(h in r.stdout + r.stderr for h in hidden)
 
 
 def test_shared_session_id_resolves_to_the_visible_one(tmp_path: Path) -> None:
@@ -185,19 +191,23 @@ def test_shared_session_id_resolves_to_the_visible_one(tmp_path: Path) -> None:
     imported(tmp_path / "src")
     mine = ["--as", "agent:main:subagent:mine", "--visibility", "self"]
     r = run_cli("history", "dup-1", "--json", *mine)
-    assert r.exit_code == 0 and json_out(r)["sessionKey"] == "agent:main:subagent:mine"
+    assert r.exit_code == 0
+    assert json_out(r)["sessionKey"] == "agent:main:subagent:mine"
     r = run_cli("search", "zzdup", "--session", "dup-1", "--json", *mine)
-    assert r.exit_code == 0 and "carol" not in r.stdout + r.stderr
+    assert r.exit_code == 0
+    assert "carol" not in r.stdout + r.stderr
     # a2a off: work's main sees only its own agent's sessions; the id resolves there.
     theirs = ["--as", "agent:work:main", "--visibility", "all"]
     with_a2a_off = tmp_path / "state" / "openclaw.json"
     with_a2a_off.write_text(json.dumps({"tools": {"agentToAgent": {"enabled": False}}}))
     r = run_cli("history", "dup-1", "--json", *theirs)
-    assert r.exit_code == 0 and json_out(r)["sessionKey"] == "agent:work:direct:carol"
+    assert r.exit_code == 0
+    assert json_out(r)["sessionKey"] == "agent:work:direct:carol"
     # Seeing both (a2a on): the caller's own agent's wins, as upstream ids are per agent.
     with_a2a_off.unlink()
     r = run_cli("history", "dup-1", "--json", *theirs)
-    assert r.exit_code == 0 and json_out(r)["sessionKey"] == "agent:work:direct:carol"
+    assert r.exit_code == 0
+    assert json_out(r)["sessionKey"] == "agent:work:direct:carol"
 
 
 # --- C4: existence oracles, as upstream answers them ------------------------------------------
@@ -348,13 +358,17 @@ def test_foreign_unscoped_keys_never_reach_an_as_caller(tmp_path: Path) -> None:
     # Results and history agree: `global` is the caller's own agent's.
     h = run_cli("history", "global", "--json", *as_main, "--agent", "work")
     # (an agent's history names no sessionId, as upstream's: the text tells the generation)
-    assert h.exit_code == 0 and "main copy" in h.stdout and "work copy" not in h.stdout
+    assert h.exit_code == 0
+    assert "main copy" in h.stdout
+    assert "work copy" not in h.stdout
     s = run_cli("search", "zzglobal", "--session", "global", "--json", *as_main)
     assert {x["sessionId"] for x in json_out(s)["results"]} == {"main-g"}
     # As agent work, `global` is work's.
     as_work = ["--as", "agent:work:main", "--visibility", "all"]
     h = run_cli("history", "global", "--json", *as_work)
-    assert h.exit_code == 0 and "work copy" in h.stdout and "main copy" not in h.stdout
+    assert h.exit_code == 0
+    assert "work copy" in h.stdout
+    assert "main copy" not in h.stdout
     r = run_cli("search", "zzglobal", "--json", *as_work)
     assert ("global", "main-g") not in {
         (x["sessionKey"], x["sessionId"]) for x in json_out(r)["results"]
@@ -374,7 +388,8 @@ def test_unscoped_key_of_another_agent_only_is_not_found(tmp_path: Path) -> None
     imported(tmp_path / "src")
     as_main = ["--as", "agent:main:main", "--visibility", "all"]
     h = run_cli("history", "global", "--json", *as_main)
-    assert h.exit_code == 2 and json_out(h)["status"] == "error"
+    assert h.exit_code == 2
+    assert json_out(h)["status"] == "error"
     assert run_cli("search", "zzonlywork", "--json", *as_main).exit_code == 1
 
 
@@ -416,10 +431,14 @@ def test_terminal_output_carries_no_control_character(
     for r in runs:
         assert not RAW_CONTROL.search(r.stdout + r.stderr), (r.stdout + r.stderr)[:400]
     table = runs[0].stdout + runs[4].stdout
-    assert "\\x1b[2J" in table and "\\x07" in table and "\\x9b" in table  # visible escapes
-    assert "[bold]not markup[/bold]" in table and ":smile:" in table
+    assert "\\x1b[2J" in table
+    assert "\\x07" in table
+    assert "\\x9b" in table  # visible escapes
+    assert "[bold]not markup[/bold]" in table
+    assert ":smile:" in table
     js = json_out(runs[2])["results"][0]["snippet"]
-    assert "\x1b[2J" in js and "\x9b" in js  # JSON keeps the data, escaped (jq sees it)
+    assert "\x1b[2J" in js
+    assert "\x9b" in js  # JSON keeps the data, escaped (jq sees it)
     assert "\\u009b" in runs[2].stdout
 
 
@@ -430,7 +449,8 @@ def test_keys_print_as_typed_no_emoji(tmp_path: Path, monkeypatch: pytest.Monkey
     for r in (run_cli("search", "zzterm"), run_cli("history", THREAD),
               run_cli("history", THREAD + ":nope")):  # fmt: skip
         text = r.stdout + r.stderr
-        assert "🧵" not in text and "😄" not in text
+        assert "🧵" not in text
+        assert "😄" not in text
     assert THREAD in run_cli("search", "zzterm").stdout.replace("\n", "")
     assert THREAD in run_cli("history", THREAD).stderr.replace("\n", "")
 
@@ -453,7 +473,8 @@ def test_import_issues_and_errors_are_redacted(tmp_path: Path) -> None:
         assert leaked(r.stdout + r.stderr) == [], args
     for args in ((), ("--json",)):  # and remembered, redacted
         r = run_cli("status", "--problems", *args)
-        assert "path_escape" in r.stdout and leaked(r.stdout + r.stderr) == [], args
+        assert "path_escape" in r.stdout, args
+        assert leaked(r.stdout + r.stderr) == [], args
     for cmd in (["history", GHP], ["history", GHP, "--json"], ["search", "x", "--session", SK,
                 "--as", "agent:main:main"], ["history", "agent:main:" + SK]):  # fmt: skip
         r = run_cli(*cmd)

@@ -4,8 +4,7 @@ from __future__ import annotations
 
 from pathlib import Path
 
-from conftest import json_out, run_cli
-from helpers import query
+from helpers import Session, json_out, query, run_cli, write_sessions_json
 
 from openclaw_sessions import live
 
@@ -29,20 +28,22 @@ def test_append_indexes_in_the_same_transaction(state: Path) -> None:
                       lines=[msg("a2", "a1", "assistant", "second livewordtwo")])  # fmt: skip
     assert res.events == 1
     out = found("livewordtwo")
-    assert out["results"][0]["messageId"] == "a2" and "indexing" not in out
+    assert out["results"][0]["messageId"] == "a2"
+    assert "indexing" not in out
     # a branch change is not indexed in place: the session is dirty until reconciled
     live.append(state, "main", session_key="agent:main:main", session_id="live-1",
                 lines=[msg("a3", "a1", "assistant", "rewound livewordthree")])  # fmt: skip
     out = found("livewordtwo")
-    assert out["results"] == [] and out["indexing"] is True
+    assert out["results"] == []
+    assert out["indexing"] is True
     run_cli("reindex", "--quiet")
-    assert found("livewordthree")["results"] and not found("livewordtwo")["results"]
+    assert found("livewordthree")["results"]
+    assert not found("livewordtwo")["results"]
     assert query(state, "SELECT count(*) FROM events")[0][0] == 4
 
 
 def test_append_to_an_imported_session_extends_it(state: Path, tmp_path: Path) -> None:
     """The README's example: a live writer continues a transcript `import` stored."""
-    from conftest import Session, write_sessions_json
 
     s = Session("imp-1")
     for i in range(3):
@@ -56,9 +57,11 @@ def test_append_to_an_imported_session_extends_it(state: Path, tmp_path: Path) -
                       lines=[msg("b1", last, "user", "appended liveappendword")])  # fmt: skip
     assert res.events == 1
     out = found("liveappendword")  # indexed in the append's own transaction
-    assert [h["messageId"] for h in out["results"]] == ["b1"] and "indexing" not in out
+    assert [h["messageId"] for h in out["results"]] == ["b1"]
+    assert "indexing" not in out
     hist = json_out(run_cli("history", "agent:main:main", "--json"))
-    assert len(hist["messages"]) == 7 and hist["sessionId"] == "imp-1"
+    assert len(hist["messages"]) == 7
+    assert hist["sessionId"] == "imp-1"
     assert hist["messages"][-1]["id"] == "b1"
     assert query(state, "SELECT count(*) FROM transcripts")[0][0] == 1
     gens = json_out(run_cli("sessions", "--json"))["sessions"]

@@ -6,8 +6,7 @@ from __future__ import annotations
 import json
 from pathlib import Path
 
-from conftest import Session, json_out, run_cli, write_sessions_json
-from helpers import installed
+from helpers import Session, installed, json_out, run_cli, write_sessions_json
 
 T0 = 1_767_225_600_000  # 2026-01-01
 

@@ -12,7 +12,7 @@ import pytest
 
 pytest.importorskip("mcp")
 
-from conftest import Session, run_cli, write_sessions_json  # noqa: E402
+from helpers import Session, run_cli, write_sessions_json  # noqa: E402
 from mcp.shared.exceptions import MCPError  # noqa: E402
 from mcp_support import WORDS, body, build_world, calls, texts, who, with_client  # noqa: E402
 
@@ -44,7 +44,8 @@ def test_lists_three_read_only_tools_with_closed_schemas(world: Path) -> None:
         assert tool.annotations.read_only_hint is True
         assert tool.annotations.destructive_hint is False
         assert tool.input_schema["additionalProperties"] is False
-        assert tool.output_schema is not None and tool.output_schema["type"] == "object"
+        assert tool.output_schema is not None
+        assert tool.output_schema["type"] == "object"
         assert not {"as", "visibility", "agent", "stateDir"} & set(tool.input_schema["properties"])
 
 
@@ -54,7 +55,8 @@ def test_server_identity_and_instructions(world: Path) -> None:
 
     info, instructions = with_client(who(world, KID), run)
     assert info.name == "openclaw-sessions"
-    assert KID in instructions and "tree" in instructions
+    assert KID in instructions
+    assert "tree" in instructions
 
 
 def test_unknown_tool_is_a_protocol_error(world: Path) -> None:
@@ -123,10 +125,12 @@ def test_history_of_hidden_sessions_is_refused_without_naming_them(
     world: Path, arguments: dict[str, Any]
 ) -> None:
     (result,) = calls(who(world, KID), [("sessions_history", arguments)])
-    assert result.is_error and body(result)["status"] in ("forbidden", "error")
+    assert result.is_error
+    assert body(result)["status"] in ("forbidden", "error")
     text = texts(result)
     for key in set(WORDS) - {KID, "agent:main:subagent:grand"}:
-        assert WORDS[key] not in text and (key not in text or key == arguments["sessionKey"])
+        assert WORDS[key] not in text
+        assert key not in text or key == arguments["sessionKey"]
 
 
 def test_meta_cannot_name_a_caller(world: Path) -> None:
@@ -165,7 +169,8 @@ def test_an_empty_search_says_why_without_telling_hidden_from_absent(world: Path
     assert len(hidden.content) == 2
     note = hidden.content[1].text
     assert note == absent.content[1].text.replace("zzneverword", "mainword")
-    assert "occurs in no indexed message" in note and "may see" in note
+    assert "occurs in no indexed message" in note
+    assert "may see" in note
     assert "never all in one message" in split.content[1].text
     assert len(mine.content) == 1  # hits: no note
 
@@ -173,7 +178,8 @@ def test_an_empty_search_says_why_without_telling_hidden_from_absent(world: Path
 def test_structured_content_is_the_cli_json_and_redacted(world: Path) -> None:
     (result,) = calls(who(world, KID), [("sessions_search", {"query": "kidword answer"})])
     (hit,) = body(result)["results"]
-    assert "ghp_xxxxxxxx" not in result.content[0].text and "ghp_" in hit["snippet"]
+    assert "ghp_xxxxxxxx" not in result.content[0].text
+    assert "ghp_" in hit["snippet"]
     assert list(hit) == [
         "sessionKey", "timestamp", "role", "snippet", "score", "sessionId", "messageId"
     ]  # fmt: skip
@@ -254,7 +260,8 @@ def test_a_stale_store_starts_the_reconciler_and_says_indexing(
         who(tmp_path / "state", "main"), [("sessions_search", {"query": "zzcharlie"})]
     )
     got = body(result)
-    assert got["indexing"] is True and got["warning"].startswith("Transcript indexing")
+    assert got["indexing"] is True
+    assert got["warning"].startswith("Transcript indexing")
     assert spawned == [(tmp_path / "state", "main")]
     assert "1 session this session may see is still being indexed" in result.content[1].text
 
@@ -303,7 +310,8 @@ def test_a_store_migrated_under_the_server_answers_the_same(tmp_path: Path) -> N
         return [body(before), body(after)]
 
     before, after = with_client(who(state, "main"), run)
-    assert before == after and len(before["results"]) == 1
+    assert before == after
+    assert len(before["results"]) == 1
 
 
 def test_caps_limit_25_and_a_batch_shares_32_kib(tmp_path: Path) -> None:
@@ -333,10 +341,14 @@ def test_caps_limit_25_and_a_batch_shares_32_kib(tmp_path: Path) -> None:
         ],
     )
     _, doc, _ = cli_json(state, "search", "zzcap0", "-n", "25", "--as", "main")
-    assert body(one) == doc and len(doc["results"]) <= 25 and doc.get("truncated") is True
+    assert body(one) == doc
+    assert len(doc["results"]) <= 25
+    assert doc.get("truncated") is True
     got = body(capped)
-    assert batch.pretty_bytes(got) <= 32 * 1024 and len(got["results"]) < 8 * 25
-    assert got["truncated"] is True and got["truncatedQueries"] == list(range(8))
+    assert batch.pretty_bytes(got) <= 32 * 1024
+    assert len(got["results"]) < 8 * 25
+    assert got["truncated"] is True
+    assert got["truncatedQueries"] == list(range(8))
     assert {h["queryIndex"] for h in got["results"]} == set(range(8))  # every query has its turn
     assert body(too_many) == {"status": "error", "error": "limit must be a positive integer"}
 
@@ -360,7 +372,8 @@ def test_the_2026_protocol_gets_the_same_answers(world: Path) -> None:
     found, refused = anyio.run(main)
     (legacy,) = calls(who(world, KID), [("sessions_search", {"query": "shared"})])
     assert found.structured_content == legacy.structured_content
-    assert refused.is_error and "unknown argument" in refused.structured_content["error"]
+    assert refused.is_error
+    assert "unknown argument" in refused.structured_content["error"]
 
 
 def test_concurrent_calls_are_answered_each_as_alone(world: Path) -> None:

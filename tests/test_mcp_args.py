@@ -52,7 +52,8 @@ def test_query_schema_refuses_a_blank_query_as_upstreams() -> None:
 
     pattern = schemas.SEARCH_INPUT["properties"]["query"]["pattern"]
     assert pattern == "\\S"
-    assert re.search(pattern, "  a ") and not re.search(pattern, " \t\n")
+    assert re.search(pattern, "  a ")
+    assert not re.search(pattern, " \t\n")
 
 
 def test_search_extensions() -> None:

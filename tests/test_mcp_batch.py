@@ -20,7 +20,8 @@ CALLER_WORDS = ("as", "caller", "asKey", "visibility", "sandboxed", "agent", "ag
 def test_input_schemas_are_closed_and_name_no_caller() -> None:
     for spec in schemas.tool_specs():
         schema = spec["input"]
-        assert schema["type"] == "object" and schema["additionalProperties"] is False
+        assert schema["type"] == "object"
+        assert schema["additionalProperties"] is False
         assert not set(schema["properties"]) & set(CALLER_WORDS)
     assert set(schemas.SEARCH_INPUT["properties"]) == {
         "query", "queries", "sessionKey", "limit", "after", "before", "excludeSessionKeys"
@@ -164,7 +165,8 @@ def test_a_large_batch_is_capped_fairly() -> None:
     states = [batch.QueryState(hits, False, False), batch.QueryState(hits, False, False)]
     got = batch.cap_batch(states, 25, 32 * 1024)
     assert batch.pretty_bytes(got) <= 32 * 1024
-    assert got["truncatedQueries"] == [0, 1] and got["truncated"] is True
+    assert got["truncatedQueries"] == [0, 1]
+    assert got["truncated"] is True
     assert [h["queryIndex"] for h in got["results"][:4]] == [0, 1, 0, 1]
     assert got == _naive(states, 25, 32 * 1024)
 
@@ -180,7 +182,8 @@ def test_batch_markers_and_key_order() -> None:
         "results", "batch", "queryCount", "indexing", "indexingQueries", "warning",
         "truncated", "truncatedQueries",
     ]  # fmt: skip
-    assert got["indexingQueries"] == [0] and got["truncatedQueries"] == [1, 2]
+    assert got["indexingQueries"] == [0]
+    assert got["truncatedQueries"] == [1, 2]
     assert [h["queryIndex"] for h in got["results"]] == [0, 2]
     quiet = batch.cap_batch([batch.QueryState([_hit(0)], False, False)], 5, 32 * 1024)
     assert quiet == {"results": [{**_hit(0), "queryIndex": 0}], "batch": True, "queryCount": 1}

@@ -18,7 +18,7 @@ import pytest
 
 pytest.importorskip("mcp")
 
-from conftest import REPO, run_cli  # noqa: E402
+from helpers import REPO, run_cli  # noqa: E402
 from mcp_support import build_world  # noqa: E402
 
 CALLER = "agent:main:main"
@@ -64,7 +64,8 @@ def test_each_shipped_configuration_starts_with_home_and_path_only(
     r = run_cli("mcp", "--as", CALLER, "--state-dir", str(state), "--print-config", host)
     assert r.exit_code == 0, r.stderr
     server = _server(host, r.stdout)
-    assert Path(server["command"]).is_absolute() and str(state) in server["args"]
+    assert Path(server["command"]).is_absolute()
+    assert str(state) in server["args"]
     # a host's environment: not the shell's; its PATH without this venv's bin
     env = {"HOME": str(tmp_path), "PATH": "/usr/bin:/bin"}
     tools, found = anyio.run(_start, server, env)
@@ -74,7 +75,8 @@ def test_each_shipped_configuration_starts_with_home_and_path_only(
 
 def test_print_config_refuses_an_unknown_host(state: Path) -> None:
     r = run_cli("mcp", "--as", CALLER, "--state-dir", str(state), "--print-config", "vim")
-    assert r.exit_code == 2 and r.stderr.startswith("error: --print-config takes one of")
+    assert r.exit_code == 2
+    assert r.stderr.startswith("error: --print-config takes one of")
 
 
 def _check(*args: str, env: dict[str, str]) -> subprocess.CompletedProcess[str]:
@@ -93,13 +95,16 @@ def test_check_says_what_the_host_started_server_sees(state: Path) -> None:
     done = _check("--as", CALLER, "--state-dir", str(state), env=env)
     assert done.returncode == 0, done.stderr
     line = done.stdout.strip()
-    assert line.startswith("ok: mcp --as agent:main:main --state-dir ") and "\n" not in line
+    assert line.startswith("ok: mcp --as agent:main:main --state-dir ")
+    assert "\n" not in line
     assert "tools sessions_search, sessions_history, sessions_list" in line
     assert "caller session agent:main:main (visibility all)" in line  # the release default
-    assert f"store {state};" in line and line.endswith("8 sessions visible")
+    assert f"store {state};" in line
+    assert line.endswith("8 sessions visible")
 
 
 def test_check_says_in_one_line_why_it_cannot_start(state: Path) -> None:
     done = _check("--as", "agent:main:nobody", "--state-dir", str(state), env=dict(os.environ))
-    assert done.returncode == 2 and done.stdout == ""
+    assert done.returncode == 2
+    assert done.stdout == ""
     assert done.stderr.startswith("error: Session not found: agent:main:nobody")

@@ -37,10 +37,14 @@ def test_list_is_the_callers_view(world: Path) -> None:
     (kid,) = calls(who(world, KID, "--visibility", "tree"), [("sessions_list", {})])
     assert set(_keys(kid)) == {KID, "agent:main:subagent:grand"}
     got = body(kid)
-    assert got["count"] == 2 and got["hasMore"] is False and got["limitApplied"] == 100
-    assert got["visibility"]["mode"] == "tree" and got["visibility"]["restricted"] is True
+    assert got["count"] == 2
+    assert got["hasMore"] is False
+    assert got["limitApplied"] == 100
+    assert got["visibility"]["mode"] == "tree"
+    assert got["visibility"]["restricted"] is True
     grand = next(r for r in got["sessions"] if r["key"] == "agent:main:subagent:grand")
-    assert grand["parentSessionKey"] == KID and grand["sessionId"] == "g0"
+    assert grand["parentSessionKey"] == KID
+    assert grand["sessionId"] == "g0"
     (everyone,) = calls(who(world, MAIN, "--visibility", "all"), [("sessions_list", {})])
     listed = set(_keys(everyone))
     assert "agent:main:dashboard:incognito-zz" not in listed  # incognito: never
@@ -59,8 +63,10 @@ def test_list_pages_and_finds_by_name(world: Path) -> None:
             ("sessions_list", {"search": "nobody-at-all"}),
         ],
     )
-    assert body(first)["hasMore"] is True and body(first)["nextOffset"] == 3
-    assert not set(_keys(first)) & set(_keys(second)) and len(_keys(second)) == 3
+    assert body(first)["hasMore"] is True
+    assert body(first)["nextOffset"] == 3
+    assert not set(_keys(first)) & set(_keys(second))
+    assert len(_keys(second)) == 3
     assert set(_keys(bob)) == {
         "agent:main:discord:direct:bob", "agent:main:discord:direct:bob:thread:t1"
     }  # fmt: skip
@@ -69,7 +75,8 @@ def test_list_pages_and_finds_by_name(world: Path) -> None:
     (capped,) = calls(ident, [("sessions_list", {"limit": 1000})])
     assert body(capped)["limitApplied"] == 200
     (bad,) = calls(ident, [("sessions_list", {"agentId": "ops"})])
-    assert bad.is_error and "unknown argument: 'agentId'" in body(bad)["error"]
+    assert bad.is_error
+    assert "unknown argument: 'agentId'" in body(bad)["error"]
 
 
 def test_list_keeps_within_64_kib() -> None:
@@ -77,8 +84,10 @@ def test_list_keeps_within_64_kib() -> None:
            "archived": False, "pinned": False, "label": "é" * 3000}  # fmt: skip
     page = Page(tuple(dict(row, key=f"agent:main:x{i}") for i in range(40)), False, None, "all")
     got = inventory.capped(page, 10, 40)
-    assert 0 < got["count"] < 40 and got["truncationReason"] == "byte-limit"
-    assert got["hasMore"] is True and got["nextOffset"] == 10 + got["count"]
+    assert 0 < got["count"] < 40
+    assert got["truncationReason"] == "byte-limit"
+    assert got["hasMore"] is True
+    assert got["nextOffset"] == 10 + got["count"]
     assert len(json.dumps(got, indent=2, ensure_ascii=False).encode()) <= 64 * 1024
 
 
@@ -121,8 +130,10 @@ def test_exclusion_applies_before_the_limit(world: Path) -> None:
         ],
     )
     assert set(_hits(plain)) <= set(left_out)
-    assert len(_hits(excluded)) == 3 and not set(_hits(excluded)) & set(left_out)
-    assert _hits(current) == [] and "No results" in texts(current)
+    assert len(_hits(excluded)) == 3
+    assert not set(_hits(excluded)) & set(left_out)
+    assert _hits(current) == []
+    assert "No results" in texts(current)
     by_id = calls(ident, [("sessions_search", {"query": "bobword", "excludeSessionKeys": ["b0"]})])
     assert _hits(by_id[0]) == []
 
@@ -144,7 +155,9 @@ def test_after_and_before_bound_the_message_time(world: Path) -> None:
     assert [h["timestamp"] for h in body(late)["results"]] == [ts[1]]
     assert [h["timestamp"] for h in body(early)["results"]] == [ts[0]]
     assert body(iso)["results"] == []
-    assert bad.is_error and "after" in body(bad)["error"] and "--since" not in body(bad)["error"]
+    assert bad.is_error
+    assert "after" in body(bad)["error"]
+    assert "--since" not in body(bad)["error"]
 
 
 def test_error_texts_name_the_agents_tools_and_no_path(tmp_path: Path) -> None:
@@ -172,7 +185,8 @@ def test_error_texts_name_the_agents_tools_and_no_path(tmp_path: Path) -> None:
     )
     for result in answers:
         text = texts(result)
-        assert str(tmp_path) not in text and "openclaw-sessions " not in text, text
+        assert str(tmp_path) not in text, text
+        assert "openclaw-sessions " not in text, text
         if result.is_error:
             assert "agent ops" in body(result)["error"], text
     assert any(r.is_error for r in answers)

@@ -11,6 +11,7 @@ from pathlib import Path
 from typing import Any
 
 import pytest
+from helpers import Session, run_cli, write_sessions_json
 
 pytest.importorskip("mcp")
 
@@ -90,19 +91,22 @@ def same(result: Any, cli: tuple[int, dict[str, Any] | None, str], what: str) ->
     code, doc, stderr = cli
     got = body(result)
     if code in (0, 1):
-        assert not result.is_error and got == doc, what
+        assert not result.is_error, what
+        assert got == doc, what
     elif doc is not None:  # forbidden / not found: upstream's {status, error} on both, the
         # agent's words for what the CLI names a shell command for (tools.for_agent)
         assert result.is_error, what
         assert got == {**doc, "error": for_agent(doc["error"], None)}, what
     else:
-        assert result.is_error and got["status"] == "error", what
+        assert result.is_error, what
+        assert got["status"] == "error", what
         assert for_agent(stderr, None).startswith(f"error: {got['error']}"), (what, stderr, got)
 
 
 def visible(state: Path, caller: str, mode: list[str]) -> set[str]:
     code, doc, _ = cli_json(state, "sessions", "--as", caller, *mode)
-    assert code in (0, 1) and doc is not None
+    assert code in (0, 1)
+    assert doc is not None
     return {row["sessionKey"] for row in doc["sessions"]}
 
 
@@ -169,7 +173,8 @@ def test_a_batch_is_the_cli_searches_interleaved(world: Path, caller: str) -> No
             )
         got = body(result)
         assert got == batch.cap_batch(states, 3, 32 * 1024)
-        assert got["batch"] is True and got["queryCount"] == 4
+        assert got["batch"] is True
+        assert got["queryCount"] == 4
         for i, state in enumerate(states):
             mine = [
                 {k: v for k, v in h.items() if k != "queryIndex"}
@@ -198,7 +203,8 @@ def test_operator_sees_every_agent_but_incognito(world: Path) -> None:
     assert keys == set(WORDS) - {"agent:main:dashboard:incognito-zz"}
     code, doc, _ = cli_json(world, "history", "agent:ops:discord:direct:eve")
     assert body(hist) == doc
-    assert inc.is_error and body(inc)["status"] == "forbidden"
+    assert inc.is_error
+    assert body(inc)["status"] == "forbidden"
     assert "secretword" not in texts(inc)
 
 
@@ -214,7 +220,6 @@ def test_session_ids_resolve_as_the_cli_does(world: Path) -> None:
 
 
 def _write(root: Path, agent: str, sessions: dict[str, tuple[str, dict[str, str], str]]) -> None:
-    from conftest import Session, write_sessions_json
 
     d = root / "agents" / agent / "sessions"
     store = {}
@@ -231,7 +236,6 @@ def _write(root: Path, agent: str, sessions: dict[str, tuple[str, dict[str, str]
 def test_shared_ids_incognito_children_and_duplicate_ids(tmp_path: Path) -> None:
     """The CLI's leak cases: two keys on one transcript id, an incognito subagent of the
     caller, the same session id in two agents' stores."""
-    from conftest import run_cli
 
     src, state = tmp_path / "src", tmp_path / "state"
     _write(src, "main", {

@@ -7,6 +7,7 @@ from __future__ import annotations
 
 import json
 import os
+import re
 import selectors
 import subprocess
 import sys
@@ -14,7 +15,7 @@ from pathlib import Path
 from typing import Any
 
 import pytest
-from conftest import REPO, Session, run_cli, write_sessions_json
+from helpers import REPO, Session, run_cli, write_sessions_json
 
 MAIN = [sys.executable, "-m", "openclaw_sessions"]
 INIT = {
@@ -93,7 +94,8 @@ class Server:
         assert self.proc.stdin is not None
         self.proc.stdin.close()
         rc = self.proc.wait(timeout)
-        assert self.proc.stdout is not None and self.proc.stderr is not None
+        assert self.proc.stdout is not None
+        assert self.proc.stderr is not None
         return rc, self.proc.stdout.read(), self.proc.stderr.read()
 
 
@@ -107,7 +109,8 @@ def test_round_trip_over_stdio_and_clean_exit(tmp_path: Path) -> None:
     argv = [*MAIN, "mcp", "--as", "agent:main:x", "--visibility", "tree", "--state-dir", str(state)]
     srv = Server(argv, _env())
     init = srv.ask("initialize", INIT)["result"]
-    assert init["serverInfo"]["name"] == "openclaw-sessions" and "tools" in init["capabilities"]
+    assert init["serverInfo"]["name"] == "openclaw-sessions"
+    assert "tools" in init["capabilities"]
     srv.send("notifications/initialized", notify=True)
     tools = srv.ask("tools/list")["result"]["tools"]
     assert [t["name"] for t in tools] == ["sessions_search", "sessions_history", "sessions_list"]
@@ -125,7 +128,8 @@ def test_round_trip_over_stdio_and_clean_exit(tmp_path: Path) -> None:
     assert bad["result"]["isError"] is True
     assert bad["result"]["structuredContent"]["status"] == "error"
     rc, rest, err = srv.close()
-    assert rc == 0 and rest == b"", err
+    assert rc == 0, err
+    assert rest == b"", err
     assert b"Traceback" not in err
 
 
@@ -152,8 +156,10 @@ def test_stdout_is_json_rpc_only_with_a_reconciler_spawned_and_stray_prints(tmp_
     found = srv.ask("tools/call", {"name": "sessions_search", "arguments": {"query": "zzstdio"}})
     assert found["result"]["structuredContent"]["indexing"] is True
     rc, rest, err = srv.close()
-    assert rc == 0 and rest == b""  # the stray print went to stderr, not the wire
-    assert b"stray print on stdout" in err and b"a stray warning" in err
+    assert rc == 0
+    assert rest == b""  # the stray print went to stderr, not the wire
+    assert b"stray print on stdout" in err
+    assert b"a stray warning" in err
 
 
 def test_without_as_it_refuses_to_start(tmp_path: Path) -> None:
@@ -166,9 +172,11 @@ def test_without_as_it_refuses_to_start(tmp_path: Path) -> None:
         timeout=120,
         stdin=subprocess.DEVNULL,
     )
-    assert r.returncode == 2 and r.stdout == b""
+    assert r.returncode == 2
+    assert r.stdout == b""
     lines = r.stderr.decode().splitlines()
-    assert len(lines) == 1 and lines[0].startswith("error: mcp needs --as KEY (the session")
+    assert len(lines) == 1
+    assert lines[0].startswith("error: mcp needs --as KEY (the session")
     assert "***" not in lines[0]  # our own words are no secret
     r = subprocess.run(
         [*MAIN, "mcp", "--as", "nope-id", "--state-dir", str(state)],
@@ -177,9 +185,9 @@ def test_without_as_it_refuses_to_start(tmp_path: Path) -> None:
         timeout=120,
         stdin=subprocess.DEVNULL,
     )
-    assert (
-        r.returncode == 2 and r.stdout == b"" and r.stderr.startswith(b"error: Session not found")
-    )
+    assert r.returncode == 2
+    assert r.stdout == b""
+    assert r.stderr.startswith(b"error: Session not found")
 
 
 def test_operator_says_on_stderr_that_everything_is_exposed(tmp_path: Path) -> None:
@@ -192,7 +200,8 @@ def test_operator_says_on_stderr_that_everything_is_exposed(tmp_path: Path) -> N
     keys = {h["sessionKey"] for h in found["result"]["structuredContent"]["results"]}
     assert keys == {"agent:main:main", "agent:main:x"}
     rc, _, err = srv.close()
-    assert rc == 0 and b"warning: mcp --operator: every session" in err
+    assert rc == 0
+    assert b"warning: mcp --operator: every session" in err
 
 
 def test_without_the_extra_one_error_line_says_how_to_install(tmp_path: Path) -> None:
@@ -204,7 +213,8 @@ def test_without_the_extra_one_error_line_says_how_to_install(tmp_path: Path) ->
         "main()\n"
     )
     r = subprocess.run([sys.executable, "-c", code], env=_env(), capture_output=True, timeout=120)
-    assert r.returncode == 2 and r.stdout == b""
+    assert r.returncode == 2
+    assert r.stdout == b""
     assert r.stderr.decode().splitlines() == [
         "error: mcp needs the MCP SDK, an optional extra: pip install 'openclaw-sessions[mcp]'"
     ]
@@ -275,3 +285,59 @@ def test_start_up_imports_no_search_or_history_core() -> None:
     assert "openclaw_sessions.mcp.server" in loaded
     late = {"read.search", "read.history", "redact.engine", "mcp.tools", "read.search.why"}
     assert not {f"openclaw_sessions.{m}" for m in late} & loaded
+
+
+# The wire (issue #34 point 5): with the real SDK, a line that is not JSON gets a -32700 reply
+# (id null), a request holding a lone surrogate is answered, and nothing the server writes holds
+# a raw C1 control (they go out as JSON \u escapes).
+C1 = re.compile("[\x80-\x9f]")
+
+
+def _state(tmp_path: Path) -> Path:
+    src, state = tmp_path / "src", tmp_path / "state"
+    d = src / "agents" / "main" / "sessions"
+    s = Session("m1")
+    s.user("zzwire plain \x85 next \x9b[31m red")
+    s.write(d / "m1.jsonl")
+    write_sessions_json(d, {"agent:main:main": {"sessionId": "m1"}})
+    assert run_cli("import", str(src), "--reindex", "--state-dir", str(state)).exit_code == 0
+    return state
+
+
+def _raw(srv: Server, line: bytes) -> dict[str, Any]:
+    assert srv.proc.stdin is not None
+    srv.proc.stdin.write(line)
+    srv.proc.stdin.flush()
+    return srv.line()
+
+
+def test_bad_lines_are_answered_and_no_c1_goes_out(tmp_path: Path) -> None:
+    pytest.importorskip("mcp")
+    state = _state(tmp_path)
+    srv = Server([*MAIN, "mcp", "--as", "agent:main:main", "--state-dir", str(state)], _env())
+    srv.ask("initialize", INIT)
+    srv.send("notifications/initialized", notify=True)
+    for junk in (b"not json\n", b'{"jsonrpc": "2.0", "id": \n', b"\xff\xfe\n"):
+        reply = _raw(srv, junk)
+        assert reply["id"] is None, (junk, reply)
+        assert reply["error"]["code"] == -32700, (junk, reply)
+    # a lone surrogate (an escape Python reads and the SDK's parser refuses): answered
+    lone = {"name": "sessions_search", "arguments": {"query": "zzwire \ud800"}}
+    call = {"jsonrpc": "2.0", "id": 41, "method": "tools/call", "params": lone}
+    reply = _raw(srv, (json.dumps(call) + "\n").encode())
+    assert reply["id"] == 41
+    assert "result" in reply or "error" in reply
+    # the server still answers, and what it writes holds no raw C1 control
+    for name, args in (("sessions_search", {"query": "zzwire"}),
+                       ("sessions_history", {"sessionKey": "agent:main:main"})):  # fmt: skip
+        srv.send("tools/call", {"name": name, "arguments": args})
+        assert srv.sel.select(60)
+        assert srv.proc.stdout is not None
+        raw = srv.proc.stdout.readline().decode("utf-8")
+        assert not C1.search(raw), raw
+        assert "\\u0085" in raw or "\\u009b" in raw, raw  # escaped, the same JSON value
+        assert "zzwire" in json.loads(raw)["result"]["content"][0]["text"]
+    rc, rest, err = srv.close()
+    assert rc == 0, err
+    assert rest == b"", err
+    assert b"Traceback" not in err

@@ -11,8 +11,7 @@ from pathlib import Path
 from typing import Any
 
 import pytest
-from conftest import Session, json_out, run_cli, write_sessions_json
-from helpers import generate_corpus, installed
+from helpers import Session, generate_corpus, installed, json_out, run_cli, write_sessions_json
 
 INCOGNITO = "agent:main:dashboard:incognito-7f3a"
 

@@ -6,7 +6,7 @@ import json
 from pathlib import Path
 
 import pytest
-from conftest import Session, json_out, run_cli, write_sessions_json
+from helpers import Session, json_out, run_cli, write_sessions_json
 
 ZH = "今天我们讨论量子计算机的部署方案和数据库迁移"
 JA = "東京のオフィスで量子猫プロジェクトの会議を開きます"
@@ -79,7 +79,9 @@ def test_exclusions_hold_for_cjk(tmp_path: Path) -> None:
 
 def test_mixed_script_and_accent_folding(tmp_path: Path) -> None:
     cjk_state(tmp_path / "src")
-    assert found("deploy cafe") and found("CAFÉ") and found("café")
+    assert found("deploy cafe")
+    assert found("CAFÉ")
+    assert found("café")
     assert found("量子 会議")  # both CJK terms in one message (JA)
     assert found("deploy 量子") == []  # never in the same message
     assert found("量子猫プロジェクト")
@@ -130,4 +132,5 @@ def test_real_japanese_transcript(corpus: Path, tmp_path: Path) -> None:
     for n in (1, 2, 3, 8):
         sub = run[:n]
         hits = found(sub)
-        assert hits and all(sub in h["snippet"] for h in hits), sub
+        assert hits, sub
+        assert all(sub in h["snippet"] for h in hits), sub

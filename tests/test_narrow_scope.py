@@ -7,7 +7,7 @@ from __future__ import annotations
 import itertools
 from pathlib import Path
 
-from conftest import Session, run_cli, write_sessions_json
+from helpers import Session, run_cli, write_sessions_json
 
 from openclaw_sessions.policy import fts_query, visibility
 from openclaw_sessions.read.scope import listed_sessions, register, visible_sql
@@ -120,11 +120,13 @@ def test_a_narrow_search_works_on_what_the_caller_sees(state: Path) -> None:
         register(conn, "main", policy)
         listed = listed_sessions(conn, "main", policy)
         # itself, three children of its agent, and a native subagent of another
-        assert listed is not None and len(listed) == 5
+        assert listed is not None
+        assert len(listed) == 5
         per_row = fts.Filters(visible_sql(policy), agent="main")
         hits, slow = _work(conn, plan, per_row)
         same, fast = _work(conn, plan, per_row._replace(sessions=listed))
-        assert hits == same and len(hits) == 11  # 10 hits, and more exist
+        assert hits == same
+        assert len(hits) == 11  # 10 hits, and more exist
         assert {k for k, _ in hits[:-1]} <= set(listed)
         # every hidden match (360 of them, ranked first) was scored and joined per row before
         assert fast * 5 < slow, (fast, slow)

@@ -12,8 +12,7 @@ from collections.abc import Iterator
 from pathlib import Path
 
 import pytest
-from conftest import Session, write_sessions_json
-from helpers import db_file, query
+from helpers import Session, db_file, query, write_sessions_json
 
 from openclaw_sessions.ingest import transcripts
 from openclaw_sessions.ingest.importer import ImportOptions, import_sources
@@ -75,7 +74,8 @@ def test_a_noop_import_opens_no_file(
     monkeypatch.setattr(transcripts, "SETTLED_NS", 0)  # trust stats at once (no waiting)
     d = _state(tmp_path / "state")
     first = _import(tmp_path / "state")
-    assert first.imported == 4 and set(_under(opened, d)) >= {"n-0.jsonl", "sessions.json"}
+    assert first.imported == 4
+    assert set(_under(opened, d)) >= {"n-0.jsonl", "sessions.json"}
     opened.clear()
     again = _import(tmp_path / "state")
     assert _under(opened, d) == []
@@ -95,16 +95,19 @@ def test_a_changed_stat_falls_back_to_the_content(
     os.utime(d / "n-1.jsonl", ns=(st.st_atime_ns, st.st_mtime_ns - 5_000_000_000))  # touched
     opened.clear()
     rep = _import(tmp_path / "state")
-    assert _under(opened, d) == ["n-1.jsonl"] and rep.unchanged == 4  # read, found the same
+    assert _under(opened, d) == ["n-1.jsonl"]
+    assert rep.unchanged == 4  # read, found the same
     opened.clear()
-    assert _import(tmp_path / "state").unchanged == 4 and _under(opened, d) == []  # recorded
+    assert _import(tmp_path / "state").unchanged == 4
+    assert _under(opened, d) == []  # recorded
     with open(d / "n-2.jsonl", "a", encoding="utf-8") as f:  # an append: read and stored
         s = Session("n-2")
         s.assistant("appended noop words")
         f.write(s.text().splitlines(keepends=True)[1])
     opened.clear()
     rep = _import(tmp_path / "state")
-    assert _under(opened, d) == ["n-2.jsonl"] and (rep.updated, rep.events) == (1, 1)
+    assert _under(opened, d) == ["n-2.jsonl"]
+    assert (rep.updated, rep.events) == (1, 1)
 
 
 def test_a_changed_session_store_is_read_and_stored_again(
@@ -188,8 +191,10 @@ def test_a_dry_run_records_no_stat(
         conn.execute("DELETE FROM source_stats")
     conn.close()
     rep = import_sources(ImportOptions(state_dir=root, dry_run=True)).report
-    assert rep.unchanged == 4 and query(root, "SELECT count(*) FROM source_stats") == [(0,)]
+    assert rep.unchanged == 4
+    assert query(root, "SELECT count(*) FROM source_stats") == [(0,)]
     assert _import(root).unchanged == 4
     assert query(root, "SELECT count(*) FROM source_stats") == [(4,)]
     opened.clear()
-    assert _import(root).unchanged == 4 and _under(opened, d) == []
+    assert _import(root).unchanged == 4
+    assert _under(opened, d) == []

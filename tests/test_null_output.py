@@ -9,8 +9,7 @@ import subprocess
 from pathlib import Path
 
 import pytest
-from conftest import Session, run_cli, write_sessions_json
-from helpers import SCRIPT, installed
+from helpers import SCRIPT, Session, installed, run_cli, write_sessions_json
 
 HOSTILE = "agent:main:we\tird\nkey \\n"  # a tab, a newline, and a literal backslash-n
 PRINTED = HOSTILE.replace("\\", "\\\\")  # raw but the backslash: KEY arguments read it back
@@ -32,7 +31,8 @@ def hostile(tmp_path: Path, state: Path) -> Path:
 
 def test_sessions_null_round_trips_a_key_with_a_tab_and_a_newline(hostile: Path) -> None:
     r = installed("sessions", "-0", state=hostile)
-    assert r.returncode == 0 and r.stderr == ""
+    assert r.returncode == 0
+    assert r.stderr == ""
     assert r.stdout.split("\0") == [PRINTED, "agent:main:plain", ""]
     # sessions -0 | xargs -0 -n1 openclaw-sessions history --json
     env = {"OPENCLAW_STATE_DIR": str(hostile), "NO_COLOR": "1", "PATH": "/usr/bin:/bin"}
@@ -52,7 +52,8 @@ def test_search_null_prints_key_and_message_id_pairs(hostile: Path) -> None:
         r = installed("search", "zebrafoo", *args, state=hostile)
         assert r.returncode == 0, r.stderr
         fields = r.stdout.split("\0")
-        assert fields[-1] == "" and len(fields) == 2 * len(hits) + 1
+        assert fields[-1] == ""
+        assert len(fields) == 2 * len(hits) + 1
         assert list(zip(fields[0::2], fields[1::2], strict=False)) == [
             (h["sessionKey"].replace("\\", "\\\\"), h["messageId"]) for h in hits
         ]
@@ -62,15 +63,18 @@ def test_search_null_prints_key_and_message_id_pairs(hostile: Path) -> None:
     one = installed("search", "zebrafoo", "-0", "-n", "1", "--session", PRINTED, state=hostile)
     key, mid = one.stdout.split("\0")[:2]
     window = json.loads(installed("history", key, "--around", mid, "--json", state=hostile).stdout)
-    assert window["sessionKey"] == HOSTILE and key == PRINTED
+    assert window["sessionKey"] == HOSTILE
+    assert key == PRINTED
     assert mid in {m["id"] for m in window["messages"]}
 
 
 def test_nothing_found_prints_nothing_and_exits_1(hostile: Path) -> None:
     r = installed("search", "nosuchwordanywhere", "-0", state=hostile)
-    assert r.returncode == 1 and r.stdout == ""
+    assert r.returncode == 1
+    assert r.stdout == ""
     r = installed("sessions", "-0", "--since", "2099-01-01", state=hostile)
-    assert r.returncode == 1 and r.stdout == ""
+    assert r.returncode == 1
+    assert r.stdout == ""
 
 
 @pytest.mark.parametrize(
@@ -83,7 +87,8 @@ def test_null_with_another_output_form_is_a_usage_error(
     hostile: Path, args: tuple[str, ...]
 ) -> None:
     r = installed(*args, state=hostile)
-    assert r.returncode == 2 and r.stderr.startswith("error: -0/--null")
+    assert r.returncode == 2
+    assert r.stderr.startswith("error: -0/--null")
     assert r.stderr.count("\n") == 1
 
 
@@ -93,4 +98,5 @@ def test_on_a_terminal_the_names_keep_their_escape(hostile: Path) -> None:
                           "NO_COLOR": "1", "PATH": "/usr/bin:/bin"}, timeout=30)  # fmt: skip
     child.expect(pexpect.EOF)
     out = child.before.decode()
-    assert "agent:main:we\\tird\\nkey \\\\n\0" in out and "\t" not in out
+    assert "agent:main:we\\tird\\nkey \\\\n\0" in out
+    assert "\t" not in out

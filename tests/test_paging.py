@@ -9,7 +9,7 @@ import sys
 from pathlib import Path
 
 import pytest
-from conftest import Session, run_cli, write_sessions_json
+from helpers import Session, run_cli, write_sessions_json
 
 pexpect = pytest.importorskip("pexpect")
 EXE = shutil.which("openclaw-sessions", path=str(Path(sys.executable).parent))

@@ -13,8 +13,7 @@ from pathlib import Path
 from typing import Any
 
 import pytest
-from conftest import Session, write_sessions_json
-from helpers import db_file
+from helpers import Session, db_file, write_sessions_json
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 

@@ -6,7 +6,7 @@ from __future__ import annotations
 import json
 from pathlib import Path
 
-from conftest import REPO, run_cli
+from helpers import REPO, run_cli
 
 
 def test_pending_messages_are_never_found_nowhere(state: Path) -> None:

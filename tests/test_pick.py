@@ -12,7 +12,7 @@ import sys
 from pathlib import Path
 
 import pytest
-from conftest import REPO, run_cli
+from helpers import REPO, run_cli
 
 pexpect = pytest.importorskip("pexpect")
 
@@ -103,7 +103,8 @@ def test_enter_prints_to_a_pipe_and_ctrl_e_exports_markdown(sample: Path, tmp_pa
         child.expect(pexpect.EOF)
     finally:
         child.close(force=True)
-    assert child.exitstatus == 0 and out.read_text(encoding="utf-8").startswith("agent:main:")
+    assert child.exitstatus == 0
+    assert out.read_text(encoding="utf-8").startswith("agent:main:")
     child = spawn(["pick", "migration"], tmp_path)
     try:
         child.expect_exact("The deploy failed")
@@ -179,7 +180,8 @@ def test_the_reload_command_as_fzf_runs_it(
     out = subprocess.run(["sh", "-c", reload.replace("{q}", shlex.quote(query))], cwd=tmp_path,
                          capture_output=True, text=True, timeout=60)  # fmt: skip
     assert out.returncode == 0
-    assert bool(out.stdout) is hits and all(  # key, id, then the row people read
+    assert bool(out.stdout) is hits
+    assert all(  # key, id, then the row people read
         len(x.split("\t")) == 3 for x in out.stdout.splitlines()
     )
     assert not list(tmp_path.glob("pwned*"))

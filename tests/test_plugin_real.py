@@ -26,7 +26,7 @@ from pathlib import Path
 from typing import Any
 
 import pytest
-from conftest import Session, write_sessions_json
+from helpers import Session, write_sessions_json
 
 pytestmark = pytest.mark.slow
 
@@ -194,7 +194,8 @@ class Gateway:
 
     def details(self, tool: str, args: dict[str, Any], session_key: str) -> Any:
         status, answer = self.invoke(tool, args, session_key)
-        assert status == 200 and answer["ok"], answer
+        assert status == 200, answer
+        assert answer["ok"], answer
         return answer["result"]["details"]
 
     def wait_ready(self) -> None:
@@ -303,13 +304,15 @@ def test_a_batch_answers_each_query_and_says_why_one_is_empty(gateway: Gateway) 
     )
     result = answer["result"]
     got = result["details"]
-    assert got["batch"] is True and got["queryCount"] == 3
+    assert got["batch"] is True
+    assert got["queryCount"] == 3
     assert {(h["queryIndex"], h["sessionKey"]) for h in got["results"]} == {
         (0, "agent:main:main"),
         (2, BOX),
     }
     notes = [c["text"] for c in result["content"][1:]]
-    assert len(notes) == 1 and notes[0].startswith("queries[1]: No results.")
+    assert len(notes) == 1
+    assert notes[0].startswith("queries[1]: No results.")
 
 
 def test_cjk_substrings_are_found_where_the_builtin_finds_none(gateway: Gateway) -> None:
@@ -320,7 +323,8 @@ def test_cjk_substrings_are_found_where_the_builtin_finds_none(gateway: Gateway)
 
 def test_the_model_cannot_choose_who_asks(gateway: Gateway) -> None:
     got = gateway.details("past_sessions_search", {"query": "shared", "as": "agent:ops:main"}, BOB)
-    assert got["status"] == "error" and "unknown argument: 'as'" in got["error"]
+    assert got["status"] == "error"
+    assert "unknown argument: 'as'" in got["error"]
     # naming another agent's session as the one to search is a filter, not an identity
     got = gateway.details("past_sessions_search", {"query": "shared", "sessionKey": OPS}, BOB)
     assert got["status"] == "forbidden"
@@ -330,8 +334,10 @@ def test_the_model_cannot_choose_who_asks(gateway: Gateway) -> None:
 def test_a_caller_the_engine_cannot_answer_as_gets_one_line(gateway: Gateway) -> None:
     fresh = "agent:main:subagent:fresh"  # known to neither OpenClaw's store nor ours
     got = gateway.details("past_sessions_search", {"query": "shared"}, fresh)
-    assert got["status"] == "error" and "\n" not in got["error"]
-    assert got["error"].startswith("openclaw-sessions: ") and fresh in got["error"]
+    assert got["status"] == "error"
+    assert "\n" not in got["error"]
+    assert got["error"].startswith("openclaw-sessions: ")
+    assert fresh in got["error"]
 
 
 def test_fleet_search_answers_as_the_caller_on_its_host(gateway: Gateway) -> None:

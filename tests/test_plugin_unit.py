@@ -61,7 +61,8 @@ def test_the_package_ships_what_the_entry_imports() -> None:
     pkg = json.loads((PLUGIN / "package.json").read_text(encoding="utf-8"))
     manifest = json.loads((PLUGIN / "openclaw.plugin.json").read_text(encoding="utf-8"))
     assert pkg["openclaw"]["extensions"] == ["./index.js"]
-    assert pkg["type"] == "module" and not pkg.get("dependencies")
+    assert pkg["type"] == "module"
+    assert not pkg.get("dependencies")
     files = set(pkg["files"])
     todo, seen = ["index.js"], set()
     while todo:
@@ -101,7 +102,8 @@ def test_command_lines_take_the_caller_from_the_context_only() -> None:
         "/x/ocs", "mcp", "--as=agent:Ops:sub:b", "--agent=ops", "--state-dir=/s", "--sandboxed",
     ]  # fmt: skip
     # a key that looks like an option is still the value of --as, never an option
-    assert got["odd"][2] == "--as=--operator" and "--operator" not in got["odd"]
+    assert got["odd"][2] == "--as=--operator"
+    assert "--operator" not in got["odd"]
     assert got["truthy"] is False  # only OpenClaw's boolean true sandboxes... and clamps
     assert got["none"] == [None, None, None]
     assert got["fleet"] == [
@@ -129,7 +131,8 @@ def test_a_bad_config_is_refused_with_its_reason(config: dict[str, Any], message
         " catch (e) { out(e.message); }\n",
         json.dumps(config),
     )
-    assert isinstance(got, str) and got.startswith(message)
+    assert isinstance(got, str)
+    assert got.startswith(message)
 
 
 @needs_node
@@ -213,5 +216,7 @@ def test_an_engine_that_cannot_answer_is_one_line(sample_store: Path, tmp_path: 
     got = call(sample_store, {"sessionKey": "agent:main:subagent:new"}, "past_sessions_history",
                {"sessionKey": "main"})  # fmt: skip
     error = got["details"]["error"]
-    assert got["details"]["status"] == "error" and "\n" not in error
-    assert error.startswith("openclaw-sessions: ") and "agent:main:subagent:new" in error
+    assert got["details"]["status"] == "error"
+    assert "\n" not in error
+    assert error.startswith("openclaw-sessions: ")
+    assert "agent:main:subagent:new" in error

@@ -15,8 +15,7 @@ from pathlib import Path
 from typing import Any
 
 import pytest
-from conftest import Session, json_out, run_cli, write_sessions_json
-from helpers import db_file, query
+from helpers import Session, db_file, json_out, query, run_cli, write_sessions_json
 from jsonschema import Draft202012Validator
 
 from openclaw_sessions.index import index_rows
@@ -75,25 +74,32 @@ def test_a_poison_transcript_is_reported_and_not_retried(
     rep = json_out(r)["agents"][0]
     assert (rep["sessionsIndexed"], rep["sessionsFailed"], rep["knownFailures"]) == (29, 1, 0)
     issue = rep["issues"][0]
-    assert issue["code"] == "index_failed" and issue["sessionKey"] == "agent:main:k7"
-    assert issue["path"].endswith("p-07.jsonl") and "JSONDecodeError" in issue["message"]
+    assert issue["code"] == "index_failed"
+    assert issue["sessionKey"] == "agent:main:k7"
+    assert issue["path"].endswith("p-07.jsonl")
+    assert "JSONDecodeError" in issue["message"]
     assert "sk-ant-api03" not in r.stdout
     for i in (0, 6, 8, 29):
         assert run_cli("search", f"needle{i}", "--json").exit_code == 0
     # status names it, with its path and reason; it is not pending
     r = run_cli("status", "--json")
     st = json_out(r)
-    assert r.exit_code == 4 and st["failedSessions"] == 1 and st["pendingSessions"] == 0
+    assert r.exit_code == 4
+    assert st["failedSessions"] == 1
+    assert st["pendingSessions"] == 0
     assert st["health"] == "attention"
     assert any("could not be indexed" in why for why in st["reasons"])
     f = st["failures"][0]
-    assert f["sessionKey"] == "agent:main:k7" and f["path"].endswith("p-07.jsonl")
-    assert f["error"].startswith("JSONDecodeError") and isinstance(f["failedAt"], int)
+    assert f["sessionKey"] == "agent:main:k7"
+    assert f["path"].endswith("p-07.jsonl")
+    assert f["error"].startswith("JSONDecodeError")
+    assert isinstance(f["failedAt"], int)
     _valid("status", st)
     # searches are not `indexing` because of it; they say what is missing
     out = json_out(run_cli("search", "needle1", "--json"))
     _valid("search", out)
-    assert "indexing" not in out and out["unindexed"] == 1
+    assert "indexing" not in out
+    assert out["unindexed"] == 1
     assert "could not be indexed" in out["warning"]
     assert "unindexed" not in json_out(run_cli("search", "needle1", "--json", "--session", "k1"))
     # not retried while nothing changed
@@ -138,7 +144,8 @@ def test_a_poison_transcript_is_retried_when_it_or_the_rules_change(
     conn.close()
     assert run_cli("reindex", "--full").exit_code == 0
     st = json_out(run_cli("status", "--json"))
-    assert st["failedSessions"] == 0 and st["health"] == "ok"
+    assert st["failedSessions"] == 0
+    assert st["health"] == "ok"
     assert run_cli("search", "needle7", "--json").exit_code == 0
 
 
@@ -194,7 +201,8 @@ def test_a_full_disk_still_ends_reindex_with_exit_3(
     pages = query(state, "PRAGMA page_count")[0][0]
     monkeypatch.setenv("OPENCLAW_SESSIONS_MAX_PAGES", str(pages))
     r = run_cli("reindex")
-    assert r.exit_code == 3 and r.stderr.startswith("error: disk or database full"), r.stderr
+    assert r.exit_code == 3, r.stderr
+    assert r.stderr.startswith("error: disk or database full"), r.stderr
     monkeypatch.delenv("OPENCLAW_SESSIONS_MAX_PAGES")
     assert query(state, "SELECT count(*) FROM index_failures") == [(0,)]
 
@@ -217,8 +225,10 @@ def test_the_background_reconciler_records_the_poison_and_searches_stop_saying_i
         if st["failedSessions"] == 1 and not st["indexing"]:
             break
         time.sleep(0.05)
-    assert st["failedSessions"] == 1 and st["pendingSessions"] == 0, st
+    assert st["failedSessions"] == 1, st
+    assert st["pendingSessions"] == 0, st
     after = subprocess.run([str(SCRIPT), "search", "needle1", "--json"], capture_output=True,
                            text=True, env=env, timeout=60)  # fmt: skip
-    assert after.returncode == 0 and '"indexing"' not in after.stdout
+    assert after.returncode == 0
+    assert '"indexing"' not in after.stdout
     assert '"unindexed": 1' in after.stdout

@@ -34,7 +34,8 @@ def test_cjk_routing() -> None:
     assert p.primary == '"deploy"'
     assert p.bigram == '"量子 子猫" AND "猫"* AND "量子"'
     mixed = fts_query.build("deploy量子猫")
-    assert mixed.primary == '"deploy"' and mixed.bigram == '"量子 子猫"'
+    assert mixed.primary == '"deploy"'
+    assert mixed.bigram == '"量子 子猫"'
 
 
 def test_hangul_and_thai_route_like_cjk() -> None:

@@ -8,7 +8,7 @@ import sqlite3
 from pathlib import Path
 
 import pytest
-from conftest import Session, json_out, run_cli, write_sessions_json
+from helpers import Session, json_out, run_cli, write_sessions_json
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
@@ -62,7 +62,8 @@ def test_words_that_are_not_operators_stay_literal(tmp_path: Path, state: Path) 
     }
     for nothing in ("((", '""'):
         r = run_cli("search", nothing, "--json")
-        assert r.exit_code == 1 and json_out(r)["results"] == [], r.stderr
+        assert r.exit_code == 1, r.stderr
+        assert json_out(r)["results"] == [], r.stderr
 
 
 def test_too_many_alternatives_is_a_usage_error() -> None:
@@ -104,7 +105,8 @@ def test_fingerprint_and_automation_keys() -> None:
     )
     assert f("step 3 of 4") != f("step 1 of 4")
     assert rank.automated_key("agent:main:cron:abc:run:def")
-    assert rank.automated_key("agent:main:hook:gmail") and not rank.automated_key("agent:main:main")
+    assert rank.automated_key("agent:main:hook:gmail")
+    assert not rank.automated_key("agent:main:main")
 
 
 def test_rank_spreads_sessions_and_folds_copies() -> None:
@@ -180,11 +182,13 @@ def test_flood_order_and_upstream_order(tmp_path: Path, state: Path) -> None:
     ours = json_out(run_cli("search", "zorblax", "--json"))["results"]
     assert ours[0]["sessionKey"] == "agent:main:settle"
     cron = [h for h in ours if h["sessionKey"] == "agent:main:cron:job1"]
-    assert len(cron) == 1 and cron[0]["copies"] == 30  # folded, demoted, still shown
+    assert len(cron) == 1
+    assert cron[0]["copies"] == 30  # folded, demoted, still shown
     up = json_out(run_cli("search", "zorblax", "--json", "--order", "upstream"))["results"]
     up_keys = [h["sessionKey"] for h in up]
     assert "agent:main:settle" not in up_keys[:3]  # the flood fills upstream's first page
-    assert up_keys.count("agent:main:cron:job1") >= 8 and all("copies" not in h for h in up)
+    assert up_keys.count("agent:main:cron:job1") >= 8
+    assert all("copies" not in h for h in up)
     scores = [(-h["score"], -h["timestamp"]) for h in up]
     assert scores == sorted(scores)
     # --as: upstream's literal terms, order and JSON, whatever the operator's order does
@@ -201,26 +205,29 @@ def test_relax_and_absence(tmp_path: Path, state: Path) -> None:
     _store(tmp_path)
     r = run_cli("search", "zorblax nowhereword", "--json")
     doc = json_out(r)
-    assert r.exit_code == 1 and doc["results"] == []
+    assert r.exit_code == 1
+    assert doc["results"] == []
     assert doc["absence"]["termsNotFound"] == ["nowhereword"]
     assert doc["absence"]["lift"] == ["--relax"]
     r = run_cli("search", "zorblax nowhereword", "--json", "--relax")
     doc = json_out(r)
-    assert r.exit_code == 0 and doc["results"][0]["relaxed"] is True
+    assert r.exit_code == 0
+    assert doc["results"][0]["relaxed"] is True
     assert doc["results"][0]["sessionKey"] == "agent:main:settle"
     assert "relaxed" in doc["absence"]
     doc = json_out(run_cli("search", "zorblax nowhereword -billing", "--json", "--relax"))
-    assert doc["results"] and all("billing" not in h["snippet"] for h in doc["results"])
+    assert doc["results"]
+    assert all("billing" not in h["snippet"] for h in doc["results"])
     doc = json_out(run_cli("search", "zorblax", "--json", "-n", "1"))
-    assert doc["absence"]["cut"]["by"] == "limit" and doc["absence"]["lift"][0].startswith(
-        "--limit"
-    )
+    assert doc["absence"]["cut"]["by"] == "limit"
+    assert doc["absence"]["lift"][0].startswith("--limit")
     assert "absence" not in json_out(run_cli("search", "rollout", "--json"))
     # --as: upstream's result exactly (its explain says why instead); --relax is the operator's
     as_ = json_out(run_cli("search", "nowhereword", "--json", "--as", "agent:main:settle"))
     assert as_ == {"results": []}
     r = run_cli("search", "zorblax x", "--relax", "--as", "agent:main:settle")
-    assert r.exit_code == 2 and "--relax" in r.stderr
+    assert r.exit_code == 2
+    assert "--relax" in r.stderr
 
 
 def test_history_around_reopens_a_hit_kept_in_a_reset_archive(
@@ -270,7 +277,8 @@ def test_relax_leaves_a_group_out_whole_or_keeps_it(tmp_path: Path, state: Path)
     write_sessions_json(src, {f"agent:main:{k}": {"sessionId": k} for k in texts})
     assert run_cli("import", str(tmp_path / "src"), "--reindex", "--quiet").exit_code == 0
     strict = run_cli("search", "(postgres OR 数据库) 超时", "--json")
-    assert strict.exit_code == 1 and "--relax" in json_out(strict)["absence"]["lift"]
+    assert strict.exit_code == 1
+    assert "--relax" in json_out(strict)["absence"]["lift"]
     r = run_cli("search", "(postgres OR 数据库) 超时", "--relax", "--json")
     assert r.exit_code == 0, r.stderr
     assert {h["sessionKey"] for h in json_out(r)["results"]} == {"agent:main:pg", "agent:main:both"}

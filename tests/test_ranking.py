@@ -10,7 +10,7 @@ from pathlib import Path
 from typing import Any
 
 import pytest
-from conftest import Session, run_cli
+from helpers import Session, run_cli
 
 from openclaw_sessions.read.search import fts
 
@@ -72,10 +72,12 @@ def test_growing_candidates_rank_like_ranking_every_match(
     monkeypatch.setattr(fts, "best", counted)
     grown = _search(*args)
     if "40" in args:  # the filter leaves too few of the first candidates: k grew
-        assert len(tries) >= 2 and tries[1] > tries[0]
+        assert len(tries) >= 2
+        assert tries[1] > tries[0]
     if "--session" in args:  # the full-text query keeps to the session's rows: exact at once
         assert len(tries) == 1
     monkeypatch.setattr(fts, "first_k", lambda limit: 10**9)  # every match, one try
     assert grown == _search(*args)
     if args[0] != "nomatchword":
-        assert grown[0] == 0 and json.loads(grown[1])["results"]
+        assert grown[0] == 0
+        assert json.loads(grown[1])["results"]

@@ -14,8 +14,19 @@ from typing import Any
 
 import pytest
 import zstandard
-from conftest import Session, json_out, run_cli, write_sessions_json
-from helpers import as_v6, connect, db_file, events_dump, generate_corpus, integrity, query
+from helpers import (
+    Session,
+    as_v6,
+    connect,
+    db_file,
+    events_dump,
+    generate_corpus,
+    integrity,
+    json_out,
+    query,
+    run_cli,
+    write_sessions_json,
+)
 
 from openclaw_sessions.policy import cjk
 from openclaw_sessions.policy.cjk import cjk_bigram_text
@@ -61,7 +72,8 @@ def test_generated_corpus_round_trips_through_several_dictionaries(tmp_path: Pat
         assert back[str(p)] == p.read_bytes(), p
     dicts = query(state, "SELECT dict_id, trained_at_lines FROM raw_dicts ORDER BY generation")
     used = frame_dicts(state)
-    assert len(dicts) >= 2 and 0 not in used  # the first dictionary recompressed what came before
+    assert len(dicts) >= 2
+    assert 0 not in used  # the first dictionary recompressed what came before
     assert set(used) == {d for d, _ in dicts}  # rows of every generation are read back above
     assert dicts[0][1] >= rawcodec.FIRST_LINES
     assert dicts[1][1] >= rawcodec.GROWTH * dicts[0][1]
@@ -114,7 +126,8 @@ def test_lines_stored_before_the_first_dictionary_are_recompressed_with_it(
         if i == 0:
             assert frame_dicts(state) == {0: 101}  # too few lines for a dictionary yet
     used = frame_dicts(state)
-    assert 0 not in used and sum(used.values()) == 12 * 101
+    assert 0 not in used
+    assert sum(used.values()) == 12 * 101
     for path, data in stored_files(state, "main"):
         assert data == Path(path).read_bytes()
     assert run_cli("reindex", "--quiet").exit_code == 0
@@ -159,7 +172,9 @@ def test_a_line_whose_dictionary_is_gone_is_a_store_error(tmp_path: Path, state:
     conn.commit()
     conn.close()
     r = run_cli("history", key, "--json")
-    assert r.exit_code == 3 and "database is corrupt" in r.stderr and "Traceback" not in r.stderr
+    assert r.exit_code == 3
+    assert "database is corrupt" in r.stderr
+    assert "Traceback" not in r.stderr
 
 
 def _searches(state: Path) -> dict[str, Any]:
@@ -253,5 +268,6 @@ def test_the_bigram_function_is_frozen() -> None:
     }
     assert {t: cjk_bigram_text(t) for t in cases} == cases
     ranges = re.findall(r"(.)-(.)", cjk.CJK_CLASS)  # the cheap first look spans them all
-    assert ranges and all("\u0e00" <= a <= b <= "\U0003ffff" for a, b in ranges)
+    assert ranges
+    assert all("\u0e00" <= a <= b <= "\U0003ffff" for a, b in ranges)
     assert json.dumps(cjk_bigram_text("𠀀𠀁"), ensure_ascii=False) == '"𠀀𠀁 𠀁"'

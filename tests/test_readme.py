@@ -11,7 +11,7 @@ import sys
 from pathlib import Path
 
 import pytest
-from conftest import REPO
+from helpers import REPO
 
 BIN = Path(sys.executable).parent
 README = (REPO / "README.md").read_text(encoding="utf-8")
@@ -69,7 +69,8 @@ def test_readme_command_runs(cmd: str, demo_env: dict[str, str]) -> None:
     r = subprocess.run(["bash", "-o", "pipefail", "-c", cmd], env=demo_env, cwd=REPO,
                        capture_output=True, text=True, timeout=300)  # fmt: skip
     assert r.returncode in (0, 1), (cmd, r.stdout[-2000:], r.stderr[-2000:])
-    assert "Traceback" not in r.stderr and "error:" not in r.stderr, (cmd, r.stderr)
+    assert "Traceback" not in r.stderr, (cmd, r.stderr)
+    assert "error:" not in r.stderr, (cmd, r.stderr)
 
 
 # The sample is dated January 2026: a span back from today finds nothing in it, so the
@@ -101,7 +102,8 @@ def test_readme_search_finds_something(cmd: str, demo_env: dict[str, str]) -> No
     cmd = RELATIVE.sub(r"--\1 2026-01-01", cmd)
     r = subprocess.run(["bash", "-o", "pipefail", "-c", cmd], env=demo_env, cwd=REPO,
                        capture_output=True, text=True, timeout=300)  # fmt: skip
-    assert r.returncode == 0 and r.stdout.strip(), (cmd, r.stdout[-2000:], r.stderr[-2000:])
+    assert r.returncode == 0, (cmd, r.stdout[-2000:], r.stderr[-2000:])
+    assert r.stdout.strip(), (cmd, r.stdout[-2000:], r.stderr[-2000:])
 
 
 def test_the_plain_line_the_readme_shows_is_what_search_prints(demo_env: dict[str, str]) -> None:
@@ -129,18 +131,23 @@ def test_fzf_recipe_previews_the_conversation_around_a_hit(demo_env: dict[str, s
     (line,) = [c for c in readme_commands() if "| fzf " in c]
     search = line.split(" | fzf ")[0]
     preview = re.search(r"--preview '([^']*)'", line)
-    assert preview is not None and "{1}" in preview[1] and "{2}" in preview[1]
+    assert preview is not None
+    assert "{1}" in preview[1]
+    assert "{2}" in preview[1]
     subprocess.run([BIN / "openclaw-sessions", "import", "--reindex", "--quiet"], env=demo_env,
                    check=True)  # fmt: skip
     hits = subprocess.run(["bash", "-c", search], env=demo_env, capture_output=True, text=True)
     assert hits.returncode == 0, hits.stderr
     first = hits.stdout.splitlines()[0].split("\t")
-    assert len(first) == 5 and first[0].startswith("agent:")
+    assert len(first) == 5
+    assert first[0].startswith("agent:")
     cmd = preview[1].replace("{1}", shlex.quote(first[0])).replace("{2}", shlex.quote(first[1]))
     shown = subprocess.run(["bash", "-c", cmd], env=demo_env, capture_output=True, text=True)
     assert shown.returncode == 0, shown.stderr
     marked = [ln for ln in shown.stdout.splitlines() if "◀ this message" in ln]
-    assert len(marked) == 1 and first[1] in marked[0] and "\x1b[" in marked[0]  # coloured
+    assert len(marked) == 1
+    assert first[1] in marked[0]
+    assert "\x1b[" in marked[0]  # coloured
 
 
 @pytest.mark.slow
@@ -159,4 +166,6 @@ def test_jq_recipes_print_what_they_promise(demo_env: dict[str, str], marker: st
                    check=True)  # fmt: skip
     r = subprocess.run(["bash", "-o", "pipefail", "-c", cmd], env=demo_env, capture_output=True,
                        text=True)  # fmt: skip
-    assert r.returncode == 0 and callable(check) and check(r.stdout), (cmd, r.stdout, r.stderr)
+    assert r.returncode == 0, (cmd, r.stdout, r.stderr)
+    assert callable(check), (cmd, r.stdout, r.stderr)
+    assert check(r.stdout), (cmd, r.stdout, r.stderr)

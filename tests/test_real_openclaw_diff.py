@@ -20,7 +20,7 @@ from typing import Any
 import pytest
 import real_diff_support as rds
 import real_openclaw as ro
-from conftest import Session, write_sessions_json
+from helpers import Session, write_sessions_json
 from mcp_support import WORLD, body, calls, cli_json, who
 from real_diff_support import Pair, config
 

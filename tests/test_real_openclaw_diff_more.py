@@ -23,7 +23,7 @@ from typing import Any
 import pytest
 import real_diff_support as rds
 import real_openclaw as ro
-from conftest import Session, write_sessions_json
+from helpers import Session, write_sessions_json
 from mcp_support import body, calls, cli_json, who
 from real_diff_support import Pair, config
 
@@ -316,7 +316,8 @@ def test_the_cap_cases_reach_their_caps(world: World) -> None:
     """The cap cases really meet upstream's caps (else they would prove nothing)."""
     world.pair.use("default")
     got = world.pair.theirs("sessions_search", {"query": "capword", "limit": 25}, MAIN)
-    assert got.get("truncated") and len(got["results"]) < 25, got
+    assert got.get("truncated"), got
+    assert len(got["results"]) < 25, got
     hist = world.pair.theirs("sessions_history", {"sessionKey": BIG}, MAIN)
     assert hist.get("truncated") or hist.get("droppedMessages"), {
         k: hist[k] for k in hist if k != "messages"

@@ -8,7 +8,7 @@ import sys
 from pathlib import Path
 
 import pytest
-from conftest import REPO
+from helpers import REPO
 
 PROBE = r"""
 import json, sys
@@ -35,7 +35,8 @@ def test_cached_uncached_and_damaged_cache_agree(tmp_path: Path) -> None:
     plain = run({**env, "OPENCLAW_SESSIONS_NO_REGEX_CACHE": "1"})
     first = run(env)  # fills the cache
     files = list(tmp_path.iterdir())
-    assert len(files) == 1 and files[0].stat().st_size > 0
+    assert len(files) == 1
+    assert files[0].stat().st_size > 0
     second = run(env)  # reads it
     assert plain == first == second
     files[0].write_bytes(b"\x00garbage" * 10)
@@ -85,4 +86,5 @@ def test_the_cache_keeps_one_working_set_not_every_pattern_ever(tmp_path: Path) 
     kept = marshal.loads(cache.read_bytes())
     junk = [k for k in kept if str(k[0]).startswith("junk-")]
     assert len(junk) == recache.SPARE_ENTRIES
-    assert ("junk-1999-[a-z]+", 0) in kept and ("junk-0-[a-z]+", 0) not in kept  # newest kept
+    assert ("junk-1999-[a-z]+", 0) in kept
+    assert ("junk-0-[a-z]+", 0) not in kept  # newest kept

@@ -9,8 +9,7 @@ import sqlite3
 from pathlib import Path
 
 import upstream_fixture as uf
-from conftest import Session, json_out, run_cli
-from helpers import connect, db_file
+from helpers import Session, connect, db_file, json_out, run_cli
 
 from openclaw_sessions.index.reconcile import GROUP_EVENTS, _groups
 
@@ -25,12 +24,14 @@ def _store_with(sizes: list[int]) -> sqlite3.Connection:
 def test_zero_event_transcript_first_opens_a_group() -> None:
     conn = _store_with([0, 3, 0])
     groups, events = _groups(conn, [1, 2, 3])
-    assert groups == [[1, 2, 3]] and events == 3
+    assert groups == [[1, 2, 3]]
+    assert events == 3
 
 
 def test_only_zero_event_transcripts() -> None:
     groups, events = _groups(_store_with([0, 0]), [1, 2])
-    assert groups == [[1, 2]] and events == 0
+    assert groups == [[1, 2]]
+    assert events == 0
 
 
 def test_large_transcripts_stay_alone_and_small_ones_group() -> None:

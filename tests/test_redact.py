@@ -162,7 +162,8 @@ def test_invalid_user_pattern_is_a_config_error(bad: str) -> None:
 # --- fingerprint ---------------------------------------------------------------------------------
 def test_fingerprint() -> None:
     fp = RED.fingerprint
-    assert len(fp) == 16 and int(fp, 16) >= 0
+    assert len(fp) == 16
+    assert int(fp, 16) >= 0
     assert build_redactor([]).fingerprint == fp == R.Redactor().fingerprint
     a, b = build_redactor(["foo"]), build_redactor(["foo", "bar"])
     assert len({fp, a.fingerprint, b.fingerprint, build_redactor(["/foo/"]).fingerprint}) == 4
@@ -199,7 +200,8 @@ def _is_mask(s: str) -> bool:
 def test_spans_point_at_the_masks(name: str, text: str, secret: str) -> None:
     doc = f"{text}\nand then {text} again"
     red = RED.redact(doc)
-    assert red.text == RED.redact_text(doc) and red.changed
+    assert red.text == RED.redact_text(doc)
+    assert red.changed
     assert list(red.spans) == sorted(red.spans)
     for (_, e1), (s2, _) in zip(red.spans, red.spans[1:], strict=False):
         assert e1 <= s2
@@ -286,7 +288,8 @@ def test_safe_cut_properties(case: tuple[str, int, list[tuple[int, int]]]) -> No
     if utf16_len(text) <= limit:
         assert out is text
         return
-    assert out.endswith("…") and utf16_len(out) <= limit + 1  # UTF-16 units, as upstream
+    assert out.endswith("…")
+    assert utf16_len(out) <= limit + 1  # UTF-16 units, as upstream
     head = out[:-1]
     cut = len(head)
     assert text.startswith(head)
@@ -323,4 +326,5 @@ def test_opaque_authorization_before_an_indented_line_is_masked() -> None:
     token = r(ALNUM, 32)
     for text in (f"Authorization: {token}\n end", f"Proxy-Authorization: {token}\n\tx"):
         out = redact(text)
-        assert token not in out and mask(token) in out
+        assert token not in out
+        assert mask(token) in out

@@ -1,6 +1,6 @@
 """Byte-for-byte comparison with upstream OpenClaw's own redactor (``redactToolPayloadText`` of
 the installed package, run under node: tests/upstream_oracle.py) on every shape these tests use:
-the family cases, the three rounds of secret shapes, the references and ordinary text.
+the family cases, the three sets of secret shapes, the references and ordinary text.
 
 Every output equals upstream's except the deliberate differences, each of a listed kind (the
 README's redaction section has the same table, with these counts): where ours differs, the
@@ -18,8 +18,8 @@ from typing import NamedTuple
 
 import pytest
 import secret_shapes
-import secret_shapes_r3
-import secret_shapes_r4
+import secret_shapes_by_kind
+import secret_shapes_in_context
 import test_redact
 import test_redact_recall
 from redact_cases import CASES, leaks
@@ -48,10 +48,12 @@ class Item(NamedTuple):
 def items() -> list[Item]:
     """Every shape the redaction tests use, with the secrets each holds (none: keep it all)."""
     out = [Item(f"case:{n}", t, (s,)) for n, t, s in CASES]
-    out += [Item(f"r2:{s.family}", s.text, s.secrets) for s in secret_shapes.shapes()]
-    out += [Item(f"r3:{s.family}", s.text, s.secrets) for s in secret_shapes_r3.shapes()]
-    out += [Item(f"r4:{s.family}", s.text, s.secrets) for s in secret_shapes_r4.shapes()]
-    readable = secret_shapes_r3.references() + list(secret_shapes_r4.READABLE)
+    out += [Item(f"shape:{s.family}", s.text, s.secrets) for s in secret_shapes.shapes()]
+    out += [Item(f"by-kind:{s.family}", s.text, s.secrets) for s in secret_shapes_by_kind.shapes()]
+    out += [
+        Item(f"in-context:{s.family}", s.text, s.secrets) for s in secret_shapes_in_context.shapes()
+    ]
+    readable = secret_shapes_by_kind.references() + list(secret_shapes_in_context.READABLE)
     readable += test_redact.PROSE
     rng = random.Random(1)
     readable += [test_redact_recall._fill(rng, t) for t in test_redact_recall.PROSE]
@@ -104,7 +106,9 @@ def test_the_readme_lists_the_differences(compared: list[tuple[Item, str, str]])
     same = sum(o == t for _, o, t in compared)
     text = README.read_text(encoding="utf-8")
     row = re.search(r"\| identical to upstream's \| (\d+) \|", text)
-    assert row and int(row.group(1)) == same, ("README: identical", same)
+    assert row, ("README: identical", same)
+    assert int(row.group(1)) == same, ("README: identical", same)
     for k in KINDS:
         m = re.search(rf"\| `{k}`: [^|]*\| (\d+) \|", text)
-        assert m and int(m.group(1)) == counts[k], (k, counts[k])
+        assert m, (k, counts[k])
+        assert int(m.group(1)) == counts[k], (k, counts[k])

@@ -104,7 +104,8 @@ def test_masks_keep_the_text_around_them_as_written() -> None:
 )
 def test_the_folded_view(text: str, folded: str) -> None:
     view = redact_fold.view(text)
-    assert view is not None and view.text == folded
+    assert view is not None
+    assert view.text == folded
 
 
 @pytest.mark.parametrize(
@@ -125,7 +126,8 @@ def test_ordinary_text_does_not_fold(text: str) -> None:
 def test_offsets_map_back_across_removed_and_expanded_characters() -> None:
     text = "ab\u200b\u200bcd\ufb01gh"  # two removed, then one character that folds to two
     view = redact_fold.view(text)
-    assert view is not None and view.text == "abcdfigh"
+    assert view is not None
+    assert view.text == "abcdfigh"
     assert [view.start(i) for i in range(9)] == [0, 1, 4, 5, 6, 6, 7, 8, 9]
     assert [view.end(i) for i in range(9)] == [0, 1, 2, 5, 6, 7, 7, 8, 9]
 
@@ -206,5 +208,6 @@ def test_a_half_key_block_hides_its_short_last_line_and_keeps_the_prose_after() 
     out = build_redactor().redact_text(
         f"-----BEGIN RSA PRIVATE KEY-----\n{body}\nXy7+ab\n\nThanks, what do you think?"
     )
-    assert "Xy7+ab" not in out and body[:20] not in out
+    assert "Xy7+ab" not in out
+    assert body[:20] not in out
     assert out.endswith("\n\nThanks, what do you think?")

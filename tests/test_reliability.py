@@ -13,16 +13,20 @@ from pathlib import Path
 from typing import Any
 
 import pytest
-from conftest import REPO, Session, json_out, run_cli, write_sessions_json
 from helpers import (
+    REPO,
+    Session,
     as_v6,
     db_file,
     events_dump,
     gated_cli,
     index_dump,
     integrity,
+    json_out,
     killed_by,
     query,
+    run_cli,
+    write_sessions_json,
 )
 
 from openclaw_sessions.store.migrations import SCHEMA_VERSION
@@ -162,7 +166,8 @@ def test_planning_in_a_second_process_gives_the_same_index(tmp_path: Path) -> No
         assert cli_proc(state, "reindex", "--quiet", **env).wait() == 0
         dumps.append((index_dump(state), query(state, "SELECT * FROM branches ORDER BY 1")))
         integrity(state)
-    assert dumps[0] == dumps[1] and len(dumps[0][0]) > 6 * 700
+    assert dumps[0] == dumps[1]
+    assert len(dumps[0][0]) > 6 * 700
 
 
 _PLANNED_BY = Path(os.devnull)  # set by the test below
@@ -196,7 +201,8 @@ def test_the_pool_plans_and_this_process_writes(
     monkeypatch.setenv("OPENCLAW_SESSIONS_PLAN_WORKER", "1")
     assert run_cli("reindex", "--quiet").exit_code == 0
     pids = [int(x) for x in _PLANNED_BY.read_text().split()]
-    assert len(pids) == 10 and os.getpid() not in pids
+    assert len(pids) == 10
+    assert os.getpid() not in pids
     state = tmp_path / "state"
     assert index_dump(state) == index_dump(reference)
     assert query(state, "SELECT count(*) FROM index_state WHERE claim_token IS NOT NULL")[0][0] == 0
@@ -215,7 +221,8 @@ def test_sigint_during_reindex_exits_130_and_rerun_finishes(tmp_path: Path, work
     env = {**(WORKER if worker else {}), marker: "1"}
     p = gated_cli(state, ROWS_GATE, "reindex", "--quiet", **env)
     err = killed_by(p, signal.SIGINT)
-    assert p.returncode == 130 and err.startswith(b"error: interrupted"), err
+    assert p.returncode == 130, err
+    assert err.startswith(b"error: interrupted"), err
     assert b"Traceback" not in err
     assert no_process_left(marker)
     integrity(state)
@@ -230,7 +237,8 @@ def test_sigint_exits_130_and_keeps_whole_transcripts(tmp_path: Path) -> None:
     p = gated_cli(state, (*IMPORT_GATE, 3), "import", str(tmp_path / "src"), "--quiet")
     err = killed_by(p, signal.SIGINT)
     assert p.returncode == 130, err
-    assert b"Traceback" not in err and err.startswith(b"error: interrupted")
+    assert b"Traceback" not in err
+    assert err.startswith(b"error: interrupted")
     integrity(state)
     assert query(state, "SELECT count(*) FROM transcripts")[0][0] == 2  # the third rolled back
     for _tid, n, nxt in query(
@@ -253,7 +261,8 @@ def test_writer_blocked_past_timeout_fails_with_exit_3(
     try:
         monkeypatch.setenv("OPENCLAW_SESSIONS_BUSY_TIMEOUT_MS", "200")
         r = run_cli("import", str(tmp_path / "src"))
-        assert r.exit_code == 3 and "database is locked" in r.stderr
+        assert r.exit_code == 3
+        assert "database is locked" in r.stderr
         # readers are not blocked by the writer
         assert run_cli("search", "reliability", "--json").exit_code in (0, 1)
     finally:
@@ -270,7 +279,8 @@ def test_full_disk_rolls_back_with_exit_3(tmp_path: Path, monkeypatch: pytest.Mo
     pages = query(state, "PRAGMA page_count")[0][0]
     monkeypatch.setenv("OPENCLAW_SESSIONS_MAX_PAGES", str(pages + 5))
     r = run_cli("import", str(tmp_path / "src"))
-    assert r.exit_code == 3 and r.stderr.startswith("error: disk or database full")
+    assert r.exit_code == 3
+    assert r.stderr.startswith("error: disk or database full")
     monkeypatch.delenv("OPENCLAW_SESSIONS_MAX_PAGES")
     integrity(state)
     after = events_dump(state)
@@ -334,13 +344,15 @@ def test_broken_databases_exit_3(tmp_path: Path, damage: str) -> None:
     for args in (["search", "words"], ["status"], ["reindex"], ["import", str(tmp_path / "src")]):
         r = run_cli(*args)
         assert r.exit_code == 3, (args, r.output)
-        assert r.stderr.startswith("error: ") and "Traceback" not in r.stderr
+        assert r.stderr.startswith("error: ")
+        assert "Traceback" not in r.stderr
 
 
 def test_missing_database_exit_3() -> None:
     for args in (["search", "x"], ["status"], ["reindex"]):
         r = run_cli(*args)
-        assert r.exit_code == 3 and "run `openclaw-sessions import` first" in r.stderr
+        assert r.exit_code == 3
+        assert "run `openclaw-sessions import` first" in r.stderr
 
 
 def test_older_schema_is_migrated_with_a_backup(tmp_path: Path) -> None:
@@ -365,7 +377,8 @@ def test_older_schema_is_migrated_with_a_backup(tmp_path: Path) -> None:
     c.commit()
     c.close()
     r = run_cli("status", "--json")  # v5: every index is rebuilt under the new tree rules
-    assert r.exit_code == 4 and json_out(r)["pendingSessions"] == 1, r.stdout + r.stderr
+    assert r.exit_code == 4, r.stdout + r.stderr
+    assert json_out(r)["pendingSessions"] == 1, r.stdout + r.stderr
     assert query(state, "PRAGMA user_version")[0][0] == SCHEMA_VERSION == 13
     assert query(state, "SELECT count(*) FROM branches") == [(0,)]
     assert run_cli("reindex", "--quiet").exit_code == 0
@@ -459,7 +472,8 @@ def test_hostile_files_are_handled_and_reported(tmp_path: Path, state: Path) -> 
     later = json_out(run_cli("search", "laterparent", "--json"))["results"]
     assert {h["messageId"] for h in later} == {"cccc0002"}  # the leaf is the last append
     dup = json_out(run_cli("search", "dup", "--json"))["results"]
-    assert len(dup) == 1 and "two" in dup[0]["snippet"]  # the later definition wins
+    assert len(dup) == 1
+    assert "two" in dup[0]["snippet"]  # the later definition wins
     assert run_cli("search", "odd unicode", "--json").exit_code == 0
 
 
@@ -508,7 +522,11 @@ def test_no_traceback_on_broken_inputs(tmp_path: Path) -> None:
     ):
         r = run_cli(*args)
         assert r.exit_code in (2, 3, 4), (args, r.output)
-        assert "Traceback" not in r.output and r.stderr.strip().startswith("error:"), (
+        assert "Traceback" not in r.output, (
+            args,
+            r.output,
+        )
+        assert r.stderr.strip().startswith("error:"), (
             args,
             r.output,
         )

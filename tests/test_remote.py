@@ -11,7 +11,7 @@ from pathlib import Path
 from typing import Any
 
 import pytest
-from conftest import Session, write_sessions_json
+from helpers import Session, write_sessions_json
 
 from tests import remote_env as env
 
@@ -101,7 +101,8 @@ def test_agent_filter_counts_and_sessions_match_local(fleet: dict[str, Any]) -> 
         want = {
             (h["agentId"], h["sessionKey"], h["messageId"]) for h in json.loads(r.stdout)["results"]
         }
-        assert got == want and got
+        assert got == want
+        assert got
     r = env.cli("search", "deploy", "--remote", fleet["dsn"], "--host", "gw-a", "--count")
     local = env.cli("search", "deploy", "--state-dir", str(a), "--all-agents", "--count")
     assert (r.exit_code, r.stdout) == (0, local.stdout)
@@ -118,7 +119,8 @@ def test_agent_filter_counts_and_sessions_match_local(fleet: dict[str, Any]) -> 
 def test_limit_cuts_and_totals(fleet: dict[str, Any]) -> None:
     r = env.cli("search", "the", "--remote", fleet["dsn"], "--json", "-n", "3")
     doc = json.loads(r.stdout)
-    assert len(doc["results"]) == 3 and doc["truncated"] is True
+    assert len(doc["results"]) == 3
+    assert doc["truncated"] is True
     assert doc.get("total", doc.get("totalAtLeast", 0)) > 3
 
 
@@ -157,7 +159,8 @@ def test_as_central_equals_local(fleet: dict[str, Any], host: str, vis: str | No
 
 def test_as_needs_one_host(fleet: dict[str, Any]) -> None:
     r = env.cli("search", "deploy", "--remote", fleet["dsn"], "--as", "agent:main:main")
-    assert r.exit_code == 2 and "--host" in r.stderr
+    assert r.exit_code == 2
+    assert "--host" in r.stderr
 
 
 @pytest.mark.slow
@@ -199,7 +202,8 @@ def test_nothing_local_search_must_not_find(tmp_path: Path) -> None:
         assert word not in dump, word
     for word in ("incognitotextword", "thinkingsecretword", "toolresultword", "hunter2hunter2"):
         r = env.cli("search", word, "--remote", target, "--json")
-        assert r.exit_code == 1 and json.loads(r.stdout)["results"] == [], word
+        assert r.exit_code == 1, word
+        assert json.loads(r.stdout)["results"] == [], word
     for word in ("abandonedbranchword", "visiblefleetword", "sk-fake"):
         local = env.cli("search", word, "--state-dir", str(state), "--json")
         remote = env.cli("search", word, "--remote", target, "--json")
@@ -261,7 +265,8 @@ def test_as_with_a_session_filter_and_its_refusals(fleet: dict[str, Any]) -> Non
             ]
             assert sorted(ids[0]) == sorted(ids[1])
     r = env.cli(*base, "--remote", fleet["dsn"], "--host", "gw-nowhere")
-    assert r.exit_code == 2 and "has not pushed" in r.stderr
+    assert r.exit_code == 2
+    assert "has not pushed" in r.stderr
 
 
 @pytest.mark.slow

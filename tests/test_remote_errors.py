@@ -9,8 +9,7 @@ import json
 from pathlib import Path
 
 import pytest
-from conftest import Session, write_sessions_json
-from helpers import db_file
+from helpers import Session, db_file, run_cli, write_sessions_json
 
 from tests import remote_env as env
 
@@ -38,7 +37,8 @@ def _fails(state: Path, code: int, *args: str) -> str:
     r = env.cli(*args, "--state-dir", str(state))
     assert r.exit_code == code, (r.exit_code, r.stdout, r.stderr)
     lines = r.stderr.splitlines()
-    assert len(lines) == 1 and lines[0].startswith("error: "), r.stderr
+    assert len(lines) == 1, r.stderr
+    assert lines[0].startswith("error: "), r.stderr
     assert _digest(state) == before
     return lines[0]
 
@@ -67,9 +67,11 @@ def test_the_dsn_can_come_from_the_environment(
     target = env.new_db()
     monkeypatch.setenv("OPENCLAW_SESSIONS_REMOTE", target)
     r = env.cli("push", "--host", "gw", "--state-dir", str(state), "--json")
-    assert r.exit_code == 0 and json.loads(r.stdout)["upserted"] == 1
+    assert r.exit_code == 0
+    assert json.loads(r.stdout)["upserted"] == 1
     r = env.cli("search", "errorsword", "--remote", "-", "--json")
-    assert r.exit_code == 0 and len(json.loads(r.stdout)["results"]) == 1
+    assert r.exit_code == 0
+    assert len(json.loads(r.stdout)["results"]) == 1
 
 
 def test_a_server_that_is_down(state: Path, tmp_path: Path) -> None:
@@ -91,7 +93,8 @@ def test_the_password_never_shows(state: Path, tmp_path: Path) -> None:
     ok = env.new_db() + " password=s3cretpw0rd"  # trust auth: the password is not needed
     r = env.cli("push", ok, "--host", "gw", "--state-dir", str(state), "--json")
     assert r.exit_code == 0, r.stderr
-    assert "s3cretpw0rd" not in r.stdout and "***" in json.loads(r.stdout)["remote"]
+    assert "s3cretpw0rd" not in r.stdout
+    assert "***" in json.loads(r.stdout)["remote"]
 
 
 def test_permission_denied(state: Path) -> None:
@@ -137,9 +140,10 @@ def test_search_before_any_push(state: Path) -> None:
 def test_remote_takes_the_local_option_rules() -> None:
     """--remote checks an option as local search does (one rule), then refuses what only the
     local store can answer; no server is needed to say so."""
-    from conftest import run_cli
 
     r = run_cli("search", "x", "--remote", "postgresql:///nowhere", "--order", "sideways")
-    assert r.exit_code == 2 and "order must be relevance, recent or upstream" in r.stderr
+    assert r.exit_code == 2
+    assert "order must be relevance, recent or upstream" in r.stderr
     r = run_cli("search", "x", "--remote", "postgresql:///nowhere", "--relax")
-    assert r.exit_code == 2 and "--relax does not go with --remote" in r.stderr
+    assert r.exit_code == 2
+    assert "--relax does not go with --remote" in r.stderr

@@ -113,7 +113,8 @@ def test_folding_examples() -> None:
         "deja", "vu", "istanbul", "strasse", "straße", "e",
     ]  # fmt: skip
     assert p.tokens("abc漢字def x_y") == ["abc漢字def", "x", "y"]
-    assert lexeme("it's") == "'it''s'" and lexeme("a\\b") == "'a\\\\b'"
+    assert lexeme("it's") == "'it''s'"
+    assert lexeme("a\\b") == "'a\\\\b'"
     assert len(lexeme("x" * 500)) == 102
 
 

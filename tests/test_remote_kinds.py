@@ -12,7 +12,7 @@ from pathlib import Path
 from typing import Any
 
 import pytest
-from conftest import Session, write_sessions_json
+from helpers import Session, write_sessions_json
 
 from openclaw_sessions.policy.kinds import KINDS, glob_regex
 from tests import remote_env as env
@@ -88,7 +88,8 @@ def test_key_filters_keep_what_local_search_keeps(
     for word in ("the", "deploy"):
         want = _hits([word, *local, *filters])
         if word == "the":  # each filter keeps something, and leaves something out
-            assert want and want != _hits([word, *local]), filters
+            assert want, filters
+            assert want != _hits([word, *local]), filters
         assert _hits([word, *remote, *filters]) == want, (word, filters)
     counted = [env.cli("search", "the", *where, *filters, "--count").stdout
                for where in (local, remote)]  # fmt: skip
@@ -100,10 +101,12 @@ def test_key_filters_keep_what_local_search_keeps(
 
 def test_an_unknown_kind_and_as_are_refused_as_locally(fleet: dict[str, Any]) -> None:
     r = env.cli("search", "deploy", "--remote", fleet["dsn"], "--kind", "dm")
-    assert r.exit_code == 2 and r.stderr.startswith("error: no session kind 'dm'")
+    assert r.exit_code == 2
+    assert r.stderr.startswith("error: no session kind 'dm'")
     r = env.cli("search", "deploy", "--remote", fleet["dsn"], "--host", "gw-k", "--as",
                 "agent:main:main", "--not-kind", "cron")  # fmt: skip
-    assert r.exit_code == 2 and "operator options" in r.stderr
+    assert r.exit_code == 2
+    assert "operator options" in r.stderr
 
 
 def test_glob_patterns_read_alike_as_regular_expressions() -> None:

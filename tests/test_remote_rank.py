@@ -120,7 +120,8 @@ def test_one_host_is_local_first_page_in_local_order(
         if local:
             shared = {(k, m) for k, m, _ in local} & {(k, m) for k, m, _ in remote}
             overlap.append(len(shared) / len(local))
-    assert len(overlap) >= 12 and min(overlap) >= 0.95
+    assert len(overlap) >= 12
+    assert min(overlap) >= 0.95
 
 
 @pytest.mark.slow

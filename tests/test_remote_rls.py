@@ -9,7 +9,7 @@ import re
 import uuid
 from pathlib import Path
 
-from conftest import REPO, Session, run_cli, write_sessions_json
+from helpers import REPO, Session, run_cli, write_sessions_json
 
 from tests import remote_env as env
 

@@ -10,7 +10,7 @@ from pathlib import Path
 from typing import Any
 
 import pytest
-from conftest import Session, write_sessions_json
+from helpers import REPO, Session, write_sessions_json
 
 from openclaw_sessions.remote import schema
 from tests import remote_env as env
@@ -56,11 +56,13 @@ def test_a_second_push_moves_nothing(tmp_path: Path) -> None:
     target = env.new_db()
     first = env.push(target, state, "gw")
     assert (first["upserted"], first["deleted"], first["unchanged"]) == (4, 0, 0)
-    assert first["sessionsUpserted"] == 2 and first["migratedFrom"] == 0
+    assert first["sessionsUpserted"] == 2
+    assert first["migratedFrom"] == 0
     again = env.push(target, state, "gw")
     assert (again["upserted"], again["deleted"], again["unchanged"]) == (0, 0, 4)
     assert (again["sessionsUpserted"], again["sessionsDeleted"]) == (0, 0)
-    assert again["migratedFrom"] == schema.VERSION and again["transcriptsPushed"] == 0
+    assert again["migratedFrom"] == schema.VERSION
+    assert again["transcriptsPushed"] == 0
     # a full reindex rewrites every local row: their hashes still match, nothing moves
     assert env.cli("reindex", "--full", "--state-dir", str(state), "--quiet").exit_code == 0
     after = env.push(target, state, "gw")
@@ -92,7 +94,8 @@ def test_a_rewind_reaches_the_central_tables(tmp_path: Path) -> None:
     s.write(state / "agents" / "main" / "sessions" / "s1.jsonl")
     _import(state)
     done = env.push(target, state, "gw")
-    assert done["deleted"] == 1 and done["upserted"] == 1, done
+    assert done["deleted"] == 1, done
+    assert done["upserted"] == 1, done
     assert _found(target, "walrusword") == []
     assert len(_found(target, "narwhalword")) == 1
 
@@ -106,11 +109,14 @@ def test_a_changed_redaction_rule_reaches_the_central_tables(tmp_path: Path) -> 
     rules = {"logging": {"redactPatterns": ["blueberry\\w+"]}}
     (state / "openclaw.json").write_text(json.dumps(rules))
     stale = env.push(target, state, "gw")  # rules changed, not reindexed yet: held back
-    assert stale["stale"] == 2 and stale["deleted"] == 4
-    assert _found(target, "blueberrysecret42") == [] and _found(target, "pelicanword") == []
+    assert stale["stale"] == 2
+    assert stale["deleted"] == 4
+    assert _found(target, "blueberrysecret42") == []
+    assert _found(target, "pelicanword") == []
     assert env.cli("reindex", "--state-dir", str(state), "--quiet").exit_code == 0
     done = env.push(target, state, "gw")
-    assert done["upserted"] == 4 and done["stale"] == 0
+    assert done["upserted"] == 4
+    assert done["stale"] == 0
     assert _found(target, "blueberrysecret42") == []
     assert len(_found(target, "pelicanword")) == 2
     db = target.split("dbname=")[1].split()[0]
@@ -143,7 +149,9 @@ def test_an_interrupted_push_resumes(tmp_path: Path, monkeypatch: pytest.MonkeyP
     assert kept > 0
     monkeypatch.setattr(sync, "_push_batch", real)
     done = push_mod.push(opts)
-    assert done.unchanged == kept and done.upserted > 0 and done.deleted == 0
+    assert done.unchanged == kept
+    assert done.upserted > 0
+    assert done.deleted == 0
     assert _central_rows(target) == kept + done.upserted
     again = push_mod.push(opts)
     assert (again.upserted, again.deleted) == (0, 0)
@@ -188,7 +196,9 @@ def test_push_of_one_agent_keeps_the_others(tmp_path: Path) -> None:
     target = env.new_db()
     everything = env.push(target, state, "gw")
     only = env.push(target, state, "gw", "--agent", "main")
-    assert only["agents"] == ["main"] and only["deleted"] == 0 and only["upserted"] == 0
+    assert only["agents"] == ["main"]
+    assert only["deleted"] == 0
+    assert only["upserted"] == 0
     assert _central_rows(target) == everything["upserted"]
 
 
@@ -197,8 +207,6 @@ def test_the_readme_fleet_commands_run(tmp_path: Path, monkeypatch: pytest.Monke
     """The README's fleet section, each DSN pointed at the test server."""
     import re
     import shlex
-
-    from conftest import REPO
 
     readme = (REPO / "README.md").read_text("utf-8")
     section = readme.split("## Fleet", 1)[1].split("\n## ", 1)[0]
@@ -212,7 +220,8 @@ def test_the_readme_fleet_commands_run(tmp_path: Path, monkeypatch: pytest.Monke
         for ln in lines
         if ln and not ln.startswith("export ")  # the DSN: the test server's, below
     ]
-    assert any(" push" in c for c in cmds) and any("--remote" in c for c in cmds)
+    assert any(" push" in c for c in cmds)
+    assert any("--remote" in c for c in cmds)
     state, _ = env.make_host(tmp_path, 8, [], messages=200)
     monkeypatch.setenv("OPENCLAW_SESSIONS_REMOTE", env.new_db())
     monkeypatch.setenv("OPENCLAW_STATE_DIR", str(state))
@@ -237,6 +246,7 @@ def test_an_agent_gone_from_the_host_is_forgotten(tmp_path: Path) -> None:
 
     shutil.rmtree(state / "agents" / "ops")
     done = env.push(target, state, "gw")
-    assert done["agents"] == ["main"] and done["deleted"] == ops.pop() > 0
+    assert done["agents"] == ["main"]
+    assert done["deleted"] == ops.pop() > 0
     assert _central_rows(target) == first["upserted"] - done["deleted"]
     assert env.push(target, state, "gw")["deleted"] == 0

@@ -10,7 +10,7 @@ import json
 from pathlib import Path
 
 import pytest
-from conftest import Session, run_cli, write_sessions_json
+from helpers import Session, run_cli, write_sessions_json
 
 from tests import remote_env as env
 

@@ -7,8 +7,7 @@ from __future__ import annotations
 from pathlib import Path
 from typing import Any
 
-from conftest import Session, json_out, run_cli, write_sessions_json
-from helpers import query
+from helpers import Session, json_out, query, run_cli, write_sessions_json
 
 KEY = "agent:main:telegram:direct:42"
 ARCHIVE = "s1.jsonl.reset.2026-01-02T03-04-05.678Z"
@@ -58,7 +57,8 @@ def test_the_archive_takes_over_the_renamed_transcript(tmp_path: Path, state: Pa
     notices = [(i["code"], i.get("sessionKey")) for i in rep["issues"]]
     assert notices == [("transcript_renamed", KEY)]
     assert "s1.jsonl was renamed" in rep["issues"][0]["message"]
-    assert KEY in rep["issues"][0]["message"] and ":orphan:" not in str(rep["issues"])
+    assert KEY in rep["issues"][0]["message"]
+    assert ":orphan:" not in str(rep["issues"])
     assert _hits("zqfirstgen") == [(KEY, "s1")]  # once, not twice
     assert _hits("zqsecondgen") == [(KEY, "s2")]
     assert query(state, "SELECT source_name, session_key, kind FROM transcripts ORDER BY 1") == [
@@ -80,7 +80,8 @@ def test_lines_added_before_the_rename_are_imported_once(tmp_path: Path, state: 
     code, rep = _imp(tmp_path, "--reindex")
     assert code == 0, rep
     assert (rep["sessionsImported"], rep["sessionsUpdated"], rep["eventsStored"]) == (1, 1, 3)
-    assert _hits("zqlateline") == [(KEY, "s1")] and _hits("zqfirstgen") == [(KEY, "s1")]
+    assert _hits("zqlateline") == [(KEY, "s1")]
+    assert _hits("zqfirstgen") == [(KEY, "s1")]
 
 
 def test_a_copy_is_not_a_rename_and_a_dry_run_writes_nothing(
@@ -129,7 +130,9 @@ def test_a_current_file_that_vanished_is_reported_and_kept(tmp_path: Path, state
     assert query(state, "SELECT kind FROM transcripts") == [("vanished",)]
     r = run_cli("status", "--json")
     st = json_out(r)
-    assert r.exit_code == 4 and st["vanishedTranscripts"] == 1 and "vanished" in st["reasons"][0]
+    assert r.exit_code == 4
+    assert st["vanishedTranscripts"] == 1
+    assert "vanished" in st["reasons"][0]
     assert _hits("zqfirstgen") == [(KEY, "s1")]  # kept, still searchable (documented)
     assert [i["code"] for i in _imp(tmp_path)[1]["issues"]] == ["transcript_vanished"]
     (d / "s1.jsonl").write_bytes(keep)  # it comes back: current again, under its key
@@ -149,4 +152,5 @@ def test_the_archive_of_a_vanished_file_takes_it_over_later(tmp_path: Path, stat
     code, rep = _imp(tmp_path, "--reindex")
     assert [i["code"] for i in rep["issues"]] == ["transcript_renamed"]
     assert query(state, "SELECT source_name, kind FROM transcripts") == [(ARCHIVE, "reset")]
-    assert _hits("zqfirstgen") == [(KEY, "s1")] and run_cli("status").exit_code == 0
+    assert _hits("zqfirstgen") == [(KEY, "s1")]
+    assert run_cli("status").exit_code == 0

@@ -77,7 +77,8 @@ def test_text_cap_counts_units_on_astral_text(char: str) -> None:
     out, truncated, _ = S.cap_text(text, R)
     assert truncated
     body = out[: -len(S.TRUNCATED_SUFFIX)]
-    assert S.utf16_len(body) <= 4000 and text.startswith(body)
+    assert S.utf16_len(body) <= 4000
+    assert text.startswith(body)
     assert S.utf16_len(body) > 4000 - S.utf16_len(char)  # only the cluster that did not fit
     assert len(body) % len(char) == 0  # never half a character or half a cluster
 
@@ -95,11 +96,13 @@ def test_text_cap_counts_units_on_astral_text(char: str) -> None:
 )
 def test_text_cap_boundaries(text: str, cut: bool) -> None:
     out, truncated, redacted = S.cap_text(text, R)
-    assert truncated is cut and redacted is False
+    assert truncated is cut
+    assert redacted is False
     if cut:
         assert out.endswith("\n…(truncated)…")
         body = out[: -len(S.TRUNCATED_SUFFIX)]
-        assert S.utf16_len(body) <= 4000 and text.startswith(body)
+        assert S.utf16_len(body) <= 4000
+        assert text.startswith(body)
         assert S.utf16_len(body) >= 3999
     else:
         assert out == text
@@ -108,26 +111,34 @@ def test_text_cap_boundaries(text: str, cut: bool) -> None:
 def test_redaction_happens_before_the_cut() -> None:
     text = "a" * 3997 + "SECRET" + "b" * 10
     out, truncated, redacted = S.cap_text(text, R)
-    assert redacted and truncated
-    assert "SEC" not in out and out.startswith("a" * 3997 + "***")
+    assert redacted
+    assert truncated
+    assert "SEC" not in out
+    assert out.startswith("a" * 3997 + "***")
 
 
 def test_a_redacted_text_that_then_fits_is_not_cut() -> None:
     out, truncated, redacted = S.cap_text("x" * 3997 + "SECRET", R)
-    assert out == "x" * 3997 + "***" and redacted and not truncated
+    assert out == "x" * 3997 + "***"
+    assert redacted
+    assert not truncated
 
 
 def test_clean_message_is_unchanged_and_flags_clear() -> None:
     msg = {"role": "user", "content": [{"type": "text", "text": "hello"}], "timestamp": 1}
     s = S.sanitize_message(msg, R)
-    assert s.message == msg and not s.truncated and not s.redacted
+    assert s.message == msg
+    assert not s.truncated
+    assert not s.redacted
 
 
 @pytest.mark.parametrize("field", ["details", "usage", "cost"])
 def test_dropped_fields_mark_truncated(field: str) -> None:
     msg: dict[str, Any] = {"role": "assistant", "content": "ok", field: {"big": 1}}
     s = S.sanitize_message(msg, R)
-    assert field not in s.message and s.truncated and not s.redacted
+    assert field not in s.message
+    assert s.truncated
+    assert not s.redacted
 
 
 def test_input_is_not_mutated() -> None:
@@ -162,8 +173,10 @@ def test_thinking_is_redacted_and_signatures_dropped() -> None:
     s = S.sanitize_message(msg, R)
     think, text, call = s.message["content"]
     assert think == {"type": "thinking", "thinking": "the *** plan"}
-    assert "textSignature" not in text and "thoughtSignature" not in call
-    assert s.truncated and s.redacted
+    assert "textSignature" not in text
+    assert "thoughtSignature" not in call
+    assert s.truncated
+    assert s.redacted
 
 
 def test_signature_on_a_clean_message_only_sets_truncated() -> None:
@@ -172,7 +185,8 @@ def test_signature_on_a_clean_message_only_sets_truncated() -> None:
         "content": [{"type": "thinking", "thinking": "hm", "thinkingSignature": "s"}],
     }
     s = S.sanitize_message(msg, R)
-    assert s.truncated and not s.redacted
+    assert s.truncated
+    assert not s.redacted
 
 
 def test_images_lose_data_and_gain_size() -> None:
@@ -211,7 +225,8 @@ def test_every_text_field_is_redacted() -> None:
     }
     s = S.sanitize_message(msg, R)
     assert "SECRET" not in json.dumps(s.message)
-    assert s.message["errorBody"]["n"] == 1 and s.redacted
+    assert s.message["errorBody"]["n"] == 1
+    assert s.redacted
 
 
 def test_tool_call_arguments_and_partial_json_are_redacted() -> None:
@@ -230,13 +245,15 @@ def test_tool_call_arguments_and_partial_json_are_redacted() -> None:
     s = S.sanitize_message(msg, R)
     block = s.message["content"][0]
     assert block["arguments"] == {"cmd": ["curl", "-H", "***"], "n": 3}
-    assert block["partialJson"] == "{***" and s.redacted
+    assert block["partialJson"] == "{***"
+    assert s.redacted
 
 
 def test_bash_execution_and_tool_results() -> None:
     bash = {"role": "bashExecution", "command": "echo SECRET", "output": "SECRET" + "o" * 5000}
     s = S.sanitize_message(bash, R)
-    assert s.message["command"] == "echo ***" and s.message["output"].endswith("(truncated)…")
+    assert s.message["command"] == "echo ***"
+    assert s.message["output"].endswith("(truncated)…")
     tool = {
         "role": "toolResult",
         "toolCallId": "c",
@@ -246,7 +263,8 @@ def test_bash_execution_and_tool_results() -> None:
         "isError": False,
     }
     s = S.sanitize_message(tool, R)
-    assert s.message["content"][0]["text"] == "out ***" and "details" not in s.message
+    assert s.message["content"][0]["text"] == "out ***"
+    assert "details" not in s.message
 
 
 def test_non_object_blocks_pass_through() -> None:
@@ -276,7 +294,8 @@ def test_lone_surrogate_counts_as_an_escape_and_is_replaced_for_output() -> None
     assert S.well_formed(value) == ({"t": "a\ufffdb"}, len('{"t":"a\ufffdb"}'.encode()))
     same = {"t": "plain é"}
     out, size = S.well_formed(same)
-    assert out is same and size == S.json_bytes(same)
+    assert out is same
+    assert size == S.json_bytes(same)
 
 
 def test_array_bytes() -> None:
@@ -339,17 +358,21 @@ def test_hard_cap() -> None:
     small = {"role": "user", "content": "x", "id": "a", "timestamp": 5}
     big = {"role": "assistant", "content": "y" * 500, "id": "b", "timestamp": 6}
     items, size, capped = S.hard_cap([small], 40, 100)
-    assert items == [small] and size == 40 and not capped
+    assert items == [small]
+    assert size == 40
+    assert not capped
     bytes_big = S.array_bytes([S.json_bytes(big)])
     items, size, capped = S.hard_cap([big], bytes_big, bytes_big)
-    assert items == [big] and not capped
+    assert items == [big]
+    assert not capped
     items, size, capped = S.hard_cap([big], bytes_big, bytes_big - 1)
-    assert capped and items == [
-        {"role": "assistant", "content": S.OMITTED_TEXT, "timestamp": 6, "id": "b"}
-    ]
+    assert capped
+    assert items == [{"role": "assistant", "content": S.OMITTED_TEXT, "timestamp": 6, "id": "b"}]
     assert size == S.array_bytes([S.json_bytes(items[0])])
     items, size, capped = S.hard_cap([small, big], 10_000, 1000)
-    assert items == [big] and capped and size == bytes_big
+    assert items == [big]
+    assert capped
+    assert size == bytes_big
 
 
 @given(st.integers(min_value=1, max_value=40), st.data())

@@ -18,8 +18,7 @@ from pathlib import Path
 from typing import Any
 
 import pytest
-from conftest import Session, write_sessions_json
-from helpers import db_file
+from helpers import Session, db_file, write_sessions_json
 
 from openclaw_sessions.ingest.importer import ImportOptions, import_sources
 from openclaw_sessions.read.history import HistoryOptions, history
@@ -217,13 +216,15 @@ def _cases(root: Path, anchor: str) -> Iterator[tuple[str, Callable[[], Any]]]:
 def test_the_stores_differ_only_in_size(stores: dict[str, tuple[Path, str]]) -> None:
     for size, (root, _) in stores.items():
         (st,) = [s for s in status(StatusOptions(state_dir=root)) if s["agentId"] == "main"]
-        assert st["sessions"] == 6 + SIZES[size] and st["pendingSessions"] == 0
+        assert st["sessions"] == 6 + SIZES[size]
+        assert st["pendingSessions"] == 0
         assert st["indexedMessages"] == 2 * SIZES[size] + 24 + 10
     got = {
         size: [h.session_key for h in search(SearchOptions(RARE, state_dir=root)).hits]
         for size, (root, _) in stores.items()
     }
-    assert got["small"] == got["large"] and len(got["small"]) == 5  # incognito: never
+    assert got["small"] == got["large"]
+    assert len(got["small"]) == 5  # incognito: never
 
 
 @pytest.mark.slow

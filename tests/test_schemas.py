@@ -11,7 +11,7 @@ from pathlib import Path
 from typing import Any
 
 import pytest
-from conftest import REPO, json_out, run_cli
+from helpers import REPO, json_out, run_cli
 from jsonschema import Draft202012Validator
 
 SAMPLE = REPO / "sample" / "state"
@@ -89,7 +89,8 @@ def test_status_schema(imported: Any) -> None:
     # one shape: both forms are an object with the verdict and the agents' records
     assert one["agents"] == [{k: v for k, v in one.items() if k != "agents"}]
     assert [a["agentId"] for a in every["agents"]] == ["main", "ops"]
-    assert (every["health"], every["exitCode"]) == ("ok", 0) and one["agentId"] == "main"
+    assert (every["health"], every["exitCode"]) == ("ok", 0)
+    assert one["agentId"] == "main"
 
 
 def test_open_schemas_still_reject_what_is_wrong(imported: Any) -> None:
@@ -135,7 +136,8 @@ def test_sessions_schema(imported: Any) -> None:
     assert truncated["truncated"] is True
     valid("sessions", truncated)
     empty = run_cli("sessions", "--json", "--since", "2099-01-01")
-    assert empty.exit_code == 1 and json_out(empty) == {"sessions": []}
+    assert empty.exit_code == 1
+    assert json_out(empty) == {"sessions": []}
     valid("sessions", json_out(empty))
     valid("sessions", json_out(run_cli("sessions", "--json", "--as", "agent:main:main")))
     refused = run_cli("sessions", "--json", "--as", "agent:main:nope")
@@ -173,7 +175,8 @@ def test_delete_schema(imported: Any) -> None:
     assert missing.exit_code == 2
     valid("delete", json_out(missing))
     done = json_out(run_cli("delete", "agent:main:subagent:6f7e", "--json", "--yes"))
-    assert done["sessionKey"] == "agent:main:subagent:6f7e" and done["transcripts"] == 1
+    assert done["sessionKey"] == "agent:main:subagent:6f7e"
+    assert done["transcripts"] == 1
     valid("delete", done)
 
 
@@ -193,7 +196,8 @@ def test_search_jsonl_lines_of_every_mode(imported: Any) -> None:
 
 def test_status_schema_when_the_store_is_missing(tmp_path: Path) -> None:
     missing = run_cli("status", "--json", "--agent", "nope")
-    assert missing.exit_code == 3 and json_out(missing)["health"] == "error"
+    assert missing.exit_code == 3
+    assert json_out(missing)["health"] == "error"
     valid("status", json_out(missing))
     bare = run_cli("status", "--json", "--all-agents", "--state-dir", str(tmp_path / "none"))
     valid("status", json_out(bare))
@@ -222,7 +226,8 @@ def test_every_json_output_has_a_schema_and_schema_prints_it() -> None:
     for command, stem in JSON.items():
         assert doc[command] == schema(stem).schema
         one = run_cli("schema", command)
-        assert one.exit_code == 0 and json.loads(one.stdout) == schema(stem).schema
+        assert one.exit_code == 0
+        assert json.loads(one.stdout) == schema(stem).schema
     lines = json.loads(run_cli("schema", "--jsonl").stdout)
     assert lines == {c: schema(stem).schema for c, stem in JSONL.items()}
     assert (
@@ -233,8 +238,10 @@ def test_every_json_output_has_a_schema_and_schema_prints_it() -> None:
 @pytest.mark.parametrize("args", [("nope",), ("pick",), ("status", "--jsonl")])
 def test_schema_of_an_unknown_command_is_one_line_and_exit_2(args: tuple[str, ...]) -> None:
     r = run_cli("schema", *args)
-    assert r.exit_code == 2 and r.stdout == ""
-    assert r.stderr.startswith("error: no --json") and r.stderr.count("\n") == 1
+    assert r.exit_code == 2
+    assert r.stdout == ""
+    assert r.stderr.startswith("error: no --json")
+    assert r.stderr.count("\n") == 1
 
 
 def test_push_and_remote_search_schema(imported: Any, tmp_path: Path) -> None:

@@ -8,7 +8,7 @@ import tempfile
 from pathlib import Path
 
 import pytest
-from conftest import Session, json_out, run_cli, write_sessions_json
+from helpers import Session, json_out, run_cli, write_sessions_json
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
@@ -39,7 +39,8 @@ def test_self_limit_one_ignores_higher_ranked_hidden_hit(tmp_path: Path) -> None
            "agent:main:other": ["needle needle needle"]})  # fmt: skip
     run_cli("import", "--state-dir", str(tmp_path), "--reindex")
     _, op = search(tmp_path, "needle", "--limit", "1")
-    assert op["results"][0]["sessionKey"] == "agent:main:other" and op["truncated"]
+    assert op["results"][0]["sessionKey"] == "agent:main:other"
+    assert op["truncated"]
     _, me = search(tmp_path, "needle", "--limit", "1", "--as", "agent:main:main",
                    "--visibility", "self")  # fmt: skip
     assert [h["sessionKey"] for h in me["results"]] == ["agent:main:main"]
@@ -73,7 +74,8 @@ def test_incognito_never_searched_and_forbidden_as_target(tmp_path: Path) -> Non
     assert search(tmp_path, "secretive")[0] == 1
     r = run_cli("search", "visible", "--json", "--state-dir", str(tmp_path), "--as",
                 "agent:main:main", "--visibility", "agent", "--session", inc)  # fmt: skip
-    assert r.exit_code == 2 and json_out(r)["status"] == "forbidden"
+    assert r.exit_code == 2
+    assert json_out(r)["status"] == "forbidden"
     assert "not visible" in json_out(r)["error"]
 
 
@@ -92,7 +94,8 @@ def test_cross_agent_needs_all_enabled_and_allow(tmp_path: Path) -> None:
     assert {h["sessionKey"] for h in out["results"]} == {"agent:main:main"}
     r = run_cli("search", "crossword", "--json", "--state-dir", str(tmp_path), *as_main,
                 "--session", "agent:ops:main")  # fmt: skip
-    assert r.exit_code == 2 and json_out(r)["status"] == "forbidden"
+    assert r.exit_code == 2
+    assert json_out(r)["status"] == "forbidden"
     assert json_out(r)["error"].startswith("Agent-to-agent search is disabled.")
     # Upstream 2026.9 (PR #136755): `enabled` omitted, or no config at all, means enabled.
     (tmp_path / "openclaw.json").unlink()
@@ -116,10 +119,12 @@ def test_unknown_caller_and_target(tmp_path: Path) -> None:
     build(tmp_path, "main", {"agent:main:main": {}}, {"agent:main:main": ["word"]})
     run_cli("import", "--state-dir", str(tmp_path), "--reindex")
     r = run_cli("search", "word", "--json", "--state-dir", str(tmp_path), "--as", "nope-id")
-    assert r.exit_code == 2 and json_out(r)["status"] == "error"
+    assert r.exit_code == 2
+    assert json_out(r)["status"] == "error"
     r = run_cli("search", "word", "--json", "--state-dir", str(tmp_path), "--as",
                 "agent:main:main", "--limit", "26")  # fmt: skip
-    assert r.exit_code == 2 and "limit must be a positive integer" in r.stderr
+    assert r.exit_code == 2
+    assert "limit must be a positive integer" in r.stderr
 
 
 KEYS = [f"agent:main:k{i}" for i in range(6)] + ["agent:main:main"]

@@ -11,8 +11,18 @@ import threading
 from pathlib import Path
 
 import pytest
-from conftest import REPO, Session, json_out, run_cli, write_sessions_json
-from helpers import gated_cli, index_dump, integrity, killed_by, query
+from helpers import (
+    REPO,
+    Session,
+    gated_cli,
+    index_dump,
+    integrity,
+    json_out,
+    killed_by,
+    query,
+    run_cli,
+    write_sessions_json,
+)
 
 from openclaw_sessions.index import locks
 from openclaw_sessions.store import paths
@@ -107,7 +117,8 @@ def test_planted_words_found_and_excluded(tmp_path: Path) -> None:
     ):
         code, out = search(word)
         assert (code, out["results"]) == (1, []), word
-    assert search("CAFÉ")[0] == 0 and search("unicode")[0] == 0
+    assert search("CAFÉ")[0] == 0
+    assert search("unicode")[0] == 0
 
 
 def test_fresh_import_is_unindexed_until_reconciled(
@@ -117,13 +128,16 @@ def test_fresh_import_is_unindexed_until_reconciled(
     run_cli("import", str(tmp_path / "src"), "--no-reindex")
     monkeypatch.delenv("OPENCLAW_SESSIONS_NO_BACKGROUND")
     code, out = search("zyxuser")
-    assert code == 1 and out["indexing"] is True and "Retry sessions_search" in out["warning"]
+    assert code == 1
+    assert out["indexing"] is True
+    assert "Retry sessions_search" in out["warning"]
     agent_dir = paths.agent_dir(Path(os.environ["OPENCLAW_STATE_DIR"]), "main")
     # the background reconciler was started: wait for it through its lock, never a sleep
     deadline_ok = _wait_background(agent_dir)
     assert deadline_ok
     code, out = search("zyxuser")
-    assert code == 0 and "indexing" not in out
+    assert code == 0
+    assert "indexing" not in out
 
 
 def _wait_background(agent_dir: Path) -> bool:
@@ -148,7 +162,8 @@ def test_wait_reconciles_first(tmp_path: Path) -> None:
     planted_state(tmp_path / "src")
     run_cli("import", str(tmp_path / "src"))
     code, out = search("zyxuser", "--wait")
-    assert code == 0 and "indexing" not in out
+    assert code == 0
+    assert "indexing" not in out
 
 
 def test_append_to_indexed_session_is_found_at_once(tmp_path: Path, state: Path) -> None:
@@ -161,7 +176,8 @@ def test_append_to_indexed_session_is_found_at_once(tmp_path: Path, state: Path)
     s.write(sdir(src) / "live-1.jsonl")
     run_cli("import", str(src))
     code, out = search("brandnewword")
-    assert code == 0 and "indexing" not in out
+    assert code == 0
+    assert "indexing" not in out
 
 
 def test_rewind_hides_old_branch_at_once(tmp_path: Path, state: Path) -> None:
@@ -177,7 +193,8 @@ def test_rewind_hides_old_branch_at_once(tmp_path: Path, state: Path) -> None:
     s.write(sdir(src) / "rw-1.jsonl")
     run_cli("import", str(src), "--no-reindex")
     code, out = search("oldbranchword")
-    assert code == 1 and out["indexing"] is True  # dirty: excluded right away
+    assert code == 1
+    assert out["indexing"] is True  # dirty: excluded right away
     run_cli("reindex", "--quiet")
     assert search("oldbranchword")[0] == 1
     assert search("newbranchword")[0] == 0
@@ -187,7 +204,8 @@ def test_delete_removes_everything_in_one_transaction(tmp_path: Path, state: Pat
     planted_state(tmp_path / "src")
     run_cli("import", str(tmp_path / "src"), "--reindex")
     r = run_cli("delete", "agent:main:main", "--yes", "--json")
-    assert r.exit_code == 0 and json_out(r)["indexRows"] > 0
+    assert r.exit_code == 0
+    assert json_out(r)["indexRows"] > 0
     assert search("zyxuser")[0] == 1
     assert query(state, "SELECT count(*) FROM events")[0][0] == 0
     assert query(state, "SELECT count(*) FROM index_rows")[0][0] == 0
@@ -199,7 +217,8 @@ def test_delete_refuses_to_prompt_without_a_terminal(tmp_path: Path) -> None:
     planted_state(tmp_path / "src")
     run_cli("import", str(tmp_path / "src"))
     r = run_cli("delete", "agent:main:main")
-    assert r.exit_code == 2 and "refusing to prompt" in r.stderr
+    assert r.exit_code == 2
+    assert "refusing to prompt" in r.stderr
 
 
 @pytest.mark.slow
@@ -233,9 +252,11 @@ def test_query_validation(tmp_path: Path) -> None:
     planted_state(tmp_path / "src")
     run_cli("import", str(tmp_path / "src"))
     r = run_cli("search", "   ")
-    assert r.exit_code == 2 and r.stderr.startswith("error: query must not be empty")
+    assert r.exit_code == 2
+    assert r.stderr.startswith("error: query must not be empty")
     r = run_cli("search", "a" * 4097)
-    assert r.exit_code == 2 and "4096" in r.stderr
+    assert r.exit_code == 2
+    assert "4096" in r.stderr
     assert run_cli("search", "x", "--limit", "0").exit_code == 2
     assert run_cli("search", "x", "--role", "tool").exit_code == 2
     assert run_cli("search", "x", "--since", "yesterday-ish").exit_code == 2
@@ -253,9 +274,11 @@ def test_limit_truncated_order_filters_and_snippet_cap(tmp_path: Path) -> None:
     many(tmp_path / "src")
     run_cli("import", str(tmp_path / "src"), "--reindex")
     code, out = search("common", "--limit", "5")
-    assert len(out["results"]) == 5 and out["truncated"] is True
+    assert len(out["results"]) == 5
+    assert out["truncated"] is True
     code, out = search("common", "--limit", "100", "--order", "upstream")
-    assert len(out["results"]) == 60 and "truncated" not in out
+    assert len(out["results"]) == 60
+    assert "truncated" not in out
     assert all(len(h["snippet"]) <= 301 for h in out["results"])
     assert any(h["snippet"].endswith("…") for h in out["results"])
     scores = [h["score"] for h in out["results"]]
@@ -269,13 +292,15 @@ def test_limit_truncated_order_filters_and_snippet_cap(tmp_path: Path) -> None:
     ts = [h["timestamp"] for h in rec["results"]]
     assert ts == sorted(ts, reverse=True)
     _, users = search("common", "--role", "user", "--limit", "100")
-    assert {h["role"] for h in users["results"]} == {"user"} and len(users["results"]) == 30
+    assert {h["role"] for h in users["results"]} == {"user"}
+    assert len(users["results"]) == 30
     mid = sorted(ts)[30]
     from datetime import UTC, datetime
 
     iso = datetime.fromtimestamp(mid / 1000, tz=UTC).isoformat()
     _, since = search("common", "--since", iso, "--limit", "100")
-    assert all(h["timestamp"] >= mid for h in since["results"]) and len(since["results"]) == 30
+    assert all(h["timestamp"] >= mid for h in since["results"])
+    assert len(since["results"]) == 30
     _, until = search("common", "--until", iso, "--limit", "100")
     assert len(until["results"]) == 30
     _, sess = search("common", "--session", "many-1", "--limit", "1")
@@ -296,7 +321,8 @@ def test_byte_cap_counts_like_upstream(tmp_path: Path) -> None:
         as sessions_search)."""
         return [{k: v for k, v in h.items() if k not in ("matches", "agentId")} for h in hits]
 
-    assert out["truncated"] is True and 0 < len(out["results"]) < 160
+    assert out["truncated"] is True
+    assert 0 < len(out["results"]) < 160
     size = compact(upstream(out["results"]))
     assert size <= 4000
     # Exact: the next result (the uncapped list's) would have overflowed.
@@ -311,9 +337,12 @@ def test_jsonl_and_table_output(tmp_path: Path) -> None:
     run_cli("import", str(tmp_path / "src"), "--reindex")
     r = run_cli("search", "zyxuser", "--jsonl")
     rows = [json.loads(line) for line in r.stdout.splitlines()]
-    assert len(rows) == 1 and rows[0]["messageId"]
+    assert len(rows) == 1
+    assert rows[0]["messageId"]
     t = run_cli("search", "zyxuser")
-    assert "agent:main:main" in t.stdout and "zyxuser" in t.stdout and "\x1b[" not in t.stdout
+    assert "agent:main:main" in t.stdout
+    assert "zyxuser" in t.stdout
+    assert "\x1b[" not in t.stdout
 
 
 def _reindex_proc(state: Path) -> subprocess.Popen[bytes]:
@@ -355,9 +384,8 @@ def test_killed_reconciler_is_taken_over(tmp_path: Path, state: Path) -> None:
     assert p.returncode == -signal.SIGKILL
     integrity(state)
     held = "SELECT count(*) FROM index_state WHERE claim_token IS NOT NULL"
-    assert (
-        query(state, held)[0][0] > 0 and query(state, "SELECT count(*) FROM index_rows")[0][0] == 0
-    )
+    assert query(state, held)[0][0] > 0
+    assert query(state, "SELECT count(*) FROM index_rows")[0][0] == 0
     r = run_cli("reindex", "--json")
     assert r.exit_code == 0
     assert query(state, "SELECT count(*) FROM index_rows")[0][0] == total

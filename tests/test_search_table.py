@@ -12,7 +12,7 @@ import sys
 from pathlib import Path
 
 import pytest
-from conftest import Session, run_cli, write_sessions_json
+from helpers import Session, run_cli, write_sessions_json
 
 EXE = shutil.which("openclaw-sessions", path=str(Path(sys.executable).parent))
 pytestmark = pytest.mark.skipif(EXE is None, reason="the console script is not installed")
@@ -66,7 +66,8 @@ def test_a_hit_takes_two_rows_keys_whole_label_under_the_key(store: Path, cols: 
     assert lines[0].split()[:4] == ["time", "·", "role", "session"], lines[0]
     rows = lines[2:]  # the header and its rule
     hits = [i for i, ln in enumerate(rows) if re.match(r"\d{4}-\d\d-\d\d \d\d:\d\d UTC", ln)]
-    assert len(hits) == 6 and len(rows) == 12  # two rows a hit, however long the snippet
+    assert len(hits) == 6
+    assert len(rows) == 12  # two rows a hit, however long the snippet
     assert max(len(ln) for ln in lines) <= cols
     for i in hits:
         first, second = rows[i], rows[i + 1]
@@ -83,7 +84,8 @@ def test_eighty_columns_stay_readable(store: Path) -> None:
     """Long keys leave a table's snippet too little room: one block per hit, the key whole,
     then id, label, time and role, then at most three lines of snippet."""
     lines = in_pty(store, 80)
-    assert max(len(ln) for ln in lines) <= 80 and "time · role" not in lines[0]
+    assert max(len(ln) for ln in lines) <= 80
+    assert "time · role" not in lines[0]
     keyed = [i for i, ln in enumerate(lines) if ln in CHATS]
     assert len(keyed) == 6
     for i, j in zip(keyed, [*keyed[1:], len(lines)], strict=True):
@@ -92,7 +94,8 @@ def test_eighty_columns_stay_readable(store: Path) -> None:
         assert re.match(r"[0-9a-f]{8}( · .+)? · \d{4}-\d\d-\d\d \d\d:\d\d UTC · (user|assistant)$",
                         meta), meta  # fmt: skip
         assert (f" · {label} · " in meta) if label else meta.count(" · ") == 2
-        assert 1 <= len(snippet) <= 3 and "deploy" in " ".join(snippet)
+        assert 1 <= len(snippet) <= 3
+        assert "deploy" in " ".join(snippet)
         assert all(len(ln) >= 40 for ln in snippet[:-1])  # full lines, not a narrow column
 
 
@@ -124,6 +127,7 @@ def test_a_short_key_keeps_its_id_whole_and_cuts_the_label() -> None:
     out = Console(file=buf, width=120, color_system=None, highlight=False, markup=False)
     render_hits.search_table(SearchResult((hit,)), Times(utc=True), out)
     rows = buf.getvalue().splitlines()[2:]
-    assert len(rows) == 2 and "main" in rows[0]
+    assert len(rows) == 2
+    assert "main" in rows[0]
     assert " 78dde6c6 · a label far long…  " in rows[1]  # 28 columns: the id whole, then the label
     assert max(map(len, rows)) <= 120

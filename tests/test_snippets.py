@@ -9,8 +9,7 @@ import sqlite3
 from pathlib import Path
 
 import pytest
-from conftest import Session, json_out, run_cli, write_sessions_json
-from helpers import db_file
+from helpers import Session, db_file, json_out, run_cli, write_sessions_json
 
 from openclaw_sessions.policy import fts_query
 from openclaw_sessions.policy.cut import utf16_len
@@ -92,7 +91,8 @@ def test_repetitive_message_gets_a_bounded_snippet(
         assert max(len(x) for x in t.scratch) <= snippets.SCAN_CHARS
         assert len(t.scratch[1]) <= sum(snippets.EXCERPT)
         long_hit = next(h for h in hits if h["snippet"].startswith("lorem ipsum"))
-        assert long_hit["snippet"].rstrip().endswith("…") and utf16_len(long_hit["snippet"]) <= 301
+        assert long_hit["snippet"].rstrip().endswith("…")
+        assert utf16_len(long_hit["snippet"]) <= 301
 
 
 def test_normal_messages_keep_fts5s_own_snippet(
@@ -127,11 +127,13 @@ def test_a_deep_first_match_is_centred_with_ellipses(tmp_path: Path) -> None:
     r = run_cli("search", "zzneedle", "--json")
     hits = json_out(r)["results"]
     deep = next(h for h in hits if "sits here" in h["snippet"])
-    assert deep["snippet"].startswith(" … ") and deep["snippet"].rstrip("…").endswith(" … ")
+    assert deep["snippet"].startswith(" … ")
+    assert deep["snippet"].rstrip("…").endswith(" … ")
     mid = deep["snippet"].index("zzneedle")
     assert 60 < mid < 240  # near the middle of the 48-token window
     rep = next(h for h in hits if h is not deep)
-    assert rep["snippet"].startswith("zzneedle zzneedle") and rep["snippet"].endswith("…")
+    assert rep["snippet"].startswith("zzneedle zzneedle")
+    assert rep["snippet"].endswith("…")
 
 
 def test_match_beyond_the_scanned_prefix_still_answers(tmp_path: Path) -> None:
@@ -140,7 +142,8 @@ def test_match_beyond_the_scanned_prefix_still_answers(tmp_path: Path) -> None:
     r = run_cli("search", "zzfar", "--json")
     assert r.exit_code == 0
     (hit,) = json_out(r)["results"]
-    assert hit["snippet"].startswith("lorem ipsum") and hit["snippet"].endswith("…")
+    assert hit["snippet"].startswith("lorem ipsum")
+    assert hit["snippet"].endswith("…")
 
 
 def test_long_and_all_terms_and_prefix_queries(tmp_path: Path) -> None:
@@ -157,7 +160,8 @@ def test_cjk_window_is_bounded_and_keeps_original_offsets() -> None:
     assert snippets.cjk_snippet(far, ["量子猫"]).startswith("字字")  # not scanned: the start
     text = "ß" * 50 + "量子猫" + "x" * 10  # casefold would shift offsets: ß → ss
     snip = snippets.cjk_snippet(text, ["量子猫"])
-    assert "\x02量子猫\x03" in snip and snip.startswith("… ")
+    assert "\x02量子猫\x03" in snip
+    assert snip.startswith("… ")
 
 
 @pytest.mark.parametrize(
@@ -171,7 +175,8 @@ def test_snippets_are_capped_at_300_utf16_units(tmp_path: Path, char: str, name:
     snip = hit["snippet"]
     assert snip.endswith("…"), name
     body = snip[:-1]
-    assert utf16_len(body) <= 300 and utf16_len(body) > 300 - 2
+    assert utf16_len(body) <= 300
+    assert utf16_len(body) > 300 - 2
     assert "\ud800" > body[-1] or body[-1] > "\udfff"  # never half a pair
 
 

@@ -7,8 +7,7 @@ import json
 from pathlib import Path
 
 import pytest
-from conftest import Session, json_out, run_cli, write_sessions_json
-from helpers import installed
+from helpers import Session, installed, json_out, run_cli, write_sessions_json
 
 TOKEN = "ghp_" + "Ab3dEf6hIj9kLm2nOp5qRs8tUv1wXy4zAb7c"
 INCOGNITO = "agent:main:dashboard:incognito-1a2b"

@@ -6,8 +6,7 @@ import json
 from pathlib import Path
 
 import pytest
-from conftest import REPO, json_out, run_cli
-from helpers import installed
+from helpers import REPO, installed, json_out, run_cli
 
 from openclaw_sessions.store.migrations import SCHEMA_VERSION
 
@@ -19,20 +18,27 @@ def test_pending_then_healthy() -> None:
     r = run_cli("status", "--json")
     st = json_out(r)
     assert r.exit_code == 4
-    assert st["pendingSessions"] == 4 and st["health"] == "attention"
+    assert st["pendingSessions"] == 4
+    assert st["health"] == "attention"
     assert st["reasons"] == ["4 sessions pending: run `openclaw-sessions reindex`"]
-    assert st["oldestPendingAgeSeconds"] >= 0 and st["lastImportAt"] and not st["lastReconcileAt"]
+    assert st["oldestPendingAgeSeconds"] >= 0
+    assert st["lastImportAt"]
+    assert not st["lastReconcileAt"]
     run_cli("reindex", "--quiet")
     r = run_cli("status", "--json")
     st = json_out(r)
-    assert r.exit_code == 0 and st["health"] == "ok" and st["pendingSessions"] == 0
+    assert r.exit_code == 0
+    assert st["health"] == "ok"
+    assert st["pendingSessions"] == 0
     assert st["reasons"] == []
-    assert (
-        st["indexedMessages"] == 14 and st["events"] == 21 and st["schemaVersion"] == SCHEMA_VERSION
-    )
-    assert st["indexes"]["bigram"]["rows"] == 2 and st["indexes"]["primary"]["rows"] == 14
+    assert st["indexedMessages"] == 14
+    assert st["events"] == 21
+    assert st["schemaVersion"] == SCHEMA_VERSION
+    assert st["indexes"]["bigram"]["rows"] == 2
+    assert st["indexes"]["primary"]["rows"] == 14
     assert set(st["indexes"]) == {"primary", "bigram"}
-    assert st["redactionCurrent"] is True and len(st["redactionFingerprint"]) >= 8
+    assert st["redactionCurrent"] is True
+    assert len(st["redactionFingerprint"]) >= 8
 
 
 def test_all_agents_and_table(tmp_path: Path) -> None:
@@ -40,12 +46,16 @@ def test_all_agents_and_table(tmp_path: Path) -> None:
     r = run_cli("status", "--all-agents", "--json")
     assert [a["agentId"] for a in json_out(r)["agents"]] == ["main", "ops"]
     t = run_cli("status", "--all-agents", "--utc", "--verbose")
-    assert "agent main" in t.stdout and "agent ops" in t.stdout and "health" in t.stdout
+    assert "agent main" in t.stdout
+    assert "agent ops" in t.stdout
+    assert "health" in t.stdout
     rows = [line.split() for line in run_cli("status", "--all-agents").stdout.splitlines()]
     assert rows[0] == ["agent", "messages", "sessions", "pending", "quarantined", "failed",
                        "size", "health"]  # fmt: skip
-    assert [r[0] for r in rows[1:]] == ["main", "ops"] and all(r[-1] == "ok" for r in rows[1:])
-    assert rows[1][1:5] == ["14", "4", "0", "0"] and rows[1][7] == "KiB"  # 544.0 KiB
+    assert [r[0] for r in rows[1:]] == ["main", "ops"]
+    assert all(r[-1] == "ok" for r in rows[1:])
+    assert rows[1][1:5] == ["14", "4", "0", "0"]
+    assert rows[1][7] == "KiB"  # 544.0 KiB
 
 
 @pytest.mark.slow
@@ -55,8 +65,10 @@ def test_new_redaction_rule_makes_the_index_stale(tmp_path: Path, state: Path) -
     (state / "openclaw.json").write_text(json.dumps({"logging": {"redactPatterns": ["Lyon"]}}))
     r = run_cli("status", "--json")
     st = json_out(r)
-    assert r.exit_code == 4 and st["redactionFingerprint"] != before
-    assert st["redactionCurrent"] is False and "redaction rules changed" in st["reasons"][0]
+    assert r.exit_code == 4
+    assert st["redactionFingerprint"] != before
+    assert st["redactionCurrent"] is False
+    assert "redaction rules changed" in st["reasons"][0]
     assert json_out(run_cli("search", "Lyon", "--json"))["results"] == []  # stale: excluded
     run_cli("reindex", "--quiet")
     assert json_out(run_cli("search", "Lyon", "--json"))["results"] == []  # redacted in index
@@ -69,7 +81,8 @@ def test_quarantined_lines_need_attention(tmp_path: Path) -> None:
     (d / "q-1.jsonl").write_text('{"type":"session","version":3,"id":"q-1"}\nnot json\n')
     run_cli("import", str(tmp_path / "src"), "--reindex")
     r = run_cli("status", "--json")
-    assert r.exit_code == 4 and "malformed" in json_out(r)["reasons"][0]
+    assert r.exit_code == 4
+    assert "malformed" in json_out(r)["reasons"][0]
 
 
 def test_status_off_a_terminal_is_tab_separated(sample_store: Path) -> None:

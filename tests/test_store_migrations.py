@@ -12,8 +12,7 @@ import sqlite3
 from pathlib import Path
 
 import pytest
-from conftest import json_out, run_cli
-from helpers import connect, db_file, integrity
+from helpers import connect, db_file, integrity, json_out, run_cli
 
 from openclaw_sessions.store import counts, db, rawcodec
 from openclaw_sessions.store.migrations import SCHEMA_VERSION
@@ -77,7 +76,8 @@ def test_the_released_store_needs_no_migration_and_has_the_fresh_schema(
     assert not changed, f"schema changed without a migration: {sorted(changed)}"
     for word in ("deploy", "迁移"):  # --wait: redaction rules changed since, if they did
         r = run_cli("search", word, "--json", "--wait")
-        assert r.exit_code == 0 and json_out(r)["results"], (word, r.stdout, r.stderr)
+        assert r.exit_code == 0, (word, r.stdout, r.stderr)
+        assert json_out(r)["results"], (word, r.stdout, r.stderr)
 
 
 def test_a_trigger_changed_in_code_without_a_migration_is_caught(
@@ -155,7 +155,8 @@ def test_an_older_store_migrates_to_the_fresh_schema_and_stays_searchable(
     assert run_cli("reindex", "--quiet").exit_code == 0  # v5 marked every index for a rebuild
     for word in ("deploy", "迁移"):
         r = run_cli("search", word, "--json")
-        assert r.exit_code == 0 and json_out(r)["results"], (word, r.stdout, r.stderr)
+        assert r.exit_code == 0, (word, r.stdout, r.stderr)
+        assert json_out(r)["results"], (word, r.stdout, r.stderr)
 
 
 def query_all(path: Path, sql: str) -> list[tuple[object, ...]]:

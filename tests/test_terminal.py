@@ -50,7 +50,9 @@ def test_pty_shows_progress_bar_and_coloured_table(tmp_path: Path) -> None:
     out, code = in_pty(["reindex"], env(tmp_path))
     assert code == 0
     out, code = in_pty(["search", "deploy", "--limit", "3"], env(tmp_path))
-    assert code == 0 and "time · role" in out and COLOUR.search(out), out[-1500:]
+    assert code == 0, out[-1500:]
+    assert "time · role" in out, out[-1500:]
+    assert COLOUR.search(out), out[-1500:]
 
 
 @pytest.mark.slow
@@ -58,13 +60,16 @@ def test_pty_shows_progress_bar_and_coloured_table(tmp_path: Path) -> None:
 def test_no_color_and_pipes_disable_colour_and_bars(tmp_path: Path) -> None:
     src = corpus(tmp_path, 30_000)
     out, code = in_pty(["import", str(src), "--reindex"], env(tmp_path, NO_COLOR="1"))
-    assert code == 0 and not any(c in out for c in BAR_CHARS)
+    assert code == 0
+    assert not any(c in out for c in BAR_CHARS)
     out, _ = in_pty(["search", "deploy", "--limit", "3"], env(tmp_path, NO_COLOR="1"))
     assert not COLOUR.search(out)
     assert EXE
     piped = subprocess.run([EXE, "search", "deploy", "--limit", "3"], env=env(tmp_path),
                            capture_output=True, text=True)  # fmt: skip
-    assert piped.returncode == 0 and not ANY_ESCAPE.search(piped.stdout + piped.stderr)
+    assert piped.returncode == 0
+    assert not ANY_ESCAPE.search(piped.stdout + piped.stderr)
     js = subprocess.run([EXE, "search", "deploy", "--json"], env=env(tmp_path),
                         capture_output=True, text=True)  # fmt: skip
-    assert js.stdout.startswith("{") and js.stdout.count("\n") == 1
+    assert js.stdout.startswith("{")
+    assert js.stdout.count("\n") == 1

@@ -9,8 +9,7 @@ import shutil
 from pathlib import Path
 
 import pytest
-from conftest import REPO, Session, run_cli
-from helpers import installed, query
+from helpers import REPO, Session, installed, query, run_cli
 
 SAMPLE = REPO / "sample" / "state"
 KEY = "agent:main:telegram:direct:4242"
@@ -23,7 +22,8 @@ def deleted(tmp_path: Path) -> Path:
     shutil.copytree(SAMPLE, root)
     assert installed("import", "--reindex", "--quiet", state=root).returncode == 0
     r = installed("delete", KEY, "--yes", state=root)
-    assert r.returncode == 0 and "`import --undelete KEY` brings it back" in r.stderr
+    assert r.returncode == 0
+    assert "`import --undelete KEY` brings it back" in r.stderr
     return root
 
 
@@ -38,13 +38,17 @@ def test_import_leaves_a_deleted_session_deleted_and_says_so_once(deleted: Path)
     assert r.returncode == 0, r.stderr
     doc = json.loads(r.stdout)
     (issue,) = [i for i in doc["issues"] if i["code"] == "session_deleted"]
-    assert issue["sessionKey"] == KEY and issue["path"].endswith(FILE)
-    assert issue["severity"] == "notice" and "--undelete" in issue["message"]
-    assert doc["sessionsImported"] == 0 and doc["skippedFiles"] == 1
+    assert issue["sessionKey"] == KEY
+    assert issue["path"].endswith(FILE)
+    assert issue["severity"] == "notice"
+    assert "--undelete" in issue["message"]
+    assert doc["sessionsImported"] == 0
+    assert doc["skippedFiles"] == 1
     assert KEY not in keys(deleted)
     assert query(deleted, "SELECT count(*) FROM sessions WHERE session_key = ?", KEY) == [(0,)]
     r = installed("import", state=deleted)  # known: counted, not repeated
-    assert r.returncode == 0 and "session_deleted" not in r.stderr
+    assert r.returncode == 0
+    assert "session_deleted" not in r.stderr
     assert installed("search", "telegram", "--session", KEY, state=deleted).returncode == 2
 
 
@@ -52,20 +56,23 @@ def test_import_leaves_a_deleted_session_deleted_and_says_so_once(deleted: Path)
 def test_undelete_brings_it_back(deleted: Path) -> None:
     r = installed("import", "--undelete", "telegram:direct:4242", "--reindex", state=deleted)
     assert r.returncode == 0, r.stderr
-    assert "session_undeleted" in r.stderr and KEY in r.stderr
+    assert "session_undeleted" in r.stderr
+    assert KEY in r.stderr
     assert KEY in keys(deleted)
     label = query(deleted, "SELECT label FROM sessions WHERE session_key = ?", KEY)
     assert label == [("Telegram DM",)]  # its store entry too
     assert query(deleted, "SELECT count(*) FROM tombstones") == [(0,)]
     r = installed("import", "--undelete", "agent:main:nope", state=deleted)
-    assert r.returncode == 2 and r.stderr.startswith("error: no deleted session 'agent:main:nope'")
+    assert r.returncode == 2
+    assert r.stderr.startswith("error: no deleted session 'agent:main:nope'")
 
 
 @pytest.mark.slow
 def test_undelete_takes_a_session_id_and_a_dry_run_changes_nothing(deleted: Path) -> None:
     sid = FILE.removesuffix(".jsonl")
     r = installed("import", "--undelete", sid, "--dry-run", "--json", state=deleted)
-    assert r.returncode == 0 and KEY not in keys(deleted)
+    assert r.returncode == 0
+    assert KEY not in keys(deleted)
     assert query(deleted, "SELECT count(*) FROM tombstones") != [(0,)]
     assert installed("import", "--undelete", sid, state=deleted).returncode == 0
     assert KEY in keys(deleted)
@@ -81,7 +88,8 @@ def test_a_changed_file_brings_it_back(deleted: Path) -> None:
     with path.open("a") as f:
         f.write(json.dumps(line) + "\n")
     r = installed("import", "--reindex", "--json", state=deleted)
-    assert r.returncode == 0 and json.loads(r.stdout)["sessionsImported"] == 1
+    assert r.returncode == 0
+    assert json.loads(r.stdout)["sessionsImported"] == 1
     assert KEY in keys(deleted)
     hit = json.loads(installed("search", "zebras", "--json", state=deleted).stdout)["results"]
     assert [h["sessionKey"] for h in hit] == [KEY]
@@ -116,7 +124,8 @@ def test_a_reset_rename_of_a_deleted_transcript_keeps_it_deleted(deleted: Path) 
     assert doc["sessionsImported"] == 0
     assert [i["sessionKey"] for i in doc["issues"] if i["code"] == "session_deleted"] == [KEY]
     assert query(deleted, "SELECT count(*) FROM transcripts WHERE session_id = ?", sid) == [(0,)]
-    assert KEY not in keys(deleted) and f"agent:main:orphan:{sid}" not in keys(deleted)
+    assert KEY not in keys(deleted)
+    assert f"agent:main:orphan:{sid}" not in keys(deleted)
 
 
 @pytest.mark.slow
@@ -149,9 +158,11 @@ def test_deleting_a_session_id_deletes_that_generation_only(tmp_path: Path) -> N
         "agent:main:main and all its transcripts"
     )
     r = installed("delete", "g-old", "--yes", "--json", state=root)
-    assert r.returncode == 0 and json.loads(r.stdout)["transcripts"] == 1, r.stdout
+    assert r.returncode == 0, r.stdout
+    assert json.loads(r.stdout)["transcripts"] == 1, r.stdout
     found = installed("search", "zqcurword", "--count", state=root).stdout.strip()
-    assert found == "1" and installed("search", "zqoldword", state=root).returncode == 1
+    assert found == "1"
+    assert installed("search", "zqoldword", state=root).returncode == 1
     assert "agent:main:main" in keys(root)
     assert installed("import", "--reindex", "--quiet", state=root).returncode == 0
     assert installed("search", "zqoldword", state=root).returncode == 1  # still deleted

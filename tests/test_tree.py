@@ -10,8 +10,16 @@ from typing import Any
 
 import pytest
 import tree_cases as tc
-from conftest import Session, json_out, run_cli, write_sessions_json
-from helpers import as_v6, parse_entries, query, walk
+from helpers import (
+    Session,
+    as_v6,
+    json_out,
+    parse_entries,
+    query,
+    run_cli,
+    walk,
+    write_sessions_json,
+)
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
@@ -59,7 +67,8 @@ def test_cycles_give_an_empty_branch_and_no_leaf_to_extend() -> None:
     objs = [tc.msg("a", "b"), tc.msg("b", "a")]
     lines = [json.dumps(x) for x in [tc.HEADER, *objs]]
     w = walk(parse_entries(lines))
-    assert w.seqs == [] and w.leaf is None
+    assert w.seqs == []
+    assert w.leaf is None
 
 
 def test_v1_transcripts_are_flat() -> None:
@@ -68,8 +77,9 @@ def test_v1_transcripts_are_flat() -> None:
           {"type": "thinking_level_change", "thinkingLevel": "high"},
           {"type": "message", "message": {"role": "assistant", "content": "two"}}]  # fmt: skip
     w = walk(parse_entries([json.dumps(x) for x in v1]))
-    assert w.flat and w.seqs == [1, 2, 3] and [m[1] for m in w.messages] == ["v1-000001",
-                                                                            "v1-000003"]
+    assert w.flat
+    assert w.seqs == [1, 2, 3]
+    assert [m[1] for m in w.messages] == ["v1-000001", "v1-000003"]
 
 
 # --- against a plain restatement of upstream's algorithm ----------------------------------
@@ -305,12 +315,15 @@ def test_a_live_stale_parent_row_is_reindexed_not_indexed_in_place(
     assert run_cli("import", str(tmp_path / "src"), "--quiet", "--no-reindex").exit_code == 0
     assert query(state, "SELECT needs_rebuild FROM index_state") == [(1,)]
     assert run_cli("reindex", "--quiet").exit_code == 0
-    assert len(_history()) == 2 and _found("wordquestion") and _found("wordanswer")
+    assert len(_history()) == 2
+    assert _found("wordquestion")
+    assert _found("wordanswer")
     s.user("wordfollowup")  # hangs under the custom row, now the leaf: indexed in place
     s.write(d / "live-1.jsonl")
     assert run_cli("import", str(tmp_path / "src"), "--quiet", "--no-reindex").exit_code == 0
     assert query(state, "SELECT needs_rebuild FROM index_state") == [(0,)]
-    assert _found("wordfollowup") and len(_history()) == 3
+    assert _found("wordfollowup")
+    assert len(_history()) == 3
 
 
 # --- a store built under the old rules ----------------------------------------------------
@@ -378,9 +391,11 @@ def test_a_store_indexed_under_the_old_rules_is_rebuilt_on_upgrade(
     assert run_cli("import", str(tmp_path / "src"), "--reindex", "--quiet").exit_code == 0
     _as_v4(state, keys)
     r = run_cli("search", "wordnumparent", "--json")  # opening the store migrates it (v5)
-    assert r.exit_code == 1 and json_out(r)["indexing"] is True  # dirty: never a stale hit
+    assert r.exit_code == 1
+    assert json_out(r)["indexing"] is True  # dirty: never a stale hit
     r = run_cli("status", "--json")
-    assert r.exit_code == 4 and json_out(r)["pendingSessions"] == 3
+    assert r.exit_code == 4
+    assert json_out(r)["pendingSessions"] == 3
     assert json_out(r)["schemaVersion"] == SCHEMA_VERSION  # migrated through v5 (and on)
     for case, key in keys.items():  # history walks at once: right before any reindex
         r = run_cli("history", key, "--json", "--limit", "100")

@@ -21,8 +21,17 @@ import pytest
 import tree_cases as tc
 import upstream_fixture as uf
 import zstandard
-from conftest import Session, json_out, run_cli, write_sessions_json
-from helpers import db_file, events_dump, index_dump, query
+from helpers import (
+    CORPUS,
+    Session,
+    db_file,
+    events_dump,
+    index_dump,
+    json_out,
+    query,
+    run_cli,
+    write_sessions_json,
+)
 
 from openclaw_sessions.ingest import upstream_db
 
@@ -70,7 +79,8 @@ def test_sessions_generations_links_and_lossless_events(tmp_path: Path, state: P
     root = _root(tmp_path)
     code, rep = _imp(str(root))
     assert code == 0, rep
-    assert rep["upstreamDatabases"] == 1 and rep["sessionsImported"] == 3
+    assert rep["upstreamDatabases"] == 1
+    assert rep["sessionsImported"] == 3
     assert rep["eventsStored"] == rep["upstreamRowsRead"] == 3 + 2 + 2
     rows = query(
         state, "SELECT source_name, session_key, session_id, kind FROM transcripts ORDER BY 1"
@@ -97,7 +107,9 @@ def test_rerun_is_idempotent_and_reads_only_new_rows(tmp_path: Path, state: Path
     _imp(str(root))
     before = events_dump(state)
     code, again = _imp(str(root))
-    assert code == 0 and again["eventsStored"] == 0 and again["sessionsUnchanged"] == 3
+    assert code == 0
+    assert again["eventsStored"] == 0
+    assert again["sessionsUnchanged"] == 3
     assert again["upstreamRowsRead"] == 0
     assert again["upstreamRowsChecked"] <= 2 * 3  # first and last consumed row per transcript
     assert events_dump(state) == before
@@ -107,8 +119,11 @@ def test_rerun_is_idempotent_and_reads_only_new_rows(tmp_path: Path, state: Path
     with _conn(uf.agent_db(root)) as c:
         uf.append(c, "aaaa-1", uf.jsonl_lines(a.text())[-2:])
     code, inc = _imp(str(root))
-    assert code == 0 and inc["upstreamRowsRead"] == 2 and inc["eventsStored"] == 2
-    assert inc["sessionsUpdated"] == 1 and inc["sessionsUnchanged"] == 2
+    assert code == 0
+    assert inc["upstreamRowsRead"] == 2
+    assert inc["eventsStored"] == 2
+    assert inc["sessionsUpdated"] == 1
+    assert inc["sessionsUnchanged"] == 2
     assert "".join(x + "\n" for x in _raws(state, "upstream:aaaa-1")) == a.text()
 
 
@@ -124,7 +139,8 @@ def test_appends_to_an_indexed_session_are_indexed_in_the_same_transaction(
     _imp(str(root))
     assert any("zebrafinch" in r[4] for r in index_dump(state))
     res = json_out(run_cli("search", "zebrafinch", "--json"))
-    assert len(res["results"]) == 1 and "indexing" not in res
+    assert len(res["results"]) == 1
+    assert "indexing" not in res
 
 
 @pytest.mark.slow
@@ -149,7 +165,8 @@ def test_rewritten_upstream_transcript_is_a_new_revision(
         else:
             c.execute("UPDATE transcript_rewrite_watermarks SET generation = 'g2'")
     code, rep = _imp(str(root), "--no-reindex")
-    assert code == 0 and rep["sessionsRewritten"] == 1
+    assert code == 0
+    assert rep["sessionsRewritten"] == 1
     assert [i["code"] for i in rep["issues"]] == ["transcript_rewritten"]
     with _conn(uf.agent_db(root)) as c:
         upstream_rows = [upstream_text(r) for r in c.execute(
@@ -182,7 +199,8 @@ def test_every_shipped_layout_gives_the_same_store(tmp_path: Path, version: int)
     code, rep = _imp(
         str(_root(tmp_path / "b", version=version, compress_over=16)), "--state-dir", str(got)
     )
-    assert code == 0 and rep["eventsStored"] == 7
+    assert code == 0
+    assert rep["eventsStored"] == 7
     assert events_dump(got) == events_dump(ref)
     links = "SELECT session_key, session_id, spawned_by FROM sessions ORDER BY 1"
     assert query(got, links) == query(ref, links)
@@ -196,7 +214,9 @@ def test_compressed_events_are_decompressed(tmp_path: Path, state: Path) -> None
         ]
     assert n == 7  # every row compressed
     code, rep = _imp(str(root))
-    assert code == 0 and rep["eventsStored"] == 7 and rep["malformedLines"] == 0
+    assert code == 0
+    assert rep["eventsStored"] == 7
+    assert rep["malformedLines"] == 0
     a, _ = _two()
     assert "".join(x + "\n" for x in _raws(state, "upstream:aaaa-1")) == a.text()
 
@@ -208,13 +228,12 @@ def test_undecodable_compressed_event_is_quarantined(tmp_path: Path, state: Path
                   " event_json = NULL, event_utf8_bytes = 99"
                   " WHERE session_id = 'bbbb-2' AND seq = 1")  # fmt: skip
     code, rep = _imp(str(root))
-    assert code == 4 and rep["malformedLines"] == 1
+    assert code == 4
+    assert rep["malformedLines"] == 1
     [issue] = [i for i in rep["issues"] if i["severity"] == "error"]
-    assert (
-        issue["code"] == "line_malformed"
-        and issue["line"] == 2
-        and "event_zstd" in issue["message"]
-    )
+    assert issue["code"] == "line_malformed"
+    assert issue["line"] == 2
+    assert "event_zstd" in issue["message"]
     assert query(state, "SELECT path, line_no, raw FROM quarantine") == [
         ("upstream:bbbb-2", 2, bytes.fromhex("28b52ffd00deadbeef"))]  # fmt: skip
     assert _imp(str(root))[1]["eventsStored"] == 0  # not retried as new rows
@@ -249,8 +268,10 @@ def test_unknown_layout_is_reported_and_the_rest_imported(
     for i, args in enumerate(([str(root)], [str(bad)], [str(d), str(bad)])):
         r = run_cli("import", *args, "--state-dir", str(tmp_path / f"st{i}"))
         assert r.exit_code == 4, r.output
-        assert "upstream_unreadable" in r.stderr and named in r.stderr
-        assert "unknown upstream database layout" in r.stderr and "Traceback" not in r.stderr
+        assert "upstream_unreadable" in r.stderr
+        assert named in r.stderr
+        assert "unknown upstream database layout" in r.stderr
+        assert "Traceback" not in r.stderr
         if i == 1:  # nothing else to import: no main store
             assert not (tmp_path / "st1" / "agents" / "main").exists()
             continue
@@ -267,12 +288,15 @@ def test_not_a_database_and_pre_flip_agent_database(tmp_path: Path, state: Path)
                 " agent_id, app_version, created_at, updated_at); INSERT INTO schema_meta VALUES"
                 " ('primary', 'agent', 1, 'main', NULL, 1, 1);")  # fmt: skip
     code, rep = _imp(str(root))
-    assert code == 0 and rep["eventsStored"] == 1 and rep["upstreamDatabases"] == 1
+    assert code == 0
+    assert rep["eventsStored"] == 1
+    assert rep["upstreamDatabases"] == 1
     assert "upstream_no_transcripts" in [i["code"] for i in rep["issues"]]
     fake = tmp_path / "fake.sqlite"
     fake.write_bytes(b"SQLite format 3\x00" + b"\x00" * 200)
     r = run_cli("import", str(fake))
-    assert r.exit_code == 4 and "upstream_unreadable" in r.stderr
+    assert r.exit_code == 4
+    assert "upstream_unreadable" in r.stderr
 
 
 def test_reader_is_read_only_and_leaves_the_database_untouched(tmp_path: Path, state: Path) -> None:
@@ -301,14 +325,17 @@ def test_explicit_path_and_agent_inference(tmp_path: Path, state: Path) -> None:
     qa = uf.UpSession("agent:qa:main", "qqqq-1", uf.jsonl_lines(Session("qqqq-1").text()))
     uf.build(copy, [qa], agent_id="qa")
     code, rep = _imp(str(ops), str(copy))
-    assert code == 0 and sorted(rep["agents"]) == ["ops", "qa"]
+    assert code == 0
+    assert sorted(rep["agents"]) == ["ops", "qa"]
     assert query(state, "SELECT count(*) FROM events", agent="ops")[0][0] == 7
     assert query(state, "SELECT session_key FROM sessions", agent="qa") == [("agent:qa:main",)]
 
 
 def test_dry_run_writes_nothing(tmp_path: Path, state: Path) -> None:
     code, rep = _imp(str(_root(tmp_path)), "--dry-run")
-    assert code == 0 and rep["dryRun"] and rep["eventsStored"] == 7
+    assert code == 0
+    assert rep["dryRun"]
+    assert rep["eventsStored"] == 7
     assert not db_file(state).exists()
 
 
@@ -344,9 +371,12 @@ def test_zst_archives_import_like_their_plain_counterparts(tmp_path: Path, state
         z.compress(b.text().encode())
     )
     code, rep = _imp(str(tmp_path / "src"))
-    assert code == 0 and rep["skippedFiles"] == 1 and rep["eventsStored"] == 2
+    assert code == 0
+    assert rep["skippedFiles"] == 1
+    assert rep["eventsStored"] == 2
     code, rep = _imp(str(tmp_path / "src"), "--include-archives")
-    assert code == 0 and rep["eventsStored"] == 3
+    assert code == 0
+    assert rep["eventsStored"] == 3
     assert (
         "".join(x + "\n" for x in _raws(state, "aaaa-1.jsonl.deleted.2026-05-01T10-00-00.000Z.zst"))
         == a.text()
@@ -362,9 +392,11 @@ def test_corrupt_zst_archive_is_reported_not_fatal(tmp_path: Path, state: Path) 
     (d / "aaaa-1.jsonl.reset.2026-05-01T10-00-00.000Z.zst").write_bytes(b"not zstd at all\n")
     Session("cccc-3").write(d / "cccc-3.jsonl")
     code, rep = _imp(str(tmp_path / "src"))
-    assert code == 4 and rep["eventsStored"] == 1
+    assert code == 4
+    assert rep["eventsStored"] == 1
     [err] = [i for i in rep["issues"] if i["severity"] == "error"]
-    assert err["code"] == "transcript_unreadable" and "zstd" in err["message"]
+    assert err["code"] == "transcript_unreadable"
+    assert "zstd" in err["message"]
 
 
 def test_database_archive_blobs(tmp_path: Path, state: Path) -> None:
@@ -386,13 +418,17 @@ def test_database_archive_blobs(tmp_path: Path, state: Path) -> None:
                       " VALUES (?, 'g', 'agent:main:main', ?, ?, ?, ?, ?, 1)",
                       (sid, reason, enc, blob, hashlib.sha256(blob).hexdigest(), name))  # fmt: skip
     code, rep = _imp(str(root))
-    assert code == 0 and rep["eventsStored"] == 7 + 2 and rep["skippedFiles"] == 1
+    assert code == 0
+    assert rep["eventsStored"] == 7 + 2
+    assert rep["skippedFiles"] == 1
     assert query(state, "SELECT kind FROM transcripts WHERE session_id = 'rrrr-1'") == [("reset",)]
     code, rep = _imp(str(root), "--include-archives")
-    assert rep["eventsStored"] == 2 and rep["sessionsUnchanged"] == 4
+    assert rep["eventsStored"] == 2
+    assert rep["sessionsUnchanged"] == 4
     checked = rep["upstreamRowsChecked"]
     code, rep = _imp(str(root), "--include-archives")
-    assert rep["eventsStored"] == 0 and rep["upstreamRowsChecked"] < checked  # blobs not re-read
+    assert rep["eventsStored"] == 0
+    assert rep["upstreamRowsChecked"] < checked  # blobs not re-read
 
 
 # --- a live gateway writing in another process ------------------------------------------------
@@ -442,7 +478,8 @@ def _writer(
                           leaf or "", str(out)])  # fmt: skip
     deadline = time.monotonic() + 30
     while not Path(str(out) + ".ready").exists():
-        assert p.poll() is None and time.monotonic() < deadline
+        assert p.poll() is None
+        assert time.monotonic() < deadline
         time.sleep(0.01)
     return p, out
 
@@ -474,14 +511,18 @@ def test_import_while_a_writer_holds_a_write_transaction(tmp_path: Path, state: 
     p, out = _writer(tmp_path, root, "hold", _live_leaf())
     try:  # the writer holds its write transaction until told to commit, after the import
         code, rep = _imp(str(root))
-        assert code == 0 and rep["upstreamRowsRead"] == rep["eventsStored"] == 40 * 61 + 2
-        assert p.poll() is None and not out.exists()  # still holding: the import never waited
+        assert code == 0
+        assert rep["upstreamRowsRead"] == rep["eventsStored"] == 40 * 61 + 2
+        assert p.poll() is None
+        assert not out.exists()  # still holding: the import never waited
     finally:
         Path(str(out) + ".stop").touch()
         p.wait(timeout=60)
     assert p.returncode == 0
     code, rep = _imp(str(root))  # the writer's committed row, and only it
-    assert code == 0 and rep["upstreamRowsRead"] == 1 and rep["eventsStored"] == 1
+    assert code == 0
+    assert rep["upstreamRowsRead"] == 1
+    assert rep["eventsStored"] == 1
 
 
 @pytest.mark.parametrize(
@@ -497,7 +538,8 @@ def test_import_while_a_writer_keeps_appending(tmp_path: Path, state: Path, wal:
         Path(str(out) + ".stop").touch()
         p.wait(timeout=60)
     stats = json.loads(out.read_text())
-    assert p.returncode == 0 and stats["n"] > 10
+    assert p.returncode == 0
+    assert stats["n"] > 10
     assert stats["max"] < 0.5, stats  # the gateway's writes never waited on the importer
     code, rep = _imp(str(root))
     assert code == 0
@@ -605,7 +647,6 @@ def test_equivalence_on_upstream_tree_cases(tmp_path: Path) -> None:
 
 
 def _corpus_files() -> list[Any]:
-    from conftest import CORPUS
 
     if not CORPUS.is_dir():  # one skipped case that says why, not an empty parameter set
         why = "../shared/corpus/real is not present (real-corpus tests need it)"

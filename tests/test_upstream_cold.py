@@ -20,8 +20,7 @@ from typing import Any
 
 import pytest
 import zstandard
-from conftest import run_cli
-from helpers import query
+from helpers import query, run_cli
 
 FIX = Path(__file__).parent / "fixtures" / "upstream_cold"
 MAIN, OTHER = "11111111-1111-4111-8111-111111111111", "22222222-2222-4222-8222-222222222222"
@@ -95,15 +94,19 @@ def test_fixture_is_what_openclaw_wrote(tmp_path: Path) -> None:
 def test_hot_then_cold_changes_nothing_and_reindex_settles(tmp_path: Path, state: Path) -> None:
     root = lay_out(tmp_path / "src", "hot")
     code, rep = imp(str(root), "--reindex")
-    assert code == 0 and rep["eventsStored"] == 6, rep
+    assert code == 0, rep
+    assert rep["eventsStored"] == 6, rep
     lay_out(root, "cold")
     code, rep = imp(str(root))
     assert code == 0, rep
-    assert rep["eventsStored"] == 0 and rep["sessionsUnchanged"] == 2 and rep["issues"] == []
+    assert rep["eventsStored"] == 0
+    assert rep["sessionsUnchanged"] == 2
+    assert rep["issues"] == []
     assert query(state, "SELECT sum(next_seq) FROM transcripts") == [(6,)]  # nothing emptied
     assert run_cli("reindex", "--json").exit_code == 0
     op = search("walrus")
-    assert "indexing" not in op and [h["archived"] for h in op["results"]] == ["cold", "cold"]
+    assert "indexing" not in op
+    assert [h["archived"] for h in op["results"]] == ["cold", "cold"]
     assert {h["sessionKey"] for h in op["results"]} == {"agent:main:main"}
 
 
@@ -111,14 +114,17 @@ def test_cold_at_first_import_is_read_from_the_archives(tmp_path: Path, state: P
     root = lay_out(tmp_path / "src", "cold")
     before = tree_digest(root)
     code, rep = imp(str(root), "--reindex")
-    assert code == 0 and rep["eventsStored"] == 6, rep
+    assert code == 0, rep
+    assert rep["eventsStored"] == 6, rep
     assert tree_digest(root) == before  # read-only: OpenClaw's files untouched
     assert [h["archived"] for h in search("herons")["results"]] == ["cold", "cold"]
     r = run_cli("history", "agent:main:other", "--json")
-    assert r.exit_code == 0 and "herons reply" in r.stdout
+    assert r.exit_code == 0
+    assert "herons reply" in r.stdout
     # an unchanged archive (named by its sha256) is not read again
     code, again = imp(str(root))
-    assert again["sessionsUnchanged"] == 2 and again["upstreamRowsRead"] == 0
+    assert again["sessionsUnchanged"] == 2
+    assert again["upstreamRowsRead"] == 0
 
 
 def test_the_agents_search_excludes_cold_and_says_so(tmp_path: Path, state: Path) -> None:
@@ -133,7 +139,8 @@ def test_the_agents_search_excludes_cold_and_says_so(tmp_path: Path, state: Path
     own = search("walrus", "--as", "agent:main:main", "--visibility", "self")
     assert own["archivedTranscriptsExcluded"] == 1
     one = as_agent("walrus", "--session", "agent:main:other")
-    assert one["archivedTranscriptsExcluded"] == 1 and one["results"] == []
+    assert one["archivedTranscriptsExcluded"] == 1
+    assert one["results"] == []
 
 
 def test_the_agents_history_shows_cold_history(tmp_path: Path, state: Path) -> None:
@@ -150,7 +157,9 @@ def test_restored_in_openclaw_is_live_again(tmp_path: Path, state: Path) -> None
     imp(str(root), "--reindex")
     lay_out(root, "restored")
     code, rep = imp(str(root), "--reindex")
-    assert code == 0 and rep["eventsStored"] == 0 and rep["sessionsUnchanged"] == 2, rep
+    assert code == 0, rep
+    assert rep["eventsStored"] == 0, rep
+    assert rep["sessionsUnchanged"] == 2, rep
     assert {h["sessionKey"] for h in as_agent("walrus")["results"]} == {"agent:main:main"}
     assert as_agent("walrus")["archivedTranscriptsExcluded"] == 1  # the other is still cold
     assert "archived" not in search("walrus")["results"][0]
@@ -170,7 +179,8 @@ def test_database_kept_archive_reads_the_same(tmp_path: Path, state: Path) -> No
                 (blob, sid),
             )
     code, rep = imp(str(root))
-    assert code == 0 and rep["eventsStored"] == 6, rep
+    assert code == 0, rep
+    assert rep["eventsStored"] == 6, rep
 
 
 def _replace_archive(root: Path, sid: str, data: bytes, **cols: int) -> None:
@@ -225,9 +235,11 @@ def test_an_unreadable_archive_is_reported_never_silent(
     rc, rep = imp(str(root))
     assert rc == 4, rep
     bad = [i for i in rep["issues"] if i["code"] == code]
-    assert len(bad) == 1 and bad[0]["sessionKey"] == "agent:main:other"
+    assert len(bad) == 1
+    assert bad[0]["sessionKey"] == "agent:main:other"
     if damage in ("missing", "tampered"):
-        assert name in bad[0]["message"] and "Restore it from" in bad[0]["message"]
+        assert name in bad[0]["message"]
+        assert "Restore it from" in bad[0]["message"]
     # the stored copy stays whole and searchable by the operator; agents count it as upstream
     assert query(state, "SELECT sum(next_seq) FROM transcripts") == [(6,)]
     assert [h["archived"] for h in search("herons")["results"]] == ["cold", "cold"]
@@ -238,7 +250,8 @@ def test_unreadable_archive_at_first_import_stores_nothing(tmp_path: Path, state
     root = lay_out(tmp_path / "src", "cold")
     (root / "agents/main/sessions/cold" / cold_row(root, MAIN)[0]).unlink()
     rc, rep = imp(str(root))
-    assert rc == 4 and codes(rep).count("cold_archive_unreadable") == 1
+    assert rc == 4
+    assert codes(rep).count("cold_archive_unreadable") == 1
     assert query(state, "SELECT session_id, next_seq FROM transcripts") == [(OTHER, 3)]
 
 
@@ -252,14 +265,16 @@ def test_history_an_older_reader_emptied_comes_back(tmp_path: Path, state: Path)
         saved = c.execute("SELECT * FROM session_transcript_cold_archives").fetchall()
         c.execute("DELETE FROM session_transcript_cold_archives")
     code, rep = imp(str(root), "--reindex")
-    assert code == 0 and rep["sessionsRewritten"] == 2, rep
+    assert code == 0, rep
+    assert rep["sessionsRewritten"] == 2, rep
     assert query(state, "SELECT sum(next_seq) FROM transcripts") == [(0,)]
     assert search("walrus")["results"] == []
     with sqlite3.connect(agent_db(root)) as c:
         marks = ", ".join("?" * len(saved[0]))
         c.executemany(f"INSERT INTO session_transcript_cold_archives VALUES ({marks})", saved)
     code, rep = imp(str(root), "--reindex")
-    assert code == 0 and rep["eventsStored"] == 6, rep
+    assert code == 0, rep
+    assert rep["eventsStored"] == 6, rep
     assert [h["archived"] for h in search("walrus")["results"]] == ["cold", "cold"]
 
 

@@ -14,7 +14,7 @@ import shutil
 from pathlib import Path
 from typing import Any
 
-from conftest import run_cli
+from helpers import Session, run_cli
 from jsonschema import Draft202012Validator
 from mcp_support import body, calls, who
 from test_upstream_cold import FIX, OTHER, as_agent, codes, imp, lay_out, search
@@ -45,10 +45,13 @@ def as_main(*args: str) -> Any:
 def test_reimport_marks_it_deleted_once(tmp_path: Path, state: Path) -> None:
     root = deleted_root(tmp_path)
     code, rep = imp(str(root))
-    assert code == 0 and codes(rep) == ["session_deleted_upstream"], rep
+    assert code == 0, rep
+    assert codes(rep) == ["session_deleted_upstream"], rep
     assert rep["issues"][0]["sessionKey"] == "agent:main:other"
     code, rep = imp(str(root), "--include-archives")  # its archive is that transcript
-    assert code == 0 and rep["eventsStored"] == 0 and codes(rep) == [], rep
+    assert code == 0, rep
+    assert rep["eventsStored"] == 0, rep
+    assert codes(rep) == [], rep
 
 
 def test_agents_get_no_session_as_for_a_missing_one(tmp_path: Path, state: Path) -> None:
@@ -58,7 +61,8 @@ def test_agents_get_no_session_as_for_a_missing_one(tmp_path: Path, state: Path)
     assert gone.exit_code == missing.exit_code == 2
     assert json.loads(gone.stdout) == json.loads(missing.stdout.replace("nosuch", "other"))
     by_id = as_main("history", OTHER)
-    assert by_id.exit_code == 2 and json.loads(by_id.stdout)["status"] == "error"
+    assert by_id.exit_code == 2
+    assert json.loads(by_id.stdout)["status"] == "error"
     listed = json.loads(as_main("sessions").stdout)
     assert [s["sessionKey"] for s in listed["sessions"]] == ["agent:main:main"]
     assert "archived" not in listed["sessions"][0]  # an operator field
@@ -85,7 +89,8 @@ def test_the_operator_still_reads_it_labelled(tmp_path: Path, state: Path) -> No
     assert [h["archived"] for h in op["results"]] == ["deleted", "deleted"]
     assert not list(schema("search").iter_errors(op))
     r = run_cli("history", "agent:main:other", "--json")
-    assert r.exit_code == 0 and "herons reply" in r.stdout
+    assert r.exit_code == 0
+    assert "herons reply" in r.stdout
     listed = json.loads(run_cli("sessions", "--json").stdout)
     states = {s["sessionKey"]: s.get("archived") for s in listed["sessions"]}
     assert states == {"agent:main:main": None, "agent:main:other": "deleted"}
@@ -97,7 +102,8 @@ def test_back_in_openclaw_it_is_the_agents_again(tmp_path: Path, state: Path) ->
     imp(str(root), "--reindex")
     lay_out(root, "hot")  # the session's rows and node are there again
     code, rep = imp(str(root), "--reindex")
-    assert code == 0 and rep["eventsStored"] == 0, rep
+    assert code == 0, rep
+    assert rep["eventsStored"] == 0, rep
     assert {h["sessionKey"] for h in as_agent("herons")["results"]} == {"agent:main:other"}
     assert "archived" not in search("herons")["results"][0]
 
@@ -106,7 +112,8 @@ def test_agent_and_operator_answers_keep_their_schemas(tmp_path: Path, state: Pa
     """The cold case: the agent's archived count and the operator's label are in the schema."""
     imp(str(lay_out(tmp_path / "src", "cold")), "--reindex")
     agent, op = as_agent("walrus"), search("walrus")
-    assert agent["archivedTranscriptsExcluded"] == 2 and op["results"][0]["archived"] == "cold"
+    assert agent["archivedTranscriptsExcluded"] == 2
+    assert op["results"][0]["archived"] == "cold"
     for doc in (agent, op):
         assert not list(schema("search").iter_errors(doc))
     ident = who(state, "agent:main:main", "--visibility", "agent")
@@ -119,7 +126,6 @@ def test_a_key_made_again_shows_only_its_new_generation(tmp_path: Path, state: P
     import sqlite3
 
     import upstream_fixture as uf
-    from conftest import Session
     from test_upstream_cold import agent_db
 
     root = deleted_root(tmp_path)
@@ -136,7 +142,9 @@ def test_a_key_made_again_shows_only_its_new_generation(tmp_path: Path, state: P
     assert as_agent("herons") == {"results": []}
     assert {h["sessionKey"] for h in as_agent("pelicans")["results"]} == {"agent:main:other"}
     r = as_main("export", "agent:main:other", "--all-generations")
-    assert r.exit_code == 0 and "pelicans" in r.stdout and "herons" not in r.stdout
+    assert r.exit_code == 0
+    assert "pelicans" in r.stdout
+    assert "herons" not in r.stdout
     assert as_main("history", OTHER).exit_code == 2  # the deleted generation, by its id
     assert [h["archived"] for h in search("herons")["results"]] == ["deleted", "deleted"]
     listed = json.loads(run_cli("sessions", "--json").stdout)["sessions"]

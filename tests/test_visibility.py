@@ -233,7 +233,8 @@ def test_tree_main_widening_follows_session_main_key() -> None:
 
 def test_agent_mode_sees_own_agent_but_no_cross_agent_children() -> None:
     keys = visible(caller("agent:main:discord:direct:bob", visibility="agent"))
-    assert "agent:main:subagent:g1" in keys and MAIN in keys
+    assert "agent:main:subagent:g1" in keys
+    assert MAIN in keys
     policy = Policy(
         caller(visibility="agent", agent_to_agent_enabled=True, agent_to_agent_allow=("*",)), WORLD
     )
@@ -409,7 +410,8 @@ def test_properties(data: st.DataObject) -> None:
     operator = Policy(Caller(key=None, agent_id="main"), world)
     for r in world:
         if is_incognito(r.key):
-            assert not policy.visible(r) and not operator.visible(r)
+            assert not policy.visible(r)
+            assert not operator.visible(r)
     # Modes nest when not sandboxed: self ⊆ tree ⊆ all and agent ⊆ all. tree ⊆ agent
     # holds except for owned native children of other agents, which upstream lets tree
     # (and all) reach but deliberately not agent.
@@ -417,7 +419,8 @@ def test_properties(data: st.DataObject) -> None:
         set(Policy(_replace(c, visibility=v, sandboxed=False), world).visible_keys())
         for v in VISIBILITIES
     ]
-    assert free[0] <= free[1] <= free[3] and free[2] <= free[3]
+    assert free[0] <= free[1] <= free[3]
+    assert free[2] <= free[3]
     for key in free[1] - free[2]:
         row = next(r for r in world if r.key == key)
         assert is_subagent_key(key) or is_acp_key(key)

@@ -9,7 +9,7 @@ from datetime import UTC, datetime
 from pathlib import Path
 
 import pytest
-from conftest import Session, json_out, run_cli, write_sessions_json
+from helpers import Session, json_out, run_cli, write_sessions_json
 
 from openclaw_sessions.errors import UsageError
 from openclaw_sessions.model.when import parse_when, parse_window
@@ -84,12 +84,15 @@ def test_today_and_yesterday_are_local_midnights(monkeypatch: pytest.MonkeyPatch
 def test_what_is_not_a_time_is_a_usage_error(text: str) -> None:
     with pytest.raises(UsageError) as err:
         parse_when(text, now=NOW, option="--until")
-    assert "--until" in err.value.args[0] and "2 weeks ago" in str(err.value.hint)
+    assert "--until" in err.value.args[0]
+    assert "2 weeks ago" in str(err.value.hint)
 
 
 def test_yesterday_until_today_is_yesterday() -> None:
     since, until = parse_window("yesterday", "today", now=NOW)
-    assert since is not None and until is not None and until - since in (
+    assert since is not None
+    assert until is not None
+    assert until - since in (
         23 * 3600_000, 24 * 3600_000, 25 * 3600_000  # DST days where the test runs
     )  # fmt: skip
     with pytest.raises(UsageError):
@@ -140,4 +143,5 @@ def test_every_form_works_where_a_time_is_taken(tmp_path: Path) -> None:
     assert found("--until", "yesterday") == {"old", "mid"}
     assert listed("--since", "3 weeks ago", "--until", "2 weeks ago") == {"old"}
     r = run_cli("search", "walrus", "--since", "last week")
-    assert r.exit_code == 2 and "invalid --since value" in r.stderr
+    assert r.exit_code == 2
+    assert "invalid --since value" in r.stderr

@@ -57,5 +57,6 @@ def upstream_redact(texts: list[str]) -> list[str]:
     if proc.returncode != 0:
         raise RuntimeError(f"upstream redactor failed: {proc.stderr.strip()[:500]}")
     out = json.loads(proc.stdout)
-    assert isinstance(out, list) and len(out) == len(texts)
+    assert isinstance(out, list)
+    assert len(out) == len(texts)
     return [str(t) for t in out]

@@ -1,4 +1,4 @@
-"""Hostile input, third round (issue #23 part 4), on the import side: an upstream agent
+"""Hostile import sources (issue #23 part 4): an upstream agent
 database that cannot be read, a store path that loops, a BOM in sessions.json, copies and
 links of deleted transcripts, a huge sessions.json whose transcripts are missing."""
 
@@ -11,8 +11,7 @@ from pathlib import Path
 
 import pytest
 import upstream_fixture as uf
-from conftest import Session, json_out, run_cli, write_sessions_json
-from helpers import query
+from helpers import Session, json_out, query, run_cli, write_sessions_json
 
 
 def _zeta_db(root: Path, how: str) -> Path:
@@ -59,7 +58,8 @@ def test_one_unreadable_agent_database_is_reported_and_the_rest_imported(
     assert r.exit_code == 4, r.stderr
     rep = json_out(r)
     bads = [i for i in rep["issues"] if i["code"] == "upstream_unreadable"]
-    assert [i["path"] for i in bads] == [str(bad)] and bads[0]["severity"] == "error"
+    assert [i["path"] for i in bads] == [str(bad)]
+    assert bads[0]["severity"] == "error"
     assert query(state, "SELECT session_key FROM transcripts") == [("agent:main:main",)]
     assert query(state, "SELECT session_key FROM transcripts", agent="ops") == [("agent:ops:main",)]
     # the plain report says it in one line, no traceback
@@ -72,11 +72,14 @@ def test_one_unreadable_agent_database_is_reported_and_the_rest_imported(
     r = run_cli("import", str(root), "--agent", "main", "--state-dir", str(state2))
     assert r.exit_code == 0, r.stderr
     r = run_cli("import", str(root), "--agent", "zeta", "--state-dir", str(state2))
-    assert r.exit_code == 4 and "upstream_unreadable" in r.stderr
-    assert r.stderr.count("\n") < 10 and "Traceback" not in r.stderr
+    assert r.exit_code == 4
+    assert "upstream_unreadable" in r.stderr
+    assert r.stderr.count("\n") < 10
+    assert "Traceback" not in r.stderr
     # given as the SOURCE itself: the same report
     r = run_cli("import", str(bad), "--state-dir", str(tmp_path / "state3"))
-    assert r.exit_code == 4 and "upstream_unreadable" in r.stderr
+    assert r.exit_code == 4
+    assert "upstream_unreadable" in r.stderr
 
 
 def test_a_corrupt_page_inside_an_upstream_database_costs_only_its_transcripts(
@@ -99,9 +102,11 @@ def test_a_corrupt_page_inside_an_upstream_database_costs_only_its_transcripts(
     r = run_cli("import", str(root), "--json")
     assert r.exit_code == 4, r.stderr
     bad = [i for i in json_out(r)["issues"] if i["code"] == "upstream_unreadable"]
-    assert bad and all(i["path"].startswith(f"{path}#z-") for i in bad)
+    assert bad
+    assert all(i["path"].startswith(f"{path}#z-") for i in bad)
     stored = {k for (k,) in query(state, "SELECT session_key FROM transcripts", agent="zeta")}
-    assert len(stored) + len(bad) == 6 and stored  # the readable ones are in
+    assert len(stored) + len(bad) == 6
+    assert stored  # the readable ones are in
     assert query(state, "SELECT session_key FROM transcripts") == [("agent:main:main",)]
     assert query(state, "SELECT session_key FROM transcripts", agent="ops") == [("agent:ops:main",)]
 
@@ -131,7 +136,8 @@ def test_a_store_path_that_loops_or_is_no_file_is_one_error_line_exit_3(
                  ["reindex"], ["delete", "agent:main:main", "--yes"]):  # fmt: skip
         r = run_cli(*args)
         assert r.exit_code == 3, (args, r.stderr)
-        assert r.stderr.startswith("error:") and r.stderr.count("\n") == 1, (args, r.stderr)
+        assert r.stderr.startswith("error:"), (args, r.stderr)
+        assert r.stderr.count("\n") == 1, (args, r.stderr)
         if where in ("dir", "fifo"):
             assert "not a regular file" in r.stderr, (args, r.stderr)
         elif where == "store" or args[0] == "import":
@@ -238,7 +244,8 @@ def test_a_transcript_imported_through_a_symlink_is_stored_once(
     # a link inside the sessions dir to one of its own files is that file too
     (d / "alias.jsonl").symlink_to("keep-1.jsonl")
     r = run_cli("import", str(src), "--json")
-    assert r.exit_code == 0 and "transcript_alias" in [i["code"] for i in json_out(r)["issues"]]
+    assert r.exit_code == 0
+    assert "transcript_alias" in [i["code"] for i in json_out(r)["issues"]]
     assert _stored_keys(state) == before
     # and the other way round: the link first, then its sessions dir
     state2 = tmp_path / "state2"
@@ -267,8 +274,11 @@ def test_100k_missing_transcripts_are_one_summary_line_and_all_remembered(
     lines = r.stderr.splitlines()
     assert len(lines) <= 6, lines
     summary = [x for x in lines if "transcript_missing" in x]
-    assert len(summary) == 1 and "100000" in summary[0] and "status --problems" in summary[0]
-    assert "k0" not in r.stderr and "000000000000.jsonl" in summary[0]  # the first one named
+    assert len(summary) == 1
+    assert "100000" in summary[0]
+    assert "status --problems" in summary[0]
+    assert "k0" not in r.stderr
+    assert "000000000000.jsonl" in summary[0]  # the first one named
     assert sum("entry_invalid" in x for x in lines) == 1
     # the work is done: every entry stored, every problem remembered and listed
     assert query(state, "SELECT count(*) FROM sessions") == [(100_001,)]  # the bad one: none
@@ -278,7 +288,8 @@ def test_100k_missing_transcripts_are_one_summary_line_and_all_remembered(
     assert r.stdout.count("transcript_missing") == 100_000
     # a rerun knows them all: nothing new to say, in --json every one is still listed
     r = run_cli("import", str(tmp_path / "src"), "--json")
-    assert r.exit_code == 0 and r.stderr == ""
+    assert r.exit_code == 0
+    assert r.stderr == ""
     assert len([i for i in json_out(r)["issues"] if i["code"] == "transcript_missing"]) == 100_000
 
 
@@ -287,11 +298,13 @@ def test_quiet_import_folds_new_problems_too(tmp_path: Path, state: Path) -> Non
     write_sessions_json(d, {f"agent:main:k{i}": {"sessionId": f"gone-{i}"} for i in range(50)})
     r = run_cli("import", str(tmp_path / "src"), "--quiet")
     assert r.exit_code == 4
-    assert len(r.stderr.splitlines()) == 1 and "50 times" in r.stderr, r.stderr
+    assert len(r.stderr.splitlines()) == 1, r.stderr
+    assert "50 times" in r.stderr, r.stderr
     assert query(state, "SELECT count(*) FROM import_problems") == [(50,)]
     # a few of a kind are one line too; --verbose lists each
     write_sessions_json(d, {f"agent:main:k{i}": {"sessionId": f"gone-{i}"} for i in range(3)})
     for n, (extra, lines) in enumerate((([], 1), (["--verbose"], 3))):
         state2 = tmp_path / f"state{n + 2}"
         r = run_cli("import", str(tmp_path / "src"), "--quiet", "--state-dir", str(state2), *extra)
-        assert r.exit_code == 4 and len(r.stderr.splitlines()) == lines, r.stderr
+        assert r.exit_code == 4, r.stderr
+        assert len(r.stderr.splitlines()) == lines, r.stderr

@@ -1,4 +1,4 @@
-"""Fourth-round secret shapes (issues 33 and 34), by family, generated at test time: each is a
+"""Secret shapes in context (issues 33 and 34), by family, generated at test time: each is a
 context from the formats' own documents (form bodies, Digest and SigV4 headers, Kubernetes and
 ECS env entries, client library calls, the AWS CLI's prompts, JWKs, vendors' recovery codes and
 app passwords, "the password is X" in other languages) plus a seeded random secret (no real

@@ -1,4 +1,4 @@
-"""Hostile input, third round (issue #23 part 4): a session key with a newline, a tab, an
+"""Hostile session keys (issue #23 part 4): a session key with a newline, a tab, an
 escape sequence or a backslash cannot forge lines in any plain output, and the escaped form
 every plain output prints names the session when it is passed back."""
 
@@ -12,7 +12,7 @@ import sys
 from pathlib import Path
 
 import pytest
-from conftest import Session, json_out, run_cli, write_sessions_json
+from helpers import Session, json_out, run_cli, write_sessions_json
 
 from openclaw_sessions.cli.output import escape, unescape
 
@@ -49,7 +49,8 @@ def hostile(tmp_path: Path, state: Path) -> Path:
 def test_escape_round_trips() -> None:
     for text in [*KEYS, "\\", "\\\\n", "a\\qb", "\x85\x7f\r", "é\tü"]:
         assert unescape(escape(text)) == text
-        assert "\n" not in escape(text) and "\t" not in escape(text)
+        assert "\n" not in escape(text)
+        assert "\t" not in escape(text)
     assert escape(EVIL) == "agent:main:evil\\nagent:main:victim"
     assert escape("agent:main:back\\nslash") == "agent:main:back\\\\nslash"
 
@@ -57,21 +58,26 @@ def test_escape_round_trips() -> None:
 def test_no_plain_output_forges_a_line(hostile: Path, state: Path) -> None:
     printed = {escape(k) for k in KEYS}
     r = run_cli("search", "forgeword", "-l")
-    assert r.exit_code == 0 and set(r.stdout.splitlines()) == printed, r.stdout
+    assert r.exit_code == 0, r.stdout
+    assert set(r.stdout.splitlines()) == printed, r.stdout
     assert len(r.stdout.splitlines()) == len(KEYS)
     r = run_cli("search", "forgeword", "--count", "--by-session")
     rows = [ln.split("\t") for ln in r.stdout.splitlines()]
-    assert {k for k, _ in rows} == printed and all(n == "1" for _, n in rows)
+    assert {k for k, _ in rows} == printed
+    assert all(n == "1" for _, n in rows)
     r = run_cli("search", "forgeword")
     rows = [ln.split("\t") for ln in r.stdout.splitlines()]
-    assert len(rows) == len(KEYS) and all(len(x) == 5 for x in rows)
+    assert len(rows) == len(KEYS)
+    assert all(len(x) == 5 for x in rows)
     assert {x[0] for x in rows} == printed
     r = run_cli("search", "forgeword", "-C", "1")
     lines = [x.split("\t") for x in r.stdout.splitlines() if x != "--"]
-    assert {x[1] for x in lines} == printed and {x[0] for x in lines} <= {":", "-"}
+    assert {x[1] for x in lines} == printed
+    assert {x[0] for x in lines} <= {":", "-"}
     r = run_cli("sessions")
     rows = [ln.split("\t") for ln in r.stdout.splitlines()]
-    assert len(rows) == len(KEYS) + 1 and all(len(x) == 8 for x in rows)
+    assert len(rows) == len(KEYS) + 1
+    assert all(len(x) == 8 for x in rows)
     assert {x[0] for x in rows} == printed | {"agent:main:orphan:odd\\nname"}
     assert {x[7] for x in rows} == {f"label\\n{i}" for i in range(len(KEYS))} | {""}
     r = run_cli("search", "oddword", "-l")
@@ -83,10 +89,13 @@ def test_no_plain_output_forges_a_line(hostile: Path, state: Path) -> None:
     r = run_cli("status", "--problems")
     gone = escape(str(hostile / "src" / "agents" / "main" / "sessions" / "odd\nname.jsonl"))
     problems = [x for x in r.stdout.splitlines() if "transcript_vanished" in x]
-    assert len(problems) == 1 and problems[0].startswith(f"{gone}: notice: "), r.stdout
+    assert len(problems) == 1, r.stdout
+    assert problems[0].startswith(f"{gone}: notice: "), r.stdout
     assert not any(x.startswith("name.jsonl") for x in r.stdout.splitlines())
     for out in (run_cli("history", "nothere\nx"), run_cli("export", "nothere\nx")):
-        assert out.exit_code == 2 and out.stderr.count("\n") == 1 and "nothere\\nx" in out.stderr
+        assert out.exit_code == 2
+        assert out.stderr.count("\n") == 1
+        assert "nothere\\nx" in out.stderr
 
 
 @pytest.mark.slow
@@ -94,9 +103,11 @@ def test_every_printed_key_names_its_session_back(hostile: Path, state: Path) ->
     for key in KEYS:
         shown = escape(key)
         r = run_cli("history", shown, "--json")
-        assert r.exit_code == 0 and json_out(r)["sessionKey"] == key, (shown, r.stderr)
+        assert r.exit_code == 0, (shown, r.stderr)
+        assert json_out(r)["sessionKey"] == key, (shown, r.stderr)
         r = run_cli("export", shown, "--format", "json")
-        assert r.exit_code == 0 and json_out(r)["sessionKey"] == key
+        assert r.exit_code == 0
+        assert json_out(r)["sessionKey"] == key
         r = run_cli("search", "forgeword", "--session", shown, "-l")
         assert r.stdout.splitlines() == [shown]
         r = run_cli("search", "forgeword", "--session", shown, "--as", shown, "--json")
@@ -105,7 +116,8 @@ def test_every_printed_key_names_its_session_back(hostile: Path, state: Path) ->
     assert run_cli("history", "agent:main:back\nslash").exit_code == 2
     # the forged key is deleted by its printed form, and the victim it spelled stays
     r = run_cli("delete", escape(EVIL), "--yes")
-    assert r.exit_code == 0 and r.stderr.count("\n") == 1
+    assert r.exit_code == 0
+    assert r.stderr.count("\n") == 1
     assert r.stderr.startswith("deleted agent:main:evil\\nagent:main:victim: 1 transcript(s)")
     assert run_cli("history", "agent:main:victim").exit_code == 0
     r = run_cli("import", str(hostile / "src"), "--undelete", escape(EVIL), "--json")
@@ -123,7 +135,8 @@ def test_the_installed_command_reads_escaped_keys_too(hostile: Path, state: Path
         assert json.loads(r.stdout)["sessionKey"] == EVIL
     r = subprocess.run([EXE, "search", "forgeword", "--session", escape(EVIL)], env=env,
                        capture_output=True, text=True, timeout=60)  # fmt: skip
-    assert r.returncode == 0 and r.stdout.count("\n") == 1
+    assert r.returncode == 0
+    assert r.stdout.count("\n") == 1
     assert r.stdout.startswith("agent:main:evil\\nagent:main:victim\t00000001\t")
 
 
@@ -136,4 +149,5 @@ def test_completion_offers_the_escaped_form(hostile: Path, state: Path) -> None:
            "_TYPER_COMPLETE_ARGS": "openclaw-sessions history agent:main:ev",
            "_TYPER_COMPLETE_FISH_ACTION": "get-args"}  # fmt: skip
     r = CliRunner().invoke(app, [], env=env, prog_name="openclaw-sessions")
-    assert r.exit_code == 0 and r.stdout.splitlines() == [escape(EVIL)], r.stdout
+    assert r.exit_code == 0, r.stdout
+    assert r.stdout.splitlines() == [escape(EVIL)], r.stdout

@@ -1,5 +1,5 @@
-"""Issues 33 and 34: the fourth-round shapes (tests/secret_shapes_r4.py) are masked in every
-output and the index, in every context, as the ungated rules mask them; the references and
+"""Issues 33 and 34: the shapes in context (tests/secret_shapes_in_context.py) are masked in
+every output and the index, in every context, as the ungated rules mask them; the references and
 public identifiers beside them stay readable and searchable; quoted, form and query values of a
 secret's key are masked whole, as upstream masks them."""
 
@@ -10,9 +10,9 @@ import sqlite3
 from pathlib import Path
 
 import pytest
-from conftest import Session, json_out, run_cli, write_sessions_json
+from helpers import Session, json_out, run_cli, write_sessions_json
 from redact_cases import ALONE, IN_A_LINE, leaks
-from secret_shapes_r4 import LANGUAGES, READABLE, Shape4, shapes
+from secret_shapes_in_context import LANGUAGES, READABLE, Shape4, shapes
 
 from openclaw_sessions.redact import build_redactor
 
@@ -116,7 +116,7 @@ def indexed(tmp_path: Path, state: Path) -> Path:
     return state / "agents" / "main" / "openclaw-sessions.sqlite"
 
 
-def test_no_fourth_round_shape_reaches_an_output_or_the_index(indexed: Path) -> None:
+def test_no_shape_in_context_reaches_an_output_or_the_index(indexed: Path) -> None:
     outputs = [
         run_cli(*args).stdout
         for args in (

@@ -13,7 +13,7 @@ from pathlib import Path
 from typing import Any
 
 import pytest
-from conftest import Session, write_sessions_json
+from helpers import Session, write_sessions_json
 
 SCRIPT = Path(sys.executable).parent / "openclaw-sessions"
 HEADER = '{"type":"session","version":3,"id":"%s","timestamp":"2026-01-01T00:00:00.000Z"}\n'
@@ -64,7 +64,8 @@ def _plant(root: Path) -> None:
 def _run(*args: str) -> tuple[int, Any, str]:
     proc = subprocess.run([str(SCRIPT), *args], capture_output=True, timeout=120)
     out, err = proc.stdout.decode("utf-8"), proc.stderr.decode("utf-8")
-    assert "Traceback" not in err and "Traceback" not in out, (args, err)
+    assert "Traceback" not in err, (args, err)
+    assert "Traceback" not in out, (args, err)
     assert len([ln for ln in err.splitlines() if ln.startswith("error:")]) <= 1, err
     if "--json" in args and out:
         def refuse(token: str) -> Any:
@@ -105,33 +106,41 @@ def test_hostile_state_dir_end_to_end(tmp_path: Path) -> None:
     code, rep, _ = _run("reindex", "--all-agents", *st, "--json")
     assert code == 4
     by_agent = {a["agentId"]: a for a in rep["agents"]}
-    assert by_agent["main"]["sessionsFailed"] == 1 and by_agent["ops"]["sessionsFailed"] == 0
+    assert by_agent["main"]["sessionsFailed"] == 1
+    assert by_agent["ops"]["sessionsFailed"] == 0
     assert by_agent["main"]["issues"][0]["path"].endswith("ts-nan.jsonl")
 
     for key, word in words.items():  # every normal session is indexed and found
         agent = key.split(":")[1]
         code, out, _ = _run("search", word, "--agent", agent, *st, "--json")
-        assert code == 0 and [h["sessionKey"] for h in out["results"]] == [key]
+        assert code == 0
+        assert [h["sessionKey"] for h in out["results"]] == [key]
         assert "indexing" not in out
         code, out, _ = _run("history", key, "--agent", agent, *st, "--json")
-        assert code == 0 and len(out["messages"]) == 2
+        assert code == 0
+        assert len(out["messages"]) == 2
     code, out, _ = _run("search", "lonely", *st, "--json")
-    assert code == 0 and out["results"][0]["snippet"] == "surrogate \ufffd lonely \ufffd"
-    assert out["unindexed"] == 1 and "indexing" not in out
+    assert code == 0
+    assert out["results"][0]["snippet"] == "surrogate \ufffd lonely \ufffd"
+    assert out["unindexed"] == 1
+    assert "indexing" not in out
     code, out, _ = _run("search", "badtime", *st, "--json", "--limit", "50")
-    assert code == 0 and len(out["results"]) == len(BAD_TIMES) - 2  # the poison, the huge line
+    assert code == 0
+    assert len(out["results"]) == len(BAD_TIMES) - 2  # the poison, the huge line
     for key in ("agent:main:weird\ufffd", "agent:main:orphan:ts-inf", "agent:main:orphan:ts-nan"):
         code, out, _ = _run("history", key, *st, "--json")
-        assert code == 0 and all(m["timestamp"] is None or m["timestamp"] > 0
-                                 for m in out["messages"])  # fmt: skip
+        assert code == 0
+        assert all(m["timestamp"] is None or m["timestamp"] > 0 for m in out["messages"])
         assert _run("history", key, *st)[0] == 0
     assert _run("search", "lonely", *st)[0] == 0  # the table
 
     code, out, _ = _run("status", "--all-agents", *st, "--json")
     assert code == 4
     main = next(a for a in out["agents"] if a["agentId"] == "main")
-    assert main["pendingSessions"] == 0 and main["failedSessions"] == 1
+    assert main["pendingSessions"] == 0
+    assert main["failedSessions"] == 1
     assert main["failures"][0]["path"].endswith("ts-nan.jsonl")
     assert _run("status", "--all-agents", *st)[0] == 4
     code, rep, _ = _run("reindex", "--all-agents", *st, "--json")  # nothing retried
-    assert code == 0 and sum(a["sessionsIndexed"] for a in rep["agents"]) == 0
+    assert code == 0
+    assert sum(a["sessionsIndexed"] for a in rep["agents"]) == 0

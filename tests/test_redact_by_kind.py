@@ -1,4 +1,4 @@
-"""Issue 23 part 3: the third-round shapes (tests/secret_shapes_r3.py) are masked in every
+"""Issue 23 part 3: the shapes by kind (tests/secret_shapes_by_kind.py) are masked in every
 output, the index and its vocabulary, with the readable part of a multi-part token kept; the
 references and ordinary technical text beside them stay readable and searchable."""
 
@@ -11,11 +11,11 @@ from collections import Counter
 from pathlib import Path
 
 import pytest
-from conftest import Session, json_out, run_cli, write_sessions_json
+from helpers import Session, json_out, run_cli, write_sessions_json
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 from redact_cases import ALONE, IN_A_LINE, leaks
-from secret_shapes_r3 import Shape3, b58check, references, shapes
+from secret_shapes_by_kind import Shape3, b58check, references, shapes
 
 from openclaw_sessions.redact import build_redactor
 from openclaw_sessions.redact.rules import files as redact_files
@@ -118,7 +118,7 @@ FRAGMENTS = [s.text[: n] for s in SHAPES[::3] for n in (12, 40)] + [
 
 @settings(max_examples=300, suppress_health_check=[HealthCheck.too_slow], deadline=None)
 @given(st.lists(st.sampled_from(FRAGMENTS), max_size=25))
-def test_anchors_never_hide_a_match_of_the_third_round_families(parts: list[str]) -> None:
+def test_anchors_never_hide_a_match_of_the_families_by_kind(parts: list[str]) -> None:
     text = "".join(parts)
     assert RED._run(text, [], gate=True) == RED._run(text, [], gate=False)
 
@@ -156,7 +156,7 @@ def indexed(tmp_path: Path, state: Path) -> Path:
     return state / "agents" / "main" / "openclaw-sessions.sqlite"
 
 
-def test_no_third_round_shape_reaches_an_output_or_the_index(indexed: Path) -> None:
+def test_no_shape_by_kind_reaches_an_output_or_the_index(indexed: Path) -> None:
     outputs = [
         run_cli(*args).stdout
         for args in (

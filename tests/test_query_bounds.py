@@ -12,7 +12,7 @@ import sqlite3
 from pathlib import Path
 
 import pytest
-from conftest import Session, json_out, run_cli, write_sessions_json
+from helpers import Session, json_out, run_cli, write_sessions_json
 
 from openclaw_sessions.errors import UsageError
 from openclaw_sessions.policy import fts_query, query_lang
@@ -101,11 +101,13 @@ def test_nesting_and_distinct_words_are_capped(tmp_path: Path) -> None:
     for q in ("(" * 400 + "x", "-(" * 200 + "x", "(" * (query_lang.MAX_DEPTH + 1) + "x"):
         r = run_cli("search", "--", q)
         assert r.exit_code == 2, r.stdout
-        assert r.stderr.startswith("error: query nests parentheses") and r.stderr.count("\n") == 1
+        assert r.stderr.startswith("error: query nests parentheses")
+        assert r.stderr.count("\n") == 1
     assert query_lang.build("(" * query_lang.MAX_DEPTH + "x").primary == '"x"'
     many = " ".join(f"w{i}" for i in range(query_lang.MAX_TERMS + 1))
     r = run_cli("search", many)
-    assert r.exit_code == 2 and "distinct words" in r.stderr
+    assert r.exit_code == 2
+    assert "distinct words" in r.stderr
     # --literal (and --as) keep upstream's terms: no cap there, the repeats fold
     assert run_cli("search", many, "--literal").exit_code == 1
     assert run_cli("search", "(" * 400 + "x", "--literal").exit_code == 1
@@ -115,19 +117,23 @@ def test_relax_is_capped_and_its_plan_bounded(tmp_path: Path) -> None:
     _store(tmp_path)
     words = " ".join(f"w{i}" for i in range(query_lang.MAX_RELAX_PARTS + 1))
     r = run_cli("search", words, "--relax")
-    assert r.exit_code == 2 and "--relax takes at most" in r.stderr
+    assert r.exit_code == 2
+    assert "--relax takes at most" in r.stderr
     # without --relax the same query is just a search (nothing relaxable is offered)
     r = run_cli("search", words, "--json")
-    assert r.exit_code == 1 and "--relax" not in json_out(r)["absence"].get("lift", [])
+    assert r.exit_code == 1
+    assert "--relax" not in json_out(r)["absence"].get("lift", [])
     with pytest.raises(UsageError):
         query_lang.relaxed(words)
     plan = query_lang.relaxed(" ".join(f"w{i}" for i in range(query_lang.MAX_RELAX_PARTS)))
-    assert plan is not None and plan.primary is not None
+    assert plan is not None
+    assert plan.primary is not None
     n = query_lang.MAX_RELAX_PARTS
     assert plan.primary.count('"') == 2 * n * (n - 1)  # parts x (parts - 1) phrases
     # repeated words are one part: "cat cat cat dog" relaxes over two parts
     loose = query_lang.relaxed("cat cat cat zzz")
-    assert loose is not None and loose.primary == '("zzz" OR "cat")'
+    assert loose is not None
+    assert loose.primary == '("zzz" OR "cat")'
 
 
 # -- --explain: one scan of the stored lines for every absent term -----------------------------

@@ -1,4 +1,5 @@
-"""Third-round secret shapes (issue 23 part 3), by kind, generated at test time: each is a
+"""Secret shapes by kind (issue 23 part 3: config and auth files, chat tokens, wallets, Wi-Fi,
+CSV exports, presigned URLs, disguises), generated at test time: each is a
 documented prefix or context plus a seeded random body (no real secret is stored here).
 
 ``shapes()`` returns ``Shape3(kind, family, text, secrets, kept)``: ``secrets`` must never

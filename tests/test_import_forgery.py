@@ -11,7 +11,7 @@ from __future__ import annotations
 import shutil
 from pathlib import Path
 
-from conftest import Session, json_out, run_cli, write_sessions_json
+from helpers import Session, json_out, run_cli, write_sessions_json
 
 
 def _root(tmp_path: Path) -> Path:
@@ -49,7 +49,8 @@ def test_a_stray_file_never_replaces_a_sessions_history(tmp_path: Path) -> None:
     assert r.exit_code == 4, r.stdout
     issues = [i for i in json_out(r)["issues"] if i["code"] == "transcript_foreign"]
     assert [i["path"] for i in issues] == [str(stray)]
-    assert "genuine" in _texts() and "forged" not in _texts()
+    assert "genuine" in _texts()
+    assert "forged" not in _texts()
     assert run_cli("search", "forged", "--wait").exit_code == 1
     # a stray sessions dir whose store names the same key: the same verdict
     sdir = stray.parent / "agents" / "main" / "sessions"
@@ -137,7 +138,8 @@ def test_a_key_with_an_invalid_agent_id_is_refused_once_with_a_note(tmp_path: Pa
     r = run_cli("import", str(tmp_path / "src"), "--json")
     assert r.exit_code == 0, r.stdout
     notes = [i for i in json_out(r)["issues"] if i["code"] == "key_invalid"]
-    assert len(notes) == 1 and notes[0]["severity"] == "notice"
+    assert len(notes) == 1
+    assert notes[0]["severity"] == "notice"
     listed = run_cli("sessions", "--all-agents").stdout
     assert "bad id!" not in listed
     for line in listed.splitlines():  # every key listed opens
