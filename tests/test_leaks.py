@@ -284,7 +284,7 @@ def test_unsandboxed_callers_get_upstreams_answers(tmp_path: Path, state: Path) 
     assert answer("agent:main:dashboard:incognito-none") == inc
     # Session ids: upstream resolves an id across the store first, so an unknown id is "not
     # found" and a hidden one forbidden (its denial names no key).
-    not_found = "Session not found: T (use the full sessionKey from `openclaw-sessions sessions`)"
+    not_found = "Session not found: T (use the full sessionKey from sessions_list)"  # upstream
     assert answer("no-such-id") == (2, "error", not_found)
     assert answer("dave-1") == tree
     assert answer("inc-1") == inc

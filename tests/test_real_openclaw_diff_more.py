@@ -178,10 +178,6 @@ EXPECTED_DIFF: dict[str, str] = {
         "upstream's 80 KiB page also counts its transcriptPosition (an id of its own database)"
         " in each message, so it holds fewer long messages than ours"
     ),
-    "history-missing-id": (
-        "the CLI names its own command (`openclaw-sessions sessions`) where the agent tool names"
-        " sessions_list; our MCP server says sessions_list, as upstream"
-    ),
     "after-delete-search": (
         "after sessions.delete upstream's FTS table keeps the deleted transcript's rows (it"
         " leaves them out of answers), so bm25's corpus statistics differ: the same hits in the"

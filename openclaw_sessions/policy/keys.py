@@ -147,13 +147,20 @@ def as_index(sessions: Iterable[SessionRef] | SessionIndex) -> SessionIndex:
     return sessions if isinstance(sessions, SessionIndex) else Snapshot(sessions)
 
 
-def not_found(shown: str) -> NotFoundError:
-    # Upstream's text for an unresolvable sessionId (also used for unknown keys), with the
-    # command that lists keys in place of its agent tool (sessions_list).
-    return NotFoundError(
-        f"Session not found: {shown} (use the full sessionKey from `openclaw-sessions sessions`)",
-        hint=_NOT_FOUND_HINT,
-    )
+class SessionNotFound(NotFoundError):
+    """An unresolvable session id or key: ``shown`` as the caller typed it."""
+
+    def __init__(self, shown: str, *, agent: bool = False) -> None:
+        # Upstream's text; an agent is pointed to its tool (sessions_list), a person at a
+        # shell to the command that lists keys.
+        lister = "sessions_list" if agent else "`openclaw-sessions sessions`"
+        message = f"Session not found: {shown} (use the full sessionKey from {lister})"
+        super().__init__(message, hint=_NOT_FOUND_HINT)
+        self.shown = shown
+
+
+def not_found(shown: str, *, agent: bool = False) -> SessionNotFound:
+    return SessionNotFound(shown, agent=agent)
 
 
 def no_session(shown: str) -> NotFoundError:

@@ -19,6 +19,7 @@ from openclaw_sessions.errors import ForbiddenError, NotFoundError
 from .keys import (
     DEFAULT_MAIN_KEY,
     SessionIndex,
+    SessionNotFound,
     SessionRef,
     Snapshot,
     agent_of,
@@ -282,7 +283,8 @@ class Policy:
             and parsed[1] == self.caller.main_key
             and (parsed[0] == self._agent or self._index.has_agent(parsed[0]))
         ):
-            raise no_session(label) if looks_like_key(label) else not_found(label)
+            agent = self._key is not None
+            raise no_session(label) if looks_like_key(label) else not_found(label, agent=agent)
 
     def expand_id(self, raw: str) -> str:
         """A unique prefix of a session id this caller may name → that id (else ``raw``)."""
@@ -309,15 +311,16 @@ class Policy:
                 shown=self._id_candidate,
                 hidden_ids_resolve=not sandboxed,
             )
-        except NotFoundError:
-            reason = (
-                "sandbox_spawned_only"
-                if self.restrict_to_spawned
-                else _MODE_REASONS.get(self.visibility)
-            )
-            if not sandboxed or reason is None:
-                raise
-            raise _forbidden(reason, action, raw.strip()) from None
+        except NotFoundError as exc:
+            reason = None
+            if sandboxed:
+                spawned = self.restrict_to_spawned
+                reason = "sandbox_spawned_only" if spawned else _MODE_REASONS.get(self.visibility)
+            if reason is not None:
+                raise _forbidden(reason, action, raw.strip()) from None
+            if isinstance(exc, SessionNotFound):  # an agent is pointed to its own tool
+                raise not_found(exc.shown, agent=self._key is not None) from None
+            raise
         self.check_target(key, action, shown=raw.strip())
         return key
 
