@@ -100,6 +100,8 @@ def main(argv: list[str] | None = None) -> int:
     ap.add_argument("--skip-reindex", action="store_true", help="no reindex --full baseline")
     ap.add_argument("--hosts", type=int, default=0, help="N>1: push the store as N hosts")
     ap.add_argument("--grow", type=int, default=0, help="then copy central rows up to ROWS")
+    ap.add_argument("--db", help="--hosts: this central database, kept and reused (hosts it"
+                    " holds are not pushed again, rows it holds not copied again)")
     ap.add_argument("--json", action="store_true")
     args = ap.parse_args(argv)
     if args.hosts > 1:
@@ -210,6 +212,26 @@ def _grow(target: str, rows: int, out: B.Out) -> int:
     return have
 
 
+def _db(dsn: str, name: str) -> str:
+    """A database kept between runs (created when missing)."""
+    import psycopg
+
+    with psycopg.connect(dsn, autocommit=True) as conn:
+        if not conn.execute("SELECT 1 FROM pg_database WHERE datname = %s", (name,)).fetchone():
+            conn.execute(f"CREATE DATABASE {name}")
+    return dsn.replace("dbname=postgres", f"dbname={name}")
+
+
+def _has_host(target: str, host: str) -> bool:
+    import psycopg
+
+    with psycopg.connect(target, autocommit=True) as conn:
+        if not conn.execute("SELECT to_regclass('openclaw_sessions.ocs_hosts')").fetchone()[0]:
+            return False
+        sql = "SELECT 1 FROM openclaw_sessions.ocs_hosts WHERE host = %s"
+        return conn.execute(sql, (host,)).fetchone() is not None
+
+
 def fleet(args: argparse.Namespace) -> int:
     """--hosts N: one store pushed as N hosts, fleet-wide searches timed (then --grow)."""
     out = B.Out(args.json)
@@ -217,11 +239,14 @@ def fleet(args: argparse.Namespace) -> int:
     corpus = _corpus(args.keep, args.messages, args.sessions, args.agents, out)
     state = _store(corpus, args.keep, out)
     env = B.cli_env(state)
-    target = _new_db(server, f"fleet_{int(time.time())}")
+    import psycopg
+
+    target = _db(server, args.db) if args.db else _new_db(server, f"fleet_{int(time.time())}")
     for i in range(1, args.hosts + 1):
+        if args.db and _has_host(target, f"h{i:02d}"):
+            continue
         out.log(f"push as h{i:02d} ...")
         B.run([*B.cli(), "push", target, "--host", f"h{i:02d}", "--json"], env).check()
-    import psycopg
 
     with psycopg.connect(target, autocommit=True) as conn:
         conn.execute("ANALYZE openclaw_sessions.ocs_rows")

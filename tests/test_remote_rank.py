@@ -43,15 +43,6 @@ def _vocabulary(state: Path) -> list[str]:
     return [*words, *pairs, *(w for w, _n in cjk.most_common(3))]
 
 
-# Held on the fleet branch (overlap 1.0, scores bit-identical); since words written against CJK
-# text became words (#38, store v12) a pushed CJK row carries them in its folded words, which
-# central bm25 counts (tf, length) where local FTS5 counts only its primary tokens. To mend:
-# score over the primary tokens alone. Non-strict so the day it holds again is seen (XPASS).
-PARITY_AFTER_GLUED = pytest.mark.xfail(
-    strict=False, reason="central bm25 counts the glued words of CJK rows (#38 x #39)"
-)
-
-
 @pytest.fixture(scope="module")
 def fleet(tmp_path_factory: pytest.TempPathFactory) -> dict[str, Any]:
     env.server()
@@ -107,7 +98,6 @@ def test_pushed_totals_are_fts5s(fleet: dict[str, Any]) -> None:
 @pytest.mark.slow
 @pytest.mark.parametrize("host", ["gw-a", "gw-b"])
 @pytest.mark.parametrize("order", ["relevance", "upstream"])
-@PARITY_AFTER_GLUED
 def test_one_host_is_local_first_page_in_local_order(
     fleet: dict[str, Any], host: str, order: str
 ) -> None:
@@ -125,7 +115,6 @@ def test_one_host_is_local_first_page_in_local_order(
 
 @pytest.mark.slow
 @pytest.mark.parametrize("host", ["gw-a", "gw-b"])
-@PARITY_AFTER_GLUED
 def test_as_is_the_agent_tools_answer(fleet: dict[str, Any], host: str) -> None:
     state = fleet["hosts"][host]
     for key in ("agent:main:main",):
@@ -144,7 +133,6 @@ def test_as_is_the_agent_tools_answer(fleet: dict[str, Any], host: str) -> None:
 
 
 @pytest.mark.slow
-@PARITY_AFTER_GLUED
 def test_the_fleet_merges_by_each_stores_bm25(fleet: dict[str, Any]) -> None:
     """Without --host, `upstream` order is bm25 (each row under its own host's statistics)
     then time: every host's own first page, merged."""
@@ -161,7 +149,6 @@ def test_the_fleet_merges_by_each_stores_bm25(fleet: dict[str, Any]) -> None:
 
 @pytest.mark.slow
 @pytest.mark.parametrize("order", ["relevance", "upstream"])
-@PARITY_AFTER_GLUED
 def test_walking_the_bound_index_gives_the_same_page(
     fleet: dict[str, Any], order: str, monkeypatch: pytest.MonkeyPatch
 ) -> None:

@@ -1,5 +1,5 @@
-"""What a push sends of one index row: the redacted text, its folded primary tokens and CJK
-bigram tokens (fold.py), the tsvector that indexes them centrally, and a hash that tells a
+"""What a push sends of one index row: the redacted text, its folded primary tokens and its
+bigram index tokens (fold.py), the tsvector that indexes them centrally, and a hash that tells a
 changed row from an unchanged one (pure but for fold's SQLite probe)."""
 
 from __future__ import annotations
@@ -24,7 +24,7 @@ def lexeme(token: str) -> str:
 
 class Folded(NamedTuple):
     words: str  # " w1 w2 … " (primary tokens)
-    bigrams: str | None  # " b1 b2 … " (CJK bigram tokens) or None
+    bigrams: str | None  # " b1 b2 … " (the bigram index's tokens) or None
     ntok: int
     tsv: str | None  # a tsvector literal
     tfmax: int  # the most repeated word's count (0: no word)
@@ -57,10 +57,13 @@ def clean(text: str) -> str:
 
 
 def fold_text(text: str) -> Folded:
+    """A row as the two local indexes hold it: the word index's tokens (``words``: what
+    bm25 counts there, tf and length), and the bigram index's (``bigrams``: the CJK bigrams,
+    then the row's other words, each on its own: fts_query.index_bigram_text). A word
+    written against CJK text is found there, folded as that index folds (diacritics kept),
+    and scored by that index's bm25, as locally (query.branches)."""
     words = fold.primary().tokens(text)
-    cjk = fts_query.cjk_bigram_text(text)
-    if cjk is not None:  # a word written against CJK text is a word (fts_query.with_glued)
-        words += fold.primary().tokens(fts_query.beside_cjk(text))
+    cjk = fts_query.index_bigram_text(text)
     bigrams = fold.bigram().tokens(cjk) if cjk is not None else []
     lexemes = {lexeme(w) for w in words}
     lexemes.update(lexeme(BIGRAM_MARK + b) for b in bigrams)

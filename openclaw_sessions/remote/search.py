@@ -20,7 +20,7 @@ from openclaw_sessions.store.migrations import PRIMARY_TOKENIZER
 
 from . import central, ranking, schema
 from . import dsn as dsns
-from .query import Where, match, phrases
+from .query import Where, branches, match
 
 S = schema.SCHEMA
 
@@ -149,12 +149,12 @@ def _run(
     window: tuple[int | None, int | None],
 ) -> RemoteHits:
     where, params = _filters(conn, opts, hosts, agent_given, window)
-    found = phrases(plan, opts.prefix)
-    if found is None:
+    bs = branches(plan, opts.prefix)
+    if bs is None:
         empty = SearchResult((), match_count=0 if opts.counts and not opts.by_session else None,
                              sessions=() if opts.sessions or opts.by_session else None)  # fmt: skip
         return RemoteHits(empty, ())
-    m = match(found)
+    m = match(bs)
     filt = Where(" AND ".join(where), params)
     body = f" FROM {m.sql} WHERE {filt.sql}"
     args = [*m.params, *params]
@@ -173,9 +173,9 @@ def _run(
         ranked = ranking.Ranked(got[: opts.limit], len(got) > opts.limit)
     elif opts.order == "relevance" and opts.as_key is None:
         one = opts.session is not None
-        ranked = ranking.operator(conn, found, hosts, m, filt, opts.limit, one)
+        ranked = ranking.operator(conn, bs, hosts, filt, opts.limit, one)
     else:
-        ranked = ranking.upstream(conn, found, hosts, m, filt, opts.limit)
+        ranked = ranking.upstream(conn, bs, hosts, filt, opts.limit)
     rows, truncated = ranked.rows, ranked.more
     total, exact = len(rows), True
     cap = max(counting.TOTAL_CAP, opts.limit + 1)
