@@ -168,3 +168,19 @@ def test_walking_the_bound_index_gives_the_same_page(
             remote = _hits(q, "--remote", fleet["dsn"], "--host", "gw-a", "--order", order,
                            "-n", n)  # fmt: skip
             _same(local, remote)
+
+
+@pytest.mark.slow
+@pytest.mark.parametrize("order", ["relevance", "upstream", "recent"])
+def test_the_total_is_locals(fleet: dict[str, Any], order: str) -> None:
+    """The total of a page that leaves matches out is local's, counted while the matches
+    are scored (relevance) or by a capped count (recent)."""
+    state = str(fleet["hosts"]["gw-a"])
+    for q in ("the", "deploy", "数据"):
+        args = ("--order", order, "-n", "3", "--json")
+        local = env.cli("search", q, "--state-dir", state, "--all-agents", "--literal", *args)
+        remote = env.cli("search", q, "--remote", fleet["dsn"], "--host", "gw-a", *args)
+        ld, rd = json.loads(local.stdout), json.loads(remote.stdout)
+        assert ld["truncated"] and rd["truncated"], q
+        got = [(d.get("total"), d.get("totalAtLeast")) for d in (ld, rd)]
+        assert got[0] == got[1] and got[0] != (None, None), (q, got)

@@ -88,9 +88,7 @@ def branches(plan: fts_query.QueryPlan, prefix: bool) -> list[Branch] | None:
     last_prefix = prefix and bool(plan.terms) and plan.terms[-1].route == "primary"
     words = [fold.primary().tokens(t.text) for t in primary]
     out = []
-    main = [
-        _phrase("words", w, last_prefix and i == len(words) - 1) for i, w in enumerate(words)
-    ]
+    main = [_phrase("words", w, last_prefix and i == len(words) - 1) for i, w in enumerate(words)]
     if all(words):
         out.append(Branch([*main, *bigram], "index_fts" if main else "index_bigram",
                           main or bigram, []))  # fmt: skip

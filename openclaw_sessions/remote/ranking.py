@@ -26,6 +26,7 @@ POOL = 64  # read/ranked.POOL
 class Ranked(NamedTuple):
     rows: list[Any]  # COLS, then the score (higher is better)
     more: bool  # more matches than rows
+    total: int | None = None  # every match, when the ranking counted them (scored them all)
 
 
 def _counts(conn: Any, b: Branch, hosts: list[str]) -> list[dict[tuple[str, str], int]]:
@@ -91,13 +92,17 @@ def _walkable(b: Branch) -> bool:
 
 def best(
     conn: Any, bs: list[Branch], hosts: list[str], filt: Where, k: int
-) -> tuple[list[Any], bool]:
-    """Each store's best k matches by bm25 (NARROW, score, tid, bound), and whether a store
-    has more: each branch's best k (its rows scored by its index's bm25), merged (the
-    branches are disjoint), as local search merges them (read/search_sql.best)."""
+) -> tuple[list[Any], bool, int | None]:
+    """Each store's best k matches by bm25 (NARROW, score, tid, bound), whether a store has
+    more, and how many match (None: not counted): each branch's best k (its rows scored by
+    its index's bm25), merged (the branches are disjoint), as local search merges them
+    (read/search_sql.best)."""
     by: dict[tuple[str, str], list[Any]] = {}
+    total: int | None = 0
     for b in bs:
-        for r in _best(conn, b, hosts, filt, k):
+        rows, n = _best(conn, b, hosts, filt, k)
+        total = None if total is None or n is None else total + n
+        for r in rows:
             by.setdefault((str(r[0]), str(r[1])), []).append(r)
     out: list[Any] = []
     more = False
@@ -105,17 +110,21 @@ def best(
         got.sort(key=_key)
         more = more or len(got) > k
         out += got[:k]
-    return out, more
+    return out, more, total
 
 
-def _best(conn: Any, b: Branch, hosts: list[str], filt: Where, k: int) -> list[Any]:
-    """One branch's best k + 1 matches of each store. A store whose matches are few, or a
-    small part of its rows, scores them all; another walks its rows by the bound of their
-    bm25 (ocs_rows_by_bound), best first, until no row left can beat its k-th (walking an
-    index whose rows mostly do not match costs more than scoring every match)."""
+def _best(
+    conn: Any, b: Branch, hosts: list[str], filt: Where, k: int
+) -> tuple[list[Any], int | None]:
+    """One branch's best k + 1 matches of each store, and its matches (counted as they are
+    scored: the answer's total needs no second scan; None: a store was walked). A store
+    whose matches are few, or a small part of its rows, scores them all; another walks its
+    rows by the bound of their bm25 (ocs_rows_by_bound), best first, until no row left can
+    beat its k-th (walking an index whose rows mostly do not match costs more than scoring
+    every match)."""
     counts = _counts(conn, b, hosts)
     if not any(counts):
-        return []
+        return [], 0
     w = stats.weights(conn, counts, b.fts)
     walk = []
     if _walkable(b):
@@ -125,6 +134,7 @@ def _best(conn: Any, b: Branch, hosts: list[str], filt: Where, k: int) -> list[A
             if n > WALK and n > WALK_PART * rows_of.get(st, n):
                 walk.append(st)
     out: list[Any] = []
+    total: int | None = None if walk else 0
     rest = [st for st in w.stores if st not in walk]
     for st in walk:
         got = _walk(conn, b, w, st, filt, k)
@@ -138,12 +148,16 @@ def _best(conn: Any, b: Branch, hosts: list[str], filt: Where, k: int) -> list[A
             [*filt.params, [h for h, _a in rest], [a for _h, a in rest]],
         )
         sc = _scored(b, w, match([b]), only)
-        out += conn.execute(
+        got = conn.execute(
             f"SELECT * FROM (SELECT *, row_number() OVER (PARTITION BY host, agent ORDER BY"
-            f" {ORDER}) AS nth FROM ({sc.sql}) s0) s WHERE s.nth <= %s",
+            f" {ORDER}) AS nth, count(*) OVER (PARTITION BY host, agent) AS matches"
+            f" FROM ({sc.sql}) s0) s WHERE s.nth <= %s",
             [*sc.params, k + 1],
         ).fetchall()
-    return out
+        out += got
+        if total is not None:
+            total += sum(int(r[-1]) for r in got if int(r[-2]) == 1)
+    return out, total
 
 
 def _walk(
@@ -241,9 +255,9 @@ ORDER = "score DESC, ts DESC, session_key, message_id, host"
 
 def upstream(conn: Any, bs: list[Branch], hosts: list[str], filt: Where, limit: int) -> Ranked:
     """bm25 then time: the first limit (+1: whether more exist)."""
-    rows, _more = best(conn, bs, hosts, filt, limit + 1)
+    rows, _more, total = best(conn, bs, hosts, filt, limit + 1)
     rows.sort(key=_key)
-    return Ranked([r[:9] for r in texts(conn, rows[:limit])], len(rows) > limit)
+    return Ranked([r[:9] for r in texts(conn, rows[:limit])], len(rows) > limit, total)
 
 
 def operator(
@@ -256,7 +270,7 @@ def operator(
 ) -> Ranked:
     """The operator's order: each store's best k by bm25, re-ranked (policy/rank.py)."""
     k = max(POOL, 6 * limit)
-    rows, more = best(conn, bs, hosts, filt, k)
+    rows, more, total = best(conn, bs, hosts, filt, k)
     exchanges = _exchanges(conn, rows)
     rows = texts(conn, rows)
     several = len({str(r[0]) for r in rows}) > 1
@@ -274,4 +288,5 @@ def operator(
     ]
     cap = None if one_session else max(1, min(rank.PER_SESSION, limit // 3))
     order = rank.order(cands, per_session=cap)
-    return Ranked([rows[o.pos][:9] for o in order[:limit]], more or len(order) > limit)
+    more = more or len(order) > limit
+    return Ranked([rows[o.pos][:9] for o in order[:limit]], more, total)

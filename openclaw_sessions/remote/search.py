@@ -180,9 +180,12 @@ def _run(
     total, exact = len(rows), True
     cap = max(counting.TOTAL_CAP, opts.limit + 1)
     if truncated and opts.as_key is None:  # the agent's view prints no total (as locally)
-        sql = f"SELECT count(*) FROM (SELECT 1{body} LIMIT %s) c"  # read/counting.py's rule
-        total = int(conn.execute(sql, [*args, cap]).fetchone()[0])
-        exact = total < cap
+        if ranked.total is not None:  # every match was scored, and counted
+            total, exact = min(ranked.total, cap), ranked.total < cap
+        else:
+            sql = f"SELECT count(*) FROM (SELECT 1{body} LIMIT %s) c"  # read/counting.py's rule
+            total = int(conn.execute(sql, [*args, cap]).fetchone()[0])
+            exact = total < cap
     hits, truncated, cut_by = caps.capped(
         _hits(conn, rows, plan),
         truncated,
