@@ -36,7 +36,7 @@ sys.path.insert(0, str(Path(__file__).resolve().parents[1]))  # run as a script
 from bench import _benchlib as B  # noqa: E402
 from bench import gen_corpus  # noqa: E402
 
-QUERIES = ["deploy", "migration timeout", "the", "数据", "Ärger", "rollback window"]
+QUERIES = ["deploy", "migration timeout", "migration-timeout", "the", "数据", "Ärger", "rollback window"]
 
 
 def _server(out: B.Out) -> str:
@@ -100,8 +100,11 @@ def main(argv: list[str] | None = None) -> int:
     ap.add_argument("--skip-reindex", action="store_true", help="no reindex --full baseline")
     ap.add_argument("--hosts", type=int, default=0, help="N>1: push the store as N hosts")
     ap.add_argument("--grow", type=int, default=0, help="then copy central rows up to ROWS")
-    ap.add_argument("--db", help="--hosts: this central database, kept and reused (hosts it"
-                    " holds are not pushed again, rows it holds not copied again)")
+    ap.add_argument(
+        "--db",
+        help="--hosts: this central database, kept and reused (hosts it"
+        " holds are not pushed again, rows it holds not copied again)",
+    )
     ap.add_argument("--json", action="store_true")
     args = ap.parse_args(argv)
     if args.hosts > 1:
