@@ -184,3 +184,42 @@ def test_the_total_is_locals(fleet: dict[str, Any], order: str) -> None:
         assert ld["truncated"] and rd["truncated"], q
         got = [(d.get("total"), d.get("totalAtLeast")) for d in (ld, rd)]
         assert got[0] == got[1] and got[0] != (None, None), (q, got)
+
+
+@pytest.mark.slow
+def test_words_beside_cjk_text_score_as_locally(tmp_path: Path) -> None:
+    """A word written against CJK text is found through the bigram index and scored by its
+    bm25 (over each distinct word), a word on its own by the word index's: the same hits,
+    scores and order as local search, in both orders, a query word repeated too."""
+    from conftest import Session, write_sessions_json
+
+    env.server()
+    state = tmp_path / "state"
+    sdir = state / "agents" / "main" / "sessions"
+    s = Session("s1")
+    texts = [
+        "修改youer服务端 then restart",
+        "youer on its own",
+        "请检查youer配置 youer",
+        "Éclair服务 ready",
+        "eclair plain",
+        "数据youer数据 and more words here",
+        "nothing to see",
+        "youer youer youer",
+    ]
+    for i, text in enumerate(texts):
+        (s.user if i % 2 == 0 else s.assistant)(text)
+    s.write(sdir / "s1.jsonl")
+    write_sessions_json(sdir, {"agent:main:main": {"sessionId": "s1", "updatedAt": 1}})
+    r = env.cli("import", "--reindex", "--state-dir", str(state), "--quiet")
+    assert r.exit_code in (0, 4), r.stderr
+    target = env.new_db()
+    env.push(target, state, "gw")
+    for q in ("youer", "youer youer", "youer 服务", "Éclair", "eclair", "ready", "数据"):
+        for order in ("relevance", "upstream"):
+            local = _hits(q, "--state-dir", str(state), "--literal", "--order", order)
+            remote = _hits(q, "--remote", target, "--host", "gw", "--order", order)
+            assert (
+                len(local) == {"youer": 5, "youer youer": 5, "youer 服务": 1}.get(q, len(local)) > 0
+            )
+            _same(local, remote)
