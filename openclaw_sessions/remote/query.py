@@ -1,7 +1,9 @@
 """A search query as the central database runs it: local search's own terms
 (policy/fts_query.build), each phrase folded into tokens as FTS5 would (fold.py), matched as
-a run of whole tokens in the row's folded words (or CJK bigram tokens), with the tsvector's
-GIN index as the candidate filter; every filter in the WHERE clause, before LIMIT."""
+a run of whole tokens in the row's folded words (or its bigram index tokens), with the
+tsvector's GIN index as the candidate filter; every filter in the WHERE clause, before LIMIT.
+A query is local's branches (branches()): the word index, and the bigram index for the rows
+the word index misses (a word written against CJK text), each scored by its own bm25."""
 
 from __future__ import annotations
 

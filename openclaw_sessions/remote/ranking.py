@@ -1,6 +1,8 @@
-"""Relevance centrally, as local search ranks: each row scored by FTS5's bm25 under its own
-(host, agent) store's statistics (N, avgdl and each word's n pushed from the local index;
-a phrase's or a prefix's n counted over the pushed rows: stats.py, query.score), then
+"""Relevance centrally, as local search ranks: each row scored by the FTS5 bm25 of its branch's
+index (query.branches: the word index's, or the bigram index's for a word written against CJK
+text) under its own (host, agent) store's statistics (N, avgdl and each word's n pushed from
+the local index; a phrase's or a prefix's n counted over the pushed rows: stats.py,
+query.score), then
 
 - `upstream` and `--as`: bm25, then newest first, then key and message id: local's order
   across agents (read/search.py), the whole fleet's too;
