@@ -78,7 +78,10 @@ BOUND_R = schema.BOUND.replace("tfmax", "r.tfmax").replace("ntok", "r.ntok")
 WALK = 2000  # a store with more matches than this, and
 WALK_PART = 0.2  # more than this part of its rows matching, is walked best bound first
 WALK_FIRST = 512  # rows fetched by the first step of a walk (then 8 times more each)
-WALK_STEPS = 0  # off: some stores' walk plans took 16-22 s at 624k rows (issue 39, to pin)
+# off: the bound (any word's count) is loose, and a step's plan reads every match of the store
+# through its sessions and sorts them (184 ms a store at 622k rows; later steps took 40-85 s
+# on a loaded machine): no cheaper than scoring every match (issue 39)
+WALK_STEPS = 0
 
 
 def _key(r: Any) -> tuple[Any, ...]:
