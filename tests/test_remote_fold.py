@@ -72,6 +72,8 @@ def _central_matches(text: str, plan: fts_query.QueryPlan, prefix: bool) -> bool
     lexemes = set(f.tsv.split(" ")) if f.tsv is not None else set()
 
     def operand(op: str) -> bool:
+        if op.startswith("(") and op.endswith(")"):  # (a | b)
+            return any(operand(o) for o in op[1:-1].split(" | "))
         if op.endswith(":*"):
             return any(lex.startswith(op[:-3]) for lex in lexemes)
         return op in lexemes

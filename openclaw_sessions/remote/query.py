@@ -27,15 +27,18 @@ class Phrase(NamedTuple):
     exact: bool = False
 
 
-def _phrase(column: str, tokens: list[str], prefix: bool) -> Phrase:
+def _phrase(column: str, tokens: list[str], prefix: bool, beside: bool = False) -> Phrase:
+    """``beside``: words of the bigram index beside CJK text, whose lexeme is the word's own
+    when the row's words hold it too (rows.fold_text): either one, checked on the text."""
     mark = BIGRAM_MARK if column == "bigrams" else ""
     ops = []
     for i, t in enumerate(tokens):
         last = i == len(tokens) - 1
-        star = (prefix and last) or len(t) > LEXEME_CHARS
-        ops.append(lexeme(mark + t) + (":*" if star else ""))
+        star = ":*" if (prefix and last) or len(t) > LEXEME_CHARS else ""
+        op = lexeme(mark + t) + star
+        ops.append(f"({op} | {lexeme(t)}{star})" if beside else op)
     needle = " " + " ".join(tokens) + ("" if prefix else " ")
-    exact = len(tokens) == 1 and len(tokens[0]) <= LEXEME_CHARS
+    exact = len(tokens) == 1 and len(tokens[0]) <= LEXEME_CHARS and not beside
     return Phrase(column, needle, tuple(ops), exact)
 
 
@@ -100,9 +103,16 @@ def branches(plan: fts_query.QueryPlan, prefix: bool) -> list[Branch] | None:
             tokens = fold.bigram().tokens(text)
             if not tokens:
                 return out or None
-            glued.append(_phrase("bigrams", tokens, star))
-        found = [*glued, *(_bigram_phrases(plan, True) or [])]
-        out.append(Branch(found, "index_bigram", found, main if all(words) else []))
+            glued.append((tokens, star))
+        cjk = _bigram_phrases(plan, True) or []
+        scored = [*(_phrase("bigrams", t, star, beside=True) for t, star in glued), *cjk]
+        found = scored
+        if len(glued) == 1 and len(glued[0][0]) == 1:
+            # one word: a row of this branch lacks it among its words (or has no words: a
+            # mark), so its lexeme is the one marked beside CJK text alone, a short list
+            # however common the word (the count of n_i still reads both: scored)
+            found = [_phrase("bigrams", *glued[0]), *cjk]
+        out.append(Branch(found, "index_bigram", scored, main if all(words) else []))
     return out or None
 
 

@@ -63,10 +63,17 @@ def fold_text(text: str) -> Folded:
     written against CJK text is found there, folded as that index folds (diacritics kept),
     and scored by that index's bm25, as locally (query.branches)."""
     words = fold.primary().tokens(text)
-    cjk = fts_query.index_bigram_text(text)
-    bigrams = fold.bigram().tokens(cjk) if cjk is not None else []
+    cjk = fts_query.cjk_bigram_text(text)
+    pairs = fold.bigram().tokens(cjk) if cjk is not None else []
+    beside = fold.bigram().tokens(fts_query.beside_cjk(text)) if cjk is not None else []
+    bigrams = pairs + beside  # fts_query.index_bigram_text's tokens
     lexemes = {lexeme(w) for w in words}
-    lexemes.update(lexeme(BIGRAM_MARK + b) for b in bigrams)
+    lexemes.update(lexeme(BIGRAM_MARK + b) for b in pairs)
+    # a word beside CJK text is marked so only when the words lack it: the bigram branch
+    # seeks a word among the rows the word index misses (query.branches), and a common word's
+    # marked rows are then few
+    held = set(words)
+    lexemes.update(lexeme(BIGRAM_MARK + b) for b in beside if b not in held)
     tsv: str | None = " ".join(sorted(lexemes))
     if tsv is not None and len(tsv) > TSV_CHARS:
         tsv = None
