@@ -25,6 +25,7 @@ from __future__ import annotations
 
 import argparse
 import json
+import os
 import shutil
 import sys
 import tempfile
@@ -36,7 +37,15 @@ sys.path.insert(0, str(Path(__file__).resolve().parents[1]))  # run as a script
 from bench import _benchlib as B  # noqa: E402
 from bench import gen_corpus  # noqa: E402
 
-QUERIES = ["deploy", "migration timeout", "the", "数据", "Ärger", "rollback window"]
+QUERIES = [
+    "deploy",
+    "migration timeout",
+    "migration-timeout",
+    "the",
+    "数据",
+    "Ärger",
+    "rollback window",
+]
 
 
 def _server(out: B.Out) -> str:
@@ -100,6 +109,11 @@ def main(argv: list[str] | None = None) -> int:
     ap.add_argument("--skip-reindex", action="store_true", help="no reindex --full baseline")
     ap.add_argument("--hosts", type=int, default=0, help="N>1: push the store as N hosts")
     ap.add_argument("--grow", type=int, default=0, help="then copy central rows up to ROWS")
+    ap.add_argument(
+        "--db",
+        help="--hosts: this central database, kept and reused (hosts it"
+        " holds are not pushed again, rows it holds not copied again)",
+    )
     ap.add_argument("--json", action="store_true")
     args = ap.parse_args(argv)
     if args.hosts > 1:
@@ -167,17 +181,42 @@ def main(argv: list[str] | None = None) -> int:
 ORDERS = ("relevance", "upstream", "recent")
 
 
+def _postmaster(target: str) -> int | None:
+    """The server's postmaster pid when it runs on this machine (a backend's parent)."""
+    import psycopg
+
+    with psycopg.connect(target, autocommit=True) as conn:
+        pid = int(conn.execute("SELECT pg_backend_pid()").fetchone()[0])
+    try:
+        return int(Path(f"/proc/{pid}/stat").read_text().rsplit(")", 1)[1].split()[1])
+    except (OSError, IndexError, ValueError):
+        return None
+
+
+def _reaped_cpu(postmaster: int | None) -> float:
+    """CPU seconds of the postmaster's exited children: a search's backend (it exits with the
+    CLI) and its parallel workers, whatever else loads the machine."""
+    if postmaster is None:
+        return float("nan")
+    f = Path(f"/proc/{postmaster}/stat").read_text().rsplit(")", 1)[1].split()
+    return (int(f[13]) + int(f[14])) / os.sysconf("SC_CLK_TCK")
+
+
 def _fleet_searches(target: str, env: dict[str, str], repeat: int, out: B.Out) -> list[Any]:
+    """Each query in each order: the CLI's wall time and the server's CPU time, p50."""
     timed = []
+    pm = _postmaster(target)
     for q in [*QUERIES, B.PLANT[0]]:
         for order in ORDERS:
-            walls = []
+            walls, cpus = [], []
             for _ in range(repeat):
                 cmd = [*B.cli(), "search", q, "--remote", target, "--json", "--order", order]
+                before = _reaped_cpu(pm)
                 walls.append(B.run(cmd, env).check((0, 1)).wall)
-            p50 = B.percentile(walls, 50)
-            timed.append({"query": q, "order": order, "p50_s": p50})
-            out.log(f"  {q!r} {order}: {p50 * 1000:.0f} ms")
+                cpus.append(_reaped_cpu(pm) - before)
+            p50, cpu = B.percentile(walls, 50), B.percentile(cpus, 50)
+            timed.append({"query": q, "order": order, "p50_s": p50, "server_cpu_s": cpu})
+            out.log(f"  {q!r} {order}: {p50 * 1000:.0f} ms (server CPU {cpu * 1000:.0f} ms)")
     return timed
 
 
@@ -188,13 +227,21 @@ def _grow(target: str, rows: int, out: B.Out) -> int:
     s = "openclaw_sessions"
     with psycopg.connect(target, autocommit=True) as conn:
         have = int(conn.execute(f"SELECT count(*) FROM {s}.ocs_rows").fetchone()[0])
-        base = [str(h) for (h,) in conn.execute(f"SELECT host FROM {s}.ocs_hosts ORDER BY host")]
-        n = 0
+        hosts = [str(h) for (h,) in conn.execute(f"SELECT host FROM {s}.ocs_hosts ORDER BY host")]
+        base = [h for h in hosts if not h.startswith("g")]  # pushed, not copies
+        n = len(hosts) - len(base)  # a kept database (--db) grows on from its last copy
         while have < rows:
             n += 1
             src, new = base[n % len(base)], f"g{n:04d}"
             out.log(f"grow: {have:,} rows, copying {src} as {new} ...")
-            for table in ("ocs_hosts", "ocs_sessions", "ocs_transcripts", "ocs_stats", "ocs_rows"):
+            for table in (
+                "ocs_hosts",
+                "ocs_sessions",
+                "ocs_transcripts",
+                "ocs_stats",
+                "ocs_terms",
+                "ocs_rows",
+            ):
                 cols = [str(c) for (c,) in conn.execute(
                     "SELECT column_name FROM information_schema.columns WHERE table_schema = %s"
                     " AND table_name = %s AND column_name <> 'host' ORDER BY ordinal_position",
@@ -210,6 +257,26 @@ def _grow(target: str, rows: int, out: B.Out) -> int:
     return have
 
 
+def _db(dsn: str, name: str) -> str:
+    """A database kept between runs (created when missing)."""
+    import psycopg
+
+    with psycopg.connect(dsn, autocommit=True) as conn:
+        if not conn.execute("SELECT 1 FROM pg_database WHERE datname = %s", (name,)).fetchone():
+            conn.execute(f"CREATE DATABASE {name}")
+    return dsn.replace("dbname=postgres", f"dbname={name}")
+
+
+def _has_host(target: str, host: str) -> bool:
+    import psycopg
+
+    with psycopg.connect(target, autocommit=True) as conn:
+        if not conn.execute("SELECT to_regclass('openclaw_sessions.ocs_hosts')").fetchone()[0]:
+            return False
+        sql = "SELECT 1 FROM openclaw_sessions.ocs_hosts WHERE host = %s"
+        return conn.execute(sql, (host,)).fetchone() is not None
+
+
 def fleet(args: argparse.Namespace) -> int:
     """--hosts N: one store pushed as N hosts, fleet-wide searches timed (then --grow)."""
     out = B.Out(args.json)
@@ -217,11 +284,14 @@ def fleet(args: argparse.Namespace) -> int:
     corpus = _corpus(args.keep, args.messages, args.sessions, args.agents, out)
     state = _store(corpus, args.keep, out)
     env = B.cli_env(state)
-    target = _new_db(server, f"fleet_{int(time.time())}")
+    import psycopg
+
+    target = _db(server, args.db) if args.db else _new_db(server, f"fleet_{int(time.time())}")
     for i in range(1, args.hosts + 1):
+        if args.db and _has_host(target, f"h{i:02d}"):
+            continue
         out.log(f"push as h{i:02d} ...")
         B.run([*B.cli(), "push", target, "--host", f"h{i:02d}", "--json"], env).check()
-    import psycopg
 
     with psycopg.connect(target, autocommit=True) as conn:
         conn.execute("ANALYZE openclaw_sessions.ocs_rows")

@@ -16,7 +16,7 @@ from openclaw_sessions.errors import UsageError
 from openclaw_sessions.policy import fts_query
 from openclaw_sessions.policy.cjk import index_bigram_text
 from openclaw_sessions.remote import fold
-from openclaw_sessions.remote.query import Phrase, phrases
+from openclaw_sessions.remote.query import Phrase, branches
 from openclaw_sessions.remote.rows import fold_text, lexeme
 
 CHARS = (
@@ -58,30 +58,37 @@ def _sqlite_matches(conn: sqlite3.Connection, text: str, plan: fts_query.QueryPl
 
 
 def _central_matches(text: str, plan: fts_query.QueryPlan, prefix: bool) -> bool:
-    """What query.match's SQL decides for this text: the tsvector (`@@`, every operand) and
-    the phrases it cannot decide alone on the folded text; without one, the text alone."""
-    found = phrases(plan, prefix)
-    if found is None:
+    """What query.match's SQL decides for this text: a branch whose phrases the row holds
+    and whose ``unless`` phrases it does not all hold; a row holds phrases by the tsvector
+    (`@@`, every operand) and the phrases it cannot decide alone on the folded text, or,
+    without a tsvector, by the folded text alone."""
+    bs = branches(plan, prefix)
+    if bs is None:
         return False
     f = fold_text(text)
 
     def has(p: Phrase) -> bool:
         return p.needle in (f.words if p.column == "words" else (f.bigrams or ""))
 
-    if f.tsv is None:
-        return all(has(p) for p in found)
-    lexemes = set(f.tsv.split(" "))
+    lexemes = set(f.tsv.split(" ")) if f.tsv is not None else set()
 
     def operand(op: str) -> bool:
+        if op.startswith("(") and op.endswith(")"):  # (a | b)
+            return any(operand(o) for o in op[1:-1].split(" | "))
         if op.endswith(":*"):
             return any(lex.startswith(op[:-3]) for lex in lexemes)
         return op in lexemes
 
-    tsv_ok = all(operand(op) for p in found for op in p.lexemes)
-    checked = all(has(p) for p in found if not p.exact)
-    if tsv_ok and checked:
-        assert all(has(p) for p in found), text  # the shortcut agrees with the folded text
-    return tsv_ok and checked
+    def holds(found: list[Phrase]) -> bool:
+        if f.tsv is None:
+            return all(has(p) for p in found)
+        tsv_ok = all(operand(op) for p in found for op in p.lexemes)
+        checked = all(has(p) for p in found if not p.exact)
+        if tsv_ok and checked:
+            assert all(has(p) for p in found), text  # the shortcut agrees with the folded text
+        return tsv_ok and checked
+
+    return any(holds(b.found) and not (b.unless and holds(b.unless)) for b in bs)
 
 
 @pytest.mark.slow
@@ -116,6 +123,25 @@ def test_folding_examples() -> None:
     assert lexeme("it's") == "'it''s'"
     assert lexeme("a\\b") == "'a\\\\b'"
     assert len(lexeme("x" * 500)) == 102
+
+
+@pytest.mark.parametrize(
+    "doc, query",
+    [
+        ("èท", "E"),  # a word beside CJK text keeps its accent there: local finds no "e"
+        ("èท", "è"),
+        ("\u0301ท", "\u0301"),  # a mark: no word of the word index, a token of the bigram one
+        ("修改youer服务端", "youer"),
+        ("修改youer服务端", "youer 服务"),
+        ("deploy 修改 deploy", "deploy"),  # the word index finds it: not the bigram branch's
+        ("migration 迁移 timeout", "migration timeout"),
+        ("migration 迁移 timeout", "migration-timeout"),  # a CJK run breaks the phrase
+    ],
+)
+def test_words_beside_cjk_text(doc: str, query: str) -> None:
+    for prefix in (False, True):
+        plan = fts_query.build(query, prefix=prefix)
+        assert _central_matches(doc, plan, prefix) == _sqlite_matches(_fts(), doc, plan), prefix
 
 
 HUGE = " ".join(f"w{i:07d}" for i in range(60_000))

@@ -43,15 +43,6 @@ def _vocabulary(state: Path) -> list[str]:
     return [*words, *pairs, *(w for w, _n in cjk.most_common(3))]
 
 
-# Held on the fleet branch (overlap 1.0, scores bit-identical); since words written against CJK
-# text became words (#38, store v12) a pushed CJK row carries them in its folded words, which
-# central bm25 counts (tf, length) where local FTS5 counts only its primary tokens. To mend:
-# score over the primary tokens alone. Non-strict so the day it holds again is seen (XPASS).
-PARITY_AFTER_GLUED = pytest.mark.xfail(
-    strict=False, reason="central bm25 counts the glued words of CJK rows (#38 x #39)"
-)
-
-
 @pytest.fixture(scope="module")
 def fleet(tmp_path_factory: pytest.TempPathFactory) -> dict[str, Any]:
     env.server()
@@ -107,7 +98,6 @@ def test_pushed_totals_are_fts5s(fleet: dict[str, Any]) -> None:
 @pytest.mark.slow
 @pytest.mark.parametrize("host", ["gw-a", "gw-b"])
 @pytest.mark.parametrize("order", ["relevance", "upstream"])
-@PARITY_AFTER_GLUED
 def test_one_host_is_local_first_page_in_local_order(
     fleet: dict[str, Any], host: str, order: str
 ) -> None:
@@ -126,7 +116,6 @@ def test_one_host_is_local_first_page_in_local_order(
 
 @pytest.mark.slow
 @pytest.mark.parametrize("host", ["gw-a", "gw-b"])
-@PARITY_AFTER_GLUED
 def test_as_is_the_agent_tools_answer(fleet: dict[str, Any], host: str) -> None:
     state = fleet["hosts"][host]
     for key in ("agent:main:main",):
@@ -145,7 +134,6 @@ def test_as_is_the_agent_tools_answer(fleet: dict[str, Any], host: str) -> None:
 
 
 @pytest.mark.slow
-@PARITY_AFTER_GLUED
 def test_the_fleet_merges_by_each_stores_bm25(fleet: dict[str, Any]) -> None:
     """Without --host, `upstream` order is bm25 (each row under its own host's statistics)
     then time: every host's own first page, merged."""
@@ -162,7 +150,6 @@ def test_the_fleet_merges_by_each_stores_bm25(fleet: dict[str, Any]) -> None:
 
 @pytest.mark.slow
 @pytest.mark.parametrize("order", ["relevance", "upstream"])
-@PARITY_AFTER_GLUED
 def test_walking_the_bound_index_gives_the_same_page(
     fleet: dict[str, Any], order: str, monkeypatch: pytest.MonkeyPatch
 ) -> None:
@@ -181,4 +168,59 @@ def test_walking_the_bound_index_gives_the_same_page(
                           "-n", n)  # fmt: skip
             remote = _hits(q, "--remote", fleet["dsn"], "--host", "gw-a", "--order", order,
                            "-n", n)  # fmt: skip
+            _same(local, remote)
+
+
+@pytest.mark.slow
+@pytest.mark.parametrize("order", ["relevance", "upstream", "recent"])
+def test_the_total_is_locals(fleet: dict[str, Any], order: str) -> None:
+    """The total of a page that leaves matches out is local's, counted while the matches
+    are scored (relevance) or by a capped count (recent)."""
+    state = str(fleet["hosts"]["gw-a"])
+    for q in ("the", "deploy", "数据"):
+        args = ("--order", order, "-n", "3", "--json")
+        local = env.cli("search", q, "--state-dir", state, "--all-agents", "--literal", *args)
+        remote = env.cli("search", q, "--remote", fleet["dsn"], "--host", "gw-a", *args)
+        ld, rd = json.loads(local.stdout), json.loads(remote.stdout)
+        assert ld["truncated"] and rd["truncated"], q
+        got = [(d.get("total"), d.get("totalAtLeast")) for d in (ld, rd)]
+        assert got[0] == got[1] and got[0] != (None, None), (q, got)
+
+
+@pytest.mark.slow
+def test_words_beside_cjk_text_score_as_locally(tmp_path: Path) -> None:
+    """A word written against CJK text is found through the bigram index and scored by its
+    bm25 (over each distinct word), a word on its own by the word index's: the same hits,
+    scores and order as local search, in both orders, a query word repeated too."""
+    from conftest import Session, write_sessions_json
+
+    env.server()
+    state = tmp_path / "state"
+    sdir = state / "agents" / "main" / "sessions"
+    s = Session("s1")
+    texts = [
+        "修改youer服务端 then restart",
+        "youer on its own",
+        "请检查youer配置 youer",
+        "Éclair服务 ready",
+        "eclair plain",
+        "数据youer数据 and more words here",
+        "nothing to see",
+        "youer youer youer",
+    ]
+    for i, text in enumerate(texts):
+        (s.user if i % 2 == 0 else s.assistant)(text)
+    s.write(sdir / "s1.jsonl")
+    write_sessions_json(sdir, {"agent:main:main": {"sessionId": "s1", "updatedAt": 1}})
+    r = env.cli("import", "--reindex", "--state-dir", str(state), "--quiet")
+    assert r.exit_code in (0, 4), r.stderr
+    target = env.new_db()
+    env.push(target, state, "gw")
+    for q in ("youer", "youer youer", "youer 服务", "Éclair", "eclair", "ready", "数据"):
+        for order in ("relevance", "upstream"):
+            local = _hits(q, "--state-dir", str(state), "--literal", "--order", order)
+            remote = _hits(q, "--remote", target, "--host", "gw", "--order", order)
+            assert (
+                len(local) == {"youer": 5, "youer youer": 5, "youer 服务": 1}.get(q, len(local)) > 0
+            )
             _same(local, remote)

@@ -250,3 +250,36 @@ def test_an_agent_gone_from_the_host_is_forgotten(tmp_path: Path) -> None:
     assert done["deleted"] == ops.pop() > 0
     assert _central_rows(target) == first["upserted"] - done["deleted"]
     assert env.push(target, state, "gw")["deleted"] == 0
+
+
+def test_migration_4_pushes_rows_with_cjk_text_again(tmp_path: Path) -> None:
+    """Rows pushed before migration 4 held the words beside CJK text among their words: the
+    next push folds every row with CJK text again (and only those), as rows.fold_text now
+    does, and a word written against CJK text is found through the bigram branch."""
+    env.server()
+    state = tmp_path / "state"
+    sdir = state / "agents" / "main" / "sessions"
+    s = Session("s1")
+    s.user("修改youer服务端 please")
+    s.assistant("plain reply here")
+    s.write(sdir / "s1.jsonl")
+    write_sessions_json(sdir, {"agent:main:main": {"sessionId": "s1", "updatedAt": 1}})
+    _import(state)
+    target = env.new_db()
+    env.push(target, state, "gw")
+    db = target.split("dbname=")[1].split()[0]
+    fresh = env.admin("SELECT words, bigrams, ntok FROM openclaw_sessions.ocs_rows"
+                      " WHERE bigrams IS NOT NULL", db=db)  # fmt: skip
+    bigrams = " 修改 改 服务 务端 端 \ue000 youer \ue000 please "
+    assert fresh == [(" 修改youer服务端 please ", bigrams, 2)]
+    # as a schema-3 push left it: the glued words among the words
+    env.admin("UPDATE openclaw_sessions.ocs_rows SET words = words || '\ue000 youer \ue000 ',"
+              " ntok = 5 WHERE bigrams IS NOT NULL", db=db)  # fmt: skip
+    env.admin("UPDATE openclaw_sessions.ocs_meta SET value = '3' WHERE key = 'schema_version'",
+              db=db)  # fmt: skip
+    again = env.push(target, state, "gw")
+    assert again["migratedFrom"] == 3 and (again["upserted"], again["unchanged"]) == (1, 1)
+    got = env.admin("SELECT words, bigrams, ntok FROM openclaw_sessions.ocs_rows"
+                    " WHERE bigrams IS NOT NULL", db=db)  # fmt: skip
+    assert got == fresh
+    assert len(_found(target, "youer")) == 1 and _found(target, "please") == _found(target, "修改")

@@ -1,7 +1,9 @@
 """A search query as the central database runs it: local search's own terms
 (policy/fts_query.build), each phrase folded into tokens as FTS5 would (fold.py), matched as
-a run of whole tokens in the row's folded words (or CJK bigram tokens), with the tsvector's
-GIN index as the candidate filter; every filter in the WHERE clause, before LIMIT."""
+a run of whole tokens in the row's folded words (or its bigram index tokens), with the
+tsvector's GIN index as the candidate filter; every filter in the WHERE clause, before LIMIT.
+A query is local's branches (branches()): the word index, and the bigram index for the rows
+the word index misses (a word written against CJK text), each scored by its own bm25."""
 
 from __future__ import annotations
 
@@ -25,42 +27,93 @@ class Phrase(NamedTuple):
     exact: bool = False
 
 
-def _phrase(column: str, tokens: list[str], prefix: bool) -> Phrase:
+def _phrase(column: str, tokens: list[str], prefix: bool, beside: bool = False) -> Phrase:
+    """``beside``: words of the bigram index beside CJK text, whose lexeme is the word's own
+    when the row's words hold it too (rows.fold_text): either one, checked on the text."""
     mark = BIGRAM_MARK if column == "bigrams" else ""
     ops = []
     for i, t in enumerate(tokens):
         last = i == len(tokens) - 1
-        star = (prefix and last) or len(t) > LEXEME_CHARS
-        ops.append(lexeme(mark + t) + (":*" if star else ""))
+        star = ":*" if (prefix and last) or len(t) > LEXEME_CHARS else ""
+        op = lexeme(mark + t) + star
+        ops.append(f"({op} | {lexeme(t)}{star})" if beside else op)
     needle = " " + " ".join(tokens) + ("" if prefix else " ")
-    exact = len(tokens) == 1 and len(tokens[0]) <= LEXEME_CHARS
+    exact = len(tokens) == 1 and len(tokens[0]) <= LEXEME_CHARS and not beside
     return Phrase(column, needle, tuple(ops), exact)
 
 
-def phrases(plan: fts_query.QueryPlan, prefix: bool) -> list[Phrase] | None:
-    """The phrases every matching row holds, or None when nothing can match (an empty plan,
-    or a phrase with no token: FTS5 matches nothing then)."""
-    if plan.empty:
-        return None
+class Branch(NamedTuple):
+    """One way a row matches, as one branch of local search (read/search_sql.best): the
+    phrases it holds, the index whose bm25 scores it and the phrases that bm25 sums, and the
+    phrases that, all held, make the row another branch's (the branches are disjoint)."""
+
+    found: list[Phrase]
+    fts: str  # index_fts | index_bigram
+    scored: list[Phrase]
+    unless: list[Phrase]
+
+
+def _distinct(terms: list[fts_query.Term], prefix: bool) -> list[tuple[str, bool]]:
+    """(text, prefix) of each phrase of local's folded primary expression: a term the word
+    index reads as an earlier one's is left out (fts_query.fold, keyed as read/tokens.py)."""
+    seen: dict[tuple[tuple[str, ...], bool], str] = {}
+    for i, t in enumerate(terms):
+        star = prefix and i == len(terms) - 1
+        seen.setdefault((tuple(fold.primary().tokens(t.text)), star), t.text)
+    return [(text, star) for (_toks, star), text in seen.items()]
+
+
+def _bigram_phrases(plan: fts_query.QueryPlan, distinct: bool) -> list[Phrase] | None:
     out = []
-    primary = [t for t in plan.terms if t.route == "primary"]
-    last_prefix = prefix and bool(plan.terms) and plan.terms[-1].route == "primary"
-    for i, t in enumerate(primary):
-        tokens = fold.primary().tokens(t.text)
-        if not tokens:
-            return None
-        out.append(_phrase("words", tokens, last_prefix and i == len(primary) - 1))
-    for t in plan.terms:
-        if t.route != "bigram":
-            continue
+    runs = [t.text for t in plan.terms if t.route == "bigram"]
+    for run in dict.fromkeys(runs) if distinct else runs:
         # one CJK character: a prefix of its bigrams; a run: its bigrams, as the index holds them
-        star = len(t.text) == 1
-        pairs = t.text if star else " ".join(a + b for a, b in pairwise(t.text))
+        star = len(run) == 1
+        pairs = run if star else " ".join(a + b for a, b in pairwise(run))
         tokens = fold.bigram().tokens(pairs)
         if not tokens:
             return None
         out.append(_phrase("bigrams", tokens, star))
     return out
+
+
+def branches(plan: fts_query.QueryPlan, prefix: bool) -> list[Branch] | None:
+    """How a row matches the query, as local search's branches (fts_query.with_glued): its
+    words in the word index (scored there when the query has words, else by its CJK runs in
+    the bigram index), or, for a row the word index misses, its words in the bigram index
+    (a word written against CJK text), scored there over every distinct phrase. None when
+    no row can match (an empty plan, or a phrase with no token in every branch: FTS5
+    matches nothing then)."""
+    if plan.empty:
+        return None
+    bigram = _bigram_phrases(plan, False)
+    if bigram is None:
+        return None
+    primary = [t for t in plan.terms if t.route == "primary"]
+    last_prefix = prefix and bool(plan.terms) and plan.terms[-1].route == "primary"
+    words = [fold.primary().tokens(t.text) for t in primary]
+    out = []
+    main = [_phrase("words", w, last_prefix and i == len(words) - 1) for i, w in enumerate(words)]
+    if all(words):
+        out.append(Branch([*main, *bigram], "index_fts" if main else "index_bigram",
+                          main or bigram, []))  # fmt: skip
+    if primary:
+        glued = []
+        for text, star in _distinct(primary, last_prefix):
+            tokens = fold.bigram().tokens(text)
+            if not tokens:
+                return out or None
+            glued.append((tokens, star))
+        cjk = _bigram_phrases(plan, True) or []
+        scored = [*(_phrase("bigrams", t, star, beside=True) for t, star in glued), *cjk]
+        found = scored
+        if len(glued) == 1 and len(glued[0][0]) == 1:
+            # one word: a row of this branch lacks it among its words (or has no words: a
+            # mark), so its lexeme is the one marked beside CJK text alone, a short list
+            # however common the word (the count of n_i still reads both: scored)
+            found = [_phrase("bigrams", *glued[0]), *cjk]
+        out.append(Branch(found, "index_bigram", scored, main if all(words) else []))
+    return out or None
 
 
 class Where(NamedTuple):
@@ -87,23 +140,36 @@ def parts(found: list[Phrase]) -> tuple[Where, Where]:
     )
 
 
-def match(found: list[Phrase]) -> Where:
-    """The matching rows of ocs_rows as a FROM item ``r``: both parts (parts()) as two
-    branches of a UNION ALL, not one OR: the planner then estimates the matches from the
-    tsvector's statistics (an OR hid them: it drove the search from every session, issue
-    39)."""
-    indexed, unindexed = parts(found)
+def _unless(phrases: list[Phrase]) -> Where:
+    """Leaves out a row holding every one of ``phrases`` (another branch's row); NULL (a
+    tsvector's test on a row without one) counts as not holding."""
+    if not phrases:
+        return Where("", [])
+    indexed, unindexed = parts(phrases)
+    return Where(
+        f" AND NOT coalesce(({indexed.sql}) OR ({unindexed.sql}), false)",
+        [*indexed.params, *unindexed.params],
+    )
+
+
+def holding(found: list[Phrase]) -> Where:
+    """The rows of ocs_rows that hold every phrase of ``found``, as a FROM item ``r``."""
+    return match([Branch(found, "", [], [])])
+
+
+def match(bs: list[Branch]) -> Where:
+    """The rows matching any of the (disjoint) branches, as a FROM item ``r``: each branch
+    in both parts (parts()) as branches of a UNION ALL, not one OR: the planner then
+    estimates the matches from the tsvector's statistics (an OR hid them: it drove the
+    search from every session, issue 39)."""
+    sql, params = [], list[Any]()
     rows = f"SELECT * FROM {S}.ocs_rows r WHERE"
-    sql = f"({rows} {indexed.sql} UNION ALL {rows} {unindexed.sql}) r"
-    return Where(sql, [*indexed.params, *unindexed.params])
-
-
-def scored(found: list[Phrase]) -> list[Phrase]:
-    """The phrases bm25 scores: local search drives by the primary index when the query has
-    primary terms (read/search/fts.driving_index), and scores by it alone; else by the CJK
-    bigram index."""
-    primary = [p for p in found if p.column == "words"]
-    return primary or found
+    for b in bs:
+        indexed, unindexed = parts(b.found)
+        nt = _unless(b.unless)
+        sql += [f"{rows} {indexed.sql}{nt.sql}", f"{rows} {unindexed.sql}{nt.sql}"]
+        params += [*indexed.params, *nt.params, *unindexed.params, *nt.params]
+    return Where(f"({' UNION ALL '.join(sql)}) r", params)
 
 
 def doubled(p: Phrase) -> str:
@@ -121,23 +187,25 @@ def tf_sql(p: Phrase) -> str:
     return f"((length({col}) - length(replace({col}, %s, ''))) / length(%s))::float8"
 
 
-def score(found: list[Phrase]) -> Where:
-    """FTS5's bm25, negated (higher is better), over ``weights`` w (a row per host and agent:
-    avgdl, idf0, idf1, … in scored()'s order): sum of idf_i · tf_i (k1 + 1) / (tf_i + k1 (1 -
-    b + b dl / avgdl)), k1 = 1.2, b = 0.75 (SQLite's fts5_aux.c)."""
+def score(b: Branch) -> Where:
+    """FTS5's bm25 of the branch's index, negated (higher is better), over ``weights`` w (a
+    row per host and agent: avgdl, idf0, idf1, … in ``b.scored``'s order): sum of idf_i ·
+    tf_i (k1 + 1) / (tf_i + k1 (1 - b + b dl / avgdl)), k1 = 1.2, b = 0.75 (SQLite's
+    fts5_aux.c)."""
     terms, params = [], list[Any]()
-    for i, p in enumerate(scored(found)):
+    for i, p in enumerate(b.scored):
         tf = tf_sql(p)
         # as fts5_aux.c computes it, operation by operation, in float8: the same bits
-        norm = f"(0.25::float8 + 0.75::float8 * ({dl_sql(found)})::float8 / w.avgdl)"
+        norm = f"(0.25::float8 + 0.75::float8 * ({dl_sql(b.fts)})::float8 / w.avgdl)"
         terms.append(f"(w.idf{i} * (({tf} * 2.2::float8) / ({tf} + 1.2::float8 * {norm})))")
         params += [doubled(p), doubled(p)] * 2
     return Where(" + ".join(terms) or "0", params)
 
 
-def dl_sql(found: list[Phrase]) -> str:
-    """A row's length as the scoring index counts it: its primary tokens, or its bigrams."""
-    if scored(found)[0].column == "words":
+def dl_sql(fts: str) -> str:
+    """A row's length as the scoring index counts it: its primary tokens, or its bigram
+    index tokens."""
+    if fts == "index_fts":
         return "r.ntok"
     b = "coalesce(r.bigrams, ' ')"
     return f"(length({b}) - length(replace({b}, ' ', '')) - 1)"

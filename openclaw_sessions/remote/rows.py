@@ -1,5 +1,5 @@
-"""What a push sends of one index row: the redacted text, its folded primary tokens and CJK
-bigram tokens (fold.py), the tsvector that indexes them centrally, and a hash that tells a
+"""What a push sends of one index row: the redacted text, its folded primary tokens and its
+bigram index tokens (fold.py), the tsvector that indexes them centrally, and a hash that tells a
 changed row from an unchanged one (pure but for fold's SQLite probe)."""
 
 from __future__ import annotations
@@ -24,7 +24,7 @@ def lexeme(token: str) -> str:
 
 class Folded(NamedTuple):
     words: str  # " w1 w2 … " (primary tokens)
-    bigrams: str | None  # " b1 b2 … " (CJK bigram tokens) or None
+    bigrams: str | None  # " b1 b2 … " (the bigram index's tokens) or None
     ntok: int
     tsv: str | None  # a tsvector literal
     tfmax: int  # the most repeated word's count (0: no word)
@@ -57,13 +57,23 @@ def clean(text: str) -> str:
 
 
 def fold_text(text: str) -> Folded:
+    """A row as the two local indexes hold it: the word index's tokens (``words``: what
+    bm25 counts there, tf and length), and the bigram index's (``bigrams``: the CJK bigrams,
+    then the row's other words, each on its own: cjk.index_bigram_text). A word
+    written against CJK text is found there, folded as that index folds (diacritics kept),
+    and scored by that index's bm25, as locally (query.branches)."""
     words = fold.primary().tokens(text)
     cjk = cjk_bigram_text(text)
-    if cjk is not None:  # a word written against CJK text is a word (fts_query.with_glued)
-        words += fold.primary().tokens(beside_cjk(text))
-    bigrams = fold.bigram().tokens(cjk) if cjk is not None else []
+    pairs = fold.bigram().tokens(cjk) if cjk is not None else []
+    beside = fold.bigram().tokens(beside_cjk(text)) if cjk is not None else []
+    bigrams = pairs + beside  # cjk.index_bigram_text's tokens
     lexemes = {lexeme(w) for w in words}
-    lexemes.update(lexeme(BIGRAM_MARK + b) for b in bigrams)
+    lexemes.update(lexeme(BIGRAM_MARK + b) for b in pairs)
+    # a word beside CJK text is marked so only when the words lack it: the bigram branch
+    # seeks a word among the rows the word index misses (query.branches), and a common word's
+    # marked rows are then few
+    held = set(words)
+    lexemes.update(lexeme(BIGRAM_MARK + b) for b in beside if b not in held)
     tsv: str | None = " ".join(sorted(lexemes))
     if tsv is not None and len(tsv) > TSV_CHARS:
         tsv = None

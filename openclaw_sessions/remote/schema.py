@@ -123,6 +123,15 @@ MIGRATIONS: list[str] = [
     ALTER TABLE {SCHEMA}.ocs_rows ADD COLUMN tfmax integer;
     CREATE INDEX ocs_rows_by_bound ON {SCHEMA}.ocs_rows (host, agent, ({BOUND}) DESC);
     """,
+    # 4: a row's words are the word index's tokens alone (bm25 there counts no others) and its
+    # bigrams the bigram index's, the words beside CJK text included (rows.fold_text): every
+    # row with CJK text is pushed again by its host's next push (hash and fingerprint unset)
+    f"""
+    UPDATE {SCHEMA}.ocs_rows SET hash = '' WHERE bigrams IS NOT NULL;
+    UPDATE {SCHEMA}.ocs_transcripts t SET fp = '' WHERE EXISTS (SELECT 1 FROM {SCHEMA}.ocs_rows r
+        WHERE r.host = t.host AND r.agent = t.agent AND r.transcript_id = t.transcript_id
+        AND r.bigrams IS NOT NULL);
+    """,
 ]
 VERSION = len(MIGRATIONS)
 

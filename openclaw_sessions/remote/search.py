@@ -19,7 +19,7 @@ from openclaw_sessions.store.migrations import PRIMARY_TOKENIZER
 
 from . import central, ranking, schema
 from . import dsn as dsns
-from .query import Where, match, phrases
+from .query import Where, branches, match
 
 S = schema.SCHEMA
 
@@ -168,12 +168,12 @@ def _run(
     window: tuple[int | None, int | None],
 ) -> RemoteHits:
     where, params = _filters(conn, opts, hosts, agent_given, window)
-    found = phrases(plan, opts.prefix)
-    if found is None:
+    bs = branches(plan, opts.prefix)
+    if bs is None:
         empty = SearchResult((), match_count=0 if opts.counts and not opts.by_session else None,
                              sessions=() if opts.sessions or opts.by_session else None)  # fmt: skip
         return RemoteHits(empty, ())
-    m = match(found)
+    m = match(bs)
     filt = Where(" AND ".join(where), params)
     body = f" FROM {m.sql} WHERE {filt.sql}"
     args = [*m.params, *params]
@@ -192,16 +192,19 @@ def _run(
         ranked = ranking.Ranked(got[: opts.limit], len(got) > opts.limit)
     elif opts.order == "relevance" and opts.as_key is None:
         one = opts.session is not None
-        ranked = ranking.operator(conn, found, hosts, m, filt, opts.limit, one)
+        ranked = ranking.operator(conn, bs, hosts, filt, opts.limit, one)
     else:
-        ranked = ranking.upstream(conn, found, hosts, m, filt, opts.limit)
+        ranked = ranking.upstream(conn, bs, hosts, filt, opts.limit)
     rows, truncated = ranked.rows, ranked.more
     total, exact = len(rows), True
     cap = max(counting.TOTAL_CAP, opts.limit + 1)
     if truncated and opts.as_key is None:  # the agent's view prints no total (as locally)
-        sql = f"SELECT count(*) FROM (SELECT 1{body} LIMIT %s) c"  # read/search/counting.py's rule
-        total = int(conn.execute(sql, [*args, cap]).fetchone()[0])
-        exact = total < cap
+        if ranked.total is not None:  # every match was scored, and counted
+            total, exact = min(ranked.total, cap), ranked.total < cap
+        else:
+            sql = f"SELECT count(*) FROM (SELECT 1{body} LIMIT %s) c"  # counting.py's rule
+            total = int(conn.execute(sql, [*args, cap]).fetchone()[0])
+            exact = total < cap
     hits, truncated, cut_by = caps.capped(
         _hits(conn, rows, plan),
         truncated,
