@@ -182,9 +182,11 @@ def test_the_total_is_locals(fleet: dict[str, Any], order: str) -> None:
         local = env.cli("search", q, "--state-dir", state, "--all-agents", "--literal", *args)
         remote = env.cli("search", q, "--remote", fleet["dsn"], "--host", "gw-a", *args)
         ld, rd = json.loads(local.stdout), json.loads(remote.stdout)
-        assert ld["truncated"] and rd["truncated"], q
+        assert ld["truncated"], q
+        assert rd["truncated"], q
         got = [(d.get("total"), d.get("totalAtLeast")) for d in (ld, rd)]
-        assert got[0] == got[1] and got[0] != (None, None), (q, got)
+        assert got[0] == got[1], (q, got)
+        assert got[0] != (None, None), (q, got)
 
 
 @pytest.mark.slow
@@ -192,7 +194,7 @@ def test_words_beside_cjk_text_score_as_locally(tmp_path: Path) -> None:
     """A word written against CJK text is found through the bigram index and scored by its
     bm25 (over each distinct word), a word on its own by the word index's: the same hits,
     scores and order as local search, in both orders, a query word repeated too."""
-    from conftest import Session, write_sessions_json
+    from helpers import Session, write_sessions_json
 
     env.server()
     state = tmp_path / "state"

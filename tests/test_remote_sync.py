@@ -278,8 +278,10 @@ def test_migration_4_pushes_rows_with_cjk_text_again(tmp_path: Path) -> None:
     env.admin("UPDATE openclaw_sessions.ocs_meta SET value = '3' WHERE key = 'schema_version'",
               db=db)  # fmt: skip
     again = env.push(target, state, "gw")
-    assert again["migratedFrom"] == 3 and (again["upserted"], again["unchanged"]) == (1, 1)
+    assert again["migratedFrom"] == 3
+    assert (again["upserted"], again["unchanged"]) == (1, 1)
     got = env.admin("SELECT words, bigrams, ntok FROM openclaw_sessions.ocs_rows"
                     " WHERE bigrams IS NOT NULL", db=db)  # fmt: skip
     assert got == fresh
-    assert len(_found(target, "youer")) == 1 and _found(target, "please") == _found(target, "修改")
+    assert len(_found(target, "youer")) == 1
+    assert _found(target, "please") == _found(target, "修改")

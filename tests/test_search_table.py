@@ -125,7 +125,7 @@ def test_a_short_key_keeps_its_id_whole_and_cuts_the_label() -> None:
               highlights=((4, 10),), label="a label far longer than the key")  # fmt: skip
     buf = StringIO()
     out = Console(file=buf, width=120, color_system=None, highlight=False, markup=False)
-    render_hits.search_table(SearchResult((hit,)), Times(utc=True), out)
+    render_hits.table(SearchResult((hit,)), Times(utc=True), out)
     rows = buf.getvalue().splitlines()[2:]
     assert len(rows) == 2
     assert "main" in rows[0]

@@ -286,20 +286,6 @@ def context_text(m: dict[str, Any]) -> str:
     return " ".join(t for t in texts if isinstance(t, str))
 
 
-def search_table(
-    result: SearchResult, times: Times, *, footer: bool = True, use_pager: bool = False
-) -> None:
-    """The hits as a table on a terminal (render_hits.py: two rows a hit), through the pager
-    when taller than the screen."""
-    from . import render_hits
-    from .pager import paged
-
-    with paged(use_pager, console) as out:
-        render_hits.search_table(result, times, out)
-    if footer:
-        search_footer(result)
-
-
 def _context_line(m: dict[str, Any]) -> str:
     """A context message as one line: its role and the start of its text."""
     text = " ".join(context_text(m).split())

@@ -43,7 +43,7 @@ def show(
     if out.as_json:
         output.echo_json(result.agent_json() if caller else doc)
         return
-    from openclaw_sessions.cli import render
+    from openclaw_sessions.cli import render, render_hits
 
     if out.null:
         nul.search(result)
@@ -57,6 +57,6 @@ def show(
             output.echo_json(h.agent_json() if caller else item)
         render.search_footer(result)
     elif out.layout == "table" or (out.layout == "auto" and sys.stdout.isatty()):
-        render.search_table(people, times(out), use_pager=not (out.no_pager or out.follow))
+        render_hits.search_table(people, times(out), use_pager=not (out.no_pager or out.follow))
     else:
         render.search_lines(people, times(out), pick=out.pick_list)

@@ -42,13 +42,13 @@ def run(params: dict[str, Any]) -> int:
     if out.as_json:
         output.echo_json(result.to_json())
         return code
-    from openclaw_sessions.cli import render
+    from openclaw_sessions.cli import render, render_hits
 
     if out.jsonl:
         for h in result.hits:
             output.echo_json(h.to_json())
     elif out.layout == "table" or (out.layout == "auto" and sys.stdout.isatty()):
-        render.search_table(result, times(out), footer=False, use_pager=not out.no_pager)
+        render_hits.search_table(result, times(out), footer=False, use_pager=not out.no_pager)
     else:
         render.search_lines(result, times(out), footer=False, pick=out.pick_list)
     _footer(result)
