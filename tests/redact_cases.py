@@ -5,7 +5,7 @@ the same texts on every run; no real or real-looking secret is stored in the rep
 from __future__ import annotations
 
 import random
-from collections.abc import Sequence
+from collections.abc import Callable, Sequence
 from pathlib import Path
 from typing import Any
 
@@ -211,3 +211,17 @@ ALONE = ("|---|---|\n{}\n|---|---|", "------\n{}\n------", "{}\n\n---\n", "{}\n-
           "--\n{}", "| {} |")  # fmt: skip
 IN_A_LINE = ("| a | {} |\n|---|---|", "{} --x --", "{} | b")
 # Families that are a whole line of a file (a .pgpass line): masked alone on their line only.
+
+
+def in_every_context(red: Any, shape: Any, line_only: Callable[[str], bool]) -> None:
+    """``shape`` pasted in each of ALONE and IN_A_LINE: the output is the one every rule run on
+    the whole text gives, and no secret is left, except in a template ``line_only`` names (the
+    shape holds on a line of its own only)."""
+    for template in ALONE + IN_A_LINE:
+        text = template.format(shape.text)
+        out = red.redact_text(text)
+        assert out == red._run(text, [], gate=False), template
+        if line_only(template):
+            continue
+        for secret in shape.secrets:
+            assert secret not in out, (template, out)
