@@ -83,8 +83,7 @@ def validate(opts: HistoryOptions) -> None:
             hint="--session-id picks the generation of an --around message; "
             "to page an older generation pass its session id as KEY",
         )
-    if opts.visibility not in (None, *visibility.VISIBILITIES):
-        raise UsageError(f"visibility must be one of {', '.join(visibility.VISIBILITIES)}")
+    visibility.check_visibility(opts.visibility)
     if opts.as_key is not None and (opts.full or opts.max_bytes != sanitize.MAX_BYTES):
         raise UsageError(
             "--full and --max-bytes are for the operator: with --as, sessions_history's caps stay",
