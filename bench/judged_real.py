@@ -46,11 +46,11 @@ def cases() -> list[dict[str, Any]]:
     return [json.loads(line) for line in CASES.read_text("utf-8").splitlines() if line]
 
 
-def build(tmp: Path, corpus: Path = CORPUS) -> dict[str, Path]:
-    """Each source of the cases imported into a state directory of its own."""
+def build(tmp: Path, corpus: Path = CORPUS, sources: list[str] | None = None) -> dict[str, Path]:
+    """Each source (default: the cases') imported into a state directory of its own."""
     env = {**os.environ, "OPENCLAW_SESSIONS_NO_BACKGROUND": "1"}
     states = {}
-    for source in sorted({c["source"] for c in cases()}):
+    for source in sources or sorted({c["source"] for c in cases()}):
         state = tmp / source
         cmd = [sys.executable, "-m", "openclaw_sessions", "import", str(corpus / source)]
         cmd += ["--reindex", "--quiet", "--state-dir", str(state)]

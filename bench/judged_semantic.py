@@ -25,8 +25,6 @@ from __future__ import annotations
 
 import argparse
 import json
-import os
-import subprocess
 import sys
 import tempfile
 from pathlib import Path
@@ -38,6 +36,8 @@ CORPUS = REPO.parent / "shared" / "corpus" / "real"
 CASES = HERE / "judged" / "semantic.jsonl"
 REAL = HERE / "judged" / "real.jsonl"
 sys.path.insert(0, str(REPO))  # run as a script
+
+from bench import judged_real  # noqa: E402
 
 # the language of each store's conversations (a query in another one is cross-lingual)
 STORE_LANG = {
@@ -62,15 +62,7 @@ def sources() -> list[str]:
 
 def build(tmp: Path, embed: bool = True, model: str | None = None) -> dict[str, Path]:
     """Each source imported into a state directory of its own (``embed``: and embedded)."""
-    env = {**os.environ, "OPENCLAW_SESSIONS_NO_BACKGROUND": "1"}
-    states = {}
-    for source in sources():
-        state = tmp / source
-        cmd = [sys.executable, "-m", "openclaw_sessions", "import", str(CORPUS / source)]
-        cmd += ["--reindex", "--quiet", "--state-dir", str(state)]
-        subprocess.run(cmd, check=True, env=env, cwd=REPO)
-        states[source] = state
-    os.environ["OPENCLAW_SESSIONS_NO_BACKGROUND"] = "1"  # the searches start no reindexer
+    states = judged_real.build(tmp, CORPUS, sources())
     if embed:
         embed_states(states, model)
     return states
@@ -169,8 +161,10 @@ def main(argv: list[str] | None = None) -> int:
             f"{name:<6} {f['n']:>3} {f['empty_before']:>13} {f['hit@1']:>6}"
             f" {f['recall@10']:>10} {f['empty_after']:>12}"
         )
-    print(f"exact queries (real.jsonl, same stores): {result['exact_changed']} of"
-          f" {result['exact_n']} pages changed")
+    print(
+        f"exact queries (real.jsonl, same stores): {result['exact_changed']} of"
+        f" {result['exact_n']} pages changed"
+    )
     return 0
 
 

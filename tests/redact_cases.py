@@ -5,6 +5,11 @@ the same texts on every run; no real or real-looking secret is stored in the rep
 from __future__ import annotations
 
 import random
+from collections.abc import Callable, Sequence
+from pathlib import Path
+from typing import Any
+
+from helpers import Session, run_cli, write_sessions_json
 
 RNG = random.Random(20240611)
 UP, LOW, DIG = "ABCDEFGHIJKLMNOPQRSTUVWXYZ", "abcdefghijklmnopqrstuvwxyz", "0123456789"
@@ -18,7 +23,6 @@ def r(alphabet: str, n: int) -> str:
 
 def mask(token: str) -> str:
     return "***" if len(token) < 18 else f"{token[:6]}…{token[-4:]}"
-
 
 
 # --- one planted secret per family: (family, text, secret that must not survive) -----------------
@@ -179,8 +183,45 @@ def leaks(secret: str, out: str) -> list[str]:
     ]  # fmt: skip
 
 
+def index_shapes(
+    src: Path, sid: str, marker: str, shapes: Sequence[Any], refs: Sequence[str]
+) -> None:
+    """One session ``sid`` (agent:main:main) holding each shape's text under ``marker i:`` (a
+    user's, a tool's and the assistant's message in turn) and each reference under ``zzref i:``,
+    imported from ``src`` and indexed."""
+    d = src / "agents" / "main" / "sessions"
+    s = Session(sid)
+    for i, shape in enumerate(shapes):
+        note = f"{marker} {i}:\n{shape.text}\nzzend"
+        (s.user if i % 3 == 0 else s.tool if i % 3 == 1 else s.assistant)(note)
+    for i, text in enumerate(refs):
+        s.assistant(f"zzref {i}:\n{text}\nzzend")
+    s.write(d / f"{sid}.jsonl")
+    write_sessions_json(d, {"agent:main:main": {"sessionId": sid}})
+    assert run_cli("import", str(src), "--reindex").exit_code == 0
+
+
+def shown(shapes: Sequence[Any], text: str) -> list[tuple[str, str]]:
+    """(family, secret) of each shape's secret of 6 characters or more that ``text`` shows."""
+    return [(s.family, x) for s in shapes for x in s.secrets if len(x) >= 6 and x in text]
+
+
 # Markdown tables and rules, flags after a value: what a shape sits in when people paste it.
 ALONE = ("|---|---|\n{}\n|---|---|", "------\n{}\n------", "{}\n\n---\n", "{}\n--x --",
           "--\n{}", "| {} |")  # fmt: skip
 IN_A_LINE = ("| a | {} |\n|---|---|", "{} --x --", "{} | b")
 # Families that are a whole line of a file (a .pgpass line): masked alone on their line only.
+
+
+def in_every_context(red: Any, shape: Any, line_only: Callable[[str], bool]) -> None:
+    """``shape`` pasted in each of ALONE and IN_A_LINE: the output is the one every rule run on
+    the whole text gives, and no secret is left, except in a template ``line_only`` names (the
+    shape holds on a line of its own only)."""
+    for template in ALONE + IN_A_LINE:
+        text = template.format(shape.text)
+        out = red.redact_text(text)
+        assert out == red._run(text, [], gate=False), template
+        if line_only(template):
+            continue
+        for secret in shape.secrets:
+            assert secret not in out, (template, out)

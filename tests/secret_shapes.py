@@ -28,12 +28,13 @@ class _Gen:
         self.rng = random.Random(seed)
 
     def r(self, alphabet: str, n: int) -> str:
-        """Random, with at least one digit and one letter when the alphabet has them."""
+        """Random, with at least one digit and one letter when the alphabet has both."""
         while True:
             s = "".join(self.rng.choice(alphabet) for _ in range(n))
             if (
                 n < 4
                 or not (set(alphabet) & set(DIG))
+                or not (set(alphabet) - set(DIG))
                 or (any(c.isdigit() for c in s) and any(c.isalpha() for c in s))
             ):
                 return s

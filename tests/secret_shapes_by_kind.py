@@ -12,13 +12,12 @@ from __future__ import annotations
 import base64
 import hashlib
 import json
-import random
 import uuid
 from typing import NamedTuple
 
-UP, LOW, DIG = "ABCDEFGHIJKLMNOPQRSTUVWXYZ", "abcdefghijklmnopqrstuvwxyz", "0123456789"
-ALNUM, HEX = UP + LOW + DIG, "0123456789abcdef"
-URLSAFE, B64 = ALNUM + "_-", ALNUM + "+/"
+import secret_shapes
+from secret_shapes import ALNUM, B64, DIG, HEX, LOW, UP, URLSAFE
+
 B58 = "123456789ABCDEFGHJKLMNPQRSTUVWXYZabcdefghijkmnopqrstuvwxyz"
 # A few words of the BIP39 English list (a wallet's recovery phrase is 12 or 24 of them).
 BIP39 = ("abandon ability absorb abstract absurd access acoustic actress adapt addict admit "
@@ -53,21 +52,7 @@ def b58check(payload: bytes) -> str:
     return b58encode(payload + check)
 
 
-class _Gen:
-    def __init__(self, seed: int) -> None:
-        self.rng = random.Random(seed)
-
-    def r(self, alphabet: str, n: int) -> str:
-        while True:
-            s = "".join(self.rng.choice(alphabet) for _ in range(n))
-            if (
-                n < 4
-                or not (set(alphabet) & set(DIG))
-                or not (set(alphabet) - set(DIG))
-                or (any(c.isdigit() for c in s) and any(c.isalpha() for c in s))
-            ):
-                return s
-
+class _Gen(secret_shapes._Gen):
     def pw(self, n: int = 14) -> str:
         core = self.r(ALNUM, n - 2)
         return core[:5] + self.rng.choice("!#%*+.@^_~") + core[5:] + self.rng.choice("!#%*")

@@ -12,18 +12,10 @@ issue 34 and the next ones like them).
 from __future__ import annotations
 
 import random
-from typing import NamedTuple
 
-UP, LOW, DIG = "ABCDEFGHIJKLMNOPQRSTUVWXYZ", "abcdefghijklmnopqrstuvwxyz", "0123456789"
-ALNUM = UP + LOW + DIG
-URLSAFE = ALNUM + "_-"
-SYM = "!#%*+-.=@^_~"
-
-
-class Shape4(NamedTuple):
-    family: str
-    text: str
-    secrets: tuple[str, ...]
+from secret_shapes import ALNUM, DIG, LOW, UP, URLSAFE
+from secret_shapes import SYMBOLS as SYM
+from secret_shapes import Shape as Shape4
 
 
 class _Gen:

@@ -10,6 +10,7 @@ import shutil
 import signal
 import subprocess
 import sys
+from collections.abc import Callable
 from pathlib import Path
 
 import pytest
@@ -44,6 +45,24 @@ def env() -> dict[str, str]:
     return {**os.environ, "TERM": "xterm-256color", "COLUMNS": "120"}
 
 
+def piped(*args: str) -> subprocess.Popen[str]:
+    """The installed command, its stdout and stderr piped, as text."""
+    assert EXE
+    return subprocess.Popen([EXE, *args], env=env(), stdout=subprocess.PIPE,
+                            stderr=subprocess.PIPE, text=True)  # fmt: skip
+
+
+def read_until(
+    proc: subprocess.Popen[str], seen: list[str], done: Callable[[list[str]], bool], what: str
+) -> None:
+    """Read ``proc``'s lines into ``seen`` until ``done(seen)``; stdout closing first fails."""
+    assert proc.stdout is not None
+    while not done(seen):
+        line = proc.stdout.readline()
+        assert line, f"stdout closed before {what} came"
+        seen.append(line)
+
+
 @pytest.mark.slow
 def test_follow_in_a_pty_prints_appended_messages_until_ctrl_c(state: Path) -> None:
     t = Transcript(state)
@@ -66,19 +85,12 @@ def test_follow_in_a_pty_prints_appended_messages_until_ctrl_c(state: Path) -> N
 
 def test_follow_through_a_pipe_prints_history_format_and_sigint_exits_130(state: Path) -> None:
     t = Transcript(state)
-    assert EXE
-    proc = subprocess.Popen([EXE, "history", KEY, "--follow", "--utc"], env=env(),
-                            stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True)  # fmt: skip
+    proc = piped("history", KEY, "--follow", "--utc")
     try:
-        assert proc.stdout is not None
         seen: list[str] = []
-        while "first answer\n" not in seen:
-            seen.append(proc.stdout.readline())
+        read_until(proc, seen, lambda seen: "first answer\n" in seen, "the first answer")
         t.append("piped reply")
-        while "piped reply\n" not in seen:
-            line = proc.stdout.readline()
-            assert line, "stdout closed before the appended message came"
-            seen.append(line)
+        read_until(proc, seen, lambda seen: "piped reply\n" in seen, "the appended message")
         header = seen[-3]  # as history prints it: header, thinking, text
         assert header.startswith("assistant  ")
         assert header.rstrip().endswith(t.session.leaf or "")
@@ -95,9 +107,7 @@ def test_follow_through_a_pipe_prints_history_format_and_sigint_exits_130(state:
 
 def test_follow_ends_quietly_when_the_reader_goes_away(state: Path) -> None:
     Transcript(state)
-    assert EXE
-    proc = subprocess.Popen([EXE, "history", KEY, "--follow"], env=env(),
-                            stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True)  # fmt: skip
+    proc = piped("history", KEY, "--follow")
     assert proc.stdout is not None
     assert proc.stderr is not None
     while "first answer" not in proc.stdout.readline():
@@ -173,29 +183,21 @@ def test_follow_marks_an_in_place_reset(state: Path) -> None:
     """A `reset` line appended to the same transcript (2026.7's in-place reset) prints a
     marker line, then what follows it; the marker is printed once."""
     t = Transcript(state)
-    assert EXE
-    proc = subprocess.Popen([EXE, "history", KEY, "--follow", "--utc"], env=env(),
-                            stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True)  # fmt: skip
+    proc = piped("history", KEY, "--follow", "--utc")
     try:
-        assert proc.stdout is not None
         seen: list[str] = []
-        while "first answer\n" not in seen:
-            seen.append(proc.stdout.readline())
+        read_until(proc, seen, lambda seen: "first answer\n" in seen, "the first answer")
         before = len(t.session.lines)
         reset = t.session.add({"type": "reset"})
         with t.path.open("a", encoding="utf-8") as f:
             for line in t.session.lines[before:]:
                 f.write(json.dumps(line) + "\n")
-        while not any(s.startswith("── reset") for s in seen):
-            line = proc.stdout.readline()
-            assert line, "stdout closed before the reset marker came"
-            seen.append(line)
+        read_until(
+            proc, seen, lambda seen: any(s.startswith("── reset") for s in seen), "the reset marker"
+        )
         assert reset in seen[-1]
         t.append("after the reset")
-        while "after the reset\n" not in seen:
-            line = proc.stdout.readline()
-            assert line, "stdout closed before the appended message came"
-            seen.append(line)
+        read_until(proc, seen, lambda seen: "after the reset\n" in seen, "the appended message")
         assert sum(s.startswith("── reset") for s in seen) == 1
         proc.send_signal(signal.SIGINT)
         _out, err = proc.communicate(timeout=20)
@@ -206,9 +208,7 @@ def test_follow_marks_an_in_place_reset(state: Path) -> None:
 def test_follow_jsonl_prints_each_new_message_as_one_json_line(state: Path) -> None:
     """For alerting through jq: the history as JSON lines, then each new message."""
     t = Transcript(state)
-    assert EXE
-    proc = subprocess.Popen([EXE, "history", KEY, "--follow", "--jsonl"], env=env(),
-                            stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True)  # fmt: skip
+    proc = piped("history", KEY, "--follow", "--jsonl")
     try:
         assert proc.stdout is not None
         first = [json.loads(proc.stdout.readline()) for _ in range(2)]
@@ -241,9 +241,7 @@ def test_search_follow_prints_each_new_hit_across_sessions(state: Path) -> None:
 
     Transcript(state)
     other = state / "agents" / "main" / "sessions"
-    assert EXE
-    proc = subprocess.Popen([EXE, "search", "FAILED", "--follow", "--jsonl"], env=env(),
-                            stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True)  # fmt: skip
+    proc = piped("search", "FAILED", "--follow", "--jsonl")
     try:
         assert proc.stdout is not None
         now = int(_time.time() * 1000)

@@ -11,10 +11,10 @@ from collections import Counter
 from pathlib import Path
 
 import pytest
-from helpers import Session, json_out, run_cli, write_sessions_json
+from helpers import json_out, run_cli
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
-from redact_cases import ALONE, IN_A_LINE, leaks
+from redact_cases import IN_A_LINE, in_every_context, index_shapes, leaks, shown
 from secret_shapes_by_kind import Shape3, b58check, references, shapes
 
 from openclaw_sessions.redact import build_redactor
@@ -61,15 +61,8 @@ def test_shape_is_gated_like_ungated_in_every_context(shape: Shape3) -> None:
     once = RED.redact_text(shape.text)
     assert RED.redact_text(once) == once
     assert RED._run(shape.text, [], gate=False) == once
-    for template in ALONE + IN_A_LINE:
-        text = template.format(shape.text)
-        out = RED.redact_text(text)
-        assert out == RED._run(text, [], gate=False), template
-        whole_lines = template not in IN_A_LINE and not template.startswith("| ")
-        if not whole_lines and (shape.kind in _LINE_FAMILIES or shape.family in _LINE_FAMILIES):
-            continue
-        for secret in shape.secrets:
-            assert secret not in out, (template, out)
+    line_only = shape.kind in _LINE_FAMILIES or shape.family in _LINE_FAMILIES
+    in_every_context(RED, shape, lambda t: line_only and (t in IN_A_LINE or t.startswith("| ")))
 
 
 @pytest.mark.parametrize("text", REFS)
@@ -143,16 +136,7 @@ def _middles(secret: str) -> set[str]:
 
 @pytest.fixture
 def indexed(tmp_path: Path, state: Path) -> Path:
-    d = tmp_path / "src" / "agents" / "main" / "sessions"
-    s = Session("r3-all")
-    for i, shape in enumerate(SHAPES):
-        note = f"zzthree {i}:\n{shape.text}\nzzend"
-        (s.user if i % 3 == 0 else s.tool if i % 3 == 1 else s.assistant)(note)
-    for i, text in enumerate(REFS):
-        s.assistant(f"zzref {i}:\n{text}\nzzend")
-    s.write(d / "r3-all.jsonl")
-    write_sessions_json(d, {"agent:main:main": {"sessionId": "r3-all"}})
-    assert run_cli("import", str(tmp_path / "src"), "--reindex").exit_code == 0
+    index_shapes(tmp_path / "src", "r3-all", "zzthree", SHAPES, REFS)
     return state / "agents" / "main" / "openclaw-sessions.sqlite"
 
 
@@ -167,13 +151,13 @@ def test_no_shape_by_kind_reaches_an_output_or_the_index(indexed: Path) -> None:
     ]
     seen = "\n".join(outputs)
     assert "zzthree" in seen
-    assert not [(s.family, x) for s in SHAPES for x in s.secrets if len(x) >= 6 and x in seen]
+    assert not shown(SHAPES, seen)
     conn = sqlite3.connect(indexed)
     rows = "\n".join(t for (t,) in conn.execute("SELECT text FROM index_rows"))
     conn.execute("CREATE VIRTUAL TABLE temp.v USING fts5vocab(main, index_fts, row)")
     vocab = {t for (t,) in conn.execute("SELECT term FROM temp.v")}
     conn.close()
-    assert not [(s.family, x) for s in SHAPES for x in s.secrets if len(x) >= 6 and x in rows]
+    assert not shown(SHAPES, rows)
     assert not [(s.family, t) for s in SHAPES for x in s.secrets for t in _middles(x)
                 if t in vocab]  # fmt: skip
 

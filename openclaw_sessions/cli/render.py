@@ -172,9 +172,7 @@ def _field(text: str) -> str:
     return safe(_BREAKS.sub(" ", text))
 
 
-def search_lines(
-    result: SearchResult, times: Times, *, footer: bool = True, pick: bool = False
-) -> None:
+def search_lines(result: SearchResult, times: Times, *, pick: bool = False) -> None:
     """One hit per line, `sessionKey messageId time role snippet` separated by tabs, for
     cut, awk, sort and fzf; matches in colour only when --color says so. With -C, each hit's
     context messages are lines of the same shape around it (their whole text), every line
@@ -192,8 +190,6 @@ def search_lines(
             line = _hit_line(h, times, color) if m is None else _context_fields(h, m, times)
             lines.append(("-\t" if m is not None else ":\t") + line)
     write_text("".join(lines))
-    if footer:
-        search_footer(result)
 
 
 def _hit_line(h: Hit, times: Times, color: bool) -> str:

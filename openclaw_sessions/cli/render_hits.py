@@ -15,7 +15,7 @@ from collections.abc import Sequence
 from typing import TYPE_CHECKING, Any
 
 from .output import field, safe
-from .render import _context_line, _highlight, console, search_footer
+from .render import _context_line, _highlight, console
 
 if TYPE_CHECKING:
     from rich.console import Console
@@ -33,17 +33,13 @@ BLOCK_LINES = 3  # and in a block
 _GAPS = 2 * 3
 
 
-def search_table(
-    result: SearchResult, times: Times, *, footer: bool = True, use_pager: bool = False
-) -> None:
+def search_table(result: SearchResult, times: Times, *, use_pager: bool = False) -> None:
     """The hits as a table on a terminal (two rows a hit), through the pager when taller than
     the screen."""
     from .pager import paged
 
     with paged(use_pager, console) as out:
         table(result, times, out)
-    if footer:
-        search_footer(result)
 
 
 def table(result: SearchResult, times: Times, out: Console) -> None:

@@ -62,4 +62,4 @@ def _print(hits: list[Hit], out: Output) -> None:
     elif hits:
         from openclaw_sessions.read.models import SearchResult
 
-        render.search_lines(SearchResult(tuple(hits)), times(out), footer=False)
+        render.search_lines(SearchResult(tuple(hits)), times(out))

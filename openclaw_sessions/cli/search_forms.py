@@ -1,11 +1,12 @@
-"""`search`'s output forms, one registry for the local and the remote answer: its Output (what
-the command line says of them) and show, which prints an answer in the form asked for (a
-table, plain lines, JSON, JSON lines, counts, session keys, -0), local or --remote
+"""`search`'s output forms, one registry for the local and the remote answer and for `log`: its
+Output (what the command line says of them) and show, which prints an answer in the form asked
+for (a table, plain lines, JSON, JSON lines, counts, session keys, -0), local or --remote
 (remote_search.py) alike, so that a form is written once."""
 
 from __future__ import annotations
 
 import sys
+from collections.abc import Callable
 from typing import TYPE_CHECKING, Any, NamedTuple
 
 from . import nul, output
@@ -16,7 +17,8 @@ if TYPE_CHECKING:
 
 
 class Output(NamedTuple):
-    """How `search` prints, and where it searches with --remote: the core never sees it."""
+    """How `search` (and `log`) print, and where search looks with --remote: the core never
+    sees it."""
 
     as_json: bool = False
     jsonl: bool = False
@@ -35,28 +37,40 @@ class Output(NamedTuple):
 
 
 def show(
-    out: Output, result: SearchResult, doc: dict[str, Any], people: SearchResult, *, caller: bool
+    out: Output,
+    result: SearchResult,
+    doc: dict[str, Any],
+    people: SearchResult,
+    *,
+    caller: bool = False,
+    notes: Callable[[SearchResult], None] | None = None,
 ) -> None:
     """One answer in the output form asked for, local or --remote (remote_search.py): ``doc``
     is the operator's JSON and ``people`` what tables and lines show (remote: each hit with
-    its host); an agent (``caller``) gets upstream's JSON of ``result``."""
+    its host); an agent (``caller``) gets upstream's JSON of ``result``. ``notes`` print what
+    stands under the hits on stderr (`log`'s own); by default search's (render.search_footer)."""
     if out.as_json:
         output.echo_json(result.agent_json() if caller else doc)
         return
     from openclaw_sessions.cli import render, render_hits
 
+    footer = notes or render.search_footer
+
     if out.null:
         nul.search(result)
         if result.sessions is None:  # --sessions: nothing to add; hits: the notes under them
-            render.search_footer(result)
+            footer(result)
     elif result.match_count is not None or result.sessions is not None:
         lines = doc.get("sessions", [{"count": result.match_count}]) if out.jsonl else None
         render.search_counts(people, lines)
     elif out.jsonl:
         for h, item in zip(result.hits, doc["results"], strict=True):
             output.echo_json(h.agent_json() if caller else item)
-        render.search_footer(result)
+        footer(result)
     elif out.layout == "table" or (out.layout == "auto" and sys.stdout.isatty()):
         render_hits.search_table(people, times(out), use_pager=not (out.no_pager or out.follow))
+        footer(people)
     else:
         render.search_lines(people, times(out), pick=out.pick_list)
+        if notes or not out.pick_list:  # search's fzf lines (pick) go bare; log's keep its notes
+            footer(people)

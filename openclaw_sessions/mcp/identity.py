@@ -97,8 +97,7 @@ def _check(opts: McpOptions) -> None:
         )
     if opts.operator and (opts.visibility is not None or opts.sandboxed):
         raise UsageError("--visibility and --sandboxed go with --as, not --operator")
-    if opts.visibility not in (None, *visibility.VISIBILITIES):
-        raise UsageError(f"visibility must be one of {', '.join(visibility.VISIBILITIES)}")
+    visibility.check_visibility(opts.visibility)
     if opts.as_key is not None and not opts.as_key.strip():
         raise UsageError("--as must not be empty")
 

@@ -14,7 +14,7 @@ from __future__ import annotations
 from collections.abc import Callable, Iterable
 from typing import NamedTuple
 
-from openclaw_sessions.errors import ForbiddenError, NotFoundError
+from openclaw_sessions.errors import ForbiddenError, NotFoundError, UsageError
 
 from .keys import (
     DEFAULT_MAIN_KEY,
@@ -42,6 +42,12 @@ DEFAULT_VISIBILITY = "all"
 SANDBOX_VISIBILITIES = ("spawned", "all")
 DEFAULT_SANDBOX_VISIBILITY = "spawned"
 _MODES = {(v, s) for v in VISIBILITIES for s in SANDBOX_VISIBILITIES}
+
+
+def check_visibility(mode: str | None) -> None:
+    """A --visibility given (None: the config's) is one of VISIBILITIES."""
+    if mode not in (None, *VISIBILITIES):
+        raise UsageError(f"visibility must be one of {', '.join(VISIBILITIES)}")
 
 
 def allow_pattern_matches(pattern: str, agent_id: str) -> bool:

@@ -83,8 +83,7 @@ def validate(opts: HistoryOptions) -> None:
             hint="--session-id picks the generation of an --around message; "
             "to page an older generation pass its session id as KEY",
         )
-    if opts.visibility not in (None, *visibility.VISIBILITIES):
-        raise UsageError(f"visibility must be one of {', '.join(visibility.VISIBILITIES)}")
+    visibility.check_visibility(opts.visibility)
     if opts.as_key is not None and (opts.full or opts.max_bytes != sanitize.MAX_BYTES):
         raise UsageError(
             "--full and --max-bytes are for the operator: with --as, sessions_history's caps stay",
@@ -222,21 +221,12 @@ class _Shown(NamedTuple):
         these rows are parsed and sanitised. The operator's messages gain ``id`` and
         ``timestamp``; the agent's gain ``__openclaw`` (id, seq) as upstream's."""
         rows = self.rows[first:end]
-        raw = dict(
-            self.conn.execute(
-                "SELECT seq, raw FROM events WHERE transcript_id = ?"
-                " AND seq IN (SELECT value FROM json_each(?))",
-                (self.tid, json.dumps([r.seq for r in rows])),
-            ).fetchall()
-        )
+        lines = self._lines([r.seq for r in rows])
         out: list[sanitize.Sanitized] = []
         at: list[int] = []
         now = now_ms()
         for i, r in enumerate(rows, first):
-            try:
-                obj = wellformed.loads(rawcodec.unpack_text(self.conn, raw[r.seq]))
-            except (ValueError, RecursionError, KeyError):  # edited by hand: shown empty
-                obj = None
+            obj = lines[r.seq]
             mark = self.marks.get(r.seq)
             if mark is not None and self.places is not None:
                 shaped = window.marker(mark, obj, self.places[r.seq], now)
@@ -255,6 +245,23 @@ class _Shown(NamedTuple):
             out.append(s._replace(message=final, size=size))
             at.append(i)
         return out, at
+
+    def _lines(self, seqs: list[int]) -> dict[int, Any]:
+        """The stored lines of ``seqs``, parsed: None for one edited by hand past reading."""
+        raw = dict(
+            self.conn.execute(
+                "SELECT seq, raw FROM events WHERE transcript_id = ?"
+                " AND seq IN (SELECT value FROM json_each(?))",
+                (self.tid, json.dumps(seqs)),
+            ).fetchall()
+        )
+        out: dict[int, Any] = {}
+        for seq in seqs:
+            try:
+                out[seq] = wellformed.loads(rawcodec.unpack_text(self.conn, raw[seq]))
+            except (ValueError, RecursionError, KeyError):  # shown empty
+                out[seq] = None
+        return out
 
     def _shaped(
         self, message: dict[str, Any], r: Row, stored: dict[str, Any], line: Any
@@ -297,19 +304,10 @@ class _Shown(NamedTuple):
         shown = [str(m.get("id")) for m in items]
         newest = not self.rows or (bool(shown) and shown[-1] == self.rows.ids[-1])
         found = window.boundaries(self.rows, self.branch.marks, shown, newest or not shown)
-        raw = dict(
-            self.conn.execute(
-                "SELECT seq, raw FROM events WHERE transcript_id = ?"
-                " AND seq IN (SELECT value FROM json_each(?))",
-                (self.tid, json.dumps([m[0] for m, _b in found])),
-            ).fetchall()
-        )
+        lines = self._lines([m[0] for m, _b in found])
         out = []
         for m, before in found:
-            try:
-                obj = wellformed.loads(rawcodec.unpack_text(self.conn, raw[m[0]]))
-            except (ValueError, RecursionError, KeyError):
-                obj = None
+            obj = lines[m[0]]
             line = obj if isinstance(obj, dict) else {}
             ts = window.stamp(line, 0) or None
             out.append({"kind": m[2], "id": m[1], "timestamp": ts, "before": before})

@@ -85,8 +85,7 @@ class Listed(NamedTuple):
 def list_sessions(opts: SessionsOptions) -> Listed:
     if opts.limit is not None and opts.limit < 1:
         raise UsageError("limit must be a positive integer")
-    if opts.visibility not in (None, *visibility.VISIBILITIES):
-        raise UsageError(f"visibility must be one of {', '.join(visibility.VISIBILITIES)}")
+    visibility.check_visibility(opts.visibility)
     kinds.operator_only(opts.as_key, opts.kind, opts.not_kind, opts.key)
     keyed = kinds.key_filter(opts.kind, opts.not_kind, opts.key)
     window = parse_window(opts.since, opts.until)

@@ -1,30 +1,16 @@
 """`log`: the week at a glance: what the agents said lately, newest first, across sessions,
 with no query, in the forms `search` prints (a table, plain lines, JSON, JSON lines)."""
 
-import sys
-from typing import Any, NamedTuple
+from typing import Any
 
 import typer
 
 from openclaw_sessions.cli import options, output
-from openclaw_sessions.cli.options import count, declare, examples, layout, split, times
+from openclaw_sessions.cli.options import count, declare, examples, layout, split
+from openclaw_sessions.cli.search_forms import Output, show
 from openclaw_sessions.errors import ExitCode
 from openclaw_sessions.read.activity import LogOptions, activity
 from openclaw_sessions.read.models import INDEXING_NOTE, SearchResult
-
-
-class Output(NamedTuple):
-    """How `log` prints: the core never sees it."""
-
-    as_json: bool = False
-    jsonl: bool = False
-    layout: str = "auto"  # --format: auto | table | plain
-    no_pager: bool = False
-    pick_list: bool = False  # the lines `pick` shows fzf (render.pick_line)
-    utc: bool = False
-    time: str = "absolute"  # absolute | relative
-    color: str = "auto"  # auto | always | never
-
 
 EPILOG = examples(
     "log",
@@ -38,21 +24,8 @@ def run(params: dict[str, Any]) -> int:
     """What the agents said lately, newest first, across sessions (no query)."""
     opts, out = split(LogOptions, Output, params)
     result = activity(opts)
-    code = int(ExitCode.OK if result.hits else ExitCode.NOTHING)
-    if out.as_json:
-        output.echo_json(result.to_json())
-        return code
-    from openclaw_sessions.cli import render, render_hits
-
-    if out.jsonl:
-        for h in result.hits:
-            output.echo_json(h.to_json())
-    elif out.layout == "table" or (out.layout == "auto" and sys.stdout.isatty()):
-        render_hits.search_table(result, times(out), footer=False, use_pager=not out.no_pager)
-    else:
-        render.search_lines(result, times(out), footer=False, pick=out.pick_list)
-    _footer(result)
-    return code
+    show(out, result, result.to_json(), result, notes=_footer)
+    return int(ExitCode.OK if result.hits else ExitCode.NOTHING)
 
 
 def _footer(result: SearchResult) -> None:

@@ -29,15 +29,8 @@ def excluded(conn: sqlite3.Connection, f: Filters) -> int:
     """The cold-stored transcripts the caller's search left out: those of the sessions it may
     see (``f.visible``, the caller's condition without NOT_ARCHIVED), in the store's agent
     namespace or the ``--session`` named."""
-    where = ["a.state = 'cold'", f.visible]
-    params: list[object] = []
-    if f.session is not None:
-        where.append("(t.session_key = ? OR t.session_id = ?)")
-        params += [f.session.lower(), f.session]
-    elif f.agent is not None:
-        prefix = f"agent:{f.agent}:"
-        where.append("(t.session_key NOT GLOB 'agent:*' OR substr(t.session_key, 1, ?) = ?)")
-        params += [len(prefix), prefix]
+    scope, params = f.scope()
+    where = ["a.state = 'cold'", f.visible, *scope]
     sql = (
         "SELECT count(*) FROM upstream_archived a JOIN transcripts t USING (transcript_id)"
         f"{SESSION_JOIN} WHERE {' AND '.join(where)}"

@@ -54,6 +54,16 @@ class Filters(NamedTuple):
     # or session ids, as the session filter compares them.
     exclude: tuple[str, ...] = ()
 
+    def scope(self) -> tuple[list[str], list[Any]]:
+        """The clause on t keeping to the session named, else to the agent namespace."""
+        if self.session is not None:
+            return ["(t.session_key = ? OR t.session_id = ?)"], [self.session.lower(), self.session]
+        if self.agent is None:
+            return [], []
+        prefix = f"agent:{self.agent}:"
+        glob = "(t.session_key NOT GLOB 'agent:*' OR substr(t.session_key, 1, ?) = ?)"
+        return [glob], [len(prefix), prefix]
+
 
 def driving_index(plan: fts_query.QueryPlan) -> tuple[str, str]:
     """(FTS table driving the query, its MATCH expression)."""
@@ -66,15 +76,9 @@ def driving_index(plan: fts_query.QueryPlan) -> tuple[str, str]:
 def where_of(f: Filters, fp: str) -> tuple[list[str], list[Any]]:
     """WHERE clauses over r (index_rows), t (transcripts), s (index_state), ss (sessions),
     before LIMIT."""
-    where = [fresh(), f.visible]
-    params: list[Any] = [fp]
-    if f.session is not None:
-        where.append("(t.session_key = ? OR t.session_id = ?)")
-        params += [f.session.lower(), f.session]
-    elif f.agent is not None:
-        prefix = f"agent:{f.agent}:"
-        where.append("(t.session_key NOT GLOB 'agent:*' OR substr(t.session_key, 1, ?) = ?)")
-        params += [len(prefix), prefix]
+    scope, sparams = f.scope()
+    where = [fresh(), f.visible, *scope]
+    params: list[Any] = [fp, *sparams]
     if f.exclude:
         where.append(
             "t.session_key NOT IN (SELECT value FROM json_each(?))"
@@ -153,6 +157,21 @@ JOINS = (
 )
 
 
+def _scored(alt: fts_query.QueryPlan, f: Filters) -> tuple[str, list[Any]]:
+    """One alternative's matches as (rid, score), the filters' row limits inside, and its
+    parameters."""
+    table, expr = driving_index(alt)
+    col = f"{table}.rowid"
+    also, aparams = _other_index(alt, table, col)
+    kept, kparams = kept_rows(f, col)
+    xjoin, plus, xparams = repeats(alt, table, col)
+    sql = (
+        f"SELECT {col} AS rid, bm25({table}){plus} AS score FROM {table}{xjoin}"
+        f" WHERE {table} MATCH ?{also}{kept}"
+    )
+    return sql, [*xparams, expr, *aparams, *kparams]
+
+
 def _matching(plan: fts_query.QueryPlan, f: Filters, fp: str) -> tuple[str, str, list[Any]]:
     """(the score of a match, `FROM … WHERE …` of every match the filters keep, its
     parameters): what the newest-first hits, the counts and the per-session counts all read.
@@ -165,16 +184,9 @@ def _matching(plan: fts_query.QueryPlan, f: Filters, fp: str) -> tuple[str, str,
         disjoint = not plan.alternatives
         parts, aparams = [], []
         for alt in plan.branches:
-            table, expr = driving_index(alt)
-            col = f"{table}.rowid"
-            also, more = _other_index(alt, table, col)
-            kept, kparams = kept_rows(f, col)
-            xjoin, plus, xparams = repeats(alt, table, col)
-            parts.append(
-                f"SELECT {col} AS rid, bm25({table}){plus} AS score FROM {table}{xjoin}"
-                f" WHERE {table} MATCH ?{also}{kept}"
-            )
-            aparams += [*xparams, expr, *more, *kparams]
+            sql, more = _scored(alt, f)
+            parts.append(sql)
+            aparams += more
         union = " UNION ALL ".join(parts)
         m = (
             f"{union} LIMIT -1"
@@ -232,16 +244,8 @@ def best(
     ranks: dict[int, float] = {}
     bound = float("inf")
     for alt in plan.branches:
-        table, expr = driving_index(alt)
-        col = f"{table}.rowid"
-        also, aparams = _other_index(alt, table, col)
-        kept, kparams = kept_rows(f, col)
-        xjoin, plus, xparams = repeats(alt, table, col)
-        cands = conn.execute(
-            f"SELECT {col}, bm25({table}){plus} AS score FROM {table}{xjoin}"
-            f" WHERE {table} MATCH ?{also}{kept} ORDER BY score LIMIT ?",
-            [*xparams, expr, *aparams, *kparams, k],
-        ).fetchall()
+        sql, aparams = _scored(alt, f)
+        cands = conn.execute(f"{sql} ORDER BY score LIMIT ?", [*aparams, k]).fetchall()
         for rowid, rank in cands:
             ranks[rowid] = min(rank, ranks.get(rowid, rank))
         if len(cands) == k:
@@ -297,7 +301,7 @@ def find_hits(
             rows = _recent(conn, plan, filters, fp, limit)
         else:
             rows = _relevant(conn, plan, filters, fp, limit)
-        hits = _materialize(conn, plan, rows[:limit])
+        hits = materialize(conn, plan, rows[:limit])
     return hits, len(rows) > limit
 
 
@@ -313,19 +317,14 @@ Row = tuple[Any, ...]  # (session_key, session_id, message_id, role, ts, bm25, r
 def materialize(
     conn: sqlite3.Connection, plan: fts_query.QueryPlan, rows: Sequence[Row]
 ) -> list[Hit]:
-    """The hits of ``rows``, in their order: texts and snippets read in one snapshot."""
+    """The hits of ``rows``, in their order: texts and snippets read in one snapshot (the
+    caller's, when it holds one)."""
+    # Texts and snippets only for the rows shown: one message may be megabytes long. The rows
+    # are current under the fingerprint the query asked for: their text was redacted under
+    # these very rules when it was written, so no second pass.
     with snapshot(conn):
-        return _materialize(conn, plan, rows)
-
-
-def _materialize(
-    conn: sqlite3.Connection, plan: fts_query.QueryPlan, rows: Sequence[Row]
-) -> list[Hit]:
-    # Texts and snippets only for the rows shown, in the caller's snapshot: one message may be
-    # megabytes long. The rows are current under the fingerprint the query asked for: their
-    # text was redacted under these very rules when it was written, so no second pass.
-    texts = _texts(conn, rows)
-    snips = snippets(conn, plan, rows, texts)
+        texts = _texts(conn, rows)
+        snips = snippets(conn, plan, rows, texts)
     shown = zip(rows, texts, snips, strict=True)
     return [hit(r, text, snip, plan, None, SNIPPET_UNITS) for r, text, snip in shown]
 

@@ -76,5 +76,4 @@ def validate(opts: SearchOptions) -> None:
         what = "--as keeps upstream's answer" if opts.as_key else "it shows hits"
         raise UsageError("--semantic is an operator search for hits", hint=what)
     kinds.operator_only(opts.as_key, opts.kind, opts.not_kind, opts.key)
-    if opts.visibility not in (None, *visibility.VISIBILITIES):
-        raise UsageError(f"visibility must be one of {', '.join(visibility.VISIBILITIES)}")
+    visibility.check_visibility(opts.visibility)
