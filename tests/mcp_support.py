@@ -11,6 +11,7 @@ from typing import Any
 import anyio
 from helpers import Session, json_out, run_cli, write_sessions_json
 
+from openclaw_sessions.cli.commands.mcp import McpOptions
 from openclaw_sessions.mcp import identity
 
 # key -> (session id, store entry, text): one word per session tells its hits apart.
@@ -68,7 +69,7 @@ def build_world(src: Path, state: Path) -> None:
 def who(state: Path, as_key: str | None, *flags: str, agent: str = "main") -> identity.Identity:
     """The identity of `mcp --as as_key [--visibility V] [--sandboxed]` (None: --operator)."""
     vis = flags[flags.index("--visibility") + 1] if "--visibility" in flags else None
-    opts = identity.McpOptions(as_key, as_key is None, state, agent, vis, "--sandboxed" in flags)
+    opts = McpOptions(as_key, as_key is None, state, agent, vis, "--sandboxed" in flags)
     return identity.resolve(opts)
 
 

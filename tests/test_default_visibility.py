@@ -256,8 +256,8 @@ def test_config_toml_may_still_sandbox_a_caller(
 
 
 def test_mcp_server_follows_the_default_and_openclaw_json(tmp_path: Path) -> None:
+    from openclaw_sessions.cli.commands.mcp import McpOptions
     from openclaw_sessions.mcp import identity
-    from openclaw_sessions.mcp.identity import McpOptions
 
     world(tmp_path)
     ident = identity.resolve(McpOptions(DM, False, tmp_path, "main"))

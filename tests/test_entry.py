@@ -174,12 +174,12 @@ def test_every_parameter_is_declared_once_by_an_option_field() -> None:
 
     from openclaw_sessions.cli.app import COMMANDS, app, command_module
     from openclaw_sessions.cli.commands.completions import ShellOptions
+    from openclaw_sessions.cli.commands.mcp import McpOptions
     from openclaw_sessions.cli.commands.pick import PickOptions
     from openclaw_sessions.cli.commands.schema import SchemaOptions
     from openclaw_sessions.cli.options import NoOutput
     from openclaw_sessions.index.reindex import ReindexOptions
     from openclaw_sessions.ingest.importer import ImportOptions
-    from openclaw_sessions.mcp.identity import McpOptions
     from openclaw_sessions.read.activity import LogOptions
     from openclaw_sessions.read.export import ExportOptions
     from openclaw_sessions.read.history import HistoryOptions

@@ -16,6 +16,7 @@ from helpers import Session, run_cli, write_sessions_json  # noqa: E402
 from mcp.shared.exceptions import MCPError  # noqa: E402
 from mcp_support import WORDS, body, build_world, calls, texts, who, with_client  # noqa: E402
 
+from openclaw_sessions.cli.commands.mcp import McpOptions  # noqa: E402
 from openclaw_sessions.errors import UsageError  # noqa: E402
 from openclaw_sessions.index import locks  # noqa: E402
 from openclaw_sessions.mcp import identity  # noqa: E402
@@ -187,7 +188,7 @@ def test_structured_content_is_the_cli_json_and_redacted(world: Path) -> None:
 
 def test_without_as_the_server_refuses_to_start(world: Path) -> None:
     def start(**kw: Any) -> identity.Identity:
-        return identity.resolve(identity.McpOptions(state_dir=world, **kw))
+        return identity.resolve(McpOptions(state_dir=world, **kw))
 
     with pytest.raises(UsageError, match="needs --as"):
         start()

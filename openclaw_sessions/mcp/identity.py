@@ -12,7 +12,7 @@ does not start, unless ``--operator`` says on purpose that every session is expo
 from __future__ import annotations
 
 from pathlib import Path
-from typing import Any, NamedTuple
+from typing import Any, NamedTuple, Protocol
 
 from openclaw_sessions import config
 from openclaw_sessions.errors import UsageError
@@ -28,19 +28,21 @@ OPERATOR_WARNING = (
 )
 
 
-class McpOptions(NamedTuple):
-    """`mcp`'s options: who the server answers as (resolve); each field declares the CLI
-    parameter of its name (type, default). Here, beside what reads it: this module does not
-    load the MCP SDK, so the CLI declares `mcp` without it."""
+class Asked(Protocol):
+    """Who the `mcp` command was asked to serve (its options: cli/commands/mcp.py)."""
 
-    as_key: str | None = None
-    operator: bool = False
-    state_dir: Path | None = None
-    agent: str = paths.DEFAULT_AGENT
-    visibility: str | None = None
-    sandboxed: bool = False
-    check: bool = False  # start the server as a host does, say what it sees, stop
-    print_config: str | None = None  # a host's configuration for this server (mcp/hosts.py)
+    @property
+    def as_key(self) -> str | None: ...
+    @property
+    def operator(self) -> bool: ...
+    @property
+    def state_dir(self) -> Path | None: ...
+    @property
+    def agent(self) -> str: ...
+    @property
+    def visibility(self) -> str | None: ...
+    @property
+    def sandboxed(self) -> bool: ...
 
 
 class Identity(NamedTuple):
@@ -68,7 +70,7 @@ class Identity(NamedTuple):
         }
 
 
-def resolve(opts: McpOptions) -> Identity:
+def resolve(opts: Asked) -> Identity:
     """The server's caller, or UsageError (exit 2) / StoreError (exit 3) before it starts."""
     _check(opts)
     ctx = StateScope.at(opts.state_dir, paths.check_agent_id(opts.agent))
@@ -82,7 +84,7 @@ def resolve(opts: McpOptions) -> Identity:
     return Identity(ctx.root, ctx.agent, key, opts.visibility, opts.sandboxed, cfg)
 
 
-def _check(opts: McpOptions) -> None:
+def _check(opts: Asked) -> None:
     """Who the server is for must be said, once, and on purpose."""
     if opts.as_key is not None and opts.operator:
         raise UsageError(

@@ -7,15 +7,33 @@ line and its exit code, as in every command."""
 
 import sys
 from importlib.util import find_spec
-from typing import Any
+from pathlib import Path
+from typing import TYPE_CHECKING, Any, NamedTuple
 
 import typer
 
 from openclaw_sessions.cli import options, output
 from openclaw_sessions.cli.options import NoOutput, declare, examples
 from openclaw_sessions.errors import ExitCode, UsageError
-from openclaw_sessions.mcp import identity
-from openclaw_sessions.mcp.identity import McpOptions
+from openclaw_sessions.store.paths import DEFAULT_AGENT
+
+if TYPE_CHECKING:
+    from openclaw_sessions.mcp.identity import Identity
+
+class McpOptions(NamedTuple):
+    """`mcp`'s options: who the server answers as (mcp/identity.resolve); each field declares
+    the CLI parameter of its name (type, default). Here, not in mcp/: no other command loads
+    anything of the server's to declare this one."""
+
+    as_key: str | None = None
+    operator: bool = False
+    state_dir: Path | None = None
+    agent: str = DEFAULT_AGENT
+    visibility: str | None = None
+    sandboxed: bool = False
+    check: bool = False  # start the server as a host does, say what it sees, stop
+    print_config: str | None = None  # a host's configuration for this server (mcp/hosts.py)
+
 
 INSTALL = "pip install 'openclaw-sessions[mcp]'"
 EPILOG = examples(
@@ -44,6 +62,8 @@ def run(params: dict[str, Any]) -> int:
     missing = _sdk_missing()
     if missing is not None:
         raise missing
+    from openclaw_sessions.mcp import identity
+
     opts = McpOptions(**params)
     who = identity.resolve(opts)
     if opts.print_config is not None:
@@ -65,7 +85,7 @@ def run(params: dict[str, Any]) -> int:
     return int(ExitCode.OK)
 
 
-def _print_config(host: str, who: Any) -> int:
+def _print_config(host: str, who: "Identity") -> int:
     from openclaw_sessions.mcp import hosts
 
     if host not in hosts.HOSTS:
