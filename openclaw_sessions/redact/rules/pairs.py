@@ -1,14 +1,14 @@
 """Secrets whose name and value are apart, or that have no name at all (issues 33 and 34): an
 environment entry given as a name/value pair (Kubernetes ``- name: DB_PASSWORD`` / ``value:``,
 ECS and Compose JSON, ``Name=…,Value=…``), a JWK's private members, the signature parameters of
-Digest and AWS Signature V4 authorization headers, OpenClaw's media token and a bare AWS secret
-access key.
+Digest, Hawk and AWS Signature V4 authorization headers, OpenClaw's media token and a bare AWS
+secret access key.
 
 Facts: the Kubernetes EnvVar and ECS KeyValuePair schemas; RFC 7517/7518 (JWK members ``d``,
-``p``, ``q``, ``dp``, ``dq``, ``qi``, ``k``); RFC 7616 (Digest ``response``, ``cnonce``) and
-AWS SigV4 (``Signature=``); upstream's own AWS secret access key matcher (40 characters of
-``[A-Za-z0-9/+=]`` with both cases and a digit or symbol, not hex, not inside a URL) and media
-token name. The judgement of names and values is ``names``'.
+``p``, ``q``, ``dp``, ``dq``, ``qi``, ``k``); RFC 7616 (Digest ``response``, ``cnonce``),
+Hawk (``mac``) and AWS SigV4 (``Signature=``); upstream's own AWS secret access key matcher
+(40 characters of ``[A-Za-z0-9/+=]`` with both cases and a digit or symbol, not hex, not
+inside a URL) and media token name. The judgement of names and values is ``names``'.
 """
 
 from __future__ import annotations
@@ -71,14 +71,15 @@ def _jwk_check(m: re.Match[str]) -> Span | None:
     return m.span(1) if '"kty"' in window else None
 
 
-# --- Digest and AWS SigV4 authorization parameters ----------------------------------------------
+# --- Digest, Hawk and AWS SigV4 authorization parameters -----------------------------------
 _AUTH_LINE = compiled(
-    r"(?<![A-Za-z0-9_-])(?:(?-i:[Dd]igest|DIGEST)|AWS4-(?:HMAC|ECDSA-P256)-SHA256)[ \t]+"
+    r"(?<![A-Za-z0-9_-])"
+    r"(?:(?-i:[Dd]igest|DIGEST|[Hh]awk|HAWK)|AWS4-(?:HMAC|ECDSA-P256)-SHA256)[ \t]+"
     r"[^\r\n]{0,4000}",
     NOCASE,
 )
 _AUTH_PARAM = (
-    r"(?<![A-Za-z0-9_-])(?:response|cnonce|signature)[ \t]*=[ \t]*"
+    r"(?<![A-Za-z0-9_-])(?:response|cnonce|signature|mac)[ \t]*=[ \t]*"
     r"(?:\"([^\"\r\n]+)\"|([^\s,\"]+))"
 )
 
@@ -140,7 +141,8 @@ PAIR_RULES = (
     Rule("jwk-private", _JWK, (Anchor("r", ":", r"(?=[ \t]*\"(?:[dpqk]|pd|qd|iq)\")"),),
          check=_jwk_check, need=('"kty"',)),
     Rule("auth-params", "", plain("g", r"(?<=[dD]ig)(?=est[ \t])")
-         + plain("G", r"(?<=DIG)(?=EST[ \t])") + plain("4", r"(?<=[wW][sS]4)(?=-)"),
+         + plain("G", r"(?<=DIG)(?=EST[ \t])") + plain("4", r"(?<=[wW][sS]4)(?=-)")
+         + plain("w", r"(?<=[hH]aw)(?=k[ \t])") + plain("W", r"(?<=HAW)(?=K[ \t])"),
          finder=auth_param_hits),
     Rule("form-encoded-key", "", plain("%", r"(?=[0-9A-Fa-f]{2}[^=&\s]{0,120}=)"),
          finder=encoded_key_hits),
