@@ -167,7 +167,6 @@ class Call(contextlib.ExitStack):
         truncated = indexing = False
         unindexed = excluded = 0
         states: dict[str, dict[str, str]] = {}  # the operator's labels (archived.py)
-        chats: dict[str, dict[str, str]] = {}  # the operator's chat names (labels.py)
         tally = counting.Tally()
         # The operator's relevance order re-ranks every agent's best candidates (ranked.py).
         pool = ranked.Pool() if opts.as_key is None and opts.order == "relevance" else None
@@ -197,7 +196,6 @@ class Call(contextlib.ExitStack):
                     filters = filters._replace(visible=archived.caller_visible(visible))
                 else:
                     states[agent] = upstream_archived.by_session_id(conn)
-                    chats[agent] = labels.of_store(conn)
                 found: list[Hit] = []
                 more = matched = False
                 if opts.counts or opts.sessions:
@@ -258,11 +256,13 @@ class Call(contextlib.ExitStack):
         hits, truncated, cut_by = caps.capped(
             hits, truncated, caller=opts.as_key is not None, limit=limit, max_bytes=opts.max_bytes
         )
+        if scope.policy is None:  # the operator's hits name their chat (labels.py)
+            hits = labels.labelled(hits, self.conn, self)
         explained = None
         if opts.explain or (self.why_empty and not hits):
             explained = self._explain(plan, seen)
         return SearchResult(
-            tuple(labels.labelled(archived.labelled(hits, states), chats, self)),
+            tuple(archived.labelled(hits, states)),
             indexing,
             truncated,
             explained,
