@@ -25,6 +25,7 @@ from openclaw_sessions import settings
 from openclaw_sessions.policy.keys import DEFAULT_MAIN_KEY
 from openclaw_sessions.policy.visibility import (
     DEFAULT_SANDBOX_VISIBILITY,
+    SANDBOX_MODES,
     SANDBOX_VISIBILITIES,
     VISIBILITIES,
 )
@@ -51,6 +52,8 @@ class Config(NamedTuple):
     sandbox_visibility_default: str = DEFAULT_SANDBOX_VISIBILITY
     # agents.list[].sandbox / agents.entries.<id>.sandbox .sessionToolsVisibility
     sandbox_visibility_by_agent: Mapping[str, str] = _NO_AGENTS
+    # agents.defaults.sandbox.mode (agent "") and each agent's own: off | non-main | all
+    sandbox_modes: tuple[tuple[str, str], ...] = ()
     redact_patterns: tuple[str, ...] = ()  # logging.redactPatterns
     path: Path | None = None  # the file read, None when there was none
     main_key: str = DEFAULT_MAIN_KEY  # session.mainKey: agent:<id>:<mainKey> is "main"
@@ -68,6 +71,12 @@ class Config(NamedTuple):
         """The sandbox clamp for one agent: its own setting, else the defaults'."""
         key = agent_id.strip().lower()
         return self.sandbox_visibility_by_agent.get(key, self.sandbox_visibility_default)
+
+    def sandbox_mode_for(self, agent_id: str) -> str:
+        """Whose sessions run sandboxed (upstream's resolveSandboxConfigForAgent): the agent's
+        own mode, else the defaults', else off."""
+        modes = dict(self.sandbox_modes)
+        return modes.get(agent_id.strip().lower(), modes.get("", "off"))
 
     def __hash__(self) -> int:  # field 4, the mapping, is unhashable: hash the others
         return hash(self[:4] + self[5:])
@@ -221,11 +230,12 @@ def _visibility(check: _Checker, root: dict[str, Any], common: Config) -> Config
         agent_to_agent_allow=check.strings(a2a.get("allow"), "tools.agentToAgent.allow"),
         sandbox_visibility_default=sandbox_default or DEFAULT_SANDBOX_VISIBILITY,
         sandbox_visibility_by_agent=MappingProxyType(_per_agent_sandbox(check, agents)),
+        sandbox_modes=_sandbox_modes(check, agents, defaults),
     )
 
 
-def _per_agent_sandbox(check: _Checker, agents: dict[str, Any]) -> dict[str, str]:
-    """Per-agent clamps from both shapes upstream has used.
+def _agent_sandboxes(check: _Checker, agents: dict[str, Any]) -> list[tuple[str, object, str]]:
+    """(agent id, its ``sandbox`` value, where) from both shapes upstream has used.
 
     ``agents.list[]`` (``{id, sandbox}`` entries) is the long-standing shape;
     ``agents.entries.<id>`` is the newer map. Agent ids are lowercased like upstream's.
@@ -240,15 +250,38 @@ def _per_agent_sandbox(check: _Checker, agents: dict[str, Any]) -> dict[str, str
     for name, item in check.obj(agents.get("entries"), "agents.entries").items():
         entry = check.obj(item, f"agents.entries.{name}")
         found.append((name, entry.get("sandbox"), f"agents.entries.{name}"))
-    result: dict[str, str] = {}
+    out = []
     for agent_id, sandbox_value, where in found:
-        value = check.sandbox(sandbox_value, where)
-        if value is None:
+        if sandbox_value is None:
             continue
         if not isinstance(agent_id, str) or not agent_id.strip():
             raise check.fail(f"{where}.id", "must be a non-empty string", 'e.g. "main"')
-        result[agent_id.strip().lower()] = value
+        out.append((agent_id.strip().lower(), sandbox_value, where))
+    return out
+
+
+def _per_agent_sandbox(check: _Checker, agents: dict[str, Any]) -> dict[str, str]:
+    """Per-agent clamps (sandbox.sessionToolsVisibility)."""
+    result: dict[str, str] = {}
+    for agent_id, sandbox_value, where in _agent_sandboxes(check, agents):
+        value = check.sandbox(sandbox_value, where)
+        if value is not None:
+            result[agent_id] = value
     return result
+
+
+def _sandbox_modes(
+    check: _Checker, agents: dict[str, Any], defaults: dict[str, Any]
+) -> tuple[tuple[str, str], ...]:
+    """sandbox.mode of the defaults (agent "") and of each agent that sets one."""
+    found = [("", defaults.get("sandbox"), "agents.defaults")]
+    modes = []
+    for agent_id, value, where in [*found, *_agent_sandboxes(check, agents)]:
+        sandbox = check.obj(value, f"{where}.sandbox")
+        mode = check.choice(sandbox.get("mode"), f"{where}.sandbox.mode", SANDBOX_MODES)
+        if mode is not None:
+            modes.append((agent_id, mode))
+    return tuple(modes)
 
 
 def _kind(value: object) -> str:

@@ -101,6 +101,58 @@ def test_an_agents_own_sandbox_setting_does_not_lift_the_clamp(tmp_path: Path) -
     assert found(tmp_path, "--as", DM, "--sandboxed") == {DM}
 
 
+def test_a_session_entry_that_requires_a_sandbox_makes_its_caller_sandboxed(
+    tmp_path: Path,
+) -> None:
+    """`--as` reads who is sandboxed as OpenClaw does (shouldSandboxSession): an entry's
+    `sandbox: "required"` wins, even over its own `sandboxMode: "off"`."""
+    build(tmp_path, "main", {MAIN: ["beacon at home"], DM: ["beacon in a chat"]},
+          **{DM: {"sandbox": "required", "sandboxMode": "off"}})  # fmt: skip
+    assert run_cli("import", "--state-dir", str(tmp_path), "--reindex", "--quiet").exit_code == 0
+    assert found(tmp_path, "--as", DM) == {DM}
+    assert found(tmp_path, "--as", MAIN) == {MAIN, DM}
+
+
+@pytest.mark.parametrize(
+    ("sandbox", "dm", "main"),
+    [
+        ({"mode": "off"}, {MAIN, DM, OPS}, {MAIN, DM, OPS}),
+        ({"mode": "all"}, {DM}, {MAIN}),
+        ({"mode": "non-main"}, {DM}, {MAIN, DM, OPS}),  # the agent's main runs unsandboxed
+    ],
+)
+def test_the_agents_sandbox_mode_says_whose_sessions_are_sandboxed(
+    tmp_path: Path, sandbox: dict, dm: set[str], main: set[str]
+) -> None:
+    world(tmp_path)
+    openclaw_json(tmp_path, {"agents": {"defaults": {"sandbox": sandbox}}})
+    assert found(tmp_path, "--as", DM) == dm
+    assert found(tmp_path, "--as", MAIN) == main
+
+
+def test_an_agents_own_mode_wins_over_the_defaults_and_an_entry_may_opt_out(
+    tmp_path: Path,
+) -> None:
+    build(tmp_path, "main", {MAIN: ["beacon at home"], DM: ["beacon in a chat"]},
+          **{DM: {"sandboxMode": "off"}})  # fmt: skip
+    build(tmp_path, "ops", {OPS: ["beacon over there"]})
+    assert run_cli("import", "--state-dir", str(tmp_path), "--reindex", "--quiet").exit_code == 0
+    own = {"id": "main", "sandbox": {"mode": "off"}}
+    openclaw_json(tmp_path, {"agents": {"defaults": {"sandbox": {"mode": "all"}}, "list": [own]}})
+    assert found(tmp_path, "--as", MAIN) == {MAIN, DM, OPS}
+    openclaw_json(tmp_path, {"agents": {"defaults": {"sandbox": {"mode": "all"}}}})
+    assert found(tmp_path, "--as", MAIN) == {MAIN}
+    assert found(tmp_path, "--as", DM) == {MAIN, DM, OPS}  # its entry opts out
+
+
+def test_a_bad_sandbox_mode_is_a_config_error(tmp_path: Path) -> None:
+    world(tmp_path)
+    openclaw_json(tmp_path, {"agents": {"defaults": {"sandbox": {"mode": "sometimes"}}}})
+    r = run_cli("search", "beacon", "--json", "--state-dir", str(tmp_path), "--as", DM)
+    assert r.exit_code != 0
+    assert "agents.defaults.sandbox.mode" in r.stderr
+
+
 def test_history_and_sessions_follow_the_default(tmp_path: Path) -> None:
     world(tmp_path)
     r = run_cli("history", OPS, "--as", DM, "--json", "--state-dir", str(tmp_path))

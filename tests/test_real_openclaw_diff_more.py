@@ -159,14 +159,6 @@ CONFIGS: dict[str, dict[str, Any]] = {
 }
 
 
-def sandboxed(caller: str, cfg: str) -> bool:
-    """Is ``caller`` sandboxed for upstream under config ``cfg`` (its entry says "required", or
-    the config's sandbox mode covers it): ours is then asked with `--sandboxed`."""
-    if caller in (BOX, SAM, PAT) or cfg == "mode-all":
-        return True
-    return cfg == "mode-non-main" and caller != MAIN
-
-
 # case id -> why ours differs (a listed case that turns equal fails: the table cannot go stale).
 STALE_CHILD = (
     "upstream keeps a spawned child in a spawn-restricted caller's view (sandboxed, no subagent)"
@@ -230,7 +222,7 @@ def world(tmp_path_factory: pytest.TempPathFactory) -> Iterator[World]:
     reports = ro.doctor_import(inst, theirs, home)
     assert all(not t["issues"] for rep in reports.values() for t in rep["targets"]), reports
     with ro.Gateway(inst, theirs, home) as gw:
-        w = World(Pair(gw, ours, CONFIGS, sandboxed), inst, theirs, home)
+        w = World(Pair(gw, ours, CONFIGS), inst, theirs, home)  # ours infers who is sandboxed
         w.pair.config = "default"
         w.reimport()
         yield w

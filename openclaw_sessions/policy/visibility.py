@@ -41,6 +41,21 @@ VISIBILITIES = ("self", "tree", "agent", "all")
 DEFAULT_VISIBILITY = "all"
 SANDBOX_VISIBILITIES = ("spawned", "all")
 DEFAULT_SANDBOX_VISIBILITY = "spawned"
+SANDBOX_MODES = ("off", "non-main", "all")  # agents.*.sandbox.mode: whose sessions run sandboxed
+
+
+def runs_sandboxed(key: str, entry: dict[str, object], mode: str, main_key: str) -> bool:
+    """Does session ``key`` run sandboxed, as upstream's shouldSandboxSession decides: its
+    entry says ``sandbox: "required"``; else not when the entry or the agent's mode is off;
+    every session under ``all``; under ``non-main`` every session but the agent's main."""
+    if entry.get("sandbox") == "required":
+        return True
+    if entry.get("sandboxMode") == "off" or mode == "off":
+        return False
+    agent = agent_of(key)
+    return mode == "all" or agent is None or key != scoped(main_key, agent)
+
+
 _MODES = {(v, s) for v in VISIBILITIES for s in SANDBOX_VISIBILITIES}
 
 

@@ -51,7 +51,7 @@ def caller_policy(
         key=key,
         agent_id=caller_agent,
         visibility=opts.visibility or cfg.visibility or visibility.DEFAULT_VISIBILITY,
-        sandboxed=opts.sandboxed,
+        sandboxed=opts.sandboxed or _runs_sandboxed(key, caller_agent, cfg, index),
         # Upstream 2026.9.6's session tools read the clamp from agents.defaults only
         # (resolveSandboxSessionToolsVisibility): an agent's own sandbox setting is not theirs.
         sandbox_visibility=cfg.sandbox_visibility_default,
@@ -60,6 +60,13 @@ def caller_policy(
         main_key=cfg.main_key,
     )
     return visibility.Policy(caller, index)
+
+
+def _runs_sandboxed(key: str, agent: str, cfg: config.Config, index: keys.SessionIndex) -> bool:
+    """Is the caller sandboxed, as OpenClaw decides it from the session's entry and the
+    agent's sandbox mode (--sandboxed says so outright, as a host that knows does)."""
+    entry = index.entry(key) if isinstance(index, SessionLookup) else {}
+    return visibility.runs_sandboxed(key, entry, cfg.sandbox_mode_for(agent), cfg.main_key)
 
 
 def operator_policy(ctx: StateScope, cfg: config.Config, index: SessionLookup) -> visibility.Policy:

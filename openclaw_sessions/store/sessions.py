@@ -116,6 +116,20 @@ class SessionLookup:
             self._conns[agent] = db.connect(paths.db_path(self.root, agent))
         return self._conns[agent]
 
+    def entry(self, key: str) -> dict[str, object]:
+        """The store entry of session ``key`` as OpenClaw wrote it (empty when it has none)."""
+        for _agent, (raw,) in self._ask(
+            "SELECT entry_json FROM sessions WHERE session_key = ?", key
+        ):
+            if raw:
+                try:
+                    got = json.loads(str(raw))
+                except ValueError:
+                    continue
+                if isinstance(got, dict):
+                    return got
+        return {}
+
     def _ask(self, sql: str, *args: object) -> list[tuple[str, tuple[object, ...]]]:
         out = []
         for agent in self.agents:
