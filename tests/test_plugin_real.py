@@ -273,8 +273,9 @@ def test_a_sandboxed_subagent_gets_its_clamp(gateway: Gateway) -> None:
     got = gateway.details("past_sessions_search", {"query": "shared"}, BOX)
     assert keys(got) == {BOX, "agent:main:subagent:boxkid"}
     assert got == ours(gateway.state, "search", "shared", "--as", BOX, "--sandboxed")
-    # the flag came from OpenClaw: unclamped, the same caller would see its whole agent
-    assert keys(ours(gateway.state, "search", "shared", "--as", BOX)) == MAIN_KEYS
+    # OpenClaw passed the flag; --as works it out from BOX's entry as well (sandbox: required)
+    assert keys(ours(gateway.state, "search", "shared", "--as", BOX)) == keys(got)
+    assert keys(got) != MAIN_KEYS  # unclamped, the same caller would see its whole agent
     # and OpenClaw's own tool clamps it the same way
     builtin = gateway.details("sessions_search", {"query": "shared"}, BOX)
     assert keys(builtin) == keys(got)
