@@ -12,7 +12,7 @@ from __future__ import annotations
 from openclaw_sessions.policy import fts_query
 from openclaw_sessions.read.models import SearchResult
 
-from . import exchange, ranked, semantic
+from . import exchange, ranked
 from .call import Call
 from .options import ORDERS, SearchOptions, validate
 
@@ -32,6 +32,8 @@ def search(opts: SearchOptions, *, exclude: tuple[str, ...] = ()) -> SearchResul
         if opts.as_key is not None or opts.counts or opts.sessions:
             return result
         if opts.semantic:  # by meaning, whatever the words match (semantic.py)
+            from . import semantic
+
             return semantic.fill(call, result)
         relaxed = None
         if opts.relax:  # more parts than it takes is a usage error, whatever the answer
@@ -40,8 +42,12 @@ def search(opts: SearchOptions, *, exclude: tuple[str, ...] = ()) -> SearchResul
             other = when_empty(call, plan, result, relaxed)
             if other is not None:
                 return other
-        # the page; an empty one: the nearest in meaning (the [semantic] extra), or what helps
-        return semantic.fill(call, result._replace(absence=call.why(plan, result)))
+        page = result._replace(absence=call.why(plan, result))
+        if result.hits:
+            return page
+        from . import semantic  # an empty page: the nearest in meaning (the extra), or what helps
+
+        return semantic.fill(call, page)
 
 
 def when_empty(
