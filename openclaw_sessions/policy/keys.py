@@ -159,13 +159,9 @@ class SessionNotFound(NotFoundError):
         self.shown = shown
 
 
-def not_found(shown: str, *, agent: bool = False) -> SessionNotFound:
-    return SessionNotFound(shown, agent=agent)
-
-
 def no_session(shown: str) -> NotFoundError:
     """Upstream's text for a session key it has no session for (its gateway's "No session
-    found"), where an unresolvable id gets not_found's."""
+    found"), where an unresolvable id gets SessionNotFound's."""
     return NotFoundError(f"No session found: {shown}", hint=_NOT_FOUND_HINT)
 
 
@@ -239,7 +235,7 @@ def resolve_session_key(
         return next((k for k in owners if agent_of(k) == agent), owners[0])
     if ":" in lower:  # key-shaped: let the policy decide forbidden vs not found
         return candidate
-    raise not_found(text)
+    raise SessionNotFound(text)
 
 
 MIN_ID_PREFIX = 4  # the shortest prefix of a session id that names it (git's short SHA rule)
@@ -304,5 +300,5 @@ def resolve_caller_key(
     )
     parsed = parse_key(key)
     if not index.with_key(key) and not (parsed and parsed[1] == main_key):
-        raise not_found(raw.strip())
+        raise SessionNotFound(raw.strip())
     return key

@@ -29,7 +29,6 @@ from .keys import (
     is_subagent_key,
     looks_like_key,
     no_session,
-    not_found,
     parse_key,
     resolve_session_key,
     scoped,
@@ -304,8 +303,9 @@ class Policy:
             and parsed[1] == self.caller.main_key
             and (parsed[0] == self._agent or self._index.has_agent(parsed[0]))
         ):
-            agent = self._key is not None
-            raise no_session(label) if looks_like_key(label) else not_found(label, agent=agent)
+            if looks_like_key(label):
+                raise no_session(label)
+            raise SessionNotFound(label, agent=self._key is not None)
 
     def expand_id(self, raw: str) -> str:
         """A unique prefix of a session id this caller may name → that id (else ``raw``)."""
@@ -340,7 +340,7 @@ class Policy:
             if reason is not None:
                 raise _forbidden(reason, action, raw.strip()) from None
             if isinstance(exc, SessionNotFound):  # an agent is pointed to its own tool
-                raise not_found(exc.shown, agent=self._key is not None) from None
+                raise SessionNotFound(exc.shown, agent=self._key is not None) from None
             raise
         self.check_target(key, action, shown=raw.strip())
         return key
