@@ -255,12 +255,16 @@ class Policy:
     def visible(self, ref: SessionRef) -> bool:
         return self.deny_reason(ref) is None
 
+    def sees(self, ref: SessionRef) -> bool:
+        """Visible, and not another agent's unscoped key: a reference found in a store."""
+        return self.owns_unscoped(ref) and self.visible(ref)
+
     def visible_keys(self, refs: Iterable[SessionRef] | None = None) -> list[str]:
         """Sorted visible keys of ``refs`` (default: the whole snapshot, when there is one)."""
         pool = refs if refs is not None else self._snapshot
         if pool is None:
             raise ValueError("no snapshot: pass the references to decide over")
-        return sorted({r.key for r in pool if self.owns_unscoped(r) and self.visible(r)})
+        return sorted({r.key for r in pool if self.sees(r)})
 
     def sees_all_of(self, agent_id: str) -> bool:
         """Is every session of this agent visible but incognito ones, whatever its relations

@@ -329,12 +329,8 @@ def _inventory_row(
     name = entry.get("displayName")
     if isinstance(name, str) and name.strip():
         row["displayName"] = redactor.redact_text(name)
-    if parent and (policy is None or _sees(policy, index.with_key(parent))):
+    if parent and (policy is None or any(map(policy.sees, index.with_key(parent)))):
         row["parentSessionKey"] = parent
     if updated is not None:
         row["updatedAt"] = updated
     return row
-
-
-def _sees(policy: visibility.Policy, refs: list[keys.SessionRef]) -> bool:
-    return any(policy.owns_unscoped(r) and policy.visible(r) for r in refs)

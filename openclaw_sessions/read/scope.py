@@ -93,13 +93,7 @@ def _candidates(
 
 def stores_in_scope(index: SessionLookup, policy: visibility.Policy) -> list[str]:
     """The agent stores that hold at least one session the caller may see."""
-    return [
-        agent
-        for agent in index.agents
-        if any(
-            policy.owns_unscoped(r) and policy.visible(r) for r in _candidates(index, agent, policy)
-        )
-    ]
+    return [a for a in index.agents if any(map(policy.sees, _candidates(index, a, policy)))]
 
 
 def listed_sessions(
@@ -115,7 +109,7 @@ def listed_sessions(
     if policy.sees_all_of(agent) or any(map(policy.sees_all_of, sessions.agents_named(conn))):
         return None
     refs = sessions.related(conn, agent, policy.caller.key.strip().lower())
-    return tuple(sorted({r.key for r in refs if policy.owns_unscoped(r) and policy.visible(r)}))
+    return tuple(sorted({r.key for r in refs if policy.sees(r)}))
 
 
 # The per-row visibility of a query's rows: t is the transcript, ss its session row. Operator
@@ -169,7 +163,7 @@ def register(
         if got is None:
             ref = keys.SessionRef(key, keys.agent_of(key) or agent, None, spawned, parent, owner)
             listed = not skip_runs or in_caller_list(policy, key)
-            got = seen[args] = int(listed and policy.owns_unscoped(ref) and policy.visible(ref))
+            got = seen[args] = int(listed and policy.sees(ref))
         return got
 
     conn.create_function("oc_visible", 4, oc_visible, deterministic=True)
