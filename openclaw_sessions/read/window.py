@@ -21,9 +21,10 @@ beside them (``boundaries``), each placed before the message it precedes.
 from __future__ import annotations
 
 import math
+from operator import itemgetter
 from typing import Any
 
-from openclaw_sessions.model.branch import Branch, Messages
+from openclaw_sessions.model.branch import Branch, Messages, messages_of
 from openclaw_sessions.model.tree import Mark
 from openclaw_sessions.model.when import to_epoch_ms as _epoch_ms
 
@@ -34,35 +35,11 @@ LABELS = {"reset": "Reset", "compaction": "Compaction"}
 def _merge(rows: Messages, keep_row: Any, marks: list[Mark]) -> tuple[Messages, dict[int, Mark]]:
     """The rows ``keep_row`` accepts and ``marks``, in seq order, as one list (a mark is a row
     with its id, no role and no time); the marks by seq."""
-    seqs: list[int] = []
-    ids: list[str] = []
-    roles: list[str | None] = []
-    ts: list[int | None] = []
     by_seq = {m[0]: m for m in marks}
-    pending = sorted(by_seq)
-    j = 0
-    for i in range(len(rows)):
-        s = rows.seqs[i]
-        while j < len(pending) and pending[j] < s:
-            _add_mark(by_seq[pending[j]], seqs, ids, roles, ts)
-            j += 1
-        if keep_row(i):
-            seqs.append(s)
-            ids.append(rows.ids[i])
-            roles.append(rows.roles[i])
-            ts.append(rows.ts[i])
-    for k in pending[j:]:
-        _add_mark(by_seq[k], seqs, ids, roles, ts)
-    return Messages(seqs, ids, roles, ts), by_seq
-
-
-def _add_mark(
-    m: Mark, seqs: list[int], ids: list[str], roles: list[str | None], ts: list[int | None]
-) -> None:
-    seqs.append(m[0])
-    ids.append(m[1] or "")
-    roles.append("system")
-    ts.append(None)
+    kept = [rows[i] for i in range(len(rows)) if keep_row(i)]
+    shown = [(m[0], m[1] or "", "system", None) for m in by_seq.values()]
+    # both runs are in seq order (a line is a message or a mark): sorting them merges them
+    return messages_of(sorted([*kept, *shown], key=itemgetter(0))), by_seq
 
 
 def latest(rows: Messages, marks: list[Mark]) -> tuple[Messages, dict[int, Mark]]:
