@@ -76,6 +76,11 @@ def value(v: Any) -> Any:
     return v
 
 
+def finite(v: Any) -> bool:
+    """A number JSON can write: an int or a finite float, not a bool."""
+    return isinstance(v, int | float) and not isinstance(v, bool) and math.isfinite(v)
+
+
 def dumps(v: Any, *, compact: bool = False) -> str:
     """JSON text that encodes as UTF-8 and that every JSON parser accepts."""
     seps = (",", ":") if compact else None

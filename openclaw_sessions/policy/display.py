@@ -36,11 +36,11 @@ silent-reply tokens, error fallbacks and the 8000-unit display cut (sessions_his
 from __future__ import annotations
 
 import json
-import math
 import re
 from typing import Any
 
 from openclaw_sessions.model.tree import JS_SPACE, non_blank
+from openclaw_sessions.model.wellformed import finite
 
 _S = f"[{JS_SPACE}]*"
 _AUDIO_TAG = re.compile(rf"\[\[{_S}audio_as_voice{_S}\]\]", re.IGNORECASE | re.ASCII)
@@ -175,18 +175,14 @@ def _dropped(message: dict[str, Any]) -> bool:
     return message_phase(message) == "commentary" and not _mixed_tool_text(message)
 
 
-def _finite(v: Any) -> bool:
-    return isinstance(v, int | float) and not isinstance(v, bool) and math.isfinite(v)
-
-
 def _has_cost(cost: Any) -> bool:
-    return isinstance(cost, dict) and any(_finite(cost.get(k)) for k in _COST_FIELDS)
+    return isinstance(cost, dict) and any(finite(cost.get(k)) for k in _COST_FIELDS)
 
 
 def _has_usage(usage: Any) -> bool:
     if not isinstance(usage, dict):
         return False
-    return any(_finite(usage.get(k)) for k in _USAGE_FIELDS) or _has_cost(usage.get("cost"))
+    return any(finite(usage.get(k)) for k in _USAGE_FIELDS) or _has_cost(usage.get("cost"))
 
 
 def _tool_result_shape(message: dict[str, Any]) -> bool:

@@ -20,12 +20,12 @@ beside them (``boundaries``), each placed before the message it precedes.
 
 from __future__ import annotations
 
-import math
 from operator import itemgetter
 from typing import Any
 
 from openclaw_sessions.model.branch import Branch, Messages, messages_of
 from openclaw_sessions.model.tree import Mark
+from openclaw_sessions.model.wellformed import finite
 from openclaw_sessions.model.when import to_epoch_ms as _epoch_ms
 
 KEPT_ROLES = ("user", "assistant")  # what a reset's kept tail shows (history scope)
@@ -111,7 +111,7 @@ def marker(m: Mark, obj: Any, seq: int, now_ms: int) -> dict[str, Any]:
             meta[key] = own[key]
     for key in ("tokensBefore", "tokensAfter"):
         v = line.get(key)
-        if kind == "compaction" and _finite(v):
+        if kind == "compaction" and finite(v):
             meta[key] = v
     meta["seq"] = seq
     return {
@@ -135,7 +135,7 @@ def openclaw_meta(message: dict[str, Any], entry_id: str, line: Any, place: int)
         merged["idempotencyKey"] = key
     stamp = line.get("timestamp") if isinstance(line, dict) else None
     ms = _epoch_ms(stamp) if isinstance(stamp, str) else stamp
-    if isinstance(ms, int | float) and not isinstance(ms, bool) and math.isfinite(ms):
+    if finite(ms):
         merged["recordTimestampMs"] = ms
     merged["seq"] = place
     return {**message, "__openclaw": merged}
@@ -146,10 +146,6 @@ def stamp(line: dict[str, Any], now_ms: int) -> int | float:
     ts = line.get("timestamp")
     ms = _epoch_ms(ts) if isinstance(ts, str) else None
     return ms if ms is not None else now_ms
-
-
-def _finite(v: Any) -> bool:
-    return isinstance(v, int | float) and not isinstance(v, bool) and math.isfinite(v)
 
 
 def boundaries(
