@@ -179,13 +179,14 @@ def read_generation(
     return _around(shown, opts, limit) if opts.around is not None else _page(shown, opts, limit)
 
 
-def _empty(key: str, sid: str | None, opts: HistoryOptions) -> HistoryResult:
-    """No transcript at all (a known agent's main session that was never written)."""
+def _empty(key: str, sid: str | None, opts: HistoryOptions, total: int = 0) -> HistoryResult:
+    """No messages: no transcript at all (a known agent's main session that was never
+    written), or no window around an --around message that is unknown or hidden."""
     agent, paged = opts.as_key is not None, opts.offset is not None
     size = 2 + (PENDING_BYTES if agent else 0)
     if opts.around is not None:
         return HistoryResult(
-            key, sid, (), bytes=size, total_messages=0, anchor=opts.around.strip(), agent=agent
+            key, sid, (), bytes=size, total_messages=total, anchor=opts.around.strip(), agent=agent
         )
     return HistoryResult(
         key,
@@ -348,15 +349,7 @@ def _around(shown: _Shown, opts: HistoryOptions, limit: int) -> HistoryResult:
         shown.window(*sanitize.count_window(total, at, limit)) if at is not None else ([], [])
     )
     if at not in kept:  # unknown, or hidden by the display projection (--as): no window
-        return HistoryResult(
-            shown.key,
-            shown.sid,
-            (),
-            bytes=2 + (PENDING_BYTES if shown.display else 0),
-            total_messages=total,
-            anchor=anchor,
-            agent=shown.display,
-        )
+        return _empty(shown.key, shown.sid, opts, total)
     start, end, size = sanitize.cap_around(
         [s.size for s in window_], kept.index(at), shown.max_bytes
     )
