@@ -1,9 +1,5 @@
-"""A transcript's active branch as a value: its leaf, its messages (as columns), the ids of its
-other entries, its flat mode, its reset and compaction lines;
-built from the tree walk (tree.py) over event rows (pure).
-
-Stored and read back by store/branches.py; shown a window at a time by read/history.py.
-"""
+"""A transcript's active branch as a value (pure), built from the tree walk (tree.py) over
+event rows; stored by store/branches.py, shown a window at a time by read/history.py."""
 
 from __future__ import annotations
 
@@ -22,12 +18,12 @@ class Row(NamedTuple):
     ts: int | None
 
 
-_new_row = tuple.__new__  # NamedTuple's own __new__ is a Python function: 3x slower
+_new_row = tuple.__new__  # NamedTuple's own __new__ is a slower Python function
 
 
 class Messages(Sequence[Row]):
-    """The active branch's messages as columns. A stored 10,000-message branch decodes in about
-    a millisecond this way; Row tuples are only built for the rows a page or window shows."""
+    """The active branch's messages as columns: a long branch decodes fast, and Row tuples
+    are only built for the rows a page or window shows."""
 
     __slots__ = ("seqs", "ids", "roles", "ts")
 
