@@ -171,7 +171,16 @@ def undo_v10(conn: sqlite3.Connection) -> None:
     conn.execute("DROP TABLE IF EXISTS index_vectors")
 
 
-parse_entries = transcript.entries  # JSONL text lines -> entries, as import builds them
+def parse_entries(lines: Iterable[str]) -> list[Entry]:
+    """JSONL text lines -> entries, as import builds them (ingest/store_lines.py streams them)."""
+    out: list[Entry] = []
+    legacy = False
+    for seq, line in enumerate(lines):
+        obj = transcript.parse_line(line)
+        if seq == 0:
+            legacy = transcript.is_legacy(obj)
+        out.append(transcript.make_entry(obj, seq, legacy=legacy))
+    return out
 
 
 def walk(entries: Iterable[Entry]) -> tree.Walk:

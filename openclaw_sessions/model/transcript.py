@@ -3,7 +3,6 @@
 from __future__ import annotations
 
 import json
-from collections.abc import Iterable
 from typing import Any, NamedTuple
 
 from . import tree
@@ -15,10 +14,8 @@ from .when import to_epoch_ms
 
 
 class Entry(NamedTuple):
-    """What the tree needs of one stored line; the full object stays in the raw text.
-
-    A NamedTuple, not a frozen dataclass: one is built per imported line, and a frozen
-    dataclass's __init__ costs ~5x more (measured on import)."""
+    """What the tree needs of one stored line; the full object stays in the raw text (a
+    NamedTuple: one is built per imported line, a frozen dataclass costs more)."""
 
     seq: int
     entry_id: str | None
@@ -120,20 +117,6 @@ def make_entry(obj: dict[str, Any], seq: int, *, legacy: bool) -> Entry:
 def tree_row(e: Entry) -> tree.EventRow:
     """The tree's view of an entry (the columns of its stored event)."""
     return (e.seq, e.entry_id, e.parent_id, e.flags, e.type, e.control, e.role, e.ts)
-
-
-def entries(lines: Iterable[str]) -> list[Entry]:
-    """A transcript's text lines (each a whole JSON line) as import builds their entries (v1
-    files: ``is_legacy``). For callers that hold the lines (tests, benchmarks); import streams
-    them."""
-    out: list[Entry] = []
-    legacy = False
-    for seq, line in enumerate(lines):
-        obj = parse_line(line)
-        if seq == 0:
-            legacy = is_legacy(obj)
-        out.append(make_entry(obj, seq, legacy=legacy))
-    return out
 
 
 def is_legacy(first: dict[str, Any]) -> bool:
