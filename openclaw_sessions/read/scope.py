@@ -1,9 +1,6 @@
-"""Who is asking and what they may see: the visibility policy of a caller acting as a session
-(`--as KEY`), or of the operator (no `--as`: every session but incognito ones), over the
-session stores, asked one reference at a time; the stores in which the caller sees anything;
-the sessions of a store a narrow caller sees, listed; the per-row predicate a query checks
-visibility with (which, for an agent's list of sessions, leaves cron runs out as upstream's
-does); and whether a session the caller searches waits to be indexed (its `indexing`).
+"""Who is asking and what they may see: the visibility policy of `--as KEY` or of the operator
+(every session but incognito ones), the stores and sessions in the caller's scope, the per-row
+predicate a query checks visibility with, and whether a visible session waits to be indexed.
 
 Nothing here reads every session: the caller and a target resolve by indexed lookups, the
 stores in scope and a narrow caller's sessions are found from the caller's own relations
@@ -63,8 +60,7 @@ def caller_policy(
 
 
 def _runs_sandboxed(key: str, agent: str, cfg: config.Config, index: keys.SessionIndex) -> bool:
-    """Is the caller sandboxed, as OpenClaw decides it from the session's entry and the
-    agent's sandbox mode (--sandboxed says so outright, as a host that knows does)."""
+    """Is the caller sandboxed, as OpenClaw decides it (--sandboxed says so outright)?"""
     entry = index.entry(key) if isinstance(index, SessionLookup) else {}
     return visibility.runs_sandboxed(key, entry, cfg.sandbox_mode_for(agent), cfg.main_key)
 
@@ -148,10 +144,9 @@ def register(
     """Define oc_visible on a connection to agent ``agent``'s store: the policy's verdict on a
     row (the operator's, without one), memoised per session for the life of the query.
 
-    ``cron_runs=False``: the rows are a caller's list of sessions (a search that names no
-    session, `sessions --as`), from which upstream leaves every cron run out but the caller's
-    own: its session listing never returns one, so a job repeating a word cannot fill an
-    agent's page. A caller that names a run still searches it (and the operator keeps them)."""
+    ``cron_runs=False``: the rows are a caller's list of sessions (a search that names none,
+    `sessions --as`): no cron run but its own (in_caller_list), so a job repeating a word
+    cannot fill an agent's page."""
     if policy is None:
         policy = visibility.Policy(visibility.Caller(None, agent), ())
     skip_runs = not cron_runs and policy.caller.key is not None
