@@ -40,11 +40,9 @@ def maybe_cjk(text: str) -> bool:
 
 
 def cjk_bigram_text(text: str) -> str | None:
-    """The bigram text: each CJK run as overlapping bigrams plus its last character.
-
-    Frozen: the store derives it again from the indexed text to delete it from the bigram
-    index (schema.sql, ocs_cjk_bigrams), so a change needs a migration that rebuilds that index.
-    The first two tests only skip work (every row is deleted through here)."""
+    """The bigram text: each CJK run as overlapping bigrams plus its last character. Frozen
+    (a change needs a migration that rebuilds the bigram index); the first two tests only skip
+    work (every row is deleted through here)."""
     if not maybe_cjk(text):
         return None
     runs = re.findall(CJK_RUN, text)
@@ -63,10 +61,8 @@ def index_bigram_text(text: str) -> str | None:
     """What the bigram index holds of a row (store/db.py's ocs_cjk_bigrams): its bigram text,
     then, for a row with CJK text, its other words. unicode61 fuses a Latin word written
     against CJK characters (`修改youer服务端`) into one token of the word index: here it is a
-    token of its own, and a query's Latin words are sought here too (with_glued).
-
-    Frozen like cjk_bigram_text: a change needs a migration that rebuilds the bigram index
-    (v12 did)."""
+    token of its own, and a query's Latin words are sought here too (with_glued). Frozen, as
+    cjk_bigram_text is (v12 rebuilt the bigram index for it)."""
     cjk = cjk_bigram_text(text)
     if cjk is None:
         return None

@@ -1,10 +1,9 @@
 """User query → FTS5 expressions, with CJK routing (pure).
 
 Every whitespace term becomes a quoted FTS5 phrase, so operators and punctuation are literal
-text (upstream's rule). Runs of CJK-like script (Han, kana, Hangul, Thai, Lao, Khmer, Myanmar:
-scripts written without spaces, which unicode61 keeps as one token) are routed to the bigram
-index: a run of 2+ characters is the phrase of its overlapping bigrams (exact substring match
-within a run), one character is a prefix of the bigrams it starts (or the run's last one).
+text (upstream's rule). Runs of CJK-like script (cjk.py) are routed to the bigram index: a run
+of 2+ characters is the phrase of its overlapping bigrams (exact substring match within a
+run), one character is a prefix of the bigrams it starts (or the run's last one).
 
 A phrase repeated in one query is run once (``fold``): FTS5 costs time quadratic in the
 number of phrases of a row's matches (bm25 and snippet merge every phrase's positions), so
