@@ -80,11 +80,10 @@ def finite(v: Any) -> bool:
     return isinstance(v, int | float) and not isinstance(v, bool) and math.isfinite(v)
 
 
-def dumps(v: Any, *, compact: bool = False) -> str:
+def dumps(v: Any) -> str:
     """JSON text that encodes as UTF-8 and that every JSON parser accepts."""
-    seps = (",", ":") if compact else None
     try:
-        out = json.dumps(v, ensure_ascii=False, allow_nan=False, separators=seps)
+        out = json.dumps(v, ensure_ascii=False, allow_nan=False)
     except ValueError:  # NaN or ±Infinity somewhere: not JSON
-        out = json.dumps(value(v), ensure_ascii=False, allow_nan=False, separators=seps)
+        out = json.dumps(value(v), ensure_ascii=False, allow_nan=False)
     return text(out)
