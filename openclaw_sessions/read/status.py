@@ -172,31 +172,9 @@ def verdict(st: dict[str, Any]) -> tuple[str, list[tuple[str, str]], int]:
             "sessions_pending",
             f"{_n(st['pendingSessions'], 'session')} pending{why}: run `openclaw-sessions reindex`",
         ))  # fmt: skip
-    if st["failedSessions"]:
-        found.append((
-            "sessions_failed",
-            f"{_n(st['failedSessions'], 'session')} could not be indexed (`status --verbose`"
-            " lists them); retried when the transcript or the redaction rules change",
-        ))  # fmt: skip
-    if st["malformedLines"]:
-        found.append((
-            "lines_malformed",
-            f"{_n(st['malformedLines'], 'malformed line')} kept in quarantine (`status"
-            " --problems` lists them): fix the line in its file and import again",
-        ))  # fmt: skip
-    if st["vanishedTranscripts"]:
-        found.append((
-            "transcripts_vanished",
-            f"{_n(st['vanishedTranscripts'], 'transcript')} kept after the file vanished"
-            " without an archive: restore the file, import its archive, or `delete` its"
-            " session id",
-        ))  # fmt: skip
-    if st["importProblems"]:
-        found.append((
-            "import_problems",
-            f"{_n(st['importProblems'], 'known import problem')} (e.g. a missing transcript"
-            " file): `status --problems` lists them with file and line",
-        ))  # fmt: skip
+    for field, name, what, then in _COUNTED:
+        if st[field]:
+            found.append((name, f"{_n(st[field], what)} {then}"))
     if not st["sessions"]:
         found.append(("no_sessions", "no sessions: run `openclaw-sessions import`"))
     elif not st["transcripts"]:
@@ -207,6 +185,19 @@ def verdict(st: dict[str, Any]) -> tuple[str, list[tuple[str, str]], int]:
         ))  # fmt: skip
     code = ExitCode.PROBLEMS if found else ExitCode.OK
     return ("attention" if found else "ok"), found, int(code)
+
+
+# (field, code, what it counts, what to do): the reasons that are a count of something
+_COUNTED = (
+    ("failedSessions", "sessions_failed", "session", "could not be indexed (`status --verbose`"
+     " lists them); retried when the transcript or the redaction rules change"),
+    ("malformedLines", "lines_malformed", "malformed line", "kept in quarantine (`status"
+     " --problems` lists them): fix the line in its file and import again"),
+    ("vanishedTranscripts", "transcripts_vanished", "transcript", "kept after the file vanished"
+     " without an archive: restore the file, import its archive, or `delete` its session id"),
+    ("importProblems", "import_problems", "known import problem", "(e.g. a missing transcript"
+     " file): `status --problems` lists them with file and line"),
+)  # fmt: skip
 
 
 def _n(n: int, what: str) -> str:
