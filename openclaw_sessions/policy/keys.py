@@ -101,19 +101,15 @@ class SessionIndex(Protocol):
 
     def with_key(self, key: str) -> list[SessionRef]:
         """The references whose key is ``key`` (lowercased)."""
-        ...
 
     def with_session_id(self, session_id: str) -> list[SessionRef]:
         """The references whose session id equals ``session_id`` ignoring case."""
-        ...
 
     def has_agent(self, agent_id: str) -> bool:
         """Does a reference name this agent (a key ``agent:<agent_id>:…``)?"""
-        ...
 
     def with_session_id_prefix(self, prefix: str) -> list[SessionRef]:
         """The references whose session id starts with ``prefix`` ignoring case."""
-        ...
 
 
 class Snapshot:
