@@ -67,11 +67,6 @@ def header_version(obj: dict[str, Any]) -> int | None:
 _MISSING: Any = object()
 
 
-def synthetic_id(seq: int) -> str:
-    """v1 entries have no ids: number them by position, as upstream's migration does."""
-    return f"v1-{seq:06d}"
-
-
 def make_entry(obj: dict[str, Any], seq: int, *, legacy: bool) -> Entry:
     """Build the tree view of one parsed line. legacy: v1 file (ids assigned in order)."""
     get = obj.get
@@ -92,8 +87,8 @@ def make_entry(obj: dict[str, Any], seq: int, *, legacy: bool) -> Entry:
         flags = FLAG_NOT_NODE  # upstream puts a line with such a parentId on no tree
     if etype == "session":
         entry_id, parent_id, flags = None, None, 0
-    elif legacy and entry_id is None:
-        entry_id, parent_id, flags = synthetic_id(seq), None, FLAG_NO_PARENT
+    elif legacy and entry_id is None:  # numbered by position, as upstream's migration does
+        entry_id, parent_id, flags = f"v1-{seq:06d}", None, FLAG_NO_PARENT
     if get("appendMode") == "side":
         flags |= FLAG_SIDE
     msg = get("message")

@@ -44,16 +44,12 @@ def has_lone_surrogate(s: str) -> bool:
     return not s.isascii() and LONE.search(s) is not None
 
 
-def _fix(m: re.Match[str]) -> str:
-    return m[0] if m.lastindex else "\\ufffd"
-
-
 def json_text(s: str) -> str:
     """JSON text whose lone surrogate escapes are spelled ``\\ufffd`` (the common line has
     none: one cheap regex scan says so)."""
     if _HINT(s) is None:
         return s
-    return _ESCAPE.sub(_fix, s)
+    return _ESCAPE.sub(lambda m: m[0] if m.lastindex else "\\ufffd", s)
 
 
 def loads(s: str) -> Any:
