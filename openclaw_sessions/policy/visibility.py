@@ -120,10 +120,8 @@ def effective_visibility(visibility: str, *, sandboxed: bool, sandbox_visibility
 
 
 class Caller(NamedTuple):
-    """Who is asking; ``key=None`` is operator mode (the shell user, not an agent).
-
-    The visibility pair is checked by ``check_modes`` (Policy calls it), not here: a
-    NamedTuple cannot validate on construction."""
+    """Who is asking; ``key=None`` is operator mode (the shell user, not an agent). Policy
+    checks the visibility pair (a NamedTuple cannot validate on construction)."""
 
     key: str | None
     agent_id: str
@@ -133,11 +131,6 @@ class Caller(NamedTuple):
     agent_to_agent_enabled: bool = True  # upstream: only an explicit `false` turns it off
     agent_to_agent_allow: tuple[str, ...] = ()
     main_key: str = DEFAULT_MAIN_KEY  # upstream session.mainKey
-
-    def check_modes(self) -> None:
-        # Bad values here are programming errors: config.py validates user input.
-        if (self.visibility, self.sandbox_visibility) not in _MODES:
-            raise ValueError(f"bad visibility: {self.visibility!r}/{self.sandbox_visibility!r}")
 
 
 class _Owned:
@@ -166,7 +159,9 @@ class Policy:
     references, or a SessionIndex that looks each one up (store/sessions.py)."""
 
     def __init__(self, caller: Caller, sessions: Iterable[SessionRef] | SessionIndex) -> None:
-        caller.check_modes()
+        # A bad pair is a programming error: config.py validates what users write.
+        if (caller.visibility, caller.sandbox_visibility) not in _MODES:
+            raise ValueError(f"bad visibility: {caller.visibility!r}/{caller.sandbox_visibility!r}")
         self.caller = caller
         self._key = caller.key.strip().lower() if caller.key is not None else None
         self._agent = caller.agent_id.strip().lower()
@@ -385,11 +380,6 @@ _HINTS = {
 }
 
 
-def denial_message(reason: str, action: str, shown: str) -> str:
-    """Upstream's forbidden text for a reason code and action ("search"/"history")."""
-    return _DENIALS[reason].format(action=action, shown=shown)
-
-
 def _forbidden(reason: str, action: str, shown: str) -> ForbiddenError:
     hint = _HINTS.get(reason, "widen tools.sessions.visibility, or omit --as to act as operator")
-    return ForbiddenError(denial_message(reason, action, shown), hint=hint)
+    return ForbiddenError(_DENIALS[reason].format(action=action, shown=shown), hint=hint)
