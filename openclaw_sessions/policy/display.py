@@ -106,7 +106,8 @@ def signature_phase(value: Any) -> str | None:
         parsed = json.loads(value, parse_constant=_no_constant)
     except (ValueError, RecursionError):
         return None
-    if not isinstance(parsed, dict) or not _is_one(parsed.get("v")):
+    v = parsed.get("v") if isinstance(parsed, dict) else None
+    if not (finite(v) and v == 1):  # a number 1 (JSON's 1.0 too), never true
         return None
     phase = parsed.get("phase")
     return phase if phase in PHASES else None
@@ -114,10 +115,6 @@ def signature_phase(value: Any) -> str | None:
 
 def _no_constant(name: str) -> Any:
     raise ValueError(name)  # JSON.parse knows no NaN or Infinity
-
-
-def _is_one(v: Any) -> bool:
-    return isinstance(v, int | float) and not isinstance(v, bool) and v == 1
 
 
 def message_phase(message: dict[str, Any]) -> str | None:
