@@ -166,7 +166,9 @@ class _Parser:
             return inner
         if t.kind == "phrase":
             return _join("and", list(_leaves(t.text, prefix=False)))
-        return _word("OR" if t.kind == "or" else t.text)  # an OR with no operand: a word
+        text = "OR" if t.kind == "or" else t.text  # an OR with no operand: a word
+        prefix = len(text) > 1 and text.endswith("*")
+        return _join("and", list(_leaves(text.rstrip("*") if prefix else text, prefix=prefix)))
 
 
 def _join(op: str, parts: list[Expr | None]) -> Expr | None:
@@ -188,11 +190,6 @@ def _leaves(text: str, *, prefix: bool) -> list[Leaf]:
         elif t.route == "bigram":
             out.append(Leaf("bigram", bigram_phrase(t.text), t.text))
     return out
-
-
-def _word(text: str) -> Expr | None:
-    prefix = len(text) > 1 and text.endswith("*")
-    return _join("and", list(_leaves(text.rstrip("*") if prefix else text, prefix=prefix)))
 
 
 class _Branch(NamedTuple):
