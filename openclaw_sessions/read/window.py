@@ -87,15 +87,12 @@ def listed(
     anchor = (around or "").strip()
     if anchor and anchor not in rows.ids:
         at = branch.rows.index_of(anchor)
-        seq = branch.rows.seqs[at] if at is not None else _mark_seq(branch, anchor)
+        marked = (m[0] for m in branch.marks if m[1] == anchor)  # a reset or compaction
+        seq = branch.rows.seqs[at] if at is not None else next(marked, None)
         found = interval(branch.rows, branch.marks, seq) if seq is not None else None
         if found is not None:
             rows, marks = found
     return rows, marks, {s: i + 1 for i, s in enumerate(rows.seqs)}
-
-
-def _mark_seq(branch: Branch, anchor: str) -> int | None:
-    return next((m[0] for m in branch.marks if m[1] == anchor), None)
 
 
 def marker(m: Mark, obj: Any, seq: int, now_ms: int) -> dict[str, Any]:
