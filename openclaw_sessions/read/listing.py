@@ -12,7 +12,6 @@ from __future__ import annotations
 
 import json
 import sqlite3
-import time
 from pathlib import Path
 from typing import Any, NamedTuple
 
@@ -22,7 +21,7 @@ from openclaw_sessions.policy import keys, kinds, sanitize, visibility
 from openclaw_sessions.redact import Redactor
 from openclaw_sessions.store import paths, upstream_archived
 from openclaw_sessions.store.branches import active_messages
-from openclaw_sessions.store.db import open_store, transaction
+from openclaw_sessions.store.db import now_ms, open_store, transaction
 from openclaw_sessions.store.paths import StateScope
 from openclaw_sessions.store.pending import FROM, current_failure, params, stale_where
 from openclaw_sessions.store.sessions import SessionLookup, incognito_keys
@@ -268,9 +267,7 @@ def inventory(
     shaped as upstream's sessions_list rows (label and display name redacted; a parent
     named only when the caller may see it)."""
     ctx = StateScope.at(opts.state_dir, opts.agent, opts.all_agents)
-    since = None
-    if active_minutes is not None:
-        since = int(time.time() * 1000) - active_minutes * 60_000
+    since = None if active_minutes is None else now_ms() - active_minutes * 60_000
     found: list[tuple[Any, ...]] = []
     with SessionLookup(ctx.root, ctx.agent) as index:
         policy = None if opts.as_key is None else caller_policy(ctx.agent, ctx.config, index, opts)
