@@ -15,6 +15,8 @@ from typing import Any
 
 from openclaw_sessions.model import branch, transcript, tree
 from openclaw_sessions.model.transcript import Entry
+from openclaw_sessions.policy.keys import SessionRef
+from openclaw_sessions.policy.visibility import Policy
 from openclaw_sessions.store import branches, db, rawcodec
 
 REPO = Path(__file__).resolve().parent.parent
@@ -181,6 +183,11 @@ def parse_entries(lines: Iterable[str]) -> list[Entry]:
             legacy = transcript.is_legacy(obj)
         out.append(transcript.make_entry(obj, seq, legacy=legacy))
     return out
+
+
+def visible_keys(policy: Policy, refs: Iterable[SessionRef]) -> list[str]:
+    """The sorted keys of ``refs`` the policy's caller sees."""
+    return sorted({r.key for r in refs if policy.sees(r)})
 
 
 def walk(entries: Iterable[Entry]) -> tree.Walk:

@@ -8,7 +8,7 @@ import json
 from pathlib import Path
 
 import pytest
-from helpers import Session, json_out, run_cli, write_sessions_json
+from helpers import Session, json_out, run_cli, visible_keys, write_sessions_json
 
 from openclaw_sessions import config
 from openclaw_sessions.policy import visibility
@@ -59,7 +59,7 @@ def test_unset_visibility_is_upstreams_all_with_agent_to_agent_on() -> None:
     assert caller.visibility == "all"
     assert caller.agent_to_agent_enabled
     refs = [SessionRef(MAIN, "main"), SessionRef(DM, "main"), SessionRef(OPS, "ops")]
-    assert visibility.Policy(caller, refs).visible_keys() == sorted([MAIN, DM, OPS])
+    assert visible_keys(visibility.Policy(caller, refs), refs) == sorted([MAIN, DM, OPS])
     assert config.Config().agent_to_agent_enabled
 
 

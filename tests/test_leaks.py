@@ -11,7 +11,7 @@ from pathlib import Path
 from typing import Any
 
 import pytest
-from helpers import Session, json_out, run_cli, write_sessions_json
+from helpers import Session, json_out, run_cli, visible_keys, write_sessions_json
 
 _R = random.Random(15)
 GHP = "ghp_" + "".join(_R.choice(string.ascii_letters + string.digits) for _ in range(36))
@@ -321,10 +321,9 @@ def test_upstream_resolution_cases() -> None:
     assert free.resolve_target("agent:main:other") == "agent:main:other"
     # An unscoped row of the default agent is not the requester's when it is another agent.
     work = Policy(Caller("agent:work:main", "work", visibility="all"), refs)
-    assert "main" not in work.visible_keys(refs)
-    assert (
-        "main" in Policy(Caller("agent:main:main", "main", visibility="agent"), refs).visible_keys()
-    )
+    assert "main" not in visible_keys(work, refs)
+    main = Policy(Caller("agent:main:main", "main", visibility="agent"), refs)
+    assert "main" in visible_keys(main, refs)
 
 
 # --- #14 §4: another agent's unscoped keys never reach an --as caller -------------------------

@@ -8,7 +8,7 @@ from __future__ import annotations
 from pathlib import Path
 
 import pytest
-from helpers import Session, write_sessions_json
+from helpers import Session, visible_keys, write_sessions_json
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
@@ -134,4 +134,4 @@ def test_the_stores_in_scope_are_those_with_a_visible_session(
         c = visibility.Caller(key, agent, vis, sandboxed, "spawned", a2a, allow)
         got = stores_in_scope(index, visibility.Policy(c, index))
     policy = visibility.Policy(c, [r for refs in stores.values() for r in refs])
-    assert got == [a for a, refs in stores.items() if policy.visible_keys(refs)]
+    assert got == [a for a, refs in stores.items() if visible_keys(policy, refs)]

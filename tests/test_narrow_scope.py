@@ -7,7 +7,7 @@ from __future__ import annotations
 import itertools
 from pathlib import Path
 
-from helpers import Session, run_cli, write_sessions_json
+from helpers import Session, run_cli, visible_keys, write_sessions_json
 
 from openclaw_sessions.policy import fts_query, visibility
 from openclaw_sessions.read.scope import listed_sessions, register, visible_sql
@@ -78,7 +78,7 @@ def test_listed_sessions_are_exactly_the_visible_ones(state: Path) -> None:
             assert (listed is None) == wide, caller
             if listed is not None:
                 narrow += 1
-                assert list(listed) == policy.visible_keys(refs), caller
+                assert list(listed) == visible_keys(policy, refs), caller
         assert narrow > 20  # self, tree and sandboxed callers, with and without children
         assert listed_sessions(conn, "main", None) is None  # the operator: never listed
 

@@ -5,6 +5,7 @@ from __future__ import annotations
 import time
 
 import pytest
+from helpers import visible_keys
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
@@ -68,7 +69,7 @@ WORLD = [
 
 
 def visible(c: Caller, world: list[SessionRef] = WORLD) -> set[str]:
-    return set(Policy(c, world).visible_keys())
+    return set(visible_keys(Policy(c, world), world))
 
 
 def forbidden_text(policy: Policy, target: str, action: str = "history") -> str:
@@ -147,7 +148,7 @@ def test_sandboxed_main_sees_exactly_spawned_children_and_itself() -> None:
     assert policy.restrict_to_spawned
     # c1 (spawnedBy) and c2 (parentSessionKey) match the gateway's spawnedBy filter; the
     # cross-agent ACP child is a native child; the ops group child needs A2A (tree clamp).
-    assert set(policy.visible_keys()) == {
+    assert set(visible_keys(policy, WORLD)) == {
         MAIN,
         "agent:main:subagent:c1",
         "agent:main:subagent:c2",
@@ -176,13 +177,13 @@ def test_sandboxed_subagent_is_clamped_but_not_spawn_restricted() -> None:
     policy = Policy(caller(child, visibility="all", sandboxed=True), WORLD)
     assert not policy.restrict_to_spawned
     assert policy.visibility == "tree"
-    assert set(policy.visible_keys()) == {child, "agent:main:subagent:g1"}
+    assert set(visible_keys(policy, WORLD)) == {child, "agent:main:subagent:g1"}
 
 
 def test_sandbox_visibility_all_keeps_configured_mode() -> None:
     policy = Policy(caller(visibility="agent", sandboxed=True, sandbox_visibility="all"), WORLD)
     assert not policy.restrict_to_spawned
-    assert "agent:main:discord:direct:bob" in policy.visible_keys()
+    assert "agent:main:discord:direct:bob" in visible_keys(policy, WORLD)
 
 
 # --- the four modes ----------------------------------------------------------------------
@@ -190,13 +191,13 @@ def test_sandbox_visibility_all_keeps_configured_mode() -> None:
 
 def test_self_sees_only_itself() -> None:
     policy = Policy(caller("agent:main:discord:direct:bob", visibility="self"), WORLD)
-    assert policy.visible_keys() == ["agent:main:discord:direct:bob"]
+    assert visible_keys(policy, WORLD) == ["agent:main:discord:direct:bob"]
     assert forbidden_text(policy, "agent:main:subagent:c1") == SELF
 
 
 def test_self_has_no_main_session_or_child_exception() -> None:
     policy = Policy(caller(visibility="self"), WORLD)
-    assert policy.visible_keys() == [MAIN]
+    assert visible_keys(policy, WORLD) == [MAIN]
     assert forbidden_text(policy, "agent:main:subagent:c1") == SELF
     # upstream: "keeps self visibility restricted even for spawned child sessions"
     assert forbidden_text(policy, "agent:codex:acp:child-1") == CROSS
@@ -205,7 +206,7 @@ def test_self_has_no_main_session_or_child_exception() -> None:
 def test_tree_sees_direct_children_only() -> None:
     c1 = "agent:main:subagent:c1"
     policy = Policy(caller(c1, visibility="tree"), WORLD)
-    assert policy.visible_keys() == ["agent:main:subagent:c1", "agent:main:subagent:g1"]
+    assert visible_keys(policy, WORLD) == ["agent:main:subagent:c1", "agent:main:subagent:g1"]
     assert forbidden_text(policy, MAIN) == TREE
     # A non-main caller does not see grandchildren of its children either.
     deeper = [*WORLD, ref("agent:main:subagent:g2", spawned_by="agent:main:subagent:g1")]
@@ -244,8 +245,8 @@ def test_agent_mode_sees_own_agent_but_no_cross_agent_children() -> None:
 
 def test_all_needs_enabled_and_allow_match_for_other_agents() -> None:
     disabled = Policy(caller(visibility="all", agent_to_agent_enabled=False), WORLD)
-    assert "agent:ops:main" not in disabled.visible_keys()
-    assert "agent:codex:acp:child-1" in disabled.visible_keys()  # native child, before A2A
+    assert "agent:ops:main" not in visible_keys(disabled, WORLD)
+    assert "agent:codex:acp:child-1" in visible_keys(disabled, WORLD)  # native child, before A2A
     assert forbidden_text(disabled, "agent:ops:main") == (
         "Agent-to-agent history is disabled. "
         "Set tools.agentToAgent.enabled=true to allow cross-agent access."
@@ -262,7 +263,7 @@ def test_all_needs_enabled_and_allow_match_for_other_agents() -> None:
         WORLD,
     )
     assert allowed.resolve_target("agent:ops:main") == "agent:ops:main"
-    assert "agent:ops:telegram:group:9" in allowed.visible_keys()
+    assert "agent:ops:telegram:group:9" in visible_keys(allowed, WORLD)
 
 
 def test_cross_agent_message_in_tree_mode_for_search() -> None:
@@ -280,7 +281,7 @@ def test_cross_agent_message_in_tree_mode_for_search() -> None:
 def test_incognito_is_forbidden_in_every_mode(key: str | None, mode: str) -> None:
     policy = Policy(caller(key, visibility=mode), WORLD)
     target = "agent:main:subagent:incognito-x"
-    assert target not in policy.visible_keys()
+    assert target not in visible_keys(policy, WORLD)
     assert forbidden_text(policy, target) == f"Session not visible from session tools: {target}"
 
 
@@ -404,7 +405,8 @@ def test_properties(data: st.DataObject) -> None:
     c = data.draw(callers(world))
     policy = Policy(c, world)
     # Deterministic: same inputs, same answer, whatever the order of the snapshot.
-    assert policy.visible_keys() == Policy(c, list(reversed(world))).visible_keys()
+    backwards = list(reversed(world))
+    assert visible_keys(policy, world) == visible_keys(Policy(c, backwards), backwards)
     assert all(policy.visible(r) == policy.visible(r) for r in world)
     # Incognito is never visible, for agents and the operator alike.
     operator = Policy(Caller(key=None, agent_id="main"), world)
@@ -416,7 +418,7 @@ def test_properties(data: st.DataObject) -> None:
     # holds except for owned native children of other agents, which upstream lets tree
     # (and all) reach but deliberately not agent.
     free = [
-        set(Policy(_replace(c, visibility=v, sandboxed=False), world).visible_keys())
+        set(visible_keys(Policy(_replace(c, visibility=v, sandboxed=False), world), world))
         for v in VISIBILITIES
     ]
     assert free[0] <= free[1] <= free[3]
@@ -427,7 +429,7 @@ def test_properties(data: st.DataObject) -> None:
         assert row.agent_id != c.agent_id
         assert c.key in (row.spawned_by, row.parent_session_key, row.owner_session_key)
     # A sandboxed caller never sees more than its unsandboxed tree.
-    boxed = set(Policy(_replace(c, sandboxed=True), world).visible_keys())
+    boxed = set(visible_keys(Policy(_replace(c, sandboxed=True), world), world))
     assert boxed <= free[1] or c.sandbox_visibility == "all"
     # Every visible key can be opened; every hidden one is refused as forbidden.
     for r in world:

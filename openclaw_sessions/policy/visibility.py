@@ -21,8 +21,8 @@ from .keys import (
     SessionIndex,
     SessionNotFound,
     SessionRef,
-    Snapshot,
     agent_of,
+    as_index,
     expand_session_id,
     is_acp_key,
     is_incognito,
@@ -165,10 +165,7 @@ class Policy:
         self.caller = caller
         self._key = caller.key.strip().lower() if caller.key is not None else None
         self._agent = caller.agent_id.strip().lower()
-        if not isinstance(sessions, SessionIndex):
-            sessions = Snapshot(r for r in sessions if self.owns_unscoped(r))
-        self._snapshot = sessions.refs if isinstance(sessions, Snapshot) else None
-        self._index = _Owned(sessions, self.owns_unscoped)
+        self._index = _Owned(as_index(sessions), self.owns_unscoped)
         self.visibility = effective_visibility(
             caller.visibility,
             sandboxed=caller.sandboxed,
@@ -253,13 +250,6 @@ class Policy:
     def sees(self, ref: SessionRef) -> bool:
         """Visible, and not another agent's unscoped key: a reference found in a store."""
         return self.owns_unscoped(ref) and self.visible(ref)
-
-    def visible_keys(self, refs: Iterable[SessionRef] | None = None) -> list[str]:
-        """Sorted visible keys of ``refs`` (default: the whole snapshot, when there is one)."""
-        pool = refs if refs is not None else self._snapshot
-        if pool is None:
-            raise ValueError("no snapshot: pass the references to decide over")
-        return sorted({r.key for r in pool if self.sees(r)})
 
     def sees_all_of(self, agent_id: str) -> bool:
         """Is every session of this agent visible but incognito ones, whatever its relations
