@@ -105,14 +105,6 @@ INDEXING_NOTE = (
 )
 
 
-def archived_warning(n: int) -> str:
-    """Upstream's words when its search leaves cold-stored transcripts out (its tool's text,
-    byte for byte, plural and all)."""
-    return (
-        f"Search excludes {n} archived transcripts. Restore a transcript to include it in search."
-    )
-
-
 class SearchResult(NamedTuple):
     hits: tuple[Hit, ...]
     indexing: bool = False
@@ -152,8 +144,11 @@ class SearchResult(NamedTuple):
                 f"{n} session{s} could not be indexed and {'are' if s else 'is'} missing from"
                 " results; see `openclaw-sessions status`."
             )
-        if self.archived_excluded:  # the agent's view only: the operator's includes them
-            out.append(archived_warning(self.archived_excluded))
+        if self.archived_excluded:  # the agent's view only: upstream's words, plural and all
+            out.append(
+                f"Search excludes {self.archived_excluded} archived transcripts."
+                " Restore a transcript to include it in search."
+            )
         return out
 
     def agent_json(self) -> dict[str, Any]:
@@ -169,11 +164,8 @@ class SearchResult(NamedTuple):
             out["indexing"] = True
         if self.archived_excluded:
             out["archivedTranscriptsExcluded"] = self.archived_excluded
-        if self.indexing or self.archived_excluded:  # upstream's order and joining
-            parts = [INDEXING_WARNING] if self.indexing else []
-            if self.archived_excluded:
-                parts.append(archived_warning(self.archived_excluded))
-            out["warning"] = " ".join(parts)
+        if self.indexing or self.archived_excluded:  # upstream's: without the operator's count
+            out["warning"] = " ".join(self._replace(unindexed=0).warnings())
         if self.truncated:
             out["truncated"] = True
         if self.explain is not None:
