@@ -17,11 +17,8 @@ fields are walked, not dropped: an operator reading ``--include-tools`` output s
 masked. Every ``*Signature`` field is dropped at any depth, not only thinking's.
 
 The operator can lift the caps (``history --full``, ``export``): ``max_units=None`` redacts every
-string and cuts none; image data is still left out (it is no text).
-
-The byte caps (upstream ``capArrayByJsonBytes`` and ``enforceSessionsHistoryHardCap``) count
-the UTF-8 bytes of compact JSON, as ``JSON.stringify`` writes it: ``[``, ``]``, one comma
-between items, each item's own JSON.
+string and cuts none; image data is still left out (it is no text). The byte caps count
+compact JSON's UTF-8 bytes, as upstream's count ``JSON.stringify``'s (json_bytes).
 """
 
 from __future__ import annotations

@@ -44,9 +44,8 @@ SANDBOX_MODES = ("off", "non-main", "all")  # agents.*.sandbox.mode: whose sessi
 
 
 def runs_sandboxed(key: str, entry: dict[str, object], mode: str, main_key: str) -> bool:
-    """Does session ``key`` run sandboxed, as upstream's shouldSandboxSession decides: its
-    entry says ``sandbox: "required"``; else not when the entry or the agent's mode is off;
-    every session under ``all``; under ``non-main`` every session but the agent's main."""
+    """Does session ``key`` run sandboxed (agent sandbox ``mode``), as upstream's
+    shouldSandboxSession decides?"""
     if entry.get("sandbox") == "required":
         return True
     if entry.get("sandboxMode") == "off" or mode == "off":

@@ -23,8 +23,7 @@ _FIELDS = "kind code severity message path line sessionKey since".split()
 
 
 def listed(conn: sqlite3.Connection, redactor: TextRedactor) -> list[dict[str, Any]]:
-    """Quarantined lines, then remembered import issues (problems before notices), each
-    ``{kind, code, severity, message, path, line, sessionKey, since}``."""
+    """Quarantined lines, then remembered import issues (problems before notices)."""
 
     def red(text: str | None) -> str | None:
         return None if text is None else redactor.redact_text(text)
