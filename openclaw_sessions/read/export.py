@@ -235,8 +235,7 @@ def bundle_entry(exp: Export) -> dict[str, Any] | None:
 def _generation(
     tid: int, sid: str, kind: str, archived_at: str | None, source: str, fingerprint: str
 ) -> Generation:
-    name = Path(source.partition(":")[2] if source.startswith(("upstream:", "live:")) else source)
-    file_name = name.name.removesuffix(".zst")
+    file_name = Path(source).name.removesuffix(".zst")
     if source.startswith(("upstream:", "live:")) or file_name in ("", ".", ".."):
         file_name = f"{sid}.jsonl"
     return Generation(tid, sid, kind, archived_at, file_name, fingerprint)
