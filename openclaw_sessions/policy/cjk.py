@@ -32,7 +32,7 @@ CJK_CLASS = (
 )
 # Compiled on first use, by re's own cache: most processes never meet a CJK character, and
 # the class costs milliseconds to compile.
-CJK_RUN = f"[{CJK_CLASS}]+"
+CJK_RUN = f"([{CJK_CLASS}]+)"  # a group: re.split keeps the runs
 
 
 def maybe_cjk(text: str) -> bool:

@@ -110,17 +110,11 @@ def split_scripts(term: str) -> list[Term]:
     """One whitespace term → its Latin-ish and CJK parts."""
     if not maybe_cjk(term):
         return [_latin(term)] if term else []
-    out: list[Term] = []
-    pos = 0
-    for m in re.finditer(CJK_RUN, term):
-        if m.start() > pos:
-            out.append(_latin(term[pos : m.start()]))
-        run = unicodedata.normalize("NFC", m.group())
-        out.append(Term(run, "bigram"))
-        pos = m.end()
-    if pos < len(term):
-        out.append(_latin(term[pos:]))
-    return out
+    return [  # the CJK runs are split's odd parts
+        Term(unicodedata.normalize("NFC", part), "bigram") if i % 2 else _latin(part)
+        for i, part in enumerate(re.split(CJK_RUN, term))
+        if part
+    ]
 
 
 def _latin(text: str) -> Term:
