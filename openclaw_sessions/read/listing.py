@@ -202,8 +202,8 @@ def _row(
 
 # ---- sessions_list (the MCP tool): upstream's inventory rows, as the caller may see them ----
 
-# Upstream's coarse kinds (sessions-helpers SESSION_LIST_KINDS), read from the key and the entry.
-_KIND_PARTS = (("cron", "cron"), ("hook", "hook"), ("node", "node"))
+# Upstream's internal kinds (sessions-helpers SESSION_LIST_KINDS), each named by a key part.
+_INTERNAL = ("cron", "hook", "node")
 
 
 class Page(NamedTuple):
@@ -232,8 +232,8 @@ def kind_of(key: str, entry: dict[str, Any], main_key: str = "main") -> str:
     if key == "global" or rest == main_key:
         return "main"
     head = rest.split(":", 1)[0]
-    for part, kind in _KIND_PARTS:
-        if head == part or f":{part}:" in f":{rest}":
+    for kind in _INTERNAL:
+        if head == kind or f":{kind}:" in f":{rest}":
             return kind
     if entry.get("chatType") in ("group", "channel") or ":group:" in key or ":channel:" in key:
         return "group"
@@ -243,7 +243,7 @@ def kind_of(key: str, entry: dict[str, Any], main_key: str = "main") -> str:
 def channel_of(key: str, kind: str, entry: dict[str, Any]) -> str:
     """Upstream's deriveChannel: internal for cron/hook/node, else the entry's channel, its
     origin's provider, its last delivery channel, the key's channel part, else unknown."""
-    if kind in ("cron", "hook", "node"):
+    if kind in _INTERNAL:
         return "internal"
     origin = _object(entry.get("origin"))
     delivery = _object(entry.get("deliveryContext"))
