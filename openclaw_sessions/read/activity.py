@@ -8,7 +8,6 @@ Returns values, raises OpenClawError; never prints, never exits.
 
 from __future__ import annotations
 
-import re
 import sqlite3
 from pathlib import Path
 from typing import NamedTuple
@@ -26,8 +25,6 @@ from openclaw_sessions.store.pending import any_stale
 from .models import Hit, SearchResult
 from .scope import register, visible_sql
 from .search import fts
-
-_SPACE = re.compile(r"\s+")
 
 
 class LogOptions(NamedTuple):
@@ -86,7 +83,7 @@ def _newest(
     out = []
     for key, sid, mid, role, ts, text, label in rows:
         # index rows were redacted when written; redacting the opening again costs little
-        red = redactor.redact(_SPACE.sub(" ", text).strip())
+        red = redactor.redact(" ".join(text.split()))
         opening = safe_cut(red.text, fts.SNIPPET_UNITS, red.spans)
         shown = redactor.redact_text(label) if label else None
         out.append(Hit(key, sid, mid, role, int(ts), opening, 0.0, agent_id=agent, label=shown))
