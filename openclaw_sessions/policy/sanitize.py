@@ -24,7 +24,6 @@ compact JSON's UTF-8 bytes, as upstream's count ``JSON.stringify``'s (json_bytes
 from __future__ import annotations
 
 import json
-import re
 from collections.abc import Sequence
 from functools import lru_cache
 from typing import Any, NamedTuple, Protocol
@@ -45,7 +44,6 @@ _SIGNATURES = frozenset(
 )
 _IMAGE_DROPPED = _SIGNATURES | {"data"}
 _MESSAGE_DROPPED = _SIGNATURES | {"details", "usage", "cost"}
-_B64_SPACE = re.compile(r"\s+")
 
 
 class TextRedactor(Protocol):
@@ -89,7 +87,7 @@ def cap_text(
 
 def base64_decoded_bytes(data: str) -> int:
     """Upstream's estimate: whitespace ignored, 3 bytes per 4 characters minus padding."""
-    s = _B64_SPACE.sub("", data)
+    s = "".join(data.split())
     if not s:
         return 0
     pad = 2 if s.endswith("==") else 1 if s.endswith("=") else 0
