@@ -72,13 +72,10 @@ def where(f: KeyFilter, column: str) -> tuple[list[str], list[Any]]:
     """SQL conditions on the key ``column`` and their parameters."""
     clauses: list[str] = []
     params: list[Any] = []
-    for group in (f.kinds, f.globs):
+    for group, negated in ((f.kinds, ""), (f.globs, ""), (f.skipped, "NOT ")):
         if group:
-            clauses.append("(" + " OR ".join(f"{column} GLOB ?" for _ in group) + ")")
+            clauses.append(negated + "(" + " OR ".join(f"{column} GLOB ?" for _ in group) + ")")
             params += group
-    if f.skipped:
-        clauses.append("NOT (" + " OR ".join(f"{column} GLOB ?" for _ in f.skipped) + ")")
-        params += f.skipped
     return clauses, params
 
 
