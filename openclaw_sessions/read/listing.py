@@ -140,13 +140,10 @@ def _newest(
             " THEN coalesce(json_extract(s.entry_json, '$.displayName'), '') ELSE '' END), ?))"
         )
         args += [match.lower()] * 3
-    since, until = window
-    if since is not None:
-        where.append("updated >= ?")
-        args.append(since)
-    if until is not None:
-        where.append("updated < ?")
-        args.append(until)
+    for bound, condition in zip(window, ("updated >= ?", "updated < ?"), strict=True):
+        if bound is not None:  # --since, --until
+            where.append(condition)
+            args.append(bound)
     sql = (
         "SELECT s.session_key, s.session_id, s.label,"
         " coalesce(s.updated_at, g.last) AS updated, coalesce(g.n, 0) FROM sessions s"
