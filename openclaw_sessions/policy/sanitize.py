@@ -294,10 +294,7 @@ def placeholder(source: dict[str, Any]) -> dict[str, Any]:
         if kept:
             out["__openclaw"] = kept
         return out
-    for key in ("timestamp", "id"):
-        if key in source:
-            out[key] = source[key]
-    return out
+    return out | {k: source[k] for k in ("timestamp", "id") if k in source}
 
 
 def hard_cap(
