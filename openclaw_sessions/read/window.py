@@ -102,14 +102,11 @@ def marker(m: Mark, obj: Any, seq: int, now_ms: int) -> dict[str, Any]:
     meta: dict[str, Any] = {"kind": kind}
     if m[1] is not None:
         meta["id"] = m[1]
-    own = line.get("__openclaw") if kind == "compaction" else None
-    for key in ("runId", "itemId"):
-        if isinstance(own, dict) and isinstance(own.get(key), str):
-            meta[key] = own[key]
-    for key in ("tokensBefore", "tokensAfter"):
-        v = line.get(key)
-        if kind == "compaction" and finite(v):
-            meta[key] = v
+    if kind == "compaction":
+        own = line.get("__openclaw")
+        own = own if isinstance(own, dict) else {}
+        meta |= {k: own[k] for k in ("runId", "itemId") if isinstance(own.get(k), str)}
+        meta |= {k: line[k] for k in ("tokensBefore", "tokensAfter") if finite(line.get(k))}
     meta["seq"] = seq
     return {
         "role": "system",
