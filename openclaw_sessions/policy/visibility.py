@@ -163,7 +163,7 @@ class Policy:
             raise ValueError(f"bad visibility: {caller.visibility!r}/{caller.sandbox_visibility!r}")
         self.caller = caller
         self._key = caller.key.strip().lower() if caller.key is not None else None
-        self._agent = caller.agent_id.strip().lower()
+        self.agent = caller.agent_id.strip().lower()  # its store holds the unscoped keys
         self._index = _Owned(as_index(sessions), self.owns_unscoped)
         self.visibility = effective_visibility(
             caller.visibility,
@@ -180,7 +180,7 @@ class Policy:
         )
         # The canonical main session of the caller's agent sees its whole agent under
         # tree; upstream drops this widening for spawn-restricted callers.
-        self._main = None if self.restrict_to_spawned else scoped(caller.main_key, self._agent)
+        self._main = None if self.restrict_to_spawned else scoped(caller.main_key, self.agent)
 
     def _spawned_by_caller(self, ref: SessionRef) -> bool:
         # Upstream's gateway spawnedBy filter matches spawnedBy or parentSessionKey.
@@ -188,12 +188,7 @@ class Policy:
 
     def owns_unscoped(self, ref: SessionRef) -> bool:
         """False for another agent's unscoped key (never visible, never resolved)."""
-        return parse_key(ref.key) is not None or ref.agent_id.strip().lower() == self._agent
-
-    @property
-    def agent(self) -> str:
-        """The agent whose store holds the caller's unscoped keys."""
-        return self._agent
+        return parse_key(ref.key) is not None or ref.agent_id.strip().lower() == self.agent
 
     def _id_candidate(self, ref: SessionRef) -> bool:
         """A session a session id may name for this caller (see resolve_session_key)."""
@@ -209,8 +204,8 @@ class Policy:
         if self._key is None:
             return None
         is_self = key == self._key
-        target_agent = (ref.agent_id or agent_of(key) or self._agent).strip().lower()
-        cross = target_agent != self._agent
+        target_agent = (ref.agent_id or agent_of(key) or self.agent).strip().lower()
+        cross = target_agent != self.agent
         if self.restrict_to_spawned and not is_self and not self._spawned_by_caller(ref):
             # A spawn-restricted caller (sandboxed, no subagent) sees itself and what it
             # spawned; a key beyond is refused with the tree clamp's words, as upstream's
@@ -233,7 +228,7 @@ class Policy:
             if not self.caller.agent_to_agent_enabled:
                 return "agent_to_agent_disabled"
             if not agent_pair_allowed(
-                self._agent, target_agent, enabled=True, allow=self.caller.agent_to_agent_allow
+                self.agent, target_agent, enabled=True, allow=self.caller.agent_to_agent_allow
             ):
                 return "agent_to_agent_not_allowed"
             return None
@@ -258,12 +253,12 @@ class Policy:
         if self._key is None:
             return True
         agent = agent_id.strip().lower()
-        if agent == self._agent:
+        if agent == self.agent:
             return self.visibility in ("agent", "all") or (
                 self.visibility == "tree" and self._key == self._main
             )
         return self.visibility == "all" and agent_pair_allowed(
-            self._agent,
+            self.agent,
             agent,
             enabled=self.caller.agent_to_agent_enabled,
             allow=self.caller.agent_to_agent_allow,
@@ -280,7 +275,7 @@ class Policy:
         key = target_key.strip().lower()
         label = shown if shown is not None else target_key
         refs = self._index.with_key(key)
-        probe = refs or [SessionRef(key=key, agent_id=agent_of(key) or self._agent)]
+        probe = refs or [SessionRef(key=key, agent_id=agent_of(key) or self.agent)]
         reasons = [self.deny_reason(ref) for ref in probe]
         if None not in reasons:
             raise _forbidden(next(r for r in reasons if r is not None), action, label)
@@ -289,7 +284,7 @@ class Policy:
         if not refs and not (
             parsed
             and parsed[1] == self.caller.main_key
-            and (parsed[0] == self._agent or self._index.has_agent(parsed[0]))
+            and (parsed[0] == self.agent or self._index.has_agent(parsed[0]))
         ):
             if looks_like_key(label):
                 raise no_session(label)
@@ -298,7 +293,7 @@ class Policy:
     def expand_id(self, raw: str) -> str:
         """A unique prefix of a session id this caller may name → that id (else ``raw``)."""
         return expand_session_id(
-            raw, self._agent, self._index, shown=self._id_candidate, main_key=self.caller.main_key
+            raw, self.agent, self._index, shown=self._id_candidate, main_key=self.caller.main_key
         )
 
     def resolve_target(self, raw: str, action: str = "history") -> str:
@@ -313,7 +308,7 @@ class Policy:
         try:
             key = resolve_session_key(
                 raw,
-                self._agent,
+                self.agent,
                 self._index,
                 current=self._key,
                 main_key=self.caller.main_key,
