@@ -146,8 +146,7 @@ class _Parser:
             self.depth -= 1
 
     def _operand_follows(self) -> bool:
-        nxt = self.toks[self.i + 1] if self.i + 1 < len(self.toks) else None
-        return nxt is not None and nxt.kind not in ("or", "rp")
+        return self.i + 1 < len(self.toks) and self.toks[self.i + 1].kind not in ("or", "rp")
 
     def unary(self) -> Expr | None:
         t = self.peek()
