@@ -230,19 +230,16 @@ class _Shown(NamedTuple):
             obj = lines[r.seq]
             mark = self.marks.get(r.seq)
             if mark is not None and self.places is not None:
-                shaped = window.marker(mark, obj, self.places[r.seq], now)
-                final, size = sanitize.well_formed(shaped)
-                out.append(sanitize.Sanitized(final, False, False, size))
-                at.append(i)
-                continue
-            msg = obj.get("message") if isinstance(obj, dict) else None
-            if not isinstance(msg, dict):
-                msg = {"role": r.role or "unknown", "content": ""}
-            elif self.display and (msg := display.project(msg)) is None:
-                continue
-            s = sanitize.sanitize_message(msg, self.redactor, max_units=self.max_units)
-            shaped = self._shaped(s.message, r, msg, obj)
-            final, size = sanitize.well_formed(shaped)
+                s = sanitize.Sanitized(window.marker(mark, obj, self.places[r.seq], now))
+            else:
+                msg = obj.get("message") if isinstance(obj, dict) else None
+                if not isinstance(msg, dict):
+                    msg = {"role": r.role or "unknown", "content": ""}
+                elif self.display and (msg := display.project(msg)) is None:
+                    continue
+                s = sanitize.sanitize_message(msg, self.redactor, max_units=self.max_units)
+                s = s._replace(message=self._shaped(s.message, r, msg, obj))
+            final, size = sanitize.well_formed(s.message)
             out.append(s._replace(message=final, size=size))
             at.append(i)
         return out, at
