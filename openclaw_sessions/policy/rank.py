@@ -114,8 +114,10 @@ def order(cands: list[Cand], *, per_session: int | None = PER_SESSION) -> list[R
         evidence[key].append(v)
     repetitive = {key for (key, _), n in alike.items() if n >= 3}
     size: dict[str, int] = defaultdict(int)
+    latest: dict[str, int] = defaultdict(int)  # a session's newest match
     for c in cands:
         size[c.key] = max(size[c.key], c.size)
+        latest[c.key] = max(latest[c.key], c.ts)
     strength = {
         key: sum(w * v for w, v in zip(_WEIGHTS, sorted(vals, reverse=True), strict=False))
         for key, vals in evidence.items()
@@ -127,9 +129,6 @@ def order(cands: list[Cand], *, per_session: int | None = PER_SESSION) -> list[R
     best_strength = max(strength.values()) or 1.0
     t0 = min(c.ts for c in cands)
     span = max(c.ts for c in cands) - t0 or 1
-    latest: dict[str, int] = defaultdict(int)
-    for c in cands:
-        latest[c.key] = max(latest[c.key], c.ts)
     out = []
     for members in groups.values():
         i = min(members, key=lambda m: (-cands[m].score, -cands[m].ts, cands[m].key))
