@@ -97,27 +97,25 @@ def order(cands: list[Cand], *, per_session: int | None = PER_SESSION) -> list[R
     if not cands:
         return []
     top = max(c.score for c in cands) or 1.0
-    prints = [fingerprint(c.head) for c in cands]
-    groups: dict[str, list[int]] = defaultdict(list)
-    for i, fp in enumerate(prints):
-        groups[fp].append(i)
+    groups: dict[str, list[int]] = defaultdict(list)  # near-duplicates
     # A session's evidence: its best match per kind of message, alike but for any number (a
     # run counter too); 3+ matches of one kind: a session repeating itself.
     best: dict[tuple[str, str], float] = {}
     alike: dict[tuple[str, str], int] = defaultdict(int)
-    for c, fp in zip(cands, prints, strict=True):
+    size: dict[str, int] = defaultdict(int)
+    latest: dict[str, int] = defaultdict(int)  # a session's newest match
+    for i, c in enumerate(cands):
+        fp = fingerprint(c.head)
+        groups[fp].append(i)
         kind = (c.key, _ANY_DIGITS.sub("0", fp))
         alike[kind] += 1
         best[kind] = max(best.get(kind, 0.0), math.sqrt(c.score / top))
+        size[c.key] = max(size[c.key], c.size)
+        latest[c.key] = max(latest[c.key], c.ts)
     evidence: dict[str, list[float]] = defaultdict(list)
     for (key, _), v in best.items():
         evidence[key].append(v)
     repetitive = {key for (key, _), n in alike.items() if n >= 3}
-    size: dict[str, int] = defaultdict(int)
-    latest: dict[str, int] = defaultdict(int)  # a session's newest match
-    for c in cands:
-        size[c.key] = max(size[c.key], c.size)
-        latest[c.key] = max(latest[c.key], c.ts)
     strength = {
         key: sum(w * v for w, v in zip(_WEIGHTS, sorted(vals, reverse=True), strict=False))
         for key, vals in evidence.items()
