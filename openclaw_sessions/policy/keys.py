@@ -240,10 +240,10 @@ MIN_ID_PREFIX = 4  # the shortest prefix of a session id that names it (git's sh
 def expand_session_id(
     raw: str,
     agent_id: str,
-    sessions: Iterable[SessionRef] | SessionIndex,
+    index: SessionIndex,
     *,
-    shown: Callable[[SessionRef], bool] | None = None,
-    main_key: str = DEFAULT_MAIN_KEY,
+    shown: Callable[[SessionRef], bool],
+    main_key: str,
 ) -> str:
     """A unique prefix (at least 4 characters) of a session id → that id, as git takes a
     short SHA; any other reference comes back as it is. A key, a bare rest of one and a
@@ -255,7 +255,6 @@ def expand_session_id(
     lower = text.lower()
     if len(text) < MIN_ID_PREFIX or ":" in text or lower in ("current", "main", main_key):
         return raw
-    index = as_index(sessions)
     if (
         index.with_key(lower)
         or index.with_key(scoped(lower, agent_id))
@@ -263,7 +262,7 @@ def expand_session_id(
     ):
         return raw
     found = index.with_session_id_prefix(lower)
-    ids = sorted({r.session_id for r in found if r.session_id and (shown is None or shown(r))})
+    ids = sorted({r.session_id for r in found if r.session_id and shown(r)})
     if len(ids) == 1:
         return ids[0]
     if ids:
