@@ -212,11 +212,8 @@ class Policy:
             # history refuses it (its sandboxed text is for session ids: see resolve_target).
             return "cross_agent_visibility_restricted" if cross else "tree_visibility_restricted"
         vis = self.visibility
-        owned = self._key in (
-            _norm(ref.owner_session_key),
-            _norm(ref.spawned_by),
-            _norm(ref.parent_session_key),
-        ) or (vis == "tree" and not cross and self._key == self._main)
+        owned = self._spawned_by_caller(ref) or self._key == _norm(ref.owner_session_key)
+        owned = owned or (vis == "tree" and not cross and self._key == self._main)
         # Ownership (direct children only: upstream does not walk grandchildren) beats
         # agent ids, but only native subagent/ACP children may cross an agent boundary.
         native = is_subagent_key(key) or is_acp_key(key)
