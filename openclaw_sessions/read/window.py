@@ -54,9 +54,7 @@ def latest(rows: Messages, marks: list[Mark]) -> tuple[Messages, dict[int, Mark]
 
     def keep(i: int) -> bool:
         s = rows.seqs[i]
-        if s > reset_seq:
-            return True
-        return kept is not None and kept <= s and rows.roles[i] in KEPT_ROLES
+        return s > reset_seq or (kept is not None and kept <= s and rows.roles[i] in KEPT_ROLES)
 
     return _merge(rows, keep, [m for m in marks if m[0] >= reset_seq])
 
