@@ -296,8 +296,7 @@ def _tree(query: str, prefix: bool, tokenize: Tokenize | None) -> tuple[str, Exp
         if last is not None and not toks[last].text.endswith("*"):
             toks[last] = _Tok("word", toks[last].text + "*")
     tree = _fold(_Parser(toks).parse(), tokenize or ascii_tokens)
-    distinct = set(_all_leaves(tree))
-    if len(distinct) > MAX_TERMS:
+    if len(set(_all_leaves(tree))) > MAX_TERMS:
         raise UsageError(
             f"query has more than {MAX_TERMS} distinct words",
             hint="search for fewer words, or use --literal",
@@ -373,8 +372,7 @@ def _and_parts(e: Expr | None) -> list[Expr]:
 def _planned(q: str, tree: Expr | None, terms: tuple[Term, ...]) -> QueryPlan:
     if tree is None:
         return QueryPlan(q, terms)
-    branches = _dnf(tree)
-    plans = tuple(_plan(q, b, terms) for b in branches)
+    plans = tuple(_plan(q, b, terms) for b in _dnf(tree))
     wanted = tuple(dict.fromkeys(x.text for x in _all_leaves(tree, wanted=True)))
     if len(plans) == 1:
         return with_glued(plans[0]._replace(wanted=wanted))
