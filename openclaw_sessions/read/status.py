@@ -8,6 +8,7 @@ the pending set (store/pending.py), FTS5's and SQLite's own totals; never a coun
 from __future__ import annotations
 
 import sqlite3
+from contextlib import closing
 from pathlib import Path
 from typing import Any, NamedTuple
 
@@ -102,8 +103,7 @@ def agent_status(
     root: Path, agent: str, redactor: Redactor, *, problems: bool = False
 ) -> dict[str, Any]:
     path = paths.db_path(root, agent)
-    conn = db.connect(path)
-    try:
+    with closing(db.connect(path)) as conn:
         fp = redactor.fingerprint
         # One read transaction: the figures are of one snapshot of the store.
         conn.execute("BEGIN")
@@ -154,8 +154,6 @@ def agent_status(
         if problems:
             st["problems"] = listed(conn, redactor)
         conn.rollback()
-    finally:
-        conn.close()
     st["health"], found, st["exitCode"] = verdict(st)
     st["reasons"] = [message for _code, message in found]
     st["diagnostics"] = [{"code": code, "message": message} for code, message in found]
