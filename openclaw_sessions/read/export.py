@@ -87,8 +87,17 @@ def history_options(o: ExportOptions) -> HistoryOptions:
 
 
 def validate(opts: ExportOptions) -> None:
-    if opts.key is None:
-        return _validate_whole(opts)
+    if opts.key is None:  # every session, as a bundle
+        if opts.as_key is not None:
+            raise UsageError(
+                "a whole agent is the operator's to export, not --as", hint="give a KEY"
+            )
+        if opts.fmt not in (None, "jsonl"):
+            raise UsageError(
+                "without a KEY, export writes every session as a bundle: --format jsonl",
+                hint="give a KEY for md or json",
+            )
+        return
     opts = opts._replace(fmt=opts.fmt or "md")
     if opts.all_agents:
         raise UsageError("--all-agents exports every session: give no KEY with it")
@@ -142,16 +151,6 @@ def _keys(conn: sqlite3.Connection, only: str | None = None) -> list[str]:
         f"{where}{' AND' if only else ' WHERE'} entry_json IS NOT NULL ORDER BY 1"
     )
     return [r[0] for r in conn.execute(sql, () if only is None else (only,))]
-
-
-def _validate_whole(opts: ExportOptions) -> None:
-    if opts.as_key is not None:
-        raise UsageError("a whole agent is the operator's to export, not --as", hint="give a KEY")
-    if opts.fmt not in (None, "jsonl"):
-        raise UsageError(
-            "without a KEY, export writes every session as a bundle: --format jsonl",
-            hint="give a KEY for md or json",
-        )
 
 
 def whole(opts: ExportOptions) -> Iterator[Export]:
