@@ -17,14 +17,12 @@ Generations = list[tuple[int, str]]  # (transcript id, session id)
 def generations(conn: sqlite3.Connection, key: str) -> Generations:
     """(transcript id, session id) of every generation of ``key``, the current one first,
     then newest first."""
-    current = conn.execute("SELECT session_id FROM sessions WHERE session_key = ?", (key,))
-    row = current.fetchone()
-    cur = row[0] if row else None
     rows = conn.execute(
-        "SELECT transcript_id, session_id FROM transcripts WHERE session_key = ?"
-        " ORDER BY session_id = ? DESC, kind = 'current' DESC,"
+        "SELECT transcript_id, session_id FROM transcripts WHERE session_key = ?1"
+        " ORDER BY session_id = coalesce((SELECT session_id FROM sessions WHERE session_key = ?1),"
+        " '') DESC, kind = 'current' DESC,"
         " coalesce(last_ts, first_ts, imported_at) DESC, transcript_id DESC",
-        (key, cur or ""),
+        (key,),
     ).fetchall()
     return [(r[0], r[1]) for r in rows]
 
