@@ -177,10 +177,8 @@ def _of_key(ctx: StateScope, opts: ExportOptions, key: str, agent: str) -> Expor
         if opts.as_key is not None:  # a generation deleted in OpenClaw is not the agent's
             states = upstream_archived.by_session_id(conn)
             every = [g for g in every if states.get(g[1]) != "deleted"]
-        gens = every
-        if not opts.all_generations:
-            named = [g for g in gens if g[1].lower() == str(opts.key).strip().lower()]
-            gens = (named or gens)[:1]
+        named = [g for g in every if g[1].lower() == str(opts.key).strip().lower()]
+        gens = every if opts.all_generations else (named or every)[:1]
         found = {
             r[0]: r
             for r in conn.execute(
