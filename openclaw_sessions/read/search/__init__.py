@@ -1,8 +1,8 @@
 """`search`, in one room: a call (call.py) holds the plan, the caller's policy and one
 connection per agent store, from the FTS statement (fts.py) to the page, the operator's
-relevance order and --relax (ranked.py), an exchange's match (exchange.py), the counts
-(counting.py), the caps (caps.py); why an answer is empty or partial is asked only then
-(why.py).
+relevance order and --relax (ranked.py), an exchange's match (exchange.py), the counts and
+whether the answer may be incomplete (counting.py), the page's caps and labels (page.py); why
+an answer is empty or partial is asked only then (why.py).
 
 Returns values, raises OpenClawError; never prints, never exits.
 """

@@ -27,12 +27,11 @@ from openclaw_sessions.read.scope import (
 )
 from openclaw_sessions.redact import fingerprint
 from openclaw_sessions.secretrefs import secret_values
-from openclaw_sessions.store import upstream_archived
 from openclaw_sessions.store.db import open_store, transaction
 from openclaw_sessions.store.paths import StateScope
 from openclaw_sessions.store.sessions import SessionLookup
 
-from . import archived, caps, counting, exchange, freshness, fts, labels, ranked, why
+from . import archived, counting, exchange, fts, page, ranked, why
 from .options import SearchOptions, validate
 
 if TYPE_CHECKING:
@@ -166,7 +165,6 @@ class Call(contextlib.ExitStack):
         hits: list[Hit] = []
         truncated = indexing = False
         unindexed = excluded = 0
-        states: dict[str, dict[str, str]] = {}  # the operator's labels (archived.py)
         tally = counting.Tally()
         # The operator's relevance order re-ranks every agent's best candidates (ranked.py).
         pool = ranked.Pool() if opts.as_key is None and opts.order == "relevance" else None
@@ -194,8 +192,6 @@ class Call(contextlib.ExitStack):
                 if scope.policy is not None:  # the agent's view: upstream's rule on archives
                     excluded += archived.excluded(conn, filters)
                     filters = filters._replace(visible=archived.caller_visible(visible))
-                else:
-                    states[agent] = upstream_archived.by_session_id(conn)
                 found: list[Hit] = []
                 more = matched = False
                 if opts.counts or opts.sessions:
@@ -222,8 +218,10 @@ class Call(contextlib.ExitStack):
                         tally.add_total(conn, plan, filters, fp, len(found), more)
                 hits += found
                 truncated = truncated or more
-                indexing = self._stale(conn, agent) or indexing
-                unindexed += freshness.unindexed(conn, agent, fp, scope.policy, scope.session_key)
+                only = scope.session_key
+                stale = counting.stale_kick(conn, self.ctx.root, agent, fp, scope.policy, only)
+                indexing = stale or indexing
+                unindexed += counting.unindexed(conn, agent, fp, scope.policy, only)
                 seen[agent] = Seen(visible, filters.sessions, bool(found) or matched)
         broken = tuple(skipped or ())
         if opts.counts or opts.sessions:
@@ -253,16 +251,16 @@ class Call(contextlib.ExitStack):
             hits, truncated = hits[:limit], True
         if opts.context:
             hits = self._with_context(hits, opts.context)
-        hits, truncated, cut_by = caps.capped(
+        hits, truncated, cut_by = page.capped(
             hits, truncated, caller=opts.as_key is not None, limit=limit, max_bytes=opts.max_bytes
         )
-        if scope.policy is None:  # the operator's hits name their chat (labels.py)
-            hits = labels.labelled(hits, self.conn, self)
+        if scope.policy is None:  # the operator's hits name their chat (page.py)
+            hits = page.labelled(hits, self.conn, self)
         explained = None
         if opts.explain or (self.why_empty and not hits):
             explained = self._explain(plan, seen)
         return SearchResult(
-            tuple(archived.labelled(hits, states)),
+            tuple(hits),
             indexing,
             truncated,
             explained,
@@ -309,12 +307,6 @@ class Call(contextlib.ExitStack):
             deep=self.opts.explain,
             relax_possible=relax_possible,
             relaxed=relaxed,
-        )
-
-    def _stale(self, conn: sqlite3.Connection, agent: str) -> bool:
-        scope = self.scope
-        return freshness.stale_kick(
-            conn, self.ctx.root, agent, self.fingerprint, scope.policy, scope.session_key
         )
 
     def _with_context(self, hits: list[Hit], n: int) -> list[Hit]:

@@ -291,7 +291,7 @@ def find_hits(
 ) -> tuple[list[Hit], bool]:
     """(hits, more exist) in upstream's orders: bm25 then time (``relevance``, ``upstream``)
     or newest first (``recent``), of the rows current under fingerprint ``fp``. Fetches
-    limit+1 rows to know whether more exist; the caller caps the bytes (caps.py)."""
+    limit+1 rows to know whether more exist; the caller caps the bytes (page.py)."""
     if plan.empty:
         return [], False
     # One read transaction: the several statements of a search see one snapshot, even while a
