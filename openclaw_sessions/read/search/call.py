@@ -31,7 +31,7 @@ from openclaw_sessions.store.db import open_store, transaction
 from openclaw_sessions.store.paths import StateScope
 from openclaw_sessions.store.sessions import SessionLookup
 
-from . import archived, counting, exchange, fts, page, ranked, why
+from . import archived, counting, fts, page, ranked, why
 from .options import SearchOptions, validate
 
 if TYPE_CHECKING:
@@ -157,7 +157,7 @@ class Call(contextlib.ExitStack):
         plan: fts_query.QueryPlan,
         opts: SearchOptions | None = None,
         relaxed: bool = False,
-        exchange_of: list[str] | None = None,  # exchange.parts: the hits are exchanges
+        exchange_of: list[str] | None = None,  # ranked.exchange_parts: the hits are exchanges
     ) -> SearchResult:
         """One pass of ``plan`` over every store in scope, to the capped page."""
         opts = opts or self.opts
@@ -202,7 +202,7 @@ class Call(contextlib.ExitStack):
                         pool.add(agent, rows, info)
                 elif pool is not None and exchange_of is not None:
                     k = max(ranked.POOL, 6 * limit)
-                    got = exchange.find(conn, exchange_of, filters, fp, k)
+                    got = ranked.find_exchanges(conn, exchange_of, filters, fp, k)
                     matched = pool.add_exchanges(agent, got)
                     tally.add_total(conn, plan, filters, fp, len(got), False)
                 elif pool is not None:
