@@ -15,7 +15,7 @@ from typing import TYPE_CHECKING, Any, NamedTuple
 
 from openclaw_sessions.errors import StoreError
 from openclaw_sessions.model.when import parse_window
-from openclaw_sessions.policy import fts_query, keys, kinds, visibility
+from openclaw_sessions.policy import fts_query, keys, kinds, query_lang, visibility
 from openclaw_sessions.read.models import Hit, HitContext, SearchResult
 from openclaw_sessions.read.scope import (
     caller_policy,
@@ -25,6 +25,7 @@ from openclaw_sessions.read.scope import (
     stores_in_scope,
     visible_sql,
 )
+from openclaw_sessions.read.tokens import tokens
 from openclaw_sessions.redact import fingerprint
 from openclaw_sessions.secretrefs import secret_values
 from openclaw_sessions.store.db import open_store, transaction
@@ -95,7 +96,10 @@ class Call(contextlib.ExitStack):
             raise
 
     def plan(self, query: str) -> fts_query.QueryPlan:
-        return ranked.build_plan(query, prefix=self.opts.prefix, literal=self.literal)
+        """Upstream's literal terms (--literal or --as), else the query language."""
+        if self.literal:
+            return fts_query.build(query, prefix=self.opts.prefix, tokenize=tokens)
+        return query_lang.build(query, prefix=self.opts.prefix, tokenize=tokens)
 
     @property
     def redactor(self) -> Redactor:

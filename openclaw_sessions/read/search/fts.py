@@ -322,22 +322,19 @@ def materialize(
     # Texts and snippets only for the rows shown: one message may be megabytes long. The rows
     # are current under the fingerprint the query asked for: their text was redacted under
     # these very rules when it was written, so no second pass.
+    ids = [r[6] for r in rows]
     with snapshot(conn):
-        texts = _texts(conn, rows)
+        got = dict(
+            conn.execute(
+                "SELECT row_id, text FROM index_rows"
+                " WHERE row_id IN (SELECT value FROM json_each(?))",
+                (json.dumps(ids),),
+            ).fetchall()
+        )
+        texts = [got[i] for i in ids]
         snips = snippets(conn, plan, rows, texts)
     shown = zip(rows, texts, snips, strict=True)
     return [hit(r, text, snip, plan, None, SNIPPET_UNITS) for r, text, snip in shown]
-
-
-def _texts(conn: sqlite3.Connection, rows: Sequence[tuple[Any, ...]]) -> list[str]:
-    ids = [r[6] for r in rows]
-    got = dict(
-        conn.execute(
-            "SELECT row_id, text FROM index_rows WHERE row_id IN (SELECT value FROM json_each(?))",
-            (json.dumps(ids),),
-        ).fetchall()
-    )
-    return [got[i] for i in ids]
 
 
 def snippets(

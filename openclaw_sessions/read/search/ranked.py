@@ -215,13 +215,6 @@ def _exchange(members: list[tuple[fts.Row, str, int, int]], score: float) -> Exc
     ids = tuple(m[0][2] for m in sorted(members, key=lambda m: m[3]))
     return Exchange((*row[:5], -score, row[6]), head, size, ids)
 
-def build_plan(query: str, *, prefix: bool, literal: bool) -> fts_query.QueryPlan:
-    """Upstream's literal terms (``literal``: --literal or --as), else the query language."""
-    if literal:
-        return fts_query.build(query, prefix=prefix, tokenize=tokens)
-    return query_lang.build(query, prefix=prefix, tokenize=tokens)
-
-
 def relaxed_plan(
     plan: fts_query.QueryPlan, *, literal: bool, asked: bool = False
 ) -> fts_query.QueryPlan | None:
