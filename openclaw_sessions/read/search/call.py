@@ -32,7 +32,7 @@ from openclaw_sessions.store.db import open_store, transaction
 from openclaw_sessions.store.paths import StateScope
 from openclaw_sessions.store.sessions import SessionLookup
 
-from . import archived, counting, fts, page, ranked, why
+from . import archived, counting, fts, page, ranked
 from .options import SearchOptions, validate
 
 if TYPE_CHECKING:
@@ -278,6 +278,8 @@ class Call(contextlib.ExitStack):
 
     def _explain(self, plan: fts_query.QueryPlan, seen: dict[str, Seen]) -> dict[str, Any]:
         """--explain, per agent read (why.py): asked once the pass is done."""
+        from . import why  # --explain, or an agent's empty answer (the tool's reasons)
+
         operator = self.scope.policy is None
         return {
             "agents": {
@@ -297,7 +299,11 @@ class Call(contextlib.ExitStack):
     def why(
         self, plan: fts_query.QueryPlan, result: SearchResult, *, relaxed: bool = False
     ) -> dict[str, Any] | None:
-        """The operator's ``absence``: why ``result`` is empty or partial (why.absence)."""
+        """The operator's ``absence``: why ``result`` is empty or partial (why.absence); None
+        for a whole answer, which most selective searches get without reading why.py."""
+        if result.hits and not (result.truncated or result.indexing or result.unindexed):
+            return None
+        from . import why
 
         def relax_possible() -> bool:
             return ranked.relaxed_plan(plan, literal=self.literal) is not None

@@ -16,11 +16,13 @@ from __future__ import annotations
 import json
 import sqlite3
 from collections.abc import Callable
+from typing import TYPE_CHECKING
 
 from openclaw_sessions.policy.limits import AS_MAX_LIMIT, MAX_RESULT_BYTES
 from openclaw_sessions.read.models import Hit
 
-from .why import Rules
+if TYPE_CHECKING:
+    from .why import Rules
 
 
 def capped(
