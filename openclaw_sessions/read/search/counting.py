@@ -119,7 +119,7 @@ def count_matches(
     ``cap`` (None: no cap), so a total costs at most ``cap`` rows however common the word."""
     if plan.empty:
         return 0
-    _, body, params = fts._matching(plan, f, fp)
+    _, body, params = fts._matching(plan, f, fp, scored=False)
     if cap is None:
         return int(conn.execute(f"SELECT count(*){body}", params).fetchone()[0])
     sql = f"SELECT count(*) FROM (SELECT 1{body} LIMIT ?)"

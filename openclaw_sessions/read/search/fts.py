@@ -157,26 +157,29 @@ JOINS = (
 )
 
 
-def _scored(alt: fts_query.QueryPlan, f: Filters) -> tuple[str, list[Any]]:
+def _scored(alt: fts_query.QueryPlan, f: Filters, scored: bool = True) -> tuple[str, list[Any]]:
     """One alternative's matches as (rid, score), the filters' row limits inside, and its
-    parameters."""
+    parameters; ``scored`` False: the score is 0 (a count: bm25 reads each match's size)."""
     table, expr = driving_index(alt)
     col = f"{table}.rowid"
     also, aparams = _other_index(alt, table, col)
     kept, kparams = kept_rows(f, col)
-    xjoin, plus, xparams = repeats(alt, table, col)
+    xjoin, plus, xparams = repeats(alt, table, col) if scored else ("", "", [])
+    score = f"bm25({table}){plus}" if scored else "0"
     sql = (
-        f"SELECT {col} AS rid, bm25({table}){plus} AS score FROM {table}{xjoin}"
+        f"SELECT {col} AS rid, {score} AS score FROM {table}{xjoin}"
         f" WHERE {table} MATCH ?{also}{kept}"
     )
     return sql, [*xparams, expr, *aparams, *kparams]
 
 
-def _matching(plan: fts_query.QueryPlan, f: Filters, fp: str) -> tuple[str, str, list[Any]]:
+def _matching(
+    plan: fts_query.QueryPlan, f: Filters, fp: str, scored: bool = True
+) -> tuple[str, str, list[Any]]:
     """(the score of a match, `FROM … WHERE …` of every match the filters keep, its
     parameters): what the newest-first hits, the counts and the per-session counts all read.
     An OR across the two indexes (or a word written against CJK text: fts_query.with_glued)
-    is the union of its branches, each row at its best score."""
+    is the union of its branches, each row at its best score. ``scored`` False: a count's."""
     where, params = where_of(f, fp)
     if len(plan.branches) > 1:
         # Without alternatives, the glued branches leave out what the word index finds: the
@@ -184,7 +187,7 @@ def _matching(plan: fts_query.QueryPlan, f: Filters, fp: str) -> tuple[str, str,
         disjoint = not plan.alternatives
         parts, aparams = [], []
         for alt in plan.branches:
-            sql, more = _scored(alt, f)
+            sql, more = _scored(alt, f, scored)
             parts.append(sql)
             aparams += more
         union = " UNION ALL ".join(parts)
@@ -202,7 +205,7 @@ def _matching(plan: fts_query.QueryPlan, f: Filters, fp: str) -> tuple[str, str,
     table, expr = driving_index(plan)
     also, aparams = _other_index(plan, table, "r.row_id")
     kept, kparams = kept_rows(f, f"{table}.rowid")
-    xjoin, plus, xparams = repeats(plan, table, f"{table}.rowid")
+    xjoin, plus, xparams = repeats(plan, table, f"{table}.rowid") if scored else ("", "", [])
     body = (
         f" FROM {table}{xjoin} JOIN index_rows r ON r.row_id = {table}.rowid{JOINS}"
         f" WHERE {table} MATCH ?{also}{kept} AND {' AND '.join(where)}"
