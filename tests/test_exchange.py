@@ -1,4 +1,4 @@
-"""The operator's exchange match (read/search/exchange.py): when no single message holds every word,
+"""The operator's exchange match (read/search/ranked.py): when no single message holds every word,
 a user message and its replies that hold them all are found, labelled; the agent's view stays
 upstream's (nothing)."""
 

@@ -9,7 +9,7 @@ import sys
 from collections.abc import Callable
 from typing import TYPE_CHECKING, Any, NamedTuple
 
-from . import nul, output
+from . import output
 from .options import times
 
 if TYPE_CHECKING:
@@ -57,6 +57,8 @@ def show(
     footer = notes or render.search_footer
 
     if out.null:
+        from . import nul  # -0 only: a rare form
+
         nul.search(result)
         if result.sessions is None:  # --sessions: nothing to add; hits: the notes under them
             footer(result)

@@ -21,9 +21,9 @@ class Hit(NamedTuple):
     copies: int = 1  # operator order: the near-duplicate messages this hit stands for
     relaxed: bool = False  # --relax: matches most of the words, not all
     label: str | None = None  # the session's label (the chat's human name), redacted; operator
-    archived: str | None = None  # operator: "cold" | "deleted" in OpenClaw (search/archived.py)
+    archived: str | None = None  # operator: "cold" | "deleted" in OpenClaw (search/page.py)
     # operator: no one message holds every word, this exchange (a question and its replies)
-    # does; the matching messages' ids in transcript order (read/search/exchange.py)
+    # does; the matching messages' ids in transcript order (read/search/ranked.py)
     exchange: tuple[str, ...] = ()
     # operator: no message holds the words; this one is near in meaning (read/semantic.py),
     # and its score is the cosine similarity

@@ -235,7 +235,7 @@ def _lines(conn: Any, rows: list[Any]) -> list[int]:
 
 
 def _exchanges(conn: Any, rows: list[Any]) -> list[str]:
-    """Each row's exchange, as local search names it (read/exchange.EXCHANGE_OF): the
+    """Each row's exchange, as local search names it (read/search/ranked.EXCHANGE_OF): the
     transcript and seq of the last user message at or before it ("": none)."""
     got = {
         (str(h), str(a), int(t), int(q)): "" if u is None else f"{t}:{u}"

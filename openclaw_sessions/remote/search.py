@@ -13,7 +13,7 @@ from openclaw_sessions.model.when import parse_window
 from openclaw_sessions.policy import fts_query, kinds
 from openclaw_sessions.read.models import Hit, SearchResult, SessionHits
 from openclaw_sessions.read.scope import caller_policy, in_caller_list
-from openclaw_sessions.read.search import SearchOptions, caps, counting, fts, validate
+from openclaw_sessions.read.search import SearchOptions, counting, fts, page, validate
 from openclaw_sessions.redact import build_redactor
 from openclaw_sessions.store.migrations import PRIMARY_TOKENIZER
 
@@ -205,7 +205,7 @@ def _run(
             sql = f"SELECT count(*) FROM (SELECT 1{body} LIMIT %s) c"  # counting.py's rule
             total = int(conn.execute(sql, [*args, cap]).fetchone()[0])
             exact = total < cap
-    hits, truncated, cut_by = caps.capped(
+    hits, truncated, cut_by = page.capped(
         _hits(conn, rows, plan),
         truncated,
         caller=opts.as_key is not None,

@@ -7,7 +7,7 @@ from typing import Any
 import typer
 
 from openclaw_sessions import settings
-from openclaw_sessions.cli import nul, options, output
+from openclaw_sessions.cli import options, output
 from openclaw_sessions.cli.completion import complete_agent, complete_session_key, words
 from openclaw_sessions.cli.options import count, declare, examples, layout, null, split, text
 from openclaw_sessions.cli.search_forms import Output, show
@@ -33,6 +33,8 @@ def run(params: dict[str, Any]) -> int:
     if out.layout != "auto" and (out.as_json or out.jsonl):
         raise UsageError("--format is for the human output", hint="drop it, or drop --json/--jsonl")
     if out.null:
+        from openclaw_sessions.cli import nul  # -0 only: a rare form
+
         nul.check(params)
     if out.follow and (out.as_json or opts.counts or opts.sessions or opts.as_key or out.remote):
         raise UsageError(

@@ -1,8 +1,8 @@
 """`search`, in one room: a call (call.py) holds the plan, the caller's policy and one
 connection per agent store, from the FTS statement (fts.py) to the page, the operator's
-relevance order and --relax (ranked.py), an exchange's match (exchange.py), the counts
-(counting.py), the caps (caps.py); why an answer is empty or partial is asked only then
-(why.py).
+relevance order, --relax and an exchange's match (ranked.py), the counts and whether the
+answer may be incomplete (counting.py), the page's caps and labels (page.py); why an answer
+is empty or partial is asked only then (why.py).
 
 Returns values, raises OpenClawError; never prints, never exits.
 """
@@ -12,7 +12,7 @@ from __future__ import annotations
 from openclaw_sessions.policy import fts_query
 from openclaw_sessions.read.models import SearchResult
 
-from . import exchange, ranked
+from . import ranked
 from .call import Call
 from .options import ORDERS, SearchOptions, validate
 
@@ -60,7 +60,7 @@ def when_empty(
     an exchange that holds every word (no one message does), else, with --relax
     (``relaxed``), what matches most of the words; None: the page stays empty."""
     opts = call.opts
-    ex = exchange.answer(plan, result, opts.role, opts.order, call.run)
+    ex = ranked.exchange_answer(plan, result, opts.role, opts.order, call.run)
     if ex is not None:
         return ex._replace(absence=call.why(plan, ex))
     if relaxed is not None:

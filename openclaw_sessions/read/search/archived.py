@@ -5,14 +5,13 @@ transcript and says how many of the caller's visible sessions' transcripts it le
 (`archivedTranscriptsExcluded`, counted over `session_transcript_cold_archives` joined to
 the visible windows, with `--session` narrowing it as upstream's `sessionKey`/`sessionId`
 do); a session deleted in OpenClaw is not there at all. The operator's view keeps both and
-labels each hit (`archived: "cold"` / `"deleted"`).
+labels each hit (`archived: "cold"` / `"deleted"`: page.py).
 """
 
 from __future__ import annotations
 
 import sqlite3
 
-from openclaw_sessions.read.models import Hit
 from openclaw_sessions.read.scope import SESSION_JOIN
 
 from .fts import Filters
@@ -37,10 +36,3 @@ def excluded(conn: sqlite3.Connection, f: Filters) -> int:
     )
     return int(conn.execute(sql, params).fetchone()[0])
 
-
-def labelled(hits: list[Hit], states: dict[str, dict[str, str]]) -> list[Hit]:
-    """The operator's hits, each from a cold-stored or deleted generation labelled so
-    (``states``: agent → session id → state, upstream_archived.by_session_id per store)."""
-    if not any(states.values()):
-        return hits
-    return [h._replace(archived=states.get(h.agent_id or "", {}).get(h.session_id)) for h in hits]

@@ -15,7 +15,7 @@ from typing import TYPE_CHECKING, Any, NamedTuple
 
 from openclaw_sessions.errors import StoreError
 from openclaw_sessions.model.when import parse_window
-from openclaw_sessions.policy import fts_query, keys, kinds, visibility
+from openclaw_sessions.policy import fts_query, keys, kinds, query_lang, visibility
 from openclaw_sessions.read.models import Hit, HitContext, SearchResult
 from openclaw_sessions.read.scope import (
     caller_policy,
@@ -25,14 +25,14 @@ from openclaw_sessions.read.scope import (
     stores_in_scope,
     visible_sql,
 )
+from openclaw_sessions.read.tokens import tokens
 from openclaw_sessions.redact import fingerprint
 from openclaw_sessions.secretrefs import secret_values
-from openclaw_sessions.store import upstream_archived
 from openclaw_sessions.store.db import open_store, transaction
 from openclaw_sessions.store.paths import StateScope
 from openclaw_sessions.store.sessions import SessionLookup
 
-from . import archived, caps, counting, exchange, freshness, fts, labels, ranked, why
+from . import archived, counting, fts, page, ranked
 from .options import SearchOptions, validate
 
 if TYPE_CHECKING:
@@ -96,7 +96,10 @@ class Call(contextlib.ExitStack):
             raise
 
     def plan(self, query: str) -> fts_query.QueryPlan:
-        return ranked.build_plan(query, prefix=self.opts.prefix, literal=self.literal)
+        """Upstream's literal terms (--literal or --as), else the query language."""
+        if self.literal:
+            return fts_query.build(query, prefix=self.opts.prefix, tokenize=tokens)
+        return query_lang.build(query, prefix=self.opts.prefix, tokenize=tokens)
 
     @property
     def redactor(self) -> Redactor:
@@ -158,7 +161,7 @@ class Call(contextlib.ExitStack):
         plan: fts_query.QueryPlan,
         opts: SearchOptions | None = None,
         relaxed: bool = False,
-        exchange_of: list[str] | None = None,  # exchange.parts: the hits are exchanges
+        exchange_of: list[str] | None = None,  # ranked.exchange_parts: the hits are exchanges
     ) -> SearchResult:
         """One pass of ``plan`` over every store in scope, to the capped page."""
         opts = opts or self.opts
@@ -166,7 +169,6 @@ class Call(contextlib.ExitStack):
         hits: list[Hit] = []
         truncated = indexing = False
         unindexed = excluded = 0
-        states: dict[str, dict[str, str]] = {}  # the operator's labels (archived.py)
         tally = counting.Tally()
         # The operator's relevance order re-ranks every agent's best candidates (ranked.py).
         pool = ranked.Pool() if opts.as_key is None and opts.order == "relevance" else None
@@ -194,8 +196,6 @@ class Call(contextlib.ExitStack):
                 if scope.policy is not None:  # the agent's view: upstream's rule on archives
                     excluded += archived.excluded(conn, filters)
                     filters = filters._replace(visible=archived.caller_visible(visible))
-                else:
-                    states[agent] = upstream_archived.by_session_id(conn)
                 found: list[Hit] = []
                 more = matched = False
                 if opts.counts or opts.sessions:
@@ -206,7 +206,7 @@ class Call(contextlib.ExitStack):
                         pool.add(agent, rows, info)
                 elif pool is not None and exchange_of is not None:
                     k = max(ranked.POOL, 6 * limit)
-                    got = exchange.find(conn, exchange_of, filters, fp, k)
+                    got = ranked.find_exchanges(conn, exchange_of, filters, fp, k)
                     matched = pool.add_exchanges(agent, got)
                     tally.add_total(conn, plan, filters, fp, len(got), False)
                 elif pool is not None:
@@ -222,8 +222,10 @@ class Call(contextlib.ExitStack):
                         tally.add_total(conn, plan, filters, fp, len(found), more)
                 hits += found
                 truncated = truncated or more
-                indexing = self._stale(conn, agent) or indexing
-                unindexed += freshness.unindexed(conn, agent, fp, scope.policy, scope.session_key)
+                only = scope.session_key
+                stale = counting.stale_kick(conn, self.ctx.root, agent, fp, scope.policy, only)
+                indexing = stale or indexing
+                unindexed += counting.unindexed(conn, agent, fp, scope.policy, only)
                 seen[agent] = Seen(visible, filters.sessions, bool(found) or matched)
         broken = tuple(skipped or ())
         if opts.counts or opts.sessions:
@@ -253,16 +255,16 @@ class Call(contextlib.ExitStack):
             hits, truncated = hits[:limit], True
         if opts.context:
             hits = self._with_context(hits, opts.context)
-        hits, truncated, cut_by = caps.capped(
+        hits, truncated, cut_by = page.capped(
             hits, truncated, caller=opts.as_key is not None, limit=limit, max_bytes=opts.max_bytes
         )
-        if scope.policy is None:  # the operator's hits name their chat (labels.py)
-            hits = labels.labelled(hits, self.conn, self)
+        if scope.policy is None:  # the operator's hits name their chat (page.py)
+            hits = page.labelled(hits, self.conn, self)
         explained = None
         if opts.explain or (self.why_empty and not hits):
             explained = self._explain(plan, seen)
         return SearchResult(
-            tuple(archived.labelled(hits, states)),
+            tuple(hits),
             indexing,
             truncated,
             explained,
@@ -276,6 +278,8 @@ class Call(contextlib.ExitStack):
 
     def _explain(self, plan: fts_query.QueryPlan, seen: dict[str, Seen]) -> dict[str, Any]:
         """--explain, per agent read (why.py): asked once the pass is done."""
+        from . import why  # --explain, or an agent's empty answer (the tool's reasons)
+
         operator = self.scope.policy is None
         return {
             "agents": {
@@ -295,7 +299,11 @@ class Call(contextlib.ExitStack):
     def why(
         self, plan: fts_query.QueryPlan, result: SearchResult, *, relaxed: bool = False
     ) -> dict[str, Any] | None:
-        """The operator's ``absence``: why ``result`` is empty or partial (why.absence)."""
+        """The operator's ``absence``: why ``result`` is empty or partial (why.absence); None
+        for a whole answer, which most selective searches get without reading why.py."""
+        if result.hits and not (result.truncated or result.indexing or result.unindexed):
+            return None
+        from . import why
 
         def relax_possible() -> bool:
             return ranked.relaxed_plan(plan, literal=self.literal) is not None
@@ -309,12 +317,6 @@ class Call(contextlib.ExitStack):
             deep=self.opts.explain,
             relax_possible=relax_possible,
             relaxed=relaxed,
-        )
-
-    def _stale(self, conn: sqlite3.Connection, agent: str) -> bool:
-        scope = self.scope
-        return freshness.stale_kick(
-            conn, self.ctx.root, agent, self.fingerprint, scope.policy, scope.session_key
         )
 
     def _with_context(self, hits: list[Hit], n: int) -> list[Hit]:

@@ -8,16 +8,26 @@ The total rule: a hit list that was not cut holds every match, so its length is 
 (no extra work); a cut one is counted with a LIMIT, TOTAL_CAP rows for the whole search, so
 a common word costs at most that many rows: below the cap the total is exact, at the cap it
 is a lower bound (`totalAtLeast`). `--count` is always exact (its whole point), at O(matches).
+
+And whether an answer may be incomplete, per agent store: sessions still waiting to be indexed
+(and the background reconciler started for them), and sessions whose indexing failed. The
+operator hears of every one; a caller (--as) only of the sessions it may see.
 """
 
 from __future__ import annotations
 
 import sqlite3
+from pathlib import Path
 from typing import NamedTuple
 
-from openclaw_sessions.policy import fts_query, keys
+from openclaw_sessions.index import locks
+from openclaw_sessions.policy import fts_query, keys, visibility
 from openclaw_sessions.read.models import SessionHits
+from openclaw_sessions.read.scope import visible_pending
+from openclaw_sessions.store import paths
 from openclaw_sessions.store.db import transaction
+from openclaw_sessions.store.pending import any_stale, current_failures
+from openclaw_sessions.store.sessions import session_ref
 
 from . import fts
 
@@ -109,8 +119,62 @@ def count_matches(
     ``cap`` (None: no cap), so a total costs at most ``cap`` rows however common the word."""
     if plan.empty:
         return 0
-    _, body, params = fts._matching(plan, f, fp)
+    _, body, params = fts._matching(plan, f, fp, scored=False)
     if cap is None:
         return int(conn.execute(f"SELECT count(*){body}", params).fetchone()[0])
     sql = f"SELECT count(*) FROM (SELECT 1{body} LIMIT ?)"
     return int(conn.execute(sql, [*params, cap]).fetchone()[0])
+
+
+def unindexed(
+    conn: sqlite3.Connection,
+    agent: str,
+    fp: str,
+    policy: visibility.Policy | None,
+    only: str | None,
+) -> int:
+    """Sessions in the search's scope whose indexing failed (a poison transcript): they are
+    not pending, so they do not make the answer `indexing`; the caller is told instead."""
+    failures = current_failures(conn, fp)
+    if not failures:  # the common case: no policy to build
+        return 0
+    policy = policy or visibility.Policy(visibility.Caller(None, agent), ())
+    found = set()
+    for f in failures:
+        if only is not None and only.lower() != f.session_key and only != f.session_id:
+            continue
+        row = conn.execute(
+            "SELECT session_key, session_id, spawned_by, parent_session_key, owner_session_key"
+            " FROM sessions WHERE session_key = ?",
+            (f.session_key,),
+        ).fetchone()
+        ref = (
+            session_ref(row, agent)
+            if row
+            else keys.SessionRef(f.session_key, keys.agent_of(f.session_key) or agent)
+        )
+        if policy.owns_unscoped(ref) and policy.visible(ref):
+            found.add(f.session_key)
+    return len(found)
+
+
+def stale_kick(
+    conn: sqlite3.Connection,
+    root: Path,
+    agent: str,
+    fp: str,
+    policy: visibility.Policy | None,
+    only: str | None,
+) -> bool:
+    """True when results may be incomplete; starts the background reconciler if needed.
+    The operator is told of any stale session (or a reconciler at work); a caller (--as)
+    only of the sessions it searches (scope.visible_pending; ``only``: the one it names):
+    the pending set holds every transcript a running reconciler has yet to finish, so
+    nothing of its own is missed."""
+    agent_dir = paths.agent_dir(root, agent)
+    stale = any_stale(conn, fp)
+    if stale and not locks.background_busy(agent_dir):
+        locks.spawn(root, agent)
+    if policy is not None and policy.caller.key is not None:
+        return stale and visible_pending(conn, fp, only, agent)
+    return stale or locks.is_running(agent_dir)

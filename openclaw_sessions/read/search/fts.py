@@ -157,26 +157,29 @@ JOINS = (
 )
 
 
-def _scored(alt: fts_query.QueryPlan, f: Filters) -> tuple[str, list[Any]]:
+def _scored(alt: fts_query.QueryPlan, f: Filters, scored: bool = True) -> tuple[str, list[Any]]:
     """One alternative's matches as (rid, score), the filters' row limits inside, and its
-    parameters."""
+    parameters; ``scored`` False: the score is 0 (a count: bm25 reads each match's size)."""
     table, expr = driving_index(alt)
     col = f"{table}.rowid"
     also, aparams = _other_index(alt, table, col)
     kept, kparams = kept_rows(f, col)
-    xjoin, plus, xparams = repeats(alt, table, col)
+    xjoin, plus, xparams = repeats(alt, table, col) if scored else ("", "", [])
+    score = f"bm25({table}){plus}" if scored else "0"
     sql = (
-        f"SELECT {col} AS rid, bm25({table}){plus} AS score FROM {table}{xjoin}"
+        f"SELECT {col} AS rid, {score} AS score FROM {table}{xjoin}"
         f" WHERE {table} MATCH ?{also}{kept}"
     )
     return sql, [*xparams, expr, *aparams, *kparams]
 
 
-def _matching(plan: fts_query.QueryPlan, f: Filters, fp: str) -> tuple[str, str, list[Any]]:
+def _matching(
+    plan: fts_query.QueryPlan, f: Filters, fp: str, scored: bool = True
+) -> tuple[str, str, list[Any]]:
     """(the score of a match, `FROM … WHERE …` of every match the filters keep, its
     parameters): what the newest-first hits, the counts and the per-session counts all read.
     An OR across the two indexes (or a word written against CJK text: fts_query.with_glued)
-    is the union of its branches, each row at its best score."""
+    is the union of its branches, each row at its best score. ``scored`` False: a count's."""
     where, params = where_of(f, fp)
     if len(plan.branches) > 1:
         # Without alternatives, the glued branches leave out what the word index finds: the
@@ -184,7 +187,7 @@ def _matching(plan: fts_query.QueryPlan, f: Filters, fp: str) -> tuple[str, str,
         disjoint = not plan.alternatives
         parts, aparams = [], []
         for alt in plan.branches:
-            sql, more = _scored(alt, f)
+            sql, more = _scored(alt, f, scored)
             parts.append(sql)
             aparams += more
         union = " UNION ALL ".join(parts)
@@ -202,7 +205,7 @@ def _matching(plan: fts_query.QueryPlan, f: Filters, fp: str) -> tuple[str, str,
     table, expr = driving_index(plan)
     also, aparams = _other_index(plan, table, "r.row_id")
     kept, kparams = kept_rows(f, f"{table}.rowid")
-    xjoin, plus, xparams = repeats(plan, table, f"{table}.rowid")
+    xjoin, plus, xparams = repeats(plan, table, f"{table}.rowid") if scored else ("", "", [])
     body = (
         f" FROM {table}{xjoin} JOIN index_rows r ON r.row_id = {table}.rowid{JOINS}"
         f" WHERE {table} MATCH ?{also}{kept} AND {' AND '.join(where)}"
@@ -291,7 +294,7 @@ def find_hits(
 ) -> tuple[list[Hit], bool]:
     """(hits, more exist) in upstream's orders: bm25 then time (``relevance``, ``upstream``)
     or newest first (``recent``), of the rows current under fingerprint ``fp``. Fetches
-    limit+1 rows to know whether more exist; the caller caps the bytes (caps.py)."""
+    limit+1 rows to know whether more exist; the caller caps the bytes (page.py)."""
     if plan.empty:
         return [], False
     # One read transaction: the several statements of a search see one snapshot, even while a
@@ -322,22 +325,19 @@ def materialize(
     # Texts and snippets only for the rows shown: one message may be megabytes long. The rows
     # are current under the fingerprint the query asked for: their text was redacted under
     # these very rules when it was written, so no second pass.
+    ids = [r[6] for r in rows]
     with snapshot(conn):
-        texts = _texts(conn, rows)
+        got = dict(
+            conn.execute(
+                "SELECT row_id, text FROM index_rows"
+                " WHERE row_id IN (SELECT value FROM json_each(?))",
+                (json.dumps(ids),),
+            ).fetchall()
+        )
+        texts = [got[i] for i in ids]
         snips = snippets(conn, plan, rows, texts)
     shown = zip(rows, texts, snips, strict=True)
     return [hit(r, text, snip, plan, None, SNIPPET_UNITS) for r, text, snip in shown]
-
-
-def _texts(conn: sqlite3.Connection, rows: Sequence[tuple[Any, ...]]) -> list[str]:
-    ids = [r[6] for r in rows]
-    got = dict(
-        conn.execute(
-            "SELECT row_id, text FROM index_rows WHERE row_id IN (SELECT value FROM json_each(?))",
-            (json.dumps(ids),),
-        ).fetchall()
-    )
-    return [got[i] for i in ids]
 
 
 def snippets(

@@ -1,5 +1,10 @@
 """The operator's search, beyond upstream's: its relevance order over every agent's best
-candidates (policy/rank.py) and `--relax` (why.py says why an answer is empty or partial).
+candidates (policy/rank.py), `--relax` (why.py says why an answer is empty or partial), and
+the exchange match: when no single message holds every word, one exchange (a user message and
+the replies up to the next user message) that holds them all answers. A question names two
+words and the reply the third ("agent X 定时任务"), or the user writes one term and the
+assistant the other ("BMR 基础代谢"): the operator finds them in the relevance order,
+labelled with the messages that hold the words.
 
 `--as` never comes here: its order and JSON stay upstream's `sessions_search` exactly.
 """
@@ -12,10 +17,11 @@ from typing import NamedTuple
 
 from openclaw_sessions.errors import UsageError
 from openclaw_sessions.policy import fts_query, query_lang, rank
-from openclaw_sessions.read.models import Hit
+from openclaw_sessions.read.models import Hit, SearchResult
 from openclaw_sessions.read.tokens import tokens
+from openclaw_sessions.store.db import transaction
 
-from . import exchange, fts
+from . import fts
 
 
 class Info(NamedTuple):
@@ -27,6 +33,14 @@ class Info(NamedTuple):
 
 
 POOL = 64  # candidates re-ranked at least (a flood of 30 copies leaves room for the rest)
+MAX_WORDS = 8  # an exchange holding more is no longer one question (and each costs a query)
+PART_CAP = 2000  # matches read per word: an exchange needs each word, a rarer one bounds it
+# The exchange of an index row r: the seq of the last user message at or before it (NULL: a
+# reply before any question). The (transcript_id, seq) unique index serves it.
+EXCHANGE_OF = (
+    "(SELECT max(u.seq) FROM index_rows u WHERE u.transcript_id = r.transcript_id"
+    " AND u.role = 'user' AND u.seq <= r.seq)"
+)
 
 
 def candidates(
@@ -44,7 +58,7 @@ def candidates(
         return [], [], False
     n = k + k // 4 + 1  # the operator sees every session but incognito ones: few are left out
     # the exchange (the question that opens it) too: a reply comes before its question
-    ex = f"r.transcript_id || ':' || {exchange.EXCHANGE_OF}"
+    ex = f"r.transcript_id || ':' || {EXCHANGE_OF}"
     head = (f", t.next_seq, substr(r.text, 1, ?), {ex}", [rank.HEAD_CHARS * 2])
     with fts.snapshot(conn):  # a batch holds one already
         while True:
@@ -63,7 +77,7 @@ class Pool:
     def __init__(self) -> None:
         self.rows: list[tuple[str, fts.Row]] = []
         self.cands: list[rank.Cand] = []
-        self.exchanges: list[tuple[str, ...]] = []  # per candidate: exchange.find's ids, or ()
+        self.exchanges: list[tuple[str, ...]] = []  # per candidate: find_exchanges' ids, or ()
 
     def add(self, agent: str, rows: list[fts.Row], info: list[Info]) -> None:
         for r, (head, size, ex) in zip(rows, info, strict=True):
@@ -71,8 +85,8 @@ class Pool:
             self.cands.append(rank.Cand(r[0], int(r[4]), -float(r[5]), head, size, r[3], ex))
             self.exchanges.append(())
 
-    def add_exchanges(self, agent: str, found: list[exchange.Found]) -> bool:
-        """Exchanges that hold every word (read/exchange.py), each as its reply's hit;
+    def add_exchanges(self, agent: str, found: list[Exchange]) -> bool:
+        """Exchanges that hold every word (find_exchanges), each as its reply's hit;
         whether there are any."""
         self.add(agent, [f.row for f in found], [Info(f.head, f.size, "") for f in found])
         self.exchanges[len(self.exchanges) - len(found) :] = [f.message_ids for f in found]
@@ -108,12 +122,98 @@ class Pool:
         return [made[r.pos] for r in shown], len(order) > limit
 
 
-def build_plan(query: str, *, prefix: bool, literal: bool) -> fts_query.QueryPlan:
-    """Upstream's literal terms (``literal``: --literal or --as), else the query language."""
-    if literal:
-        return fts_query.build(query, prefix=prefix, tokenize=tokens)
-    return query_lang.build(query, prefix=prefix, tokenize=tokens)
 
+class Exchange(NamedTuple):
+    """One exchange's answer: the row shown (its reply first), its head and transcript size,
+    and the matching messages of the exchange, in transcript order."""
+
+    row: fts.Row
+    head: str
+    size: int
+    message_ids: tuple[str, ...]
+
+
+def exchange_parts(plan: fts_query.QueryPlan) -> list[str] | None:
+    """The words an exchange must hold, each quoted as the query language reads it; None:
+    an exchange cannot answer (fewer than two words or more than MAX_WORDS, or `-words` to
+    leave out)."""
+    every = [t.text for t in plan.terms if t.route != "ignored"]
+    words = list(dict.fromkeys(plan.wanted or every))
+    if plan.not_primary is not None or plan.not_bigram is not None or set(every) - set(words):
+        return None
+    if not 2 <= len(words) <= MAX_WORDS:
+        return None
+    return ['"' + w.replace('"', " ") + '"' for w in words]
+
+
+def exchange_answer(
+    plan: fts_query.QueryPlan,
+    result: SearchResult,
+    role: str | None,
+    order: str,
+    run: Callable[..., SearchResult],
+) -> SearchResult | None:
+    """The exchanges that hold every word when ``result`` (the operator's, in ``order``) is
+    empty, by ``run(plan, exchange_of=words)`` (Call.run); None: no exchange does, or none
+    may (another order, --role keeps to one side of an exchange, a -word, one word)."""
+    if result.hits or role is not None or order != "relevance":
+        return None
+    words = exchange_parts(plan)
+    if not words:
+        return None
+    found = run(any_part_plan(words), exchange_of=words)
+    return found if found.hits else None
+
+
+def any_part_plan(quoted: list[str]) -> fts_query.QueryPlan:
+    """What the snippet of an exchange hit marks: any of its words."""
+    return query_lang.build(" OR ".join(quoted))
+
+
+def find_exchanges(
+    conn: sqlite3.Connection,
+    quoted: list[str],
+    filters: fts.Filters,
+    fp: str,
+    k: int,
+) -> list[Exchange]:
+    """The best ``k`` exchanges that hold every word (each word's best matches, at most
+    PART_CAP of them), best first by the sum of each word's best -bm25 in the exchange."""
+    # exchange -> per word: its best score there; and every matching row of the exchange
+    best: dict[tuple[int, int], list[float]] = {}
+    rows: dict[tuple[int, int], dict[int, tuple[fts.Row, str, int, int]]] = {}
+    extra = f", t.next_seq, substr(r.text, 1, ?), r.transcript_id, r.seq, {EXCHANGE_OF}"
+    with transaction(conn, write=False):
+        for i, word in enumerate(quoted):
+            sub = query_lang.build(word)
+            if sub.empty:
+                return []
+            ranks, _, got = fts.best(conn, sub, filters, fp, PART_CAP, extra, [rank.HEAD_CHARS * 2])
+            seen: set[tuple[int, int]] = set()
+            for r in got:
+                if r[10] is None or (i and (r[8], r[10]) not in best):
+                    continue  # before any question, or not holding the earlier words
+                ex = (int(r[8]), int(r[10]))
+                score = -float(ranks[r[0]])
+                slots = best.setdefault(ex, [0.0] * len(quoted))
+                slots[i] = max(slots[i], score)
+                seen.add(ex)
+                row = (r[1], r[2], r[3], r[4], r[5], ranks[r[0]], r[0])
+                rows.setdefault(ex, {})[r[0]] = (row, r[7], int(r[6]), int(r[9]))
+            for ex in [e for e in best if e not in seen]:  # lacks this word
+                del best[ex]
+                rows.pop(ex, None)
+    whole = sorted(best, key=lambda e: -sum(best[e]))[:k]
+    return [_exchange(list(rows[e].values()), sum(best[e])) for e in whole]
+
+
+def _exchange(members: list[tuple[fts.Row, str, int, int]], score: float) -> Exchange:
+    """The exchange's hit: its best-scoring reply (else its question) at the exchange's
+    score, naming every matching message of the exchange."""
+    replies = [m for m in members if m[0][3] != "user"] or members
+    row, head, size, _ = min(replies, key=lambda m: m[0][5])
+    ids = tuple(m[0][2] for m in sorted(members, key=lambda m: m[3]))
+    return Exchange((*row[:5], -score, row[6]), head, size, ids)
 
 def relaxed_plan(
     plan: fts_query.QueryPlan, *, literal: bool, asked: bool = False

@@ -287,13 +287,12 @@ def absence(
     relax_possible: Callable[[], bool],
     relaxed: bool,
 ) -> dict[str, Any] | None:
-    """The JSON ``absence`` of an operator answer: why it is empty or partial, and what lifts
-    that (None when it is whole). ``conn_of``: an agent's store (the operator's visibility
-    registered); ``deep``: --explain's counts (why_empty); ``relax_possible``: whether --relax
-    could loosen the query (asked only of an empty answer); ``relaxed``: it did."""
+    """The JSON ``absence`` of an operator answer that is empty or partial (Call.why asks
+    only then): why, and what lifts that. ``conn_of``: an agent's store (the operator's
+    visibility registered); ``deep``: --explain's counts (why_empty); ``relax_possible``:
+    whether --relax could loosen the query (asked only of an empty answer); ``relaxed``: it
+    did."""
     empty, pending = not result.hits, result.indexing
-    if not (empty or result.truncated or pending or result.unindexed):
-        return None
     parts = []
     if empty or pending:
         parts = [why_empty(conn_of(agent), plan, redactor, deep=deep) for agent in agents]
