@@ -45,16 +45,16 @@ _READ_ONLY = {"read_only_hint": True, "destructive_hint": False, "idempotent_hin
 def tool_list() -> list[types.Tool]:
     return [
         types.Tool(
-            name=spec["name"],
-            title=spec["title"],
-            description=spec["description"],
-            input_schema=spec["input"],
-            output_schema=spec["output"],
+            name=spec.name,
+            title=spec.title,
+            description=spec.description,
+            input_schema=spec.input,
+            output_schema=spec.output,
             annotations=types.ToolAnnotations(
-                title=spec["title"], open_world_hint=False, **_READ_ONLY
+                title=spec.title, open_world_hint=False, **_READ_ONLY
             ),
         )
-        for spec in schemas.tool_specs()
+        for spec in schemas.TOOLS
     ]
 
 
@@ -78,7 +78,7 @@ def build(identity: Identity) -> Server[Identity]:
         finally:
             config.pin(identity.root, before)
 
-    names = {spec["name"] for spec in schemas.tool_specs()}
+    names = {spec.name for spec in schemas.TOOLS}
 
     async def list_tools(
         ctx: ServerRequestContext[Identity], params: types.PaginatedRequestParams | None
