@@ -31,22 +31,19 @@ _SHORTHAND = re.compile(r"\$\{([A-Z][A-Z0-9_]{0,127})\}|\$([A-Z][A-Z0-9_]{0,127}
 _cache: dict[tuple[str, int, int, int], tuple[str, ...]] = {}
 
 
-def secret_values(
-    cfg: config.Config, state_root: Path, env: Mapping[str, str] | None = None
-) -> tuple[str, ...]:
+def secret_values(cfg: config.Config, state_root: Path) -> tuple[str, ...]:
     """The resolved values of ``cfg``'s file's SecretRefs (cached per file version)."""
     if cfg.path is None:
         return ()
-    environ = os.environ if env is None else env
     try:
         st = cfg.path.stat()
         raw = cfg.path.read_text(encoding="utf-8-sig")
     except (OSError, UnicodeDecodeError):
         return ()
-    key = (str(cfg.path), st.st_mtime_ns, st.st_size, hash(tuple(sorted(environ.items()))))
+    key = (str(cfg.path), st.st_mtime_ns, st.st_size, hash(tuple(sorted(os.environ.items()))))
     if key not in _cache:
         _cache.clear()  # one config at a time
-        _cache[key] = _resolve(raw, state_root, environ)
+        _cache[key] = _resolve(raw, state_root, os.environ)
     return _cache[key]
 
 
