@@ -82,11 +82,6 @@ class Config(NamedTuple):
         return hash(self[:4] + self[5:])
 
 
-def config_path(state_root: Path, env: Mapping[str, str] | None = None) -> Path:
-    """Where upstream would read its config: ``$OPENCLAW_CONFIG_PATH`` wins."""
-    return settings.config_path(env) or state_root / CONFIG_FILENAME
-
-
 # A long-running reader (the MCP server, mcp/identity.py) reads the config once, at its start:
 # while it is pinned for a root, that reading is the root's config in this process, so an edit
 # of the file takes effect at the server's next start, as upstream's tool settings do.
@@ -102,12 +97,13 @@ def pin(state_root: Path, cfg: Config | None) -> Config | None:
     return before
 
 
-def load_config(state_root: Path, env: Mapping[str, str] | None = None) -> Config:
-    """Read and validate the config; a missing file gives the defaults."""
-    pinned = _PINNED.get(state_root) if env is None else None
+def load_config(state_root: Path) -> Config:
+    """Read and validate the config (where upstream reads it: ``$OPENCLAW_CONFIG_PATH`` wins);
+    a missing file gives the defaults."""
+    pinned = _PINNED.get(state_root)
     if pinned is not None:
         return pinned
-    path = config_path(state_root, env)
+    path = settings.config_path() or state_root / CONFIG_FILENAME
     try:
         raw = path.read_bytes()
     except FileNotFoundError:
