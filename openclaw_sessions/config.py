@@ -67,11 +67,6 @@ class Config(NamedTuple):
             raise self.visibility_error
         return self
 
-    def sandbox_visibility_for(self, agent_id: str) -> str:
-        """The sandbox clamp for one agent: its own setting, else the defaults'."""
-        key = agent_id.strip().lower()
-        return self.sandbox_visibility_by_agent.get(key, self.sandbox_visibility_default)
-
     def sandbox_mode_for(self, agent_id: str) -> str:
         """Whose sessions run sandboxed (upstream's resolveSandboxConfigForAgent): the agent's
         own mode, else the defaults', else off."""
