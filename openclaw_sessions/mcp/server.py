@@ -20,7 +20,6 @@ import logging
 import sys
 from collections.abc import AsyncIterator
 from contextlib import asynccontextmanager
-from typing import TYPE_CHECKING, Any
 
 import anyio
 import mcp_types as types
@@ -34,9 +33,6 @@ from openclaw_sessions import __version__, config
 
 from . import schemas, wire
 from .identity import Identity, describe
-
-if TYPE_CHECKING:
-    from .tools import Answer
 
 NAME = "openclaw-sessions"
 _READ_ONLY = {"read_only_hint": True, "destructive_hint": False, "idempotent_hint": True}
@@ -56,15 +52,6 @@ def tool_list() -> list[types.Tool]:
         )
         for spec in schemas.TOOLS
     ]
-
-
-def result(answer: Answer) -> types.CallToolResult:
-    text = answer.text()
-    return types.CallToolResult(
-        content=[types.TextContent(text=t) for t in (text, *answer.notes)],
-        structured_content=answer.value(),
-        is_error=answer.is_error,
-    )
 
 
 def build(identity: Identity) -> Server[Identity]:
@@ -90,11 +77,14 @@ def build(identity: Identity) -> Server[Identity]:
     ) -> types.CallToolResult:
         if params.name not in names:
             raise MCPError(types.INVALID_PARAMS, f"Unknown tool: {params.name[:64]!r}")
-        arguments: dict[str, Any] | None = params.arguments
         from . import tools  # the cores: the first call imports them (see the docstring)
 
-        answer = await anyio.to_thread.run_sync(tools.call, identity, params.name, arguments)
-        return result(answer)
+        answer = await anyio.to_thread.run_sync(tools.call, identity, params.name, params.arguments)
+        return types.CallToolResult(
+            content=[types.TextContent(text=t) for t in (answer.text(), *answer.notes)],
+            structured_content=answer.value(),
+            is_error=answer.is_error,
+        )
 
     return Server(
         NAME,
