@@ -105,10 +105,9 @@ class _EnvLookup:
             return v
         if v := self.dotenv().get(name):
             return v
-        env = self.root.get("env")
-        got = env.get("vars", {}).get(name) if isinstance(env, dict) else None
-        if isinstance(env, dict) and not isinstance(env.get("vars"), dict):
-            got = env.get(name)  # (the flat form: env: {NAME: "value"})
+        env = _obj(self.root.get("env"))
+        known = env.get("vars")  # else the flat form: env: {NAME: "value"}
+        got = (known if isinstance(known, dict) else env).get(name)
         return got if isinstance(got, str) and got else None
 
     def dotenv(self) -> dict[str, str]:
