@@ -73,9 +73,6 @@ class Config(NamedTuple):
         modes = dict(self.sandbox_modes)
         return modes.get(agent_id.strip().lower(), modes.get("", "off"))
 
-    def __hash__(self) -> int:  # field 4, the mapping, is unhashable: hash the others
-        return hash(self[:4] + self[5:])
-
 
 # A long-running reader (the MCP server, mcp/identity.py) reads the config once, at its start:
 # while it is pinned for a root, that reading is the root's config in this process, so an edit
