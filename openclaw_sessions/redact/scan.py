@@ -147,7 +147,7 @@ def last_group(m: re.Match[str]) -> Span:
 
 def scan(text: str, rev: str) -> tuple[set[int], list[int], list[int]]:
     """Run the passes: the rules whose anchor holds, the separators with a key before them, and
-    the "&" before a form pair."""
+    the "&" before a form pair (unordered: site_hits orders them)."""
     wanted: set[int] = set()
     seps: list[int] = []
     amps: list[int] = []
@@ -179,10 +179,6 @@ def scan(text: str, rev: str) -> tuple[set[int], list[int], list[int]]:
                 if i not in wanted and lazy(src, ASCII).match(buf, p):
                     wanted.add(i)
             m = search(buf, p + 1)
-    if seps:
-        seps.sort()
-    if amps:
-        amps.sort()
     return wanted, seps, amps
 
 
