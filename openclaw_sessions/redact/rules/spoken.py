@@ -74,8 +74,7 @@ def _lang_check(m: re.Match[str]) -> Span | None:
     s, e = m.span(1)
     if names.placeholder(m.group(1)) or re.search(r"[\w.]\(", m.group(1)):  # (a call)
         return None
-    while e - s > 1 and m.string[e - 1] in ".,;:!?)]}>\"'`»」』”":
-        e -= 1
+    e = s + max(1, len(m.string[s:e].rstrip(".,;:!?)]}>\"'`»」』”")))
     v = m.string[s:e]
     if names.reference(v) or "://" in v or v[0] == "-":
         return None
