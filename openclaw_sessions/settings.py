@@ -62,12 +62,10 @@ def max_pages() -> int | None:
 
 def regex_cache_dir() -> Path:
     """$OPENCLAW_SESSIONS_CACHE_DIR, else $XDG_CACHE_HOME/openclaw-sessions, else ~/.cache/…"""
-    return Path(
-        os.environ.get("OPENCLAW_SESSIONS_CACHE_DIR")
-        or os.path.join(
-            os.environ.get("XDG_CACHE_HOME") or os.path.expanduser("~/.cache"), "openclaw-sessions"
-        )
-    )
+    if raw := os.environ.get("OPENCLAW_SESSIONS_CACHE_DIR"):
+        return Path(raw)
+    base = os.environ.get("XDG_CACHE_HOME") or os.path.expanduser("~/.cache")
+    return Path(base) / "openclaw-sessions"
 
 
 def regex_cache() -> bool:
