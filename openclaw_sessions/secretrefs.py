@@ -18,6 +18,7 @@ from __future__ import annotations
 import json
 import os
 import re
+from collections import ChainMap
 from collections.abc import Iterator, Mapping
 from pathlib import Path
 from typing import Any
@@ -58,7 +59,7 @@ def _resolve(raw: str, state_root: Path, environ: Mapping[str, str]) -> tuple[st
         return ()
     secrets = _obj(root.get("secrets"))
     providers, defaults = _obj(secrets.get("providers")), _obj(secrets.get("defaults"))
-    lookup = _EnvLookup(environ, state_root, root)
+    lookup = _env_values(environ, state_root, root)
     values: dict[str, None] = {}
     for ref in _refs(root, ""):
         v = _value(ref, providers, defaults, lookup)
@@ -91,29 +92,16 @@ def _refs(node: Any, key: str, depth: int = 0) -> Iterator[dict[str, Any]]:
             yield {"source": "env", "id": m.group(1) or m.group(2)}
 
 
-class _EnvLookup:
-    """Upstream's precedence: the process environment, the global .env, the config's vars."""
-
-    def __init__(self, environ: Mapping[str, str], state_root: Path, root: dict[str, Any]):
-        self.environ = environ
-        self.state_root = state_root
-        self.root = root
-        self._dotenv: dict[str, str] | None = None
-
-    def get(self, name: str) -> str | None:
-        if v := self.environ.get(name):
-            return v
-        if v := self.dotenv().get(name):
-            return v
-        env = _obj(self.root.get("env"))
-        known = env.get("vars")  # else the flat form: env: {NAME: "value"}
-        got = (known if isinstance(known, dict) else env).get(name)
-        return got if isinstance(got, str) and got else None
-
-    def dotenv(self) -> dict[str, str]:
-        if self._dotenv is None:
-            self._dotenv = _read_dotenv(self.state_root / ".env")
-        return self._dotenv
+def _env_values(
+    environ: Mapping[str, str], state_root: Path, root: dict[str, Any]
+) -> ChainMap[str, str]:
+    """Where an env ref's value is looked up, in upstream's precedence: the process
+    environment, the global .env, the config's vars (``env.vars``, or the flat form
+    ``env: {NAME: "value"}``); an empty value is none."""
+    env = _obj(root.get("env"))
+    known = env.get("vars")
+    found = (environ, _read_dotenv(state_root / ".env"), known if isinstance(known, dict) else env)
+    return ChainMap(*({k: v for k, v in m.items() if isinstance(v, str) and v} for m in found))
 
 
 def _read_dotenv(path: Path) -> dict[str, str]:
@@ -136,7 +124,7 @@ def _read_dotenv(path: Path) -> dict[str, str]:
 
 
 def _value(
-    ref: dict[str, Any], providers: dict[str, Any], defaults: dict[str, Any], env: _EnvLookup
+    ref: dict[str, Any], providers: dict[str, Any], defaults: dict[str, Any], env: Mapping[str, str]
 ) -> str | None:
     source, ref_id = ref["source"], ref["id"]
     alias = ref.get("provider") or defaults.get(source) or "default"
