@@ -145,13 +145,10 @@ def _file_value(path: Path, mode: object, ref_id: str) -> str | None:
     try:
         with path.open("rb") as f:
             data = f.read(_MAX_FILE + 1)
-    except OSError:
+        text = data.decode("utf-8-sig")
+    except (OSError, UnicodeDecodeError):
         return None
     if len(data) > _MAX_FILE:
-        return None
-    try:
-        text = data.decode("utf-8-sig")
-    except UnicodeDecodeError:
         return None
     if mode == "singleValue":
         return text.rstrip("\r\n") if ref_id == "value" else None
