@@ -44,11 +44,11 @@ def secret_values(cfg: config.Config, state_root: Path) -> tuple[str, ...]:
     key = (str(cfg.path), st.st_mtime_ns, st.st_size, hash(tuple(sorted(os.environ.items()))))
     if key not in _cache:
         _cache.clear()  # one config at a time
-        _cache[key] = _resolve(raw, state_root, os.environ)
+        _cache[key] = _resolve(raw, state_root)
     return _cache[key]
 
 
-def _resolve(raw: str, state_root: Path, environ: Mapping[str, str]) -> tuple[str, ...]:
+def _resolve(raw: str, state_root: Path) -> tuple[str, ...]:
     try:
         import json5
 
@@ -59,7 +59,7 @@ def _resolve(raw: str, state_root: Path, environ: Mapping[str, str]) -> tuple[st
         return ()
     secrets = _obj(root.get("secrets"))
     providers, defaults = _obj(secrets.get("providers")), _obj(secrets.get("defaults"))
-    lookup = _env_values(environ, state_root, root)
+    lookup = _env_values(state_root, root)
     values: dict[str, None] = {}
     for ref in _refs(root, ""):
         v = _value(ref, providers, defaults, lookup)
@@ -92,15 +92,13 @@ def _refs(node: Any, key: str, depth: int = 0) -> Iterator[dict[str, Any]]:
             yield {"source": "env", "id": m.group(1) or m.group(2)}
 
 
-def _env_values(
-    environ: Mapping[str, str], state_root: Path, root: dict[str, Any]
-) -> ChainMap[str, str]:
+def _env_values(state_root: Path, root: dict[str, Any]) -> ChainMap[str, str]:
     """Where an env ref's value is looked up, in upstream's precedence: the process
     environment, the global .env, the config's vars (``env.vars``, or the flat form
     ``env: {NAME: "value"}``); an empty value is none."""
     env = _obj(root.get("env"))
-    known = env.get("vars")
-    found = (environ, _read_dotenv(state_root / ".env"), known if isinstance(known, dict) else env)
+    known = env["vars"] if isinstance(env.get("vars"), dict) else env
+    found = (os.environ, _read_dotenv(state_root / ".env"), known)
     return ChainMap(*({k: v for k, v in m.items() if isinstance(v, str) and v} for m in found))
 
 
