@@ -46,12 +46,8 @@ def number(x: float) -> str:
 
 
 def _scalar(v: Any) -> str:
-    if v is None:
-        return "null"
-    if v is True:
-        return "true"
-    if v is False:
-        return "false"
+    if v is None or isinstance(v, bool):
+        return json.dumps(v)
     if isinstance(v, int):
         return str(v) if -_SAFE <= v <= _SAFE else number(float(v))
     if isinstance(v, float):
