@@ -1,5 +1,5 @@
-"""The MCP server itself, on the official SDK's low-level ``Server`` (the ``[mcp]`` extra): the
-only module that imports ``mcp``, and only the ``mcp`` command imports it.
+"""The MCP server itself, on the official SDK's low-level ``Server`` (the ``[mcp]`` extra), which
+only the ``mcp`` command imports.
 
 The low-level server lets the tools declare exactly upstream's schemas (``additionalProperties:
 false``, the result contracts) and answer upstream's error shapes; there is no write tool of any
@@ -9,9 +9,9 @@ text block byte-identical to ``JSON.stringify(structuredContent, null, 2)`` (whi
 shows the structured content drops as a duplicate), plus a text block per note (why a search
 found nothing). While the server runs, the config it started with is pinned (identity.py) and
 stdout carries JSON-RPC only: the SDK's stdio transport points fd 1 at stderr for anything
-else, and logs go to stderr. The search and
-history cores (tools.py) are imported by the first tool call, not before the server answers
-``initialize``: start-up is the SDK's import and the caller's resolution, nothing more.
+else, and logs go to stderr. The search and history cores (tools.py) are imported by the first
+tool call, not before the server answers ``initialize``: start-up is the SDK's import and the
+caller's resolution, nothing more.
 """
 
 from __future__ import annotations
