@@ -36,22 +36,17 @@ from .identity import Identity, describe
 
 NAME = "openclaw-sessions"
 _READ_ONLY = {"read_only_hint": True, "destructive_hint": False, "idempotent_hint": True}
-
-
-def tool_list() -> list[types.Tool]:
-    return [
-        types.Tool(
-            name=spec.name,
-            title=spec.title,
-            description=spec.description,
-            input_schema=spec.input,
-            output_schema=spec.output,
-            annotations=types.ToolAnnotations(
-                title=spec.title, open_world_hint=False, **_READ_ONLY
-            ),
-        )
-        for spec in schemas.TOOLS
-    ]
+_TOOLS = [
+    types.Tool(
+        name=spec.name,
+        title=spec.title,
+        description=spec.description,
+        input_schema=spec.input,
+        output_schema=spec.output,
+        annotations=types.ToolAnnotations(title=spec.title, open_world_hint=False, **_READ_ONLY),
+    )
+    for spec in schemas.TOOLS
+]
 
 
 def build(identity: Identity) -> Server[Identity]:
@@ -70,7 +65,7 @@ def build(identity: Identity) -> Server[Identity]:
     async def list_tools(
         ctx: ServerRequestContext[Identity], params: types.PaginatedRequestParams | None
     ) -> types.ListToolsResult:
-        return types.ListToolsResult(tools=tool_list())
+        return types.ListToolsResult(tools=_TOOLS)
 
     async def call_tool(
         ctx: ServerRequestContext[Identity], params: types.CallToolRequestParams
