@@ -259,8 +259,6 @@ _CODES_ANCHORS = _before(
     ("recovery", "backup", "one-time", "emergency", "scratch", "2fa", "mfa", "two-factor",
      "verification"), "c", "[oO][dD][eE]",
 ) + _before(("app", "specific", "application"), "p", "[aA][sS][sS]")  # fmt: skip
-_CODE_WORDS = ("recovery", "backup", "one-time", "one time", "emergency", "scratch", "2fa",
-               "mfa", "two-factor", "two factor", "verification")  # fmt: skip
 
 SPOKEN_RULES = (
     Rule("password-in-words", "", _lang_anchors(), finder=lang_hits),
