@@ -38,6 +38,7 @@ _SYNTAX_HINT = "fix the JSON5 syntax (comments and trailing commas are fine)"
 # json5 reports "<string>:LINE <reason> at column COL"; we re-anchor it on the file.
 _JSON5_ERROR = re.compile(r"^<string>:(\d+) (.*) at column (\d+)$", re.DOTALL)
 _NO_AGENTS: Mapping[str, str] = MappingProxyType({})  # read-only, so one is shared
+_CLAMP = "sessionToolsVisibility"  # sandbox.<this>: the session tools' visibility when sandboxed
 
 
 class Config(NamedTuple):
@@ -67,24 +68,11 @@ class Config(NamedTuple):
             raise self.visibility_error
         return self
 
-    def sandbox_visibility_for(self, agent_id: str) -> str:
-        """The sandbox clamp for one agent: its own setting, else the defaults'."""
-        key = agent_id.strip().lower()
-        return self.sandbox_visibility_by_agent.get(key, self.sandbox_visibility_default)
-
     def sandbox_mode_for(self, agent_id: str) -> str:
         """Whose sessions run sandboxed (upstream's resolveSandboxConfigForAgent): the agent's
         own mode, else the defaults', else off."""
         modes = dict(self.sandbox_modes)
         return modes.get(agent_id.strip().lower(), modes.get("", "off"))
-
-    def __hash__(self) -> int:  # field 4, the mapping, is unhashable: hash the others
-        return hash(self[:4] + self[5:])
-
-
-def config_path(state_root: Path, env: Mapping[str, str] | None = None) -> Path:
-    """Where upstream would read its config: ``$OPENCLAW_CONFIG_PATH`` wins."""
-    return settings.config_path(env) or state_root / CONFIG_FILENAME
 
 
 # A long-running reader (the MCP server, mcp/identity.py) reads the config once, at its start:
@@ -102,12 +90,13 @@ def pin(state_root: Path, cfg: Config | None) -> Config | None:
     return before
 
 
-def load_config(state_root: Path, env: Mapping[str, str] | None = None) -> Config:
-    """Read and validate the config; a missing file gives the defaults."""
-    pinned = _PINNED.get(state_root) if env is None else None
+def load_config(state_root: Path) -> Config:
+    """Read and validate the config (where upstream reads it: ``$OPENCLAW_CONFIG_PATH`` wins);
+    a missing file gives the defaults."""
+    pinned = _PINNED.get(state_root)
     if pinned is not None:
         return pinned
-    path = config_path(state_root, env)
+    path = settings.config_path() or state_root / CONFIG_FILENAME
     try:
         raw = path.read_bytes()
     except FileNotFoundError:
@@ -179,11 +168,11 @@ class _Checker:
             raise self.fail(where, f"must be true or false (got {value!r})", "use true or false")
         return value
 
-    def sandbox(self, value: object, where: str) -> str | None:
-        """The sandbox clamp of ``<where>.sandbox`` (None: not set)."""
+    def sandbox(self, value: object, where: str, key: str) -> str | None:
+        """``<where>.sandbox.<key>``, the clamp or the mode (None: not set)."""
         sandbox = self.obj(value, f"{where}.sandbox")
-        key = f"{where}.sandbox.sessionToolsVisibility"
-        return self.choice(sandbox.get("sessionToolsVisibility"), key, SANDBOX_VISIBILITIES)
+        allowed = SANDBOX_MODES if key == "mode" else SANDBOX_VISIBILITIES
+        return self.choice(sandbox.get(key), f"{where}.sandbox.{key}", allowed)
 
     def strings(self, value: object, where: str) -> tuple[str, ...]:
         if value is None:
@@ -219,7 +208,8 @@ def _visibility(check: _Checker, root: dict[str, Any], common: Config) -> Config
     a2a = check.obj(tools.get("agentToAgent"), "tools.agentToAgent")
     agents = check.obj(root.get("agents"), "agents")
     defaults = check.obj(agents.get("defaults"), "agents.defaults")
-    sandbox_default = check.sandbox(defaults.get("sandbox"), "agents.defaults")
+    default = ("", defaults.get("sandbox"), "agents.defaults")
+    sandbox_default = check.sandbox(default[1], default[2], _CLAMP)
     return common._replace(
         visibility=check.choice(
             sessions.get("visibility"), "tools.sessions.visibility", VISIBILITIES
@@ -229,8 +219,10 @@ def _visibility(check: _Checker, root: dict[str, Any], common: Config) -> Config
         ),
         agent_to_agent_allow=check.strings(a2a.get("allow"), "tools.agentToAgent.allow"),
         sandbox_visibility_default=sandbox_default or DEFAULT_SANDBOX_VISIBILITY,
-        sandbox_visibility_by_agent=MappingProxyType(_per_agent_sandbox(check, agents)),
-        sandbox_modes=_sandbox_modes(check, agents, defaults),
+        sandbox_visibility_by_agent=MappingProxyType(
+            dict(_each(check, _agent_sandboxes(check, agents), _CLAMP))
+        ),
+        sandbox_modes=_each(check, [default, *_agent_sandboxes(check, agents)], "mode"),
     )
 
 
@@ -260,28 +252,12 @@ def _agent_sandboxes(check: _Checker, agents: dict[str, Any]) -> list[tuple[str,
     return out
 
 
-def _per_agent_sandbox(check: _Checker, agents: dict[str, Any]) -> dict[str, str]:
-    """Per-agent clamps (sandbox.sessionToolsVisibility)."""
-    result: dict[str, str] = {}
-    for agent_id, sandbox_value, where in _agent_sandboxes(check, agents):
-        value = check.sandbox(sandbox_value, where)
-        if value is not None:
-            result[agent_id] = value
-    return result
-
-
-def _sandbox_modes(
-    check: _Checker, agents: dict[str, Any], defaults: dict[str, Any]
+def _each(
+    check: _Checker, found: list[tuple[str, object, str]], key: str
 ) -> tuple[tuple[str, str], ...]:
-    """sandbox.mode of the defaults (agent "") and of each agent that sets one."""
-    found = [("", defaults.get("sandbox"), "agents.defaults")]
-    modes = []
-    for agent_id, value, where in [*found, *_agent_sandboxes(check, agents)]:
-        sandbox = check.obj(value, f"{where}.sandbox")
-        mode = check.choice(sandbox.get("mode"), f"{where}.sandbox.mode", SANDBOX_MODES)
-        if mode is not None:
-            modes.append((agent_id, mode))
-    return tuple(modes)
+    """(agent id, its ``sandbox.<key>``) of each agent of ``found`` that sets it."""
+    got = ((agent_id, check.sandbox(value, where, key)) for agent_id, value, where in found)
+    return tuple((agent_id, v) for agent_id, v in got if v is not None)
 
 
 def _kind(value: object) -> str:

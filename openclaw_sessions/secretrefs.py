@@ -18,6 +18,7 @@ from __future__ import annotations
 import json
 import os
 import re
+from collections import ChainMap
 from collections.abc import Iterator, Mapping
 from pathlib import Path
 from typing import Any
@@ -31,26 +32,23 @@ _SHORTHAND = re.compile(r"\$\{([A-Z][A-Z0-9_]{0,127})\}|\$([A-Z][A-Z0-9_]{0,127}
 _cache: dict[tuple[str, int, int, int], tuple[str, ...]] = {}
 
 
-def secret_values(
-    cfg: config.Config, state_root: Path, env: Mapping[str, str] | None = None
-) -> tuple[str, ...]:
+def secret_values(cfg: config.Config, state_root: Path) -> tuple[str, ...]:
     """The resolved values of ``cfg``'s file's SecretRefs (cached per file version)."""
     if cfg.path is None:
         return ()
-    environ = os.environ if env is None else env
     try:
         st = cfg.path.stat()
         raw = cfg.path.read_text(encoding="utf-8-sig")
     except (OSError, UnicodeDecodeError):
         return ()
-    key = (str(cfg.path), st.st_mtime_ns, st.st_size, hash(tuple(sorted(environ.items()))))
+    key = (str(cfg.path), st.st_mtime_ns, st.st_size, hash(tuple(sorted(os.environ.items()))))
     if key not in _cache:
         _cache.clear()  # one config at a time
-        _cache[key] = _resolve(raw, state_root, environ)
+        _cache[key] = _resolve(raw, state_root)
     return _cache[key]
 
 
-def _resolve(raw: str, state_root: Path, environ: Mapping[str, str]) -> tuple[str, ...]:
+def _resolve(raw: str, state_root: Path) -> tuple[str, ...]:
     try:
         import json5
 
@@ -61,7 +59,7 @@ def _resolve(raw: str, state_root: Path, environ: Mapping[str, str]) -> tuple[st
         return ()
     secrets = _obj(root.get("secrets"))
     providers, defaults = _obj(secrets.get("providers")), _obj(secrets.get("defaults"))
-    lookup = _EnvLookup(environ, state_root, root)
+    lookup = _env_values(state_root, root)
     values: dict[str, None] = {}
     for ref in _refs(root, ""):
         v = _value(ref, providers, defaults, lookup)
@@ -94,30 +92,14 @@ def _refs(node: Any, key: str, depth: int = 0) -> Iterator[dict[str, Any]]:
             yield {"source": "env", "id": m.group(1) or m.group(2)}
 
 
-class _EnvLookup:
-    """Upstream's precedence: the process environment, the global .env, the config's vars."""
-
-    def __init__(self, environ: Mapping[str, str], state_root: Path, root: dict[str, Any]):
-        self.environ = environ
-        self.state_root = state_root
-        self.root = root
-        self._dotenv: dict[str, str] | None = None
-
-    def get(self, name: str) -> str | None:
-        if v := self.environ.get(name):
-            return v
-        if v := self.dotenv().get(name):
-            return v
-        env = self.root.get("env")
-        got = env.get("vars", {}).get(name) if isinstance(env, dict) else None
-        if isinstance(env, dict) and not isinstance(env.get("vars"), dict):
-            got = env.get(name)  # (the flat form: env: {NAME: "value"})
-        return got if isinstance(got, str) and got else None
-
-    def dotenv(self) -> dict[str, str]:
-        if self._dotenv is None:
-            self._dotenv = _read_dotenv(self.state_root / ".env")
-        return self._dotenv
+def _env_values(state_root: Path, root: dict[str, Any]) -> ChainMap[str, str]:
+    """Where an env ref's value is looked up, in upstream's precedence: the process
+    environment, the global .env, the config's vars (``env.vars``, or the flat form
+    ``env: {NAME: "value"}``); an empty value is none."""
+    env = _obj(root.get("env"))
+    known = env["vars"] if isinstance(env.get("vars"), dict) else env
+    found = (os.environ, _read_dotenv(state_root / ".env"), known)
+    return ChainMap(*({k: v for k, v in m.items() if isinstance(v, str) and v} for m in found))
 
 
 def _read_dotenv(path: Path) -> dict[str, str]:
@@ -140,7 +122,7 @@ def _read_dotenv(path: Path) -> dict[str, str]:
 
 
 def _value(
-    ref: dict[str, Any], providers: dict[str, Any], defaults: dict[str, Any], env: _EnvLookup
+    ref: dict[str, Any], providers: dict[str, Any], defaults: dict[str, Any], env: Mapping[str, str]
 ) -> str | None:
     source, ref_id = ref["source"], ref["id"]
     alias = ref.get("provider") or defaults.get(source) or "default"
@@ -161,13 +143,10 @@ def _file_value(path: Path, mode: object, ref_id: str) -> str | None:
     try:
         with path.open("rb") as f:
             data = f.read(_MAX_FILE + 1)
-    except OSError:
+        text = data.decode("utf-8-sig")
+    except (OSError, UnicodeDecodeError):
         return None
     if len(data) > _MAX_FILE:
-        return None
-    try:
-        text = data.decode("utf-8-sig")
-    except UnicodeDecodeError:
         return None
     if mode == "singleValue":
         return text.rstrip("\r\n") if ref_id == "value" else None

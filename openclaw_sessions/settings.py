@@ -8,7 +8,6 @@ OPENCLAW_AGENT as its options' defaults (cli/app.py declares them with these nam
 from __future__ import annotations
 
 import os
-from collections.abc import Mapping
 from pathlib import Path
 
 STATE_DIR = "OPENCLAW_STATE_DIR"
@@ -27,9 +26,9 @@ def agent() -> str | None:
     return os.environ.get("OPENCLAW_AGENT")
 
 
-def config_path(env: Mapping[str, str] | None = None) -> Path | None:
+def config_path() -> Path | None:
     """$OPENCLAW_CONFIG_PATH: upstream's config file instead of <root>/openclaw.json."""
-    raw = (os.environ if env is None else env).get("OPENCLAW_CONFIG_PATH", "").strip()
+    raw = os.environ.get("OPENCLAW_CONFIG_PATH", "").strip()
     return Path(os.path.expanduser(raw)) if raw else None
 
 
@@ -63,12 +62,10 @@ def max_pages() -> int | None:
 
 def regex_cache_dir() -> Path:
     """$OPENCLAW_SESSIONS_CACHE_DIR, else $XDG_CACHE_HOME/openclaw-sessions, else ~/.cache/…"""
-    return Path(
-        os.environ.get("OPENCLAW_SESSIONS_CACHE_DIR")
-        or os.path.join(
-            os.environ.get("XDG_CACHE_HOME") or os.path.expanduser("~/.cache"), "openclaw-sessions"
-        )
-    )
+    if raw := os.environ.get("OPENCLAW_SESSIONS_CACHE_DIR"):
+        return Path(raw)
+    base = os.environ.get("XDG_CACHE_HOME") or os.path.expanduser("~/.cache")
+    return Path(base) / "openclaw-sessions"
 
 
 def regex_cache() -> bool:

@@ -6,10 +6,9 @@ from pathlib import Path
 
 import pytest
 
-from openclaw_sessions.config import Config, config_path, load_config
+from openclaw_sessions import settings
+from openclaw_sessions.config import Config, load_config
 from openclaw_sessions.errors import ConfigError, UsageError
-
-NO_ENV: dict[str, str] = {}
 
 
 def write(root: Path, text: str, name: str = "openclaw.json") -> Path:
@@ -20,7 +19,7 @@ def write(root: Path, text: str, name: str = "openclaw.json") -> Path:
 
 def load_error(root: Path) -> ConfigError:
     with pytest.raises(ConfigError) as exc:
-        load_config(root, NO_ENV)
+        load_config(root)
     err = exc.value
     assert isinstance(err, UsageError)  # exit 2
     assert "\n" not in err.message
@@ -29,14 +28,14 @@ def load_error(root: Path) -> ConfigError:
 
 
 def test_missing_file_gives_defaults(tmp_path: Path) -> None:
-    config = load_config(tmp_path, NO_ENV)
+    config = load_config(tmp_path)
     assert config == Config()
     assert config.visibility is None
     # Upstream 2026.9 (PR #136755): an omitted tools.agentToAgent.enabled means enabled.
     assert config.agent_to_agent_enabled
     assert config.agent_to_agent_allow == ()
     assert config.sandbox_visibility_default == "spawned"
-    assert config.sandbox_visibility_for("anyone") == "spawned"
+    assert config.sandbox_visibility_by_agent == {}
     assert config.redact_patterns == ()
     assert config.main_key == "main"
     assert config.path is None
@@ -66,22 +65,21 @@ def test_json5_comments_trailing_commas_and_all_fields(tmp_path: Path) -> None:
         }
         """,
     )
-    config = load_config(tmp_path, NO_ENV)
+    config = load_config(tmp_path)
     assert config.path == path
     assert config.visibility == "all"
     assert config.agent_to_agent_enabled is True
     assert config.agent_to_agent_allow == ("main", "ops-*")
     assert config.sandbox_visibility_default == "all"
-    assert config.sandbox_visibility_for("family") == "spawned"
-    assert config.sandbox_visibility_for("OPS") == "spawned"
-    assert config.sandbox_visibility_for("work") == "all"
+    # agent ids lower-cased as upstream's; an agent without its own clamp has no entry
+    assert config.sandbox_visibility_by_agent == {"family": "spawned", "ops": "spawned"}
     assert config.redact_patterns == ("secret-\\w+",)
     assert config.main_key == "home"
 
 
 def test_empty_object_gives_defaults_with_path(tmp_path: Path) -> None:
     path = write(tmp_path, "{}\n")
-    assert load_config(tmp_path, NO_ENV) == Config(path=path)
+    assert load_config(tmp_path) == Config(path=path)
 
 
 def test_syntax_error_names_file_line_and_column(tmp_path: Path) -> None:
@@ -108,7 +106,7 @@ def test_bom_is_tolerated(tmp_path: Path) -> None:
     (tmp_path / "openclaw.json").write_bytes(
         b"\xef\xbb\xbf{tools: {sessions: {visibility: 'self'}}}"
     )
-    assert load_config(tmp_path, NO_ENV).visibility == "self"
+    assert load_config(tmp_path).visibility == "self"
 
 
 @pytest.mark.parametrize(
@@ -142,7 +140,7 @@ def test_bom_is_tolerated(tmp_path: Path) -> None:
 def test_wrong_types_are_config_errors(tmp_path: Path, text: str, needle: str) -> None:
     path = write(tmp_path, text)
     if needle.startswith(("tools", "agents")):  # read only with --as: raised when used
-        config = load_config(tmp_path, NO_ENV)
+        config = load_config(tmp_path)
         assert config.visibility_error is not None
         with pytest.raises(ConfigError) as exc:
             config.visibility_settings()
@@ -158,26 +156,26 @@ def test_wrong_types_are_config_errors(tmp_path: Path, text: str, needle: str) -
 def test_a_bad_visibility_setting_keeps_the_settings_every_command_reads(tmp_path: Path) -> None:
     write(tmp_path, "{tools: {sessions: {visibility: 'banana'}}, session: {mainKey: 'Home'},"
                     " logging: {redactPatterns: ['needle']}}")  # fmt: skip
-    config = load_config(tmp_path, NO_ENV)
+    config = load_config(tmp_path)
     assert config.redact_patterns == ("needle",)
     assert config.main_key == "home"
     assert config.visibility is None  # the defaults stand in until --as asks
     with pytest.raises(ConfigError, match="tools.sessions.visibility"):
         config.visibility_settings()
-    assert load_config(tmp_path / "none", NO_ENV).visibility_settings() == Config()
+    assert load_config(tmp_path / "none").visibility_settings() == Config()
 
 
-def test_config_path_env_override(tmp_path: Path) -> None:
+def test_config_path_env_override(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
     other = write(tmp_path, "{tools: {sessions: {visibility: 'agent'}}}", name="elsewhere.json5")
     write(tmp_path, "{tools: {sessions: {visibility: 'self'}}}")
-    env = {"OPENCLAW_CONFIG_PATH": str(other)}
-    assert config_path(tmp_path, env) == other
-    config = load_config(tmp_path, env)
+    monkeypatch.setenv("OPENCLAW_CONFIG_PATH", str(other))
+    config = load_config(tmp_path)
     assert config.visibility == "agent"
     assert config.path == other
-    assert config_path(tmp_path, {"OPENCLAW_CONFIG_PATH": "  "}) == tmp_path / "openclaw.json"
-    home = config_path(tmp_path, {"OPENCLAW_CONFIG_PATH": "~/x.json"})
-    assert home == Path("~/x.json").expanduser()
+    monkeypatch.setenv("OPENCLAW_CONFIG_PATH", "  ")
+    assert load_config(tmp_path).path == tmp_path / "openclaw.json"
+    monkeypatch.setenv("OPENCLAW_CONFIG_PATH", "~/x.json")
+    assert settings.config_path() == Path("~/x.json").expanduser()
 
 
 def test_unreadable_path_is_a_config_error(tmp_path: Path) -> None:

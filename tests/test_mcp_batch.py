@@ -18,8 +18,8 @@ CALLER_WORDS = ("as", "caller", "asKey", "visibility", "sandboxed", "agent", "ag
 
 
 def test_input_schemas_are_closed_and_name_no_caller() -> None:
-    for spec in schemas.tool_specs():
-        schema = spec["input"]
+    for spec in schemas.TOOLS:
+        schema = spec.input
         assert schema["type"] == "object"
         assert schema["additionalProperties"] is False
         assert not set(schema["properties"]) & set(CALLER_WORDS)

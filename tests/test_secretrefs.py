@@ -72,6 +72,16 @@ def test_env_and_file_refs_resolve(configured: Path) -> None:
     assert sorted(values) == sorted(ALL)  # not the short one, the missing one or the exec one
 
 
+def test_config_vars_in_either_form_and_a_bad_one(state: Path) -> None:
+    state.mkdir(parents=True, exist_ok=True)
+    path = state / "openclaw.json"
+    ref = {"apiKey": {"source": "env", "id": "OC_TEST_VARS_ONLY"}}
+    for env, want in (({"OC_TEST_VARS_ONLY": VARS_VALUE}, (VARS_VALUE,)), ({"vars": "x"}, ())):
+        path.write_text(json.dumps({"env": env, "models": {"a": ref}}))
+        os.utime(path, ns=(len(want), len(want)))  # (the cache keys on the file's version)
+        assert secretrefs.secret_values(config.load_config(state), state) == want
+
+
 def test_every_form_of_a_value_is_masked() -> None:
     red = build_redactor((), (ODD_VALUE, ENV_VALUE, SHORT))
     url = ODD_VALUE.replace("@", "%40").replace(" ", "%20").replace('"', "%22").replace("/", "%2F")

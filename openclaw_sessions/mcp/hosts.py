@@ -19,7 +19,7 @@ from .identity import Identity
 
 HOSTS = ("claude-desktop", "claude-code", "codex")
 NAME = "openclaw-sessions"
-_WHERE = {
+WHERE = {
     "claude-desktop": "claude_desktop_config.json (Settings > Developer > Edit Config)",
     "claude-code": ".mcp.json at the project's root (or: claude mcp add-json NAME 'JSON')",
     "codex": "~/.codex/config.toml",
@@ -72,7 +72,3 @@ def config(host: str, who: Identity) -> str:
     if host == "claude-code":
         server = {"type": "stdio", **server}
     return json.dumps({"mcpServers": {NAME: server}}, indent=2, ensure_ascii=False) + "\n"
-
-
-def where(host: str) -> str:
-    return _WHERE[host]

@@ -17,7 +17,7 @@ from typing import Any, NamedTuple, Protocol
 from openclaw_sessions import config
 from openclaw_sessions.errors import UsageError
 from openclaw_sessions.policy import visibility
-from openclaw_sessions.read.scope import caller_policy
+from openclaw_sessions.read.scope import ActingAs, caller_policy
 from openclaw_sessions.store import paths
 from openclaw_sessions.store.paths import StateScope
 from openclaw_sessions.store.sessions import SessionLookup
@@ -28,21 +28,15 @@ OPERATOR_WARNING = (
 )
 
 
-class Asked(Protocol):
+class Asked(ActingAs, Protocol):
     """Who the `mcp` command was asked to serve (its options: cli/commands/mcp.py)."""
 
-    @property
-    def as_key(self) -> str | None: ...
     @property
     def operator(self) -> bool: ...
     @property
     def state_dir(self) -> Path | None: ...
     @property
     def agent(self) -> str: ...
-    @property
-    def visibility(self) -> str | None: ...
-    @property
-    def sandboxed(self) -> bool: ...
 
 
 class Identity(NamedTuple):

@@ -46,12 +46,8 @@ def number(x: float) -> str:
 
 
 def _scalar(v: Any) -> str:
-    if v is None:
-        return "null"
-    if v is True:
-        return "true"
-    if v is False:
-        return "false"
+    if v is None or isinstance(v, bool):
+        return json.dumps(v)
     if isinstance(v, int):
         return str(v) if -_SAFE <= v <= _SAFE else number(float(v))
     if isinstance(v, float):
@@ -81,27 +77,23 @@ def _ordered(d: dict[Any, Any]) -> list[tuple[str, Any]]:
 
 def _write(v: Any, indent: str, out: list[str]) -> None:
     if isinstance(v, dict):
-        if not v:
-            out.append("{}")
-            return
-        inner = indent + "  "
-        out.append("{")
-        for i, (k, x) in enumerate(_ordered(v)):
-            out.append(("\n" if i == 0 else ",\n") + inner + _scalar(str(k)) + ": ")
-            _write(x, inner, out)
-        out.append("\n" + indent + "}")
+        items = [(_scalar(k) + ": ", x) for k, x in _ordered(v)]
+        ends = "{}"
     elif isinstance(v, list | tuple):
-        if not v:
-            out.append("[]")
-            return
-        inner = indent + "  "
-        out.append("[")
-        for i, x in enumerate(v):
-            out.append(("\n" if i == 0 else ",\n") + inner)
-            _write(x, inner, out)
-        out.append("\n" + indent + "]")
+        items = [("", x) for x in v]
+        ends = "[]"
     else:
         out.append(_scalar(v))
+        return
+    if not items:
+        out.append(ends)
+        return
+    inner = indent + "  "
+    out.append(ends[0])
+    for i, (head, x) in enumerate(items):
+        out.append(("\n" if i == 0 else ",\n") + inner + head)
+        _write(x, inner, out)
+    out.append("\n" + indent + ends[1])
 
 
 def stringify(value: Any) -> str:

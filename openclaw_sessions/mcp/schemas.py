@@ -9,7 +9,7 @@ The output schemas are upstream's result contracts (a result, or ``{status, erro
 
 from __future__ import annotations
 
-from typing import Any
+from typing import Any, NamedTuple
 
 from openclaw_sessions.policy.limits import (
     AS_MAX_LIMIT,
@@ -26,19 +26,35 @@ LIST_MAX_LIMIT = 200
 LIST_MAX_BYTES = 64 * 1024  # upstream SESSIONS_LIST_MAX_RESULT_BYTES
 DEFAULT_LIMIT = 10
 
-_ERROR: dict[str, Any] = {
-    "type": "object",
-    "properties": {
+
+def _object(
+    properties: dict[str, Any], required: tuple[str, ...] = (), *, closed: bool = True
+) -> dict[str, Any]:
+    """A JSON Schema object; ``closed``: no property it does not name."""
+    out: dict[str, Any] = {"type": "object", "properties": properties}
+    if required:
+        out["required"] = list(required)
+    if closed:
+        out["additionalProperties"] = False
+    return out
+
+
+_ERROR = _object(
+    {
         "status": {"type": "string", "enum": ["error", "forbidden"]},
         "error": {"type": "string"},
     },
-    "required": ["status", "error"],
-    "additionalProperties": False,
-}
+    ("status", "error"),
+)
 
-SEARCH_INPUT: dict[str, Any] = {
-    "type": "object",
-    "properties": {
+
+def _or_error(result: dict[str, Any]) -> dict[str, Any]:
+    """A tool's result contract: its result, or upstream's ``{status, error}``."""
+    return {"type": "object", "anyOf": [result, _ERROR]}
+
+
+SEARCH_INPUT = _object(
+    {
         "query": {
             "type": "string",
             "maxLength": MAX_QUERY_CHARS,
@@ -84,13 +100,11 @@ SEARCH_INPUT: dict[str, Any] = {
             "description": "Extension: leave these sessions out (sessionKeys or sessionIds from"
             " earlier results, or current: this session), before limit applies.",
         },
-    },
-    "additionalProperties": False,
-}
+    }
+)
 
-_HIT: dict[str, Any] = {
-    "type": "object",
-    "properties": {
+_HIT = _object(
+    {
         "sessionKey": {"type": "string"},
         "timestamp": {"type": "number"},
         "role": {"type": "string", "enum": ["assistant", "user"]},
@@ -100,37 +114,29 @@ _HIT: dict[str, Any] = {
         "messageId": {"type": "string"},
         "queryIndex": {"type": "integer", "minimum": 0},
     },
-    "required": ["sessionKey", "timestamp", "role", "snippet", "score"],
-    "additionalProperties": False,
-}
+    ("sessionKey", "timestamp", "role", "snippet", "score"),
+)
 _INDICES: dict[str, Any] = {"type": "array", "items": {"type": "integer", "minimum": 0}}
 
-SEARCH_OUTPUT: dict[str, Any] = {
-    "type": "object",
-    "anyOf": [
+SEARCH_OUTPUT = _or_error(
+    _object(
         {
-            "type": "object",
-            "properties": {
-                "results": {"type": "array", "items": _HIT},
-                "batch": {"const": True},
-                "queryCount": {"type": "integer", "minimum": 1},
-                "indexing": {"const": True},
-                "indexingQueries": _INDICES,
-                "archivedTranscriptsExcluded": {"type": "integer", "minimum": 1},
-                "warning": {"type": "string"},
-                "truncated": {"const": True},
-                "truncatedQueries": _INDICES,
-            },
-            "required": ["results"],
-            "additionalProperties": False,
+            "results": {"type": "array", "items": _HIT},
+            "batch": {"const": True},
+            "queryCount": {"type": "integer", "minimum": 1},
+            "indexing": {"const": True},
+            "indexingQueries": _INDICES,
+            "archivedTranscriptsExcluded": {"type": "integer", "minimum": 1},
+            "warning": {"type": "string"},
+            "truncated": {"const": True},
+            "truncatedQueries": _INDICES,
         },
-        _ERROR,
-    ],
-}
+        ("results",),
+    )
+)
 
-HISTORY_INPUT: dict[str, Any] = {
-    "type": "object",
-    "properties": {
+HISTORY_INPUT = _object(
+    {
         "sessionKey": {
             "type": "string",
             "description": "The session to read: a key from a search result, a session id, or"
@@ -163,37 +169,31 @@ HISTORY_INPUT: dict[str, Any] = {
         },
         "includeTools": {"type": "boolean", "description": "Also return tool results."},
     },
-    "required": ["sessionKey"],
-    "additionalProperties": False,
-}
+    ("sessionKey",),
+)
 
-HISTORY_OUTPUT: dict[str, Any] = {
-    "type": "object",
-    "anyOf": [
+HISTORY_OUTPUT = _or_error(
+    _object(
         {
-            "type": "object",
-            "properties": {
-                "sessionKey": {"type": "string"},
-                "messages": {"type": "array"},
-                "truncated": {"type": "boolean"},
-                "droppedMessages": {"type": "boolean"},
-                "contentTruncated": {"type": "boolean"},
-                "contentRedacted": {"type": "boolean"},
-                "bytes": {"type": "number"},
-                "offset": {"type": "number"},
-                "nextOffset": {"type": "number"},
-                "hasMore": {"type": "boolean"},
-                "totalMessages": {"type": "number"},
-            },
-            "required": ["sessionKey", "messages"],
+            "sessionKey": {"type": "string"},
+            "messages": {"type": "array"},
+            "truncated": {"type": "boolean"},
+            "droppedMessages": {"type": "boolean"},
+            "contentTruncated": {"type": "boolean"},
+            "contentRedacted": {"type": "boolean"},
+            "bytes": {"type": "number"},
+            "offset": {"type": "number"},
+            "nextOffset": {"type": "number"},
+            "hasMore": {"type": "boolean"},
+            "totalMessages": {"type": "number"},
         },
-        _ERROR,
-    ],
-}
+        ("sessionKey", "messages"),
+        closed=False,
+    )
+)
 
-LIST_INPUT: dict[str, Any] = {
-    "type": "object",
-    "properties": {
+LIST_INPUT = _object(
+    {
         "limit": {
             "type": "integer",
             "minimum": 1,
@@ -215,13 +215,11 @@ LIST_INPUT: dict[str, Any] = {
             "minimum": 1,
             "description": "Only sessions updated in the last N minutes.",
         },
-    },
-    "additionalProperties": False,
-}
+    }
+)
 
-_LIST_ROW: dict[str, Any] = {
-    "type": "object",
-    "properties": {
+_LIST_ROW = _object(
+    {
         "key": {"type": "string"},
         "sessionId": {"type": "string"},
         "agentId": {"type": "string"},
@@ -234,39 +232,31 @@ _LIST_ROW: dict[str, Any] = {
         "parentSessionKey": {"type": "string"},
         "updatedAt": {"type": "number"},
     },
-    "required": ["key", "agentId", "kind", "channel", "archived", "pinned"],
-    "additionalProperties": False,
-}
+    ("key", "agentId", "kind", "channel", "archived", "pinned"),
+)
+_LIST_SEEN = _object(
+    {
+        "mode": {"type": "string", "enum": ["self", "tree", "agent"]},
+        "restricted": {"const": True},
+        "warning": {"type": "string"},
+    },
+    ("mode", "restricted", "warning"),
+)
 
-LIST_OUTPUT: dict[str, Any] = {
-    "type": "object",
-    "anyOf": [
+LIST_OUTPUT = _or_error(
+    _object(
         {
-            "type": "object",
-            "properties": {
-                "count": {"type": "number"},
-                "sessions": {"type": "array", "items": _LIST_ROW},
-                "hasMore": {"type": "boolean"},
-                "nextOffset": {"type": "integer", "minimum": 0},
-                "limitApplied": {"type": "integer", "minimum": 1, "maximum": LIST_MAX_LIMIT},
-                "truncationReason": {"type": "string", "enum": ["scan-limit", "byte-limit"]},
-                "visibility": {
-                    "type": "object",
-                    "properties": {
-                        "mode": {"type": "string", "enum": ["self", "tree", "agent"]},
-                        "restricted": {"const": True},
-                        "warning": {"type": "string"},
-                    },
-                    "required": ["mode", "restricted", "warning"],
-                    "additionalProperties": False,
-                },
-            },
-            "required": ["count", "sessions", "hasMore", "limitApplied"],
-            "additionalProperties": False,
+            "count": {"type": "number"},
+            "sessions": {"type": "array", "items": _LIST_ROW},
+            "hasMore": {"type": "boolean"},
+            "nextOffset": {"type": "integer", "minimum": 0},
+            "limitApplied": {"type": "integer", "minimum": 1, "maximum": LIST_MAX_LIMIT},
+            "truncationReason": {"type": "string", "enum": ["scan-limit", "byte-limit"]},
+            "visibility": _LIST_SEEN,
         },
-        _ERROR,
-    ],
-}
+        ("count", "sessions", "hasMore", "limitApplied"),
+    )
+)
 
 LIST_DESCRIPTION = (
     "List the sessions this session may see under OpenClaw's visibility rules, newest update"
@@ -299,28 +289,17 @@ HISTORY_DESCRIPTION = (
 )
 
 
-def tool_specs() -> list[dict[str, Any]]:
-    """(name, description, input schema, output schema) of each tool, in list order."""
-    return [
-        {
-            "name": SEARCH,
-            "title": "Sessions Search",
-            "description": SEARCH_DESCRIPTION,
-            "input": SEARCH_INPUT,
-            "output": SEARCH_OUTPUT,
-        },
-        {
-            "name": HISTORY,
-            "title": "Session History",
-            "description": HISTORY_DESCRIPTION,
-            "input": HISTORY_INPUT,
-            "output": HISTORY_OUTPUT,
-        },
-        {
-            "name": LIST,
-            "title": "Sessions List",
-            "description": LIST_DESCRIPTION,
-            "input": LIST_INPUT,
-            "output": LIST_OUTPUT,
-        },
-    ]
+class ToolSpec(NamedTuple):
+    name: str
+    title: str
+    description: str
+    input: dict[str, Any]
+    output: dict[str, Any]
+
+
+# In list order.
+TOOLS = (
+    ToolSpec(SEARCH, "Sessions Search", SEARCH_DESCRIPTION, SEARCH_INPUT, SEARCH_OUTPUT),
+    ToolSpec(HISTORY, "Session History", HISTORY_DESCRIPTION, HISTORY_INPUT, HISTORY_OUTPUT),
+    ToolSpec(LIST, "Sessions List", LIST_DESCRIPTION, LIST_INPUT, LIST_OUTPUT),
+)

@@ -1,5 +1,5 @@
-"""The MCP server itself, on the official SDK's low-level ``Server`` (the ``[mcp]`` extra): the
-only module that imports ``mcp``, and only the ``mcp`` command imports it.
+"""The MCP server itself, on the official SDK's low-level ``Server`` (the ``[mcp]`` extra), which
+only the ``mcp`` command imports.
 
 The low-level server lets the tools declare exactly upstream's schemas (``additionalProperties:
 false``, the result contracts) and answer upstream's error shapes; there is no write tool of any
@@ -9,9 +9,9 @@ text block byte-identical to ``JSON.stringify(structuredContent, null, 2)`` (whi
 shows the structured content drops as a duplicate), plus a text block per note (why a search
 found nothing). While the server runs, the config it started with is pinned (identity.py) and
 stdout carries JSON-RPC only: the SDK's stdio transport points fd 1 at stderr for anything
-else, and logs go to stderr. The search and
-history cores (tools.py) are imported by the first tool call, not before the server answers
-``initialize``: start-up is the SDK's import and the caller's resolution, nothing more.
+else, and logs go to stderr. The search and history cores (tools.py) are imported by the first
+tool call, not before the server answers ``initialize``: start-up is the SDK's import and the
+caller's resolution, nothing more.
 """
 
 from __future__ import annotations
@@ -20,7 +20,6 @@ import logging
 import sys
 from collections.abc import AsyncIterator
 from contextlib import asynccontextmanager
-from typing import TYPE_CHECKING, Any
 
 import anyio
 import mcp_types as types
@@ -35,36 +34,19 @@ from openclaw_sessions import __version__, config
 from . import schemas, wire
 from .identity import Identity, describe
 
-if TYPE_CHECKING:
-    from .tools import Answer
-
 NAME = "openclaw-sessions"
 _READ_ONLY = {"read_only_hint": True, "destructive_hint": False, "idempotent_hint": True}
-
-
-def tool_list() -> list[types.Tool]:
-    return [
-        types.Tool(
-            name=spec["name"],
-            title=spec["title"],
-            description=spec["description"],
-            input_schema=spec["input"],
-            output_schema=spec["output"],
-            annotations=types.ToolAnnotations(
-                title=spec["title"], open_world_hint=False, **_READ_ONLY
-            ),
-        )
-        for spec in schemas.tool_specs()
-    ]
-
-
-def result(answer: Answer) -> types.CallToolResult:
-    text = answer.text()
-    return types.CallToolResult(
-        content=[types.TextContent(text=t) for t in (text, *answer.notes)],
-        structured_content=answer.value(),
-        is_error=answer.is_error,
+_TOOLS = [
+    types.Tool(
+        name=spec.name,
+        title=spec.title,
+        description=spec.description,
+        input_schema=spec.input,
+        output_schema=spec.output,
+        annotations=types.ToolAnnotations(title=spec.title, open_world_hint=False, **_READ_ONLY),
     )
+    for spec in schemas.TOOLS
+]
 
 
 def build(identity: Identity) -> Server[Identity]:
@@ -78,23 +60,26 @@ def build(identity: Identity) -> Server[Identity]:
         finally:
             config.pin(identity.root, before)
 
-    names = {spec["name"] for spec in schemas.tool_specs()}
+    names = {spec.name for spec in schemas.TOOLS}
 
     async def list_tools(
         ctx: ServerRequestContext[Identity], params: types.PaginatedRequestParams | None
     ) -> types.ListToolsResult:
-        return types.ListToolsResult(tools=tool_list())
+        return types.ListToolsResult(tools=_TOOLS)
 
     async def call_tool(
         ctx: ServerRequestContext[Identity], params: types.CallToolRequestParams
     ) -> types.CallToolResult:
         if params.name not in names:
             raise MCPError(types.INVALID_PARAMS, f"Unknown tool: {params.name[:64]!r}")
-        arguments: dict[str, Any] | None = params.arguments
         from . import tools  # the cores: the first call imports them (see the docstring)
 
-        answer = await anyio.to_thread.run_sync(tools.call, identity, params.name, arguments)
-        return result(answer)
+        answer = await anyio.to_thread.run_sync(tools.call, identity, params.name, params.arguments)
+        return types.CallToolResult(
+            content=[types.TextContent(text=t) for t in (answer.text(), *answer.notes)],
+            structured_content=answer.value(),
+            is_error=answer.is_error,
+        )
 
     return Server(
         NAME,

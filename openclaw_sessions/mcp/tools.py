@@ -136,23 +136,17 @@ def _search(identity: Identity, a: args.SearchArgs) -> Answer:
     found = search_batch(
         _options(identity, a.queries[0], a), a.queries, exclude=_excluded(identity, a)
     )
+    bodies = [r._replace(explain=None).agent_json() for r in found]
+    empty = [i for i, r in enumerate(found) if not r.hits]
+    notes = [reasons.empty_search(found[i], session_key=a.session_key) for i in empty]
     if not a.batch:
-        (result,) = found
-        body = result._replace(explain=None).agent_json()
-        if result.hits:
-            return Answer(body)
-        return Answer(body, (reasons.empty_search(result, session_key=a.session_key),))
+        return Answer(bodies[0], tuple(notes))
     states = [
-        batch.QueryState(r._replace(explain=None).agent_json()["results"], r.indexing, r.truncated)
-        for r in found
+        batch.QueryState(b["results"], r.indexing, r.truncated)
+        for b, r in zip(bodies, found, strict=True)
     ]
     body = batch.cap_batch(states, a.limit, MAX_RESULT_BYTES)
-    notes = tuple(
-        f"queries[{i}]: " + reasons.empty_search(r, session_key=a.session_key)
-        for i, r in enumerate(found)
-        if not r.hits
-    )
-    return Answer(body, notes)
+    return Answer(body, tuple(f"queries[{i}]: {n}" for i, n in zip(empty, notes, strict=True)))
 
 
 def _history(identity: Identity, opts: HistoryOptions) -> Answer:

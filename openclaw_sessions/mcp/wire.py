@@ -13,17 +13,18 @@ no write fails on a character UTF-8 cannot encode.
 
 from __future__ import annotations
 
-import json
 import os
 import re
 from collections.abc import AsyncIterator
 from contextlib import asynccontextmanager
-from typing import Any, BinaryIO
+from typing import BinaryIO
 
 import anyio
 import mcp_types as types
 from anyio.abc import ObjectReceiveStream, ObjectSendStream
 from mcp.shared.message import SessionMessage
+
+from openclaw_sessions.model import wellformed
 
 _UNSAFE = re.compile("[\x80-\x9f\ud800-\udfff]")
 
@@ -33,17 +34,6 @@ def escape(text: str) -> str:
     return _UNSAFE.sub(lambda m: f"\\u{ord(m.group()):04x}", text)
 
 
-def _wellformed(value: Any) -> Any:
-    """A parsed JSON value with each lone surrogate U+FFFD."""
-    if isinstance(value, str):
-        return value.encode("utf-8", "surrogatepass").decode("utf-8", "replace")
-    if isinstance(value, list):
-        return [_wellformed(v) for v in value]
-    if isinstance(value, dict):
-        return {_wellformed(k): _wellformed(v) for k, v in value.items()}
-    return value
-
-
 def reread(exc: Exception) -> SessionMessage | None:
     """The message of a line the SDK refused, read again leniently; None: it is not one."""
     errors = getattr(exc, "errors", None)
@@ -51,7 +41,7 @@ def reread(exc: Exception) -> SessionMessage | None:
     if not isinstance(line, str):
         return None
     try:
-        obj = _wellformed(json.loads(line))
+        obj = wellformed.loads(line)
         return SessionMessage(types.jsonrpc_message_adapter.validate_python(obj, by_name=False))
     except (ValueError, RecursionError):  # pydantic's ValidationError is a ValueError
         return None

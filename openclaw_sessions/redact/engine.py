@@ -189,10 +189,9 @@ class Redactor:
         if self._exact is not None:  # upstream masks these first
             edits = [(m.start(), m.end(), "***", 0, 3) for m in self._exact.finditer(text)]
             text = _apply(text, spans, edits)
-        if self._user:
-            for p in self._user:
-                edits = [e for m in p.finditer(text) if (e := _user_edit(m))]
-                text = _apply(text, spans, edits)
+        for p in self._user:
+            edits = [e for m in p.finditer(text) if (e := _user_edit(m))]
+            text = _apply(text, spans, edits)
         if not text:
             return text
         view = folding.view(text)  # most texts (ASCII ones at once): nothing to fold

@@ -40,7 +40,9 @@ def defaults() -> str:
             return fp
     except (OSError, UnicodeDecodeError):
         pass
-    fp = _computed()
+    from .engine import build_redactor  # (on a miss only: the rules are the cost)
+
+    fp = build_redactor().fingerprint
     try:
         path.parent.mkdir(parents=True, exist_ok=True)
         tmp = path.with_name(f"{path.name}.{os.getpid()}.tmp")
@@ -49,9 +51,3 @@ def defaults() -> str:
     except OSError:
         pass
     return fp
-
-
-def _computed() -> str:
-    from .engine import build_redactor
-
-    return build_redactor().fingerprint

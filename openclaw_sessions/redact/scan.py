@@ -122,12 +122,6 @@ _FAMILIES = {sep: tuple(i for i, f in enumerate(rules.FIELDS) if sep in f.seps) 
 _CALLS: list[list[Any]] = []  # the passes, built on first use (the hot loop reads a global)
 
 
-def _pass_calls() -> list[list[Any]]:
-    if not _CALLS:
-        _CALLS.extend(_passes())
-    return _CALLS
-
-
 @lru_cache(maxsize=2)
 def _keyside_rx(sep: str) -> re.Pattern[str]:
     """One match tells which families have their key before ``sep`` (group i+1: family i)."""
@@ -147,12 +141,14 @@ def last_group(m: re.Match[str]) -> Span:
 
 def scan(text: str, rev: str) -> tuple[set[int], list[int], list[int]]:
     """Run the passes: the rules whose anchor holds, the separators with a key before them, and
-    the "&" before a form pair."""
+    the "&" before a form pair (unordered: site_hits orders them)."""
     wanted: set[int] = set()
     seps: list[int] = []
     amps: list[int] = []
     n1 = len(text) - 1
-    for call in _CALLS or _pass_calls():
+    if not _CALLS:
+        _CALLS.extend(_passes())
+    for call in _CALLS:
         search, reverse, lit, anchors, by_word, _ = call
         if lit not in text:  # "in" is a memchr without the cost of a regex call
             continue
@@ -179,10 +175,6 @@ def scan(text: str, rev: str) -> tuple[set[int], list[int], list[int]]:
                 if i not in wanted and lazy(src, ASCII).match(buf, p):
                     wanted.add(i)
             m = search(buf, p + 1)
-    if seps:
-        seps.sort()
-    if amps:
-        amps.sort()
     return wanted, seps, amps
 
 

@@ -19,6 +19,7 @@ from __future__ import annotations
 import re
 import unicodedata
 from bisect import bisect_left, bisect_right
+from functools import lru_cache
 
 from . import recache
 from .syntax import merge
@@ -80,7 +81,6 @@ _SPARSE_CH = _chars(_ALWAYS + _FORMAT + _SEPS)
 _NEAR_CH = _chars(_FORMAT + _SEPS) | frozenset(HOMOGLYPHS)
 _TOK_CH = frozenset("ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz0123456789_-")
 _TOUCH = _TOK_CH | _ALWAYS_CH | _NEAR_CH
-_CACHE: dict[str, str] = {}
 _TOKEN_PUNCT = frozenset("-_=:.@/+~$#%&*!?'\"`^|<>()[]{},;")
 
 
@@ -96,13 +96,9 @@ def _fold_char(c: str) -> str:
     return c
 
 
+@lru_cache(maxsize=4096)
 def fold_run(run: str) -> str:
-    out = _CACHE.get(run)
-    if out is None:
-        out = "".join(_fold_char(c) for c in run)
-        if len(_CACHE) < 4096:
-            _CACHE[run] = out
-    return out
+    return "".join(_fold_char(c) for c in run)
 
 
 class View:

@@ -90,7 +90,7 @@ def _print_config(host: str, who: "Identity") -> int:
 
     if host not in hosts.HOSTS:
         raise UsageError(f"--print-config takes one of {', '.join(hosts.HOSTS)}")
-    print(f"# {hosts.where(host)}", file=sys.stderr)
+    print(f"# {hosts.WHERE[host]}", file=sys.stderr)
     sys.stdout.write(hosts.config(host, who))
     return int(ExitCode.OK)
 

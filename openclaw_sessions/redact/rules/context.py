@@ -43,8 +43,7 @@ def _last(m: re.Match[str], trail: str = "") -> Span | None:
     """The last non-empty group, less ``trail`` characters at its end (None: no group)."""
     g = next((i for i in range(len(m.groups()), 0, -1) if m.group(i)), 0)
     s, e = m.span(g)
-    while e - s > 1 and m.string[e - 1] in trail:
-        e -= 1
+    e = s + max(1, len(m.string[s:e].rstrip(trail)))
     return (s, e) if g else None
 
 

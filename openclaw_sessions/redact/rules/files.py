@@ -65,11 +65,9 @@ def _cells(line: str, delim: str) -> list[tuple[int, int]]:
 
 
 def _inner(line: str, s: int, e: int) -> tuple[int, int]:
-    while s < e and line[s] in " \t\"'":
-        s += 1
-    while e > s and line[e - 1] in " \t\"'\r":
-        e -= 1
-    return s, e
+    cell = line[s:e]
+    s += len(cell) - len(cell.lstrip(" \t\"'"))
+    return s, s + len(line[s:e].rstrip(" \t\"'\r"))
 
 
 def _secret_column(name: str) -> bool:

@@ -159,8 +159,7 @@ def _prose_check(m: re.Match[str]) -> Span | None:
     if m.group(5) is None:
         return placeholder_check(m)
     s, e = m.span(5)
-    while e - s > 1 and m.string[e - 1] in ".,;:!?)":
-        e -= 1
+    e = s + max(1, len(m.string[s:e].rstrip(".,;:!?)")))
     return (s, e) if names.credential_like(m.string[s:e]) else None
 
 

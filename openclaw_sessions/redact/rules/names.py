@@ -184,8 +184,7 @@ def unquoted_value(
     characters that end it rather than belong to it."""
     if placeholder(text[start:end]) or text.endswith(":", 0, end):  # ("{token}" before its
         return None  # "}" is trimmed; "type:" is the next key)
-    while end - start > 1 and text[end - 1] in trail:
-        end -= 1
+    end = start + max(1, len(text[start:end].rstrip(trail)))
     v = text[start:end]
     if len(v) < 3 or placeholder(v) or _CALL.fullmatch(v) or _path(v) or v.endswith(":"):
         return None

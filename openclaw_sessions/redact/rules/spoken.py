@@ -74,8 +74,7 @@ def _lang_check(m: re.Match[str]) -> Span | None:
     s, e = m.span(1)
     if names.placeholder(m.group(1)) or re.search(r"[\w.]\(", m.group(1)):  # (a call)
         return None
-    while e - s > 1 and m.string[e - 1] in ".,;:!?)]}>\"'`»」』”":
-        e -= 1
+    e = s + max(1, len(m.string[s:e].rstrip(".,;:!?)]}>\"'`»」』”")))
     v = m.string[s:e]
     if names.reference(v) or "://" in v or v[0] == "-":
         return None
@@ -260,8 +259,6 @@ _CODES_ANCHORS = _before(
     ("recovery", "backup", "one-time", "emergency", "scratch", "2fa", "mfa", "two-factor",
      "verification"), "c", "[oO][dD][eE]",
 ) + _before(("app", "specific", "application"), "p", "[aA][sS][sS]")  # fmt: skip
-_CODE_WORDS = ("recovery", "backup", "one-time", "one time", "emergency", "scratch", "2fa",
-               "mfa", "two-factor", "two factor", "verification")  # fmt: skip
 
 SPOKEN_RULES = (
     Rule("password-in-words", "", _lang_anchors(), finder=lang_hits),
