@@ -9,6 +9,7 @@ from __future__ import annotations
 import argparse
 import atexit
 import cProfile
+import functools
 import io
 import json
 import os
@@ -293,7 +294,11 @@ def transcript_files(root: Path) -> list[Path]:
 
 
 def cli() -> list[str]:
-    """The `openclaw-sessions` entry point of this interpreter's environment."""
+    """The `openclaw-sessions` entry point of this interpreter's environment, its package's
+    bytecode written first (as pip writes it for an installed tool): an editable checkout run
+    with PYTHONDONTWRITEBYTECODE=1 would otherwise compile every changed module in every timed
+    process."""
+    _compiled()
     exe = Path(sys.executable).parent / "openclaw-sessions"
     if exe.exists():
         return [str(exe)]
@@ -301,6 +306,15 @@ def cli() -> list[str]:
     if found:
         return [found]
     return [sys.executable, "-m", "openclaw_sessions"]
+
+
+@functools.cache
+def _compiled() -> None:
+    import compileall
+
+    import openclaw_sessions
+
+    compileall.compile_dir(Path(openclaw_sessions.__file__).parent, quiet=1)
 
 
 def cli_env(state: Path, **extra: str) -> dict[str, str]:
