@@ -14,10 +14,10 @@ from .dsn import RemoteError
 
 SCHEMA = "openclaw_sessions"
 MIGRATION_LOCK = 0x6F63735F6D6967  # pg_advisory_xact_lock key of the migrations
+POSTED_CHARS = 100  # a longer word has no posting (its searches take the GIN path)
 
-# bm25's bound of a row for any query: its most repeated token's count over bm25's length
-# norm at a reference avgdl (ranking.py scales it by a store's own avgdl when larger, and
-# orders by this very expression, so that the index serves)
+# bm25's bound of a row for any query (migration 3's index, dropped by 5): its most repeated
+# token's count over bm25's length norm at a reference avgdl
 BOUND_AVGDL = 32.0
 BOUND = (
     "(coalesce(tfmax, ntok)::float8 / (0.25::float8 + 0.75::float8 * ntok::float8"
@@ -131,6 +131,33 @@ MIGRATIONS: list[str] = [
     UPDATE {SCHEMA}.ocs_transcripts t SET fp = '' WHERE EXISTS (SELECT 1 FROM {SCHEMA}.ocs_rows r
         WHERE r.host = t.host AND r.agent = t.agent AND r.transcript_id = t.transcript_id
         AND r.bigrams IS NOT NULL);
+    """,
+    # 5: a posting per row and distinct word (remote/postings.py): a store's best rows for a
+    # word are then a few short ranges of one index, however common the word; the rows
+    # pushed so far get theirs here, from the words they hold (what a push would send).
+    # The bound index of 3 served a walk that never paid (issue 39): dropped.
+    f"""
+    CREATE TABLE {SCHEMA}.ocs_postings (
+        host          text NOT NULL,
+        agent         text NOT NULL,
+        term          text NOT NULL,    -- a word of the row (words), up to POSTED_CHARS
+        tf            integer NOT NULL, -- its count in the row
+        ntok          integer NOT NULL, -- the row's length (ocs_rows.ntok)
+        ts            bigint NOT NULL,  -- the row's time (ocs_rows.ts)
+        transcript_id bigint NOT NULL,
+        seq           integer NOT NULL
+    );
+    INSERT INTO {SCHEMA}.ocs_postings
+        SELECT r.host, r.agent, w.term, count(*), r.ntok, r.ts, r.transcript_id, r.seq
+        FROM {SCHEMA}.ocs_rows r CROSS JOIN LATERAL string_to_table(btrim(r.words, ' '), ' ')
+            AS w(term)
+        WHERE w.term <> '' AND length(w.term) <= {POSTED_CHARS}
+        GROUP BY r.host, r.agent, r.transcript_id, r.seq, r.ntok, r.ts, w.term;
+    -- a store's rows holding a word, best bm25 first within each count (postings.best); the
+    -- whole key, so that a posting is deleted by an index lookup (postings.forget)
+    CREATE INDEX ocs_postings_best ON {SCHEMA}.ocs_postings
+        (host, agent, term, tf DESC, ntok, ts DESC, transcript_id, seq);
+    DROP INDEX IF EXISTS {SCHEMA}.ocs_rows_by_bound;
     """,
 ]
 VERSION = len(MIGRATIONS)

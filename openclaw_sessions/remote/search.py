@@ -253,9 +253,7 @@ def _hits(conn: Any, rows: list[Any], plan: fts_query.QueryPlan) -> list[Hit]:
     # do: push.config_snapshot); each snippet is redacted again here under the default rules
     red = build_redactor(())
     return [
-        fts.hit(k, text, snip, plan, red, fts.SNIPPET_UNITS)._replace(
-            agent_id=str(r[1])
-        )
+        fts.hit(k, text, snip, plan, red, fts.SNIPPET_UNITS)._replace(agent_id=str(r[1]))
         for r, k, text, snip in zip(rows, keyed, texts, snips, strict=True)
     ]
 
