@@ -290,5 +290,7 @@ def test_postings_keep_locals_order_among_ties(
             with monkeypatch.context() as m:
                 m.setattr(postings, "word", lambda b: None)
                 assert _answer(*args) == remote, (order, n)
-            got = [(h["sessionKey"], h["messageId"], float(h["score"])) for h in remote[1]["results"]]
+            got = [
+                (h["sessionKey"], h["messageId"], float(h["score"])) for h in remote[1]["results"]
+            ]
             assert got == local, (order, n)
