@@ -87,3 +87,25 @@ def make_host(root: Path, seed: int, plant: list[str], messages: int = 400) -> t
     r = cli("import", str(corpus), "--reindex", "--state-dir", str(state), "--quiet")
     assert r.exit_code in (0, 4), r.stderr
     return state, manifest
+
+
+def assert_postings_match_rows(target: str) -> None:
+    """ocs_postings holds exactly one posting per central row and distinct word (up to
+    POSTED_CHARS), with the row's length and time: recomputed from the rows' words, compared
+    both ways."""
+    from openclaw_sessions.remote import schema
+
+    s = schema.SCHEMA
+    rows = (
+        f"SELECT r.host, r.agent, w.term, count(*)::int, r.ntok, r.ts, r.transcript_id, r.seq"
+        f" FROM {s}.ocs_rows r CROSS JOIN LATERAL string_to_table(btrim(r.words, ' '), ' ')"
+        f" AS w(term) WHERE w.term <> '' AND length(w.term) <= {schema.POSTED_CHARS}"
+        " GROUP BY r.host, r.agent, r.transcript_id, r.seq, r.ntok, r.ts, w.term"
+    )
+    posts = f"SELECT host, agent, term, tf, ntok, ts, transcript_id, seq FROM {s}.ocs_postings"
+    db = target.split("dbname=")[1].split()[0]
+    assert admin(f"({rows}) EXCEPT ALL ({posts})", db=db) == []
+    assert admin(f"({posts}) EXCEPT ALL ({rows})", db=db) == []
+    assert admin(f"SELECT count(*) FROM {s}.ocs_postings", db=db)[0][0] > 0 or not admin(
+        f"SELECT 1 FROM {s}.ocs_rows WHERE ntok > 0 LIMIT 1", db=db
+    )
