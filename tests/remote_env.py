@@ -90,18 +90,13 @@ def make_host(root: Path, seed: int, plant: list[str], messages: int = 400) -> t
 
 
 def assert_postings_match_rows(target: str) -> None:
-    """ocs_postings holds exactly one posting per central row and distinct word (up to
-    POSTED_CHARS), with the row's length and time: recomputed from the rows' words, compared
-    both ways."""
+    """ocs_postings holds exactly the postings push derives in Python (rows.fold_text), as
+    the SQL of the migration and of postings.forget derives them again from the rows
+    (schema.postings_of): compared both ways, and not empty when a row has words."""
     from openclaw_sessions.remote import schema
 
     s = schema.SCHEMA
-    rows = (
-        f"SELECT r.host, r.agent, w.term, count(*)::int, r.ntok, r.ts, r.transcript_id, r.seq"
-        f" FROM {s}.ocs_rows r CROSS JOIN LATERAL string_to_table(btrim(r.words, ' '), ' ')"
-        f" AS w(term) WHERE w.term <> '' AND length(w.term) <= {schema.POSTED_CHARS}"
-        " GROUP BY r.host, r.agent, r.transcript_id, r.seq, r.ntok, r.ts, w.term"
-    )
+    rows = schema.postings_of("true")
     posts = f"SELECT host, agent, term, tf, ntok, ts, transcript_id, seq FROM {s}.ocs_postings"
     db = target.split("dbname=")[1].split()[0]
     assert admin(f"({rows}) EXCEPT ALL ({posts})", db=db) == []

@@ -186,6 +186,9 @@ def test_postings_answer_what_scoring_every_match_answers(
     cases += [(q, ("--host", h, "--as", "agent:main:main"), n) for q in words[3:8]
               for h in fleet["hosts"] for n in ("1", "10")]  # fmt: skip
     posted = 0
+    used: Counter[str] = Counter()  # the postings answered the word index, the bigram one
+    real = postings.best
+    monkeypatch.setattr(postings, "best", lambda c, b, *a: used.update([b.fts]) or real(c, b, *a))
     for q, extra, n in cases:
         args = (q, "--remote", fleet["dsn"], "--order", order, "-n", n, *extra)
         new = _answer(*args)
@@ -195,6 +198,7 @@ def test_postings_answer_what_scoring_every_match_answers(
         assert new == old, (q, extra, n)
         posted += bool(new[1] and new[1].get("results")) and " " not in q
     assert posted >= 20
+    assert used["index_fts"] >= 20 and used["index_bigram"] >= 5, used
 
 
 @pytest.mark.slow
@@ -235,6 +239,7 @@ def test_words_beside_cjk_text_score_as_locally(tmp_path: Path) -> None:
         "数据youer数据 and more words here",
         "nothing to see",
         "youer youer youer",
+        "Éclair服务 and eclair too",  # beside CJK text, and among its words folded: word index
     ]
     for i, text in enumerate(texts):
         (s.user if i % 2 == 0 else s.assistant)(text)

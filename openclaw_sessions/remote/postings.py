@@ -16,8 +16,8 @@ from collections.abc import Iterator
 from typing import Any
 
 from . import schema, stats
-from .query import Branch, Where, score
-from .rows import Folded
+from .query import Branch, Phrase, Where, score
+from .rows import BIGRAM_MARK, Folded
 
 S = schema.SCHEMA
 COLS = "host, agent, term, tf, ntok, ts, transcript_id, seq"
@@ -26,10 +26,15 @@ NARROW = "r.host, r.agent, r.session_key, r.session_id, r.message_id, r.role, r.
 
 
 def of_row(host: str, agent: str, tid: int, seq: int, ts: int, f: Folded) -> Iterator[Any]:
-    """A pushed row's postings (COLS): one per distinct word not longer than POSTED_CHARS."""
+    """A pushed row's postings (COLS), as schema.postings_of derives them: one per distinct
+    word, and one per word beside CJK text the words lack (marked), each term not longer
+    than POSTED_CHARS."""
     for term, n in f.tf.items():
         if len(term) <= schema.POSTED_CHARS:
             yield (host, agent, term, n, f.ntok, ts, tid, seq)
+    for term, n in f.beside.items():
+        if len(term) < schema.POSTED_CHARS:
+            yield (host, agent, BIGRAM_MARK + term, n, f.nbig, ts, tid, seq)
 
 
 def write(cur: Any, postings: list[Any]) -> None:
@@ -40,30 +45,36 @@ def write(cur: Any, postings: list[Any]) -> None:
 
 def forget(cur: Any, where: str, params: list[Any]) -> None:
     """Delete the postings of the rows of ocs_rows ``r`` that ``where`` selects (before the
-    rows go): each recomputed from its row's words, whole (the migration's very SQL), so
-    that each is one lookup of the index's full key, not a scan of the store's postings."""
+    rows go): each derived again from its row (schema.postings_of), whole, so that each is
+    one lookup of the index's full key, not a scan of the store's postings."""
     cur.execute(
-        f"DELETE FROM {S}.ocs_postings p USING (SELECT r.host, r.agent, w.term, count(*) AS tf,"
-        f" r.ntok, r.ts, r.transcript_id, r.seq FROM {S}.ocs_rows r CROSS JOIN LATERAL"
-        " string_to_table(btrim(r.words, ' '), ' ') AS w(term)"
-        f" WHERE {where} AND w.term <> '' AND length(w.term) <= {schema.POSTED_CHARS}"
-        " GROUP BY r.host, r.agent, r.transcript_id, r.seq, r.ntok, r.ts, w.term) d"
+        f"DELETE FROM {S}.ocs_postings p USING ({schema.postings_of(where)}) d"
         " WHERE p.host = d.host AND p.agent = d.agent AND p.term = d.term AND p.tf = d.tf"
         " AND p.ntok = d.ntok AND p.ts = d.ts AND p.transcript_id = d.transcript_id"
         " AND p.seq = d.seq",
-        params,
+        params * 2,
     )
 
 
-def word(b: Branch) -> str | None:
-    """The one whole word a branch finds and scores in the word index (postings answer
-    it), or None (several phrases, a prefix, CJK, a word too long to be posted)."""
-    if b.fts != "index_fts" or len(b.scored) != 1 or b.found != b.scored or b.unless:
-        return None
-    p = b.scored[0]
+def _whole(p: Phrase, column: str) -> str | None:
     w = p.needle.strip()
-    whole = p.column == "words" and p.needle.endswith(" ") and " " not in w
-    return w if whole and 0 < len(w) <= schema.POSTED_CHARS else None
+    return w if p.column == column and p.needle.endswith(" ") and w and " " not in w else None
+
+
+def word(b: Branch) -> str | None:
+    """The posting term that answers a branch: its one whole word in the word index, or
+    (the bigram branch of a one-word query) that word beside CJK text, marked; None for
+    anything else (several words, a phrase, a prefix, CJK text, a word too long)."""
+    if len(b.scored) != 1 or len(b.found) != 1 or b.found[0].needle != b.scored[0].needle:
+        return None
+    if b.fts == "index_fts" and not b.unless and b.found == b.scored:
+        term = _whole(b.scored[0], "words")
+    elif b.fts == "index_bigram" and len(b.unless) == 1 and _whole(b.unless[0], "words"):
+        w = _whole(b.scored[0], "bigrams")
+        term = None if w is None else BIGRAM_MARK + w
+    else:
+        return None
+    return term if term and len(term) <= schema.POSTED_CHARS else None
 
 
 def best(conn: Any, b: Branch, w: stats.Weights, filt: Where, k: int) -> list[Any]:
@@ -72,7 +83,12 @@ def best(conn: Any, b: Branch, w: stats.Weights, filt: Where, k: int) -> list[An
     rows by (ntok, ts DESC) among those ``filt`` keeps, with their ties; scored by the
     same bm25 expression as a scanned row (query.score), tf and length from the posting."""
     term = word(b)
-    sc = score(b, tf=["r.ptf"])
+    sc = score(b, tf=["r.ptf"], dl="r.pntok")
+    # the bigram branch's rows lack the word among their words (query.branches)
+    unless = "".join(f" AND strpos(r.{p.column}, %s) = 0" for p in b.unless)
+    # each posting, in the index's order, looks its row up and tests the filters (OFFSET 0
+    # keeps that subquery apart: joined, the planner started from the store's sessions and
+    # sorted every match, misled by the filters' estimates)
     stores = list(w.stores)
     sql = (
         f"SELECT {NARROW}, {sc.sql} AS score, r.transcript_id AS tid"
@@ -80,11 +96,13 @@ def best(conn: Any, b: Branch, w: stats.Weights, filt: Where, k: int) -> list[An
         f" JOIN ({w.sql}) w ON w.host = s.host AND w.agent = s.agent"
         " CROSS JOIN LATERAL generate_series((SELECT max(tf) FROM"
         f" {S}.ocs_postings WHERE host = s.host AND agent = s.agent AND term = %s), 1, -1)"
-        f" AS g(tf) CROSS JOIN LATERAL (SELECT {NARROW}, r.ntok, r.transcript_id, p.tf AS ptf"
-        f" FROM {S}.ocs_postings p JOIN {S}.ocs_rows r ON r.host = p.host AND r.agent = p.agent"
-        " AND r.transcript_id = p.transcript_id AND r.seq = p.seq"
+        f" AS g(tf) CROSS JOIN LATERAL (SELECT r.*, p.tf AS ptf, p.ntok AS pntok FROM"
+        f" {S}.ocs_postings p"
+        f" CROSS JOIN LATERAL (SELECT {NARROW}, r.ntok, r.transcript_id FROM {S}.ocs_rows r"
+        " WHERE r.host = p.host AND r.agent = p.agent AND r.transcript_id = p.transcript_id"
+        f" AND r.seq = p.seq AND {filt.sql}{unless} OFFSET 0) r"
         " WHERE p.host = s.host AND p.agent = s.agent AND p.term = %s AND p.tf = g.tf"
-        f" AND {filt.sql} ORDER BY p.ntok, p.ts DESC FETCH FIRST %s ROWS WITH TIES) r"
+        " ORDER BY p.ntok, p.ts DESC FETCH FIRST %s ROWS WITH TIES) r"
     )
     params = [
         *sc.params,
@@ -92,8 +110,9 @@ def best(conn: Any, b: Branch, w: stats.Weights, filt: Where, k: int) -> list[An
         [a for _h, a in stores],
         *w.params,
         term,
-        term,
         *filt.params,
+        *(p.needle for p in b.unless),
+        term,
         k,
     ]
     return list(conn.execute(sql, params).fetchall())

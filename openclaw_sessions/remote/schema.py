@@ -10,7 +10,10 @@ from __future__ import annotations
 
 from typing import Any
 
+from openclaw_sessions.policy.cjk import CJK_CLASS
+
 from .dsn import RemoteError
+from .rows import BIGRAM_MARK
 
 SCHEMA = "openclaw_sessions"
 MIGRATION_LOCK = 0x6F63735F6D6967  # pg_advisory_xact_lock key of the migrations
@@ -23,6 +26,36 @@ BOUND = (
     "(coalesce(tfmax, ntok)::float8 / (0.25::float8 + 0.75::float8 * ntok::float8"
     f" / {BOUND_AVGDL}::float8))"
 )
+
+
+def _pg_class(chars: str) -> str:
+    """A Python regex character class's text as PostgreSQL's regex writes it (escapes)."""
+    return "".join(c if c == "-" else f"\\u{ord(c):04x}" if ord(c) <= 0xFFFF
+                   else f"\\U{ord(c):08x}" for c in chars)  # fmt: skip
+
+
+def postings_of(where: str) -> str:
+    """`SELECT` of the postings (host, agent, term, tf, ntok, ts, transcript_id, seq) of the
+    rows of ocs_rows ``r`` that ``where`` selects, derived from what they hold: one per
+    distinct word of ``words`` (tf, and the row's length), and one per distinct word of the
+    bigram index beside CJK text that the words lack (marked ~: the bigram branch's rows,
+    query.branches; tf and length as that index counts them). rows.fold_text's
+    postings are these (the migration posts the rows already pushed with this very SQL, and
+    postings.forget finds a row's postings through it)."""
+    cols = "r.host, r.agent, r.transcript_id, r.seq, r.ts"
+    dl = "(length(r.bigrams) - length(replace(r.bigrams, ' ', '')) - 1)"
+    return (
+        f"SELECT r.host, r.agent, w.term, count(*)::int AS tf, r.ntok, r.ts, r.transcript_id,"
+        f" r.seq FROM {SCHEMA}.ocs_rows r CROSS JOIN LATERAL string_to_table(btrim(r.words, ' '),"
+        f" ' ') AS w(term) WHERE ({where}) AND w.term <> '' AND length(w.term) <= {POSTED_CHARS}"
+        f" GROUP BY {cols}, r.ntok, w.term UNION ALL SELECT r.host, r.agent,"
+        f" '{BIGRAM_MARK}' || w.term, count(*)::int, {dl}, r.ts, r.transcript_id, r.seq"
+        f" FROM {SCHEMA}.ocs_rows r CROSS JOIN LATERAL string_to_table(btrim(r.bigrams, ' '),"
+        f" ' ') AS w(term) WHERE ({where}) AND r.bigrams IS NOT NULL AND w.term <> ''"
+        f" AND length(w.term) < {POSTED_CHARS} AND w.term !~ '[{_pg_class(CJK_CLASS)}]'"
+        f" AND strpos(r.words, ' ' || w.term || ' ') = 0 GROUP BY {cols}, {dl}, w.term"
+    )
+
 
 MIGRATIONS: list[str] = [
     # 1: hosts with their config snapshot, sessions, transcripts with their fingerprints, rows
@@ -140,19 +173,14 @@ MIGRATIONS: list[str] = [
     CREATE TABLE {SCHEMA}.ocs_postings (
         host          text NOT NULL,
         agent         text NOT NULL,
-        term          text NOT NULL,    -- a word of the row (words), up to POSTED_CHARS
+        term          text NOT NULL,    -- a word of the row, or ~ and a bigram index word
         tf            integer NOT NULL, -- its count in the row
-        ntok          integer NOT NULL, -- the row's length (ocs_rows.ntok)
+        ntok          integer NOT NULL, -- the row's length (as the term's index counts it)
         ts            bigint NOT NULL,  -- the row's time (ocs_rows.ts)
         transcript_id bigint NOT NULL,
         seq           integer NOT NULL
     );
-    INSERT INTO {SCHEMA}.ocs_postings
-        SELECT r.host, r.agent, w.term, count(*), r.ntok, r.ts, r.transcript_id, r.seq
-        FROM {SCHEMA}.ocs_rows r CROSS JOIN LATERAL string_to_table(btrim(r.words, ' '), ' ')
-            AS w(term)
-        WHERE w.term <> '' AND length(w.term) <= {POSTED_CHARS}
-        GROUP BY r.host, r.agent, r.transcript_id, r.seq, r.ntok, r.ts, w.term;
+    INSERT INTO {SCHEMA}.ocs_postings {postings_of("true")};
     -- a store's rows holding a word, best bm25 first within each count (postings.best); the
     -- whole key, so that a posting is deleted by an index lookup (postings.forget)
     CREATE INDEX ocs_postings_best ON {SCHEMA}.ocs_postings
