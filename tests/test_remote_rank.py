@@ -202,6 +202,28 @@ def test_postings_answer_what_scoring_every_match_answers(
 
 
 @pytest.mark.slow
+@pytest.mark.parametrize("first", [1, 3])
+def test_recent_windows_answer_what_sorting_every_match_answers(
+    fleet: dict[str, Any], first: int, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """`--order recent` looks at the newest rows first (ranking.recent): small windows, cut
+    in every place, give the answer sorting every match gives, filters and --as too."""
+    from openclaw_sessions.remote import ranking
+
+    words = fleet["queries"]["gw-a"]
+    cases = [(q, f, n) for q in words[:6] for f in _filters(fleet) for n in ("1", "4")]
+    cases += [(q, ("--host", "gw-b", "--as", "agent:main:main"), "3") for q in words[:6]]
+    for q, extra, n in cases:
+        args = (q, "--remote", fleet["dsn"], "--order", "recent", "-n", n, *extra)
+        with monkeypatch.context() as m:
+            m.setattr(ranking, "RECENT_FIRST", first)
+            new = _answer(*args)
+        with monkeypatch.context() as m:
+            m.setattr(ranking, "RECENT_STEPS", 0)  # every match sorted, as before
+            assert _answer(*args) == new, (q, extra, n)
+
+
+@pytest.mark.slow
 @pytest.mark.parametrize("order", ["relevance", "upstream", "recent"])
 def test_the_total_is_locals(fleet: dict[str, Any], order: str) -> None:
     """The total of a page that leaves matches out is local's, counted while the matches

@@ -181,6 +181,30 @@ def _exchanges(conn: Any, rows: list[Any]) -> list[str]:
 
 
 ORDER = "score DESC, ts DESC, session_key, message_id, host"
+RECENT_FIRST = 64  # the newest rows first looked at, per hit asked
+RECENT_STEPS = 2  # windows tried (the second 16 times the first) before every match is sorted
+
+
+def recent(conn: Any, body: str, args: list[Any], limit: int) -> Ranked:
+    """Newest first (then key, message id, host): the matches among the newest central rows
+    (a window on ocs_rows_by_ts, whatever their host), widened until it holds more than
+    ``limit`` of them, then every match. Exact: a row left out is older than every row of
+    the window. (Sorting every match of a common word read a third of the table.)"""
+    sql = f"SELECT {COLS}, 0.0{body}{{}} ORDER BY r.ts DESC, r.session_key, r.message_id, r.host"
+    n = (limit + 1) * RECENT_FIRST
+    for _step in range(RECENT_STEPS):
+        cut = conn.execute(
+            f"SELECT ts FROM {S}.ocs_rows ORDER BY ts DESC OFFSET %s LIMIT 1", [n]
+        ).fetchone()
+        if cut is None:  # fewer rows than the window: every match is few
+            break
+        got = conn.execute(sql.format(" AND r.ts >= %s") + " LIMIT %s",
+                           [*args, cut[0], limit + 1]).fetchall()  # fmt: skip
+        if len(got) > limit:
+            return Ranked(got[:limit], True)
+        n *= 16
+    got = conn.execute(sql.format("") + " LIMIT %s", [*args, limit + 1]).fetchall()
+    return Ranked(got[:limit], len(got) > limit)
 
 
 def upstream(conn: Any, bs: list[Branch], hosts: list[str], filt: Where, limit: int) -> Ranked:
