@@ -9,6 +9,9 @@ query.score), then
 - the operator's `relevance`: each store's best candidates by bm25 (as many as local takes:
   read/ranked.POOL, 6 × limit) pooled over the stores searched and re-ranked by
   policy/rank.order (a session is one host's: its key is told apart by its host).
+
+A store's best rows for one word come from the postings (postings.py), anything else from
+scoring every match; `recent` reads the newest rows first (recent()).
 """
 
 from __future__ import annotations
@@ -28,7 +31,8 @@ POOL = 64  # read/ranked.POOL
 class Ranked(NamedTuple):
     rows: list[Any]  # COLS, then the score (higher is better)
     more: bool  # more matches than rows
-    total: int | None = None  # every match, when the ranking counted them (scored them all)
+    total: int | None = None  # every match, when the ranking counted them (None: search.py
+    # counts them with local's cap)
 
 
 def _counts(conn: Any, b: Branch, hosts: list[str]) -> list[dict[tuple[str, str], int]]:
