@@ -188,17 +188,23 @@ def test_postings_answer_what_scoring_every_match_answers(
     posted = 0
     used: Counter[str] = Counter()  # the postings answered the word index, the bigram one
     real = postings.best
-    monkeypatch.setattr(postings, "best", lambda c, b, *a: used.update([b.fts]) or real(c, b, *a))
+
+    def counted(c: Any, b: Any, *a: Any) -> Any:
+        used.update([b.fts, "several" if len(postings.terms(b) or ()) > 1 else "one"])
+        return real(c, b, *a)
+
+    monkeypatch.setattr(postings, "best", counted)
     for q, extra, n in cases:
         args = (q, "--remote", fleet["dsn"], "--order", order, "-n", n, *extra)
         new = _answer(*args)
         with monkeypatch.context() as m:
-            m.setattr(postings, "word", lambda b: None)  # score every match, as before
+            m.setattr(postings, "terms", lambda b: None)  # score every match, as before
             old = _answer(*args)
         assert new == old, (q, extra, n)
         posted += bool(new[1] and new[1].get("results")) and " " not in q
     assert posted >= 20
     assert used["index_fts"] >= 20 and used["index_bigram"] >= 5, used
+    assert used["several"] >= 10, used
 
 
 @pytest.mark.slow
@@ -309,15 +315,15 @@ def test_postings_keep_locals_order_among_ties(
     assert r.exit_code in (0, 4), r.stderr
     target = env.new_db()
     env.push(target, state, "gw")
-    for order in ("relevance", "upstream"):
+    for q, order in [(q, o) for q in ("zeta", "zeta one") for o in ("relevance", "upstream")]:
         for n in ("1", "2", "3", "5", "8", "13", "40"):
-            local = _hits("zeta", "--state-dir", str(state), "--literal", "--order", order, "-n", n)
-            args = ("zeta", "--remote", target, "--order", order, "-n", n)
+            local = _hits(q, "--state-dir", str(state), "--literal", "--order", order, "-n", n)
+            args = (q, "--remote", target, "--order", order, "-n", n)
             remote = _answer(*args)
             with monkeypatch.context() as m:
-                m.setattr(postings, "word", lambda b: None)
-                assert _answer(*args) == remote, (order, n)
+                m.setattr(postings, "terms", lambda b: None)
+                assert _answer(*args) == remote, (q, order, n)
             got = [
                 (h["sessionKey"], h["messageId"], float(h["score"])) for h in remote[1]["results"]
             ]
-            assert got == local, (order, n)
+            assert got == local, (q, order, n)

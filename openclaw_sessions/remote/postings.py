@@ -61,20 +61,25 @@ def _whole(p: Phrase, column: str) -> str | None:
     return w if p.column == column and p.needle.endswith(" ") and w and " " not in w else None
 
 
-def word(b: Branch) -> str | None:
-    """The posting term that answers a branch: its one whole word in the word index, or
-    (the bigram branch of a one-word query) that word beside CJK text, marked; None for
-    anything else (several words, a phrase, a prefix, CJK text, a word too long)."""
-    if len(b.scored) != 1 or len(b.found) != 1 or b.found[0].needle != b.scored[0].needle:
-        return None
+def terms(b: Branch) -> list[str] | None:
+    """The posting terms that answer a branch: its whole words in the word index (each a
+    phrase of one word), or (the bigram branch of a one-word query) that word beside CJK
+    text, marked; None for anything else (a phrase of several words, a prefix, CJK text, a
+    word too long)."""
     if b.fts == "index_fts" and not b.unless and b.found == b.scored:
-        term = _whole(b.scored[0], "words")
-    elif b.fts == "index_bigram" and len(b.unless) == 1 and _whole(b.unless[0], "words"):
+        got = [_whole(p, "words") for p in b.scored]
+    elif (
+        b.fts == "index_bigram"
+        and len(b.scored) == len(b.found) == len(b.unless) == 1
+        and b.found[0].needle == b.scored[0].needle
+        and _whole(b.unless[0], "words")
+    ):
         w = _whole(b.scored[0], "bigrams")
-        term = None if w is None else BIGRAM_MARK + w
+        got = [None if w is None else BIGRAM_MARK + w]
     else:
         return None
-    return term if term and len(term) <= schema.POSTED_CHARS else None
+    ok = [t for t in got if t and len(t) <= schema.POSTED_CHARS]
+    return ok if ok and len(ok) == len(got) else None
 
 
 def best(conn: Any, b: Branch, w: stats.Weights, filt: Where, k: int) -> list[Any]:
@@ -82,7 +87,11 @@ def best(conn: Any, b: Branch, w: stats.Weights, filt: Where, k: int) -> list[An
     tid): for each tf value the store has of the word, from the highest down, its first k
     rows by (ntok, ts DESC) among those ``filt`` keeps, with their ties; scored by the
     same bm25 expression as a scanned row (query.score), tf and length from the posting."""
-    term = word(b)
+    words = terms(b)
+    assert words is not None
+    if len(words) > 1:
+        return [r for st in w.stores for r in _all(conn, b, words, w, st, filt, k)]
+    term = words[0]
     sc = score(b, tf=["r.ptf"], dl="r.pntok")
     # the bigram branch's rows lack the word among their words (query.branches)
     unless = "".join(f" AND strpos(r.{p.column}, %s) = 0" for p in b.unless)
@@ -116,3 +125,43 @@ def best(conn: Any, b: Branch, w: stats.Weights, filt: Where, k: int) -> list[An
         k,
     ]
     return list(conn.execute(sql, params).fetchall())
+
+
+def _all(
+    conn: Any, b: Branch, words: list[str], w: stats.Weights, store: tuple[str, str],
+    filt: Where, k: int,
+) -> list[Any]:  # fmt: skip
+    """One store's best k rows holding several words: the rows holding every one, joined
+    from the words' postings (hashed: no row read), each scored from its postings' tf and
+    length; then, best first, each looked up and tested against the filters until k (and
+    their ties on score and time: key and message id decide between them) are kept."""
+    avgdl, idfs = w.stores[store]
+    sc = score(b, tf=[f"c.tf{i}" for i in range(len(words))], dl="c.ntok")
+    mine = "p{0}.host = %s AND p{0}.agent = %s AND p{0}.term = %s"
+    joins = "".join(
+        f" JOIN {S}.ocs_postings p{i} ON {mine.format(i)} AND p{i}.transcript_id ="
+        f" p0.transcript_id AND p{i}.seq = p0.seq"
+        for i in range(1, len(words))
+    )
+    tfs = ", ".join(f"p{i}.tf AS tf{i}" for i in range(len(words)))
+    cols = ", ".join(f"%s::float8 AS idf{i}" for i in range(len(words)))
+    sql = (
+        f"SELECT {NARROW}, c.score, r.transcript_id AS tid FROM (SELECT c.*, {sc.sql} AS score"
+        f" FROM (SELECT p0.transcript_id, p0.seq, p0.ts, p0.ntok, {tfs} FROM {S}.ocs_postings"
+        f" p0{joins} WHERE {mine.format(0)}) c CROSS JOIN (SELECT %s::float8 AS avgdl, {cols}) w"
+        " ORDER BY score DESC, c.ts DESC) c CROSS JOIN LATERAL (SELECT"
+        f" {NARROW}, r.transcript_id FROM {S}.ocs_rows r WHERE r.host = %s AND r.agent = %s"
+        f" AND r.transcript_id = c.transcript_id AND r.seq = c.seq AND {filt.sql} OFFSET 0) r"
+        " ORDER BY c.score DESC, c.ts DESC FETCH FIRST %s ROWS WITH TIES"
+    )
+    params = [*sc.params, *(x for t in words[1:] for x in (*store, t)), *store, words[0],
+              avgdl, *idfs, *store, *filt.params, k]  # fmt: skip
+    # the words' postings are hashed (the planner, misled by the filters' estimates, probed
+    # the commonest word's postings once per row of another, or sorted them all)
+    conn.execute("SET LOCAL enable_mergejoin = off")
+    conn.execute("SET LOCAL enable_nestloop = off")
+    try:
+        return list(conn.execute(sql, params).fetchall())
+    finally:
+        conn.execute("RESET enable_mergejoin")
+        conn.execute("RESET enable_nestloop")

@@ -118,7 +118,7 @@ def _best(
     if not any(counts):
         return [], 0
     w = stats.weights(conn, counts, b.fts)
-    if postings.word(b) is not None:
+    if postings.terms(b) is not None:
         return postings.best(conn, b, w, filt, k + 1), None
     sc = _scored(b, w, match([b]), filt)
     got = conn.execute(
