@@ -90,7 +90,15 @@ def best(conn: Any, b: Branch, w: stats.Weights, filt: Where, k: int) -> list[An
     words = terms(b)
     assert words is not None
     if len(words) > 1:
-        return [r for st in w.stores for r in _all(conn, b, words, w, st, filt, k)]
+        # the words' postings are hashed (the planner, misled by the filters' estimates,
+        # probed the commonest word's postings once per row of another, or sorted them all)
+        conn.execute("SET LOCAL enable_mergejoin = off")
+        conn.execute("SET LOCAL enable_nestloop = off")
+        try:
+            return [r for st in w.stores for r in _all(conn, b, words, w, st, filt, k)]
+        finally:
+            conn.execute("RESET enable_mergejoin")
+            conn.execute("RESET enable_nestloop")
     term = words[0]
     sc = score(b, tf=["r.ptf"], dl="r.pntok")
     # the bigram branch's rows lack the word among their words (query.branches)
@@ -156,12 +164,4 @@ def _all(
     )
     params = [*sc.params, *(x for t in words[1:] for x in (*store, t)), *store, words[0],
               avgdl, *idfs, *store, *filt.params, k]  # fmt: skip
-    # the words' postings are hashed (the planner, misled by the filters' estimates, probed
-    # the commonest word's postings once per row of another, or sorted them all)
-    conn.execute("SET LOCAL enable_mergejoin = off")
-    conn.execute("SET LOCAL enable_nestloop = off")
-    try:
-        return list(conn.execute(sql, params).fetchall())
-    finally:
-        conn.execute("RESET enable_mergejoin")
-        conn.execute("RESET enable_nestloop")
+    return list(conn.execute(sql, params).fetchall())
