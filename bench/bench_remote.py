@@ -12,8 +12,10 @@ indexed; then, each through the CLI in its own process (wall time, peak RSS):
 - `search Q --all-agents --json` and `search Q --remote DSN --json` for planted, common and
   CJK words, --repeat times each: p50 of both;
 - with --hosts N (issue 39): the same store pushed as N hosts (h01…), then `search Q --remote
-  DSN` of the whole fleet in each order, p50; with --grow ROWS too, the central rows copied
-  under more host names (SQL, no push) until ROWS, and the fleet searches timed again.
+  DSN` of the whole fleet in each order, p50 of the CLI's wall time and of the server's CPU,
+  and the central sizes (rows, postings, stores, MB); with --grow ROWS too, the central rows
+  (and postings) copied under more host names (SQL, no push) until ROWS, and the fleet
+  searches timed again.
 
 Usage::
 
@@ -241,6 +243,7 @@ def _grow(target: str, rows: int, out: B.Out) -> int:
                 "ocs_stats",
                 "ocs_terms",
                 "ocs_rows",
+                "ocs_postings",
             ):
                 cols = [str(c) for (c,) in conn.execute(
                     "SELECT column_name FROM information_schema.columns WHERE table_schema = %s"
@@ -253,8 +256,29 @@ def _grow(target: str, rows: int, out: B.Out) -> int:
                     (new, src),
                 )
             have = int(conn.execute(f"SELECT count(*) FROM {s}.ocs_rows").fetchone()[0])
-        conn.execute(f"ANALYZE {s}.ocs_rows")
+        conn.execute(f"VACUUM ANALYZE {s}.ocs_rows")
+        conn.execute(f"VACUUM ANALYZE {s}.ocs_postings")
     return have
+
+
+def _sizes(target: str) -> dict[str, Any]:
+    """What the central database holds: rows, postings, stores, and MB per table and index."""
+    import psycopg
+
+    s = "openclaw_sessions"
+    with psycopg.connect(target, autocommit=True) as conn:
+        one = conn.execute(
+            f"SELECT (SELECT count(*) FROM {s}.ocs_rows), (SELECT count(*) FROM {s}.ocs_postings),"
+            f" (SELECT count(*) FROM {s}.ocs_stats WHERE fts = 'index_fts'),"
+            " pg_database_size(current_database())"
+        ).fetchone()
+        mb = conn.execute(
+            "SELECT relname, pg_relation_size(oid) FROM pg_class WHERE relkind IN ('r', 'i')"
+            " AND relnamespace = %s::regnamespace ORDER BY 2 DESC LIMIT 6",
+            (s,),
+        ).fetchall()
+    return {"rows": one[0], "postings": one[1], "stores": one[2], "database_mb": one[3] // 10**6,
+            "mb": {str(n): int(b) // 10**6 for n, b in mb}}  # fmt: skip
 
 
 def _db(dsn: str, name: str) -> str:
@@ -296,12 +320,13 @@ def fleet(args: argparse.Namespace) -> int:
     with psycopg.connect(target, autocommit=True) as conn:
         conn.execute("ANALYZE openclaw_sessions.ocs_rows")
         rows = int(conn.execute("SELECT count(*) FROM openclaw_sessions.ocs_rows").fetchone()[0])
-    res: dict[str, Any] = {"hosts": args.hosts, "centralRows": rows}
+    res: dict[str, Any] = {"hosts": args.hosts, "centralRows": rows, "sizes": _sizes(target)}
     out.log(f"{rows:,} central rows; fleet searches ...")
     res["search"] = _fleet_searches(target, env, args.repeat, out)
     res["max_s"] = max(s["p50_s"] for s in res["search"])
     if args.grow:
         res["grownRows"] = _grow(target, args.grow, out)
+        res["grownSizes"] = _sizes(target)
         out.log(f"{res['grownRows']:,} central rows; fleet searches ...")
         res["grownSearch"] = _fleet_searches(target, env, args.repeat, out)
         res["grown_max_s"] = max(s["p50_s"] for s in res["grownSearch"])

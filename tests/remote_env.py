@@ -87,3 +87,20 @@ def make_host(root: Path, seed: int, plant: list[str], messages: int = 400) -> t
     r = cli("import", str(corpus), "--reindex", "--state-dir", str(state), "--quiet")
     assert r.exit_code in (0, 4), r.stderr
     return state, manifest
+
+
+def assert_postings_match_rows(target: str) -> None:
+    """ocs_postings holds exactly the postings push derives in Python (rows.fold_text), as
+    the SQL of the migration and of postings.forget derives them again from the rows
+    (schema.postings_of): compared both ways, and not empty when a row has words."""
+    from openclaw_sessions.remote import schema
+
+    s = schema.SCHEMA
+    rows = schema.postings_of("true")
+    posts = f"SELECT host, agent, term, tf, ntok, ts, transcript_id, seq FROM {s}.ocs_postings"
+    db = target.split("dbname=")[1].split()[0]
+    assert admin(f"({rows}) EXCEPT ALL ({posts})", db=db) == []
+    assert admin(f"({posts}) EXCEPT ALL ({rows})", db=db) == []
+    assert admin(f"SELECT count(*) FROM {s}.ocs_postings", db=db)[0][0] > 0 or not admin(
+        f"SELECT 1 FROM {s}.ocs_rows WHERE ntok > 0 LIMIT 1", db=db
+    )

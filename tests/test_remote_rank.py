@@ -8,6 +8,7 @@ from __future__ import annotations
 import json
 import sqlite3
 from collections import Counter
+from datetime import UTC, datetime
 from pathlib import Path
 from typing import Any
 
@@ -148,27 +149,86 @@ def test_the_fleet_merges_by_each_stores_bm25(fleet: dict[str, Any]) -> None:
         assert [s for _k, _m, s in whole] == pytest.approx(best), q
 
 
+def _answer(*args: str) -> tuple[int, Any]:
+    r = env.cli("search", *args, "--json")
+    assert r.exit_code in (0, 1), r.stderr
+    return r.exit_code, json.loads(r.stdout) if r.stdout.strip() else None
+
+
+def _filters(fleet: dict[str, Any]) -> list[tuple[str, ...]]:
+    """Filters that leave out many rows, each applied before a store's first k."""
+    mid = env.admin(
+        "SELECT percentile_disc(0.5) WITHIN GROUP (ORDER BY ts) FROM openclaw_sessions.ocs_rows",
+        db=fleet["dsn"].split("dbname=")[1],
+    )[0][0]
+    when = datetime.fromtimestamp(int(mid) / 1000, UTC).isoformat()
+    return [(), ("--role", "user"), ("--since", when), ("--until", when), ("--kind", "main"),
+            ("--not-kind", "main"), ("--key", "*:direct:*"), ("--agent", "ops")]  # fmt: skip
+
+
 @pytest.mark.slow
 @pytest.mark.parametrize("order", ["relevance", "upstream"])
-def test_walking_the_bound_index_gives_the_same_page(
+def test_postings_answer_what_scoring_every_match_answers(
     fleet: dict[str, Any], order: str, monkeypatch: pytest.MonkeyPatch
 ) -> None:
-    """A store with many matches is walked by the bound of its rows' bm25 (what fleet-size
-    common words take): the same first page as scoring every match, and as local."""
+    """A store's best rows for one word are read from the postings (issue 39): the whole
+    fleet's answer (hits, scores, order, `truncated`, the total) is the one scoring every
+    match gives, for common and rare words, with filters, page sizes down to one (a tf
+    group's first k by length and time, then exact ties), under --as too; queries the
+    postings do not answer (two words, a prefix, a phrase, CJK) are unchanged."""
+    from openclaw_sessions.remote import postings, ranking
+
+    monkeypatch.setattr(ranking, "RARE", 0)  # several words always joined from postings
+    words = fleet["queries"]["gw-a"]
+    queries = [*words, "the fleetrank", "the deploy", "migration-timeout", "数据 the"]
+    cases = [(q, f, n) for q in queries for f in _filters(fleet)[:1] for n in ("1", "10")]
+    cases += [(q, f, "3") for q in words[3:6] for f in _filters(fleet)[1:]]
+    cases += [(q, ("--prefix",), "5") for q in ("deplo", "th")]
+    cases += [(q, ("--host", h, "--as", "agent:main:main"), n) for q in words[3:8]
+              for h in fleet["hosts"] for n in ("1", "10")]  # fmt: skip
+    posted = 0
+    used: Counter[str] = Counter()  # the postings answered the word index, the bigram one
+    real = postings.best
+
+    def counted(c: Any, b: Any, *a: Any) -> Any:
+        used.update([b.fts, "several" if len(postings.terms(b) or ()) > 1 else "one"])
+        return real(c, b, *a)
+
+    monkeypatch.setattr(postings, "best", counted)
+    for q, extra, n in cases:
+        args = (q, "--remote", fleet["dsn"], "--order", order, "-n", n, *extra)
+        new = _answer(*args)
+        with monkeypatch.context() as m:
+            m.setattr(postings, "terms", lambda b: None)  # score every match, as before
+            old = _answer(*args)
+        assert new == old, (q, extra, n)
+        posted += bool(new[1] and new[1].get("results")) and " " not in q
+    assert posted >= 20
+    assert used["index_fts"] >= 20, used
+    assert used["index_bigram"] >= 5, used
+    assert used["several"] >= 10, used
+
+
+@pytest.mark.slow
+@pytest.mark.parametrize("first", [1, 3])
+def test_recent_windows_answer_what_sorting_every_match_answers(
+    fleet: dict[str, Any], first: int, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """`--order recent` looks at the newest rows first (ranking.recent): small windows, cut
+    in every place, give the answer sorting every match gives, filters and --as too."""
     from openclaw_sessions.remote import ranking
 
-    monkeypatch.setattr(ranking, "WALK", 0)
-    monkeypatch.setattr(ranking, "WALK_PART", 0.0)
-    monkeypatch.setattr(ranking, "WALK_STEPS", 4)
-    monkeypatch.setattr(ranking, "WALK_FIRST", 0)  # steps short enough to stop on the bound
-    state = str(fleet["hosts"]["gw-a"])
-    for q in fleet["queries"]["gw-a"]:
-        for n in ("1", "10"):
-            local = _hits(q, "--state-dir", state, "--all-agents", "--literal", "--order", order,
-                          "-n", n)  # fmt: skip
-            remote = _hits(q, "--remote", fleet["dsn"], "--host", "gw-a", "--order", order,
-                           "-n", n)  # fmt: skip
-            _same(local, remote)
+    words = fleet["queries"]["gw-a"]
+    cases = [(q, f, n) for q in words[:6] for f in _filters(fleet) for n in ("1", "4")]
+    cases += [(q, ("--host", "gw-b", "--as", "agent:main:main"), "3") for q in words[:6]]
+    for q, extra, n in cases:
+        args = (q, "--remote", fleet["dsn"], "--order", "recent", "-n", n, *extra)
+        with monkeypatch.context() as m:
+            m.setattr(ranking, "RECENT_FIRST", first)
+            new = _answer(*args)
+        with monkeypatch.context() as m:
+            m.setattr(ranking, "RECENT_STEPS", 0)  # every match sorted, as before
+            assert _answer(*args) == new, (q, extra, n)
 
 
 @pytest.mark.slow
@@ -209,6 +269,7 @@ def test_words_beside_cjk_text_score_as_locally(tmp_path: Path) -> None:
         "数据youer数据 and more words here",
         "nothing to see",
         "youer youer youer",
+        "Éclair服务 and eclair too",  # beside CJK text, and among its words folded: word index
     ]
     for i, text in enumerate(texts):
         (s.user if i % 2 == 0 else s.assistant)(text)
@@ -226,3 +287,46 @@ def test_words_beside_cjk_text_score_as_locally(tmp_path: Path) -> None:
                 len(local) == {"youer": 5, "youer youer": 5, "youer 服务": 1}.get(q, len(local)) > 0
             )
             _same(local, remote)
+
+
+@pytest.mark.slow
+def test_postings_keep_locals_order_among_ties(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """Rows of one word count and one length tie on bm25; the sessions' j-th messages tie on
+    time too (key, then message id decide): every page size cuts a tf group somewhere in them, and
+    the answer is still local's and scoring every match's."""
+    from helpers import Session, write_sessions_json
+
+    from openclaw_sessions.remote import postings, ranking
+
+    monkeypatch.setattr(ranking, "RARE", 0)
+    env.server()
+    state = tmp_path / "state"
+    sdir = state / "agents" / "main" / "sessions"
+    index = {}
+    for i in range(6):
+        s = Session(f"s{i}")  # the j-th messages of every session at one time
+        for j in range(8):
+            text = ("zeta one two", f"two zeta {i}", "zeta zeta one", "one two three")[j % 4]
+            (s.user if j % 2 == 0 else s.assistant)(text)
+        s.write(sdir / f"s{i}.jsonl")
+        # keys in the opposite order to the transcripts (the index's own order after ts)
+        index[f"agent:main:direct:p{9 - i}"] = {"sessionId": f"s{i}", "updatedAt": i + 1}
+    write_sessions_json(sdir, index)
+    r = env.cli("import", "--reindex", "--state-dir", str(state), "--quiet")
+    assert r.exit_code in (0, 4), r.stderr
+    target = env.new_db()
+    env.push(target, state, "gw")
+    for q, order in [(q, o) for q in ("zeta", "zeta one") for o in ("relevance", "upstream")]:
+        for n in ("1", "2", "3", "5", "8", "13", "40"):
+            local = _hits(q, "--state-dir", str(state), "--literal", "--order", order, "-n", n)
+            args = (q, "--remote", target, "--order", order, "-n", n)
+            remote = _answer(*args)
+            with monkeypatch.context() as m:
+                m.setattr(postings, "terms", lambda b: None)
+                assert _answer(*args) == remote, (q, order, n)
+            got = [
+                (h["sessionKey"], h["messageId"], float(h["score"])) for h in remote[1]["results"]
+            ]
+            assert got == local, (q, order, n)

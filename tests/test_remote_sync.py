@@ -81,6 +81,7 @@ def test_delete_reaches_the_central_tables(tmp_path: Path) -> None:
     assert (done["deleted"], done["sessionsDeleted"], done["upserted"]) == (1, 1, 0)
     assert len(_found(target, "pelicanword")) == 1
     assert _central_rows(target) == 3
+    env.assert_postings_match_rows(target)
 
 
 def test_a_rewind_reaches_the_central_tables(tmp_path: Path) -> None:
@@ -98,6 +99,7 @@ def test_a_rewind_reaches_the_central_tables(tmp_path: Path) -> None:
     assert done["upserted"] == 1, done
     assert _found(target, "walrusword") == []
     assert len(_found(target, "narwhalword")) == 1
+    env.assert_postings_match_rows(target)
 
 
 def test_a_changed_redaction_rule_reaches_the_central_tables(tmp_path: Path) -> None:
@@ -122,6 +124,7 @@ def test_a_changed_redaction_rule_reaches_the_central_tables(tmp_path: Path) -> 
     db = target.split("dbname=")[1].split()[0]
     texts = env.admin("SELECT string_agg(text, ' ') FROM openclaw_sessions.ocs_rows", db=db)
     assert "blueberrysecret42" not in texts[0][0]
+    env.assert_postings_match_rows(target)
 
 
 def test_an_interrupted_push_resumes(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
@@ -250,6 +253,7 @@ def test_an_agent_gone_from_the_host_is_forgotten(tmp_path: Path) -> None:
     assert done["deleted"] == ops.pop() > 0
     assert _central_rows(target) == first["upserted"] - done["deleted"]
     assert env.push(target, state, "gw")["deleted"] == 0
+    env.assert_postings_match_rows(target)
 
 
 def test_migration_4_pushes_rows_with_cjk_text_again(tmp_path: Path) -> None:
@@ -277,8 +281,10 @@ def test_migration_4_pushes_rows_with_cjk_text_again(tmp_path: Path) -> None:
               " ntok = 5 WHERE bigrams IS NOT NULL", db=db)  # fmt: skip
     env.admin("UPDATE openclaw_sessions.ocs_meta SET value = '3' WHERE key = 'schema_version'",
               db=db)  # fmt: skip
+    env.admin("DROP TABLE openclaw_sessions.ocs_postings", db=db)  # none at schema 3
     again = env.push(target, state, "gw")
     assert again["migratedFrom"] == 3
+    env.assert_postings_match_rows(target)  # migration 5 posted the rows it found
     assert (again["upserted"], again["unchanged"]) == (1, 1)
     got = env.admin("SELECT words, bigrams, ntok FROM openclaw_sessions.ocs_rows"
                     " WHERE bigrams IS NOT NULL", db=db)  # fmt: skip

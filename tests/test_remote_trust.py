@@ -125,6 +125,10 @@ def test_retire_removes_a_host_and_nothing_else(tmp_path: Path) -> None:
     assert done["deleted"] >= 1
     hosts = env.admin("SELECT DISTINCT host FROM openclaw_sessions.ocs_rows", db=_db(target))
     assert hosts == [("gw-new",)]
+    for table in ("ocs_postings", "ocs_terms", "ocs_stats"):  # nothing of it is left
+        left = env.admin(f"SELECT DISTINCT host FROM openclaw_sessions.{table}", db=_db(target))
+        assert left == [("gw-new",)], table
+    env.assert_postings_match_rows(target)
     again = run_cli("push", target, "--retire", "gw-old")
     assert again.exit_code == 1
     assert "nothing to retire" in again.stderr

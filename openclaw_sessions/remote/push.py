@@ -129,7 +129,8 @@ def retire(opts: PushOptions) -> Retired:
         conn.execute("SELECT pg_advisory_lock(%s, hashtext(%s))", (HOST_LOCK, host))
         counts = {}
         with conn.transaction():
-            for table in ("ocs_rows", "ocs_transcripts", "ocs_sessions", "ocs_stats", "ocs_hosts"):
+            for table in ("ocs_postings", "ocs_rows", "ocs_transcripts", "ocs_sessions",
+                          "ocs_stats", "ocs_terms", "ocs_hosts"):  # fmt: skip
                 cur = conn.execute(f"DELETE FROM {S}.{table} WHERE host = %s", (host,))
                 counts[table] = cur.rowcount
     except psycopg.Error as exc:
@@ -198,7 +199,8 @@ def _forget_agents(conn: Any, host: str, agents: list[str], counts: sync.Counts)
     if not gone:
         return
     with conn.transaction():
-        for table in ("ocs_rows", "ocs_transcripts", "ocs_sessions", "ocs_stats"):
+        for table in ("ocs_postings", "ocs_rows", "ocs_transcripts", "ocs_sessions",
+                      "ocs_stats", "ocs_terms"):  # fmt: skip
             cur = conn.execute(
                 f"DELETE FROM {S}.{table} WHERE host = %s AND agent = ANY(%s)", (host, gone)
             )

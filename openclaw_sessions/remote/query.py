@@ -187,18 +187,19 @@ def tf_sql(p: Phrase) -> str:
     return f"((length({col}) - length(replace({col}, %s, ''))) / length(%s))::float8"
 
 
-def score(b: Branch) -> Where:
+def score(b: Branch, tf: list[str] | None = None, dl: str | None = None) -> Where:
     """FTS5's bm25 of the branch's index, negated (higher is better), over ``weights`` w (a
     row per host and agent: avgdl, idf0, idf1, … in ``b.scored``'s order): sum of idf_i ·
     tf_i (k1 + 1) / (tf_i + k1 (1 - b + b dl / avgdl)), k1 = 1.2, b = 0.75 (SQLite's
-    fts5_aux.c)."""
+    fts5_aux.c). Each tf_i counted in the row's words, or read from column ``tf[i]``; the
+    length counted in them too, or read from column ``dl``."""
     terms, params = [], list[Any]()
     for i, p in enumerate(b.scored):
-        tf = tf_sql(p)
+        tf_i = tf_sql(p) if tf is None else f"({tf[i]})::float8"
         # as fts5_aux.c computes it, operation by operation, in float8: the same bits
-        norm = f"(0.25::float8 + 0.75::float8 * ({dl_sql(b.fts)})::float8 / w.avgdl)"
-        terms.append(f"(w.idf{i} * (({tf} * 2.2::float8) / ({tf} + 1.2::float8 * {norm})))")
-        params += [doubled(p), doubled(p)] * 2
+        norm = f"(0.25::float8 + 0.75::float8 * ({dl or dl_sql(b.fts)})::float8 / w.avgdl)"
+        terms.append(f"(w.idf{i} * (({tf_i} * 2.2::float8) / ({tf_i} + 1.2::float8 * {norm})))")
+        params += [doubled(p), doubled(p)] * 2 if tf is None else []
     return Where(" + ".join(terms) or "0", params)
 
 

@@ -9,6 +9,9 @@ query.score), then
 - the operator's `relevance`: each store's best candidates by bm25 (as many as local takes:
   read/ranked.POOL, 6 × limit) pooled over the stores searched and re-ranked by
   policy/rank.order (a session is one host's: its key is told apart by its host).
+
+A store's best rows for one word come from the postings (postings.py), anything else from
+scoring every match; `recent` reads the newest rows first (recent()).
 """
 
 from __future__ import annotations
@@ -17,8 +20,8 @@ from typing import Any, NamedTuple
 
 from openclaw_sessions.policy import rank
 
-from . import schema, stats
-from .query import Branch, Where, holding, match, parts, score
+from . import postings, schema, stats
+from .query import Branch, Where, holding, match, score
 
 S = schema.SCHEMA
 COLS = "r.host, r.agent, r.session_key, r.session_id, r.message_id, r.role, r.ts, r.text"
@@ -28,7 +31,8 @@ POOL = 64  # read/ranked.POOL
 class Ranked(NamedTuple):
     rows: list[Any]  # COLS, then the score (higher is better)
     more: bool  # more matches than rows
-    total: int | None = None  # every match, when the ranking counted them (scored them all)
+    total: int | None = None  # every match, when the ranking counted them (None: search.py
+    # counts them with local's cap)
 
 
 def _counts(conn: Any, b: Branch, hosts: list[str]) -> list[dict[tuple[str, str], int]]:
@@ -54,34 +58,24 @@ def _counts(conn: Any, b: Branch, hosts: list[str]) -> list[dict[tuple[str, str]
     return out
 
 
-def _scored(b: Branch, w: stats.Weights, src: Where, filt: Where, extra: str = "") -> Where:
-    """`SELECT NARROW, score, tid, bound` of the matches ``src`` holds that ``filt`` keeps
-    (``extra``: more columns), each scored under its store's weights. No text and no
-    words leave the scan: only the rows kept read their text (texts())."""
+def _scored(b: Branch, w: stats.Weights, src: Where, filt: Where) -> Where:
+    """`SELECT NARROW, score, tid` of the matches ``src`` holds that ``filt`` keeps, each
+    scored under its store's weights. No text and no words leave the scan: only the rows
+    kept read their text (texts())."""
     sc = score(b)
     doubled = ", ".join(
         f"replace(coalesce(r.{c}, ''), ' ', '  ') AS d_{c}"
         for c in sorted({p.column for p in b.scored})
     )
     sql = (
-        f"SELECT {NARROW}, {sc.sql} AS score, r.transcript_id AS tid, {BOUND_R} AS bound{extra}"
+        f"SELECT {NARROW}, {sc.sql} AS score, r.transcript_id AS tid"
         f" FROM {src.sql} JOIN ({w.sql}) w ON w.host = r.host AND w.agent = r.agent"
         f" CROSS JOIN LATERAL (SELECT {doubled}) d WHERE {filt.sql}"
     )
     return Where(sql, [*sc.params, *src.params, *w.params, *filt.params])
 
 
-NARROW = COLS.replace("r.text", "r.seq")  # a row's text is read once it is kept (texts())
-
-
-BOUND_R = schema.BOUND.replace("tfmax", "r.tfmax").replace("ntok", "r.ntok")
-WALK = 2000  # a store with more matches than this, and
-WALK_PART = 0.2  # more than this part of its rows matching, is walked best bound first
-WALK_FIRST = 512  # rows fetched by the first step of a walk (then 8 times more each)
-# off: the bound (any word's count) is loose, and a step's plan reads every match of the store
-# through its sessions and sorts them (184 ms a store at 622k rows; later steps took 40-85 s
-# on a loaded machine): no cheaper than scoring every match (issue 39)
-WALK_STEPS = 0
+NARROW = postings.NARROW  # a row's text is read once it is kept (texts())
 
 
 def _key(r: Any) -> tuple[Any, ...]:
@@ -89,16 +83,10 @@ def _key(r: Any) -> tuple[Any, ...]:
     return (-float(r[8]), -int(r[6]), str(r[2]), str(r[4]), str(r[0]))
 
 
-def _walkable(b: Branch) -> bool:
-    """tfmax bounds every phrase's tf (no prefix: it sums several words' counts), and the
-    row length is the primary one."""
-    return all(p.column == "words" and p.needle.endswith(" ") for p in b.scored)
-
-
 def best(
     conn: Any, bs: list[Branch], hosts: list[str], filt: Where, k: int
 ) -> tuple[list[Any], bool, int | None]:
-    """Each store's best k matches by bm25 (NARROW, score, tid, bound), whether a store has
+    """Each store's best k matches by bm25 (NARROW, score, tid), whether a store has
     more, and how many match (None: not counted): each branch's best k (its rows scored by
     its index's bm25), merged (the branches are disjoint), as local search merges them
     (read/search_sql.best)."""
@@ -121,84 +109,30 @@ def best(
 def _best(
     conn: Any, b: Branch, hosts: list[str], filt: Where, k: int
 ) -> tuple[list[Any], int | None]:
-    """One branch's best k + 1 matches of each store, and its matches (counted as they are
-    scored: the answer's total needs no second scan; None: a store was walked). A store
-    whose matches are few, or a small part of its rows, scores them all; another walks its
-    rows by the bound of their bm25 (ocs_rows_by_bound), best first, until no row left can
-    beat its k-th (walking an index whose rows mostly do not match costs more than scoring
-    every match)."""
+    """One branch's best k + 1 matches of each store, and its matches (None: not counted).
+    Words of their own are read from the postings (postings.best: one word, a few short
+    index ranges per store however common; several, their postings joined; the matches not
+    counted) unless one of several is rare; anything else (phrases, a prefix, CJK) scores
+    every match the GIN index finds, counting them as it goes (no second scan)."""
     counts = _counts(conn, b, hosts)
     if not any(counts):
         return [], 0
     w = stats.weights(conn, counts, b.fts)
-    walk = []
-    if _walkable(b):
-        rows_of = stats.rows(conn, b.fts)
-        for st in w.stores:
-            n = min(c.get(st, 0) for c in counts)
-            if n > WALK and n > WALK_PART * rows_of.get(st, n):
-                walk.append(st)
-    out: list[Any] = []
-    total: int | None = None if walk else 0
-    rest = [st for st in w.stores if st not in walk]
-    for st in walk:
-        got = _walk(conn, b, w, st, filt, k)
-        if got is None:  # the bound did not settle it in a few steps: score every match
-            rest.append(st)
-            continue
-        out += got
-    if rest:
-        only = Where(
-            f"{filt.sql} AND (r.host, r.agent) IN (SELECT * FROM unnest(%s::text[], %s::text[]))",
-            [*filt.params, [h for h, _a in rest], [a for _h, a in rest]],
-        )
-        sc = _scored(b, w, match([b]), only)
-        got = conn.execute(
-            f"SELECT * FROM (SELECT *, row_number() OVER (PARTITION BY host, agent ORDER BY"
-            f" {ORDER}) AS nth, count(*) OVER (PARTITION BY host, agent) AS matches"
-            f" FROM ({sc.sql}) s0) s WHERE s.nth <= %s",
-            [*sc.params, k + 1],
-        ).fetchall()
-        out += got
-        if total is not None:
-            total += sum(int(r[-1]) for r in got if int(r[-2]) == 1)
-    return out, total
-
-
-def _walk(
-    conn: Any, b: Branch, w: stats.Weights, store: tuple[str, str], filt: Where, k: int
-) -> list[Any] | None:
-    """One store's best k: its matches fetched by descending bound, n at a time (n grows
-    WALK_STEPS times), until the k-th best scored beats what any row past the last fetched
-    could score; None when it did not (then every match is scored: never slower than that
-    by more than the steps)."""
-    avgdl, idfs = w.stores[store]
-    # a row's tf / (0.25 + 0.75 dl / avgdl) is at most its bound × max(1, avgdl / REF)
-    scale = max(1.0, avgdl / schema.BOUND_AVGDL)
-    indexed, unindexed = parts(b.found)
-    n = max(2 * (k + 1), WALK_FIRST)
-    for _step in range(WALK_STEPS):
-        # the store's matches by descending bound (ocs_rows_by_bound: the filters inside, so
-        # that LIMIT counts only rows that count), and every row without a tsvector (few)
-        mine = f"SELECT r.*, %s AS walked FROM {S}.ocs_rows r WHERE r.host = %s AND r.agent = %s"
-        src = Where(
-            f"(({mine} AND {indexed.sql} AND {filt.sql} ORDER BY {BOUND_R} DESC LIMIT %s)"
-            f" UNION ALL ({mine} AND {unindexed.sql} AND {filt.sql})) r",
-            [True, *store, *indexed.params, *filt.params, n,
-             False, *store, *unindexed.params, *filt.params],
-        )  # fmt: skip
-        sc = _scored(b, w, src, Where("true", []), extra=", r.walked")
-        rows: list[Any] = conn.execute(sc.sql, sc.params).fetchall()
-        rows.sort(key=_key)
-        walked = [r for r in rows if r[11]]
-        if len(walked) < n:  # every match was fetched
-            return rows[: k + 1]
-        u = min(float(r[10]) for r in walked) * scale
-        ceiling = sum(idfs) * (2.2 / (1.0 + 1.2 / u)) if u > 0 else 0.0
-        if len(rows) > k and float(rows[k][8]) > ceiling:  # the k+1-th too: `more` is exact
-            return rows[: k + 1]
-        n *= 8
-    return None
+    words = postings.terms(b)
+    # several words of which one is rare: its few rows, found by the GIN index and scored,
+    # cost less than joining the others' postings in every store
+    few = min(sum(c.values()) for c in counts) <= RARE * len(w.stores)
+    rare = words is not None and len(words) > 1 and few
+    if words is not None and not rare:
+        return postings.best(conn, b, w, filt, k + 1), None
+    sc = _scored(b, w, match([b]), filt)
+    got = conn.execute(
+        f"SELECT * FROM (SELECT *, row_number() OVER (PARTITION BY host, agent ORDER BY"
+        f" {ORDER}) AS nth, count(*) OVER (PARTITION BY host, agent) AS matches"
+        f" FROM ({sc.sql}) s0) s WHERE s.nth <= %s",
+        [*sc.params, k + 1],
+    ).fetchall()
+    return got, sum(int(r[-1]) for r in got if int(r[-2]) == 1)
 
 
 def texts(conn: Any, rows: list[Any]) -> list[Any]:
@@ -256,6 +190,33 @@ def _exchanges(conn: Any, rows: list[Any]) -> list[str]:
 
 
 ORDER = "score DESC, ts DESC, session_key, message_id, host"
+# rows holding a word, per store searched, below which it is rare (~35 µs to score a row
+# found by the GIN index; ~5 ms a store to join postings)
+RARE = 200
+RECENT_FIRST = 64  # the newest rows first looked at, per hit asked
+RECENT_STEPS = 2  # windows tried (the second 16 times the first) before every match is sorted
+
+
+def recent(conn: Any, body: str, args: list[Any], limit: int) -> Ranked:
+    """Newest first (then key, message id, host): the matches among the newest central rows
+    (a window on ocs_rows_by_ts, whatever their host), widened until it holds more than
+    ``limit`` of them, then every match. Exact: a row left out is older than every row of
+    the window. (Sorting every match of a common word read a third of the table.)"""
+    sql = f"SELECT {COLS}, 0.0{body}{{}} ORDER BY r.ts DESC, r.session_key, r.message_id, r.host"
+    n = (limit + 1) * RECENT_FIRST
+    for _step in range(RECENT_STEPS):
+        cut = conn.execute(
+            f"SELECT ts FROM {S}.ocs_rows ORDER BY ts DESC OFFSET %s LIMIT 1", [n]
+        ).fetchone()
+        if cut is None:  # fewer rows than the window: every match is few
+            break
+        got = conn.execute(sql.format(" AND r.ts >= %s") + " LIMIT %s",
+                           [*args, cut[0], limit + 1]).fetchall()  # fmt: skip
+        if len(got) > limit:
+            return Ranked(got[:limit], True)
+        n *= 16
+    got = conn.execute(sql.format("") + " LIMIT %s", [*args, limit + 1]).fetchall()
+    return Ranked(got[:limit], len(got) > limit)
 
 
 def upstream(conn: Any, bs: list[Branch], hosts: list[str], filt: Where, limit: int) -> Ranked:

@@ -28,6 +28,11 @@ class Folded(NamedTuple):
     ntok: int
     tsv: str | None  # a tsvector literal
     tfmax: int  # the most repeated word's count (0: no word)
+    tf: dict[str, int]  # each distinct word's count (its postings: postings.py)
+    # each word beside CJK text the words lack: its count among the bigram index's tokens
+    # (postings marked ~, with that index's length: nbig; schema.postings_of)
+    beside: dict[str, int]
+    nbig: int
 
 
 def storable(text: str | None) -> bool:
@@ -74,6 +79,8 @@ def fold_text(text: str) -> Folded:
     # marked rows are then few
     held = set(words)
     lexemes.update(lexeme(BIGRAM_MARK + b) for b in beside if b not in held)
+    tf = Counter(words)
+    big = Counter(bigrams)
     tsv: str | None = " ".join(sorted(lexemes))
     if tsv is not None and len(tsv) > TSV_CHARS:
         tsv = None
@@ -82,7 +89,10 @@ def fold_text(text: str) -> Folded:
         (" " + " ".join(bigrams) + " ") if cjk is not None else None,
         len(words),
         tsv,
-        max(Counter(words).values(), default=0),
+        max(tf.values(), default=0),
+        dict(tf),
+        {b: big[b] for b in beside if b not in held},
+        len(bigrams),
     )
 
 

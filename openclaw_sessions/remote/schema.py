@@ -10,19 +10,52 @@ from __future__ import annotations
 
 from typing import Any
 
+from openclaw_sessions.policy.cjk import CJK_CLASS
+
 from .dsn import RemoteError
+from .rows import BIGRAM_MARK
 
 SCHEMA = "openclaw_sessions"
 MIGRATION_LOCK = 0x6F63735F6D6967  # pg_advisory_xact_lock key of the migrations
+POSTED_CHARS = 100  # a longer word has no posting (its searches take the GIN path)
 
-# bm25's bound of a row for any query: its most repeated token's count over bm25's length
-# norm at a reference avgdl (ranking.py scales it by a store's own avgdl when larger, and
-# orders by this very expression, so that the index serves)
+# bm25's bound of a row for any query (migration 3's index, dropped by 5): its most repeated
+# token's count over bm25's length norm at a reference avgdl
 BOUND_AVGDL = 32.0
 BOUND = (
     "(coalesce(tfmax, ntok)::float8 / (0.25::float8 + 0.75::float8 * ntok::float8"
     f" / {BOUND_AVGDL}::float8))"
 )
+
+
+def _pg_class(chars: str) -> str:
+    """A Python regex character class's text as PostgreSQL's regex writes it (escapes)."""
+    return "".join(c if c == "-" else f"\\u{ord(c):04x}" if ord(c) <= 0xFFFF
+                   else f"\\U{ord(c):08x}" for c in chars)  # fmt: skip
+
+
+def postings_of(where: str) -> str:
+    """`SELECT` of the postings (host, agent, term, tf, ntok, ts, transcript_id, seq) of the
+    rows of ocs_rows ``r`` that ``where`` selects, derived from what they hold: one per
+    distinct word of ``words`` (tf, and the row's length), and one per distinct word of the
+    bigram index beside CJK text that the words lack (marked ~: the bigram branch's rows,
+    query.branches; tf and length as that index counts them). rows.fold_text's
+    postings are these (the migration posts the rows already pushed with this very SQL, and
+    postings.forget finds a row's postings through it)."""
+    cols = "r.host, r.agent, r.transcript_id, r.seq, r.ts"
+    dl = "(length(r.bigrams) - length(replace(r.bigrams, ' ', '')) - 1)"
+    return (
+        f"SELECT r.host, r.agent, w.term, count(*)::int AS tf, r.ntok, r.ts, r.transcript_id,"
+        f" r.seq FROM {SCHEMA}.ocs_rows r CROSS JOIN LATERAL string_to_table(btrim(r.words, ' '),"
+        f" ' ') AS w(term) WHERE ({where}) AND w.term <> '' AND length(w.term) <= {POSTED_CHARS}"
+        f" GROUP BY {cols}, r.ntok, w.term UNION ALL SELECT r.host, r.agent,"
+        f" '{BIGRAM_MARK}' || w.term, count(*)::int, {dl}, r.ts, r.transcript_id, r.seq"
+        f" FROM {SCHEMA}.ocs_rows r CROSS JOIN LATERAL string_to_table(btrim(r.bigrams, ' '),"
+        f" ' ') AS w(term) WHERE ({where}) AND r.bigrams IS NOT NULL AND w.term <> ''"
+        f" AND length(w.term) < {POSTED_CHARS} AND w.term !~ '[{_pg_class(CJK_CLASS)}]'"
+        f" AND strpos(r.words, ' ' || w.term || ' ') = 0 GROUP BY {cols}, {dl}, w.term"
+    )
+
 
 MIGRATIONS: list[str] = [
     # 1: hosts with their config snapshot, sessions, transcripts with their fingerprints, rows
@@ -131,6 +164,28 @@ MIGRATIONS: list[str] = [
     UPDATE {SCHEMA}.ocs_transcripts t SET fp = '' WHERE EXISTS (SELECT 1 FROM {SCHEMA}.ocs_rows r
         WHERE r.host = t.host AND r.agent = t.agent AND r.transcript_id = t.transcript_id
         AND r.bigrams IS NOT NULL);
+    """,
+    # 5: a posting per row and distinct word (remote/postings.py): a store's best rows for a
+    # word are then a few short ranges of one index, however common the word; the rows
+    # pushed so far get theirs here, from the words they hold (what a push would send).
+    # The bound index of 3 served a walk that never paid (issue 39): dropped.
+    f"""
+    CREATE TABLE {SCHEMA}.ocs_postings (
+        host          text NOT NULL,
+        agent         text NOT NULL,
+        term          text NOT NULL,    -- a word of the row, or ~ and a bigram index word
+        tf            integer NOT NULL, -- its count in the row
+        ntok          integer NOT NULL, -- the row's length (as the term's index counts it)
+        ts            bigint NOT NULL,  -- the row's time (ocs_rows.ts)
+        transcript_id bigint NOT NULL,
+        seq           integer NOT NULL
+    );
+    INSERT INTO {SCHEMA}.ocs_postings {postings_of("true")};
+    -- a store's rows holding a word, best bm25 first within each count (postings.best); the
+    -- whole key, so that a posting is deleted by an index lookup (postings.forget)
+    CREATE INDEX ocs_postings_best ON {SCHEMA}.ocs_postings
+        (host, agent, term, tf DESC, ntok, ts DESC, transcript_id, seq);
+    DROP INDEX IF EXISTS {SCHEMA}.ocs_rows_by_bound;
     """,
 ]
 VERSION = len(MIGRATIONS)

@@ -183,13 +183,7 @@ def _run(
     if opts.sessions or opts.by_session:
         return _sessions(conn, opts, body, args)
     if opts.order == "recent":
-        cols = ranking.COLS
-        got = conn.execute(
-            f"SELECT {cols}, 0.0{body} ORDER BY r.ts DESC, r.session_key, r.message_id, r.host"
-            " LIMIT %s",
-            [*args, opts.limit + 1],
-        ).fetchall()
-        ranked = ranking.Ranked(got[: opts.limit], len(got) > opts.limit)
+        ranked = ranking.recent(conn, body, args, opts.limit)
     elif opts.order == "relevance" and opts.as_key is None:
         one = opts.session is not None
         ranked = ranking.operator(conn, bs, hosts, filt, opts.limit, one)
@@ -253,9 +247,7 @@ def _hits(conn: Any, rows: list[Any], plan: fts_query.QueryPlan) -> list[Hit]:
     # do: push.config_snapshot); each snippet is redacted again here under the default rules
     red = build_redactor(())
     return [
-        fts.hit(k, text, snip, plan, red, fts.SNIPPET_UNITS)._replace(
-            agent_id=str(r[1])
-        )
+        fts.hit(k, text, snip, plan, red, fts.SNIPPET_UNITS)._replace(agent_id=str(r[1]))
         for r, k, text, snip in zip(rows, keyed, texts, snips, strict=True)
     ]
 

@@ -1,6 +1,7 @@
 """One agent's store against the central tables: its sessions, then its fresh transcripts
 (fingerprints compared, gone ones deleted, changed ones diffed row by row and streamed into
-COPY in batches that each commit with their fingerprints). push.py drives it."""
+COPY in batches that each commit with their fingerprints), each row with its postings
+(postings.py). push.py drives it."""
 
 from __future__ import annotations
 
@@ -14,7 +15,7 @@ from openclaw_sessions.redact import Redactor
 from openclaw_sessions.store.db import transaction
 from openclaw_sessions.store.pending import fresh
 
-from . import schema, stats
+from . import postings, schema, stats
 from .rows import clean, fold_text, row_hash, storable
 
 S = schema.SCHEMA
@@ -145,6 +146,8 @@ def push_agent(
         gone = [t for t in theirs if t not in mine]
         if gone:
             with conn.transaction():
+                postings.forget(conn, "r.host = %s AND r.agent = %s AND r.transcript_id = ANY(%s)",
+                                [host, agent, gone])  # fmt: skip
                 for table in ("ocs_rows", "ocs_transcripts"):
                     cur = conn.execute(
                         f"DELETE FROM {S}.{table} WHERE host = %s AND agent = %s"
@@ -228,11 +231,16 @@ def _push_batch(
                 drop = [s for s in central if s not in same]
                 c.deleted += len([s for s in drop if s not in seen])
                 if drop:
+                    where = (
+                        "r.host = %s AND r.agent = %s AND r.transcript_id = %s AND r.seq = ANY(%s)"
+                    )
+                    postings.forget(cur, where, [host, agent, tid, drop])
                     cur.execute(
                         f"DELETE FROM {S}.ocs_rows WHERE host = %s AND agent = %s"
                         " AND transcript_id = %s AND seq = ANY(%s)",
                         (host, agent, tid, drop),
                     )
+            posts: list[Any] = []  # written after the rows (one COPY at a time)
             with cur.copy(f"COPY {S}.ocs_rows ({ROW_COLS}) FROM STDIN") as cp:
                 for tid, key, sid, _tfp, _known in batch:
                     skip = keep.get(tid, set())
@@ -246,7 +254,9 @@ def _push_batch(
                             (host, agent, tid, seq, clean(key), clean(sid), clean(mid), role, ts,
                              text, f.words, f.bigrams, f.ntok, f.tsv, h, f.tfmax)
                         )  # fmt: skip
+                        posts += postings.of_row(host, agent, tid, seq, ts, f)
                         c.upserted += 1
+            postings.write(cur, posts)
             cur.executemany(
                 f"INSERT INTO {S}.ocs_transcripts (host, agent, transcript_id, session_key,"
                 " session_id, fp, lines) VALUES (%s, %s, %s, %s, %s, %s, %s)"
